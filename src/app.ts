@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import { errorHandler } from './http/error-handler.js';
+import { healthRoutes } from './http/health-routes.js';
+import { loggerOptions } from './logger.js';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly database: Database;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+}
+
+export interface BuildOptions {
+  /** A logger to use as is; without one the app builds its own from the config. */
+  logger?: FastifyBaseLogger;
+}
+
+export const API_PREFIX = '/api/v1';
+const MiB = 1024 * 1024;
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export type App = FastifyInstance;
+
+/**
+ * Builds the HTTP application without listening: external plugins first, then the shared HTTP
+ * layer, then one plugin per module under /api/v1.
+ */
+export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<App> {
+  const { config } = deps;
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: loggerOptions(config.logLevel) }),
+    bodyLimit: MiB,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const sent = req.headers['x-request-id'];
+      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorate('deps', deps);
+
+  // Stage 1: external plugins.
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Envoy freight-brokerage automation API',
+        version: '1.0.0',
+        description:
+          'Loads, carriers, offers, calls, outreaches, ELP tests and webhooks for freight brokerages. ' +
+          'Errors have the shape `{error: {code, message, param}}`; validation errors (422) add `detail`.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  // Stage 2: the shared HTTP layer.
+  await app.register(errorHandler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // Stage 3: routes.
+  await app.register(healthRoutes);
+  await app.register(
+    async (api) => {
+      api.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () =>
+        app.swagger(),
+      );
+    },
+    { prefix: API_PREFIX },
+  );
+
+  return app;
+}

@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const boolFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+/** Every setting the service reads from the environment, validated once at start. */
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  DB_POOL_MAX: positiveInt(10),
+  DB_CONNECT_TIMEOUT_MS: positiveInt(5000),
+  DB_STATEMENT_TIMEOUT_MS: positiveInt(30000),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_ISSUER: z.string().min(1).default('envoy'),
+  JWT_AUDIENCE: z.string().min(1).default('envoy-api'),
+  JWT_TTL_SECONDS: positiveInt(8 * 3600),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  RATE_LIMIT_AUTH_PER_MINUTE: positiveInt(10),
+  RATE_LIMIT_API_KEYS_PER_MINUTE: positiveInt(1000),
+  RATE_LIMIT_UPLOADS_PER_MINUTE: positiveInt(20),
+  RATE_LIMIT_GENERAL_PER_MINUTE: positiveInt(100),
+  TRUST_PROXY: boolFlag(false),
+  SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
+});
+
+export type Env = z.input<typeof envSchema>;
+
+export interface Config {
+  readonly env: 'development' | 'production' | 'test';
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly embeddedPgPort: number;
+  readonly db: {
+    readonly poolMax: number;
+    readonly connectTimeoutMs: number;
+    readonly statementTimeoutMs: number;
+  };
+  readonly jwt: {
+    readonly secret: string;
+    readonly issuer: string;
+    readonly audience: string;
+    readonly ttlSeconds: number;
+  };
+  readonly redisUrl: string | undefined;
+  readonly rateLimits: {
+    readonly auth: number;
+    readonly apiKeys: number;
+    readonly uploads: number;
+    readonly general: number;
+  };
+  readonly trustProxy: boolean;
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Parses the environment once. A bad value throws a ConfigError naming every variable at fault.
+ * Outside production a missing JWT_SECRET is generated once and kept under DATA_DIR, so tokens
+ * survive restarts of a development server; `warn` is told about it.
+ */
+export function loadConfig(
+  source: Record<string, string | undefined> = process.env,
+  warn: (message: string) => void = (m) => console.warn(m),
+): Config {
+  // An empty variable means "not set", as in most shells' `FOO= npm start`.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  let jwtSecret = env.JWT_SECRET;
+  if (!jwtSecret) {
+    if (env.NODE_ENV === 'production') {
+      throw new ConfigError('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV is production');
+    }
+    jwtSecret = developmentSecret(env.DATA_DIR);
+    warn(`JWT_SECRET is not set: using a generated development secret kept in ${env.DATA_DIR}/jwt-secret`);
+  }
+  return Object.freeze({
+    env: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    logLevel: env.LOG_LEVEL,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: path.resolve(env.DATA_DIR),
+    embeddedPgPort: env.EMBEDDED_PG_PORT,
+    db: Object.freeze({
+      poolMax: env.DB_POOL_MAX,
+      connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+    }),
+    jwt: Object.freeze({
+      secret: jwtSecret,
+      issuer: env.JWT_ISSUER,
+      audience: env.JWT_AUDIENCE,
+      ttlSeconds: env.JWT_TTL_SECONDS,
+    }),
+    redisUrl: env.REDIS_URL,
+    rateLimits: Object.freeze({
+      auth: env.RATE_LIMIT_AUTH_PER_MINUTE,
+      apiKeys: env.RATE_LIMIT_API_KEYS_PER_MINUTE,
+      uploads: env.RATE_LIMIT_UPLOADS_PER_MINUTE,
+      general: env.RATE_LIMIT_GENERAL_PER_MINUTE,
+    }),
+    trustProxy: env.TRUST_PROXY,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  });
+}
+
+function developmentSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'jwt-secret');
+  try {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing.length >= 32) return existing;
+  } catch {
+    // not there yet: generated below
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}

@@ -1,0 +1,84 @@
+import { AppError, conflict, serviceUnavailable } from '../http/errors.js';
+
+interface PgLikeError {
+  code?: string;
+  constraint?: string;
+  column?: string;
+}
+
+/**
+ * Unique constraints whose violation is a client-facing conflict, mapped to the field it names.
+ * Modules add theirs at import time so the 409 names the right `param`.
+ */
+const uniqueConstraintParams = new Map<string, { param: string; message: string }>();
+
+export function registerUniqueConstraint(constraint: string, param: string, message: string): void {
+  uniqueConstraintParams.set(constraint, { param, message });
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+
+/**
+ * The one place where PostgreSQL's SQLSTATE codes become client errors. Anything not listed stays
+ * an internal error: the caller rethrows the original and the error handler hides it.
+ */
+export function translatePgError(err: unknown): AppError | null {
+  if (typeof err !== 'object' || err === null) return null;
+  // drizzle wraps driver errors in a DrizzleQueryError whose `cause` is pg's error.
+  const inner = (err as { cause?: unknown }).cause;
+  if (!(err as PgLikeError).code && typeof inner === 'object' && inner !== null) {
+    const translated = translatePgError(inner);
+    if (translated) return translated;
+  }
+  const e = err as PgLikeError & { message?: string };
+  const code = e.code;
+  if (!code) {
+    // pg's pool throws a plain Error on connection timeout.
+    if (
+      typeof e.message === 'string' &&
+      /timeout exceeded when trying to connect|Connection terminated/i.test(e.message)
+    ) {
+      return serviceUnavailable();
+    }
+    return null;
+  }
+  if (CONNECTION_CODES.has(code) || code.startsWith('08')) return serviceUnavailable();
+  switch (code) {
+    case '23505': {
+      const known = e.constraint ? uniqueConstraintParams.get(e.constraint) : undefined;
+      return known
+        ? conflict(known.message, known.param)
+        : conflict('The resource conflicts with an existing one');
+    }
+    case '23503':
+      return new AppError(422, 'validation_error', 'A referenced resource does not exist');
+    case '22001':
+      return new AppError(422, 'validation_error', 'A value is longer than allowed');
+    case '22003':
+      return new AppError(422, 'validation_error', 'A number is outside the allowed range');
+    case '22021':
+    case '22P05':
+      return new AppError(422, 'validation_error', 'A value contains a character that is not allowed');
+    case '22007':
+    case '22008':
+      return new AppError(422, 'validation_error', 'A date or time value is out of range');
+    case '22P02':
+      return new AppError(422, 'validation_error', 'A value has an invalid format');
+    case '57014':
+      return serviceUnavailable('The request took too long and was cancelled; retry shortly');
+    case '40001':
+    case '40P01':
+      return serviceUnavailable('The request collided with a concurrent change; retry it');
+    default:
+      return null;
+  }
+}

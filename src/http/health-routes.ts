@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { serviceUnavailable } from './errors.js';
+import { errorResponses } from './schemas.js';
+
+const status = z.object({ status: z.literal('ok') });
+
+/** Probes for load balancers and orchestrators: no credentials, no rate limit. */
+export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/healthz',
+    {
+      config: { rateLimit: false },
+      schema: {
+        operationId: 'getHealth',
+        tags: ['health'],
+        summary: 'The process is up',
+        response: { 200: status },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      config: { rateLimit: false },
+      schema: {
+        operationId: 'getReadiness',
+        tags: ['health'],
+        summary: 'The database answers',
+        response: { 200: status, ...errorResponses(503) },
+      },
+    },
+    async () => {
+      try {
+        await app.deps.database.pool.query('SELECT 1');
+      } catch {
+        throw serviceUnavailable('The database is not reachable');
+      }
+      return { status: 'ok' as const };
+    },
+  );
+};

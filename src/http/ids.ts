@@ -1,0 +1,35 @@
+import { v7 as uuidv7 } from 'uuid';
+
+/** Identifier prefixes of the spec (Resources) and DESIGN.md section 2. */
+export const idPrefixes = {
+  apiKey: 'key',
+  organization: 'org',
+  carrier: 'car',
+  offer: 'ofr',
+  load: 'load',
+  stop: 'stop',
+  call: 'call',
+  user: 'usr',
+  contact: 'con',
+  outreach: 'otr',
+  webhookEndpoint: 'ep',
+  elpTest: 'elp',
+  escalation: 'esc',
+  verification: 'ver',
+  event: 'evt',
+  deliveryAttempt: 'att',
+  lane: 'lane',
+  lanePreference: 'lp',
+  loadView: 'view',
+  audit: 'aud',
+  webhookSecret: 'whsec',
+  membership: 'mem',
+  notification: 'ntf',
+} as const;
+
+export type IdKind = keyof typeof idPrefixes;
+
+/** `<prefix>_<UUIDv7>`: time-ordered, so b-tree indexes on ids stay compact. */
+export function newId(kind: IdKind): string {
+  return `${idPrefixes[kind]}_${uuidv7()}`;
+}

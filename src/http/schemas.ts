@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/**
+ * Building blocks for request and response schemas. Every input is bounded, and strings refuse the
+ * NUL character PostgreSQL cannot store, so such input is a 422 naming the field, never a 500.
+ */
+export const text = (max = 255) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), { message: 'Must not contain the NUL character' });
+
+export const nonEmptyText = (max = 255) =>
+  text(max).refine((s) => s.trim().length > 0, { message: 'Must not be blank' });
+
+export const INT32_MAX = 2_147_483_647;
+export const int32 = () =>
+  z
+    .number()
+    .int()
+    .min(-INT32_MAX - 1)
+    .max(INT32_MAX);
+
+/** A query-string integer: the raw value is text, so it is coerced first. */
+export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** A query-string boolean: only true/false/1/0 (z.coerce.boolean would read "false" as true). */
+export const queryBool = () =>
+  z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** An ISO 8601 datetime on input (offset accepted), a Date inside the service. */
+export const dateTimeInput = () => z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+
+/** Output datetimes: Date objects serialise as ISO 8601 UTC with `Z` and milliseconds. */
+export const dateTime = () => z.date();
+
+/** A path identifier: any bounded string; an id that matches nothing is a 404, never a 422. */
+export const idParam = () => text(100);
+
+export const errorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: 'Machine-readable code; switch on this.' }),
+      message: z.string(),
+      param: z.string().nullable().meta({ description: 'The request parameter at fault, if any.' }),
+    }),
+    detail: z
+      .array(
+        z.object({
+          loc: z.array(z.union([z.string(), z.number()])),
+          msg: z.string(),
+          type: z.string(),
+          input: z.unknown().optional(),
+          ctx: z.record(z.string(), z.unknown()).optional(),
+        }),
+      )
+      .optional(),
+  })
+  .meta({ id: 'Error' });
+
+const errorDescriptions: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Missing or invalid credentials (`unauthenticated`)',
+  403: 'The credential or role may not do this (`forbidden`)',
+  404: 'Not found, or owned by another organization (`not_found`)',
+  409: 'Conflict with the current state',
+  413: 'Request body too large',
+  415: 'Unsupported content type',
+  422: 'Validation failed (`validation_error`, with `detail`)',
+  429: 'Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After`',
+};
+
+/** Response schemas for the error statuses a route can return, for OpenAPI and serialization. */
+export function errorResponses(...statuses: number[]): Record<number, typeof errorBody> {
+  const out: Record<number, typeof errorBody> = {};
+  for (const status of statuses) {
+    out[status] = errorBody.describe(errorDescriptions[status] ?? 'Error');
+  }
+  return out;
+}

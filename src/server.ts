@@ -1,0 +1,99 @@
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createDatabase } from './db/client.js';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
+import { runMigrations } from './db/migrate.js';
+import { loggerOptions } from './logger.js';
+
+const EMBEDDED_DATABASE = 'envoy';
+
+async function main() {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env, (m) => console.warn(m));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = pino(loggerOptions(config.logLevel));
+
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    logger.info(
+      { dataDir: config.dataDir, port: config.embeddedPgPort },
+      'DATABASE_URL not set: starting embedded PostgreSQL',
+    );
+    embedded = await startEmbeddedPostgres({
+      dataDir: path.join(config.dataDir, 'pg'),
+      port: config.embeddedPgPort,
+      persistent: true,
+      ownSignals: true,
+      onLog: (line) => logger.debug({ postgres: line }),
+    });
+    databaseUrl = await ensureDatabase(embedded.url, EMBEDDED_DATABASE);
+  }
+
+  const database = createDatabase(databaseUrl, config.db, logger);
+  await runMigrations(database.pool);
+  const app = await buildApp({ config, database }, { logger });
+
+  let shuttingDown = false;
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    try {
+      await app.close();
+      await database.close();
+      await embedded?.stop();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    logger.error({ err }, 'could not listen');
+    await database.close();
+    await embedded?.stop();
+    process.exit(1);
+  }
+}
+
+/** Creates the service's database inside the embedded cluster on first start; returns its URL. */
+async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { newId } from '../../src/http/ids.js';
+import { pagination } from '../../src/http/pagination.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+
+describe('health, readiness and documentation', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers /healthz and /readyz without credentials', async () => {
+    for (const url of ['/healthz', '/readyz']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.json(), url).toEqual({ status: 'ok' });
+    }
+  });
+
+  it('serves an OpenAPI 3.1 document with the security schemes', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.paths['/readyz'].get.operationId).toBe('getReadiness');
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
+    expect(doc.components.schemas.Error).toBeDefined();
+  });
+
+  it('serves a browsable documentation page', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+  });
+});
+
+describe('configuration', () => {
+  it('names every bad variable', () => {
+    expect(() =>
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x/y', JWT_SECRET: 'short' }, () => {}),
+    ).toThrowError(ConfigError);
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x/y', JWT_SECRET: 'short' }, () => {});
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).toMatch(/PORT/);
+      expect(message).toMatch(/DATABASE_URL/);
+      expect(message).toMatch(/JWT_SECRET: must be at least 32 characters/);
+    }
+  });
+
+  it('requires JWT_SECRET in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' }, () => {})).toThrowError(/JWT_SECRET: required/);
+  });
+
+  it('freezes the parsed configuration', () => {
+    const config = loadConfig({ JWT_SECRET: 'x'.repeat(32), RATE_LIMIT_GENERAL_PER_MINUTE: '7' }, () => {});
+    expect(config.rateLimits.general).toBe(7);
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.rateLimits)).toBe(true);
+  });
+});
+
+describe('identifiers and pagination', () => {
+  it('makes prefixed, time-ordered UUIDv7 ids', () => {
+    const a = newId('load');
+    const b = newId('load');
+    expect(a).toMatch(/^load_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(a < b).toBe(true);
+  });
+
+  it('computes the envelope of the spec', () => {
+    expect(pagination(1, 10, 0)).toEqual({
+      page: 1,
+      page_size: 10,
+      total_count: 0,
+      total_pages: 0,
+      has_next: false,
+      has_prev: false,
+    });
+    expect(pagination(3, 10, 21)).toMatchObject({ total_pages: 3, has_next: false, has_prev: true });
+    expect(pagination(4, 10, 21)).toMatchObject({ total_pages: 3, has_next: false, has_prev: true });
+    expect(pagination(1, 100, 101)).toMatchObject({ total_pages: 2, has_next: true, has_prev: false });
+  });
+});

@@ -1,0 +1,78 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll } from 'vitest';
+import { type App, buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { redactedPaths } from '../../src/logger.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-signing';
+
+export function testConfig(env: Record<string, string | undefined> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'silent', ...env }, () => {});
+}
+
+export interface TestApp {
+  app: App;
+  database: Database;
+  config: Config;
+  /** Log lines written by the app, parsed; present when `captureLogs` was asked for. */
+  logs: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string | undefined>;
+  /** Share another app's database (several instances behind one load balancer). */
+  databaseUrl?: string;
+  captureLogs?: boolean;
+  /** Registers extra routes before the app is ready: probes for the shared HTTP layer. */
+  extend?: (app: App) => void | Promise<void>;
+}
+
+let fileDatabase: Promise<TestDatabase> | undefined;
+
+/** This test file's own database, created on first use and dropped after the file. */
+export function fileDatabaseUrl(): Promise<string> {
+  if (!fileDatabase) {
+    const created = createTestDatabase();
+    fileDatabase = created;
+    afterAll(async () => {
+      await (await created).drop();
+    });
+  }
+  return fileDatabase.then((d) => d.url);
+}
+
+/** The real app on a real, migrated database; driven with `app.inject`. */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const url = options.databaseUrl ?? (await fileDatabaseUrl());
+  const logs: Record<string, unknown>[] = [];
+  const config = testConfig({ ...(options.captureLogs ? { LOG_LEVEL: 'debug' } : {}), ...options.env });
+  const database = createDatabase(url, { poolMax: 5, connectTimeoutMs: 5000, statementTimeoutMs: 30_000 });
+  const logger = options.captureLogs
+    ? pino(
+        { level: 'debug', redact: { paths: redactedPaths, censor: '[redacted]' } },
+        new Writable({
+          write(chunk, _enc, done) {
+            for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line));
+            done();
+          },
+        }),
+      )
+    : pino({ level: 'silent' });
+  const app = await buildApp({ config, database }, { logger });
+  await options.extend?.(app);
+  await app.ready();
+  return {
+    app,
+    database,
+    config,
+    logs,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { createDatabase } from '../../src/db/client.js';
+import { startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { runMigrations } from '../../src/db/migrate.js';
+import { databaseUrl, dropDatabase } from './pg-admin.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    adminUrl: string;
+    templateDatabase: string;
+    runId: string;
+  }
+}
+
+interface Server {
+  url: string;
+  kind: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Finds a PostgreSQL for the run (TEST_DATABASE_URL, else Testcontainers when a Docker engine
+ * answers, else embedded), migrates one template database, and hands both to the test files;
+ * each file then clones the template into a fresh database of its own.
+ */
+export default async function setup(project: TestProject) {
+  const server = await startServer();
+  const runId = `${Date.now().toString(36)}${process.pid.toString(36)}`;
+  const templateDatabase = `envoy_tpl_${runId}`;
+  await adminQuery(server.url, `CREATE DATABASE "${templateDatabase}"`);
+  const template = createDatabase(databaseUrl(server.url, templateDatabase), {
+    poolMax: 1,
+    connectTimeoutMs: 10_000,
+    statementTimeoutMs: 60_000,
+  });
+  try {
+    await runMigrations(template.pool);
+  } finally {
+    await template.close();
+  }
+  console.log(`test database: ${server.kind}`);
+  project.provide('adminUrl', server.url);
+  project.provide('templateDatabase', templateDatabase);
+  project.provide('runId', runId);
+
+  return async () => {
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
+        [`envoy_t_${runId}_%`, templateDatabase],
+      );
+      for (const { datname } of rows) await dropDatabase(admin, datname);
+    } finally {
+      await admin.end();
+    }
+    await server.stop();
+  };
+}
+
+async function startServer(): Promise<Server> {
+  const given = process.env.TEST_DATABASE_URL;
+  if (given) return { url: given, kind: 'TEST_DATABASE_URL', stop: async () => {} };
+  const container = await tryTestcontainers();
+  if (container) return container;
+  const port = await freePort();
+  const embedded = await startEmbeddedPostgres({
+    dataDir: path.join(os.tmpdir(), `envoy-test-pg-${process.pid}-${port}`),
+    port,
+    persistent: false,
+  });
+  return { url: embedded.url, kind: `embedded PostgreSQL on port ${port}`, stop: () => embedded.stop() };
+}
+
+async function tryTestcontainers(): Promise<Server | null> {
+  if (!process.env.DOCKER_HOST && !existsSync('/var/run/docker.sock')) return null;
+  try {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+    const container = await new PostgreSqlContainer('postgres:16-alpine').start();
+    return {
+      url: container.getConnectionUri(),
+      kind: 'Testcontainers postgres:16',
+      stop: async () => void (await container.stop()),
+    };
+  } catch (err) {
+    console.warn(`Docker did not answer (${(err as Error).message}); using embedded PostgreSQL`);
+    return null;
+  }
+}
+
+async function adminQuery(url: string, sql: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
