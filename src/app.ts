@@ -11,9 +11,13 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import { access } from './http/access.js';
+import { authentication, enforceAccess } from './http/authentication.js';
 import { errorHandler } from './http/error-handler.js';
 import { healthRoutes } from './http/health-routes.js';
 import { loggerOptions } from './logger.js';
+import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
+import { authRoutes } from './modules/auth/auth-routes.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -59,6 +63,14 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('deps', deps);
 
+  // An empty body sent as JSON is "no body", so a route whose body is optional accepts it.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
+
   // Stage 1: external plugins.
   await app.register(swagger, {
     openapi: {
@@ -87,14 +99,20 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  await app.register(authentication, { prefix: API_PREFIX });
+  app.addHook('onRequest', enforceAccess);
 
   // Stage 3: routes.
   await app.register(healthRoutes);
   await app.register(
     async (api) => {
-      api.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () =>
-        app.swagger(),
+      api.get(
+        '/openapi.json',
+        { schema: { hide: true }, config: { access: access.public, rateLimit: false } },
+        async () => app.swagger(),
       );
+      await api.register(authRoutes);
+      await api.register(apiKeysRoutes);
     },
     { prefix: API_PREFIX },
   );

@@ -1,14 +1,16 @@
 import path from 'node:path';
-import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createDatabase } from './db/client.js';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
+import {
+  EMBEDDED_DATABASE,
+  type EmbeddedDatabase,
+  ensureDatabase,
+  startEmbeddedPostgres,
+} from './db/embedded.js';
 import { runMigrations } from './db/migrate.js';
 import { loggerOptions } from './logger.js';
-
-const EMBEDDED_DATABASE = 'envoy';
 
 async function main() {
   let config: ReturnType<typeof loadConfig>;
@@ -76,21 +78,6 @@ async function main() {
     await embedded?.stop();
     process.exit(1);
   }
-}
-
-/** Creates the service's database inside the embedded cluster on first start; returns its URL. */
-async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
 }
 
 main().catch((err) => {

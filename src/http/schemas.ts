@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toE164 } from './phone.js';
 
 /**
  * Building blocks for request and response schemas. Every input is bounded, and strings refuse the
@@ -77,4 +78,32 @@ export function errorResponses(...statuses: number[]): Record<number, typeof err
     out[status] = errorBody.describe(errorDescriptions[status] ?? 'Error');
   }
   return out;
+}
+
+/** A phone number in any common format, normalised to E.164 (default region US). */
+export const phoneInput = () =>
+  text(40).transform((value, ctx) => {
+    const e164 = toE164(value);
+    if (!e164) {
+      ctx.addIssue({ code: 'custom', message: 'Not a valid phone number' });
+      return z.NEVER;
+    }
+    return e164;
+  });
+
+/** An e-mail address, trimmed and lower-cased. */
+export const emailInput = () =>
+  z
+    .string()
+    .trim()
+    .max(254)
+    .pipe(z.email({ message: 'Not a valid e-mail address' }))
+    .transform((e) => e.toLowerCase());
+
+/**
+ * A body that may be left out: Fastify validates a missing body as null, which becomes the
+ * schema's defaults. Every field of `schema` must be optional or defaulted.
+ */
+export function optionalBody<T extends z.ZodObject>(schema: T) {
+  return z.union([z.null(), schema]).transform((value) => value ?? (schema.parse({}) as z.output<T>));
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { access } from '../../src/http/access.js';
 import { pageQuery } from '../../src/http/pagination.js';
 import { errorResponses, int32, text } from '../../src/http/schemas.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -10,6 +11,7 @@ const probes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/probe/items',
     {
+      config: { access: access.public },
       schema: {
         body: z.object({
           name: text(50),
@@ -25,11 +27,15 @@ const probes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) =>
       reply.status(201).send({ name: request.body.name, at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)) }),
   );
-  app.get('/probe/list', { schema: { querystring: pageQuery() } }, async (request) => request.query);
-  app.get('/probe/explode', async () => {
+  app.get(
+    '/probe/list',
+    { config: { access: access.public }, schema: { querystring: pageQuery() } },
+    async (request) => request.query,
+  );
+  app.get('/probe/explode', { config: { access: access.public } }, async () => {
     throw new Error('relation "secret_table" does not exist at SELECT password FROM users');
   });
-  app.get('/probe/query', async () => {
+  app.get('/probe/query', { config: { access: access.public } }, async () => {
     await app.deps.database.pool.query('SELECT 1');
     return { ok: true };
   });

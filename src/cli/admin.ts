@@ -1,0 +1,139 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { ConfigError, loadConfig } from '../config.js';
+import { systemScope } from '../http/authentication.js';
+import { AppError } from '../http/errors.js';
+import { emailInput, nonEmptyText, phoneInput, text } from '../http/schemas.js';
+import { ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
+import { ApiKeysService } from '../modules/api-keys/api-keys-service.js';
+import { AuthService } from '../modules/auth/auth-service.js';
+import { ROLES } from '../modules/auth/auth-tables.js';
+import { TokenService } from '../modules/auth/tokens.js';
+import { openCommandDatabase } from './database.js';
+
+/** Raised for a usage mistake: exit code 2. */
+class UsageError extends Error {}
+
+const USAGE = `usage: npm run admin -- <command> [--flags]
+
+  create-org --name NAME                                   -> {"organization_id"}
+  create-user --org ORG_ID --email E --password P --role OWNER|ADMIN|MEMBER [--phone +1...] [--name N]
+                                                           -> {"user_id"}  (an existing user is added to the org)
+  create-api-key --org ORG_ID --name NAME                  -> {"id","key"}`;
+
+const schemas = {
+  'create-org': z.object({ name: nonEmptyText(200) }),
+  'create-user': z.object({
+    org: text(100),
+    email: emailInput(),
+    password: z.string().min(8, 'must be at least 8 characters').max(1024),
+    role: z.enum(ROLES),
+    phone: phoneInput().optional(),
+    name: text(200).optional(),
+  }),
+  'create-api-key': z.object({ org: text(100), name: nonEmptyText(100) }),
+} as const;
+
+type Command = keyof typeof schemas;
+
+function parse(argv: string[]) {
+  const [command, ...rest] = argv;
+  if (!command || !(command in schemas))
+    throw new UsageError(command ? `unknown command '${command}'` : 'no command');
+  let values: Record<string, unknown>;
+  try {
+    values = parseArgs({
+      args: rest,
+      strict: true,
+      options: {
+        name: { type: 'string' },
+        org: { type: 'string' },
+        email: { type: 'string' },
+        password: { type: 'string' },
+        role: { type: 'string' },
+        phone: { type: 'string' },
+      },
+    }).values;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const parsed = schemas[command as Command].safeParse(values);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UsageError(
+      `--${issue.path.join('.')}: ${issue.message === 'Invalid input: expected string, received undefined' ? 'required' : issue.message}`,
+    );
+  }
+  return { command: command as Command, flags: parsed.data };
+}
+
+async function main() {
+  let parsedArgs: ReturnType<typeof parse>;
+  try {
+    parsedArgs = parse(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(JSON.stringify({ error: err.message }));
+      console.error(USAGE);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const config = loadConfig(process.env, () => {});
+  const { database, close } = await openCommandDatabase(config);
+  try {
+    const auth = new AuthService(database.db, new TokenService(config.jwt));
+    const { command, flags } = parsedArgs;
+    let out: Record<string, unknown>;
+    switch (command) {
+      case 'create-org': {
+        const f = flags as z.infer<(typeof schemas)['create-org']>;
+        const org = await auth.createOrganization(f.name);
+        out = { organization_id: org.id };
+        break;
+      }
+      case 'create-user': {
+        const f = flags as z.infer<(typeof schemas)['create-user']>;
+        const { user, created } = await auth.createUser({
+          organizationId: f.org,
+          email: f.email,
+          password: f.password,
+          role: f.role,
+          phone: f.phone ?? null,
+          name: f.name ?? null,
+        });
+        out = { user_id: user.id, created };
+        break;
+      }
+      case 'create-api-key': {
+        const f = flags as z.infer<(typeof schemas)['create-api-key']>;
+        const service = new ApiKeysService(database.db, new ApiKeyCredentials(database.db));
+        const key = await service.create(systemScope(f.org), { name: f.name });
+        out = { id: key.id, key: key.key };
+        break;
+      }
+    }
+    console.log(JSON.stringify(out));
+  } finally {
+    await close();
+  }
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) {
+    console.error(JSON.stringify({ error: err.message }));
+    process.exit(2);
+  }
+  if (err instanceof AppError) {
+    console.error(JSON.stringify({ error: err.message, code: err.code }));
+    process.exit(1);
+  }
+  const code =
+    (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
+  if (code === '23503') {
+    console.error(JSON.stringify({ error: 'The organization does not exist', code: 'not_found' }));
+    process.exit(1);
+  }
+  console.error(JSON.stringify({ error: (err as Error).message }));
+  process.exit(1);
+});

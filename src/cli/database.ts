@@ -1,0 +1,57 @@
+import path from 'node:path';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { createDatabase, type Database } from '../db/client.js';
+import {
+  EMBEDDED_DATABASE,
+  embeddedDatabaseUrl,
+  ensureDatabase,
+  startEmbeddedPostgres,
+} from '../db/embedded.js';
+import { runMigrations } from '../db/migrate.js';
+
+/**
+ * The database a command works on: DATABASE_URL; else the embedded one of a running `npm start`;
+ * else the embedded cluster under DATA_DIR, started for the command and stopped after it.
+ */
+export async function openCommandDatabase(
+  config: Config,
+): Promise<{ database: Database; close(): Promise<void> }> {
+  let url = config.databaseUrl;
+  let stopEmbedded = async () => {};
+  if (!url) {
+    const running = embeddedDatabaseUrl(config.embeddedPgPort);
+    if (await answers(running)) {
+      url = running;
+    } else {
+      const embedded = await startEmbeddedPostgres({
+        dataDir: path.join(config.dataDir, 'pg'),
+        port: config.embeddedPgPort,
+        persistent: true,
+      });
+      url = await ensureDatabase(embedded.url, EMBEDDED_DATABASE);
+      stopEmbedded = () => embedded.stop();
+    }
+  }
+  const database = createDatabase(url, config.db);
+  await runMigrations(database.pool);
+  return {
+    database,
+    async close() {
+      await database.close();
+      await stopEmbedded();
+    },
+  };
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

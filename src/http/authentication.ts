@@ -1,0 +1,199 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { type ApiKeyCredential, ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
+import { membershipsForAuth } from '../modules/auth/auth-repository.js';
+import type { Role } from '../modules/auth/auth-tables.js';
+import { TokenService } from '../modules/auth/tokens.js';
+import { type Access, describeAccess } from './access.js';
+import { type AppError, forbidden, unauthenticated } from './errors.js';
+
+export type Principal =
+  | {
+      readonly kind: 'api_key';
+      readonly apiKeyId: string;
+      readonly organizationId: string;
+      /** The user who created the key, if still there. */
+      readonly userId: string | null;
+      readonly role: null;
+    }
+  | {
+      readonly kind: 'bearer';
+      readonly userId: string;
+      readonly organizationId: string | null;
+      readonly role: Role | null;
+    }
+  | {
+      /** The service itself: the admin CLI, background workers. */
+      readonly kind: 'system';
+      readonly userId: null;
+      readonly organizationId: string;
+      readonly role: null;
+    };
+
+/** A scope for work the service does on its own behalf in an organization. */
+export function systemScope(organizationId: string): OrgScope {
+  return { organizationId, principal: { kind: 'system', userId: null, organizationId, role: null } };
+}
+
+/**
+ * The active organization and who acts in it. Every repository function takes one, so a query
+ * cannot be written without the organization it is scoped to.
+ */
+export interface OrgScope {
+  readonly organizationId: string;
+  readonly principal: Principal;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    /** Why the credentials sent were refused; thrown only if the route needs credentials. */
+    authFailure: AppError | null;
+  }
+  interface FastifyInstance {
+    credentials: ApiKeyCredentials;
+    tokens: TokenService;
+  }
+}
+
+/** The scope of an authenticated request on a route that needs an organization. */
+export function scopeOf(request: FastifyRequest): OrgScope {
+  const principal = request.principal;
+  if (!principal) throw unauthenticated();
+  if (!principal.organizationId) throw forbidden('You are not a member of any organization');
+  return { organizationId: principal.organizationId, principal };
+}
+
+const BEARER = /^Bearer\s+(\S+)$/i;
+const ORG_HEADER = 'x-organization-id';
+
+async function authenticationPlugin(app: FastifyInstance, opts: { prefix: string }) {
+  const { database, config } = app.deps;
+  const tokens = new TokenService(config.jwt);
+  const credentials = new ApiKeyCredentials(database.db);
+  app.decorate('tokens', tokens);
+  app.decorate('credentials', credentials);
+  app.decorateRequest('principal', null);
+  app.decorateRequest('authFailure', null);
+
+  // Every route under the API prefix must say what it accepts; OpenAPI shows it.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith(opts.prefix)) return;
+    const a = route.config?.access;
+    if (!a) throw new Error(`${route.method} ${route.url} does not declare config.access`);
+    if (route.schema?.hide) return;
+    route.schema ??= {};
+    const security: Record<string, string[]>[] = [];
+    if (!a.public) {
+      if (a.apiKey) security.push({ apiKey: [] });
+      if (a.roles.length) security.push({ bearer: [] });
+    }
+    Object.assign(route.schema, {
+      security,
+      description: [route.schema.description, describeAccess(a)].filter(Boolean).join('\n\n'),
+    });
+  });
+
+  async function identifyApiKey(request: FastifyRequest, secret: string) {
+    const key = await credentials.verify(secret);
+    if (!key.ok) {
+      request.authFailure = unauthenticated(key.reason);
+      return;
+    }
+    const asked = request.headers[ORG_HEADER];
+    if (typeof asked === 'string' && asked !== '' && asked !== key.credential.organizationId) {
+      request.authFailure = forbidden('An API key acts only in its own organization');
+      return;
+    }
+    request.principal = principalOfKey(key.credential);
+  }
+
+  async function identifyBearer(request: FastifyRequest, token: string) {
+    const userId = await tokens.verify(token);
+    if (!userId) {
+      request.authFailure = unauthenticated('The bearer token is invalid or expired');
+      return;
+    }
+    const rows = await membershipsForAuth(database.db, userId);
+    if (rows.length === 0) {
+      request.authFailure = unauthenticated('The bearer token is invalid or expired');
+      return;
+    }
+    const memberships = rows.filter((r) => r.organization_id !== null);
+    const asked = request.headers[ORG_HEADER];
+    let active = memberships[0];
+    if (typeof asked === 'string' && asked !== '') {
+      active = memberships.find((m) => m.organization_id === asked);
+      if (!active) {
+        request.authFailure = forbidden(`You are not a member of organization '${asked}'`);
+        return;
+      }
+    }
+    request.principal = {
+      kind: 'bearer',
+      userId,
+      organizationId: active?.organization_id ?? null,
+      role: active?.role ?? null,
+    };
+  }
+
+  // Identify: who is calling, if anyone. Refusals are kept, not thrown, so later onRequest hooks
+  // (rate limits) see the caller, and public routes ignore stray credentials.
+  app.addHook('onRequest', async (request) => {
+    const apiKey = request.headers['x-api-key'];
+    const authorization = request.headers.authorization;
+    if (typeof apiKey === 'string' && apiKey !== '') {
+      if (authorization) {
+        request.authFailure = unauthenticated('Send either X-API-Key or Authorization, not both');
+        return;
+      }
+      await identifyApiKey(request, apiKey);
+    } else if (typeof authorization === 'string' && authorization !== '') {
+      const match = BEARER.exec(authorization);
+      if (!match?.[1]) {
+        request.authFailure = unauthenticated('Authorization must be "Bearer <token>"');
+        return;
+      }
+      await identifyBearer(request, match[1]);
+    }
+  });
+}
+
+/** Enforce: the route's declared access against the identified caller. Registered after rate limits. */
+export async function enforceAccess(request: FastifyRequest): Promise<void> {
+  const a = request.routeOptions.config.access;
+  if (!a || a.public) return;
+  if (request.authFailure) throw request.authFailure;
+  const principal = request.principal;
+  if (!principal) throw unauthenticated();
+  if (principal.kind !== 'bearer') {
+    if (!a.apiKey) throw forbidden('This operation requires a bearer token');
+    return;
+  }
+  if (!principal.organizationId) {
+    if (a.organizationOptional && a.roles.length) return;
+    throw forbidden('You are not a member of any organization');
+  }
+  if (!principal.role || !a.roles.includes(principal.role)) {
+    throw forbidden(
+      a.roles.length
+        ? `This operation requires the ${a.roles.join(' or ')} role`
+        : 'This operation requires an API key',
+    );
+  }
+}
+
+function principalOfKey(key: ApiKeyCredential): Principal {
+  return {
+    kind: 'api_key',
+    apiKeyId: key.id,
+    organizationId: key.organizationId,
+    userId: key.createdById,
+    role: null,
+  };
+}
+
+export const authentication = fp(authenticationPlugin, { name: 'authentication' });

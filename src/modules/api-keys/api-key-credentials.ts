@@ -1,0 +1,93 @@
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { preparedFor } from '../../db/prepared.js';
+import { apiKeys } from './api-keys-tables.js';
+import { hashKeySecret, KEY_FORMAT } from './key-secrets.js';
+
+export interface ApiKeyCredential {
+  id: string;
+  organizationId: string;
+  createdById: string | null;
+  isActive: boolean;
+  expiresAt: Date | null;
+}
+
+export type VerifyResult = { ok: true; credential: ApiKeyCredential } | { ok: false; reason: string };
+
+// A validated key is trusted for this long without asking the database again. Revocation through
+// this instance takes effect at once (forget); through another instance within this window.
+const CACHE_TTL_MS = 10_000;
+const CACHE_MAX = 10_000;
+// last_used_at is written at most this often per key.
+const STAMP_INTERVAL_MS = 60_000;
+
+const byHash = preparedFor((db) =>
+  db
+    .select({
+      id: apiKeys.id,
+      organizationId: apiKeys.organization_id,
+      createdById: apiKeys.created_by_id,
+      isActive: apiKeys.is_active,
+      expiresAt: apiKeys.expires_at,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.key_hash, sql.placeholder('hash')))
+    .prepare('api_key_by_hash'),
+);
+
+const stamp = preparedFor((db) =>
+  db
+    .update(apiKeys)
+    .set({ last_used_at: sql`now()` })
+    .where(
+      and(
+        eq(apiKeys.id, sql.placeholder('id')),
+        or(isNull(apiKeys.last_used_at), lt(apiKeys.last_used_at, sql`now() - interval '60 seconds'`)),
+      ),
+    )
+    .prepare('api_key_stamp_last_used'),
+);
+
+/** Verifies API key secrets: SHA-256, one indexed lookup, and a short in-memory cache. */
+export class ApiKeyCredentials {
+  private readonly cache = new Map<string, { credential: ApiKeyCredential | null; until: number }>();
+  private readonly stampedAt = new Map<string, number>();
+
+  constructor(private readonly db: Db) {}
+
+  async verify(secret: string): Promise<VerifyResult> {
+    if (!KEY_FORMAT.test(secret)) return { ok: false, reason: 'The API key is not valid' };
+    const hash = hashKeySecret(secret);
+    const now = Date.now();
+    let entry = this.cache.get(hash);
+    if (!entry || entry.until <= now) {
+      const [row] = await byHash(this.db).execute({ hash });
+      entry = { credential: row ?? null, until: now + CACHE_TTL_MS };
+      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(hash, entry);
+    }
+    const credential = entry.credential;
+    if (!credential) return { ok: false, reason: 'The API key is not valid' };
+    if (!credential.isActive) return { ok: false, reason: 'The API key has been deactivated' };
+    if (credential.expiresAt && credential.expiresAt.getTime() <= now) {
+      return { ok: false, reason: 'The API key has expired' };
+    }
+    await this.stampLastUsed(credential.id, now);
+    return { ok: true, credential };
+  }
+
+  /** Drops a key from the cache: called when it is deactivated or its expiry changes. */
+  forget(id: string): void {
+    for (const [hash, entry] of this.cache) {
+      if (entry.credential?.id === id) this.cache.delete(hash);
+    }
+  }
+
+  private async stampLastUsed(id: string, now: number) {
+    const last = this.stampedAt.get(id);
+    if (last !== undefined && now - last < STAMP_INTERVAL_MS) return;
+    this.stampedAt.set(id, now);
+    if (this.stampedAt.size > CACHE_MAX) this.stampedAt.delete(this.stampedAt.keys().next().value!);
+    await stamp(this.db).execute({ id });
+  }
+}

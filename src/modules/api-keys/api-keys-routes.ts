@@ -1,0 +1,105 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { access } from '../../http/access.js';
+import { scopeOf } from '../../http/authentication.js';
+import { pageOf } from '../../http/pagination.js';
+import { errorResponses } from '../../http/schemas.js';
+import {
+  apiKeyIdParams,
+  apiKeySchema,
+  apiKeyWithSecretSchema,
+  createApiKeyBody,
+  listApiKeysQuery,
+  regenerateApiKeyBody,
+} from './api-keys-schemas.js';
+import { ApiKeysService } from './api-keys-service.js';
+
+const managers = access.bearer('OWNER', 'ADMIN');
+const tags = ['api-keys'];
+
+export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
+  const service = new ApiKeysService(app.deps.database.db, app.credentials);
+
+  app.post(
+    '/api-keys',
+    {
+      config: { access: managers, idempotent: true },
+      schema: {
+        operationId: 'createApiKey',
+        tags,
+        summary: 'Create an API key (the secret is returned once)',
+        body: createApiKeyBody,
+        response: { 201: apiKeyWithSecretSchema, ...errorResponses(401, 403, 409, 422, 429) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await service.create(scopeOf(request), request.body)),
+  );
+
+  app.get(
+    '/api-keys',
+    {
+      config: { access: managers },
+      schema: {
+        operationId: 'listApiKeys',
+        tags,
+        summary: 'List API keys (never the secret)',
+        querystring: listApiKeysQuery,
+        response: { 200: pageOf(apiKeySchema), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => service.list(scopeOf(request), request.query),
+  );
+
+  app.get(
+    '/api-keys/:id',
+    {
+      config: { access: managers },
+      schema: {
+        operationId: 'getApiKey',
+        tags,
+        params: apiKeyIdParams,
+        response: { 200: apiKeySchema, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => service.get(scopeOf(request), request.params.id),
+  );
+
+  app.delete(
+    '/api-keys/:id',
+    {
+      config: { access: managers },
+      schema: {
+        operationId: 'deleteApiKey',
+        tags,
+        summary: 'Deactivate an API key (it stays listed with is_active false)',
+        params: apiKeyIdParams,
+        response: { 204: z.null().describe('Deactivated'), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      await service.deactivate(scopeOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api-keys/:id/regenerate',
+    {
+      config: { access: managers, idempotent: true },
+      schema: {
+        operationId: 'regenerateApiKey',
+        tags,
+        summary: 'Issue a replacement key; the old one keeps working for expire_old_in_seconds',
+        params: apiKeyIdParams,
+        body: regenerateApiKeyBody,
+        response: { 201: apiKeyWithSecretSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(
+          await service.regenerate(scopeOf(request), request.params.id, request.body.expire_old_in_seconds),
+        ),
+  );
+};

@@ -1,0 +1,76 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../db/client.js';
+import { preparedFor } from '../../db/prepared.js';
+import { newId } from '../../http/ids.js';
+import { memberships, organizations, type Role, users } from './auth-tables.js';
+
+const membershipsForAuthStatement = preparedFor((db) =>
+  db
+    .select({ user_id: users.id, organization_id: memberships.organization_id, role: memberships.role })
+    .from(users)
+    .leftJoin(memberships, eq(memberships.user_id, users.id))
+    .where(eq(users.id, sql.placeholder('userId')))
+    .orderBy(asc(memberships.created_at), asc(memberships.id))
+    .prepare('auth_memberships_of_user'),
+);
+
+/** The user's memberships, oldest first; no rows when the user does not exist. */
+export function membershipsForAuth(db: Db, userId: string) {
+  return membershipsForAuthStatement(db).execute({ userId });
+}
+
+export async function findUserByEmail(db: DbOrTx, email: string) {
+  const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
+  return row ?? null;
+}
+
+export async function findUserById(db: DbOrTx, id: string) {
+  const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return row ?? null;
+}
+
+export async function listMemberships(db: DbOrTx, userId: string) {
+  return db
+    .select({
+      organization_id: memberships.organization_id,
+      organization_name: organizations.name,
+      role: memberships.role,
+      created_at: memberships.created_at,
+    })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organization_id))
+    .where(eq(memberships.user_id, userId))
+    .orderBy(asc(memberships.created_at), asc(memberships.id));
+}
+
+export async function insertOrganization(db: DbOrTx, name: string) {
+  const [row] = await db
+    .insert(organizations)
+    .values({ id: newId('organization'), name })
+    .returning();
+  return row!;
+}
+
+export async function findOrganization(db: DbOrTx, id: string) {
+  const [row] = await db.select().from(organizations).where(eq(organizations.id, id)).limit(1);
+  return row ?? null;
+}
+
+export async function insertUser(
+  db: DbOrTx,
+  values: { email: string; password_hash: string; name: string | null; phone: string | null },
+) {
+  const [row] = await db
+    .insert(users)
+    .values({ id: newId('user'), ...values })
+    .returning();
+  return row!;
+}
+
+/** Adds the user to the organization; an existing membership keeps its role. */
+export async function upsertMembership(db: DbOrTx, organizationId: string, userId: string, role: Role) {
+  await db
+    .insert(memberships)
+    .values({ id: newId('membership'), organization_id: organizationId, user_id: userId, role })
+    .onConflictDoNothing({ target: [memberships.organization_id, memberships.user_id] });
+}

@@ -1,0 +1,206 @@
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/app.js';
+import { createApiKey, createOrg, createTenant, createUser, login } from '../helpers/factories.js';
+
+const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+async function signToken(
+  claims: { sub: string; exp: number },
+  secret = TEST_JWT_SECRET,
+  opts: { iss?: string; aud?: string } = {},
+) {
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(claims.sub)
+    .setIssuer(opts.iss ?? 'envoy')
+    .setAudience(opts.aud ?? 'envoy-api')
+    .setIssuedAt()
+    .setExpirationTime(claims.exp)
+    .sign(new TextEncoder().encode(secret));
+}
+
+describe('login and bearer tokens', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('returns a bearer token for the right password', async () => {
+    const { user } = await createTenant(t);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: user.email.toUpperCase(), password: user.password },
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 28_800 });
+    const [header] = body.access_token.split('.');
+    expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toMatchObject({ alg: 'HS256' });
+  });
+
+  it('gives the same 401 body for an unknown e-mail and a wrong password', async () => {
+    const { user } = await createTenant(t);
+    const wrongPassword = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: user.email, password: 'not-the-password' },
+    });
+    const unknownEmail = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: 'nobody@example.com', password: 'whatever' },
+    });
+    expect(wrongPassword.statusCode).toBe(401);
+    expect(unknownEmail.statusCode).toBe(401);
+    expect(wrongPassword.json()).toEqual({
+      error: { code: 'invalid_credentials', message: 'Invalid email or password', param: null },
+    });
+    expect(unknownEmail.body).toBe(wrongPassword.body);
+  });
+
+  it('rejects a login body without a password with 422 naming it', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: 'a@b.co' },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error.param).toBe('password');
+  });
+
+  it('shows the user, memberships and active organization on /auth/me', async () => {
+    const { orgId, user } = await createTenant(t);
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: user.headers });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.user).toMatchObject({ id: user.id, email: user.email, name: null, phone: null });
+    expect(body.user.id).toMatch(/^usr_/);
+    expect(body.memberships).toEqual([
+      {
+        organization_id: orgId,
+        organization_name: expect.any(String),
+        role: 'OWNER',
+        created_at: expect.any(String),
+      },
+    ]);
+    expect(body.active_organization).toMatchObject({ id: orgId, role: 'OWNER' });
+  });
+
+  it('switches the active organization with X-Organization-ID, and refuses one the user is not in', async () => {
+    const { orgId, user } = await createTenant(t);
+    const second = await createOrg(t);
+    const { AuthService } = await import('../../src/modules/auth/auth-service.js');
+    await new AuthService(t.database.db, t.app.tokens).createUser({
+      organizationId: second,
+      email: user.email,
+      password: 'ignored-for-existing-user',
+      role: 'MEMBER',
+    });
+    const oldest = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: user.headers });
+    expect(oldest.json().active_organization).toMatchObject({ id: orgId, role: 'OWNER' });
+    const switched = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/auth/me',
+      headers: { ...user.headers, 'x-organization-id': second },
+    });
+    expect(switched.json().active_organization).toMatchObject({ id: second, role: 'MEMBER' });
+    expect(switched.json().memberships).toHaveLength(2);
+
+    const foreign = await createOrg(t);
+    const refused = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/auth/me',
+      headers: { ...user.headers, 'x-organization-id': foreign },
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.code).toBe('forbidden');
+  });
+
+  it('refuses a missing, malformed, expired, foreign-signed or unsigned token with 401', async () => {
+    const { user } = await createTenant(t);
+    const past = Math.floor(Date.now() / 1000) - 10;
+    const future = Math.floor(Date.now() / 1000) + 3600;
+    const tokens = {
+      expired: await signToken({ sub: user.id, exp: past }),
+      otherSecret: await signToken(
+        { sub: user.id, exp: future },
+        'another-secret-that-is-also-long-enough!!',
+      ),
+      otherAudience: await signToken({ sub: user.id, exp: future }, TEST_JWT_SECRET, { aud: 'someone-else' }),
+      algNone: `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: user.id, iss: 'envoy', aud: 'envoy-api', exp: future })}.`,
+      garbage: 'not.a.token',
+    };
+    const none = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json().error.code).toBe('unauthenticated');
+    for (const [name, token] of Object.entries(tokens)) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/auth/me',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(res.statusCode, name).toBe(401);
+      expect(res.json().error.code, name).toBe('unauthenticated');
+    }
+    const valid = await signToken({ sub: user.id, exp: future });
+    const ok = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/auth/me',
+      headers: { authorization: `Bearer ${valid}` },
+    });
+    expect(ok.statusCode).toBe(200);
+  });
+
+  it('refuses an API key on a bearer-only route with 403', async () => {
+    const { user } = await createTenant(t);
+    const key = await createApiKey(t, user.headers);
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: key.headers });
+    expect(me.statusCode).toBe(403);
+    const create = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: key.headers,
+      payload: { name: 'made by a key' },
+    });
+    expect(create.statusCode).toBe(403);
+    expect(create.json().error).toEqual({
+      code: 'forbidden',
+      message: 'This operation requires a bearer token',
+      param: null,
+    });
+  });
+
+  it('shows each operation’s credentials in OpenAPI', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    expect(doc.paths['/api/v1/auth/login'].post.security).toEqual([]);
+    expect(doc.paths['/api/v1/auth/me'].get.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/api/v1/api-keys'].post.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/api/v1/api-keys'].post.description).toMatch(/OWNER or ADMIN/);
+  });
+});
+
+describe('secrets in logs', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ captureLogs: true });
+  });
+  afterAll(() => t.close());
+
+  it('never writes a password, token or key secret', async () => {
+    const orgId = await createOrg(t);
+    const user = await createUser(t, orgId);
+    const key = await createApiKey(t, user.headers);
+    await t.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: key.headers });
+    await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: user.headers });
+    const token = await login(t, user.email, user.password);
+    const written = JSON.stringify(t.logs);
+    expect(t.logs.length).toBeGreaterThan(5);
+    expect(written).toContain('/api/v1/auth/login');
+    for (const secret of [user.password, user.token, token, key.key]) {
+      expect(written).not.toContain(secret);
+    }
+  });
+});

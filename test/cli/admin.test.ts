@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, fileDatabaseUrl, type TestApp } from '../helpers/app.js';
+import { login } from '../helpers/factories.js';
+
+const run = promisify(execFile);
+
+async function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+      env: {
+        ...process.env,
+        DATABASE_URL: await fileDatabaseUrl(),
+        JWT_SECRET: 'x'.repeat(40),
+        LOG_LEVEL: 'silent',
+      },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('npm run admin', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('creates an organization, an owner who can sign in, and a working API key', async () => {
+    const org = await admin(['create-org', '--name', 'Acme Logistics']);
+    expect(org.code, org.stderr).toBe(0);
+    const { organization_id } = JSON.parse(org.stdout);
+    expect(organization_id).toMatch(/^org_/);
+
+    const user = await admin([
+      'create-user',
+      '--org',
+      organization_id,
+      '--email',
+      'Owner@Acme.example',
+      '--password',
+      'correct horse battery',
+      '--role',
+      'OWNER',
+      '--phone',
+      '(415) 555-2671',
+    ]);
+    expect(user.code, user.stderr).toBe(0);
+    expect(JSON.parse(user.stdout)).toEqual({ user_id: expect.stringMatching(/^usr_/), created: true });
+
+    const token = await login(t, 'owner@acme.example', 'correct horse battery');
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/auth/me',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(me.json().user).toMatchObject({ email: 'owner@acme.example', phone: '+14155552671' });
+    expect(me.json().active_organization).toMatchObject({ id: organization_id, role: 'OWNER' });
+
+    const key = await admin(['create-api-key', '--org', organization_id, '--name', 'TMS']);
+    expect(key.code, key.stderr).toBe(0);
+    const created = JSON.parse(key.stdout);
+    expect(created).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^envoy_sk_/) });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/api-keys',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(list.json().data.map((k: { id: string }) => k.id)).toEqual([created.id]);
+  });
+
+  it('exits 2 with a message naming the flag on bad usage', async () => {
+    const missing = await admin(['create-user', '--org', 'org_x', '--email', 'a@b.co', '--role', 'OWNER']);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stderr.split('\n')[0]!)).toEqual({ error: '--password: required' });
+    const badRole = await admin([
+      'create-user',
+      '--org',
+      'o',
+      '--email',
+      'a@b.co',
+      '--password',
+      'longenough',
+      '--role',
+      'KING',
+    ]);
+    expect(badRole.code).toBe(2);
+    expect(badRole.stderr).toMatch(/--role/);
+    const unknown = await admin(['drop-everything']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command 'drop-everything'/);
+    const extra = await admin(['create-org', '--name', 'x', '--colour', 'blue']);
+    expect(extra.code).toBe(2);
+  });
+
+  it('exits 1 for an organization that does not exist', async () => {
+    const res = await admin(['create-api-key', '--org', 'org_nope', '--name', 'k']);
+    expect(res.code).toBe(1);
+    expect(JSON.parse(res.stderr)).toMatchObject({ code: 'not_found' });
+  });
+});
