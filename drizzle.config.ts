@@ -4,6 +4,6 @@ import { defineConfig } from 'drizzle-kit';
 // migration. Migrations are committed and append-only; `npm start` applies them.
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/modules/*/*-tables.ts',
+  schema: ['./src/modules/*/*-tables.ts', './src/http/*-tables.ts'],
   out: './migrations',
 });

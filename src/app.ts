@@ -15,6 +15,8 @@ import { access } from './http/access.js';
 import { authentication, enforceAccess } from './http/authentication.js';
 import { errorHandler } from './http/error-handler.js';
 import { healthRoutes } from './http/health-routes.js';
+import { idempotency } from './http/idempotency.js';
+import { rateLimits } from './http/rate-limit.js';
 import { loggerOptions } from './logger.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
 import { authRoutes } from './modules/auth/auth-routes.js';
@@ -99,17 +101,27 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // onRequest order: identify the caller, count the request, then enforce the route's access.
   await app.register(authentication, { prefix: API_PREFIX });
+  await app.register(rateLimits, {
+    prefix: API_PREFIX,
+    limits: config.rateLimits,
+    redisUrl: config.redisUrl,
+    redisKeyPrefix: config.redisKeyPrefix,
+  });
   app.addHook('onRequest', enforceAccess);
+  await app.register(idempotency, {
+    ttlSeconds: config.idempotencyTtlSeconds,
+    lockSeconds: config.idempotencyLockSeconds,
+    purgeIntervalMs: 10 * 60_000,
+  });
 
   // Stage 3: routes.
   await app.register(healthRoutes);
   await app.register(
     async (api) => {
-      api.get(
-        '/openapi.json',
-        { schema: { hide: true }, config: { access: access.public, rateLimit: false } },
-        async () => app.swagger(),
+      api.get('/openapi.json', { schema: { hide: true }, config: { access: access.public } }, async () =>
+        app.swagger(),
       );
       await api.register(authRoutes);
       await api.register(apiKeysRoutes);

@@ -27,10 +27,13 @@ const envSchema = z.object({
   JWT_AUDIENCE: z.string().min(1).default('envoy-api'),
   JWT_TTL_SECONDS: positiveInt(8 * 3600),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  REDIS_KEY_PREFIX: z.string().min(1).max(100).default('envoy:'),
   RATE_LIMIT_AUTH_PER_MINUTE: positiveInt(10),
   RATE_LIMIT_API_KEYS_PER_MINUTE: positiveInt(1000),
   RATE_LIMIT_UPLOADS_PER_MINUTE: positiveInt(20),
   RATE_LIMIT_GENERAL_PER_MINUTE: positiveInt(100),
+  IDEMPOTENCY_TTL_SECONDS: positiveInt(24 * 3600),
+  IDEMPOTENCY_LOCK_SECONDS: positiveInt(60),
   TRUST_PROXY: boolFlag(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
 });
@@ -57,12 +60,17 @@ export interface Config {
     readonly ttlSeconds: number;
   };
   readonly redisUrl: string | undefined;
+  readonly redisKeyPrefix: string;
   readonly rateLimits: {
     readonly auth: number;
     readonly apiKeys: number;
     readonly uploads: number;
     readonly general: number;
   };
+  /** How long an idempotent response is replayed (the spec promises 24 h). */
+  readonly idempotencyTtlSeconds: number;
+  /** After this long an unfinished keyed request counts as crashed and a retry may run. */
+  readonly idempotencyLockSeconds: number;
   readonly trustProxy: boolean;
   readonly shutdownTimeoutMs: number;
 }
@@ -116,12 +124,15 @@ export function loadConfig(
       ttlSeconds: env.JWT_TTL_SECONDS,
     }),
     redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
     rateLimits: Object.freeze({
       auth: env.RATE_LIMIT_AUTH_PER_MINUTE,
       apiKeys: env.RATE_LIMIT_API_KEYS_PER_MINUTE,
       uploads: env.RATE_LIMIT_UPLOADS_PER_MINUTE,
       general: env.RATE_LIMIT_GENERAL_PER_MINUTE,
     }),
+    idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
+    idempotencyLockSeconds: env.IDEMPOTENCY_LOCK_SECONDS,
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   });

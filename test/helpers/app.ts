@@ -10,7 +10,20 @@ import { createTestDatabase, type TestDatabase } from './database.js';
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-signing';
 
 export function testConfig(env: Record<string, string | undefined> = {}): Config {
-  return loadConfig({ NODE_ENV: 'test', JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'silent', ...env }, () => {});
+  return loadConfig(
+    {
+      NODE_ENV: 'test',
+      JWT_SECRET: TEST_JWT_SECRET,
+      LOG_LEVEL: 'silent',
+      // Tests sign in often from one address; the rate-limit tests set their own low limits.
+      RATE_LIMIT_AUTH_PER_MINUTE: '100000',
+      RATE_LIMIT_API_KEYS_PER_MINUTE: '100000',
+      RATE_LIMIT_UPLOADS_PER_MINUTE: '100000',
+      RATE_LIMIT_GENERAL_PER_MINUTE: '100000',
+      ...env,
+    },
+    () => {},
+  );
 }
 
 export interface TestApp {

@@ -42,8 +42,18 @@ export async function createUser(
   return { id: user.id, email, password, token, headers: { authorization: `Bearer ${token}` } };
 }
 
+/**
+ * Signs in through the real endpoint. Each call comes from its own address (198.18.0.0/15, a
+ * range for tests), so logins made for setup never use up the per-IP login limit a test measures.
+ */
 export async function login(t: TestApp, email: string, password: string): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password } });
+  const remoteAddress = `198.18.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { email, password },
+    remoteAddress,
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.json().access_token;
 }

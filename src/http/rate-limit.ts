@@ -1,0 +1,89 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { Redis } from 'ioredis';
+import { rateLimitExceeded } from './errors.js';
+
+export type RateCategory = 'auth' | 'apiKeys' | 'uploads' | 'general';
+
+const WINDOW_MS = 60_000;
+const RESET = 'x-ratelimit-reset';
+
+const isCsv = (contentType: string | undefined) => !!contentType && /^text\/csv\b/i.test(contentType);
+
+/** Which limit of the spec's table a request counts against. */
+export function categoryOf(request: FastifyRequest, prefix: string): RateCategory {
+  const path = request.routeOptions.url ?? request.url;
+  if (path.startsWith(`${prefix}/auth/`)) return 'auth';
+  if (path.startsWith(`${prefix}/api-keys`)) return 'apiKeys';
+  if (isCsv(request.headers['content-type'])) return 'uploads';
+  return 'general';
+}
+
+/**
+ * Who a request is counted as. Login is counted by client IP before any password is checked, so
+ * the limit also shields argon2; everything else by credential (API key, else user, else IP).
+ */
+function subjectOf(request: FastifyRequest, prefix: string): string {
+  if ((request.routeOptions.url ?? request.url) === `${prefix}/auth/login`) return `ip:${request.ip}`;
+  const p = request.principal;
+  if (p?.kind === 'api_key') return `key:${p.apiKeyId}`;
+  if (p?.kind === 'bearer') return `user:${p.userId}`;
+  return `ip:${request.ip}`;
+}
+
+export interface RateLimitOptions {
+  prefix: string;
+  limits: Record<RateCategory, number>;
+  redisUrl: string | undefined;
+  /** Prefix of the counters' keys in Redis, so environments can share one server. */
+  redisKeyPrefix: string;
+}
+
+/**
+ * Per-category, per-credential limits over @fastify/rate-limit. Its per-route hook would run after
+ * app-wide hooks; this plugin calls the limiter from one app-wide onRequest hook instead, placed
+ * between identifying the caller and enforcing the route's access, so 401s, 403s and unknown
+ * routes are counted and carry the headers too. With a Redis URL the counters are shared by all
+ * instances; without one they live in this process.
+ */
+async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions) {
+  let redis: Redis | undefined;
+  if (opts.redisUrl) {
+    redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
+    redis.on('error', (err) =>
+      app.log.warn({ err: { message: err.message } }, 'rate-limit store unavailable'),
+    );
+    app.addHook('onClose', async () => {
+      await redis?.quit().catch(() => redis?.disconnect());
+    });
+  }
+  await app.register(rateLimit, {
+    global: false,
+    timeWindow: WINDOW_MS,
+    // Counters are keyed `category:subject` here: the library's groupId would not share one
+    // counter across the routes of a category.
+    keyGenerator: (request) => `${categoryOf(request, opts.prefix)}:${subjectOf(request, opts.prefix)}`,
+    max: (request) => opts.limits[categoryOf(request, opts.prefix)],
+    ...(redis ? { redis, nameSpace: opts.redisKeyPrefix } : {}),
+    // A broken Redis lets requests through rather than failing them all.
+    skipOnError: true,
+    errorResponseBuilder: (_request, context) =>
+      rateLimitExceeded(Math.max(1, Math.ceil(context.ttl / 1000))),
+  });
+  const limiter = app.rateLimit();
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.routeOptions.config?.rateLimit === false) return;
+    if (!request.url.startsWith(opts.prefix)) return;
+    try {
+      await limiter.call(app, request, reply);
+    } finally {
+      // The library reports seconds until the reset; the spec promises the Unix time of it.
+      const seconds = Number(reply.getHeader(RESET));
+      if (Number.isFinite(seconds)) reply.header(RESET, Math.ceil(Date.now() / 1000) + seconds);
+    }
+  });
+}
+
+export const rateLimits = fp(rateLimitPlugin, { name: 'rate-limits', dependencies: ['authentication'] });
