@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('API keys', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   /** A request the key authenticates (403: keys may not manage keys) or not (401). */
   const probe = (headers: Record<string, string>) =>
@@ -180,7 +176,7 @@ describe('API keys', () => {
   });
 
   it('refuses unknown and malformed keys with 401', async () => {
-    for (const key of ['envoy_sk_' + 'a'.repeat(40), 'nonsense', 'envoy_sk_short']) {
+    for (const key of [`envoy_sk_${'a'.repeat(40)}`, 'nonsense', 'envoy_sk_short']) {
       const res = await probe({ 'x-api-key': key });
       expect(res.statusCode, key).toBe(401);
       expect(res.json().error.code).toBe('unauthenticated');
@@ -247,11 +243,7 @@ describe('API keys', () => {
 });
 
 describe('tenant isolation of API keys', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('answers 404 for another organization’s key id, whatever the operation', async () => {
     const a = await createTenant(t);

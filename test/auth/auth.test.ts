@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { TEST_JWT_SECRET, useTestApp } from '../helpers/app.js';
 import { createApiKey, createOrg, createTenant, createUser, login } from '../helpers/factories.js';
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -21,11 +21,7 @@ async function signToken(
 }
 
 describe('login and bearer tokens', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('returns a bearer token for the right password', async () => {
     const { user } = await createTenant(t);
@@ -183,11 +179,7 @@ describe('login and bearer tokens', () => {
 });
 
 describe('secrets in logs', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp({ captureLogs: true });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ captureLogs: true });
 
   it('never writes a password, token or key secret', async () => {
     const orgId = await createOrg(t);

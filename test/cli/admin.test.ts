@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, fileDatabaseUrl, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { fileDatabaseUrl, useTestApp } from '../helpers/app.js';
 import { login } from '../helpers/factories.js';
 
 const run = promisify(execFile);
@@ -24,11 +24,7 @@ async function admin(args: string[]): Promise<{ code: number; stdout: string; st
 }
 
 describe('npm run admin', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('creates an organization, an owner who can sign in, and a working API key', async () => {
     const org = await admin(['create-org', '--name', 'Acme Logistics']);

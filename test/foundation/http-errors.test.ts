@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { access } from '../../src/http/access.js';
 import { pageQuery } from '../../src/http/pagination.js';
 import { errorResponses, int32, text } from '../../src/http/schemas.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { useTestApp } from '../helpers/app.js';
 
 // Probe routes that exercise the shared HTTP layer the way a resource route does.
 const probes: FastifyPluginAsyncZod = async (app) => {
@@ -42,14 +42,10 @@ const probes: FastifyPluginAsyncZod = async (app) => {
 };
 
 describe('the shared HTTP layer', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp({
-      captureLogs: true,
-      extend: (app) => void app.register(probes, { prefix: '/api/v1' }),
-    });
+  const t = useTestApp({
+    captureLogs: true,
+    extend: (app) => void app.register(probes, { prefix: '/api/v1' }),
   });
-  afterAll(() => t.close());
 
   it('answers an unknown route with 404 and the error body', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/no-such-thing?x=1' });
@@ -199,15 +195,11 @@ describe('the shared HTTP layer', () => {
 });
 
 describe('a dropped database connection', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp({
-      // Nothing listens on port 9: every connection attempt fails at once.
-      databaseUrl: 'postgres://nobody@127.0.0.1:9/none',
-      extend: (app) => void app.register(probes, { prefix: '/api/v1' }),
-    });
+  const t = useTestApp({
+    // Nothing listens on port 9: every connection attempt fails at once.
+    databaseUrl: 'postgres://nobody@127.0.0.1:9/none',
+    extend: (app) => void app.register(probes, { prefix: '/api/v1' }),
   });
-  afterAll(() => t.close());
 
   it('makes /readyz answer 503 while /healthz stays 200', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { newId } from '../../src/http/ids.js';
 import { pagination } from '../../src/http/pagination.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { useTestApp } from '../helpers/app.js';
 
 describe('health, readiness and documentation', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('answers /healthz and /readyz without credentials', async () => {
     for (const url of ['/healthz', '/readyz']) {

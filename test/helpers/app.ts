@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
@@ -88,4 +88,19 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       await database.close();
     },
   };
+}
+
+/**
+ * The app for a describe block: built before its tests, closed after them. The returned object is
+ * filled in by beforeAll, so read its fields inside tests, not at collection time.
+ */
+export function useTestApp(options: TestAppOptions = {}): TestApp {
+  const holder = {} as TestApp;
+  beforeAll(async () => {
+    Object.assign(holder, await buildTestApp(options));
+  });
+  afterAll(async () => {
+    await holder.close?.();
+  });
+  return holder;
 }

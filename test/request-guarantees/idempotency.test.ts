@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { access } from '../../src/http/access.js';
 import { scopeOf } from '../../src/http/authentication.js';
 import { canonicalJson } from '../../src/http/idempotency.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, type TestApp, useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -231,11 +231,7 @@ describe('Idempotency-Key', () => {
 });
 
 describe('expired idempotency records', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp({ env: { IDEMPOTENCY_TTL_SECONDS: '1' } });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ env: { IDEMPOTENCY_TTL_SECONDS: '1' } });
 
   it('are purged, and the key can be used afresh', async () => {
     const { user } = await createTenant(t);

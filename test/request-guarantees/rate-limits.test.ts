@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 
 function expectRateHeaders(res: { headers: Record<string, unknown> }, limit: number, remaining?: number) {
@@ -19,18 +19,14 @@ const redis = process.env.REDIS_URL
   : {};
 
 describe(`rate limits (${process.env.REDIS_URL ? 'Redis' : 'in-process'} counters)`, () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp({
-      env: {
-        RATE_LIMIT_GENERAL_PER_MINUTE: '5',
-        RATE_LIMIT_AUTH_PER_MINUTE: '3',
-        RATE_LIMIT_API_KEYS_PER_MINUTE: '8',
-        ...redis,
-      },
-    });
+  const t = useTestApp({
+    env: {
+      RATE_LIMIT_GENERAL_PER_MINUTE: '5',
+      RATE_LIMIT_AUTH_PER_MINUTE: '3',
+      RATE_LIMIT_API_KEYS_PER_MINUTE: '8',
+      ...redis,
+    },
   });
-  afterAll(() => t.close());
 
   it('puts the headers on 200, 401, 404, 422 and 429 responses', async () => {
     // api-keys category for a fresh user: 8 a minute.
