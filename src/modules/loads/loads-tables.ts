@@ -1,0 +1,315 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { timestamps, tstz } from '../../db/columns.js';
+import { organizations, users } from '../auth/auth-tables.js';
+
+export const LOAD_STATUSES = [
+  'Created',
+  'Unassigned',
+  'Quotes Received',
+  'Dispatched',
+  'En Route',
+  'Delivered',
+  'Cancelled',
+  'Exception',
+] as const;
+export type LoadStatus = (typeof LOAD_STATUSES)[number];
+
+export const EQUIPMENT_TYPES = [
+  'VAN',
+  'REEFER',
+  'FLATBED',
+  'STEPDECK',
+  'RGN',
+  'CONESTOGA',
+  'BOX_TRUCK',
+  'CONTAINER',
+  'INTERMODAL',
+  'POWER_ONLY',
+  'TANKER',
+  'LOWBOY',
+  'HOTSHOT',
+  'AUTO_CARRIER',
+  'DRY_BULK',
+  'DRY_TEAM',
+  'REEFER_TEAM',
+  'LTL',
+  'OTHER',
+  'VAN/REEFER',
+] as const;
+
+export const LOAD_MODES = ['FTL', 'PTL', 'LTL', 'DED', 'RAIL', 'PASS'] as const;
+export const CONTACT_TYPES = ['CARRIER', 'DISPATCHER', 'DRIVER', 'TENDERING', 'QUOTING', 'OTHER'] as const;
+
+export interface StoredContact {
+  type: (typeof CONTACT_TYPES)[number] | null;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  email: string | null;
+}
+
+export interface StoredReferenceNumber {
+  value: string;
+  type: string | null;
+}
+
+export const loads = pgTable(
+  'loads',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    load_number: text('load_number').notNull(),
+    tms_load_id: text('tms_load_id'),
+    external_id: text('external_id'),
+    equipment_type: text('equipment_type').notNull(),
+    mode: text('mode'),
+    load_status: text('load_status'),
+    tms_status: text('tms_status'),
+    weight: doublePrecision('weight'),
+    distance: doublePrecision('distance'),
+    commodity: text('commodity'),
+    handling_unit_count: integer('handling_unit_count'),
+    handling_unit_type: text('handling_unit_type'),
+    po_numbers: jsonb('po_numbers').$type<string[]>(),
+    reference_numbers: jsonb('reference_numbers').$type<StoredReferenceNumber[]>(),
+    posted_rate: integer('posted_rate'),
+    max_buy_rate: integer('max_buy_rate'),
+    suggested_market_rate: integer('suggested_market_rate'),
+    length_feet: integer('length_feet'),
+    special_instructions: jsonb('special_instructions').$type<string[]>(),
+    notes: text('notes'),
+    is_posted: boolean('is_posted').notNull().default(false),
+    last_posted_at: tstz('last_posted_at'),
+    last_unposted_at: tstz('last_unposted_at'),
+    externally_posted_at: tstz('externally_posted_at'),
+    temperature_setting_minimum: integer('temperature_setting_minimum'),
+    temperature_setting_maximum: integer('temperature_setting_maximum'),
+    temperature_run_type: text('temperature_run_type'),
+    last_reported_state: text('last_reported_state'),
+    last_reported_city: text('last_reported_city'),
+    last_reported_long: doublePrecision('last_reported_long'),
+    last_reported_lat: doublePrecision('last_reported_lat'),
+    tms_carrier_id: text('tms_carrier_id'),
+    carrier_name: text('carrier_name'),
+    hauling_carrier_id: text('hauling_carrier_id'),
+    hauling_carrier_name: text('hauling_carrier_name'),
+    hauling_carrier_mc_number: text('hauling_carrier_mc_number'),
+    hauling_carrier_dot_number: text('hauling_carrier_dot_number'),
+    carrier_completed_rate: numeric('carrier_completed_rate', { mode: 'number' }),
+    customer_rate: numeric('customer_rate', { mode: 'number' }),
+    margin: numeric('margin', { mode: 'number' }),
+    customer_name: text('customer_name'),
+    tms_sales_rep_names: text('tms_sales_rep_names'),
+    carrier_rep: jsonb('carrier_rep').$type<StoredContact>(),
+    driver: jsonb('driver').$type<StoredContact>(),
+    carrier_rep_user_id: text('carrier_rep_user_id'),
+    carrier_rep_user_name: text('carrier_rep_user_name'),
+    carrier_rep_user_email: text('carrier_rep_user_email'),
+    assigned_to_ai_agent: boolean('assigned_to_ai_agent').notNull().default(false),
+    context: jsonb('context').$type<Record<string, unknown>>(),
+    custom_fields: jsonb('custom_fields').$type<Record<string, unknown>>(),
+    // Derived from the stops and the load's own fields on every write (loads-repository
+    // refreshDerived), so filters and search read one row and one index.
+    origin_city: text('origin_city'),
+    origin_state: text('origin_state'),
+    destination_city: text('destination_city'),
+    destination_state: text('destination_state'),
+    /** First pickup stop's expected date (else its planned start). */
+    pickup_date: tstz('pickup_date'),
+    /** Last drop-off stop's expected date (else its planned start). */
+    delivery_date: tstz('delivery_date'),
+    /** Lower-cased: the assigned rep's name and each source-TMS sales rep name. */
+    rep_names: text('rep_names').array().notNull().default(sql`'{}'::text[]`),
+    /** Lower-cased search text over the fields `search` covers; a trigram index serves it. */
+    search_text: text('search_text').notNull().default(''),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('loads_organization_load_number_key').on(t.organization_id, t.load_number),
+    uniqueIndex('loads_organization_tms_load_id_key')
+      .on(t.organization_id, t.tms_load_id)
+      .where(sql`${t.tms_load_id} IS NOT NULL`),
+    uniqueIndex('loads_organization_external_id_key')
+      .on(t.organization_id, t.external_id)
+      .where(sql`${t.external_id} IS NOT NULL`),
+    // The default sort, and the deferred join of every page: index-only on (id) per position.
+    index('loads_organization_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('loads_organization_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('loads_organization_pickup_idx').on(t.organization_id, t.pickup_date, t.id),
+    index('loads_organization_delivery_idx').on(t.organization_id, t.delivery_date, t.id),
+    index('loads_organization_status_idx').on(
+      t.organization_id,
+      t.load_status,
+      t.equipment_type,
+      t.pickup_date,
+    ),
+    index('loads_search_trgm_idx').using('gin', sql`${t.search_text} gin_trgm_ops`),
+  ],
+);
+
+export const stops = pgTable(
+  'stops',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    load_id: text('load_id')
+      .notNull()
+      .references(() => loads.id, { onDelete: 'cascade' }),
+    /** Position in the request, from 0; the order stops are returned in. */
+    position: integer('position').notNull(),
+    stop_number: integer('stop_number'),
+    type: text('type'),
+    is_pickup: boolean('is_pickup'),
+    is_dropoff: boolean('is_dropoff'),
+    expected_date: tstz('expected_date'),
+    planned_start: tstz('planned_start'),
+    planned_end: tstz('planned_end'),
+    pickup_delivery_number: text('pickup_delivery_number'),
+    actual_arrival_datetime: tstz('actual_arrival_datetime'),
+    actual_departure_datetime: tstz('actual_departure_datetime'),
+    carrier_eta: tstz('carrier_eta'),
+    notes: text('notes'),
+    special_instructions: jsonb('special_instructions').$type<string[]>(),
+    reference_numbers: jsonb('reference_numbers').$type<StoredReferenceNumber[]>(),
+    contact: jsonb('contact').$type<StoredContact>(),
+    contacts: jsonb('contacts').$type<StoredContact[]>(),
+    // Location
+    city: text('city').notNull(),
+    state: text('state').notNull(),
+    street: text('street'),
+    postal_code: text('postal_code'),
+    company_name: text('company_name'),
+    county: text('county'),
+    country: text('country').notNull().default('US'),
+    latitude: doublePrecision('latitude'),
+    longitude: doublePrecision('longitude'),
+  },
+  (t) => [
+    index('stops_load_idx').on(t.load_id, t.position),
+    check('stops_type_check', sql`${t.type} IS NULL OR ${t.type} IN ('Pickup', 'Dropoff')`),
+  ],
+);
+
+/** An organization's own tms_status -> load_status entries, consulted before the default table. */
+export const loadStatusMappings = pgTable(
+  'load_status_mappings',
+  {
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** Lower-cased and trimmed. */
+    tms_status: text('tms_status').notNull(),
+    load_status: text('load_status').notNull(),
+    ...timestamps,
+  },
+  (t) => [primaryKey({ columns: [t.organization_id, t.tms_status] })],
+);
+
+/**
+ * Loads per organization and load_status ('' for none), kept by statement triggers on loads in the
+ * same transaction as every write (migration loads_custom): the exact total_count of the unfiltered
+ * and status-only lists without counting a million rows.
+ */
+export const loadStatusCounts = pgTable(
+  'load_status_counts',
+  {
+    organization_id: text('organization_id').notNull(),
+    load_status: text('load_status').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organization_id, t.load_status] })],
+);
+
+/** Something a user should look at on a load; unread ones feed the `active_notifications` tab. */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    load_id: text('load_id').references(() => loads.id, { onDelete: 'cascade' }),
+    user_id: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    message: text('message').notNull(),
+    read_at: tstz('read_at'),
+    ...timestamps,
+  },
+  (t) => [
+    index('notifications_unread_load_idx')
+      .on(t.organization_id, t.load_id)
+      .where(sql`${t.read_at} IS NULL`),
+  ],
+);
+
+export const ESCALATION_STATUSES = ['active', 'resolved'] as const;
+
+/** A load handed to a human; `active_escalation_count` counts the active ones. */
+export const escalations = pgTable(
+  'escalations',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    load_id: text('load_id')
+      .notNull()
+      .references(() => loads.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ESCALATION_STATUSES }).notNull().default('active'),
+    reason: text('reason'),
+    resolved_at: tstz('resolved_at'),
+    ...timestamps,
+  },
+  (t) => [
+    index('escalations_load_idx').on(t.load_id, t.created_at),
+    index('escalations_active_load_idx')
+      .on(t.organization_id, t.load_id)
+      .where(sql`${t.status} = 'active'`),
+  ],
+);
+
+/**
+ * Carrier verification failures met while working a load (`GET /loads/{id}/verifications`, the
+ * `failed_verifications` tab). `carrier_id` gets its foreign key when the carriers table lands.
+ */
+export const carrierVerifications = pgTable(
+  'carrier_verifications',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    load_id: text('load_id')
+      .notNull()
+      .references(() => loads.id, { onDelete: 'cascade' }),
+    carrier_id: text('carrier_id'),
+    source: text('source').notNull(),
+    status: text('status').notNull().default('BLOCKED'),
+    reasons: jsonb('reasons').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    ...timestamps,
+  },
+  (t) => [
+    index('carrier_verifications_load_idx').on(t.load_id, t.created_at),
+    index('carrier_verifications_blocked_load_idx')
+      .on(t.organization_id, t.load_id)
+      .where(sql`${t.status} = 'BLOCKED'`),
+  ],
+);

@@ -1,0 +1,59 @@
+import { sql } from 'drizzle-orm';
+import { check, index, numeric, pgTable, text } from 'drizzle-orm/pg-core';
+import { timestamps, tstz } from '../../db/columns.js';
+import { organizations } from '../auth/auth-tables.js';
+import { loads } from '../loads/loads-tables.js';
+
+export const OFFER_STATUSES = ['pending', 'accepted', 'rejected'] as const;
+export const OFFER_CHANNELS = ['voice', 'email', 'messaging'] as const;
+
+/**
+ * Offers carriers make on loads (spec: Offer). Created here with the spec's columns so the load
+ * list's aggregates and the `active_offers` tab work; the offers issue adds the endpoints.
+ * `carrier_id` gets its foreign key when the carriers table lands.
+ */
+export const offers = pgTable(
+  'offers',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    load_id: text('load_id')
+      .notNull()
+      .references(() => loads.id, { onDelete: 'cascade' }),
+    tms_load_id: text('tms_load_id'),
+    offer_amount: numeric('offer_amount', { mode: 'number' }).notNull(),
+    status: text('status', { enum: OFFER_STATUSES }).notNull().default('pending'),
+    source: text('source').notNull().default('api'),
+    channel: text('channel', { enum: OFFER_CHANNELS }),
+    carrier_id: text('carrier_id'),
+    contact_id: text('contact_id'),
+    call_id: text('call_id'),
+    email_message_id: text('email_message_id'),
+    notes: text('notes'),
+    accepted_at: tstz('accepted_at'),
+    created_by_id: text('created_by_id'),
+    updated_by_id: text('updated_by_id'),
+    truck_number: text('truck_number'),
+    trailer_number: text('trailer_number'),
+    driver_name: text('driver_name'),
+    driver_phone: text('driver_phone'),
+    load_number: text('load_number'),
+    contact_name: text('contact_name'),
+    contact_phone: text('contact_phone'),
+    email_conversation_id: text('email_conversation_id'),
+    rep_name: text('rep_name'),
+    ...timestamps,
+  },
+  (t) => [
+    // Serves the per-load aggregates (offer_count, max/min_offer_amount).
+    index('offers_load_idx').on(t.load_id, t.status),
+    // Serves the active_offers tab and its count without touching the offers heap.
+    index('offers_pending_load_idx')
+      .on(t.organization_id, t.load_id)
+      .where(sql`${t.status} = 'pending'`),
+    index('offers_organization_created_idx').on(t.organization_id, t.created_at),
+    check('offers_status_check', sql`${t.status} IN ('pending', 'accepted', 'rejected')`),
+  ],
+);

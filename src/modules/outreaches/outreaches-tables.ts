@@ -1,0 +1,52 @@
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { timestamps, tstz } from '../../db/columns.js';
+import { organizations } from '../auth/auth-tables.js';
+import { loads } from '../loads/loads-tables.js';
+
+export const OUTREACH_MODALITIES = ['call', 'email', 'whatsapp'] as const;
+export const OUTREACH_DIRECTIONS = ['outbound', 'inbound'] as const;
+export const OUTREACH_STATUSES = ['pending', 'active', 'completed', 'failed', 'no_response'] as const;
+
+/**
+ * Call, e-mail or WhatsApp contact with a carrier about a load (spec: Outreach). Created here with
+ * the spec's columns for the `active_outreaches` tab; the outreaches issue adds the endpoints.
+ */
+export const outreaches = pgTable(
+  'outreaches',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    carrier_id: text('carrier_id').notNull(),
+    load_id: text('load_id')
+      .notNull()
+      .references(() => loads.id, { onDelete: 'cascade' }),
+    modality: text('modality', { enum: OUTREACH_MODALITIES }).notNull(),
+    direction: text('direction', { enum: OUTREACH_DIRECTIONS }).notNull().default('outbound'),
+    load_number: text('load_number'),
+    status: text('status', { enum: OUTREACH_STATUSES }).notNull().default('completed'),
+    error_reason: text('error_reason'),
+    delivery_failed_at: tstz('delivery_failed_at'),
+    delivery_failure_reason: text('delivery_failure_reason'),
+    carrier_engaged: boolean('carrier_engaged'),
+    is_automated: boolean('is_automated').notNull().default(false),
+    call_id: text('call_id'),
+    conversation_id: text('conversation_id'),
+    ...timestamps,
+  },
+  (t) => [
+    index('outreaches_load_idx').on(t.load_id, t.created_at),
+    // Serves the active_outreaches tab.
+    index('outreaches_open_load_idx')
+      .on(t.organization_id, t.load_id)
+      .where(sql`${t.status} IN ('pending', 'active')`),
+    index('outreaches_organization_created_idx').on(t.organization_id, t.created_at),
+    check('outreaches_modality_check', sql`${t.modality} IN ('call', 'email', 'whatsapp')`),
+    check(
+      'outreaches_status_check',
+      sql`${t.status} IN ('pending', 'active', 'completed', 'failed', 'no_response')`,
+    ),
+  ],
+);
