@@ -20,6 +20,8 @@ import { rateLimits } from './http/rate-limit.js';
 import { loggerOptions } from './logger.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
 import { authRoutes } from './modules/auth/auth-routes.js';
+import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
+import { loadsRoutes } from './modules/loads/loads-routes.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -125,6 +127,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       );
       await api.register(authRoutes);
       await api.register(apiKeysRoutes);
+      await api.register(loadsRoutes);
+      await api.register(loadViewsRoutes);
     },
     { prefix: API_PREFIX },
   );

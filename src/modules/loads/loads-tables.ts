@@ -254,9 +254,7 @@ export const notifications = pgTable(
     ...timestamps,
   },
   (t) => [
-    index('notifications_unread_load_idx')
-      .on(t.organization_id, t.load_id)
-      .where(sql`${t.read_at} IS NULL`),
+    index('notifications_unread_load_idx').on(t.organization_id, t.load_id).where(sql`${t.read_at} IS NULL`),
   ],
 );
 
@@ -280,9 +278,7 @@ export const escalations = pgTable(
   },
   (t) => [
     index('escalations_load_idx').on(t.load_id, t.created_at),
-    index('escalations_active_load_idx')
-      .on(t.organization_id, t.load_id)
-      .where(sql`${t.status} = 'active'`),
+    index('escalations_active_load_idx').on(t.organization_id, t.load_id).where(sql`${t.status} = 'active'`),
   ],
 );
 

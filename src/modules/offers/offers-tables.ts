@@ -50,9 +50,7 @@ export const offers = pgTable(
     // Serves the per-load aggregates (offer_count, max/min_offer_amount).
     index('offers_load_idx').on(t.load_id, t.status),
     // Serves the active_offers tab and its count without touching the offers heap.
-    index('offers_pending_load_idx')
-      .on(t.organization_id, t.load_id)
-      .where(sql`${t.status} = 'pending'`),
+    index('offers_pending_load_idx').on(t.organization_id, t.load_id).where(sql`${t.status} = 'pending'`),
     index('offers_organization_created_idx').on(t.organization_id, t.created_at),
     check('offers_status_check', sql`${t.status} IN ('pending', 'accepted', 'rejected')`),
   ],

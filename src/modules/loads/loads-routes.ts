@@ -1,0 +1,174 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { access } from '../../http/access.js';
+import { scopeOf } from '../../http/authentication.js';
+import { pageOf } from '../../http/pagination.js';
+import { errorResponses } from '../../http/schemas.js';
+import { callSchema } from '../calls/calls-schemas.js';
+import {
+  carrierVerificationSchema,
+  escalationSchema,
+  listLoadsQuery,
+  loadBatchBody,
+  loadBatchResultSchema,
+  loadIdParams,
+  loadInputBody,
+  loadSchema,
+  loadStatsQuery,
+  loadStatsSchema,
+  loadUpsertResultSchema,
+} from './loads-schemas.js';
+import { LoadsService } from './loads-service.js';
+
+const tags = ['loads'];
+const MiB = 1024 * 1024;
+
+export const loadsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const service = new LoadsService(app.deps.database.db);
+
+  app.post(
+    '/loads',
+    {
+      config: { access: access.any, idempotent: true },
+      schema: {
+        operationId: 'upsertLoad',
+        tags,
+        summary: 'Create or update one load (201 created, 200 updated)',
+        body: loadInputBody,
+        response: {
+          200: loadUpsertResultSchema,
+          201: loadUpsertResultSchema,
+          ...errorResponses(401, 403, 409, 413, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await service.upsertOne(scopeOf(request), request.body);
+      return reply.status(result.operation === 'created' ? 201 : 200).send(result);
+    },
+  );
+
+  app.post(
+    '/loads/batch',
+    {
+      bodyLimit: 16 * MiB,
+      config: { access: access.any, idempotent: true },
+      schema: {
+        operationId: 'upsertLoadsBatch',
+        tags,
+        summary: 'Create or update up to 1000 loads (200 all applied, 207 otherwise)',
+        description:
+          'Each load is upserted as by POST /loads, in request order and one transaction. A load that ' +
+          'fails validation, conflicts, or repeats an identifier of an earlier item (`duplicate_in_batch`) ' +
+          'is reported in `data[].error` and `errors[]`, naming the field from the body root ' +
+          '(`loads[3].stops[0].type`); the others are applied.',
+        body: loadBatchBody,
+        response: {
+          200: loadBatchResultSchema,
+          207: loadBatchResultSchema,
+          ...errorResponses(401, 403, 409, 413, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await service.upsertBatch(scopeOf(request), request.body.loads);
+      return reply.status(result.success ? 200 : 207).send(result);
+    },
+  );
+
+  app.get(
+    '/loads',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listLoads',
+        tags,
+        summary: 'List loads: search, filters, tabs, saved views, sorting, pagination',
+        description:
+          'List parameters accept repeated parameters and comma-separated values. `tms_status`, ' +
+          '`carrier_rep_name` and `customer_name` match case-insensitively. Date ranges are inclusive ' +
+          'UTC days. `search` is a case-insensitive substring of load number, external id, TMS load id, ' +
+          'carrier name, customer name, equipment type, and the first pickup and last drop-off city and ' +
+          "state. Pickup date is the first pickup stop's expected date (else its planned start); delivery " +
+          "date the last drop-off stop's. `total_count` is exact.",
+        querystring: listLoadsQuery,
+        response: { 200: pageOf(loadSchema), ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => service.list(scopeOf(request), request.query),
+  );
+
+  app.get(
+    '/loads/stats',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'loadStats',
+        tags,
+        summary: 'Counts per load_status and per tab, with the filters of the list',
+        querystring: loadStatsQuery,
+        response: { 200: loadStatsSchema, ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => service.stats(scopeOf(request), request.query),
+  );
+
+  app.get(
+    '/loads/:load_id',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'getLoad',
+        tags,
+        params: loadIdParams,
+        response: { 200: loadSchema, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => service.get(scopeOf(request), request.params.load_id),
+  );
+
+  app.get(
+    '/loads/:load_id/calls',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listLoadCalls',
+        tags,
+        summary: 'Every call attached to the load, newest first (a plain list)',
+        params: loadIdParams,
+        response: { 200: z.array(callSchema), ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => service.calls(scopeOf(request), request.params.load_id),
+  );
+
+  app.get(
+    '/loads/:load_id/verifications',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listLoadVerifications',
+        tags,
+        summary: 'Carrier verification failures met while working the load, newest first',
+        params: loadIdParams,
+        response: { 200: z.array(carrierVerificationSchema), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => service.verifications(scopeOf(request), request.params.load_id),
+  );
+
+  app.get(
+    '/loads/:load_id/escalations',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listLoadEscalations',
+        tags,
+        summary: 'Escalations of the load, newest first',
+        params: loadIdParams,
+        response: { 200: z.array(escalationSchema), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => service.escalations(scopeOf(request), request.params.load_id),
+  );
+};

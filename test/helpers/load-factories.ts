@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import { newId } from '../../src/http/ids.js';
+import { calls } from '../../src/modules/calls/calls-tables.js';
+import { carrierVerifications, escalations, notifications } from '../../src/modules/loads/loads-tables.js';
+import { offers } from '../../src/modules/offers/offers-tables.js';
+import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
+import type { TestApp } from './app.js';
+
+const unique = () => randomBytes(5).toString('hex');
+
+export interface StopOptions {
+  city?: string;
+  state?: string;
+  date?: string;
+}
+
+export function stopPayload(type: 'Pickup' | 'Dropoff', o: StopOptions = {}): Record<string, unknown> {
+  return {
+    type,
+    location: {
+      city: o.city ?? (type === 'Pickup' ? 'Chicago' : 'Dallas'),
+      state: o.state ?? (type === 'Pickup' ? 'IL' : 'TX'),
+    },
+    expected_date: o.date ?? (type === 'Pickup' ? '2026-03-02T14:00:00Z' : '2026-03-04T18:00:00Z'),
+  };
+}
+
+/** A valid POST /loads body: a unique load number and a pickup and a drop-off. */
+export function loadPayload(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    load_number: `LN-${unique()}`,
+    equipment_type: 'VAN',
+    stops: [stopPayload('Pickup'), stopPayload('Dropoff')],
+    ...overrides,
+  };
+}
+
+/** Creates a load through POST /loads and returns its id. */
+export async function createLoad(
+  t: TestApp,
+  headers: Record<string, string>,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/loads',
+    headers,
+    payload: loadPayload(overrides),
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().load_id;
+}
+
+// Offers, calls, outreaches, notifications, verifications and escalations have no endpoints yet
+// (later issues): these write the rows the load list reads, straight through the tables.
+
+export async function addOffer(
+  t: TestApp,
+  orgId: string,
+  loadId: string,
+  o: { amount?: number; carrierId?: string | null; status?: 'pending' | 'accepted' | 'rejected' } = {},
+) {
+  await t.database.db.insert(offers).values({
+    id: newId('offer'),
+    organization_id: orgId,
+    load_id: loadId,
+    offer_amount: o.amount ?? 1500,
+    carrier_id: o.carrierId === undefined ? `car_${unique()}` : o.carrierId,
+    status: o.status ?? 'pending',
+  });
+}
+
+export async function addCall(t: TestApp, orgId: string, loadId: string, createdAt?: Date) {
+  const id = newId('call');
+  await t.database.db.insert(calls).values({
+    id,
+    organization_id: orgId,
+    load_id: loadId,
+    status: 'COMPLETED',
+    call_direction: 'OUTBOUND',
+    to_number: '+14155552671',
+    ...(createdAt ? { created_at: createdAt, call_time: createdAt } : {}),
+  });
+  return id;
+}
+
+export async function addOutreach(
+  t: TestApp,
+  orgId: string,
+  loadId: string,
+  status: 'pending' | 'active' | 'completed' | 'failed' | 'no_response' = 'active',
+) {
+  await t.database.db.insert(outreaches).values({
+    id: newId('outreach'),
+    organization_id: orgId,
+    load_id: loadId,
+    carrier_id: `car_${unique()}`,
+    modality: 'call',
+    status,
+  });
+}
+
+export async function addNotification(t: TestApp, orgId: string, loadId: string, read = false) {
+  await t.database.db.insert(notifications).values({
+    id: newId('notification'),
+    organization_id: orgId,
+    load_id: loadId,
+    type: 'load_update',
+    message: 'Something changed',
+    read_at: read ? new Date() : null,
+  });
+}
+
+export async function addVerification(
+  t: TestApp,
+  orgId: string,
+  loadId: string,
+  status: 'BLOCKED' | 'PASSED' = 'BLOCKED',
+) {
+  const id = newId('verification');
+  await t.database.db.insert(carrierVerifications).values({
+    id,
+    organization_id: orgId,
+    load_id: loadId,
+    carrier_id: `car_${unique()}`,
+    source: 'call',
+    status,
+    reasons: ['Authority not active'],
+  });
+  return id;
+}
+
+export async function addEscalation(
+  t: TestApp,
+  orgId: string,
+  loadId: string,
+  status: 'active' | 'resolved' = 'active',
+) {
+  await t.database.db.insert(escalations).values({
+    id: newId('escalation'),
+    organization_id: orgId,
+    load_id: loadId,
+    status,
+    reason: 'Carrier asked for a human',
+  });
+}
