@@ -1,0 +1,464 @@
+import { describe, expect, it } from 'vitest';
+import { type TestApp, useTestApp } from '../helpers/app.js';
+import { createApiKey, createTenant } from '../helpers/factories.js';
+import { createLoad, loadPayload, stopPayload } from '../helpers/load-factories.js';
+
+async function keyedTenant(t: TestApp) {
+  const tenant = await createTenant(t);
+  const key = await createApiKey(t, tenant.user.headers);
+  return { ...tenant, headers: key.headers };
+}
+
+describe('POST /loads', () => {
+  const t = useTestApp();
+  const post = (headers: Record<string, string>, payload: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/loads',
+      headers,
+      payload: payload as Record<string, unknown>,
+    });
+  const get = (headers: Record<string, string>, id: string) =>
+    t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers });
+
+  it('creates a load with its stops (201) and returns the upsert envelope', async () => {
+    const { orgId, headers } = await keyedTenant(t);
+    const res = await post(
+      headers,
+      loadPayload({
+        load_number: 'L-100',
+        tms_load_id: 'TMS-100',
+        external_id: 'EXT-100',
+        customer_rate: 2500.5,
+        margin: 300.25,
+        reference_numbers: [{ value: 'PO-9', type: 'PO' }],
+        carrier_rep: { type: 'DISPATCHER', first_name: 'Ann', phone: '(415) 555-2671' },
+        driver: { first_name: 'Dan', phone: 'not a phone' },
+        stops: [
+          {
+            ...stopPayload('Pickup'),
+            location: { city: 'Chicago', state: 'IL', latitude: 41.88, longitude: -87.63 },
+            planned: { start: '2026-03-02T08:00:00-06:00', end: '2026-03-02T12:00:00-06:00' },
+            contacts: [{ type: 'OTHER', email: 'dock@example.com' }],
+          },
+          { ...stopPayload('Dropoff'), location: { city: 'Toronto', state: 'ON', country: 'ca' } },
+        ],
+      }),
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const body = res.json();
+    expect(body).toEqual({
+      success: true,
+      message: 'Load created',
+      processed_at: expect.stringMatching(/Z$/),
+      load_id: expect.stringMatching(/^load_[0-9a-f-]{36}$/),
+      operation: 'created',
+    });
+    const load = (await get(headers, body.load_id)).json();
+    expect(load).toMatchObject({
+      id: body.load_id,
+      organization_id: orgId,
+      load_number: 'L-100',
+      tms_load_id: 'TMS-100',
+      external_id: 'EXT-100',
+      load_status: 'Created',
+      customer_rate: 2500.5,
+      margin: 300.25,
+      is_posted: false,
+      offer_count: 0,
+      max_offer_amount: null,
+      active_escalation_count: 0,
+      reference_numbers: [{ value: 'PO-9', type: 'PO' }],
+      carrier_rep: {
+        type: 'DISPATCHER',
+        first_name: 'Ann',
+        last_name: null,
+        phone: '+14155552671',
+        email: null,
+      },
+      driver: { type: null, first_name: 'Dan', last_name: null, phone: null, email: null },
+      context: {},
+      custom_fields: {},
+    });
+    expect(load.stops).toHaveLength(2);
+    expect(load.stops[0]).toMatchObject({
+      id: expect.stringMatching(/^stop_/),
+      stop_number: 1,
+      type: 'Pickup',
+      is_pickup: true,
+      is_dropoff: false,
+      location: { city: 'Chicago', state: 'IL', country: 'US', latitude: 41.88, longitude: -87.63 },
+      expected_date: '2026-03-02T14:00:00.000Z',
+      planned: { start: '2026-03-02T14:00:00.000Z', end: '2026-03-02T18:00:00.000Z' },
+      contacts: [
+        { type: 'OTHER', first_name: null, last_name: null, phone: null, email: 'dock@example.com' },
+      ],
+    });
+    expect(load.stops[1]).toMatchObject({ stop_number: 2, type: 'Dropoff', location: { country: 'CA' } });
+  });
+
+  it('updates on tms_load_id, then external_id, then load_number (200), changing only what was sent', async () => {
+    const { headers } = await keyedTenant(t);
+    const id = await createLoad(t, headers, {
+      load_number: 'L-1',
+      tms_load_id: 'T-1',
+      external_id: 'E-1',
+      commodity: 'Paper',
+      weight: 40000,
+    });
+
+    const byTms = await post(headers, { load_number: 'L-1b', equipment_type: 'REEFER', tms_load_id: 'T-1' });
+    expect(byTms.statusCode, byTms.body).toBe(200);
+    expect(byTms.json()).toMatchObject({ load_id: id, operation: 'updated', message: 'Load updated' });
+
+    const byExternal = await post(headers, {
+      load_number: 'L-1c',
+      equipment_type: 'REEFER',
+      external_id: 'E-1',
+      weight: null,
+    });
+    expect(byExternal.json()).toMatchObject({ load_id: id, operation: 'updated' });
+
+    const byNumber = await post(headers, { load_number: 'L-1c', equipment_type: 'FLATBED', notes: 'n' });
+    expect(byNumber.json()).toMatchObject({ load_id: id, operation: 'updated' });
+
+    const load = (await get(headers, id)).json();
+    expect(load).toMatchObject({
+      load_number: 'L-1c',
+      equipment_type: 'FLATBED',
+      tms_load_id: 'T-1',
+      external_id: 'E-1',
+      commodity: 'Paper',
+      weight: null,
+      notes: 'n',
+    });
+    expect(load.stops).toHaveLength(2);
+    expect(Date.parse(load.updated_at)).toBeGreaterThan(Date.parse(load.created_at));
+  });
+
+  it('replaces the stops when they are sent and keeps them when they are not', async () => {
+    const { headers } = await keyedTenant(t);
+    const id = await createLoad(t, headers, { load_number: 'L-2' });
+    const before = (await get(headers, id)).json().stops;
+    await post(headers, {
+      load_number: 'L-2',
+      equipment_type: 'VAN',
+      stops: [
+        stopPayload('Pickup', { city: 'Reno' }),
+        stopPayload('Dropoff', { city: 'Boise' }),
+        stopPayload('Dropoff', { city: 'Provo' }),
+      ],
+    });
+    const after = (await get(headers, id)).json().stops;
+    expect(after.map((s: { location: { city: string } }) => s.location.city)).toEqual([
+      'Reno',
+      'Boise',
+      'Provo',
+    ]);
+    expect(after.map((s: { id: string }) => s.id)).not.toContain(before[0].id);
+
+    const list = await t.app.inject({ method: 'GET', url: '/api/v1/loads?destination_city=provo', headers });
+    expect(list.json().data.map((l: { id: string }) => l.id)).toEqual([id]);
+  });
+
+  it('refuses a new load with fewer than two stops, naming stops', async () => {
+    const { headers } = await keyedTenant(t);
+    const res = await post(headers, loadPayload({ stops: [stopPayload('Pickup')] }));
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error).toMatchObject({ code: 'validation_error', param: 'stops' });
+    expect(res.json().detail[0].loc).toEqual(['body', 'stops']);
+    const none = await post(headers, { load_number: 'X', equipment_type: 'VAN' });
+    expect(none.json().error.param).toBe('stops');
+  });
+
+  it('validates stops, coordinates, country and enums, naming the field', async () => {
+    const { headers } = await keyedTenant(t);
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        loadPayload({ stops: [{ ...stopPayload('Pickup'), type: 'pickup' }, stopPayload('Dropoff')] }),
+        'stops[0].type',
+      ],
+      [
+        loadPayload({ stops: [stopPayload('Pickup'), { ...stopPayload('Dropoff'), type: 'Delivery' }] }),
+        'stops[1].type',
+      ],
+      [
+        loadPayload({
+          stops: [
+            { type: 'Pickup', location: { city: 'A', state: 'B', latitude: 91 } },
+            stopPayload('Dropoff'),
+          ],
+        }),
+        'stops[0].location.latitude',
+      ],
+      [
+        loadPayload({
+          stops: [
+            { type: 'Pickup', location: { city: 'A', state: 'B', longitude: -180.5 } },
+            stopPayload('Dropoff'),
+          ],
+        }),
+        'stops[0].location.longitude',
+      ],
+      [
+        loadPayload({
+          stops: [
+            { type: 'Pickup', location: { city: 'A', state: 'B', country: 'USA' } },
+            stopPayload('Dropoff'),
+          ],
+        }),
+        'stops[0].location.country',
+      ],
+      [
+        loadPayload({ stops: [{ type: 'Pickup', location: { state: 'B' } }, stopPayload('Dropoff')] }),
+        'stops[0].location.city',
+      ],
+      [loadPayload({ equipment_type: 'SPACESHIP' }), 'equipment_type'],
+      [loadPayload({ mode: 'AIR' }), 'mode'],
+      [loadPayload({ load_number: undefined }), 'load_number'],
+      [loadPayload({ posted_rate: 12.5 }), 'posted_rate'],
+      [loadPayload({ notes: 'a\u0000b' }), 'notes'],
+    ];
+    for (const [payload, param] of cases) {
+      const res = await post(headers, payload);
+      expect(res.statusCode, param).toBe(422);
+      expect(res.json().error.param, param).toBe(param);
+    }
+  });
+
+  it('maps tms_status case-insensitively, unknown to null, and follows later changes', async () => {
+    const { headers } = await keyedTenant(t);
+    const expectations: [string, string | null][] = [
+      ['OPEN', 'Unassigned'],
+      ['Quotes Received', 'Quotes Received'],
+      ['covered', 'Dispatched'],
+      ['In Transit', 'En Route'],
+      ['INVOICED', 'Delivered'],
+      ['Canceled', 'Cancelled'],
+      ['delayed', 'Exception'],
+      ['on the moon', null],
+    ];
+    for (const [tms, expected] of expectations) {
+      const id = await createLoad(t, headers, { tms_status: tms });
+      const load = (await get(headers, id)).json();
+      expect(load.load_status, tms).toBe(expected);
+      expect(load.tms_status).toBe(tms);
+    }
+  });
+
+  it("uses the organization's own tms_status mapping before the default table", async () => {
+    const { orgId, headers } = await keyedTenant(t);
+    await t.database.pool.query(
+      `INSERT INTO load_status_mappings (organization_id, tms_status, load_status) VALUES ($1, 'tendered', 'Quotes Received'), ($1, 'open', 'Created')`,
+      [orgId],
+    );
+    const tendered = await createLoad(t, headers, { tms_status: 'Tendered' });
+    const open = await createLoad(t, headers, { tms_status: 'Open' });
+    expect((await get(headers, tendered)).json().load_status).toBe('Quotes Received');
+    expect((await get(headers, open)).json().load_status).toBe('Created');
+  });
+
+  it('stamps last_posted_at when is_posted turns on and last_unposted_at when it turns off', async () => {
+    const { headers } = await keyedTenant(t);
+    const id = await createLoad(t, headers, { load_number: 'P-1', is_posted: true });
+    const posted = (await get(headers, id)).json();
+    expect(posted.is_posted).toBe(true);
+    expect(posted.last_posted_at).toEqual(posted.created_at);
+    expect(posted.last_unposted_at).toBeNull();
+
+    await post(headers, { load_number: 'P-1', equipment_type: 'VAN', is_posted: true });
+    expect((await get(headers, id)).json().last_posted_at).toBe(posted.last_posted_at);
+
+    await post(headers, { load_number: 'P-1', equipment_type: 'VAN', is_posted: false });
+    const unposted = (await get(headers, id)).json();
+    expect(unposted.is_posted).toBe(false);
+    expect(unposted.last_posted_at).toBe(posted.last_posted_at);
+    expect(Date.parse(unposted.last_unposted_at)).toBeGreaterThan(Date.parse(posted.last_posted_at));
+
+    await post(headers, { load_number: 'P-1', equipment_type: 'VAN', is_posted: true });
+    const reposted = (await get(headers, id)).json();
+    expect(Date.parse(reposted.last_posted_at)).toBeGreaterThan(Date.parse(unposted.last_unposted_at));
+  });
+
+  it('refuses an identifier that belongs to another load with 409 naming it', async () => {
+    const { headers } = await keyedTenant(t);
+    await createLoad(t, headers, { load_number: 'C-1', external_id: 'E-C1' });
+    await createLoad(t, headers, { load_number: 'C-2', tms_load_id: 'T-C2' });
+    const res = await post(headers, {
+      load_number: 'C-2',
+      equipment_type: 'VAN',
+      tms_load_id: 'T-C2',
+      external_id: 'E-C1',
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toMatchObject({ code: 'conflict', param: 'external_id' });
+  });
+
+  it('keeps organizations apart: the same load number in another organization is another load', async () => {
+    const a = await keyedTenant(t);
+    const b = await keyedTenant(t);
+    const idA = await createLoad(t, a.headers, { load_number: 'SAME-1', tms_load_id: 'T-SAME' });
+    const idB = await createLoad(t, b.headers, { load_number: 'SAME-1', tms_load_id: 'T-SAME' });
+    expect(idB).not.toBe(idA);
+    expect((await get(b.headers, idA)).statusCode).toBe(404);
+  });
+
+  it('accepts a bearer token of any role', async () => {
+    const { user } = await createTenant(t, 'MEMBER');
+    const res = await post(user.headers, loadPayload());
+    expect(res.statusCode).toBe(201);
+  });
+});
+
+describe('POST /loads/batch', () => {
+  const t = useTestApp();
+  const batch = (headers: Record<string, string>, loads: unknown[], extra: Record<string, string> = {}) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/loads/batch',
+      headers: { ...headers, ...extra },
+      payload: { loads },
+    });
+
+  it('answers 200 when every load was created or updated', async () => {
+    const { headers } = await keyedTenant(t);
+    await createLoad(t, headers, { load_number: 'B-0', tms_load_id: 'TB-0' });
+    const res = await batch(headers, [
+      loadPayload({ load_number: 'B-1', tms_status: 'open' }),
+      { load_number: 'B-0x', equipment_type: 'VAN', tms_load_id: 'TB-0' },
+      loadPayload({ load_number: 'B-2', external_id: 'EB-2' }),
+    ]);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({
+      success: true,
+      total_loads: 3,
+      successful: 3,
+      failed: 0,
+      created: 2,
+      updated: 1,
+      summary: { total: 3, created: 2, updated: 1, skipped: 0, failed: 0 },
+      errors: [],
+    });
+    expect(
+      body.results.map((r: { load_identifier: string; operation: string }) => [
+        r.load_identifier,
+        r.operation,
+      ]),
+    ).toEqual([
+      ['B-1', 'created'],
+      ['TB-0', 'updated'],
+      ['EB-2', 'created'],
+    ]);
+    expect(
+      body.data.map((d: { index: number; status: string; external_id: string | null }) => [
+        d.index,
+        d.status,
+        d.external_id,
+      ]),
+    ).toEqual([
+      [0, 'created', null],
+      [1, 'updated', null],
+      [2, 'created', 'EB-2'],
+    ]);
+    const list = await t.app.inject({ method: 'GET', url: '/api/v1/loads', headers });
+    expect(list.json().pagination.total_count).toBe(3);
+  });
+
+  it('answers 207 with per-item errors named from the body root, and applies the rest', async () => {
+    const { headers } = await keyedTenant(t);
+    const res = await batch(headers, [
+      loadPayload({ load_number: 'G-0' }),
+      loadPayload({ load_number: 'G-1' }),
+      loadPayload({ load_number: 'G-2' }),
+      loadPayload({
+        load_number: 'G-3',
+        stops: [stopPayload('Pickup'), { ...stopPayload('Dropoff'), type: 'Drop' }],
+      }),
+      loadPayload({ load_number: 'G-1' }),
+      loadPayload({ load_number: 'G-5', stops: [stopPayload('Pickup')] }),
+    ]);
+    expect(res.statusCode, res.body).toBe(207);
+    const body = res.json();
+    expect(body).toMatchObject({
+      success: false,
+      total_loads: 6,
+      successful: 3,
+      failed: 3,
+      created: 3,
+      updated: 0,
+    });
+    expect(body.summary).toEqual({ total: 6, created: 3, updated: 0, skipped: 1, failed: 2 });
+    expect(body.data[3]).toMatchObject({
+      index: 3,
+      status: 'failed',
+      id: null,
+      error: { code: 'validation_error', param: 'loads[3].stops[1].type' },
+    });
+    expect(body.data[4]).toMatchObject({
+      status: 'skipped',
+      error: { code: 'duplicate_in_batch', param: 'loads[4].load_number' },
+    });
+    expect(body.data[5]).toMatchObject({
+      status: 'failed',
+      error: { code: 'validation_error', param: 'loads[5].stops' },
+    });
+    expect(body.errors.map((e: { index: number; code: string }) => [e.index, e.code])).toEqual([
+      [3, 'validation_error'],
+      [4, 'duplicate_in_batch'],
+      [5, 'validation_error'],
+    ]);
+    expect(body.results[3]).toMatchObject({
+      load_identifier: 'G-3',
+      success: false,
+      load_id: null,
+      error_code: 'validation_error',
+    });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/loads?order_by=load_number&order_desc=false',
+      headers,
+    });
+    expect(list.json().data.map((l: { load_number: string }) => l.load_number)).toEqual([
+      'G-0',
+      'G-1',
+      'G-2',
+    ]);
+  });
+
+  it('refuses an empty batch and one over 1000 loads with 422', async () => {
+    const { headers } = await keyedTenant(t);
+    expect((await batch(headers, [])).statusCode).toBe(422);
+    const tooMany = await batch(
+      headers,
+      Array.from({ length: 1001 }, () => ({})),
+    );
+    expect(tooMany.statusCode).toBe(422);
+    expect(tooMany.json().error.param).toBe('loads');
+  });
+
+  it('applies 1000 loads in one request', async () => {
+    const { headers } = await keyedTenant(t);
+    const res = await batch(
+      headers,
+      Array.from({ length: 1000 }, (_, i) =>
+        loadPayload({ load_number: `K-${i}`, tms_status: i % 2 ? 'open' : 'booked' }),
+      ),
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.json().created).toBe(1000);
+    const dispatched = await t.app.inject({ method: 'GET', url: '/api/v1/loads?status=Dispatched', headers });
+    expect(dispatched.json().pagination.total_count).toBe(500);
+  });
+
+  it('replays a batch sent again with the same Idempotency-Key', async () => {
+    const { headers } = await keyedTenant(t);
+    const loads = [loadPayload({ load_number: 'I-1' })];
+    const first = await batch(headers, loads, { 'idempotency-key': 'batch-1' });
+    const again = await batch(headers, loads, { 'idempotency-key': 'batch-1' });
+    expect(first.statusCode).toBe(200);
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().results).toEqual(first.json().results);
+  });
+});
