@@ -130,7 +130,6 @@ export const loadInput = z.object({
 export type LoadInput = z.output<typeof loadInput>;
 
 export const loadInputBody = loadInput.meta({
-  id: 'LoadInput',
   description:
     'Upserted on tms_load_id, then external_id, then load_number. Fields left out keep their stored ' +
     'value; load_status is derived from tms_status (unknown values give null).',
