@@ -201,7 +201,7 @@ async function captureQueries(pool: pg.Pool, fn: () => Promise<void>) {
   (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
     if (typeof config === 'object' && config && 'text' in config) {
       const c = config as { text: string; values?: unknown[] };
-      captured.push({ text: c.text, values: c.values ?? [] });
+      captured.push({ text: c.text, values: c.values ?? (values as unknown[]) ?? [] });
     } else if (typeof config === 'string') {
       captured.push({ text: config, values: (values as unknown[]) ?? [] });
     }
@@ -309,16 +309,24 @@ export async function run() {
     );
 
     const slowest = [...rows].filter((r) => !r.name.startsWith('bare')).sort((a, b) => b.p99 - a.p99)[0]!;
-    console.log(`\nslowest scenario by p99: ${slowest.name}`);
-    for (const q of statements.get(slowest.name) ?? []) {
-      if (/^\s*(select|with)/i.test(q.text) && /loads/.test(q.text)) {
-        const plan = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${q.text}`, q.values);
-        console.log(`\n${q.text}\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
-      }
+    // BENCH_EXPLAIN=all explains every scenario, not only the slowest.
+    const explained = process.env.BENCH_EXPLAIN === 'all' ? rows : [slowest];
+    for (const r of explained) {
+      console.log(`\n#### ${r === slowest ? 'slowest scenario by p99: ' : ''}${r.name}`);
+      await explain(pool, statements.get(r.name) ?? []);
     }
   } finally {
     await bare.close();
     await app.close();
     await db.close();
+  }
+}
+
+async function explain(pool: pg.Pool, queries: { text: string; values: unknown[] }[]) {
+  for (const q of queries) {
+    if (/^\s*(select|with)/i.test(q.text) && /loads/.test(q.text)) {
+      const plan = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${q.text}`, q.values);
+      console.log(`\n${q.text}\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
+    }
   }
 }
