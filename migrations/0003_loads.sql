@@ -55,6 +55,11 @@ CREATE TABLE "escalations" (
 	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "load_list_versions" (
+	"organization_id" text PRIMARY KEY NOT NULL,
+	"version" bigint NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "load_status_counts" (
 	"organization_id" text NOT NULL,
 	"load_status" text NOT NULL,

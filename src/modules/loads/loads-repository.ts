@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, PgDialect } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { OrgScope } from '../../http/authentication.js';
@@ -10,6 +10,7 @@ import type { LoadFilters, LoadSortField, LoadTab } from './loads-schemas.js';
 import {
   carrierVerifications,
   escalations,
+  loadListVersions,
   loadStatusCounts,
   loadStatusMappings,
   loads,
@@ -135,13 +136,12 @@ const tabConditions: Record<Exclude<LoadTab, 'all'>, SQL> = {
   active_escalations: sql`EXISTS (SELECT 1 FROM ${escalations} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'active')`,
 };
 
-export const tabCondition = (tab: LoadTab): SQL | null => (tab === 'all' ? null : tabConditions[tab]);
-
 const lowerAll = (values: string[]) => values.map((v) => v.toLowerCase());
 
 /**
- * The conditions of one set of filters, except `status` (the caller intersects the statuses of
- * the query and of a saved view, so the counter table can still answer a status-only list).
+ * The conditions of one set of filters on the load's own columns: not `status` (the caller
+ * intersects the statuses of the query and of a saved view, so the counter table can still answer
+ * a status-only list) and not `tab` (conditions on other tables, kept apart in LoadQuery.tabs).
  */
 export function filterConditions(f: LoadFilters): SQL[] {
   const out: SQL[] = [];
@@ -177,23 +177,61 @@ export function filterConditions(f: LoadFilters): SQL[] {
   if (f.distance_max !== undefined) out.push(sql`${loads.distance} <= ${f.distance_max}`);
   if (f.posted_rate_min !== undefined) out.push(sql`${loads.posted_rate} >= ${f.posted_rate_min}`);
   if (f.posted_rate_max !== undefined) out.push(sql`${loads.posted_rate} <= ${f.posted_rate_max}`);
-  const tab = f.tab ? tabCondition(f.tab) : null;
-  if (tab) out.push(tab);
   return out;
 }
 
 export interface LoadQuery {
   /** Statuses to keep; null keeps every load, [] keeps none. */
   statuses: string[] | null;
+  /** Conditions on the load's own columns. */
   conditions: SQL[];
+  /** Tabs to apply ('all' left out): existence conditions on related tables. */
+  tabs: Exclude<LoadTab, 'all'>[];
 }
 
-function whereOf(scope: OrgScope, q: LoadQuery): SQL {
+function whereOf(scope: OrgScope, q: LoadQuery, withTabs = true): SQL {
   const parts: SQL[] = [eq(loads.organization_id, scope.organizationId)];
   if (q.statuses) parts.push(sql`${loads.load_status} = ANY(${textArray(q.statuses)})`);
   parts.push(...q.conditions);
+  if (withTabs) parts.push(...q.tabs.map((t) => tabConditions[t]));
   return and(...parts)!;
 }
+
+/**
+ * A tab alone is counted on its table's narrow (organization_id, load_id) index: the distinct
+ * loads with such a record, without visiting the loads.
+ */
+const tabOnlyCounts: Record<Exclude<LoadTab, 'all'>, (organizationId: string) => SQL> = {
+  active_outreaches: (o) =>
+    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${outreaches} WHERE organization_id = ${o} AND status IN ('pending', 'active')`,
+  all_calls: (o) =>
+    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${calls} WHERE organization_id = ${o} AND load_id IS NOT NULL`,
+  active_offers: (o) =>
+    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${offers} WHERE organization_id = ${o} AND status = 'pending'`,
+  failed_verifications: (o) =>
+    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${carrierVerifications} WHERE organization_id = ${o} AND status = 'BLOCKED'`,
+  active_notifications: (o) =>
+    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${notifications} WHERE organization_id = ${o} AND read_at IS NULL AND load_id IS NOT NULL`,
+  active_escalations: (o) =>
+    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${escalations} WHERE organization_id = ${o} AND status = 'active'`,
+};
+
+/** The organization's load write version: bumped by every statement that writes its loads. */
+export async function loadsVersion(db: DbOrTx, scope: OrgScope): Promise<number> {
+  const [row] = await db
+    .select({ version: loadListVersions.version })
+    .from(loadListVersions)
+    .where(eq(loadListVersions.organization_id, scope.organizationId));
+  return row?.version ?? 0;
+}
+
+/** A stable key for what a count depends on (the rendered WHERE clause and its parameters). */
+export function countKey(scope: OrgScope, q: LoadQuery): string {
+  const rendered = dialect.sqlToQuery(whereOf(scope, q));
+  return `${rendered.sql}\u0000${JSON.stringify(rendered.params)}`;
+}
+
+const dialect = new PgDialect();
 
 const sortColumns: Record<LoadSortField, AnyPgColumn> = {
   created_at: loads.created_at,
@@ -251,7 +289,11 @@ export async function listLoadPage(
  * answered from load_status_counts; anything else counts rows, on indexes where it can.
  */
 export async function countLoads(db: DbOrTx, scope: OrgScope, q: LoadQuery): Promise<number> {
-  if (q.conditions.length === 0) {
+  if (q.conditions.length === 0 && q.statuses === null && q.tabs.length === 1) {
+    const result = await db.execute<{ n: number }>(tabOnlyCounts[q.tabs[0]!](scope.organizationId));
+    return result.rows[0]?.n ?? 0;
+  }
+  if (q.conditions.length === 0 && q.tabs.length === 0) {
     const statuses = q.statuses?.map((s) => s) ?? null;
     if (statuses && statuses.length === 0) return 0;
     const [row] = await db
@@ -282,7 +324,7 @@ export async function loadStats(db: DbOrTx, scope: OrgScope, q: LoadQuery, tabs:
       .select(
         Object.fromEntries(
           tabs.map((tab) => {
-            const condition = tabCondition(tab);
+            const condition = tab === 'all' ? null : tabConditions[tab];
             return [
               tab,
               condition ? sql<number>`count(*) FILTER (WHERE ${condition})::int` : sql<number>`count(*)::int`,

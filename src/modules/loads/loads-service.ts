@@ -8,6 +8,7 @@ import { toCall } from '../calls/calls-schemas.js';
 import { findVisibleLoadView } from '../load-views/load-views-repository.js';
 import { derivedColumns, loadIdentifier, mergeLoad, stopRows } from './loads-ingestion.js';
 import {
+  countKey,
   countLoads,
   filterConditions,
   findLoadsByIdentifiers,
@@ -22,6 +23,7 @@ import {
   listLoadVerifications,
   loadExists,
   loadStats,
+  loadsVersion,
   replaceStops,
   type StopJson,
   type StopRow,
@@ -36,6 +38,7 @@ import {
   type LoadBatchResult,
   type LoadFilters,
   type LoadInput,
+  type LoadTab,
   loadFilters,
   loadInput,
   type loadStatsQuery,
@@ -193,7 +196,11 @@ function itemError(code: string, path: (string | number)[], message: string): It
   return { code, message: param ? `${param}: ${message}` : message, param };
 }
 
+const COUNT_CACHE_MAX = 10_000;
+
 export class LoadsService {
+  private readonly counts = new Map<string, { version: number; count: number }>();
+
   constructor(private readonly db: Db) {}
 
   // -------------------------------------------------------------------------------------------
@@ -423,12 +430,30 @@ export class LoadsService {
     };
     const [rows, total] = await Promise.all([
       listLoadPage(this.db, scope, q, sort, page_size, offsetOf(page, page_size)),
-      countLoads(this.db, scope, q),
+      this.count(scope, q),
     ]);
     return {
       data: rows.map((r) => toLoad(r, scope.principal)),
       pagination: pagination(page, page_size, total),
     };
+  }
+
+  /**
+   * The exact total of a list. Counter tables answer the unfiltered, status-only and tab-only
+   * lists. Other filters on the load's own columns (search above all: a city matches tens of
+   * thousands of loads) are counted once per version of the organization's loads: the count is
+   * kept with the version read before it and reused while no write has moved the version.
+   */
+  private async count(scope: OrgScope, q: LoadQuery): Promise<number> {
+    if (q.conditions.length === 0 || q.tabs.length > 0) return countLoads(this.db, scope, q);
+    const key = countKey(scope, q);
+    const version = await loadsVersion(this.db, scope);
+    const cached = this.counts.get(key);
+    if (cached && cached.version === version) return cached.count;
+    const count = await countLoads(this.db, scope, q);
+    if (this.counts.size >= COUNT_CACHE_MAX) this.counts.delete(this.counts.keys().next().value!);
+    this.counts.set(key, { version, count });
+    return count;
   }
 
   async stats(scope: OrgScope, query: z.output<typeof loadStatsQuery>) {
@@ -504,15 +529,17 @@ export class LoadsService {
 function combine(parts: (LoadFilters | null)[]): LoadQuery {
   let statuses: string[] | null = null;
   const conditions = [];
+  const tabs = new Set<Exclude<LoadTab, 'all'>>();
   for (const f of parts) {
     if (!f) continue;
+    if (f.tab && f.tab !== 'all') tabs.add(f.tab);
     if (f.status?.length) {
       statuses =
         statuses === null ? [...new Set(f.status)] : statuses.filter((s) => f.status!.includes(s as never));
     }
     conditions.push(...filterConditions(f));
   }
-  return { statuses, conditions };
+  return { statuses, conditions, tabs: [...tabs] };
 }
 
 function batchResult(outcomes: ItemOutcome[]): LoadBatchResult {

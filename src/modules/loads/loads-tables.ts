@@ -238,6 +238,15 @@ export const loadStatusCounts = pgTable(
   (t) => [primaryKey({ columns: [t.organization_id, t.load_status] })],
 );
 
+/**
+ * A per-organization version of its loads, bumped by the same statement triggers on every write:
+ * an exact count computed at one version is still exact while the version has not moved.
+ */
+export const loadListVersions = pgTable('load_list_versions', {
+  organization_id: text('organization_id').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull(),
+});
+
 /** Something a user should look at on a load; unread ones feed the `active_notifications` tab. */
 export const notifications = pgTable(
   'notifications',
