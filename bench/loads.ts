@@ -324,7 +324,7 @@ export async function run() {
 
 async function explain(pool: pg.Pool, queries: { text: string; values: unknown[] }[]) {
   for (const q of queries) {
-    if (/^\s*(select|with)/i.test(q.text) && /loads/.test(q.text)) {
+    if (/^\s*(select|with)/i.test(q.text) && !/api_keys/.test(q.text)) {
       const plan = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${q.text}`, q.values);
       console.log(`\n${q.text}\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
     }

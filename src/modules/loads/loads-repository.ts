@@ -199,21 +199,22 @@ function whereOf(scope: OrgScope, q: LoadQuery, withTabs = true): SQL {
 
 /**
  * A tab alone is counted on its table's narrow (organization_id, load_id) index: the distinct
- * loads with such a record, without visiting the loads.
+ * loads with such a record, without visiting the loads. DISTINCT in a subquery streams over the
+ * index order; count(DISTINCT ...) would sort every entry again.
  */
 const tabOnlyCounts: Record<Exclude<LoadTab, 'all'>, (organizationId: string) => SQL> = {
   active_outreaches: (o) =>
-    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${outreaches} WHERE organization_id = ${o} AND status IN ('pending', 'active')`,
+    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${outreaches} WHERE organization_id = ${o} AND status IN ('pending', 'active')) d`,
   all_calls: (o) =>
-    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${calls} WHERE organization_id = ${o} AND load_id IS NOT NULL`,
+    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${calls} WHERE organization_id = ${o} AND load_id IS NOT NULL) d`,
   active_offers: (o) =>
-    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${offers} WHERE organization_id = ${o} AND status = 'pending'`,
+    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${offers} WHERE organization_id = ${o} AND status = 'pending') d`,
   failed_verifications: (o) =>
-    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${carrierVerifications} WHERE organization_id = ${o} AND status = 'BLOCKED'`,
+    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${carrierVerifications} WHERE organization_id = ${o} AND status = 'BLOCKED') d`,
   active_notifications: (o) =>
-    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${notifications} WHERE organization_id = ${o} AND read_at IS NULL AND load_id IS NOT NULL`,
+    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${notifications} WHERE organization_id = ${o} AND read_at IS NULL AND load_id IS NOT NULL) d`,
   active_escalations: (o) =>
-    sql`SELECT count(DISTINCT load_id)::int AS n FROM ${escalations} WHERE organization_id = ${o} AND status = 'active'`,
+    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${escalations} WHERE organization_id = ${o} AND status = 'active') d`,
 };
 
 /** The organization's load write version: bumped by every statement that writes its loads. */
