@@ -20,6 +20,7 @@ import { rateLimits } from './http/rate-limit.js';
 import { loggerOptions } from './logger.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
 import { authRoutes } from './modules/auth/auth-routes.js';
+import { carriersRoutes } from './modules/carriers/carriers-routes.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -125,6 +126,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       );
       await api.register(authRoutes);
       await api.register(apiKeysRoutes);
+      await api.register(carriersRoutes);
     },
     { prefix: API_PREFIX },
   );
