@@ -45,7 +45,14 @@ describe('POST /carriers', () => {
       lane_routing_guide_tier: null,
     });
     expect(c.contacts).toEqual([
-      { id: expect.stringMatching(/^con_/), contact_type: 'DISPATCHER', name: 'Ana', phone: '+14155552672', email: null, equipment_type: null },
+      {
+        id: expect.stringMatching(/^con_/),
+        contact_type: 'DISPATCHER',
+        name: 'Ana',
+        phone: '+14155552672',
+        email: null,
+        equipment_type: null,
+      },
     ]);
     expect(c).not.toHaveProperty('unknown_field');
     expect(Date.parse(c.verified_date)).toBeGreaterThan(Date.now() - 60_000);
@@ -67,7 +74,11 @@ describe('POST /carriers', () => {
     expect(tmsWins.statusCode).toBe(200);
     expect(tmsWins.json()).toMatchObject({ id: byTms.id, name: 'Delta Hauling', tms_status: 'ACTIVE' });
 
-    const mcWins = await postCarrier(t, user.headers, { name: 'Charlie', mc_number: 'MC 900001', tms_status: 'X' });
+    const mcWins = await postCarrier(t, user.headers, {
+      name: 'Charlie',
+      mc_number: 'MC 900001',
+      tms_status: 'X',
+    });
     expect(mcWins.statusCode).toBe(200);
     expect(mcWins.json().id).toBe(byMc.id);
 
@@ -81,24 +92,47 @@ describe('POST /carriers', () => {
 
   it('keeps omitted fields on an update and lets the latest tms_status win', async () => {
     const { user } = await createTenant(t);
-    const c = await createCarrier(t, user.headers, { name: 'Echo', mc_number: '900100', email: 'a@echo.example', tms_status: 'A' });
+    const c = await createCarrier(t, user.headers, {
+      name: 'Echo',
+      mc_number: '900100',
+      email: 'a@echo.example',
+      tms_status: 'A',
+    });
     const res = await postCarrier(t, user.headers, { name: 'Echo', mc_number: '900100', tms_status: 'B' });
     expect(res.json()).toMatchObject({ id: c.id, email: 'a@echo.example', tms_status: 'B' });
   });
 
   it('creates disabled with is_active false, disables an existing one, and never re-enables', async () => {
     const { user } = await createTenant(t);
-    const disabled = await createCarrier(t, user.headers, { name: 'Foxtrot', mc_number: '900200', is_active: false });
+    const disabled = await createCarrier(t, user.headers, {
+      name: 'Foxtrot',
+      mc_number: '900200',
+      is_active: false,
+    });
     expect(disabled.is_active).toBe(false);
-    const again = await postCarrier(t, user.headers, { name: 'Foxtrot', mc_number: '900200', is_active: true });
+    const again = await postCarrier(t, user.headers, {
+      name: 'Foxtrot',
+      mc_number: '900200',
+      is_active: true,
+    });
     expect(again.statusCode).toBe(200);
     expect(again.json().is_active).toBe(false);
 
     const active = await createCarrier(t, user.headers, { name: 'Golf', mc_number: '900300' });
     const off = await postCarrier(t, user.headers, { name: 'Golf', mc_number: '900300', is_active: false });
     expect(off.json().is_active).toBe(false);
-    const audit = await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${active.id}/audit-log`, headers: user.headers });
-    expect(audit.json().data).toEqual([expect.objectContaining({ action: 'disable', before: { is_active: true }, after: { is_active: false } })]);
+    const audit = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/carriers/${active.id}/audit-log`,
+      headers: user.headers,
+    });
+    expect(audit.json().data).toEqual([
+      expect.objectContaining({
+        action: 'disable',
+        before: { is_active: true },
+        after: { is_active: false },
+      }),
+    ]);
   });
 
   it('refuses bad input with 422 naming the field', async () => {
@@ -128,10 +162,18 @@ describe('POST /carriers', () => {
     const { user } = await createTenant(t);
     await createCarrier(t, user.headers, { name: 'Hotel', mc_number: '900400' });
     const india = await createCarrier(t, user.headers, { name: 'India', tms_carrier_id: 'T-9' });
-    const res = await postCarrier(t, user.headers, { name: 'India', tms_carrier_id: 'T-9', mc_number: '900400' });
+    const res = await postCarrier(t, user.headers, {
+      name: 'India',
+      tms_carrier_id: 'T-9',
+      mc_number: '900400',
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json().error).toMatchObject({ code: 'conflict', param: 'mc_number' });
-    const unchanged = await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${india.id}`, headers: user.headers });
+    const unchanged = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/carriers/${india.id}`,
+      headers: user.headers,
+    });
     expect(unchanged.json().mc_number).toBeNull();
   });
 
@@ -149,7 +191,11 @@ describe('PATCH /carriers/{id}', () => {
 
   it('changes only the sent fields, and replaces equipment_types', async () => {
     const { user } = await createTenant(t);
-    const c = await createCarrier(t, user.headers, { name: 'Lima', email: 'l@lima.example', equipment_types: ['VAN'] });
+    const c = await createCarrier(t, user.headers, {
+      name: 'Lima',
+      email: 'l@lima.example',
+      equipment_types: ['VAN'],
+    });
     const res = await t.app.inject({
       method: 'PATCH',
       url: `/api/v1/carriers/${c.id}`,
@@ -157,7 +203,11 @@ describe('PATCH /carriers/{id}', () => {
       payload: { equipment_types: ['FLATBED', 'STEPDECK'], dot_number: 'USDOT 0042' },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ email: 'l@lima.example', equipment_types: ['FLATBED', 'STEPDECK'], dot_number: '42' });
+    expect(res.json()).toMatchObject({
+      email: 'l@lima.example',
+      equipment_types: ['FLATBED', 'STEPDECK'],
+      dot_number: '42',
+    });
     const cleared = await t.app.inject({
       method: 'PATCH',
       url: `/api/v1/carriers/${c.id}`,
@@ -178,13 +228,21 @@ describe('PATCH /carriers/{id}', () => {
     });
     expect(res.statusCode).toBe(422);
     expect(res.json().error).toMatchObject({ code: 'field_not_updatable', param: 'is_active' });
-    const unchanged = await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${c.id}`, headers: user.headers });
+    const unchanged = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/carriers/${c.id}`,
+      headers: user.headers,
+    });
     expect(unchanged.json()).toMatchObject({ name: c.name, is_active: true });
   });
 
   it('answers 409 naming the field when tms_carrier_id, MC or DOT belongs to another carrier', async () => {
     const { user } = await createTenant(t);
-    await createCarrier(t, user.headers, { tms_carrier_id: 'TMS-A', mc_number: '910001', dot_number: '810001' });
+    await createCarrier(t, user.headers, {
+      tms_carrier_id: 'TMS-A',
+      mc_number: '910001',
+      dot_number: '810001',
+    });
     const other = await createCarrier(t, user.headers);
     for (const [field, value] of [
       ['tms_carrier_id', 'TMS-A'],
@@ -209,7 +267,12 @@ describe('PATCH /carriers/{id}', () => {
     const admin = await createUser(t, orgId, 'ADMIN');
     const member = await createUser(t, orgId, 'MEMBER');
     const patch = (headers: Record<string, string>) =>
-      t.app.inject({ method: 'PATCH', url: `/api/v1/carriers/${c.id}`, headers, payload: { tms_status: 'x' } });
+      t.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/carriers/${c.id}`,
+        headers,
+        payload: { tms_status: 'x' },
+      });
     expect((await patch(key.headers)).statusCode).toBe(200);
     expect((await patch(admin.headers)).statusCode).toBe(200);
     expect((await patch(member.headers)).statusCode).toBe(403);
@@ -226,7 +289,10 @@ describe('disable and enable', () => {
   it('disables with a reason and an audit row, and a repeat writes nothing', async () => {
     const { user } = await createTenant(t);
     const c = await createCarrier(t, user.headers);
-    const first = await post(`/api/v1/carriers/${c.id}/disable`, user.headers, { reason: 'service_quality', reason_note: 'late twice' });
+    const first = await post(`/api/v1/carriers/${c.id}/disable`, user.headers, {
+      reason: 'service_quality',
+      reason_note: 'late twice',
+    });
     expect(first.statusCode).toBe(200);
     expect(first.json().is_active).toBe(false);
     const repeat = await post(`/api/v1/carriers/${c.id}/disable`, user.headers, { reason: 'compliance' });
@@ -265,7 +331,10 @@ describe('disable and enable', () => {
     expect(unknown.json().error.param).toBe('reason');
     const none = await post(`/api/v1/carriers/${c.id}/disable`, user.headers, {});
     expect(none.json().error.param).toBe('reason');
-    const ok = await post(`/api/v1/carriers/${c.id}/disable`, user.headers, { reason: 'other', reason_note: 'asked' });
+    const ok = await post(`/api/v1/carriers/${c.id}/disable`, user.headers, {
+      reason: 'other',
+      reason_note: 'asked',
+    });
     expect(ok.statusCode).toBe(200);
   });
 
@@ -274,8 +343,12 @@ describe('disable and enable', () => {
     const c = await createCarrier(t, user.headers);
     const key = await createApiKey(t, user.headers);
     const member = await createUser(t, orgId, 'MEMBER');
-    expect((await post(`/api/v1/carriers/${c.id}/disable`, key.headers, { reason: 'compliance' })).statusCode).toBe(403);
-    expect((await post(`/api/v1/carriers/${c.id}/disable`, member.headers, { reason: 'compliance' })).statusCode).toBe(403);
+    expect(
+      (await post(`/api/v1/carriers/${c.id}/disable`, key.headers, { reason: 'compliance' })).statusCode,
+    ).toBe(403);
+    expect(
+      (await post(`/api/v1/carriers/${c.id}/disable`, member.headers, { reason: 'compliance' })).statusCode,
+    ).toBe(403);
   });
 
   it('answers 404 for another organization’s carrier', async () => {
@@ -286,7 +359,10 @@ describe('disable and enable', () => {
       const res = await post(url, a.user.headers, { reason: 'compliance' });
       expect(res.statusCode).toBe(404);
     }
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${foreign.id}`, headers: a.user.headers })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${foreign.id}`, headers: a.user.headers }))
+        .statusCode,
+    ).toBe(404);
     const patched = await t.app.inject({
       method: 'PATCH',
       url: `/api/v1/carriers/${foreign.id}`,
@@ -307,16 +383,38 @@ describe('stop contact', () => {
     const key = await createApiKey(t, user.headers);
     const member = await createUser(t, orgId, 'MEMBER');
     const c = await createCarrier(t, user.headers);
-    const first = await t.app.inject({ method: 'POST', url: `/api/v1/carriers/${c.id}/stop-contact`, headers: key.headers });
+    const first = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${c.id}/stop-contact`,
+      headers: key.headers,
+    });
     expect(first.statusCode).toBe(200);
     const stamped = first.json().stop_contact_requested_at;
     expect(stamped).toMatch(/Z$/);
-    const again = await t.app.inject({ method: 'POST', url: `/api/v1/carriers/${c.id}/stop-contact`, headers: member.headers });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${c.id}/stop-contact`,
+      headers: member.headers,
+    });
     expect(again.json().stop_contact_requested_at).toBe(stamped);
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/carriers/${c.id}/stop-contact`, headers: member.headers })).statusCode).toBe(403);
-    const cleared = await t.app.inject({ method: 'DELETE', url: `/api/v1/carriers/${c.id}/stop-contact`, headers: user.headers });
+    expect(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: `/api/v1/carriers/${c.id}/stop-contact`,
+          headers: member.headers,
+        })
+      ).statusCode,
+    ).toBe(403);
+    const cleared = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/carriers/${c.id}/stop-contact`,
+      headers: user.headers,
+    });
     expect(cleared.json().stop_contact_requested_at).toBeNull();
-    const rows = (await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${c.id}/audit-log`, headers: user.headers })).json().data;
+    const rows = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${c.id}/audit-log`, headers: user.headers })
+    ).json().data;
     expect(rows.map((r: { action: string }) => r.action)).toEqual(['stop_contact_cleared']);
   });
 });

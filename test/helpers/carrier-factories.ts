@@ -29,11 +29,19 @@ let serial = 0;
 /** Distinct MC numbers for one test run. */
 export const nextMc = () => String(100000 + (Date.now() % 100000) * 10 + (serial++ % 10) + serial * 1000000);
 
-export async function postCarrier(t: TestApp, headers: Record<string, string>, body: Record<string, unknown>) {
+export async function postCarrier(
+  t: TestApp,
+  headers: Record<string, string>,
+  body: Record<string, unknown>,
+) {
   return t.app.inject({ method: 'POST', url: '/api/v1/carriers', headers, payload: body });
 }
 
-export async function createCarrier(t: TestApp, headers: Record<string, string>, body: Record<string, unknown> = {}) {
+export async function createCarrier(
+  t: TestApp,
+  headers: Record<string, string>,
+  body: Record<string, unknown> = {},
+) {
   const res = await postCarrier(t, headers, { name: `Carrier ${randomBytes(3).toString('hex')}`, ...body });
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
@@ -51,7 +59,8 @@ export async function waitForCarrier(
   for (;;) {
     const carrier = (await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${id}`, headers })).json();
     if (done(carrier)) return carrier;
-    if (Date.now() > until) throw new Error(`carrier ${id} never reached the expected state: ${JSON.stringify(carrier)}`);
+    if (Date.now() > until)
+      throw new Error(`carrier ${id} never reached the expected state: ${JSON.stringify(carrier)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

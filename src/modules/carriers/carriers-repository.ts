@@ -3,7 +3,14 @@ import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../http/authentication.js';
 import { offsetOf } from '../../http/pagination.js';
 import { digitsOnly, type ListCarriersQuery } from './carriers-schemas.js';
-import { auditLog, carrierContacts, carriers, lanePreferences, lanes } from './carriers-tables.js';
+import {
+  auditLog,
+  carrierContacts,
+  carriers,
+  complianceChecks,
+  lanePreferences,
+  lanes,
+} from './carriers-tables.js';
 
 export type CarrierRow = typeof carriers.$inferSelect;
 export type ContactRow = typeof carrierContacts.$inferSelect;
@@ -324,4 +331,25 @@ export async function listCarriers(db: DbOrTx, scope: OrgScope, q: ListCarriersQ
     db.select({ n: count() }).from(carriers).where(where),
   ]);
   return { rows, total: total?.n ?? 0 };
+}
+
+/** The carrier's compliance checks, newest first. */
+export async function complianceChecksOf(db: DbOrTx, scope: OrgScope, carrierId: string, limit: number) {
+  return db
+    .select({
+      id: complianceChecks.id,
+      provider: complianceChecks.provider,
+      verdict: complianceChecks.verdict,
+      reasons: complianceChecks.reasons,
+      checked_at: complianceChecks.checked_at,
+    })
+    .from(complianceChecks)
+    .where(
+      and(
+        eq(complianceChecks.organization_id, scope.organizationId),
+        eq(complianceChecks.carrier_id, carrierId),
+      ),
+    )
+    .orderBy(desc(complianceChecks.checked_at), desc(complianceChecks.id))
+    .limit(limit);
 }

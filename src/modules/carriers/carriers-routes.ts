@@ -250,6 +250,36 @@ export const carriersRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.get(
+    '/carriers/:carrier_id/compliance-checks',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listComplianceChecks',
+        tags,
+        summary: 'The carrier’s compliance checks, newest first (the latest 100)',
+        params: carrierIdParams,
+        response: {
+          200: z.object({
+            data: z.array(
+              z.object({
+                id: z.string(),
+                provider: z.string(),
+                verdict: z.enum(['PASSED', 'BLOCKED', 'UNVERIFIED']),
+                reasons: z.array(z.string()),
+                checked_at: dateTime(),
+              }),
+            ),
+          }),
+          ...errorResponses(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) => ({
+      data: await service.complianceChecks(scopeOf(request), request.params.carrier_id),
+    }),
+  );
+
+  app.get(
     '/carriers/:carrier_id/lane-preferences',
     {
       config: { access: access.any },

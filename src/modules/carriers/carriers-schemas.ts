@@ -104,13 +104,10 @@ export const MAX_BATCH = 1000;
 
 export const batchBody = z.union([
   z.object({
-    carriers: z
-      .array(z.unknown())
-      .min(1)
-      .max(MAX_BATCH)
-      .meta({
-        description: `1 to ${MAX_BATCH} items of {carrier: CarrierCreateRequest, lanes?: [LanePreferenceCreate]}.`,
-      }),
+    // Sizes are checked by the service: inside this union a failure would lose its path.
+    carriers: z.array(z.unknown()).meta({
+      description: `1 to ${MAX_BATCH} items of {carrier: CarrierCreateRequest, lanes?: [LanePreferenceCreate]}.`,
+    }),
   }),
   z.string().meta({ description: 'A text/csv upload: a header row of CarrierCreateRequest field names.' }),
 ]);

@@ -17,6 +17,7 @@ import {
   auditOf,
   type CarrierRow,
   type ContactRow,
+  complianceChecksOf,
   contactsOf,
   findCarrier,
   insertAudit,
@@ -180,7 +181,8 @@ export class CarriersService {
 
   /** POST /carriers: create or update one carrier, then check compliance within the inline budget. */
   async createOne(scope: OrgScope, carrier: CarrierInput): Promise<{ created: boolean; carrier: Carrier }> {
-    const graceSeconds = Math.ceil(this.options.inlineBudgetMs / 1000) + 5;
+    // The background worker leaves the carrier alone while the inline check may still be running.
+    const graceSeconds = Math.ceil(this.options.inlineBudgetMs / 1000) + 1;
     const [outcome] = await this.ingestion.ingest(scope, [{ index: 0, path: [], carrier, lanes: [] }], {
       method: 'api',
       inlineCheckGraceSeconds: graceSeconds,
@@ -416,6 +418,11 @@ export class CarriersService {
       data: rows.map((r) => toCarrier(r.carrier, contacts.get(r.carrier.id), r.lane_routing_guide_tier)),
       pagination: pagination(q.page, q.page_size, total),
     };
+  }
+
+  async complianceChecks(scope: OrgScope, id: string) {
+    await this.requireCarrier(scope, id);
+    return complianceChecksOf(this.db, scope, id, 100);
   }
 
   async audit(scope: OrgScope, id: string) {

@@ -9,8 +9,9 @@ import { type Verdict, verdictOf } from './compliance-rules.js';
 const RETRY_AFTER_NO_ANSWER = '15 minutes';
 
 /**
- * Carriers of `ids` whose phone or e-mail another carrier of the organization, with a different MC
- * or DOT, also uses: one set-based query for a whole batch.
+ * Carriers of `ids` whose phone or e-mail an earlier carrier of the organization, with a different
+ * MC or DOT, already uses: one set-based query for a whole batch. Only the newcomer is suspect;
+ * the carrier that held the contact first keeps its verdict.
  */
 export async function sharedContactCarrierIds(
   db: DbOrTx,
@@ -24,6 +25,7 @@ export async function sharedContactCarrierIds(
     JOIN carriers o
       ON o.organization_id = c.organization_id
      AND o.id <> c.id
+     AND (o.created_at, o.id) < (c.created_at, c.id)
      AND ((c.phone IS NOT NULL AND o.phone = c.phone)
           OR (c.email IS NOT NULL AND lower(o.email) = lower(c.email)))
      AND (o.mc_number IS DISTINCT FROM c.mc_number OR o.dot_number IS DISTINCT FROM c.dot_number)
@@ -59,6 +61,8 @@ export class ComplianceService {
         error: err.message,
       }));
     }
+    // Out of time (the inline budget): store nothing; the background worker checks it shortly.
+    if (signal.aborted) throw signal.reason ?? new Error('compliance check aborted');
     const shared = await sharedContactCarrierIds(this.db, organizationId, [carrierId]);
     const verdict = verdictOf(
       carrier,
