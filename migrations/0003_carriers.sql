@@ -129,7 +129,6 @@ CREATE UNIQUE INDEX "carriers_org_mc_number_key" ON "carriers" USING btree ("org
 CREATE UNIQUE INDEX "carriers_org_dot_number_key" ON "carriers" USING btree ("organization_id","dot_number") WHERE "carriers"."dot_number" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "carriers_org_lower_name_idx" ON "carriers" USING btree ("organization_id",lower("name"));--> statement-breakpoint
 CREATE INDEX "carriers_org_created_idx" ON "carriers" USING btree ("organization_id","created_at","id");--> statement-breakpoint
-CREATE INDEX "carriers_name_trgm_idx" ON "carriers" USING gin ("name" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "carriers_org_phone_idx" ON "carriers" USING btree ("organization_id","phone");--> statement-breakpoint
 CREATE INDEX "carriers_org_email_idx" ON "carriers" USING btree ("organization_id",lower("email"));--> statement-breakpoint
 CREATE INDEX "carriers_compliance_due_idx" ON "carriers" USING btree ("compliance_check_due_at") WHERE "carriers"."compliance_check_due_at" IS NOT NULL;--> statement-breakpoint

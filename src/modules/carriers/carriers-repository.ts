@@ -152,13 +152,25 @@ export interface NewContact {
   id: string;
 }
 
-/** Replaces the contacts of these carriers with `contacts`. */
-export async function replaceContacts(
-  db: DbOrTx,
-  scope: OrgScope,
-  carrierIds: string[],
-  contacts: NewContact[],
-) {
+const contactShape = (c: Pick<NewContact, 'contact_type' | 'name' | 'phone' | 'email' | 'equipment_type'>) =>
+  JSON.stringify([c.contact_type, c.name, c.phone, c.email, c.equipment_type]);
+
+/**
+ * Replaces the contacts of these carriers with `incoming`, rewriting only the carriers whose list
+ * differs from the stored one (a re-sync of unchanged carriers writes nothing).
+ */
+export async function replaceContacts(db: DbOrTx, scope: OrgScope, owners: string[], incoming: NewContact[]) {
+  if (owners.length === 0) return;
+  const stored = await contactsOf(db, scope, owners);
+  const wanted = new Map<string, string[]>();
+  for (const c of incoming) wanted.set(c.carrier_id, [...(wanted.get(c.carrier_id) ?? []), contactShape(c)]);
+  const changed = new Set(
+    owners.filter(
+      (id) => (stored.get(id) ?? []).map(contactShape).join('\n') !== (wanted.get(id) ?? []).join('\n'),
+    ),
+  );
+  const carrierIds = [...changed];
+  const contacts = incoming.filter((c) => changed.has(c.carrier_id));
   if (carrierIds.length === 0) return;
   await db
     .delete(carrierContacts)

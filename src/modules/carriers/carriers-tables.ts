@@ -78,7 +78,6 @@ export const carriers = pgTable(
       .where(sql`${t.dot_number} IS NOT NULL`),
     index('carriers_org_lower_name_idx').on(t.organization_id, sql`lower(${t.name})`),
     index('carriers_org_created_idx').on(t.organization_id, t.created_at, t.id),
-    index('carriers_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
     index('carriers_org_phone_idx').on(t.organization_id, t.phone),
     index('carriers_org_email_idx').on(t.organization_id, sql`lower(${t.email})`),
     index('carriers_compliance_due_idx')

@@ -19,17 +19,24 @@ export async function sharedContactCarrierIds(
   ids: string[],
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
+  // One probe per carrier and contact kind, each a LATERAL ... LIMIT 1 that the planner cannot
+  // flatten: it stays an index lookup on (organization_id, phone) or (organization_id, lower(email))
+  // even when statistics are stale, as they are for rows written in this very transaction.
+  const earlierWithOtherNumbers = sql`(o.created_at, o.id) < (c.created_at, c.id)
+     AND (o.mc_number IS DISTINCT FROM c.mc_number OR o.dot_number IS DISTINCT FROM c.dot_number)`;
   const rows = await db.execute<{ id: string }>(sql`
-    SELECT DISTINCT c.id
-    FROM carriers c
-    JOIN carriers o
-      ON o.organization_id = c.organization_id
-     AND o.id <> c.id
-     AND (o.created_at, o.id) < (c.created_at, c.id)
-     AND ((c.phone IS NOT NULL AND o.phone = c.phone)
-          OR (c.email IS NOT NULL AND lower(o.email) = lower(c.email)))
-     AND (o.mc_number IS DISTINCT FROM c.mc_number OR o.dot_number IS DISTINCT FROM c.dot_number)
-    WHERE c.organization_id = ${organizationId} AND c.id = ANY(${sql.param(ids)}::text[])`);
+    SELECT c.id FROM carriers c
+    WHERE c.organization_id = ${organizationId} AND c.id = ANY(${sql.param(ids)}::text[])
+      AND (EXISTS (SELECT 1 FROM LATERAL (
+             SELECT 1 FROM carriers o
+             WHERE c.phone IS NOT NULL AND o.organization_id = c.organization_id AND o.phone = c.phone
+               AND ${earlierWithOtherNumbers}
+             LIMIT 1) by_phone)
+        OR EXISTS (SELECT 1 FROM LATERAL (
+             SELECT 1 FROM carriers o
+             WHERE c.email IS NOT NULL AND o.organization_id = c.organization_id AND lower(o.email) = lower(c.email)
+               AND ${earlierWithOtherNumbers}
+             LIMIT 1) by_email))`);
   return new Set(rows.rows.map((r) => r.id));
 }
 
