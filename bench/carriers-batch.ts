@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import { systemScope } from '../src/http/authentication.js';
 import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
 import { AuthService } from '../src/modules/auth/auth-service.js';
-import { systemScope } from '../src/http/authentication.js';
 import { benchConfig, benchDatabase, listenApp } from './lib/harness.js';
 
 const ITEMS = 1000;
@@ -48,7 +48,9 @@ export async function run() {
   try {
     const auth = new AuthService(db.database.db, app.tokens);
     const org = await auth.createOrganization('Bench');
-    const key = await new ApiKeysService(db.database.db, app.credentials).create(systemScope(org.id), { name: 'bench' });
+    const key = await new ApiKeysService(db.database.db, app.credentials).create(systemScope(org.id), {
+      name: 'bench',
+    });
     const post = async (body: unknown) => {
       const started = performance.now();
       const res = await fetch(`${url}/api/v1/carriers/batch`, {
@@ -58,7 +60,8 @@ export async function run() {
       });
       const json = (await res.json()) as { created: number; updated: number };
       const ms = performance.now() - started;
-      if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
+      if (res.status !== 200)
+        throw new Error(`batch answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
       return { ms, json };
     };
     // Warm-up: one create and one update batch outside the measured rounds.
