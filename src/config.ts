@@ -34,6 +34,14 @@ const envSchema = z.object({
   RATE_LIMIT_GENERAL_PER_MINUTE: positiveInt(100),
   IDEMPOTENCY_TTL_SECONDS: positiveInt(24 * 3600),
   IDEMPOTENCY_LOCK_SECONDS: positiveInt(60),
+  COMPLIANCE_PROVIDER: z.enum(['registry', 'fmcsa']).default('registry'),
+  COMPLIANCE_REGISTRY_FILE: z.string().min(1).optional(),
+  FMCSA_WEB_KEY: z.string().min(1).optional(),
+  FMCSA_BASE_URL: z.url().default('https://mobile.fmcsa.dot.gov/qc/services'),
+  COMPLIANCE_MIN_AUTHORITY_DAYS: z.coerce.number().int().min(0).default(90),
+  COMPLIANCE_INLINE_BUDGET_MS: positiveInt(2000),
+  WORKER_POLL_MS: positiveInt(1000),
+  WORKERS_ENABLED: boolFlag(true),
   TRUST_PROXY: boolFlag(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
 });
@@ -71,6 +79,16 @@ export interface Config {
   readonly idempotencyTtlSeconds: number;
   /** After this long an unfinished keyed request counts as crashed and a retry may run. */
   readonly idempotencyLockSeconds: number;
+  readonly compliance: {
+    readonly provider: 'registry' | 'fmcsa';
+    readonly registryFile: string;
+    readonly fmcsaWebKey: string | undefined;
+    readonly fmcsaBaseUrl: string;
+    readonly minAuthorityDays: number;
+    readonly inlineBudgetMs: number;
+  };
+  /** Background loops (compliance re-checks, ...) run inside the server unless switched off. */
+  readonly workers: { readonly enabled: boolean; readonly pollMs: number };
   readonly trustProxy: boolean;
   readonly shutdownTimeoutMs: number;
 }
@@ -96,6 +114,11 @@ export function loadConfig(
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
+  if (env.COMPLIANCE_PROVIDER === 'fmcsa' && !env.FMCSA_WEB_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  FMCSA_WEB_KEY: required when COMPLIANCE_PROVIDER is fmcsa',
+    );
+  }
   let jwtSecret = env.JWT_SECRET;
   if (!jwtSecret) {
     if (env.NODE_ENV === 'production') {
@@ -133,6 +156,17 @@ export function loadConfig(
     }),
     idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
     idempotencyLockSeconds: env.IDEMPOTENCY_LOCK_SECONDS,
+    compliance: Object.freeze({
+      provider: env.COMPLIANCE_PROVIDER,
+      registryFile: path.resolve(
+        env.COMPLIANCE_REGISTRY_FILE ?? path.join(env.DATA_DIR, 'carrier-registry.json'),
+      ),
+      fmcsaWebKey: env.FMCSA_WEB_KEY,
+      fmcsaBaseUrl: env.FMCSA_BASE_URL,
+      minAuthorityDays: env.COMPLIANCE_MIN_AUTHORITY_DAYS,
+      inlineBudgetMs: env.COMPLIANCE_INLINE_BUDGET_MS,
+    }),
+    workers: Object.freeze({ enabled: env.WORKERS_ENABLED, pollMs: env.WORKER_POLL_MS }),
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   });

@@ -67,8 +67,10 @@ async function main() {
       process.exit(1);
     }
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // `on`, not `once`: a second signal (a process group signalled, then a wrapper relaying it)
+  // must not fall through to the default action and cut the drain short.
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -107,3 +107,19 @@ export const emailInput = () =>
 export function optionalBody<T extends z.ZodObject>(schema: T) {
   return z.union([z.null(), schema]).transform((value) => value ?? (schema.parse({}) as z.output<T>));
 }
+
+/**
+ * A list in the query string: repeated parameters (`?status=A&status=B`), comma-separated values
+ * (`?status=A,B`) or both; each value is then validated by `item`.
+ */
+export const queryList = <T extends z.ZodType>(item: T, max = 50) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) =>
+      (Array.isArray(v) ? v : [v])
+        .flatMap((s) => s.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    // The items are parsed from strings; the cast only restates that for the type checker.
+    .pipe(z.array(item).max(max) as unknown as z.ZodType<z.output<T>[], string[]>);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { newId } from '../../src/http/ids.js';
 import { calls } from '../../src/modules/calls/calls-tables.js';
+import { carriers } from '../../src/modules/carriers/carriers-tables.js';
 import { carrierVerifications, escalations, notifications } from '../../src/modules/loads/loads-tables.js';
 import { offers } from '../../src/modules/offers/offers-tables.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
@@ -55,18 +56,28 @@ export async function createLoad(
 // Offers, calls, outreaches, notifications, verifications and escalations have no endpoints yet
 // (later issues): these write the rows the load list reads, straight through the tables.
 
+/** A bare carrier row with this id in the organization (created once), so rows can point at it. */
+export async function ensureCarrier(t: TestApp, orgId: string, id = `car_${unique()}`): Promise<string> {
+  await t.database.db
+    .insert(carriers)
+    .values({ id, organization_id: orgId, name: `Carrier ${id}` })
+    .onConflictDoNothing();
+  return id;
+}
+
 export async function addOffer(
   t: TestApp,
   orgId: string,
   loadId: string,
   o: { amount?: number; carrierId?: string | null; status?: 'pending' | 'accepted' | 'rejected' } = {},
 ) {
+  const carrierId = o.carrierId === null ? null : await ensureCarrier(t, orgId, o.carrierId);
   await t.database.db.insert(offers).values({
     id: newId('offer'),
     organization_id: orgId,
     load_id: loadId,
     offer_amount: o.amount ?? 1500,
-    carrier_id: o.carrierId === undefined ? `car_${unique()}` : o.carrierId,
+    carrier_id: carrierId,
     status: o.status ?? 'pending',
   });
 }
@@ -95,7 +106,7 @@ export async function addOutreach(
     id: newId('outreach'),
     organization_id: orgId,
     load_id: loadId,
-    carrier_id: `car_${unique()}`,
+    carrier_id: await ensureCarrier(t, orgId),
     modality: 'call',
     status,
   });
@@ -123,7 +134,7 @@ export async function addVerification(
     id,
     organization_id: orgId,
     load_id: loadId,
-    carrier_id: `car_${unique()}`,
+    carrier_id: await ensureCarrier(t, orgId),
     source: 'call',
     status,
     reasons: ['Authority not active'],

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { organizations } from '../auth/auth-tables.js';
+import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
 
 export const CALL_STATUSES = [
@@ -39,7 +40,7 @@ export const calls = pgTable(
     call_end_time: tstz('call_end_time'),
     call_type: text('call_type'),
     load_id: text('load_id').references(() => loads.id, { onDelete: 'set null' }),
-    carrier_id: text('carrier_id'),
+    carrier_id: text('carrier_id').references(() => carriers.id, { onDelete: 'set null' }),
     created_by_id: text('created_by_id'),
     recording_status: text('recording_status'),
     load_number: text('load_number'),

@@ -15,6 +15,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { organizations, users } from '../auth/auth-tables.js';
+import { carriers } from '../carriers/carriers-tables.js';
 
 export const LOAD_STATUSES = [
   'Created',
@@ -293,7 +294,7 @@ export const escalations = pgTable(
 
 /**
  * Carrier verification failures met while working a load (`GET /loads/{id}/verifications`, the
- * `failed_verifications` tab). `carrier_id` gets its foreign key when the carriers table lands.
+ * `failed_verifications` tab).
  */
 export const carrierVerifications = pgTable(
   'carrier_verifications',
@@ -305,7 +306,7 @@ export const carrierVerifications = pgTable(
     load_id: text('load_id')
       .notNull()
       .references(() => loads.id, { onDelete: 'cascade' }),
-    carrier_id: text('carrier_id'),
+    carrier_id: text('carrier_id').references(() => carriers.id, { onDelete: 'cascade' }),
     source: text('source').notNull(),
     status: text('status').notNull().default('BLOCKED'),
     reasons: jsonb('reasons').$type<string[]>().notNull().default(sql`'[]'::jsonb`),

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, numeric, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { organizations } from '../auth/auth-tables.js';
+import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
 
 export const OFFER_STATUSES = ['pending', 'accepted', 'rejected'] as const;
@@ -10,7 +11,6 @@ export const OFFER_CHANNELS = ['voice', 'email', 'messaging'] as const;
 /**
  * Offers carriers make on loads (spec: Offer). Created here with the spec's columns so the load
  * list's aggregates and the `active_offers` tab work; the offers issue adds the endpoints.
- * `carrier_id` gets its foreign key when the carriers table lands.
  */
 export const offers = pgTable(
   'offers',
@@ -27,7 +27,7 @@ export const offers = pgTable(
     status: text('status', { enum: OFFER_STATUSES }).notNull().default('pending'),
     source: text('source').notNull().default('api'),
     channel: text('channel', { enum: OFFER_CHANNELS }),
-    carrier_id: text('carrier_id'),
+    carrier_id: text('carrier_id').references(() => carriers.id, { onDelete: 'set null' }),
     contact_id: text('contact_id'),
     call_id: text('call_id'),
     email_message_id: text('email_message_id'),

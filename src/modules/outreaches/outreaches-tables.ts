@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, check, index, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { organizations } from '../auth/auth-tables.js';
+import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
 
 export const OUTREACH_MODALITIES = ['call', 'email', 'whatsapp'] as const;
@@ -19,7 +20,9 @@ export const outreaches = pgTable(
     organization_id: text('organization_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
-    carrier_id: text('carrier_id').notNull(),
+    carrier_id: text('carrier_id')
+      .notNull()
+      .references(() => carriers.id, { onDelete: 'cascade' }),
     load_id: text('load_id')
       .notNull()
       .references(() => loads.id, { onDelete: 'cascade' }),

@@ -1,0 +1,369 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { access } from '../../http/access.js';
+import { scopeOf } from '../../http/authentication.js';
+import { pageOf } from '../../http/pagination.js';
+import { dateTime, errorResponses } from '../../http/schemas.js';
+import { complianceProviderFrom } from '../../integrations/compliance/index.js';
+import { ComplianceWorker } from '../../workers/compliance-worker.js';
+import {
+  batchBody,
+  batchResultSchema,
+  carrierIdParams,
+  carrierInput,
+  carrierPatch,
+  carrierSchema,
+  disableBody,
+  enableBody,
+  lanePreferenceInput,
+  lanePreferenceSchema,
+  listCarriersQuery,
+  listLanePreferencesQuery,
+  preferenceParams,
+} from './carriers-schemas.js';
+import { CarriersService } from './carriers-service.js';
+import { ComplianceService } from './compliance-service.js';
+
+const tags = ['carriers'];
+const admins = access.bearer('OWNER', 'ADMIN');
+const MiB = 1024 * 1024;
+
+const auditEntrySchema = z.object({
+  id: z.string(),
+  entity_type: z.string(),
+  entity_id: z.string(),
+  action: z.string(),
+  reason: z.string().nullable(),
+  reason_note: z.string().nullable(),
+  actor_type: z.string(),
+  actor_id: z.string().nullable(),
+  before: z.unknown(),
+  after: z.unknown(),
+  created_at: dateTime(),
+});
+
+export const carriersRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { database, config } = app.deps;
+  const compliance = new ComplianceService(
+    database.db,
+    complianceProviderFrom(config.compliance),
+    config.compliance.minAuthorityDays,
+  );
+  const service = new CarriersService(database.db, compliance, {
+    inlineBudgetMs: config.compliance.inlineBudgetMs,
+  });
+  if (config.workers.enabled) {
+    const worker = new ComplianceWorker(database.db, compliance, config.workers.pollMs, app.log);
+    app.addHook('onReady', async () => worker.start());
+    app.addHook('onClose', async () => worker.stop());
+  }
+
+  // CSV uploads to the batch endpoint arrive as text.
+  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 16 * MiB }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.post(
+    '/carriers',
+    {
+      config: { access: access.any, idempotent: true },
+      schema: {
+        operationId: 'createCarrier',
+        tags,
+        summary: 'Create or update one carrier (matched on tms_carrier_id, MC, DOT, then name)',
+        description:
+          'MC and DOT numbers are stored as digits only; phones as E.164. Compliance is checked inline ' +
+          'within 2 s, else the carrier stays UNVERIFIED and is checked in the background.',
+        body: carrierInput,
+        response: {
+          200: carrierSchema.describe('An existing carrier was updated'),
+          201: carrierSchema.describe('Created'),
+          ...errorResponses(401, 403, 409, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { created, carrier } = await service.createOne(scopeOf(request), request.body);
+      return reply.status(created ? 201 : 200).send(carrier);
+    },
+  );
+
+  app.post(
+    '/carriers/batch',
+    {
+      bodyLimit: 16 * MiB,
+      config: { access: access.any, idempotent: true },
+      schema: {
+        operationId: 'batchCarriers',
+        tags,
+        summary: 'Create or update up to 1000 carriers (JSON, or a text/csv upload)',
+        description:
+          'Items are applied in request order. 200 when every item was created or updated; 207 otherwise, ' +
+          'with the reason per item in `data[].error` and `errors[]`. An item repeating the tms_carrier_id, ' +
+          'MC or DOT of an earlier item is skipped (`duplicate_in_batch`). Compliance runs in the background.',
+        body: batchBody,
+        response: {
+          200: batchResultSchema,
+          207: batchResultSchema.describe('Some items were not applied'),
+          ...errorResponses(401, 403, 409, 413, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { status, body } = await service.batch(scopeOf(request), request.body);
+      return reply.status(status).send(body);
+    },
+  );
+
+  app.get(
+    '/carriers',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listCarriers',
+        tags,
+        summary: 'List carriers',
+        description:
+          '`search` matches name (substring), MC and DOT. A lane filter (`lane_id`, or `origin_state` and ' +
+          '`destination_state`) keeps carriers with an active preference on that lane and fills ' +
+          '`lane_routing_guide_tier` with the strongest tier they hold on it.',
+        querystring: listCarriersQuery,
+        response: { 200: pageOf(carrierSchema), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => service.list(scopeOf(request), request.query),
+  );
+
+  app.get(
+    '/carriers/:carrier_id',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'getCarrier',
+        tags,
+        params: carrierIdParams,
+        response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => service.view(scopeOf(request), request.params.carrier_id),
+  );
+
+  app.patch(
+    '/carriers/:carrier_id',
+    {
+      config: { access: access.apiKeyOrBearer('OWNER', 'ADMIN'), idempotent: true },
+      schema: {
+        operationId: 'updateCarrier',
+        tags,
+        summary: 'Update a carrier (only sent fields change)',
+        description: '`is_active` is refused with 422 `field_not_updatable`: use disable and enable.',
+        params: carrierIdParams,
+        body: carrierPatch,
+        response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request) => service.patch(scopeOf(request), request.params.carrier_id, request.body),
+  );
+
+  app.post(
+    '/carriers/:carrier_id/disable',
+    {
+      config: { access: admins, idempotent: true },
+      schema: {
+        operationId: 'disableCarrier',
+        tags,
+        summary: 'Disable a carrier (audited; a repeat changes nothing)',
+        params: carrierIdParams,
+        body: disableBody,
+        response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request) => service.setActive(scopeOf(request), request.params.carrier_id, false, request.body),
+  );
+
+  app.post(
+    '/carriers/:carrier_id/enable',
+    {
+      config: { access: admins, idempotent: true },
+      schema: {
+        operationId: 'enableCarrier',
+        tags,
+        summary: 'Enable a carrier (audited; a repeat changes nothing)',
+        params: carrierIdParams,
+        body: enableBody,
+        response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request) => service.setActive(scopeOf(request), request.params.carrier_id, true, request.body),
+  );
+
+  app.post(
+    '/carriers/:carrier_id/stop-contact',
+    {
+      config: { access: access.any, idempotent: true },
+      schema: {
+        operationId: 'requestStopContact',
+        tags,
+        summary: 'Record that the carrier asked not to be contacted (stamped once)',
+        params: carrierIdParams,
+        response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => service.requestStopContact(scopeOf(request), request.params.carrier_id),
+  );
+
+  app.delete(
+    '/carriers/:carrier_id/stop-contact',
+    {
+      config: { access: admins },
+      schema: {
+        operationId: 'clearStopContact',
+        tags,
+        summary: 'Clear a stop-contact request (audited)',
+        params: carrierIdParams,
+        response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => service.clearStopContact(scopeOf(request), request.params.carrier_id),
+  );
+
+  app.get(
+    '/carriers/:carrier_id/audit-log',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'getCarrierAuditLog',
+        tags,
+        summary: 'Audit rows of the carrier (disable, enable, stop-contact), oldest first',
+        params: carrierIdParams,
+        response: {
+          200: z.object({ data: z.array(auditEntrySchema) }),
+          ...errorResponses(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) => {
+      const scope = scopeOf(request);
+      await service.view(scope, request.params.carrier_id);
+      return { data: await service.audit(scope, request.params.carrier_id) };
+    },
+  );
+
+  app.get(
+    '/carriers/:carrier_id/compliance-checks',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listComplianceChecks',
+        tags,
+        summary: 'The carrier’s compliance checks, newest first (the latest 100)',
+        params: carrierIdParams,
+        response: {
+          200: z.object({
+            data: z.array(
+              z.object({
+                id: z.string(),
+                provider: z.string(),
+                verdict: z.enum(['PASSED', 'BLOCKED', 'UNVERIFIED']),
+                reasons: z.array(z.string()),
+                checked_at: dateTime(),
+              }),
+            ),
+          }),
+          ...errorResponses(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) => ({
+      data: await service.complianceChecks(scopeOf(request), request.params.carrier_id),
+    }),
+  );
+
+  app.get(
+    '/carriers/:carrier_id/lane-preferences',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listLanePreferences',
+        tags,
+        params: carrierIdParams,
+        querystring: listLanePreferencesQuery,
+        response: { 200: pageOf(lanePreferenceSchema), ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) =>
+      service.listLanePreferences(scopeOf(request), request.params.carrier_id, request.query),
+  );
+
+  app.post(
+    '/carriers/:carrier_id/lane-preferences',
+    {
+      config: { access: access.any, idempotent: true },
+      schema: {
+        operationId: 'createLanePreference',
+        tags,
+        summary: 'Give the carrier a preference on a lane (the lane is created or reused)',
+        params: carrierIdParams,
+        body: lanePreferenceInput,
+        response: { 201: lanePreferenceSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await service.createLanePreference(scopeOf(request), request.params.carrier_id, request.body)),
+  );
+
+  app.get(
+    '/carriers/:carrier_id/lane-preferences/:preference_id/audit-log',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'getLanePreferenceAuditLog',
+        tags,
+        params: preferenceParams,
+        response: {
+          200: z.object({ data: z.array(auditEntrySchema) }),
+          ...errorResponses(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) => {
+      const scope = scopeOf(request);
+      const { carrier_id, preference_id } = request.params;
+      await service.listLanePreferences(scope, carrier_id, { page: 1, page_size: 1 });
+      const rows = await service.audit(scope, preference_id);
+      return { data: rows.filter((r) => r.entity_type === 'lane_preference') };
+    },
+  );
+
+  for (const [action, restricted] of [
+    ['restrict', true],
+    ['unrestrict', false],
+  ] as const) {
+    app.post(
+      `/carriers/:carrier_id/lane-preferences/:preference_id/${action}`,
+      {
+        config: { access: admins, idempotent: true },
+        schema: {
+          operationId: `${action}LanePreference`,
+          tags,
+          summary: restricted
+            ? 'Restrict the carrier on the lane (do-not-use; audited)'
+            : 'Lift a lane restriction (audited)',
+          params: preferenceParams,
+          body: restricted ? disableBody : enableBody,
+          response: { 200: lanePreferenceSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+        },
+      },
+      async (request) =>
+        service.setRestricted(
+          scopeOf(request),
+          request.params.carrier_id,
+          request.params.preference_id,
+          restricted,
+          request.body,
+        ),
+    );
+  }
+};

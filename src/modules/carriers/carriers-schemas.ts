@@ -1,0 +1,299 @@
+import { z } from 'zod';
+import { AUDIT_REASONS, auditReason, contactType, equipmentType } from '../../domain/freight.js';
+import { pageQuery } from '../../http/pagination.js';
+import {
+  dateTime,
+  dateTimeInput,
+  emailInput,
+  int32,
+  nonEmptyText,
+  optionalBody,
+  phoneInput,
+  queryBool,
+  queryList,
+  text,
+} from '../../http/schemas.js';
+import { COMPLIANCE_STATUSES, PREFERENCE_TYPES } from './carriers-tables.js';
+
+/** MC and DOT numbers are kept as digits only, leading zeros stripped: "MC-012345" is "12345". */
+export function digitsOnly(value: string): string {
+  return value.replace(/\D/g, '').replace(/^0+/, '');
+}
+
+const registryNumber = (label: string) =>
+  text(30).transform((value, ctx) => {
+    const digits = digitsOnly(value);
+    if (!digits) {
+      ctx.addIssue({ code: 'custom', message: `${label} must contain at least one non-zero digit` });
+      return z.NEVER;
+    }
+    return digits;
+  });
+
+const pct = () => z.number().min(0).max(100);
+const tier = () => z.number().int().min(1).max(4);
+
+export const contactInput = z.object({
+  contact_type: contactType,
+  name: text(200).nullish(),
+  phone: phoneInput().nullish(),
+  email: emailInput().nullish(),
+  equipment_type: equipmentType.nullish(),
+});
+
+/** CarrierCreateRequest of the spec, plus the carrier fields an ingestion may also carry. */
+export const carrierInput = z.object({
+  name: nonEmptyText(200),
+  tms_carrier_id: text(100).nullish(),
+  mc_number: registryNumber('mc_number').nullish(),
+  dot_number: registryNumber('dot_number').nullish(),
+  email: emailInput().nullish(),
+  phone: phoneInput().nullish(),
+  dispatcher_name: text(200).nullish(),
+  dispatcher_phone: phoneInput().nullish(),
+  dispatcher_email: emailInput().nullish(),
+  contacts: z.array(contactInput).max(50).nullish(),
+  on_time_delivery_pct: pct().nullish(),
+  on_time_pickup_pct: pct().nullish(),
+  tracking_compliance_pct: pct().nullish(),
+  avg_response_time_min: z.number().min(0).max(1_000_000).nullish(),
+  total_loads_hauled: int32().min(0).nullish(),
+  is_onboarded: z.boolean().nullish(),
+  is_active: z.boolean().nullish().meta({
+    description: 'false creates the carrier disabled or disables an existing one; true never re-enables.',
+  }),
+  tms_status: text(100).nullish(),
+  equipment_types: z.array(equipmentType).max(20).nullish(),
+  carrier_rep_name: text(200).nullish(),
+  carrier_rep_email: emailInput().nullish(),
+  routing_guide_tier: tier().nullish(),
+  insurance_expiration: dateTimeInput().nullish(),
+  w9_on_file: z.boolean().nullish(),
+  provider: text(100).nullish(),
+});
+export type CarrierInput = z.output<typeof carrierInput>;
+
+const laneEnd = z.object({
+  city: text(100).nullish(),
+  state: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}$/, 'Must be a 2 or 3 letter state or province code')
+    .transform((s) => s.toUpperCase()),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'Must be an ISO 3166-1 alpha-2 code')
+    .transform((s) => s.toUpperCase())
+    .nullish(),
+});
+
+export const lanePreferenceInput = z.object({
+  origin: laneEnd,
+  destination: laneEnd,
+  equipment_type: equipmentType.nullish(),
+  preference_type: z.enum(PREFERENCE_TYPES).nullish(),
+  routing_guide_tier: tier().nullish(),
+});
+export type LanePreferenceInput = z.output<typeof lanePreferenceInput>;
+
+export const batchItemInput = z.object({
+  carrier: carrierInput,
+  lanes: z.array(lanePreferenceInput).max(100).nullish(),
+});
+
+export const MAX_BATCH = 1000;
+
+export const batchBody = z.union([
+  z.object({
+    // Sizes are checked by the service: inside this union a failure would lose its path.
+    carriers: z.array(z.unknown()).meta({
+      description: `1 to ${MAX_BATCH} items of {carrier: CarrierCreateRequest, lanes?: [LanePreferenceCreate]}.`,
+    }),
+  }),
+  z.string().meta({ description: 'A text/csv upload: a header row of CarrierCreateRequest field names.' }),
+]);
+
+/** PATCH: every field optional; `is_active` is named so it can be refused with its own code. */
+export const carrierPatch = carrierInput
+  .omit({ contacts: true, is_active: true })
+  .partial()
+  .extend({ name: nonEmptyText(200).optional(), is_active: z.unknown().optional() });
+export type CarrierPatch = z.output<typeof carrierPatch>;
+
+const reasonBody = (required: boolean) =>
+  z
+    .object({
+      reason: required ? auditReason : auditReason.nullish(),
+      reason_note: text(2000).nullish(),
+    })
+    .superRefine((body, ctx) => {
+      if (body.reason === 'other' && !body.reason_note?.trim()) {
+        ctx.addIssue({ code: 'custom', path: ['reason_note'], message: 'Required when reason is "other"' });
+      }
+    });
+
+export const disableBody = reasonBody(true);
+export const enableBody = optionalBody(reasonBody(false));
+export const reasonCodes = AUDIT_REASONS;
+
+const nullable = <T extends z.ZodType>(t: T) => t.nullable();
+
+export const carrierSchema = z
+  .object({
+    id: z.string(),
+    organization_id: z.string(),
+    name: z.string(),
+    mc_number: nullable(z.string()),
+    dot_number: nullable(z.string()),
+    email: nullable(z.string()),
+    phone: nullable(z.string()),
+    dispatcher_name: nullable(z.string()),
+    dispatcher_phone: nullable(z.string()),
+    dispatcher_email: nullable(z.string()),
+    is_active: z.boolean(),
+    tms_status: nullable(z.string()),
+    provider: nullable(z.string()),
+    ingestion_method: nullable(z.string()),
+    equipment_types: nullable(z.array(z.string())),
+    insurance_expiration: nullable(dateTime()),
+    w9_on_file: nullable(z.boolean()),
+    authorized_for_hire: nullable(z.boolean()),
+    on_time_pickup_pct: nullable(z.number()),
+    on_time_delivery_pct: nullable(z.number()),
+    tracking_compliance_pct: nullable(z.number()),
+    avg_response_time_min: nullable(z.number()),
+    total_loads_hauled: nullable(z.number().int()),
+    is_onboarded: z.boolean(),
+    routing_guide_tier: nullable(z.number().int()),
+    lane_routing_guide_tier: nullable(z.number().int()),
+    effective_routing_guide_tier: nullable(z.number().int()),
+    carrier_rep_user_id: nullable(z.string()),
+    carrier_rep_name: nullable(z.string()),
+    carrier_rep_email: nullable(z.string()),
+    is_verified: z.boolean(),
+    verified_date: nullable(dateTime()),
+    compliance_status: z.enum(COMPLIANCE_STATUSES),
+    stop_contact_requested_at: nullable(dateTime()),
+    tms_carrier_id: nullable(z.string()),
+    last_verified_at: nullable(dateTime()),
+    last_verified_provider: nullable(z.string()),
+    contacts: z.array(
+      z.object({
+        id: z.string(),
+        contact_type: z.string(),
+        name: nullable(z.string()),
+        phone: nullable(z.string()),
+        email: nullable(z.string()),
+        equipment_type: nullable(z.string()),
+      }),
+    ),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({ id: 'Carrier' });
+export type Carrier = z.infer<typeof carrierSchema>;
+
+export const laneSchema = z
+  .object({
+    id: z.string(),
+    origin: z.object({ city: z.string().nullable(), state: z.string(), country: z.string() }),
+    destination: z.object({ city: z.string().nullable(), state: z.string(), country: z.string() }),
+    equipment_type: z.string().nullable(),
+  })
+  .meta({ id: 'Lane' });
+
+export const lanePreferenceSchema = z
+  .object({
+    id: z.string(),
+    carrier_id: z.string(),
+    lane_id: z.string(),
+    is_active: z.boolean(),
+    preference_type: z.string(),
+    routing_guide_tier: z.number().int().nullable(),
+    dnu: z.boolean(),
+    dnu_reason: z.string().nullable(),
+    dnu_set_at: dateTime().nullable(),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+    lane: laneSchema,
+  })
+  .meta({ id: 'LanePreference' });
+export type LanePreference = z.infer<typeof lanePreferenceSchema>;
+
+export const ORDERABLE = ['created_at', 'updated_at', 'name', 'routing_guide_tier'] as const;
+
+export const listCarriersQuery = pageQuery().extend({
+  search: text(200).optional(),
+  is_active: queryBool().optional(),
+  compliance_status: queryList(z.enum(COMPLIANCE_STATUSES)).optional(),
+  equipment_type: queryList(equipmentType).optional(),
+  routing_guide_tier: queryList(z.coerce.number().int().min(1).max(4)).optional(),
+  lane_id: text(100).optional(),
+  origin_state: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}$/, 'Must be a state or province code')
+    .transform((s) => s.toUpperCase())
+    .optional(),
+  destination_state: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}$/, 'Must be a state or province code')
+    .transform((s) => s.toUpperCase())
+    .optional(),
+  order_by: z.enum(ORDERABLE).default('created_at'),
+  order_desc: queryBool().default(true),
+});
+export type ListCarriersQuery = z.output<typeof listCarriersQuery>;
+
+export const listLanePreferencesQuery = pageQuery().extend({ is_active: queryBool().optional() });
+
+export const carrierIdParams = z.object({ carrier_id: text(100) });
+export const preferenceParams = z.object({ carrier_id: text(100), preference_id: text(100) });
+
+export const batchResultSchema = z
+  .object({
+    success: z.boolean(),
+    total: z.number().int(),
+    successful: z.number().int(),
+    failed: z.number().int(),
+    created: z.number().int(),
+    updated: z.number().int(),
+    processed_at: dateTime(),
+    results: z.array(
+      z.object({
+        identifier: z.string(),
+        success: z.boolean(),
+        carrier_id: z.string().nullable(),
+        operation: z.string().nullable(),
+        error: z.string().nullable(),
+        error_code: z.string().nullable(),
+        lanes_created: z.number().int(),
+      }),
+    ),
+    data: z.array(
+      z.object({
+        index: z.number().int(),
+        status: z.enum(['created', 'updated', 'skipped', 'failed']),
+        id: z.string().nullable(),
+        external_id: z.string().nullable(),
+        error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable() }).nullable(),
+      }),
+    ),
+    summary: z.object({
+      total: z.number().int(),
+      created: z.number().int(),
+      updated: z.number().int(),
+      skipped: z.number().int(),
+      failed: z.number().int(),
+    }),
+    errors: z
+      .array(
+        z.object({
+          index: z.number().int(),
+          code: z.string(),
+          message: z.string(),
+          param: z.string().nullable(),
+        }),
+      )
+      .optional(),
+  })
+  .meta({ id: 'CarrierBatchResult' });
+export type BatchResult = z.infer<typeof batchResultSchema>;

@@ -1,0 +1,76 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/client.js';
+import type { ComplianceService } from '../modules/carriers/compliance-service.js';
+
+const BATCH = 20;
+const CONCURRENCY = 4;
+const CHECK_TIMEOUT_MS = 15_000;
+
+/**
+ * Checks carriers whose compliance check is due. Safe with several instances: each claims a batch
+ * with FOR UPDATE SKIP LOCKED and pushes its due time forward as a lease, so a crashed instance's
+ * carriers come due again after the lease.
+ */
+export class ComplianceWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly service: ComplianceService,
+    private readonly pollMs: number,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start() {
+    const tick = async () => {
+      if (this.stopped) return;
+      this.running = this.drain().then(
+        () => undefined,
+        (err) => this.log.warn({ err }, 'compliance worker round failed'),
+      );
+      await this.running;
+      if (!this.stopped) this.timer = setTimeout(tick, this.pollMs);
+    };
+    this.timer = setTimeout(tick, this.pollMs);
+  }
+
+  async stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Claims and checks due carriers until none are left; returns how many were checked. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      if (this.stopped) return total;
+      const claimed = await this.db.execute<{ id: string; organization_id: string }>(sql`
+        UPDATE carriers SET compliance_check_due_at = now() + interval '5 minutes'
+        WHERE id IN (
+          SELECT id FROM carriers
+          WHERE compliance_check_due_at <= now()
+          ORDER BY compliance_check_due_at
+          LIMIT ${BATCH}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING id, organization_id`);
+      if (claimed.rows.length === 0) return total;
+      const queue = [...claimed.rows];
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          for (let next = queue.shift(); next; next = queue.shift()) {
+            try {
+              await this.service.check(next.organization_id, next.id, AbortSignal.timeout(CHECK_TIMEOUT_MS));
+            } catch (err) {
+              this.log.warn({ err, carrierId: next.id }, 'compliance check failed');
+            }
+          }
+        }),
+      );
+      total += claimed.rows.length;
+    }
+  }
+}
