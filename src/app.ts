@@ -20,6 +20,7 @@ import { rateLimits } from './http/rate-limit.js';
 import { loggerOptions } from './logger.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
 import { authRoutes } from './modules/auth/auth-routes.js';
+import { callsRoutes } from './modules/calls/calls-routes.js';
 import { carriersRoutes } from './modules/carriers/carriers-routes.js';
 import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
 import { loadsRoutes } from './modules/loads/loads-routes.js';
@@ -131,6 +132,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       await api.register(loadsRoutes);
       await api.register(loadViewsRoutes);
       await api.register(carriersRoutes);
+      await api.register(callsRoutes);
     },
     { prefix: API_PREFIX },
   );

@@ -42,6 +42,13 @@ const envSchema = z.object({
   COMPLIANCE_INLINE_BUDGET_MS: positiveInt(2000),
   WORKER_POLL_MS: positiveInt(1000),
   WORKERS_ENABLED: boolFlag(true),
+  VOICE_PROVIDER: z.enum(['simulated', 'vapi']).default('simulated'),
+  SIMULATION_SPEED: z.coerce.number().positive().max(10_000).default(1),
+  VAPI_API_KEY: z.string().min(1).optional(),
+  VAPI_BASE_URL: z.url().default('https://api.vapi.ai'),
+  VAPI_PHONE_NUMBER_ID: z.string().min(1).optional(),
+  VAPI_WEBHOOK_SECRET: z.string().min(16).optional(),
+  PUBLIC_BASE_URL: z.url().optional(),
   TRUST_PROXY: boolFlag(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
 });
@@ -89,6 +96,19 @@ export interface Config {
   };
   /** Background loops (compliance re-checks, ...) run inside the server unless switched off. */
   readonly workers: { readonly enabled: boolean; readonly pollMs: number };
+  readonly voice: {
+    readonly provider: 'simulated' | 'vapi';
+    /** Divides every delay of the simulated provider (100: a 30 s call takes 0.3 s). */
+    readonly simulationSpeed: number;
+    readonly vapi: {
+      readonly apiKey: string;
+      readonly baseUrl: string;
+      readonly phoneNumberId: string;
+      readonly webhookSecret: string;
+    } | null;
+  };
+  /** Where the outside world reaches this service, for callbacks such as voice events. */
+  readonly publicBaseUrl: string | undefined;
   readonly trustProxy: boolean;
   readonly shutdownTimeoutMs: number;
 }
@@ -114,6 +134,16 @@ export function loadConfig(
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
+  if (env.VOICE_PROVIDER === 'vapi') {
+    const missing = (['VAPI_API_KEY', 'VAPI_PHONE_NUMBER_ID', 'VAPI_WEBHOOK_SECRET'] as const).filter(
+      (k) => !env[k],
+    );
+    if (missing.length) {
+      throw new ConfigError(
+        `Invalid configuration:\n${missing.map((k) => `  ${k}: required when VOICE_PROVIDER is vapi`).join('\n')}`,
+      );
+    }
+  }
   if (env.COMPLIANCE_PROVIDER === 'fmcsa' && !env.FMCSA_WEB_KEY) {
     throw new ConfigError(
       'Invalid configuration:\n  FMCSA_WEB_KEY: required when COMPLIANCE_PROVIDER is fmcsa',
@@ -167,6 +197,20 @@ export function loadConfig(
       inlineBudgetMs: env.COMPLIANCE_INLINE_BUDGET_MS,
     }),
     workers: Object.freeze({ enabled: env.WORKERS_ENABLED, pollMs: env.WORKER_POLL_MS }),
+    voice: Object.freeze({
+      provider: env.VOICE_PROVIDER,
+      simulationSpeed: env.SIMULATION_SPEED,
+      vapi:
+        env.VOICE_PROVIDER === 'vapi'
+          ? Object.freeze({
+              apiKey: env.VAPI_API_KEY!,
+              baseUrl: env.VAPI_BASE_URL,
+              phoneNumberId: env.VAPI_PHONE_NUMBER_ID!,
+              webhookSecret: env.VAPI_WEBHOOK_SECRET!,
+            })
+          : null,
+    }),
+    publicBaseUrl: env.PUBLIC_BASE_URL,
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   });

@@ -25,6 +25,8 @@ export const idPrefixes = {
   webhookSecret: 'whsec',
   membership: 'mem',
   notification: 'ntf',
+  transcript: 'msg',
+  elpAnswer: 'elpa',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -109,7 +109,8 @@ interface Live {
  * A voice platform in process: the default when none is configured. Each call runs a realistic
  * lifecycle on timers (queued, ringing, answered or not within 2 s, a 5-30 s conversation with tool
  * calls, an end-of-call report) with an outcome drawn from the call id, or forced with the template
- * variable `simulate_outcome` (completed, voicemail, no_answer, failed). `speed` divides every delay.
+ * variable `simulate_outcome` (completed, voicemail, no_answer, failed); `simulate_stop_contact: true`
+ * makes the carrier ask not to be contacted again. `speed` divides every delay.
  */
 export class SimulatedVoiceProvider implements VoiceProvider {
   readonly name = 'simulated';
@@ -270,7 +271,13 @@ export class SimulatedVoiceProvider implements VoiceProvider {
       );
       if (typeof loadId === 'string') await this.tool(call, 'get_load_details', { load_id: loadId });
       await pause();
-      if (chance(seed, 'stop') < 0.05) {
+      // A carrier asking to be left alone: on request (`simulate_stop_contact`), else now and then
+      // when the outcome is left to chance.
+      const vars = call.request.variables;
+      const asksToStop =
+        vars.simulate_stop_contact === true ||
+        (vars.simulate_outcome === undefined && chance(seed, 'stop') < 0.05);
+      if (asksToStop) {
         this.say(call, 'user', 'Please take us off your list, do not call again.', 0.9);
         await this.tool(call, 'request_stop_contact', { reason: 'asked on a call' });
       } else {

@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { dateTime } from '../../http/schemas.js';
-import { CALL_DIRECTIONS, CALL_STATUSES, type calls } from './calls-tables.js';
+import { CALL_STATUSES, CALL_TYPES } from '../../domain/calls.js';
+import { pageQuery } from '../../http/pagination.js';
+import { toE164 } from '../../http/phone.js';
+import { dateTime, queryList, text } from '../../http/schemas.js';
+import { CALL_DIRECTIONS, type calls } from './calls-tables.js';
 
 export const callSchema = z
   .object({
@@ -46,3 +49,77 @@ export function toCall(row: typeof calls.$inferSelect): Call {
     load_number: row.load_number,
   };
 }
+
+export const e164 = () =>
+  z
+    .string()
+    .regex(/^\+[1-9]\d{6,14}$/, 'Must be an E.164 phone number, for example +14155552671')
+    .refine((v) => toE164(v) === v, { message: 'Not a valid phone number' });
+
+export const createCallBody = z.object({
+  phone_number: e164(),
+  load_id: text(100).nullish(),
+  template_id: text(100).nullish(),
+  voice_agent_id: text(100).nullish(),
+  call_type: z.enum(CALL_TYPES).nullish(),
+  template_variables: z
+    .record(z.string().max(100), z.unknown())
+    .refine((v) => JSON.stringify(v).length <= 20_000, { message: 'At most 20,000 characters of JSON' })
+    .nullish(),
+});
+export type CreateCallInput = z.output<typeof createCallBody>;
+
+const isoDate = z.iso.date();
+
+export const listCallsQuery = pageQuery().extend({
+  status: queryList(z.enum(CALL_STATUSES)).optional(),
+  call_type: queryList(z.enum(CALL_TYPES)).optional(),
+  load_id: text(100).optional(),
+  start_date: isoDate.optional().meta({ description: 'Calls placed on or after this UTC day' }),
+  end_date: isoDate.optional().meta({ description: 'Calls placed on or before this UTC day' }),
+});
+export type ListCallsQuery = z.output<typeof listCallsQuery>;
+
+export const callIdParams = z.object({ call_id: text(100) });
+
+export const transcriptMessageSchema = z
+  .looseObject({
+    role: z.string(),
+    content: z.string().nullable().optional(),
+    id: z.string().nullable().optional(),
+    timestamp: z.string().nullable().optional(),
+    interrupted: z.boolean().nullable().optional(),
+    transcript_confidence: z.number().nullable().optional(),
+    tool_calls: z
+      .array(
+        z.object({
+          id: z.string().default(''),
+          type: z.string().default(''),
+          function: z.object({ name: z.string().default(''), arguments: z.unknown() }),
+        }),
+      )
+      .nullable()
+      .optional(),
+    tool_call_id: z.string().nullable().optional(),
+  })
+  .meta({ id: 'TranscriptMessage' });
+
+export const callDetailSchema = callSchema
+  .extend({ transcript: z.array(transcriptMessageSchema) })
+  .meta({ id: 'CallDetail' });
+
+export const endCallSchema = callSchema
+  .extend({ previous_status: z.enum(CALL_STATUSES) })
+  .meta({ id: 'EndedCall' });
+
+export const joinResultSchema = z
+  .object({ success: z.boolean(), message: z.string(), call_id: z.string() })
+  .meta({ id: 'JoinResult' });
+
+export const recordingSchema = z
+  .object({
+    call_id: z.string(),
+    recording_status: z.string().nullable(),
+    recording_url: z.string().nullable(),
+  })
+  .meta({ id: 'CallRecording' });

@@ -1,22 +1,22 @@
 import { sql } from 'drizzle-orm';
-import { check, index, pgTable, text } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
+import { CALL_STATUSES } from '../../domain/calls.js';
 import { organizations } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
 
-export const CALL_STATUSES = [
-  'SCHEDULED',
-  'PENDING',
-  'AGENT_ASSIGNED',
-  'IN_PROGRESS',
-  'COMPLETED',
-  'FAILED',
-  'CANCELLED',
-  'VOICEMAIL',
-  'NO_RESPONSE',
-  'TRANSFERRED',
-] as const;
+export { CALL_STATUSES };
 export const CALL_DIRECTIONS = ['INBOUND', 'OUTBOUND'] as const;
 
 /**
@@ -44,15 +44,49 @@ export const calls = pgTable(
     created_by_id: text('created_by_id'),
     recording_status: text('recording_status'),
     load_number: text('load_number'),
+    /** The voice platform that carries the call, its id there, and where live commands go. */
+    provider: text('provider'),
+    provider_call_id: text('provider_call_id'),
+    control_url: text('control_url'),
+    template_id: text('template_id'),
+    voice_agent_id: text('voice_agent_id'),
+    template_variables: jsonb('template_variables').$type<Record<string, unknown>>(),
+    recording_url: text('recording_url'),
     ...timestamps,
   },
   (t) => [
     index('calls_load_created_idx').on(t.load_id, t.created_at),
     index('calls_organization_load_idx').on(t.organization_id, t.load_id),
     index('calls_organization_created_idx').on(t.organization_id, t.created_at),
+    uniqueIndex('calls_provider_call_key').on(t.provider, t.provider_call_id),
     check(
       'calls_status_check',
       sql`${t.status} IN ('SCHEDULED', 'PENDING', 'AGENT_ASSIGNED', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED', 'VOICEMAIL', 'NO_RESPONSE', 'TRANSFERRED')`,
     ),
   ],
+);
+
+/** What was said on a call, in order; fields the platform adds beyond ours are kept in `extra`. */
+export const transcriptMessages = pgTable(
+  'transcript_messages',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    call_id: text('call_id')
+      .notNull()
+      .references(() => calls.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    role: text('role').notNull(),
+    content: text('content'),
+    message_id: text('message_id'),
+    timestamp: text('timestamp'),
+    interrupted: boolean('interrupted'),
+    transcript_confidence: doublePrecision('transcript_confidence'),
+    tool_calls: jsonb('tool_calls'),
+    tool_call_id: text('tool_call_id'),
+    extra: jsonb('extra').$type<Record<string, unknown>>(),
+  },
+  (t) => [uniqueIndex('transcript_messages_call_position_key').on(t.call_id, t.position)],
 );

@@ -1,0 +1,19 @@
+import type { Config } from '../../config.js';
+import { SimulatedVoiceProvider } from './simulated-provider.js';
+import { VapiProvider } from './vapi-provider.js';
+import type { VoiceProvider } from './voice-provider.js';
+
+export const VOICE_EVENTS_PATH = '/api/v1/integrations/voice/events';
+
+export function voiceProviderFrom(config: Config): VoiceProvider {
+  const vapi = config.voice.vapi;
+  if (config.voice.provider === 'vapi' && vapi) {
+    return new VapiProvider({
+      ...vapi,
+      serverUrl: config.publicBaseUrl
+        ? `${config.publicBaseUrl.replace(/\/$/, '')}${VOICE_EVENTS_PATH}`
+        : null,
+    });
+  }
+  return new SimulatedVoiceProvider(config.voice.simulationSpeed);
+}

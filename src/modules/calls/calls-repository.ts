@@ -1,0 +1,235 @@
+import { and, asc, count, desc, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client.js';
+import { type CallStatus, statusRank, TERMINAL_STATUSES } from '../../domain/calls.js';
+import type { OrgScope } from '../../http/authentication.js';
+import { newId } from '../../http/ids.js';
+import { offsetOf } from '../../http/pagination.js';
+import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
+import { carrierContacts, carriers } from '../carriers/carriers-tables.js';
+import { outreaches } from '../outreaches/outreaches-tables.js';
+import type { ListCallsQuery } from './calls-schemas.js';
+import { calls, transcriptMessages } from './calls-tables.js';
+
+export type CallRow = typeof calls.$inferSelect;
+
+export async function insertCall(
+  db: DbOrTx,
+  scope: OrgScope,
+  values: Omit<typeof calls.$inferInsert, 'organization_id'>,
+) {
+  const [row] = await db
+    .insert(calls)
+    .values({ ...values, organization_id: scope.organizationId })
+    .returning();
+  return row!;
+}
+
+export async function findCall(db: DbOrTx, scope: OrgScope, id: string) {
+  const [row] = await db
+    .select()
+    .from(calls)
+    .where(and(eq(calls.organization_id, scope.organizationId), eq(calls.id, id)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** A call by the provider's id (or ours, echoed back in metadata): events carry no organization. */
+export async function findCallForEvent(
+  db: DbOrTx,
+  provider: string,
+  providerCallId: string,
+  callId: string | null,
+) {
+  const match = callId
+    ? or(and(eq(calls.provider, provider), eq(calls.provider_call_id, providerCallId)), eq(calls.id, callId))
+    : and(eq(calls.provider, provider), eq(calls.provider_call_id, providerCallId));
+  const [row] = await db.select().from(calls).where(match).limit(1);
+  return row ?? null;
+}
+
+export async function setProviderCall(
+  db: DbOrTx,
+  id: string,
+  provider: string,
+  providerCallId: string,
+  controlUrl: string | null,
+) {
+  await db
+    .update(calls)
+    .set({ provider, provider_call_id: providerCallId, control_url: controlUrl, updated_at: sql`now()` })
+    .where(eq(calls.id, id));
+}
+
+const RANK_SQL = sql`(CASE ${calls.status} WHEN 'SCHEDULED' THEN 0 WHEN 'PENDING' THEN 1 WHEN 'AGENT_ASSIGNED' THEN 2 WHEN 'IN_PROGRESS' THEN 3 ELSE 4 END)`;
+
+/**
+ * Moves a call forward to `status`, never back and never from one terminal state to another:
+ * late, repeated or out-of-order events change nothing. Returns the row when it moved.
+ */
+export async function advanceCall(
+  db: DbOrTx,
+  id: string,
+  status: CallStatus,
+  times: { at: Date; startedAt?: Date | null; endedAt?: Date | null },
+) {
+  const terminal = TERMINAL_STATUSES.has(status);
+  const startedAt = status === 'IN_PROGRESS' ? times.at : (times.startedAt ?? null);
+  const endedAt = terminal ? (times.endedAt ?? times.at) : null;
+  const [row] = await db
+    .update(calls)
+    .set({
+      status,
+      call_start_time: sql`coalesce(${calls.call_start_time}, ${startedAt ? startedAt.toISOString() : null}::timestamptz)`,
+      call_end_time: sql`coalesce(${calls.call_end_time}, ${endedAt ? endedAt.toISOString() : null}::timestamptz)`,
+      updated_at: sql`now()`,
+    })
+    .where(and(eq(calls.id, id), lt(RANK_SQL, statusRank(status))))
+    .returning();
+  return row ?? null;
+}
+
+export async function setRecording(db: DbOrTx, id: string, url: string | null) {
+  await db
+    .update(calls)
+    .set({ recording_url: url, recording_status: url ? 'available' : 'unavailable', updated_at: sql`now()` })
+    .where(eq(calls.id, id));
+}
+
+/** Stores the transcript once: a repeated end-of-call report keeps the first. */
+export async function storeTranscript(db: DbOrTx, call: CallRow, messages: TranscriptMessage[]) {
+  if (messages.length === 0) return;
+  const [existing] = await db
+    .select({ n: count() })
+    .from(transcriptMessages)
+    .where(eq(transcriptMessages.call_id, call.id));
+  if ((existing?.n ?? 0) > 0) return;
+  await db.insert(transcriptMessages).values(
+    messages.map((m, position) => {
+      const {
+        role,
+        content,
+        id,
+        timestamp,
+        interrupted,
+        transcript_confidence,
+        tool_calls,
+        tool_call_id,
+        ...extra
+      } = m;
+      return {
+        id: newId('transcript'),
+        organization_id: call.organization_id,
+        call_id: call.id,
+        position,
+        role,
+        content: content ?? null,
+        message_id: id ?? null,
+        timestamp: timestamp ?? null,
+        interrupted: interrupted ?? null,
+        transcript_confidence: transcript_confidence ?? null,
+        tool_calls: tool_calls ?? null,
+        tool_call_id: tool_call_id ?? null,
+        extra: Object.keys(extra).length ? extra : null,
+      };
+    }),
+  );
+}
+
+export async function transcriptOf(
+  db: DbOrTx,
+  scope: OrgScope,
+  callId: string,
+): Promise<TranscriptMessage[]> {
+  const rows = await db
+    .select()
+    .from(transcriptMessages)
+    .where(
+      and(
+        eq(transcriptMessages.organization_id, scope.organizationId),
+        eq(transcriptMessages.call_id, callId),
+      ),
+    )
+    .orderBy(asc(transcriptMessages.position));
+  return rows.map((r) => ({
+    ...(r.extra ?? {}),
+    role: r.role,
+    content: r.content,
+    id: r.message_id,
+    timestamp: r.timestamp,
+    interrupted: r.interrupted,
+    transcript_confidence: r.transcript_confidence,
+    tool_calls: r.tool_calls as TranscriptMessage['tool_calls'],
+    tool_call_id: r.tool_call_id,
+  }));
+}
+
+export async function listCalls(db: DbOrTx, scope: OrgScope, q: ListCallsQuery) {
+  const conditions: SQL[] = [eq(calls.organization_id, scope.organizationId)];
+  if (q.status?.length) conditions.push(inArray(calls.status, q.status));
+  if (q.call_type?.length) conditions.push(inArray(calls.call_type, q.call_type));
+  if (q.load_id) conditions.push(eq(calls.load_id, q.load_id));
+  if (q.start_date) conditions.push(gte(calls.call_time, new Date(`${q.start_date}T00:00:00Z`)));
+  if (q.end_date)
+    conditions.push(lt(calls.call_time, new Date(Date.parse(`${q.end_date}T00:00:00Z`) + 86_400_000)));
+  const where = and(...conditions);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(calls)
+      .where(where)
+      .orderBy(desc(calls.call_time), desc(calls.id))
+      .limit(q.page_size)
+      .offset(offsetOf(q.page, q.page_size)),
+    db.select({ n: count() }).from(calls).where(where),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+/** Carriers of the organization reachable at this number (their phone, dispatcher or a contact). */
+export async function carriersAtNumber(db: DbOrTx, scope: OrgScope, phone: string) {
+  return db
+    .select({
+      id: carriers.id,
+      name: carriers.name,
+      mc_number: carriers.mc_number,
+      stop: carriers.stop_contact_requested_at,
+    })
+    .from(carriers)
+    .where(
+      and(
+        eq(carriers.organization_id, scope.organizationId),
+        or(
+          eq(carriers.phone, phone),
+          eq(carriers.dispatcher_phone, phone),
+          sql`EXISTS (SELECT 1 FROM ${carrierContacts} WHERE ${carrierContacts.carrier_id} = ${carriers.id}
+                      AND ${carrierContacts.organization_id} = ${scope.organizationId} AND ${carrierContacts.phone} = ${phone})`,
+        ),
+      ),
+    )
+    .orderBy(asc(carriers.created_at));
+}
+
+/** The outreach of a call follows it: active when answered, then completed, no_response or failed. */
+export async function followCallOutreach(db: DbOrTx, callId: string, status: CallStatus) {
+  const next =
+    status === 'IN_PROGRESS'
+      ? 'active'
+      : status === 'COMPLETED' || status === 'TRANSFERRED'
+        ? 'completed'
+        : status === 'VOICEMAIL' || status === 'NO_RESPONSE'
+          ? 'no_response'
+          : status === 'FAILED' || status === 'CANCELLED'
+            ? 'failed'
+            : null;
+  if (!next) return;
+  await db
+    .update(outreaches)
+    .set({
+      status: next,
+      carrier_engaged:
+        status === 'COMPLETED' || status === 'TRANSFERRED' ? true : sql`${outreaches.carrier_engaged}`,
+      error_reason: next === 'failed' ? `call ${status.toLowerCase()}` : sql`${outreaches.error_reason}`,
+      updated_at: sql`now()`,
+    })
+    .where(and(eq(outreaches.call_id, callId), inArray(outreaches.status, ['pending', 'active'])));
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { CALL_STATUSES } from '../../domain/calls.js';
+import { pageQuery } from '../../http/pagination.js';
+import { dateTime, text } from '../../http/schemas.js';
+import { e164, transcriptMessageSchema } from '../calls/calls-schemas.js';
+import { digitsOnly } from '../carriers/carriers-schemas.js';
+import { ELP_STATUSES, SCORING_STATUSES } from './elp-tables.js';
+
+export const startElpBody = z.object({
+  phone_number: e164(),
+  driver_name: text(200).nullish(),
+  carrier_id: text(100).nullish(),
+  mc_number: text(30)
+    .transform((v) => digitsOnly(v) || null)
+    .nullish(),
+});
+
+export const listElpQuery = pageQuery().extend({
+  phone_number: text(20).optional(),
+  mc_number: text(30)
+    .transform((v) => digitsOnly(v))
+    .optional(),
+  call_id: text(100).optional(),
+});
+
+const score = () => z.number().int().nullable();
+
+export const elpTestSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(ELP_STATUSES),
+    created_at: dateTime(),
+    call_id: z.string().nullable(),
+    carrier_id: z.string().nullable(),
+    phone_number: z.string().nullable(),
+    driver_name: z.string().nullable(),
+    carrier_name: z.string().nullable(),
+    mc_number: z.string().nullable(),
+    scoring_status: z.enum(SCORING_STATUSES).nullable(),
+    conversational_communication: score(),
+    instruction_comprehension: score(),
+    sign_recognition: score(),
+    verbal_reporting: score(),
+    total_score: score(),
+    total_questions: score(),
+    questions_answered: score(),
+    valid_answers: score(),
+    notes: z.string().nullable(),
+    call: z
+      .object({
+        id: z.string(),
+        status: z.enum(CALL_STATUSES),
+        call_time: dateTime(),
+        created_at: dateTime(),
+        updated_at: dateTime(),
+        call_direction: z.string().nullable(),
+        phone_number: z.string().nullable(),
+        to_number: z.string().nullable(),
+        from_number: z.string().nullable(),
+        call_start_time: dateTime().nullable(),
+        call_end_time: dateTime().nullable(),
+        transcript: z.array(transcriptMessageSchema).nullable(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'ElpTest' });
+
+export const elpIdParams = z.object({ elp_test_id: text(100) });

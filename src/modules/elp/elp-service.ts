@@ -1,0 +1,94 @@
+import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import type { OrgScope } from '../../http/authentication.js';
+import { notFound } from '../../http/errors.js';
+import { offsetOf, pagination } from '../../http/pagination.js';
+import { findCall, transcriptOf } from '../calls/calls-repository.js';
+import type { CallsService } from '../calls/calls-service.js';
+import { elpTests } from './elp-tables.js';
+
+type ElpRow = typeof elpTests.$inferSelect;
+
+export class ElpService {
+  constructor(
+    private readonly db: Db,
+    private readonly calls: CallsService,
+  ) {}
+
+  /** Starts an ELP test: an ELP call to the driver, with its test REQUESTED. */
+  async start(
+    scope: OrgScope,
+    input: {
+      phone_number: string;
+      driver_name?: string | null;
+      carrier_id?: string | null;
+      mc_number?: string | null;
+    },
+  ) {
+    const call = await this.calls.create(
+      scope,
+      { phone_number: input.phone_number, call_type: 'ELP' },
+      input,
+    );
+    const [test] = await this.db.select().from(elpTests).where(eq(elpTests.call_id, call.id));
+    return this.view(scope, test!);
+  }
+
+  async get(scope: OrgScope, id: string) {
+    const [row] = await this.db
+      .select()
+      .from(elpTests)
+      .where(and(eq(elpTests.organization_id, scope.organizationId), eq(elpTests.id, id)));
+    if (!row) throw notFound('ELP test', id, 'elp_test_id');
+    return this.view(scope, row);
+  }
+
+  async list(
+    scope: OrgScope,
+    q: { page: number; page_size: number; phone_number?: string; mc_number?: string; call_id?: string },
+  ) {
+    const conditions: SQL[] = [eq(elpTests.organization_id, scope.organizationId)];
+    if (q.phone_number) conditions.push(eq(elpTests.phone_number, q.phone_number));
+    if (q.mc_number) conditions.push(eq(elpTests.mc_number, q.mc_number));
+    if (q.call_id) conditions.push(eq(elpTests.call_id, q.call_id));
+    const where = and(...conditions);
+    const [rows, [total]] = await Promise.all([
+      this.db
+        .select()
+        .from(elpTests)
+        .where(where)
+        .orderBy(desc(elpTests.created_at), desc(elpTests.id))
+        .limit(q.page_size)
+        .offset(offsetOf(q.page, q.page_size)),
+      this.db.select({ n: count() }).from(elpTests).where(where),
+    ]);
+    const data = [];
+    for (const row of rows) data.push(await this.view(scope, row));
+    return { data, pagination: pagination(q.page, q.page_size, total?.n ?? 0) };
+  }
+
+  /** The test with its nested call and transcript. */
+  private async view(scope: OrgScope, row: ElpRow) {
+    const call = row.call_id ? await findCall(this.db, scope, row.call_id) : null;
+    const { organization_id: _org, updated_at: _updated, ...fields } = row;
+    return {
+      ...fields,
+      call: call
+        ? {
+            id: call.id,
+            status: call.status,
+            call_time: call.call_time,
+            created_at: call.created_at,
+            updated_at: call.updated_at,
+            call_direction: call.call_direction,
+            phone_number: call.phone_number,
+            to_number: call.to_number,
+            from_number: call.from_number,
+            call_start_time: call.call_start_time,
+            call_end_time: call.call_end_time,
+            transcript: await transcriptOf(this.db, scope, call.id),
+          }
+        : null,
+    };
+  }
+}

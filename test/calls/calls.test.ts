@@ -1,0 +1,330 @@
+import { describe, expect, it } from 'vitest';
+import { type TestApp, useTestApp } from '../helpers/app.js';
+import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
+import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
+import { createLoad } from '../helpers/load-factories.js';
+
+const registry = registryFile([]);
+
+async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, ms = 8000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > until) throw new Error(`timed out; last value: ${JSON.stringify(value).slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const getCall = async (t: TestApp, headers: Record<string, string>, id: string) =>
+  (await t.app.inject({ method: 'GET', url: `/api/v1/calls/${id}`, headers })).json();
+
+const startCall = (t: TestApp, headers: Record<string, string>, body: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/calls', headers, payload: body });
+
+describe('POST /calls on the simulated voice platform', () => {
+  const t = useTestApp({ env: { SIMULATION_SPEED: '40', COMPLIANCE_REGISTRY_FILE: registry } });
+
+  it('creates the call PENDING and follows it to COMPLETED with its transcript, offer and outreach', async () => {
+    const { user } = await createTenant(t);
+    const carrier = await createCarrier(t, user.headers, { phone: '+14155550111' });
+    const loadId = await createLoad(t, user.headers);
+    const res = await startCall(t, user.headers, {
+      phone_number: '+14155550111',
+      load_id: loadId,
+      call_type: 'LOAD_BOOKING',
+      template_variables: { simulate_outcome: 'completed' },
+    });
+    expect(res.statusCode).toBe(201);
+    const created = res.json();
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^call_/),
+      status: 'PENDING',
+      call_direction: 'OUTBOUND',
+      to_number: '+14155550111',
+      phone_number: '+14155550111',
+      call_type: 'LOAD_BOOKING',
+      load_id: loadId,
+      created_by_id: user.id,
+    });
+    // The terminal status can arrive before the end-of-call report, as on the real platform.
+    const done = await waitFor(
+      () => getCall(t, user.headers, created.id),
+      (c) => c.status === 'COMPLETED' && c.transcript.length > 0,
+    );
+    expect(Date.parse(done.call_start_time)).toBeLessThanOrEqual(Date.parse(done.call_end_time));
+    const toolNames = done.transcript.flatMap((m: { tool_calls?: { function: { name: string } }[] | null }) =>
+      (m.tool_calls ?? []).map((c) => c.function.name),
+    );
+    expect(toolNames).toEqual(expect.arrayContaining(['get_load_details']));
+    const toolAnswer = done.transcript.find((m: { role: string }) => m.role === 'tool');
+    expect(JSON.parse(toolAnswer.content)).toMatchObject({
+      load_number: expect.any(String),
+      stops: expect.any(Array),
+    });
+    expect(toolAnswer.content).not.toMatch(/customer_rate|margin|max_buy_rate/);
+
+    const recording = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/calls/${created.id}/recording`,
+        headers: user.headers,
+      })
+    ).json();
+    expect(recording).toMatchObject({
+      call_id: created.id,
+      recording_status: 'available',
+      recording_url: expect.any(String),
+    });
+
+    const calls = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/calls`, headers: user.headers })
+    ).json();
+    expect(calls.map((c: { id: string }) => c.id)).toEqual([created.id]);
+    const tab = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/loads?tab=all_calls', headers: user.headers })
+    ).json();
+    expect(tab.data.map((l: { id: string }) => l.id)).toEqual([loadId]);
+    // The carrier's rate became a pending voice offer on the load; the call outreach is done.
+    const loadView = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}`, headers: user.headers })
+    ).json();
+    expect(loadView.offer_count).toBe(1);
+    expect(loadView.max_offer_amount).toBeGreaterThan(0);
+    const offersTab = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/loads?tab=active_offers', headers: user.headers })
+    ).json();
+    expect(offersTab.data.map((l: { id: string }) => l.id)).toEqual([loadId]);
+    const open = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/loads?tab=active_outreaches', headers: user.headers })
+    ).json();
+    expect(open.data).toEqual([]);
+    expect(toolNames).toContain('submit_offer');
+    expect(carrier.id).toMatch(/^car_/);
+  });
+
+  it('stamps stop_contact_requested_at when the carrier asks on the call', async () => {
+    const { user } = await createTenant(t);
+    const carrier = await createCarrier(t, user.headers, { phone: '+14155550112' });
+    const loadId = await createLoad(t, user.headers);
+    const res = await startCall(t, user.headers, {
+      phone_number: '+14155550112',
+      load_id: loadId,
+      template_variables: { simulate_outcome: 'completed', simulate_stop_contact: true },
+    });
+    await waitFor(
+      () => getCall(t, user.headers, res.json().id),
+      (c) => c.status === 'COMPLETED',
+    );
+    const after = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${carrier.id}`, headers: user.headers })
+    ).json();
+    expect(after.stop_contact_requested_at).toMatch(/Z$/);
+    const again = await startCall(t, user.headers, { phone_number: '+14155550112' });
+    expect(again.statusCode).toBe(409);
+  });
+
+  it('ends VOICEMAIL, NO_RESPONSE or FAILED as the platform reports, and the outreach follows', async () => {
+    const { user } = await createTenant(t);
+    await createCarrier(t, user.headers, { phone: '+14155550122' });
+    const loadId = await createLoad(t, user.headers);
+    const expected = { voicemail: 'VOICEMAIL', no_answer: 'NO_RESPONSE', failed: 'FAILED' } as const;
+    for (const [outcome, status] of Object.entries(expected)) {
+      const res = await startCall(t, user.headers, {
+        phone_number: '+14155550122',
+        load_id: loadId,
+        template_variables: { simulate_outcome: outcome },
+      });
+      const ended = await waitFor(
+        () => getCall(t, user.headers, res.json().id),
+        (c) => c.status === status,
+      );
+      expect(ended.call_end_time).not.toBeNull();
+    }
+    const loadView = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/loads?tab=active_outreaches', headers: user.headers })
+    ).json();
+    expect(loadView.data).toEqual([]);
+  });
+
+  it('refuses a number that is not E.164, an unknown load and an unknown call type with 422', async () => {
+    const { user } = await createTenant(t);
+    for (const [body, param] of [
+      [{ phone_number: '(415) 555-2671' }, 'phone_number'],
+      [{ phone_number: '+1415' }, 'phone_number'],
+      [{ phone_number: '+14155552671', load_id: 'load_nope' }, 'load_id'],
+      [{ phone_number: '+14155552671', call_type: 'SALES' }, 'call_type'],
+    ] as const) {
+      const res = await startCall(t, user.headers, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(422);
+      expect(res.json().error.param).toBe(param);
+    }
+    const list = (await t.app.inject({ method: 'GET', url: '/api/v1/calls', headers: user.headers })).json();
+    expect(list.pagination.total_count).toBe(0);
+  });
+
+  it('refuses to call a carrier that asked not to be contacted, by any of its numbers', async () => {
+    const { user } = await createTenant(t);
+    const carrier = await createCarrier(t, user.headers, {
+      phone: '+14155550133',
+      contacts: [{ contact_type: 'DRIVER', phone: '+14155550134' }],
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${carrier.id}/stop-contact`,
+      headers: user.headers,
+    });
+    for (const phone of ['+14155550133', '+14155550134']) {
+      const res = await startCall(t, user.headers, { phone_number: phone });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error).toMatchObject({ code: 'stop_contact_requested', param: 'phone_number' });
+    }
+  });
+
+  it('lists calls with filters and answers 404 for another organization’s call', async () => {
+    const a = await createTenant(t);
+    const b = await createTenant(t);
+    const elp = (
+      await startCall(t, a.user.headers, { phone_number: '+14155550144', call_type: 'ELP' })
+    ).json();
+    const plain = (await startCall(t, a.user.headers, { phone_number: '+14155550145' })).json();
+    const list = async (q: string) =>
+      (await t.app.inject({ method: 'GET', url: `/api/v1/calls?${q}`, headers: a.user.headers }))
+        .json()
+        .data.map((c: { id: string }) => c.id);
+    expect((await list('call_type=ELP')).sort()).toEqual([elp.id]);
+    expect((await list('')).sort()).toEqual([elp.id, plain.id].sort());
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await list(`start_date=${today}&end_date=${today}`)).length).toBe(2);
+    expect(await list('end_date=2020-01-01')).toEqual([]);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/calls?status=RINGING', headers: a.user.headers }))
+        .statusCode,
+    ).toBe(422);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/v1/calls/${plain.id}`, headers: b.user.headers }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/api/v1/calls/${plain.id}/end`, headers: b.user.headers }))
+        .statusCode,
+    ).toBe(404);
+  });
+});
+
+describe('joining and ending live calls', () => {
+  // Slow enough to catch a call mid-conversation.
+  const t = useTestApp({ env: { SIMULATION_SPEED: '2', COMPLIANCE_REGISTRY_FILE: registry } });
+
+  it('transfers an in-progress call to the caller’s phone and marks it TRANSFERRED', async () => {
+    const { orgId } = await createTenant(t);
+    const rep = await createUser(t, orgId, 'MEMBER', { phone: '+12125550199' });
+    const call = (
+      await startCall(t, rep.headers, {
+        phone_number: '+14155550155',
+        template_variables: { simulate_outcome: 'completed' },
+      })
+    ).json();
+    await waitFor(
+      () => getCall(t, rep.headers, call.id),
+      (c) => c.status === 'IN_PROGRESS',
+    );
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/calls/${call.id}/join`,
+      headers: rep.headers,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      success: true,
+      message: `Transferring call '${call.id}' to +12125550199`,
+      call_id: call.id,
+    });
+    const after = await getCall(t, rep.headers, call.id);
+    expect(after.status).toBe('TRANSFERRED');
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/calls/${call.id}/join`,
+      headers: rep.headers,
+    });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error.code).toBe('call_not_in_progress');
+  });
+
+  it('uses the API key creator’s phone, and answers 422 when there is none', async () => {
+    const { orgId, user } = await createTenant(t);
+    const key = await createApiKey(t, user.headers);
+    const call = (
+      await startCall(t, key.headers, {
+        phone_number: '+14155550166',
+        template_variables: { simulate_outcome: 'completed' },
+      })
+    ).json();
+    await waitFor(
+      () => getCall(t, user.headers, call.id),
+      (c) => c.status === 'AGENT_ASSIGNED' || c.status === 'IN_PROGRESS',
+    );
+    const noPhone = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/calls/${call.id}/join`,
+      headers: key.headers,
+    });
+    expect(noPhone.statusCode).toBe(422);
+    expect(noPhone.json().error.code).toBe('caller_phone_missing');
+    const withPhone = await createUser(t, orgId, 'ADMIN', { phone: '+12125550188' });
+    const key2 = await createApiKey(t, withPhone.headers);
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/calls/${call.id}/join`,
+      headers: key2.headers,
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().message).toContain('+12125550188');
+  });
+
+  it('hangs up: CANCELLED before an answer, COMPLETED during the call, unchanged once ended', async () => {
+    const { user } = await createTenant(t);
+    const early = (
+      await startCall(t, user.headers, {
+        phone_number: '+14155550177',
+        template_variables: { simulate_outcome: 'completed' },
+      })
+    ).json();
+    const cancelled = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/calls/${early.id}/end`,
+      headers: user.headers,
+    });
+    expect(cancelled.json()).toMatchObject({ status: 'CANCELLED', previous_status: 'PENDING' });
+
+    const live = (
+      await startCall(t, user.headers, {
+        phone_number: '+14155550178',
+        template_variables: { simulate_outcome: 'completed' },
+      })
+    ).json();
+    await waitFor(
+      () => getCall(t, user.headers, live.id),
+      (c) => c.status === 'IN_PROGRESS',
+    );
+    const ended = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/calls/${live.id}/end`,
+      headers: user.headers,
+    });
+    expect(ended.json()).toMatchObject({ status: 'COMPLETED', previous_status: 'IN_PROGRESS' });
+    const repeat = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/calls/${live.id}/end`,
+      headers: user.headers,
+    });
+    expect(repeat.statusCode).toBe(200);
+    expect(repeat.json()).toMatchObject({ status: 'COMPLETED', previous_status: 'COMPLETED' });
+    const join = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/calls/${live.id}/join`,
+      headers: user.headers,
+    });
+    expect(join.statusCode).toBe(409);
+  });
+});

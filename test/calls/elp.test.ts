@@ -1,0 +1,224 @@
+import { describe, expect, it } from 'vitest';
+import { type TestApp, useTestApp } from '../helpers/app.js';
+import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
+import { createTenant } from '../helpers/factories.js';
+
+const registry = registryFile([]);
+
+async function waitForTest(
+  t: TestApp,
+  headers: Record<string, string>,
+  id: string,
+  done: (x: Record<string, unknown>) => boolean,
+) {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const test = (await t.app.inject({ method: 'GET', url: `/api/v1/elp/tests/${id}`, headers })).json();
+    if (done(test)) return test;
+    if (Date.now() > until)
+      throw new Error(`ELP test never got there: ${JSON.stringify(test).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function expectConsistentScores(test: Record<string, number | null>) {
+  const competencies = [
+    'conversational_communication',
+    'instruction_comprehension',
+    'sign_recognition',
+    'verbal_reporting',
+  ];
+  for (const c of competencies) {
+    expect(test[c]).toBeGreaterThanOrEqual(0);
+    expect(test[c]).toBeLessThanOrEqual(10);
+  }
+  expect(test.total_score).toBe(competencies.reduce((sum, c) => sum + (test[c] ?? 0), 0));
+  expect(test.valid_answers!).toBeLessThanOrEqual(test.questions_answered!);
+  expect(test.questions_answered!).toBeLessThanOrEqual(test.total_questions!);
+  expect(test.total_questions).toBe(10);
+}
+
+describe('ELP tests', () => {
+  const t = useTestApp({ env: { SIMULATION_SPEED: '40', COMPLIANCE_REGISTRY_FILE: registry } });
+
+  it('starts a test REQUESTED with its ELP call, and ends it one way or the other', async () => {
+    const { user } = await createTenant(t);
+    const carrier = await createCarrier(t, user.headers, { name: 'Prairie Wind', mc_number: '333111' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/elp/tests',
+      headers: user.headers,
+      payload: { phone_number: '+13125550100', driver_name: 'Jo Driver', carrier_id: carrier.id },
+    });
+    expect(res.statusCode).toBe(201);
+    const started = res.json();
+    expect(started).toMatchObject({
+      id: expect.stringMatching(/^elp_/),
+      status: 'REQUESTED',
+      scoring_status: 'PENDING',
+      phone_number: '+13125550100',
+      driver_name: 'Jo Driver',
+      carrier_id: carrier.id,
+      carrier_name: 'Prairie Wind',
+      mc_number: '333111',
+      total_score: null,
+      call: { id: expect.stringMatching(/^call_/), status: 'PENDING', transcript: [] },
+    });
+    // The platform draws the outcome: either the test ran and was scored, or nobody answered.
+    const ended = await waitForTest(t, user.headers, started.id, (x) => x.status !== 'REQUESTED');
+    if (ended.scoring_status === 'SCORED') expectConsistentScores(ended);
+    else expect(ended).toMatchObject({ status: 'FAILED', scoring_status: 'FAILED', questions_answered: 0 });
+  });
+
+  it('scores a test that ran to its end from the answers the agent recorded', async () => {
+    const { user } = await createTenant(t);
+    const call = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/calls',
+        headers: user.headers,
+        payload: {
+          phone_number: '+13125550105',
+          call_type: 'ELP',
+          template_variables: { simulate_outcome: 'completed' },
+        },
+      })
+    ).json();
+    const [created] = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/elp/tests?call_id=${call.id}`,
+        headers: user.headers,
+      })
+    ).json().data;
+    // Scores come from the recorded answers; the transcript follows with the end-of-call report.
+    const scored = await waitForTest(
+      t,
+      user.headers,
+      created.id,
+      (x) => x.scoring_status === 'SCORED' && (x.call as { transcript: unknown[] }).transcript.length > 0,
+    );
+    expect(scored.status).toBe('COMPLETED');
+    expectConsistentScores(scored);
+    expect(scored.questions_answered).toBeGreaterThanOrEqual(5);
+    const answers = scored.call.transcript.filter((m: { tool_calls?: { function: { name: string } }[] }) =>
+      m.tool_calls?.some((c) => c.function.name === 'record_elp_answer'),
+    );
+    expect(answers.length).toBe(scored.questions_answered);
+    expect(scored).not.toHaveProperty('passed');
+  });
+
+  it('ends a test whose call was never answered FAILED, with scoring FAILED', async () => {
+    const { user } = await createTenant(t);
+    const call = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/calls',
+      headers: user.headers,
+      payload: {
+        phone_number: '+13125550101',
+        call_type: 'ELP',
+        template_variables: { simulate_outcome: 'no_answer' },
+      },
+    });
+    expect(call.statusCode).toBe(201);
+    const list = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/elp/tests?call_id=${call.json().id}`,
+        headers: user.headers,
+      })
+    ).json();
+    expect(list.data).toHaveLength(1);
+    const failed = await waitForTest(t, user.headers, list.data[0].id, (x) => x.status !== 'REQUESTED');
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      scoring_status: 'FAILED',
+      questions_answered: 0,
+      total_score: null,
+    });
+  });
+
+  it('filters by phone number, MC number and call, and pages', async () => {
+    const { user } = await createTenant(t);
+    const start = (payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/elp/tests', headers: user.headers, payload });
+    const a = (await start({ phone_number: '+13125550102', mc_number: 'MC-0044' })).json();
+    const b = (await start({ phone_number: '+13125550103', mc_number: '55' })).json();
+    const ids = async (q: string) =>
+      (await t.app.inject({ method: 'GET', url: `/api/v1/elp/tests?${q}`, headers: user.headers }))
+        .json()
+        .data.map((x: { id: string }) => x.id);
+    expect(await ids('phone_number=%2B13125550102')).toEqual([a.id]);
+    expect(await ids('mc_number=44')).toEqual([a.id]);
+    expect(await ids(`call_id=${b.call_id}`)).toEqual([b.id]);
+    const page = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/elp/tests?page_size=1&page=2',
+        headers: user.headers,
+      })
+    ).json();
+    expect(page.pagination).toMatchObject({
+      page: 2,
+      page_size: 1,
+      total_count: 2,
+      total_pages: 2,
+      has_prev: true,
+      has_next: false,
+    });
+    expect(page.data).toHaveLength(1);
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/elp/tests',
+      headers: user.headers,
+      payload: { phone_number: '312-555-0100' },
+    });
+    expect(bad.statusCode).toBe(422);
+  });
+});
+
+describe('an ELP call cut short', () => {
+  const t = useTestApp({ env: { SIMULATION_SPEED: '4', COMPLIANCE_REGISTRY_FILE: registry } });
+
+  it('is INCOMPLETE and still scored on the answers it got', async () => {
+    const { user } = await createTenant(t);
+    // An ELP call through POST /calls, so the simulated platform can be told to pick up.
+    const call = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/calls',
+        headers: user.headers,
+        payload: {
+          phone_number: '+13125550104',
+          call_type: 'ELP',
+          template_variables: { simulate_outcome: 'completed' },
+        },
+      })
+    ).json();
+    const started = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/elp/tests?call_id=${call.id}`,
+        headers: user.headers,
+      })
+    ).json().data[0];
+    await waitForTest(
+      t,
+      user.headers,
+      started.id,
+      (x) => (x.call as { status: string }).status === 'IN_PROGRESS',
+    );
+    // Let the driver answer the first questions, then hang up.
+    await new Promise((r) => setTimeout(r, 900));
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/calls/${started.call_id}/end`,
+      headers: user.headers,
+    });
+    const ended = await waitForTest(t, user.headers, started.id, (x) => x.status !== 'REQUESTED');
+    expect(ended).toMatchObject({ status: 'INCOMPLETE', scoring_status: 'SCORED' });
+    expect(ended.questions_answered).toBeGreaterThan(0);
+    expect(ended.questions_answered).toBeLessThan(10);
+    expectConsistentScores(ended);
+  });
+});
