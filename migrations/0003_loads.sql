@@ -56,8 +56,10 @@ CREATE TABLE "escalations" (
 );
 --> statement-breakpoint
 CREATE TABLE "load_list_versions" (
-	"organization_id" text PRIMARY KEY NOT NULL,
-	"version" bigint NOT NULL
+	"organization_id" text NOT NULL,
+	"source" text NOT NULL,
+	"version" bigint NOT NULL,
+	CONSTRAINT "load_list_versions_organization_id_source_pk" PRIMARY KEY("organization_id","source")
 );
 --> statement-breakpoint
 CREATE TABLE "load_status_counts" (

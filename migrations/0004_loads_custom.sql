@@ -1,7 +1,27 @@
--- Hand-written (drizzle cannot express triggers). Keeps load_status_counts exact: statement-level
--- triggers fold each statement's inserted, updated and deleted loads into per-status deltas, in the
--- same transaction as the write, so the unfiltered and status-only load lists never COUNT(*).
--- They also bump load_list_versions, which tells the service that a count it kept is still exact.
+-- Hand-written (drizzle cannot express triggers).
+--
+-- load_status_counts: statement-level triggers fold each statement's inserted, updated and deleted
+-- loads into per-status deltas, in the same transaction as the write, so the unfiltered and
+-- status-only load lists never COUNT(*).
+--
+-- load_list_versions: the same triggers, and triggers on every table a load-list tab reads, bump a
+-- per-(organization, table) version, which tells the service that a count it kept is still exact.
+CREATE OR REPLACE FUNCTION load_list_version_bump() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO load_list_versions AS v (organization_id, source, version)
+    SELECT DISTINCT organization_id, TG_TABLE_NAME, 1 FROM old_rows ORDER BY 1
+    ON CONFLICT (organization_id, source) DO UPDATE SET version = v.version + 1;
+  ELSE
+    INSERT INTO load_list_versions AS v (organization_id, source, version)
+    SELECT DISTINCT organization_id, TG_TABLE_NAME, 1 FROM new_rows ORDER BY 1
+    ON CONFLICT (organization_id, source) DO UPDATE SET version = v.version + 1;
+  END IF;
+  RETURN NULL;
+END;
+$$;
+--> statement-breakpoint
 CREATE OR REPLACE FUNCTION load_status_counts_apply() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -10,17 +30,11 @@ BEGIN
     SELECT organization_id, coalesce(load_status, ''), count(*) FROM new_rows GROUP BY 1, 2
     ORDER BY 1, 2
     ON CONFLICT (organization_id, load_status) DO UPDATE SET n = c.n + excluded.n;
-    INSERT INTO load_list_versions AS v (organization_id, version)
-    SELECT DISTINCT organization_id, 1 FROM new_rows ORDER BY 1
-    ON CONFLICT (organization_id) DO UPDATE SET version = v.version + 1;
   ELSIF TG_OP = 'DELETE' THEN
     UPDATE load_status_counts c SET n = c.n - d.n
     FROM (SELECT organization_id, coalesce(load_status, '') AS load_status, count(*) AS n
           FROM old_rows GROUP BY 1, 2) d
     WHERE c.organization_id = d.organization_id AND c.load_status = d.load_status;
-    INSERT INTO load_list_versions AS v (organization_id, version)
-    SELECT DISTINCT organization_id, 1 FROM old_rows ORDER BY 1
-    ON CONFLICT (organization_id) DO UPDATE SET version = v.version + 1;
   ELSE
     INSERT INTO load_status_counts AS c (organization_id, load_status, n)
     SELECT organization_id, load_status, sum(n) FROM (
@@ -30,9 +44,6 @@ BEGIN
     ) d GROUP BY 1, 2 HAVING sum(n) <> 0
     ORDER BY 1, 2
     ON CONFLICT (organization_id, load_status) DO UPDATE SET n = c.n + excluded.n;
-    INSERT INTO load_list_versions AS v (organization_id, version)
-    SELECT DISTINCT organization_id, 1 FROM new_rows ORDER BY 1
-    ON CONFLICT (organization_id) DO UPDATE SET version = v.version + 1;
   END IF;
   RETURN NULL;
 END;
@@ -47,3 +58,19 @@ CREATE TRIGGER loads_status_counts_update AFTER UPDATE ON loads
 --> statement-breakpoint
 CREATE TRIGGER loads_status_counts_delete AFTER DELETE ON loads
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION load_status_counts_apply();
+--> statement-breakpoint
+DO $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['loads', 'offers', 'calls', 'outreaches', 'notifications',
+                           'carrier_verifications', 'escalations'] LOOP
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %I REFERENCING NEW TABLE AS new_rows '
+      'FOR EACH STATEMENT EXECUTE FUNCTION load_list_version_bump()', t || '_list_version_insert', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %I REFERENCING OLD TABLE AS old_rows '
+      'NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION load_list_version_bump()',
+      t || '_list_version_update', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS old_rows '
+      'FOR EACH STATEMENT EXECUTE FUNCTION load_list_version_bump()', t || '_list_version_delete', t);
+  END LOOP;
+END;
+$$;
