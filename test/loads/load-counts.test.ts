@@ -50,6 +50,12 @@ describe('total_count stays exact as loads change', () => {
     expect(await total('tab=active_offers')).toBe(1);
     expect(await total('tab=active_offers&search=reno')).toBe(1);
     expect(await total('tab=active_offers&status=Delivered')).toBe(0);
+    await t.database.pool.query(`UPDATE offers SET status = 'rejected' WHERE load_id = $1`, [first]);
+    expect(await total('tab=active_offers')).toBe(0);
+    expect(await total('tab=active_offers&search=reno')).toBe(0);
+    await addOffer(t, orgId, first, { status: 'pending' });
+    expect(await total('tab=active_offers')).toBe(1);
+    expect(await total('tab=active_offers&search=reno')).toBe(1);
 
     // Deleting loads (the organization's cleanup path) keeps the counters right too.
     await t.database.pool.query(`DELETE FROM loads WHERE organization_id = $1 AND load_number = 'C-1'`, [

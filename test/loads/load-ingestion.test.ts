@@ -32,6 +32,10 @@ describe('POST /loads', () => {
         customer_rate: 2500.5,
         margin: 300.25,
         reference_numbers: [{ value: 'PO-9', type: 'PO' }],
+        po_numbers: ['PO-9', 'PO-10'],
+        special_instructions: ['Call ahead'],
+        context: { lane: { origin: 'IL' }, hot: true },
+        custom_fields: { priority: 2 },
         carrier_rep: { type: 'DISPATCHER', first_name: 'Ann', phone: '(415) 555-2671' },
         driver: { first_name: 'Dan', phone: 'not a phone' },
         stops: [
@@ -77,8 +81,10 @@ describe('POST /loads', () => {
         email: null,
       },
       driver: { type: null, first_name: 'Dan', last_name: null, phone: null, email: null },
-      context: {},
-      custom_fields: {},
+      po_numbers: ['PO-9', 'PO-10'],
+      special_instructions: ['Call ahead'],
+      context: { lane: { origin: 'IL' }, hot: true },
+      custom_fields: { priority: 2 },
     });
     expect(load.stops).toHaveLength(2);
     expect(load.stops[0]).toMatchObject({

@@ -217,13 +217,14 @@ const tabOnlyCounts: Record<Exclude<LoadTab, 'all'>, (organizationId: string) =>
     sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${escalations} WHERE organization_id = ${o} AND status = 'active') d`,
 };
 
-/** The organization's load write version: bumped by every statement that writes its loads. */
-export async function loadsVersion(db: DbOrTx, scope: OrgScope): Promise<number> {
-  const [row] = await db
-    .select({ version: loadListVersions.version })
+/** The organization's write versions of the loads and of the tables its tabs read, as one string. */
+export async function listVersions(db: DbOrTx, scope: OrgScope): Promise<string> {
+  const rows = await db
+    .select({ source: loadListVersions.source, version: loadListVersions.version })
     .from(loadListVersions)
-    .where(eq(loadListVersions.organization_id, scope.organizationId));
-  return row?.version ?? 0;
+    .where(eq(loadListVersions.organization_id, scope.organizationId))
+    .orderBy(loadListVersions.source);
+  return rows.map((r) => `${r.source}:${r.version}`).join(',');
 }
 
 /** A stable key for what a count depends on (the rendered WHERE clause and its parameters). */

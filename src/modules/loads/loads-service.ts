@@ -21,9 +21,9 @@ import {
   listLoadEscalations,
   listLoadPage,
   listLoadVerifications,
+  listVersions,
   loadExists,
   loadStats,
-  loadsVersion,
   replaceStops,
   type StopJson,
   type StopRow,
@@ -199,7 +199,7 @@ function itemError(code: string, path: (string | number)[], message: string): It
 const COUNT_CACHE_MAX = 10_000;
 
 export class LoadsService {
-  private readonly counts = new Map<string, { version: number; count: number }>();
+  private readonly counts = new Map<string, { version: string; count: number }>();
 
   constructor(private readonly db: Db) {}
 
@@ -439,18 +439,19 @@ export class LoadsService {
   }
 
   /**
-   * The exact total of a list. Counter tables answer the unfiltered, status-only and tab-only
-   * lists. Other filters on the load's own columns (search above all: a city matches tens of
-   * thousands of loads) are counted once per version of the organization's loads: the count is
-   * kept with the version read before it and reused while no write has moved the version.
+   * The exact total of a list. The counter table answers the unfiltered and status-only lists.
+   * Anything else (a city search matches tens of thousands of loads at a million) is counted once
+   * per set of write versions of the organization's loads and tab tables: the count is kept with
+   * the versions read before it and reused while no write has moved them. Kept per instance.
    */
   private async count(scope: OrgScope, q: LoadQuery): Promise<number> {
-    if (q.conditions.length === 0 || q.tabs.length > 0) return countLoads(this.db, scope, q);
+    if (q.conditions.length === 0 && q.tabs.length === 0) return countLoads(this.db, scope, q);
     const key = countKey(scope, q);
-    const version = await loadsVersion(this.db, scope);
+    const version = await listVersions(this.db, scope);
     const cached = this.counts.get(key);
     if (cached && cached.version === version) return cached.count;
     const count = await countLoads(this.db, scope, q);
+    this.counts.delete(key);
     if (this.counts.size >= COUNT_CACHE_MAX) this.counts.delete(this.counts.keys().next().value!);
     this.counts.set(key, { version, count });
     return count;

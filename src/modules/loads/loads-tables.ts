@@ -240,13 +240,20 @@ export const loadStatusCounts = pgTable(
 );
 
 /**
- * A per-organization version of its loads, bumped by the same statement triggers on every write:
- * an exact count computed at one version is still exact while the version has not moved.
+ * Per organization and source table (loads, offers, calls, outreaches, notifications,
+ * carrier_verifications, escalations): a version bumped by statement triggers on every write, in
+ * the same transaction. An exact count computed at one set of versions is still exact while none
+ * has moved. One row per source, so writers of different tables never wait on each other.
  */
-export const loadListVersions = pgTable('load_list_versions', {
-  organization_id: text('organization_id').primaryKey(),
-  version: bigint('version', { mode: 'number' }).notNull(),
-});
+export const loadListVersions = pgTable(
+  'load_list_versions',
+  {
+    organization_id: text('organization_id').notNull(),
+    source: text('source').notNull(),
+    version: bigint('version', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organization_id, t.source] })],
+);
 
 /** Something a user should look at on a load; unread ones feed the `active_notifications` tab. */
 export const notifications = pgTable(
