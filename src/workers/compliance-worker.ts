@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.js';
 import type { ComplianceService } from '../modules/carriers/compliance-service.js';
+import { Poller } from './poller.js';
 
 const BATCH = 20;
 const CONCURRENCY = 4;
@@ -13,34 +14,25 @@ const CHECK_TIMEOUT_MS = 15_000;
  * carriers come due again after the lease.
  */
 export class ComplianceWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly poller: Poller;
   private stopped = false;
 
   constructor(
     private readonly db: Db,
     private readonly service: ComplianceService,
-    private readonly pollMs: number,
+    pollMs: number,
     private readonly log: FastifyBaseLogger,
-  ) {}
+  ) {
+    this.poller = new Poller('compliance', () => this.drain(), pollMs, log);
+  }
 
   start() {
-    const tick = async () => {
-      if (this.stopped) return;
-      this.running = this.drain().then(
-        () => undefined,
-        (err) => this.log.warn({ err }, 'compliance worker round failed'),
-      );
-      await this.running;
-      if (!this.stopped) this.timer = setTimeout(tick, this.pollMs);
-    };
-    this.timer = setTimeout(tick, this.pollMs);
+    this.poller.start();
   }
 
   async stop() {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.poller.stop();
   }
 
   /** Claims and checks due carriers until none are left; returns how many were checked. */

@@ -212,6 +212,56 @@ describe('POST /calls on the simulated voice platform', () => {
   });
 });
 
+describe('scheduled calls', () => {
+  const t = useTestApp({
+    env: { SIMULATION_SPEED: '40', WORKER_POLL_MS: '50', COMPLIANCE_REGISTRY_FILE: registry },
+  });
+
+  it('waits SCHEDULED until its time, then is placed and runs its course', async () => {
+    const { user } = await createTenant(t);
+    const at = new Date(Date.now() + 600).toISOString();
+    const res = await startCall(t, user.headers, {
+      phone_number: '+14155550191',
+      scheduled_at: at,
+      template_variables: { simulate_outcome: 'completed' },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ status: 'SCHEDULED', scheduled_at: at });
+    const seen = new Set<string>();
+    const done = await waitFor(
+      () => getCall(t, user.headers, res.json().id),
+      (c) => {
+        seen.add(c.status);
+        return c.status === 'COMPLETED';
+      },
+    );
+    expect(seen.has('SCHEDULED')).toBe(true);
+    expect(Date.parse(done.call_start_time)).toBeGreaterThanOrEqual(Date.parse(at));
+  });
+
+  it('refuses a time in the past, and cancels a scheduled call that is ended', async () => {
+    const { user } = await createTenant(t);
+    const past = await startCall(t, user.headers, {
+      phone_number: '+14155550192',
+      scheduled_at: '2020-01-01T00:00:00Z',
+    });
+    expect(past.statusCode).toBe(422);
+    expect(past.json().error.param).toBe('scheduled_at');
+    const later = (
+      await startCall(t, user.headers, {
+        phone_number: '+14155550193',
+        scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+      })
+    ).json();
+    const ended = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/calls/${later.id}/end`,
+      headers: user.headers,
+    });
+    expect(ended.json()).toMatchObject({ status: 'CANCELLED', previous_status: 'SCHEDULED' });
+  });
+});
+
 describe('joining and ending live calls', () => {
   // Slow enough to catch a call mid-conversation.
   const t = useTestApp({ env: { SIMULATION_SPEED: '2', COMPLIANCE_REGISTRY_FILE: registry } });

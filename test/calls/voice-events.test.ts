@@ -117,6 +117,31 @@ describe('voice platform events', () => {
     ]);
   });
 
+  it('walks PENDING, AGENT_ASSIGNED and IN_PROGRESS in order, to TRANSFERRED on forwarding', async () => {
+    const { user } = await createTenant(t);
+    const { call, vapiId } = await placeCall(user.headers);
+    const c = { id: vapiId, metadata: { envoy_call_id: call.id } };
+    const statusAfter = async (message: Record<string, unknown>) => {
+      expect((await send(t, message)).statusCode).toBe(200);
+      return (
+        await t.app.inject({ method: 'GET', url: `/api/v1/calls/${call.id}`, headers: user.headers })
+      ).json().status;
+    };
+    expect(call.status).toBe('PENDING');
+    expect(await statusAfter({ type: 'status-update', status: 'queued', call: c })).toBe('PENDING');
+    expect(await statusAfter({ type: 'status-update', status: 'ringing', call: c })).toBe('AGENT_ASSIGNED');
+    expect(await statusAfter({ type: 'status-update', status: 'in-progress', call: c })).toBe('IN_PROGRESS');
+    expect(await statusAfter({ type: 'status-update', status: 'forwarding', call: c })).toBe('TRANSFERRED');
+    expect(
+      await statusAfter({
+        type: 'status-update',
+        status: 'ended',
+        endedReason: 'customer-ended-call',
+        call: c,
+      }),
+    ).toBe('TRANSFERRED');
+  });
+
   it('answers tool calls and records what they do', async () => {
     const { user } = await createTenant(t);
     await createCarrier(t, user.headers, { phone: '+14155550190' });

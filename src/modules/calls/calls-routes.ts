@@ -8,6 +8,7 @@ import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { voiceProviderFrom } from '../../integrations/voice/index.js';
 import { VapiProvider } from '../../integrations/voice/vapi-provider.js';
+import { Poller } from '../../workers/poller.js';
 import { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from '../elp/elp-schemas.js';
 import { ElpService } from '../elp/elp-service.js';
 import { LoadsService } from '../loads/loads-service.js';
@@ -37,6 +38,11 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
   const calls = new CallsService(database.db, provider, new LoadsService(database.db), app.log);
   const elp = new ElpService(database.db, calls);
   app.addHook('onClose', async () => provider.close());
+  if (config.workers.enabled) {
+    const scheduler = new Poller('scheduled-calls', () => calls.placeDue(), config.workers.pollMs, app.log);
+    app.addHook('onReady', async () => scheduler.start());
+    app.addHook('onClose', async () => scheduler.stop());
+  }
 
   app.post(
     '/calls',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CALL_STATUSES, CALL_TYPES } from '../../domain/calls.js';
 import { pageQuery } from '../../http/pagination.js';
 import { toE164 } from '../../http/phone.js';
-import { dateTime, queryList, text } from '../../http/schemas.js';
+import { dateTime, dateTimeInput, queryList, text } from '../../http/schemas.js';
 import { CALL_DIRECTIONS, type calls } from './calls-tables.js';
 
 export const callSchema = z
@@ -24,6 +24,7 @@ export const callSchema = z
     created_by_id: z.string().nullable(),
     recording_status: z.string().nullable(),
     load_number: z.string().nullable(),
+    scheduled_at: dateTime().nullable().meta({ description: 'When a SCHEDULED call is to be placed.' }),
   })
   .meta({ id: 'Call' });
 export type Call = z.infer<typeof callSchema>;
@@ -47,6 +48,7 @@ export function toCall(row: typeof calls.$inferSelect): Call {
     created_by_id: row.created_by_id,
     recording_status: row.recording_status,
     load_number: row.load_number,
+    scheduled_at: row.scheduled_at,
   };
 }
 
@@ -66,6 +68,12 @@ export const createCallBody = z.object({
     .record(z.string().max(100), z.unknown())
     .refine((v) => JSON.stringify(v).length <= 20_000, { message: 'At most 20,000 characters of JSON' })
     .nullish(),
+  scheduled_at: dateTimeInput()
+    .refine((d) => d.getTime() > Date.now() && d.getTime() <= Date.now() + 30 * 86_400_000, {
+      message: 'Must be in the future, at most 30 days ahead',
+    })
+    .nullish()
+    .meta({ description: 'Place the call at this time instead of now: the call is SCHEDULED until then.' }),
 });
 export type CreateCallInput = z.output<typeof createCallBody>;
 

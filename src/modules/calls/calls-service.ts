@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
-import { TERMINAL_STATUSES } from '../../domain/calls.js';
+import { type CallType, TERMINAL_STATUSES } from '../../domain/calls.js';
 import { type OrgScope, systemScope } from '../../http/authentication.js';
 import { AppError, notFound, stateConflict, unprocessable } from '../../http/errors.js';
 import { newId } from '../../http/ids.js';
@@ -94,7 +94,8 @@ export class CallsService {
     const call = await this.db.transaction(async (tx) => {
       const row = await insertCall(tx, scope, {
         id: newId('call'),
-        status: 'PENDING',
+        status: input.scheduled_at ? 'SCHEDULED' : 'PENDING',
+        scheduled_at: input.scheduled_at ?? null,
         call_direction: 'OUTBOUND',
         phone_number: input.phone_number,
         to_number: input.phone_number,
@@ -137,17 +138,24 @@ export class CallsService {
       }
       return row;
     });
-    // The provider is called after commit: never inside a transaction.
+    // The provider is called after commit: never inside a transaction. A scheduled call waits.
+    if (!input.scheduled_at) await this.place(call);
+    return (await findCall(this.db, scope, call.id))!;
+  }
+
+  /** Hands a committed call to the voice provider; a refusal ends it FAILED. */
+  private async place(call: CallRow) {
+    const variables = call.template_variables ?? {};
     try {
       const placed = await this.provider.placeCall({
         callId: call.id,
-        to: input.phone_number,
-        callType,
-        templateId: input.template_id ?? null,
-        voiceAgentId: input.voice_agent_id ?? null,
+        to: call.to_number ?? '',
+        callType: (call.call_type as CallType | null) ?? null,
+        templateId: call.template_id,
+        voiceAgentId: call.voice_agent_id,
         variables: {
-          ...(input.template_variables ?? {}),
-          ...(input.load_id ? { load_id: input.load_id, load_number: loadNumber } : {}),
+          ...variables,
+          ...(call.load_id ? { load_id: call.load_id, load_number: call.load_number } : {}),
         },
       });
       await setProviderCall(this.db, call.id, this.provider.name, placed.providerCallId, placed.controlUrl);
@@ -161,7 +169,24 @@ export class CallsService {
         at: new Date(),
       });
     }
-    return (await findCall(this.db, scope, call.id))!;
+  }
+
+  /**
+   * Places scheduled calls whose time has come. Each is claimed (SCHEDULED to PENDING) in one
+   * statement with SKIP LOCKED, so two instances never place the same call.
+   */
+  async placeDue(): Promise<number> {
+    const due = await this.db.execute<{ id: string }>(sql`
+      UPDATE calls SET status = 'PENDING', updated_at = now()
+      WHERE id IN (
+        SELECT id FROM calls WHERE status = 'SCHEDULED' AND scheduled_at <= now()
+        ORDER BY scheduled_at LIMIT 20 FOR UPDATE SKIP LOCKED)
+      RETURNING id`);
+    for (const { id } of due.rows) {
+      const [row] = await this.db.select().from(calls).where(eq(calls.id, id));
+      if (row) await this.place(row);
+    }
+    return due.rows.length;
   }
 
   async get(scope: OrgScope, id: string) {

@@ -52,6 +52,8 @@ export const calls = pgTable(
     voice_agent_id: text('voice_agent_id'),
     template_variables: jsonb('template_variables').$type<Record<string, unknown>>(),
     recording_url: text('recording_url'),
+    /** A SCHEDULED call is placed when this time comes. */
+    scheduled_at: tstz('scheduled_at'),
     ...timestamps,
   },
   (t) => [
@@ -59,6 +61,7 @@ export const calls = pgTable(
     index('calls_organization_load_idx').on(t.organization_id, t.load_id),
     index('calls_organization_created_idx').on(t.organization_id, t.created_at),
     uniqueIndex('calls_provider_call_key').on(t.provider, t.provider_call_id),
+    index('calls_scheduled_due_idx').on(t.scheduled_at).where(sql`${t.status} = 'SCHEDULED'`),
     check(
       'calls_status_check',
       sql`${t.status} IN ('SCHEDULED', 'PENDING', 'AGENT_ASSIGNED', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED', 'VOICEMAIL', 'NO_RESPONSE', 'TRANSFERRED')`,

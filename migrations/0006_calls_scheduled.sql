@@ -1,0 +1,2 @@
+ALTER TABLE "calls" ADD COLUMN "scheduled_at" timestamp (3) with time zone;--> statement-breakpoint
+CREATE INDEX "calls_scheduled_due_idx" ON "calls" USING btree ("scheduled_at") WHERE "calls"."status" = 'SCHEDULED';
