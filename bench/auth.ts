@@ -1,11 +1,16 @@
 import Fastify from 'fastify';
+import { systemScope } from '../src/http/authentication.js';
+import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
 import { findUserById, listMemberships, membershipsForAuth } from '../src/modules/auth/auth-repository.js';
 import { AuthService } from '../src/modules/auth/auth-service.js';
+import { contactsOf, findCarrier } from '../src/modules/carriers/carriers-repository.js';
 import { benchDatabase, listen, listenApp, measure, optionsFromEnv, printTable } from './lib/harness.js';
 
 /**
- * GET /api/v1/auth/me with a bearer token, against a bare Fastify route running the same three
- * queries on the same database (no token check, hooks or response validation).
+ * GET /api/v1/auth/me with a bearer token, and GET /api/v1/carriers/{id} with an API key, each
+ * against a bare Fastify route running the same queries on the same database (no credential check,
+ * hooks or response validation). The app checks a key with one indexed lookup, then trusts it for
+ * 10 s from memory, so per request it runs the carrier and contacts queries, as the bare route does.
  */
 export async function run() {
   const db = await benchDatabase();
@@ -19,6 +24,19 @@ export async function run() {
     role: 'OWNER',
   });
   const { token } = await app.tokens.issue(user.id);
+  const scope = systemScope(org.id);
+  const key = await new ApiKeysService(db.database.db, app.credentials).create(scope, { name: 'bench' });
+  const created = await fetch(`${url}/api/v1/carriers`, {
+    method: 'POST',
+    headers: { 'x-api-key': key.key, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'Bench Carrier',
+      mc_number: '123456',
+      phone: '+14155552671',
+      contacts: [{ contact_type: 'DISPATCHER', name: 'Dee', phone: '+14155552672' }],
+    }),
+  });
+  const carrier = (await created.json()) as { id: string };
 
   const bare = Fastify();
   bare.get('/me', async () => {
@@ -26,6 +44,11 @@ export async function run() {
     const found = await findUserById(db.database.db, user.id);
     const memberships = await listMemberships(db.database.db, user.id);
     return { rows, found, memberships };
+  });
+  bare.get('/carrier', async () => {
+    const row = await findCarrier(db.database.db, scope, carrier.id);
+    const contacts = await contactsOf(db.database.db, scope, [carrier.id]);
+    return { row, contacts: contacts.get(carrier.id) };
   });
   const bareUrl = await listen(bare);
   try {
@@ -37,10 +60,17 @@ export async function run() {
           url: `${url}/api/v1/auth/me`,
           headers: { authorization: `Bearer ${token}` },
         },
+        { name: 'bare Fastify, carrier + contacts', url: `${bareUrl}/carrier` },
+        {
+          name: 'GET /api/v1/carriers/{id} (API key)',
+          url: `${url}/api/v1/carriers/${carrier.id}`,
+          headers: { 'x-api-key': key.key },
+        },
       ],
       optionsFromEnv(),
     );
-    printTable('auth', rows, 'bare Fastify, same 3 queries');
+    printTable('auth: bearer', rows.slice(0, 2), 'bare Fastify, same 3 queries');
+    printTable('auth: API key', rows.slice(2), 'bare Fastify, carrier + contacts');
   } finally {
     await app.close();
     await bare.close();
