@@ -110,16 +110,30 @@ export function optionalBody<T extends z.ZodObject>(schema: T) {
 
 /**
  * A list in the query string: repeated parameters (`?status=A&status=B`), comma-separated values
- * (`?status=A,B`) or both; each value is then validated by `item`.
+ * (`?status=A,B`) or both. Each value is validated by `item`; a bad one is named in the message and
+ * the error's `param` is the parameter itself.
  */
-export const queryList = <T extends z.ZodType>(item: T, max = 50) =>
-  z
-    .union([z.string(), z.array(z.string())])
-    .transform((v) =>
-      (Array.isArray(v) ? v : [v])
-        .flatMap((s) => s.split(','))
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    // The items are parsed from strings; the cast only restates that for the type checker.
-    .pipe(z.array(item).max(max) as unknown as z.ZodType<z.output<T>[], string[]>);
+export function queryList<T extends z.ZodType>(item: T, max = 50) {
+  return z.union([z.string().max(5000), z.array(z.string().max(5000)).max(max)]).transform((raw, ctx) => {
+    const out: z.output<T>[] = [];
+    for (const part of (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(','))) {
+      const value = part.trim();
+      if (value === '') continue;
+      const parsed = item.safeParse(value);
+      if (!parsed.success) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `'${value}' is not valid: ${parsed.error.issues[0]?.message ?? 'invalid value'}`,
+          input: value,
+        });
+        return z.NEVER;
+      }
+      out.push(parsed.data as z.output<T>);
+    }
+    if (out.length > max) {
+      ctx.addIssue({ code: 'custom', message: `At most ${max} values` });
+      return z.NEVER;
+    }
+    return out;
+  });
+}

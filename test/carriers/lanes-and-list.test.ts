@@ -293,8 +293,8 @@ describe('GET /carriers', () => {
     const { user } = await createTenant(t);
     for (const [query, param] of [
       ['order_by=mc_number', 'order_by'],
-      ['compliance_status=GREEN', 'compliance_status[0]'],
-      ['routing_guide_tier=9', 'routing_guide_tier[0]'],
+      ['compliance_status=GREEN', 'compliance_status'],
+      ['routing_guide_tier=9', 'routing_guide_tier'],
       ['is_active=maybe', 'is_active'],
       ['page_size=101', 'page_size'],
       ['origin_state=T3', 'origin_state'],

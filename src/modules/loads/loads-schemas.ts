@@ -8,6 +8,7 @@ import {
   nonEmptyText,
   queryBool,
   queryInt,
+  queryList,
   text,
 } from '../../http/schemas.js';
 import { CONTACT_TYPES, EQUIPMENT_TYPES, LOAD_MODES, LOAD_STATUSES } from './loads-tables.js';
@@ -149,40 +150,6 @@ export const loadBatchBody = z.object({
 // ---------------------------------------------------------------------------------------------
 // The list's filters: the query string of GET /loads, and the `filters` of a saved view.
 
-const MAX_LIST_VALUES = 50;
-
-/**
- * A list parameter: repeated (`status=A&status=B`), comma-separated (`status=A,B`) or both. Each
- * value is trimmed and checked against `item`; an error names the parameter.
- */
-function listOf<T extends z.ZodType<string>>(item: T) {
-  return z
-    .union([z.string().max(5000), z.array(z.string().max(5000)).max(MAX_LIST_VALUES)])
-    .transform((raw, ctx) => {
-      const out: z.output<T>[] = [];
-      for (const part of (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(','))) {
-        const value = part.trim();
-        if (value === '') continue;
-        const parsed = item.safeParse(value);
-        if (!parsed.success) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `'${value}' is not valid: ${parsed.error.issues[0]?.message ?? 'invalid value'}`,
-            input: value,
-          });
-          return z.NEVER;
-        }
-        out.push(parsed.data);
-      }
-      if (out.length > MAX_LIST_VALUES) {
-        ctx.addIssue({ code: 'custom', message: `At most ${MAX_LIST_VALUES} values` });
-        return z.NEVER;
-      }
-      return out;
-    })
-    .optional();
-}
-
 /** A calendar date `YYYY-MM-DD`, read as a UTC day. */
 const queryDate = () =>
   z
@@ -224,13 +191,13 @@ export type LoadSortField = (typeof LOAD_SORT_FIELDS)[number];
 
 export const loadFiltersShape = {
   search: text(200).optional(),
-  status: listOf(z.enum(LOAD_STATUSES)),
-  tms_status: listOf(text(100)),
+  status: queryList(z.enum(LOAD_STATUSES)).optional(),
+  tms_status: queryList(text(100)).optional(),
   is_posted: queryBool().optional(),
-  mode: listOf(z.enum(LOAD_MODES)),
-  equipment_type: listOf(z.enum(EQUIPMENT_TYPES)),
-  customer_name: listOf(text(255)),
-  carrier_rep_name: listOf(text(255)),
+  mode: queryList(z.enum(LOAD_MODES)).optional(),
+  equipment_type: queryList(z.enum(EQUIPMENT_TYPES)).optional(),
+  customer_name: queryList(text(255)).optional(),
+  carrier_rep_name: queryList(text(255)).optional(),
   origin_city: text(100).optional(),
   destination_city: text(100).optional(),
   pickup_date_from: queryDate().optional(),

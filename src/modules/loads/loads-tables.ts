@@ -14,6 +14,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
+import { CONTACT_TYPES, EQUIPMENT_TYPES, LOAD_MODES } from '../../domain/freight.js';
 import { organizations, users } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 
@@ -29,31 +30,7 @@ export const LOAD_STATUSES = [
 ] as const;
 export type LoadStatus = (typeof LOAD_STATUSES)[number];
 
-export const EQUIPMENT_TYPES = [
-  'VAN',
-  'REEFER',
-  'FLATBED',
-  'STEPDECK',
-  'RGN',
-  'CONESTOGA',
-  'BOX_TRUCK',
-  'CONTAINER',
-  'INTERMODAL',
-  'POWER_ONLY',
-  'TANKER',
-  'LOWBOY',
-  'HOTSHOT',
-  'AUTO_CARRIER',
-  'DRY_BULK',
-  'DRY_TEAM',
-  'REEFER_TEAM',
-  'LTL',
-  'OTHER',
-  'VAN/REEFER',
-] as const;
-
-export const LOAD_MODES = ['FTL', 'PTL', 'LTL', 'DED', 'RAIL', 'PASS'] as const;
-export const CONTACT_TYPES = ['CARRIER', 'DISPATCHER', 'DRIVER', 'TENDERING', 'QUOTING', 'OTHER'] as const;
+export { CONTACT_TYPES, EQUIPMENT_TYPES, LOAD_MODES };
 
 export interface StoredContact {
   type: (typeof CONTACT_TYPES)[number] | null;
