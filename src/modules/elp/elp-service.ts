@@ -3,7 +3,8 @@ import type { Db } from '../../db/client.js';
 import type { OrgScope } from '../../http/authentication.js';
 import { notFound } from '../../http/errors.js';
 import { offsetOf, pagination } from '../../http/pagination.js';
-import { findCall, transcriptOf } from '../calls/calls-repository.js';
+import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
+import { type CallRow, findCalls, transcriptsOf } from '../calls/calls-repository.js';
 import type { CallsService } from '../calls/calls-service.js';
 import { elpTests } from './elp-tables.js';
 
@@ -62,14 +63,30 @@ export class ElpService {
         .offset(offsetOf(q.page, q.page_size)),
       this.db.select({ n: count() }).from(elpTests).where(where),
     ]);
-    const data = [];
-    for (const row of rows) data.push(await this.view(scope, row));
-    return { data, pagination: pagination(q.page, q.page_size, total?.n ?? 0) };
+    return {
+      data: await this.views(scope, rows),
+      pagination: pagination(q.page, q.page_size, total?.n ?? 0),
+    };
   }
 
-  /** The test with its nested call and transcript. */
   private async view(scope: OrgScope, row: ElpRow) {
-    const call = row.call_id ? await findCall(this.db, scope, row.call_id) : null;
+    const [view] = await this.views(scope, [row]);
+    return view!;
+  }
+
+  /** Tests with their nested call and transcript: two queries whatever the number of tests. */
+  private async views(scope: OrgScope, rows: ElpRow[]) {
+    const callIds = rows.map((r) => r.call_id).filter((id): id is string => id !== null);
+    const [callsById, transcripts] = await Promise.all([
+      findCalls(this.db, scope, callIds),
+      transcriptsOf(this.db, scope, callIds),
+    ]);
+    return rows.map((row) =>
+      this.toView(row, row.call_id ? (callsById.get(row.call_id) ?? null) : null, transcripts),
+    );
+  }
+
+  private toView(row: ElpRow, call: CallRow | null, transcripts: Map<string, TranscriptMessage[]>) {
     const { organization_id: _org, updated_at: _updated, ...fields } = row;
     return {
       ...fields,
@@ -86,7 +103,7 @@ export class ElpService {
             from_number: call.from_number,
             call_start_time: call.call_start_time,
             call_end_time: call.call_end_time,
-            transcript: await transcriptOf(this.db, scope, call.id),
+            transcript: transcripts.get(call.id) ?? [],
           }
         : null,
     };
