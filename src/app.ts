@@ -24,6 +24,7 @@ import { callsRoutes } from './modules/calls/calls-routes.js';
 import { carriersRoutes } from './modules/carriers/carriers-routes.js';
 import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
 import { loadsRoutes } from './modules/loads/loads-routes.js';
+import { statusMappingRoutes } from './modules/loads/status-mappings.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -130,6 +131,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       await api.register(authRoutes);
       await api.register(apiKeysRoutes);
       await api.register(loadsRoutes);
+      await api.register(statusMappingRoutes);
       await api.register(loadViewsRoutes);
       await api.register(carriersRoutes);
       await api.register(callsRoutes);

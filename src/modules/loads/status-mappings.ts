@@ -1,0 +1,159 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { access } from '../../http/access.js';
+import { type OrgScope, scopeOf } from '../../http/authentication.js';
+import { errorResponses, text } from '../../http/schemas.js';
+import { DEFAULT_STATUS_MAP, normalizeTmsStatus } from './loads-ingestion.js';
+import { statusMappingsOf } from './loads-repository.js';
+import { LOAD_STATUSES, loadStatusMappings, loads } from './loads-tables.js';
+
+const mappingSchema = z
+  .object({
+    tms_status: z.string(),
+    load_status: z.enum(LOAD_STATUSES),
+    source: z.enum(['organization', 'default']),
+  })
+  .meta({ id: 'LoadStatusMapping' });
+
+const params = z.object({
+  tms_status: text(100).refine((s) => normalizeTmsStatus(s) !== '', 'Must not be blank'),
+});
+
+/**
+ * The tms_status -> load_status table an organization works with: DESIGN.md's defaults, extended
+ * or overridden by its own entries. A change also remaps the organization's loads that carry that
+ * TMS status, in the same statement, so lists and counts agree at once.
+ */
+export class StatusMappings {
+  constructor(private readonly db: Db) {}
+
+  async list(scope: OrgScope) {
+    const own = await statusMappingsOf(this.db, scope);
+    const rows = new Map<string, z.infer<typeof mappingSchema>>();
+    for (const [tms_status, load_status] of DEFAULT_STATUS_MAP)
+      rows.set(tms_status, { tms_status, load_status, source: 'default' });
+    for (const [tms_status, load_status] of own) {
+      rows.set(tms_status, {
+        tms_status,
+        load_status: load_status as (typeof LOAD_STATUSES)[number],
+        source: 'organization',
+      });
+    }
+    return [...rows.values()].sort((a, b) => a.tms_status.localeCompare(b.tms_status));
+  }
+
+  async set(scope: OrgScope, tmsStatus: string, loadStatus: (typeof LOAD_STATUSES)[number]) {
+    const key = normalizeTmsStatus(tmsStatus);
+    const remapped = await this.db.transaction(async (tx) => {
+      await tx
+        .insert(loadStatusMappings)
+        .values({ organization_id: scope.organizationId, tms_status: key, load_status: loadStatus })
+        .onConflictDoUpdate({
+          target: [loadStatusMappings.organization_id, loadStatusMappings.tms_status],
+          set: { load_status: loadStatus, updated_at: sql`now()` },
+        });
+      return this.remap(tx, scope, key, loadStatus);
+    });
+    return {
+      tms_status: key,
+      load_status: loadStatus,
+      source: 'organization' as const,
+      remapped_loads: remapped,
+    };
+  }
+
+  /** Drops the organization's own entry: the default (or no status) applies again. */
+  async remove(scope: OrgScope, tmsStatus: string) {
+    const key = normalizeTmsStatus(tmsStatus);
+    await this.db.transaction(async (tx) => {
+      await tx
+        .delete(loadStatusMappings)
+        .where(
+          and(
+            eq(loadStatusMappings.organization_id, scope.organizationId),
+            eq(loadStatusMappings.tms_status, key),
+          ),
+        );
+      await this.remap(tx, scope, key, DEFAULT_STATUS_MAP.get(key) ?? null);
+    });
+  }
+
+  private async remap(
+    tx: Parameters<Parameters<Db['transaction']>[0]>[0],
+    scope: OrgScope,
+    key: string,
+    status: string | null,
+  ) {
+    const rows = await tx
+      .update(loads)
+      .set({ load_status: status, updated_at: sql`now()` })
+      .where(
+        and(
+          eq(loads.organization_id, scope.organizationId),
+          sql`lower(regexp_replace(trim(${loads.tms_status}), '\\s+', ' ', 'g')) = ${key}`,
+          sql`${loads.load_status} IS DISTINCT FROM ${status}`,
+        ),
+      )
+      .returning({ id: loads.id });
+    return rows.length;
+  }
+}
+
+export const statusMappingRoutes: FastifyPluginAsyncZod = async (app) => {
+  const mappings = new StatusMappings(app.deps.database.db);
+  const tags = ['loads'];
+  const managers = access.apiKeyOrBearer('OWNER', 'ADMIN');
+
+  app.get(
+    '/load-status-mappings',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listLoadStatusMappings',
+        tags,
+        summary: 'How TMS statuses map to load_status: the defaults and this organization’s own entries',
+        response: { 200: z.object({ data: z.array(mappingSchema) }), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (request) => ({ data: await mappings.list(scopeOf(request)) }),
+  );
+
+  app.put(
+    '/load-status-mappings/:tms_status',
+    {
+      config: { access: managers },
+      schema: {
+        operationId: 'setLoadStatusMapping',
+        tags,
+        summary: 'Map a TMS status (case-insensitive) to a load_status; existing loads are remapped',
+        params,
+        body: z.object({ load_status: z.enum(LOAD_STATUSES) }),
+        response: {
+          200: mappingSchema.extend({ remapped_loads: z.number().int() }),
+          ...errorResponses(401, 403, 422, 429),
+        },
+      },
+    },
+    async (request) => mappings.set(scopeOf(request), request.params.tms_status, request.body.load_status),
+  );
+
+  app.delete(
+    '/load-status-mappings/:tms_status',
+    {
+      config: { access: managers },
+      schema: {
+        operationId: 'deleteLoadStatusMapping',
+        tags,
+        summary: 'Drop this organization’s entry; the default applies again',
+        params,
+        response: { 204: z.null().describe('Removed'), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      await mappings.remove(scopeOf(request), request.params.tms_status);
+      return reply.status(204).send(null);
+    },
+  );
+};
