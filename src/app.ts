@@ -24,6 +24,7 @@ import { callsRoutes } from './modules/calls/calls-routes.js';
 import { carriersRoutes } from './modules/carriers/carriers-routes.js';
 import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
 import { loadsRoutes } from './modules/loads/loads-routes.js';
+import { offersRoutes } from './modules/offers/offers-routes.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -133,6 +134,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       await api.register(loadViewsRoutes);
       await api.register(carriersRoutes);
       await api.register(callsRoutes);
+      await api.register(offersRoutes);
     },
     { prefix: API_PREFIX },
   );
