@@ -66,13 +66,30 @@ export async function listOutreaches(
  * Moves e-mail and WhatsApp outreaches still open after `hours` without the carrier engaging to
  * `no_response`. One statement: safe with several instances sweeping at once. Returns the ids moved.
  */
-export async function sweepUnanswered(db: DbOrTx, hours: number): Promise<string[]> {
+export async function sweepUnanswered(db: DbOrTx, hours: number, organizationId?: string): Promise<string[]> {
   const result = await db.execute<{ id: string }>(sql`
     UPDATE outreaches SET status = 'no_response', updated_at = now()
     WHERE modality IN ('email', 'whatsapp')
       AND status IN ('pending', 'active')
       AND coalesce(carrier_engaged, false) = false
       AND created_at < now() - make_interval(secs => ${hours * 3600})
+      ${organizationId ? sql`AND organization_id = ${organizationId}` : sql``}
     RETURNING id`);
   return result.rows.map((r) => r.id);
+}
+
+/** The carrier answered an e-mail or WhatsApp outreach: it is completed and the carrier engaged. */
+export async function recordReply(db: DbOrTx, scope: OrgScope, id: string) {
+  await db
+    .update(outreaches)
+    .set({ status: 'completed', carrier_engaged: true, updated_at: sql`now()` })
+    .where(and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, id)));
+}
+
+/** The outreach e-mail bounced: stamped apart from `status`, which a bounce does not change. */
+export async function recordDeliveryFailure(db: DbOrTx, scope: OrgScope, id: string, reason: string) {
+  await db
+    .update(outreaches)
+    .set({ delivery_failed_at: sql`now()`, delivery_failure_reason: reason, updated_at: sql`now()` })
+    .where(and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, id)));
 }
