@@ -95,9 +95,11 @@ describe('npm run admin -- seed-demo', () => {
     expect((await get('/carriers?is_active=false')).pagination.total_count).toBeGreaterThan(0);
     expect((await get('/carriers?routing_guide_tier=1')).pagination.total_count).toBeGreaterThan(0);
     const carriers = await get('/carriers?page_size=100');
+    // One asked not to be contacted; a simulated call may add another (carriers ask on calls now and then).
     expect(
-      carriers.data.filter((c: { stop_contact_requested_at: string | null }) => c.stop_contact_requested_at),
-    ).toHaveLength(1);
+      carriers.data.filter((c: { stop_contact_requested_at: string | null }) => c.stop_contact_requested_at)
+        .length,
+    ).toBeGreaterThanOrEqual(1);
     const withLanes = await get(`/carriers/${carriers.data[0].id}/lane-preferences`);
     expect(withLanes.pagination.total_count).toBeGreaterThan(0);
 
