@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
-import { createLoad } from '../helpers/load-factories.js';
+import { addOffer, createLoad } from '../helpers/load-factories.js';
 
 const registry = registryFile([]);
 type Headers = Record<string, string>;
@@ -185,6 +185,17 @@ describe('offers', () => {
         ).json();
         expect(accepted.pagination.total_count).toBe(1);
       }
+    });
+
+    it('holds one accepted offer per load in the database itself', async () => {
+      const { orgId, user } = await createTenant(t);
+      const loadId = await createLoad(t, user.headers);
+      await addOffer(t, orgId, loadId, { status: 'accepted' });
+      await expect(addOffer(t, orgId, loadId, { status: 'accepted' })).rejects.toThrow();
+      const pending = await offer(t, user.headers, { load_id: loadId, offer_amount: 10 });
+      const res = await patchOffer(t, user.headers, pending.id, 'accepted');
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error.code).toBe('offer_already_accepted');
     });
 
     it('validates the status and answers 404 for an unknown offer', async () => {
