@@ -478,6 +478,32 @@ describe('outreaches', () => {
       expect(res.json()).toMatchObject({ modality: 'email', status: 'active', carrier_id: carrier.id });
     });
 
+    it('matches the hauling carrier on its MC number and calls the load’s driver; WhatsApp works too', async () => {
+      const { user, carrier } = await setup(t, { mc_number: '610001', dot_number: '710001' });
+      const driver = nextPhone();
+      const loadId = await createLoad(t, user.headers, {
+        hauling_carrier_mc_number: 'MC-0610001',
+        driver: { type: 'DRIVER', first_name: 'Sam', phone: driver },
+      });
+      const res = await prompt(user.headers, loadId, { instructions: 'Where are you now?' });
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json().carrier_id).toBe(carrier.id);
+      const call = (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/calls/${res.json().call_id}`,
+          headers: user.headers,
+        })
+      ).json();
+      expect(call.to_number).toBe(driver);
+      const whatsapp = await prompt(user.headers, loadId, {
+        instructions: 'Send a photo',
+        channel: 'whatsapp',
+      });
+      expect(whatsapp.statusCode).toBe(202);
+      expect(whatsapp.json()).toMatchObject({ modality: 'whatsapp', status: 'active' });
+    });
+
     it('answers 422 for a stop of another load', async () => {
       const s = await booked();
       const otherLoad = await createLoad(t, s.user.headers);
