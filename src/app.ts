@@ -25,6 +25,7 @@ import { carriersRoutes } from './modules/carriers/carriers-routes.js';
 import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
 import { loadsRoutes } from './modules/loads/loads-routes.js';
 import { statusMappingRoutes } from './modules/loads/status-mappings.js';
+import { offersRoutes } from './modules/offers/offers-routes.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -135,6 +136,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       await api.register(loadViewsRoutes);
       await api.register(carriersRoutes);
       await api.register(callsRoutes);
+      await api.register(offersRoutes);
     },
     { prefix: API_PREFIX },
   );

@@ -42,6 +42,12 @@ const envSchema = z.object({
   COMPLIANCE_INLINE_BUDGET_MS: positiveInt(2000),
   WORKER_POLL_MS: positiveInt(1000),
   WORKERS_ENABLED: boolFlag(true),
+  OUTREACH_NO_RESPONSE_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(24),
+  OUTREACH_SWEEP_INTERVAL_MS: positiveInt(60_000),
   VOICE_PROVIDER: z.enum(['simulated', 'vapi']).default('simulated'),
   SIMULATION_SPEED: z.coerce.number().positive().max(10_000).default(1),
   VAPI_API_KEY: z.string().min(1).optional(),
@@ -96,6 +102,8 @@ export interface Config {
   };
   /** Background loops (compliance re-checks, ...) run inside the server unless switched off. */
   readonly workers: { readonly enabled: boolean; readonly pollMs: number };
+  /** E-mail and WhatsApp outreaches unanswered this long become no_response; swept this often. */
+  readonly outreach: { readonly noResponseHours: number; readonly sweepIntervalMs: number };
   readonly voice: {
     readonly provider: 'simulated' | 'vapi';
     /** Divides every delay of the simulated provider (100: a 30 s call takes 0.3 s). */
@@ -197,6 +205,10 @@ export function loadConfig(
       inlineBudgetMs: env.COMPLIANCE_INLINE_BUDGET_MS,
     }),
     workers: Object.freeze({ enabled: env.WORKERS_ENABLED, pollMs: env.WORKER_POLL_MS }),
+    outreach: Object.freeze({
+      noResponseHours: env.OUTREACH_NO_RESPONSE_HOURS,
+      sweepIntervalMs: env.OUTREACH_SWEEP_INTERVAL_MS,
+    }),
     voice: Object.freeze({
       provider: env.VOICE_PROVIDER,
       simulationSpeed: env.SIMULATION_SPEED,

@@ -10,6 +10,7 @@ import { AuthService } from '../modules/auth/auth-service.js';
 import { ROLES } from '../modules/auth/auth-tables.js';
 import { TokenService } from '../modules/auth/tokens.js';
 import { openCommandDatabase } from './database.js';
+import { seedDemo } from './seed-demo.js';
 
 /** Raised for a usage mistake: exit code 2. */
 class UsageError extends Error {}
@@ -19,7 +20,9 @@ const USAGE = `usage: npm run admin -- <command> [--flags]
   create-org --name NAME                                   -> {"organization_id"}
   create-user --org ORG_ID --email E --password P --role OWNER|ADMIN|MEMBER [--phone +1...] [--name N]
                                                            -> {"user_id"}  (an existing user is added to the org)
-  create-api-key --org ORG_ID --name NAME                  -> {"id","key"}`;
+  create-api-key --org ORG_ID --name NAME                  -> {"id","key"}
+  seed-demo                                                -> {"organization_id","owner":{"email","password"},"api_key":{"id","key"},"counts"}
+                                                              (a demo organization with loads, carriers, offers, calls, outreaches, ELP tests)`;
 
 const schemas = {
   'create-org': z.object({ name: nonEmptyText(200) }),
@@ -32,6 +35,7 @@ const schemas = {
     name: text(200).optional(),
   }),
   'create-api-key': z.object({ org: text(100), name: nonEmptyText(100) }),
+  'seed-demo': z.object({}),
 } as const;
 
 type Command = keyof typeof schemas;
@@ -110,6 +114,10 @@ async function main() {
         const service = new ApiKeysService(database.db, new ApiKeyCredentials(database.db));
         const key = await service.create(systemScope(f.org), { name: f.name });
         out = { id: key.id, key: key.key };
+        break;
+      }
+      case 'seed-demo': {
+        out = { ...(await seedDemo(database.db, new TokenService(config.jwt))) };
         break;
       }
     }

@@ -27,6 +27,7 @@ export const idPrefixes = {
   notification: 'ntf',
   transcript: 'msg',
   elpAnswer: 'elpa',
+  conversation: 'conv',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

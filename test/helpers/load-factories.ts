@@ -53,8 +53,8 @@ export async function createLoad(
   return res.json().load_id;
 }
 
-// Offers, calls, outreaches, notifications, verifications and escalations have no endpoints yet
-// (later issues): these write the rows the load list reads, straight through the tables.
+// Rows the load list reads, written straight through the tables. Offers, calls and outreaches have
+// endpoints now (prefer them in new tests); notifications, verifications and escalations do not yet.
 
 /** A bare carrier row with this id in the organization (created once), so rows can point at it. */
 export async function ensureCarrier(t: TestApp, orgId: string, id = `car_${unique()}`): Promise<string> {

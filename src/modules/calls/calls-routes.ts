@@ -12,6 +12,7 @@ import { Poller } from '../../workers/poller.js';
 import { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from '../elp/elp-schemas.js';
 import { ElpService } from '../elp/elp-service.js';
 import { LoadsService } from '../loads/loads-service.js';
+import { outreachesRoutes } from '../outreaches/outreaches-routes.js';
 import {
   callDetailSchema,
   callIdParams,
@@ -185,6 +186,7 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => elp.get(scopeOf(request), request.params.elp_test_id),
   );
 
+  await app.register(outreachesRoutes, { calls });
   await app.register(async (hooks) => voiceWebhooks(hooks, provider, calls));
 };
 

@@ -14,6 +14,7 @@ import { elpAnswers, elpTests } from '../elp/elp-tables.js';
 import type { LoadsService } from '../loads/loads-service.js';
 import { loads } from '../loads/loads-tables.js';
 import { offers } from '../offers/offers-tables.js';
+import { contactRefusal } from '../outreaches/contact-guard.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
 import {
   advanceCall,
@@ -34,11 +35,14 @@ import { calls } from './calls-tables.js';
 
 const JOINABLE = new Set(['AGENT_ASSIGNED', 'IN_PROGRESS']);
 
-export interface ElpRequest {
+/** What a caller inside the service knows beyond the request: the carrier the call is for, ELP details. */
+export interface CallContext {
   driver_name?: string | null;
+  /** The carrier the call is for, when the number may not be on file (a driver's phone). */
   carrier_id?: string | null;
   mc_number?: string | null;
 }
+export type ElpRequest = CallContext;
 
 export class CallsService {
   constructor(
@@ -54,7 +58,7 @@ export class CallsService {
    * Creates the call PENDING, hands it to the voice provider, and (for a load, with a known carrier)
    * opens the call outreach; an ELP call also opens its ELP test.
    */
-  async create(scope: OrgScope, input: CreateCallInput, elp?: ElpRequest): Promise<CallRow> {
+  async create(scope: OrgScope, input: CreateCallInput, context?: CallContext): Promise<CallRow> {
     const reachable = await carriersAtNumber(this.db, scope, input.phone_number);
     const stopped = reachable.find((c) => c.stop);
     if (stopped) {
@@ -75,7 +79,7 @@ export class CallsService {
     }
     let carrierId = reachable[0]?.id ?? null;
     let carrier = reachable[0] ?? null;
-    if (elp?.carrier_id) {
+    if (context?.carrier_id) {
       const [found] = await this.db
         .select({
           id: carriers.id,
@@ -84,11 +88,23 @@ export class CallsService {
           stop: carriers.stop_contact_requested_at,
         })
         .from(carriers)
-        .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, elp.carrier_id)));
+        .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, context.carrier_id)));
       if (!found)
-        throw unprocessable('validation_error', `Carrier '${elp.carrier_id}' does not exist`, 'carrier_id');
+        throw unprocessable(
+          'validation_error',
+          `Carrier '${context.carrier_id}' does not exist`,
+          'carrier_id',
+        );
       carrierId = found.id;
       carrier = found;
+    }
+    if (input.load_id && carrierId) {
+      // The contact guard: the stop-contact case keeps its own code above; the rest are refused here.
+      const refusal = await contactRefusal(this.db, scope, carrierId, input.load_id);
+      if (refusal?.reason === 'stop_contact_requested') {
+        throw stateConflict('stop_contact_requested', refusal.message, 'phone_number');
+      }
+      if (refusal) throw stateConflict('contact_not_allowed', refusal.message, 'phone_number');
     }
     const callType = input.call_type ?? null;
     const call = await this.db.transaction(async (tx) => {
@@ -129,9 +145,9 @@ export class CallsService {
           call_id: row.id,
           carrier_id: carrierId,
           phone_number: input.phone_number,
-          driver_name: elp?.driver_name ?? null,
+          driver_name: context?.driver_name ?? null,
           carrier_name: carrier?.name ?? null,
-          mc_number: elp?.mc_number ?? carrier?.mc_number ?? null,
+          mc_number: context?.mc_number ?? carrier?.mc_number ?? null,
           status: 'REQUESTED',
           scoring_status: 'PENDING',
         });

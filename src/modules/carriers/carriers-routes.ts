@@ -14,6 +14,7 @@ import {
   carrierPatch,
   carrierSchema,
   disableBody,
+  disableForLoadBody,
   enableBody,
   lanePreferenceInput,
   lanePreferenceSchema,
@@ -312,6 +313,37 @@ export const carriersRoutes: FastifyPluginAsyncZod = async (app) => {
       reply
         .status(201)
         .send(await service.createLanePreference(scopeOf(request), request.params.carrier_id, request.body)),
+  );
+
+  app.post(
+    '/carriers/:carrier_id/lane-preferences/disable-for-load',
+    {
+      config: { access: admins, idempotent: true },
+      schema: {
+        operationId: 'disableCarrierForLoad',
+        tags,
+        summary: 'Stop working this carrier on a load’s lane (an admin_disabled lane preference; audited)',
+        description:
+          'The lane is the load’s first pickup to last drop-off (cities and states) with its equipment. ' +
+          '201 with the new preference; 200 when the carrier already held one on that lane (it turns ' +
+          '`admin_disabled`). The contact guard then refuses this carrier for loads on the lane.',
+        params: carrierIdParams,
+        body: disableForLoadBody,
+        response: {
+          200: lanePreferenceSchema.describe('An existing preference on the lane was disabled'),
+          201: lanePreferenceSchema.describe('Created'),
+          ...errorResponses(401, 403, 404, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { created, preference } = await service.disableForLoad(
+        scopeOf(request),
+        request.params.carrier_id,
+        request.body,
+      );
+      return reply.status(created ? 201 : 200).send(preference);
+    },
   );
 
   app.get(

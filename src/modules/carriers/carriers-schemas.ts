@@ -132,6 +132,20 @@ const reasonBody = (required: boolean) =>
     });
 
 export const disableBody = reasonBody(true);
+
+/** POST /carriers/{id}/lane-preferences/disable-for-load: the load names the lane; a reason is optional. */
+export const disableForLoadBody = z
+  .object({
+    load_id: text(100),
+    reason: auditReason.nullish(),
+    reason_note: text(2000).nullish(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.reason === 'other' && !body.reason_note?.trim()) {
+      ctx.addIssue({ code: 'custom', path: ['reason_note'], message: 'Required when reason is "other"' });
+    }
+  });
+export type DisableForLoadInput = z.output<typeof disableForLoadBody>;
 export const enableBody = optionalBody(reasonBody(false));
 export const reasonCodes = AUDIT_REASONS;
 

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import type { OrgScope } from '../../http/authentication.js';
 import { parseCsv } from '../../http/csv.js';
@@ -12,6 +12,7 @@ import {
 } from '../../http/errors.js';
 import { newId } from '../../http/ids.js';
 import { pagination } from '../../http/pagination.js';
+import { loads } from '../loads/loads-tables.js';
 import { CarrierIngestion, type IngestItem, type ItemOutcome } from './carriers-ingestion.js';
 import {
   auditOf,
@@ -35,6 +36,7 @@ import {
   type CarrierInput,
   type CarrierPatch,
   carrierInput,
+  type DisableForLoadInput,
   type LanePreference,
   type LanePreferenceInput,
   type ListCarriersQuery,
@@ -475,6 +477,86 @@ export class CarriersService {
       return created.id;
     });
     return toLanePreference((await findPreference(this.db, scope, carrierId, id))!);
+  }
+
+  /**
+   * DESIGN.md section 5: an `admin_disabled` preference on the load's lane: the load's first pickup
+   * and last drop-off (cities and states) and its equipment, the narrowest lane the load names. A
+   * preference the carrier already holds on that lane turns admin_disabled (and active); audited.
+   */
+  async disableForLoad(
+    scope: OrgScope,
+    carrierId: string,
+    input: DisableForLoadInput,
+  ): Promise<{ created: boolean; preference: LanePreference }> {
+    await this.requireCarrier(scope, carrierId);
+    const [load] = await this.db
+      .select({
+        origin_city: loads.origin_city,
+        origin_state: loads.origin_state,
+        destination_city: loads.destination_city,
+        destination_state: loads.destination_state,
+        equipment_type: loads.equipment_type,
+      })
+      .from(loads)
+      .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, input.load_id)));
+    if (!load) throw unprocessable('validation_error', `Load '${input.load_id}' does not exist`, 'load_id');
+    if (!load.origin_state || !load.destination_state) {
+      throw unprocessable(
+        'validation_error',
+        `Load '${input.load_id}' has no pickup and drop-off states, so it names no lane`,
+        'load_id',
+      );
+    }
+    const key = laneKeyOf({
+      origin: { city: load.origin_city, state: load.origin_state },
+      destination: { city: load.destination_city, state: load.destination_state },
+      equipment_type: load.equipment_type as LanePreferenceInput['equipment_type'],
+    });
+    const { id, created } = await this.db.transaction(async (tx) => {
+      const laneId = (await ensureLanes(tx, scope, [key])).get(laneIdentity(key))!;
+      const [inserted] = await insertPreferences(tx, scope, [
+        {
+          carrier_id: carrierId,
+          lane_id: laneId,
+          preference_type: 'admin_disabled',
+          routing_guide_tier: null,
+        },
+      ]);
+      const current = inserted
+        ? null
+        : (await findPreferenceOnLane(tx, scope, carrierId, laneId))!.preference;
+      const preferenceId = inserted?.id ?? current!.id;
+      if (current && current.preference_type === 'admin_disabled' && current.is_active) {
+        return { id: preferenceId, created: false };
+      }
+      if (current) {
+        await setPreferenceFields(tx, scope, preferenceId, {
+          preference_type: 'admin_disabled',
+          is_active: true,
+        });
+      }
+      await insertAudit(
+        tx,
+        scope,
+        [
+          {
+            entity_type: 'lane_preference',
+            entity_id: preferenceId,
+            action: 'disable_for_load',
+            reason: input.reason ?? null,
+            reason_note: input.reason_note ?? null,
+            before: current
+              ? { preference_type: current.preference_type, is_active: current.is_active }
+              : null,
+            after: { preference_type: 'admin_disabled', is_active: true, load_id: input.load_id },
+          },
+        ],
+        () => newId('audit'),
+      );
+      return { id: preferenceId, created: inserted !== undefined };
+    });
+    return { created, preference: toLanePreference((await findPreference(this.db, scope, carrierId, id))!) };
   }
 
   /** Restrict (dnu on) or unrestrict (dnu off); a change is audited, a repeat returns the row as is. */

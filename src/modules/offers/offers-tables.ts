@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, numeric, pgTable, text } from 'drizzle-orm/pg-core';
+import { check, index, numeric, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { organizations } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
@@ -52,6 +52,9 @@ export const offers = pgTable(
     // Serves the active_offers tab and its count without touching the offers heap.
     index('offers_pending_load_idx').on(t.organization_id, t.load_id).where(sql`${t.status} = 'pending'`),
     index('offers_organization_created_idx').on(t.organization_id, t.created_at),
+    // One accepted offer per load, whatever the concurrency: the second accept violates this.
+    uniqueIndex('offers_one_accepted_per_load_key').on(t.load_id).where(sql`${t.status} = 'accepted'`),
+    index('offers_organization_carrier_idx').on(t.organization_id, t.carrier_id, t.created_at),
     check('offers_status_check', sql`${t.status} IN ('pending', 'accepted', 'rejected')`),
   ],
 );

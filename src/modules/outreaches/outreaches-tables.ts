@@ -46,6 +46,12 @@ export const outreaches = pgTable(
       .on(t.organization_id, t.load_id)
       .where(sql`${t.status} IN ('pending', 'active')`),
     index('outreaches_organization_created_idx').on(t.organization_id, t.created_at),
+    index('outreaches_organization_carrier_idx').on(t.organization_id, t.carrier_id, t.created_at),
+    index('outreaches_call_idx').on(t.call_id).where(sql`${t.call_id} IS NOT NULL`),
+    // The no_response sweeper: open e-mail and WhatsApp outreaches, oldest first.
+    index('outreaches_open_message_idx')
+      .on(t.created_at)
+      .where(sql`${t.modality} IN ('email', 'whatsapp') AND ${t.status} IN ('pending', 'active')`),
     check('outreaches_modality_check', sql`${t.modality} IN ('call', 'email', 'whatsapp')`),
     check(
       'outreaches_status_check',

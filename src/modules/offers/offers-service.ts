@@ -1,0 +1,211 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../db/client.js';
+import type { OrgScope } from '../../http/authentication.js';
+import { notFound, stateConflict, unprocessable } from '../../http/errors.js';
+import { newId } from '../../http/ids.js';
+import { pagination } from '../../http/pagination.js';
+import { findUserById } from '../auth/auth-repository.js';
+import { contactsOf, findCarrier, findCarriers } from '../carriers/carriers-repository.js';
+import { toCarrier } from '../carriers/carriers-service.js';
+import { carrierContacts } from '../carriers/carriers-tables.js';
+import { loadExists } from '../loads/loads-repository.js';
+import { loads } from '../loads/loads-tables.js';
+import {
+  acceptedOfferOf,
+  findOffer,
+  insertOffer,
+  listOffers,
+  type OfferRow,
+  setOfferStatus,
+} from './offers-repository.js';
+import type { CreateOfferInput, ListOffersQuery, Offer } from './offers-schemas.js';
+
+/** Loads that can no longer be booked (DESIGN.md section 7). */
+const UNBOOKABLE = new Set(['Cancelled', 'Delivered']);
+const ONE_ACCEPTED = 'offers_one_accepted_per_load_key';
+
+/** Whether `err` (or the driver error drizzle wraps) violates the one-accepted-offer index. */
+function violatesOneAccepted(err: unknown): boolean {
+  for (let e = err as { code?: string; constraint?: string; cause?: unknown } | undefined; e; ) {
+    if (e.code === '23505' && e.constraint === ONE_ACCEPTED) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+const alreadyAccepted = (loadId: string, other: string | null) =>
+  stateConflict(
+    'offer_already_accepted',
+    `Only one offer may be accepted per load: load '${loadId}' is already booked${other ? ` on offer '${other}'` : ''}`,
+    'status',
+  );
+
+/** Offers with their carrier (the full Carrier shape, nested), in the order given. */
+export async function toOffers(db: DbOrTx, scope: OrgScope, rows: OfferRow[]): Promise<Offer[]> {
+  const ids = [...new Set(rows.map((r) => r.carrier_id).filter((id): id is string => id !== null))];
+  const [carrierRows, contacts] = await Promise.all([
+    findCarriers(db, scope, ids),
+    contactsOf(db, scope, ids),
+  ]);
+  const byId = new Map(carrierRows.map((c) => [c.id, toCarrier(c, contacts.get(c.id))]));
+  return rows.map((r) => ({
+    id: r.id,
+    tms_load_id: r.tms_load_id,
+    load_id: r.load_id,
+    offer_amount: r.offer_amount,
+    status: r.status,
+    source: r.source,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    carrier_id: r.carrier_id,
+    contact_id: r.contact_id,
+    call_id: r.call_id,
+    email_message_id: r.email_message_id,
+    notes: r.notes,
+    channel: r.channel,
+    accepted_at: r.accepted_at,
+    created_by_id: r.created_by_id,
+    updated_by_id: r.updated_by_id,
+    truck_number: r.truck_number,
+    trailer_number: r.trailer_number,
+    driver_name: r.driver_name,
+    driver_phone: r.driver_phone,
+    load_number: r.load_number,
+    carrier: r.carrier_id ? (byId.get(r.carrier_id) ?? null) : null,
+    contact_name: r.contact_name,
+    contact_phone: r.contact_phone,
+    email_conversation_id: r.email_conversation_id,
+    rep_name: r.rep_name,
+  }));
+}
+
+export class OffersService {
+  constructor(private readonly db: Db) {}
+
+  private async one(scope: OrgScope, row: OfferRow): Promise<Offer> {
+    return (await toOffers(this.db, scope, [row]))[0]!;
+  }
+
+  async get(scope: OrgScope, id: string): Promise<Offer> {
+    const row = await findOffer(this.db, scope, id);
+    if (!row) throw notFound('Offer', id, 'offer_id');
+    return this.one(scope, row);
+  }
+
+  /** POST /offers: an offer entered by a rep or an API client (`channel` null, `source` api). */
+  async create(scope: OrgScope, input: CreateOfferInput): Promise<Offer> {
+    const [load] = await this.db
+      .select({ id: loads.id, tms_load_id: loads.tms_load_id, load_number: loads.load_number })
+      .from(loads)
+      .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, input.load_id)));
+    if (!load) throw unprocessable('validation_error', `Load '${input.load_id}' does not exist`, 'load_id');
+    if (input.carrier_id && !(await findCarrier(this.db, scope, input.carrier_id))) {
+      throw unprocessable('validation_error', `Carrier '${input.carrier_id}' does not exist`, 'carrier_id');
+    }
+    let contact: { name: string | null; phone: string | null } | null = null;
+    if (input.contact_id) {
+      if (!input.carrier_id) {
+        throw unprocessable(
+          'validation_error',
+          'contact_id needs the carrier_id it belongs to',
+          'contact_id',
+        );
+      }
+      const [found] = await this.db
+        .select({ name: carrierContacts.name, phone: carrierContacts.phone })
+        .from(carrierContacts)
+        .where(
+          and(
+            eq(carrierContacts.organization_id, scope.organizationId),
+            eq(carrierContacts.carrier_id, input.carrier_id),
+            eq(carrierContacts.id, input.contact_id),
+          ),
+        );
+      if (!found) {
+        throw unprocessable(
+          'validation_error',
+          `Contact '${input.contact_id}' is not a contact of carrier '${input.carrier_id}'`,
+          'contact_id',
+        );
+      }
+      contact = found;
+    }
+    const user = scope.principal.userId ? await findUserById(this.db, scope.principal.userId) : null;
+    const row = await insertOffer(this.db, scope, {
+      id: newId('offer'),
+      load_id: load.id,
+      tms_load_id: load.tms_load_id,
+      load_number: load.load_number,
+      offer_amount: input.offer_amount,
+      status: 'pending',
+      source: 'api',
+      channel: null,
+      carrier_id: input.carrier_id ?? null,
+      contact_id: input.contact_id ?? null,
+      contact_name: contact?.name ?? null,
+      contact_phone: contact?.phone ?? null,
+      notes: input.notes ?? null,
+      truck_number: input.truck_number ?? null,
+      trailer_number: input.trailer_number ?? null,
+      driver_name: input.driver_name ?? null,
+      driver_phone: input.driver_phone ?? null,
+      created_by_id: scope.principal.userId,
+      updated_by_id: scope.principal.userId,
+      rep_name: scope.principal.kind === 'bearer' ? (user?.name ?? user?.email ?? null) : null,
+    });
+    return this.one(scope, row);
+  }
+
+  /**
+   * PATCH: moves freely between pending, accepted and rejected, except that a load takes one
+   * accepted offer and a Cancelled or Delivered load none. The load row is locked so two accepts on
+   * one load queue up; the partial unique index is the last word if anything slips past.
+   */
+  async setStatus(scope: OrgScope, id: string, status: OfferRow['status']): Promise<Offer> {
+    try {
+      const row = await this.db.transaction(async (tx) => {
+        const current = await findOffer(tx, scope, id);
+        if (!current) throw notFound('Offer', id, 'offer_id');
+        if (current.status === status) return current;
+        if (status === 'accepted') {
+          const [load] = await tx
+            .select({ load_status: loads.load_status })
+            .from(loads)
+            .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, current.load_id)))
+            .for('update');
+          if (load?.load_status && UNBOOKABLE.has(load.load_status)) {
+            throw stateConflict(
+              'load_not_bookable',
+              `Load '${current.load_id}' is ${load.load_status} and cannot be booked`,
+              'status',
+            );
+          }
+          const other = await acceptedOfferOf(tx, scope, current.load_id, id);
+          if (other) throw alreadyAccepted(current.load_id, other);
+        }
+        return (await setOfferStatus(tx, scope, id, status, scope.principal.userId))!;
+      });
+      return this.one(scope, row);
+    } catch (err) {
+      if (violatesOneAccepted(err)) {
+        const current = await findOffer(this.db, scope, id);
+        throw alreadyAccepted(current?.load_id ?? '?', null);
+      }
+      throw err;
+    }
+  }
+
+  async list(scope: OrgScope, q: ListOffersQuery) {
+    const { page, page_size, ...filters } = q;
+    const { rows, total } = await listOffers(this.db, scope, filters, { page, page_size });
+    return {
+      data: await toOffers(this.db, scope, rows),
+      pagination: pagination(page, page_size, total),
+    };
+  }
+
+  async forLoad(scope: OrgScope, loadId: string, q: ListOffersQuery) {
+    if (!(await loadExists(this.db, scope, loadId))) throw notFound('Load', loadId, 'load_id');
+    return this.list(scope, { ...q, load_id: loadId });
+  }
+}

@@ -1,0 +1,110 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { access } from '../../http/access.js';
+import { scopeOf } from '../../http/authentication.js';
+import { pageOf } from '../../http/pagination.js';
+import { errorResponses } from '../../http/schemas.js';
+import { OutreachSweeper } from '../../workers/outreach-sweeper.js';
+import type { CallsService } from '../calls/calls-service.js';
+import { loadIdParams } from '../offers/offers-schemas.js';
+import {
+  createOutreachBody,
+  listOutreachesQuery,
+  outreachIdParams,
+  outreachSchema,
+  trackingPromptBody,
+} from './outreaches-schemas.js';
+import { OutreachesService } from './outreaches-service.js';
+
+const tags = ['outreaches'];
+
+/** Registered by the calls plugin: outreaches by call share its CallsService and voice provider. */
+export const outreachesRoutes: FastifyPluginAsyncZod<{ calls: CallsService }> = async (app, { calls }) => {
+  const { database, config } = app.deps;
+  const service = new OutreachesService(database.db, calls);
+  if (config.workers.enabled) {
+    const sweeper = new OutreachSweeper(
+      database.db,
+      config.outreach.noResponseHours,
+      config.outreach.sweepIntervalMs,
+      app.log,
+    );
+    app.addHook('onReady', async () => sweeper.start());
+    app.addHook('onClose', async () => sweeper.stop());
+  }
+
+  app.post(
+    '/outreaches',
+    {
+      config: { access: access.any, idempotent: true },
+      schema: {
+        operationId: 'createOutreach',
+        tags,
+        summary: 'Contact a carrier about a load now (call by default, or e-mail or WhatsApp)',
+        description:
+          'A carrier the contact guard refuses (stop-contact requested, disabled, compliance BLOCKED, ' +
+          'restricted or admin-disabled on the load’s lane) gives 409 `contact_not_allowed` with the reason. ' +
+          'A call is placed through the voice platform and the outreach follows it (`pending`, `active`, then ' +
+          '`completed`, `failed` or `no_response`). An e-mail or WhatsApp outreach is `active` once sent and ' +
+          'becomes `no_response` when unanswered after OUTREACH_NO_RESPONSE_HOURS (24 by default).',
+        body: createOutreachBody,
+        response: { 201: outreachSchema, ...errorResponses(401, 403, 409, 422, 429) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await service.create(scopeOf(request), request.body)),
+  );
+
+  app.get(
+    '/outreaches',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listOutreaches',
+        tags,
+        summary: 'List outreaches, newest first',
+        querystring: listOutreachesQuery,
+        response: { 200: pageOf(outreachSchema), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => service.list(scopeOf(request), request.query),
+  );
+
+  app.get(
+    '/outreaches/:outreach_id',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'getOutreach',
+        tags,
+        summary: 'One outreach with carrier detail',
+        params: outreachIdParams,
+        response: { 200: outreachSchema, ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => service.get(scopeOf(request), request.params.outreach_id),
+  );
+
+  app.post(
+    '/tracking/loads/:load_id/prompt',
+    {
+      config: { access: access.any, idempotent: true },
+      schema: {
+        operationId: 'promptTracking',
+        tags: ['tracking'],
+        summary: 'Check in with the carrier hauling a load (a check call by default)',
+        description:
+          'The hauling carrier is the accepted offer’s, else the load’s `hauling_carrier_id` (our id or the ' +
+          'TMS carrier id) or `hauling_carrier_mc_number`; the call goes to the driver’s phone when the ' +
+          'booked offer or the load names one, else the carrier’s. `instructions` and the stop are handed ' +
+          'to the voice agent. A `stop_id` not on the load gives 422; a load without a hauling carrier 422; ' +
+          'a carrier the contact guard refuses 409 `contact_not_allowed`. Answers 202 with the outreach.',
+        params: loadIdParams,
+        body: trackingPromptBody,
+        response: { 202: outreachSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(await service.trackingPrompt(scopeOf(request), request.params.load_id, request.body)),
+  );
+};

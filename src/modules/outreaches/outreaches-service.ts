@@ -1,0 +1,271 @@
+import { and, asc, desc, eq, or } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../db/client.js';
+import type { OrgScope } from '../../http/authentication.js';
+import { notFound, stateConflict, unprocessable, validationFailed } from '../../http/errors.js';
+import { newId } from '../../http/ids.js';
+import { pagination } from '../../http/pagination.js';
+import type { CallsService } from '../calls/calls-service.js';
+import { type CarrierRow, contactsOf, findCarrier, findCarriers } from '../carriers/carriers-repository.js';
+import { toCarrier } from '../carriers/carriers-service.js';
+import { carriers } from '../carriers/carriers-tables.js';
+import { loads, stops } from '../loads/loads-tables.js';
+import { offers } from '../offers/offers-tables.js';
+import { contactRefusal } from './contact-guard.js';
+import {
+  findOutreach,
+  findOutreachOfCall,
+  insertOutreach,
+  listOutreaches,
+  type OutreachRow,
+} from './outreaches-repository.js';
+import type {
+  CreateOutreachInput,
+  ListOutreachesQuery,
+  Outreach,
+  TrackingPromptInput,
+} from './outreaches-schemas.js';
+
+type Modality = OutreachRow['modality'];
+
+/** Outreaches with their carrier (the full Carrier shape), in the order given. */
+export async function toOutreaches(db: DbOrTx, scope: OrgScope, rows: OutreachRow[]): Promise<Outreach[]> {
+  const ids = [...new Set(rows.map((r) => r.carrier_id))];
+  const [carrierRows, contacts] = await Promise.all([
+    findCarriers(db, scope, ids),
+    contactsOf(db, scope, ids),
+  ]);
+  const byId = new Map(carrierRows.map((c) => [c.id, toCarrier(c, contacts.get(c.id))]));
+  return rows.map((r) => ({
+    id: r.id,
+    carrier: byId.get(r.carrier_id)!,
+    carrier_id: r.carrier_id,
+    load_id: r.load_id,
+    modality: r.modality,
+    direction: r.direction,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    load_number: r.load_number,
+    status: r.status,
+    error_reason: r.error_reason,
+    delivery_failed_at: r.delivery_failed_at,
+    delivery_failure_reason: r.delivery_failure_reason,
+    carrier_engaged: r.carrier_engaged,
+    is_automated: r.is_automated,
+    call_id: r.call_id,
+    conversation_id: r.conversation_id,
+  }));
+}
+
+export class OutreachesService {
+  constructor(
+    private readonly db: Db,
+    private readonly calls: CallsService,
+  ) {}
+
+  private async one(scope: OrgScope, row: OutreachRow): Promise<Outreach> {
+    return (await toOutreaches(this.db, scope, [row]))[0]!;
+  }
+
+  async get(scope: OrgScope, id: string): Promise<Outreach> {
+    const row = await findOutreach(this.db, scope, id);
+    if (!row) throw notFound('Outreach', id, 'outreach_id');
+    return this.one(scope, row);
+  }
+
+  async list(scope: OrgScope, q: ListOutreachesQuery) {
+    const { page, page_size, ...filters } = q;
+    const { rows, total } = await listOutreaches(this.db, scope, filters, { page, page_size });
+    return { data: await toOutreaches(this.db, scope, rows), pagination: pagination(page, page_size, total) };
+  }
+
+  /** POST /outreaches: contact the carrier about the load now, if the contact guard allows it. */
+  async create(scope: OrgScope, input: CreateOutreachInput): Promise<Outreach> {
+    const load = await this.requireLoad(scope, input.load_id, 'body');
+    const carrier = await findCarrier(this.db, scope, input.carrier_id);
+    if (!carrier) {
+      throw unprocessable('validation_error', `Carrier '${input.carrier_id}' does not exist`, 'carrier_id');
+    }
+    await this.guard(scope, carrier.id, load.id);
+    const row = await this.contact(scope, carrier, load, input.modality, null, { purpose: 'load_booking' });
+    return this.one(scope, row);
+  }
+
+  /**
+   * POST /tracking/loads/{id}/prompt: a check with the carrier hauling the load (its driver when the
+   * booked offer or the load names one), by call, e-mail or WhatsApp.
+   */
+  async trackingPrompt(scope: OrgScope, loadId: string, input: TrackingPromptInput): Promise<Outreach> {
+    const load = await this.requireLoad(scope, loadId, 'path');
+    let stop: typeof stops.$inferSelect | undefined;
+    if (input.stop_id) {
+      [stop] = await this.db
+        .select()
+        .from(stops)
+        .where(
+          and(
+            eq(stops.organization_id, scope.organizationId),
+            eq(stops.load_id, load.id),
+            eq(stops.id, input.stop_id),
+          ),
+        );
+      if (!stop) {
+        throw validationFailed(
+          'body',
+          ['stop_id'],
+          `Stop '${input.stop_id}' is not a stop of load '${load.id}'`,
+        );
+      }
+    }
+    const hauling = await this.haulingCarrier(scope, load);
+    if (!hauling) {
+      throw unprocessable(
+        'validation_error',
+        `Load '${load.id}' has no hauling carrier on file: accept an offer or send hauling_carrier_id first`,
+        'load_id',
+      );
+    }
+    await this.guard(scope, hauling.carrier.id, load.id);
+    const modality: Modality = input.channel === 'voice' ? 'call' : input.channel;
+    const row = await this.contact(scope, hauling.carrier, load, modality, hauling.driverPhone, {
+      purpose: 'tracking_check',
+      instructions: input.instructions,
+      ...(stop
+        ? {
+            stop_id: stop.id,
+            stop: {
+              type: stop.type,
+              city: stop.city,
+              state: stop.state,
+              expected_date: stop.expected_date?.toISOString() ?? null,
+            },
+          }
+        : {}),
+    });
+    return this.one(scope, row);
+  }
+
+  private async requireLoad(scope: OrgScope, loadId: string, source: 'body' | 'path') {
+    const [load] = await this.db
+      .select({
+        id: loads.id,
+        load_number: loads.load_number,
+        hauling_carrier_id: loads.hauling_carrier_id,
+        hauling_carrier_mc_number: loads.hauling_carrier_mc_number,
+        driver: loads.driver,
+      })
+      .from(loads)
+      .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, loadId)));
+    if (!load) {
+      if (source === 'path') throw notFound('Load', loadId, 'load_id');
+      throw unprocessable('validation_error', `Load '${loadId}' does not exist`, 'load_id');
+    }
+    return load;
+  }
+
+  private async guard(scope: OrgScope, carrierId: string, loadId: string) {
+    const refusal = await contactRefusal(this.db, scope, carrierId, loadId);
+    if (refusal) {
+      throw stateConflict('contact_not_allowed', `${refusal.message}: not contacted`, 'carrier_id');
+    }
+  }
+
+  /**
+   * The carrier moving the load: the accepted offer's, else the load's hauling carrier matched on
+   * our id, the caller's tms_carrier_id, then the MC number. The driver's phone: the accepted offer's,
+   * else the load's driver contact.
+   */
+  private async haulingCarrier(
+    scope: OrgScope,
+    load: Awaited<ReturnType<OutreachesService['requireLoad']>>,
+  ): Promise<{ carrier: CarrierRow; driverPhone: string | null } | null> {
+    const [booked] = await this.db
+      .select({ carrier_id: offers.carrier_id, driver_phone: offers.driver_phone })
+      .from(offers)
+      .where(
+        and(
+          eq(offers.organization_id, scope.organizationId),
+          eq(offers.load_id, load.id),
+          eq(offers.status, 'accepted'),
+        ),
+      );
+    let carrier = booked?.carrier_id ? await findCarrier(this.db, scope, booked.carrier_id) : null;
+    if (!carrier && (load.hauling_carrier_id || load.hauling_carrier_mc_number)) {
+      const matches = [];
+      if (load.hauling_carrier_id) {
+        matches.push(
+          eq(carriers.id, load.hauling_carrier_id),
+          eq(carriers.tms_carrier_id, load.hauling_carrier_id),
+        );
+      }
+      if (load.hauling_carrier_mc_number) {
+        matches.push(
+          eq(carriers.mc_number, load.hauling_carrier_mc_number.replace(/\D/g, '').replace(/^0+/, '')),
+        );
+      }
+      const [found] = await this.db
+        .select()
+        .from(carriers)
+        .where(and(eq(carriers.organization_id, scope.organizationId), or(...matches)))
+        .orderBy(desc(eq(carriers.id, load.hauling_carrier_id ?? '')), asc(carriers.created_at))
+        .limit(1);
+      carrier = found ?? null;
+    }
+    if (!carrier) return null;
+    return { carrier, driverPhone: booked?.driver_phone ?? load.driver?.phone ?? null };
+  }
+
+  /**
+   * Starts the contact. A call goes through the voice provider, which opens and then follows the
+   * call outreach. An e-mail or WhatsApp message is recorded as sent (`active`) until the carrier
+   * answers, or the sweeper marks it `no_response`.
+   */
+  private async contact(
+    scope: OrgScope,
+    carrier: CarrierRow,
+    load: { id: string; load_number: string },
+    modality: Modality,
+    preferredPhone: string | null,
+    variables: Record<string, unknown>,
+  ): Promise<OutreachRow> {
+    const contacts = (await contactsOf(this.db, scope, [carrier.id])).get(carrier.id) ?? [];
+    if (modality === 'call') {
+      const phone =
+        preferredPhone ?? carrier.phone ?? carrier.dispatcher_phone ?? contacts.find((c) => c.phone)?.phone;
+      if (!phone) throw this.unreachable(carrier.id, 'phone number');
+      const call = await this.calls.create(
+        scope,
+        {
+          phone_number: phone,
+          load_id: load.id,
+          call_type: variables.purpose === 'load_booking' ? 'LOAD_BOOKING' : null,
+          template_variables: variables,
+        },
+        { carrier_id: carrier.id },
+      );
+      return (await findOutreachOfCall(this.db, scope, call.id))!;
+    }
+    const address =
+      modality === 'email'
+        ? (carrier.email ?? carrier.dispatcher_email ?? contacts.find((c) => c.email)?.email)
+        : (preferredPhone ??
+          carrier.phone ??
+          carrier.dispatcher_phone ??
+          contacts.find((c) => c.phone)?.phone);
+    if (!address)
+      throw this.unreachable(carrier.id, modality === 'email' ? 'e-mail address' : 'phone number');
+    return insertOutreach(this.db, scope, {
+      id: newId('outreach'),
+      carrier_id: carrier.id,
+      load_id: load.id,
+      load_number: load.load_number,
+      modality,
+      direction: 'outbound',
+      status: 'active',
+      conversation_id: newId('conversation'),
+    });
+  }
+
+  private unreachable(carrierId: string, what: string) {
+    return unprocessable('validation_error', `Carrier '${carrierId}' has no ${what} on file`, 'carrier_id');
+  }
+}
