@@ -169,6 +169,26 @@ describe('POST /carriers/batch', () => {
     expect(list.json().pagination.total_count).toBe(0);
   });
 
+  it('accepts a batch body over the 1 MiB general limit (batch endpoints take 16 MiB)', async () => {
+    const { user } = await createTenant(t);
+    // Valid items, about 1.3 KB each: six contacts with long names.
+    const contacts = Array.from({ length: 6 }, (_, k) => ({
+      contact_type: 'OTHER',
+      name: `${k}`.padEnd(200, 'n'),
+    }));
+    const carriers = Array.from({ length: 1000 }, (_, i) => ({ carrier: { name: `Big ${i}`, contacts } }));
+    const body = JSON.stringify({ carriers });
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/carriers/batch',
+      headers: { ...user.headers, 'content-type': 'application/json' },
+      payload: body,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().summary).toEqual({ total: 1000, created: 1000, updated: 0, skipped: 0, failed: 0 });
+  });
+
   it('accepts a text/csv upload counted against the uploads limit', async () => {
     const { user } = await createTenant(t);
     const csv = [
