@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../http/ids.js';
 import type { ComplianceProvider, LookupResult } from '../../integrations/compliance/compliance-provider.js';
+import { emitEvent } from '../webhooks/events.js';
 import { carriers, complianceChecks } from './carriers-tables.js';
 import { type Verdict, verdictOf } from './compliance-rules.js';
 
@@ -79,6 +80,11 @@ export class ComplianceService {
     );
     const noAnswer = lookup?.status === 'unavailable';
     await this.db.transaction(async (tx) => {
+      const [before] = await tx
+        .select({ compliance_status: carriers.compliance_status })
+        .from(carriers)
+        .where(and(eq(carriers.organization_id, organizationId), eq(carriers.id, carrierId)))
+        .for('update');
       await tx.insert(complianceChecks).values({
         id: newId('verification'),
         organization_id: organizationId,
@@ -109,6 +115,15 @@ export class ComplianceService {
           updated_at: sql`now()`,
         })
         .where(and(eq(carriers.organization_id, organizationId), eq(carriers.id, carrierId)));
+      const previous = before?.compliance_status ?? null;
+      if (before && previous !== verdict.status) {
+        await emitEvent(tx, organizationId, 'carrier.compliance_changed', {
+          carrier_id: carrierId,
+          compliance_status: verdict.status,
+          previous_compliance_status: previous,
+          reasons: verdict.reasons,
+        });
+      }
     });
     return verdict;
   }

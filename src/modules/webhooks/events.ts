@@ -72,3 +72,22 @@ export async function emitEvents(
 export async function emitEvent(tx: DbOrTx, organizationId: string, type: string, data: unknown) {
   return (await emitEvents(tx, organizationId, [{ type, data }]))[0] ?? null;
 }
+
+/** The `data` of outreach.* events: ids, modality and the status (with the one before). */
+export const outreachEventData = (
+  o: {
+    id: string;
+    carrier_id: string | null;
+    load_id: string | null;
+    modality: string | null;
+    status: string;
+  },
+  previous: string | null = null,
+) => ({
+  outreach_id: o.id,
+  carrier_id: o.carrier_id,
+  load_id: o.load_id,
+  modality: o.modality,
+  status: o.status,
+  previous_status: previous,
+});
