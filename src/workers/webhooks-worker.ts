@@ -3,16 +3,21 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { newId } from '../http/ids.js';
-import { post, sign } from '../modules/webhooks/delivery.js';
+import { type PostResult, post, sign } from '../modules/webhooks/delivery.js';
 import { Poller } from './poller.js';
 
-const BATCH = 100;
-const CONCURRENCY = 20;
+const BATCH = 200;
+const CONCURRENCY = 50;
 /** Seconds before retry n (DESIGN.md section 8): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
 /** Auto-disable: every delivery failed for this long, with at least `DISABLE_MIN_FAILURES`. */
 export const DISABLE_AFTER_SECONDS = 5 * 24 * 3600;
 export const DISABLE_MIN_FAILURES = 10;
+
+interface Success {
+  row: Claimed;
+  result: PostResult;
+}
 
 interface Claimed {
   [key: string]: unknown;
@@ -86,22 +91,65 @@ export class WebhooksWorker {
       for (const s of secrets.rows)
         secretsOf.set(s.endpoint_id, [...(secretsOf.get(s.endpoint_id) ?? []), s.secret]);
       const queue = [...claimed.rows];
+      const succeeded: Success[] = [];
       await Promise.all(
         Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
           for (let next = queue.shift(); next; next = queue.shift()) {
             try {
-              await this.deliver(next, secretsOf.get(next.endpoint_id) ?? []);
+              const success = await this.deliver(next, secretsOf.get(next.endpoint_id) ?? []);
+              if (success) succeeded.push(success);
             } catch (err) {
               this.log.warn({ err, deliveryId: next.id }, 'webhook delivery failed to record');
             }
           }
         }),
       );
+      try {
+        await this.recordSuccesses(succeeded);
+      } catch (err) {
+        this.log.warn({ err }, 'webhook deliveries failed to record; they will be sent again');
+      }
       total += claimed.rows.length;
     }
   }
 
-  private async deliver(row: Claimed, secrets: string[]) {
+  /** Successes of a round, recorded set-based in one transaction (the common case, kept cheap). */
+  private async recordSuccesses(list: Success[]) {
+    if (list.length === 0) return;
+    await this.db.transaction(async (tx) => {
+      const updated = await tx.execute<{ id: string }>(sql`
+        UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
+          next_attempt_at = NULL, updated_at = now()
+        WHERE id IN (${sql.join(
+          list.map((s) => sql`${s.row.id}`),
+          sql`, `,
+        )}) RETURNING id`);
+      const kept = new Set(updated.rows.map((r) => r.id));
+      const rows = list.filter((s) => kept.has(s.row.id));
+      if (rows.length === 0) return;
+      await tx.execute(sql`
+        INSERT INTO webhook_attempts (id, organization_id, endpoint_id, delivery_id, event_id, event_type,
+          attempt_number, succeeded, status_code, duration_ms, response_body, error)
+        VALUES ${sql.join(
+          rows.map(
+            ({ row, result }) => sql`(${newId('deliveryAttempt')}, ${row.organization_id}, ${row.endpoint_id},
+              ${row.id}, ${row.event_id}, ${row.type}, ${row.attempt_count + 1}, true, ${result.statusCode},
+              ${result.durationMs}, ${result.body}, NULL)`,
+          ),
+          sql`, `,
+        )}`);
+      const endpoints = [...new Set(rows.map((r) => r.row.endpoint_id))];
+      await tx.execute(sql`
+        UPDATE webhook_endpoints SET failing_since = NULL, failures_since_success = 0
+        WHERE id IN (${sql.join(
+          endpoints.map((id) => sql`${id}`),
+          sql`, `,
+        )}) AND (failing_since IS NOT NULL OR failures_since_success > 0)`);
+    });
+  }
+
+  /** Sends one delivery; a success is returned to be recorded with the round, a failure is recorded now. */
+  private async deliver(row: Claimed, secrets: string[]): Promise<Success | null> {
     const createdAt = new Date(row.event_created_at);
     const body = JSON.stringify({
       id: row.event_id,
@@ -127,17 +175,18 @@ export class WebhooksWorker {
       this.config.webhooks.publicOnly,
     );
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    if (ok) return { row, result };
     const attempt = row.attempt_count + 1;
     const gone = result.statusCode === 410;
     const exhausted = attempt > RETRY_SCHEDULE_SECONDS.length;
     const delayMs =
-      ok || gone || exhausted
+      gone || exhausted
         ? 0
         : RETRY_SCHEDULE_SECONDS[attempt - 1]! *
           1000 *
           this.config.webhooks.retryScale *
           (0.9 + Math.random() * 0.2);
-    const status = ok ? 'succeeded' : gone || exhausted ? 'failed' : 'pending';
+    const status = gone || exhausted ? 'failed' : 'pending';
     await this.db.transaction(async (tx) => {
       const updated = await tx.execute(sql`
         UPDATE webhook_deliveries SET status = ${status}, attempt_count = ${attempt}, updated_at = now(),
@@ -148,12 +197,8 @@ export class WebhooksWorker {
         INSERT INTO webhook_attempts (id, organization_id, endpoint_id, delivery_id, event_id, event_type,
           attempt_number, succeeded, status_code, duration_ms, response_body, error)
         VALUES (${newId('deliveryAttempt')}, ${row.organization_id}, ${row.endpoint_id}, ${row.id}, ${row.event_id},
-          ${row.type}, ${attempt}, ${ok}, ${result.statusCode}, ${result.durationMs}, ${result.body}, ${result.error})`);
-      if (ok) {
-        await tx.execute(sql`
-          UPDATE webhook_endpoints SET failing_since = NULL, failures_since_success = 0
-          WHERE id = ${row.endpoint_id} AND (failing_since IS NOT NULL OR failures_since_success > 0)`);
-      } else if (gone) {
+          ${row.type}, ${attempt}, false, ${result.statusCode}, ${result.durationMs}, ${result.body}, ${result.error})`);
+      if (gone) {
         await tx.execute(sql`
           UPDATE webhook_endpoints SET status = 'DISABLED', updated_at = now(),
             disabled_reason = 'The endpoint answered 410 Gone'
@@ -174,5 +219,6 @@ export class WebhooksWorker {
           WHERE id = ${row.endpoint_id}`);
       }
     });
+    return null;
   }
 }
