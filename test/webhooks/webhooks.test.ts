@@ -331,6 +331,8 @@ describe('webhooks in production mode (server-side request forgery)', () => {
       'https://169.254.169.254/latest',
       'https://[::1]/hook',
       'https://192.168.1.10/hook',
+      'https://[::ffff:7f00:1]/hook',
+      'https://[fd00::1]/hook',
       'gopher://example.com/',
     ]) {
       const res = await t.app.inject({

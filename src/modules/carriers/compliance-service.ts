@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../http/ids.js';
 import type { ComplianceProvider, LookupResult } from '../../integrations/compliance/compliance-provider.js';
-import { emitEvent } from '../webhooks/events.js';
+import { emitEvent, emitEvents } from '../webhooks/events.js';
 import { carriers, complianceChecks } from './carriers-tables.js';
 import { type Verdict, verdictOf } from './compliance-rules.js';
 
@@ -133,6 +133,10 @@ export class ComplianceService {
     const flagged = await sharedContactCarrierIds(tx, organizationId, ids);
     if (flagged.size === 0) return flagged;
     const list = [...flagged];
+    const before = await tx
+      .select({ id: carriers.id, compliance_status: carriers.compliance_status })
+      .from(carriers)
+      .where(and(eq(carriers.organization_id, organizationId), inArray(carriers.id, list)));
     await tx.insert(complianceChecks).values(
       list.map((carrierId) => ({
         id: newId('verification'),
@@ -152,6 +156,21 @@ export class ComplianceService {
         last_verified_provider: 'fraud_rules',
       })
       .where(and(eq(carriers.organization_id, organizationId), inArray(carriers.id, list)));
+    await emitEvents(
+      tx,
+      organizationId,
+      before
+        .filter((c) => c.compliance_status !== 'BLOCKED')
+        .map((c) => ({
+          type: 'carrier.compliance_changed',
+          data: {
+            carrier_id: c.id,
+            compliance_status: 'BLOCKED',
+            previous_compliance_status: c.compliance_status,
+            reasons: ['shared_contact'],
+          },
+        })),
+    );
     return flagged;
   }
 }
