@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { type CallType, TERMINAL_STATUSES } from '../../domain/calls.js';
@@ -199,12 +199,31 @@ export class CallsService {
    * statement with SKIP LOCKED, so two instances never place the same call.
    */
   async placeDue(): Promise<number> {
-    const due = await this.db.execute<{ id: string }>(sql`
-      UPDATE calls SET status = 'PENDING', updated_at = now()
-      WHERE id IN (
-        SELECT id FROM calls WHERE status = 'SCHEDULED' AND scheduled_at <= now()
-        ORDER BY scheduled_at LIMIT 20 FOR UPDATE SKIP LOCKED)
-      RETURNING id`);
+    const due = await this.db.transaction(async (tx) => {
+      const claimed = await tx.execute<{ id: string }>(sql`
+        UPDATE calls SET status = 'PENDING', updated_at = now()
+        WHERE id IN (
+          SELECT id FROM calls WHERE status = 'SCHEDULED' AND scheduled_at <= now()
+          ORDER BY scheduled_at LIMIT 20 FOR UPDATE SKIP LOCKED)
+        RETURNING id`);
+      if (claimed.rows.length === 0) return claimed;
+      const rows = await tx
+        .select()
+        .from(calls)
+        .where(
+          inArray(
+            calls.id,
+            claimed.rows.map((r) => r.id),
+          ),
+        );
+      for (const row of rows) {
+        await emitEvent(tx, row.organization_id, 'call.status_changed', {
+          ...toCall(row),
+          previous_status: 'SCHEDULED',
+        });
+      }
+      return claimed;
+    });
     for (const { id } of due.rows) {
       const [row] = await this.db.select().from(calls).where(eq(calls.id, id));
       if (row) await this.place(row);
