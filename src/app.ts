@@ -26,6 +26,7 @@ import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
 import { loadsRoutes } from './modules/loads/loads-routes.js';
 import { statusMappingRoutes } from './modules/loads/status-mappings.js';
 import { offersRoutes } from './modules/offers/offers-routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks-routes.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -137,6 +138,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       await api.register(carriersRoutes);
       await api.register(callsRoutes);
       await api.register(offersRoutes);
+      await api.register(webhooksRoutes);
     },
     { prefix: API_PREFIX },
   );

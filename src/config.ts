@@ -42,6 +42,8 @@ const envSchema = z.object({
   COMPLIANCE_INLINE_BUDGET_MS: positiveInt(2000),
   WORKER_POLL_MS: positiveInt(1000),
   WORKERS_ENABLED: boolFlag(true),
+  WEBHOOK_TIMEOUT_MS: positiveInt(15_000),
+  WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
   OUTREACH_NO_RESPONSE_HOURS: z.coerce
     .number()
     .positive()
@@ -102,6 +104,15 @@ export interface Config {
   };
   /** Background loops (compliance re-checks, ...) run inside the server unless switched off. */
   readonly workers: { readonly enabled: boolean; readonly pollMs: number };
+  /**
+   * Webhook delivery: the per-attempt timeout and a factor applied to the retry schedule (tests
+   * shrink it); `publicOnly` (production) refuses http and private targets.
+   */
+  readonly webhooks: {
+    readonly timeoutMs: number;
+    readonly retryScale: number;
+    readonly publicOnly: boolean;
+  };
   /** E-mail and WhatsApp outreaches unanswered this long become no_response; swept this often. */
   readonly outreach: { readonly noResponseHours: number; readonly sweepIntervalMs: number };
   readonly voice: {
@@ -205,6 +216,11 @@ export function loadConfig(
       inlineBudgetMs: env.COMPLIANCE_INLINE_BUDGET_MS,
     }),
     workers: Object.freeze({ enabled: env.WORKERS_ENABLED, pollMs: env.WORKER_POLL_MS }),
+    webhooks: Object.freeze({
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      retryScale: env.WEBHOOK_RETRY_SCALE,
+      publicOnly: env.NODE_ENV === 'production',
+    }),
     outreach: Object.freeze({
       noResponseHours: env.OUTREACH_NO_RESPONSE_HOURS,
       sweepIntervalMs: env.OUTREACH_SWEEP_INTERVAL_MS,

@@ -23,6 +23,7 @@ export const idPrefixes = {
   loadView: 'view',
   audit: 'aud',
   webhookSecret: 'whsec',
+  delivery: 'dlv',
   membership: 'mem',
   notification: 'ntf',
   transcript: 'msg',

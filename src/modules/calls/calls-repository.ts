@@ -7,6 +7,7 @@ import { offsetOf } from '../../http/pagination.js';
 import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
 import { carrierContacts, carriers } from '../carriers/carriers-tables.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
+import { emitEvents, outreachEventData } from '../webhooks/events.js';
 import type { ListCallsQuery } from './calls-schemas.js';
 import { calls, transcriptMessages } from './calls-tables.js';
 
@@ -243,7 +244,13 @@ export async function followCallOutreach(db: DbOrTx, callId: string, status: Cal
             ? 'failed'
             : null;
   if (!next) return;
-  await db
+  const before = await db
+    .select({ id: outreaches.id, status: outreaches.status })
+    .from(outreaches)
+    .where(and(eq(outreaches.call_id, callId), inArray(outreaches.status, ['pending', 'active'])))
+    .for('update');
+  if (before.length === 0) return;
+  const moved = await db
     .update(outreaches)
     .set({
       status: next,
@@ -252,5 +259,17 @@ export async function followCallOutreach(db: DbOrTx, callId: string, status: Cal
       error_reason: next === 'failed' ? `call ${status.toLowerCase()}` : sql`${outreaches.error_reason}`,
       updated_at: sql`now()`,
     })
-    .where(and(eq(outreaches.call_id, callId), inArray(outreaches.status, ['pending', 'active'])));
+    .where(and(eq(outreaches.call_id, callId), inArray(outreaches.status, ['pending', 'active'])))
+    .returning();
+  const previous = new Map(before.map((o) => [o.id, o.status]));
+  if (moved.length) {
+    await emitEvents(
+      db,
+      moved[0]!.organization_id,
+      moved.map((o) => ({
+        type: 'outreach.status_changed',
+        data: outreachEventData(o, previous.get(o.id) ?? null),
+      })),
+    );
+  }
 }

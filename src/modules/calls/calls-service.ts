@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { type CallType, TERMINAL_STATUSES } from '../../domain/calls.js';
@@ -13,9 +13,11 @@ import { scoreElp } from '../elp/elp-scoring.js';
 import { elpAnswers, elpTests } from '../elp/elp-tables.js';
 import type { LoadsService } from '../loads/loads-service.js';
 import { loads } from '../loads/loads-tables.js';
+import { emitOfferEvent } from '../offers/offers-service.js';
 import { offers } from '../offers/offers-tables.js';
 import { contactRefusal } from '../outreaches/contact-guard.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
+import { emitEvent, outreachEventData } from '../webhooks/events.js';
 import {
   advanceCall,
   type CallRow,
@@ -125,18 +127,23 @@ export class CallsService {
         template_variables: input.template_variables ?? null,
         provider: this.provider.name,
       });
+      await emitEvent(tx, scope.organizationId, 'call.created', toCall(row));
       if (input.load_id && carrierId) {
-        await tx.insert(outreaches).values({
-          id: newId('outreach'),
-          organization_id: scope.organizationId,
-          carrier_id: carrierId,
-          load_id: input.load_id,
-          modality: 'call',
-          direction: 'outbound',
-          status: 'pending',
-          load_number: loadNumber,
-          call_id: row.id,
-        });
+        const [outreach] = await tx
+          .insert(outreaches)
+          .values({
+            id: newId('outreach'),
+            organization_id: scope.organizationId,
+            carrier_id: carrierId,
+            load_id: input.load_id,
+            modality: 'call',
+            direction: 'outbound',
+            status: 'pending',
+            load_number: loadNumber,
+            call_id: row.id,
+          })
+          .returning();
+        await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(outreach!));
       }
       if (callType === 'ELP') {
         await tx.insert(elpTests).values({
@@ -192,12 +199,31 @@ export class CallsService {
    * statement with SKIP LOCKED, so two instances never place the same call.
    */
   async placeDue(): Promise<number> {
-    const due = await this.db.execute<{ id: string }>(sql`
-      UPDATE calls SET status = 'PENDING', updated_at = now()
-      WHERE id IN (
-        SELECT id FROM calls WHERE status = 'SCHEDULED' AND scheduled_at <= now()
-        ORDER BY scheduled_at LIMIT 20 FOR UPDATE SKIP LOCKED)
-      RETURNING id`);
+    const due = await this.db.transaction(async (tx) => {
+      const claimed = await tx.execute<{ id: string }>(sql`
+        UPDATE calls SET status = 'PENDING', updated_at = now()
+        WHERE id IN (
+          SELECT id FROM calls WHERE status = 'SCHEDULED' AND scheduled_at <= now()
+          ORDER BY scheduled_at LIMIT 20 FOR UPDATE SKIP LOCKED)
+        RETURNING id`);
+      if (claimed.rows.length === 0) return claimed;
+      const rows = await tx
+        .select()
+        .from(calls)
+        .where(
+          inArray(
+            calls.id,
+            claimed.rows.map((r) => r.id),
+          ),
+        );
+      for (const row of rows) {
+        await emitEvent(tx, row.organization_id, 'call.status_changed', {
+          ...toCall(row),
+          previous_status: 'SCHEDULED',
+        });
+      }
+      return claimed;
+    });
     for (const { id } of due.rows) {
       const [row] = await this.db.select().from(calls).where(eq(calls.id, id));
       if (row) await this.place(row);
@@ -312,7 +338,13 @@ export class CallsService {
               startedAt: event.startedAt,
               endedAt: event.endedAt,
             });
-      if (row) await followCallOutreach(tx, call.id, row.status);
+      if (row) {
+        await emitEvent(tx, call.organization_id, 'call.status_changed', {
+          ...toCall(row),
+          previous_status: call.status,
+        });
+        await followCallOutreach(tx, call.id, row.status);
+      }
       if (event.kind === 'report') {
         await storeTranscript(tx, call, event.transcript);
         await setRecording(tx, call.id, event.recordingUrl);
@@ -335,23 +367,41 @@ export class CallsService {
     if (!test || !call || !TERMINAL_STATUSES.has(call.status)) return;
     const answers = await this.db.select().from(elpAnswers).where(eq(elpAnswers.elp_test_id, test.id));
     const outcome = scoreElp(answers, call.status);
-    await this.db
-      .update(elpTests)
-      .set({
-        status: outcome.status,
-        scoring_status: outcome.scoring_status,
-        conversational_communication: outcome.scores?.conversational_communication ?? null,
-        instruction_comprehension: outcome.scores?.instruction_comprehension ?? null,
-        sign_recognition: outcome.scores?.sign_recognition ?? null,
-        verbal_reporting: outcome.scores?.verbal_reporting ?? null,
-        total_score: outcome.total_score,
-        total_questions: outcome.total_questions,
-        questions_answered: outcome.questions_answered,
-        valid_answers: outcome.valid_answers,
-        notes: outcome.notes,
-        updated_at: sql`now()`,
-      })
-      .where(eq(elpTests.id, test.id));
+    await this.db.transaction(async (tx) => {
+      const [current] = await tx.select().from(elpTests).where(eq(elpTests.id, test.id)).for('update');
+      if (!current) return;
+      const [updated] = await tx
+        .update(elpTests)
+        .set({
+          status: outcome.status,
+          scoring_status: outcome.scoring_status,
+          conversational_communication: outcome.scores?.conversational_communication ?? null,
+          instruction_comprehension: outcome.scores?.instruction_comprehension ?? null,
+          sign_recognition: outcome.scores?.sign_recognition ?? null,
+          verbal_reporting: outcome.scores?.verbal_reporting ?? null,
+          total_score: outcome.total_score,
+          total_questions: outcome.total_questions,
+          questions_answered: outcome.questions_answered,
+          valid_answers: outcome.valid_answers,
+          notes: outcome.notes,
+          updated_at: sql`now()`,
+        })
+        .where(eq(elpTests.id, test.id))
+        .returning();
+      const data = {
+        elp_test_id: updated!.id,
+        call_id: updated!.call_id,
+        status: updated!.status,
+        scoring_status: updated!.scoring_status,
+        total_score: updated!.total_score,
+      };
+      if (current.status === 'REQUESTED' && updated!.status !== 'REQUESTED') {
+        await emitEvent(tx, updated!.organization_id, 'elp_test.completed', data);
+      }
+      if (current.scoring_status !== 'SCORED' && updated!.scoring_status === 'SCORED') {
+        await emitEvent(tx, updated!.organization_id, 'elp_test.scored', data);
+      }
+    });
   }
 
   /** The voice agent's tools: what it may say about a load, and what it records. */
@@ -420,19 +470,25 @@ export class CallsService {
           .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, loadId)));
         if (!load) return { error: 'Unknown load' };
         const id = newId('offer');
-        await this.db.insert(offers).values({
-          id,
-          organization_id: scope.organizationId,
-          load_id: loadId,
-          tms_load_id: load.tms_load_id,
-          load_number: load.load_number,
-          offer_amount: amount,
-          status: 'pending',
-          source: 'voice_agent',
-          channel: 'voice',
-          carrier_id: call.carrier_id,
-          call_id: call.id,
-          notes: typeof args.notes === 'string' ? args.notes.slice(0, 2000) : null,
+        await this.db.transaction(async (tx) => {
+          const [offer] = await tx
+            .insert(offers)
+            .values({
+              id,
+              organization_id: scope.organizationId,
+              load_id: loadId,
+              tms_load_id: load.tms_load_id,
+              load_number: load.load_number,
+              offer_amount: amount,
+              status: 'pending',
+              source: 'voice_agent',
+              channel: 'voice',
+              carrier_id: call.carrier_id,
+              call_id: call.id,
+              notes: typeof args.notes === 'string' ? args.notes.slice(0, 2000) : null,
+            })
+            .returning();
+          await emitOfferEvent(tx, scope, 'offer.created', offer!);
         });
         return { offer_id: id, status: 'pending' };
       }

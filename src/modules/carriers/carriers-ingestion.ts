@@ -3,11 +3,14 @@ import type { Db, Tx } from '../../db/client.js';
 import type { OrgScope } from '../../http/authentication.js';
 import { pathToParam } from '../../http/errors.js';
 import { newId } from '../../http/ids.js';
+import { emitEvents } from '../webhooks/events.js';
 import {
   type AuditEntry,
   type Candidate,
   type CarrierUpdate,
   type CarrierValues,
+  contactsOf,
+  findCarriers,
   insertAudit,
   insertCarriers,
   matchCandidates,
@@ -19,6 +22,7 @@ import {
   type WritableColumn,
 } from './carriers-repository.js';
 import type { CarrierInput, LanePreferenceInput } from './carriers-schemas.js';
+import { toCarrier } from './carriers-service.js';
 import type { ComplianceService } from './compliance-service.js';
 import { ensureLanes, insertPreferences, laneIdentity, laneKeyOf } from './lanes-repository.js';
 
@@ -340,5 +344,24 @@ export class CarrierIngestion {
     // Fraud known locally blocks at once; the provider check follows in the background.
     const touched = [...inserts.map((i) => i.id), ...updates.filter((u) => u.recheck).map((u) => u.id)];
     await this.compliance.blockSharedContacts(tx, scope.organizationId, touched);
+
+    // Webhook events, in this transaction; payloads are read in one go, only if someone listens.
+    let payloads: Promise<Map<string, unknown>> | undefined;
+    const payload = (id: string) => async () => {
+      payloads ??= (async () => {
+        const ids = [...inserts.map((i) => i.id), ...updates.map((u) => u.id)];
+        const [rows, contacts] = await Promise.all([
+          findCarriers(tx, scope, ids),
+          contactsOf(tx, scope, ids),
+        ]);
+        return new Map(rows.map((r) => [r.id, toCarrier(r, contacts.get(r.id))]));
+      })();
+      return (await payloads).get(id) ?? { id };
+    };
+    await emitEvents(tx, scope.organizationId, [
+      ...inserts.map((i) => ({ type: 'carrier.created', data: payload(i.id) })),
+      ...updates.map((u) => ({ type: 'carrier.updated', data: payload(u.id) })),
+      ...updates.filter((u) => u.disable).map((u) => ({ type: 'carrier.disabled', data: payload(u.id) })),
+    ]);
   }
 }

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import type { Db, DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../http/authentication.js';
 import { parseCsv } from '../../http/csv.js';
 import {
@@ -13,6 +13,7 @@ import {
 import { newId } from '../../http/ids.js';
 import { pagination } from '../../http/pagination.js';
 import { loads } from '../loads/loads-tables.js';
+import { emitEvent } from '../webhooks/events.js';
 import { CarrierIngestion, type IngestItem, type ItemOutcome } from './carriers-ingestion.js';
 import {
   auditOf,
@@ -56,6 +57,12 @@ import {
 } from './lanes-repository.js';
 
 type Reason = { reason?: string | null; reason_note?: string | null };
+
+/** A lazy carrier.* payload: the public Carrier shape read inside the caller's transaction. */
+export const carrierPayload = (tx: DbOrTx, scope: OrgScope, id: string) => async () => {
+  const row = await findCarrier(tx, scope, id);
+  return row ? toCarrier(row, (await contactsOf(tx, scope, [id])).get(id)) : { id };
+};
 
 export function toCarrier(
   row: CarrierRow,
@@ -344,6 +351,7 @@ export class CarriersService {
           recheck: sent.some((f) => ['mc_number', 'dot_number', 'phone', 'email'].includes(f)),
         },
       ]);
+      await emitEvent(tx, scope.organizationId, 'carrier.updated', carrierPayload(tx, scope, id));
     });
     return this.view(scope, id);
   }
@@ -370,6 +378,12 @@ export class CarriersService {
           },
         ],
         () => newId('audit'),
+      );
+      await emitEvent(
+        tx,
+        scope.organizationId,
+        active ? 'carrier.enabled' : 'carrier.disabled',
+        carrierPayload(tx, scope, id),
       );
     });
     return this.view(scope, id);
@@ -594,6 +608,12 @@ export class CarriersService {
           },
         ],
         () => newId('audit'),
+      );
+      await emitEvent(
+        tx,
+        scope.organizationId,
+        restricted ? 'lane_preference.restricted' : 'lane_preference.unrestricted',
+        async () => toLanePreference((await findPreference(tx, scope, carrierId, preferenceId))!),
       );
     });
     return toLanePreference((await findPreference(this.db, scope, carrierId, preferenceId))!);

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../http/ids.js';
 import type { ComplianceProvider, LookupResult } from '../../integrations/compliance/compliance-provider.js';
+import { emitEvent, emitEvents } from '../webhooks/events.js';
 import { carriers, complianceChecks } from './carriers-tables.js';
 import { type Verdict, verdictOf } from './compliance-rules.js';
 
@@ -79,6 +80,11 @@ export class ComplianceService {
     );
     const noAnswer = lookup?.status === 'unavailable';
     await this.db.transaction(async (tx) => {
+      const [before] = await tx
+        .select({ compliance_status: carriers.compliance_status })
+        .from(carriers)
+        .where(and(eq(carriers.organization_id, organizationId), eq(carriers.id, carrierId)))
+        .for('update');
       await tx.insert(complianceChecks).values({
         id: newId('verification'),
         organization_id: organizationId,
@@ -109,6 +115,15 @@ export class ComplianceService {
           updated_at: sql`now()`,
         })
         .where(and(eq(carriers.organization_id, organizationId), eq(carriers.id, carrierId)));
+      const previous = before?.compliance_status ?? null;
+      if (before && previous !== verdict.status) {
+        await emitEvent(tx, organizationId, 'carrier.compliance_changed', {
+          carrier_id: carrierId,
+          compliance_status: verdict.status,
+          previous_compliance_status: previous,
+          reasons: verdict.reasons,
+        });
+      }
     });
     return verdict;
   }
@@ -118,6 +133,10 @@ export class ComplianceService {
     const flagged = await sharedContactCarrierIds(tx, organizationId, ids);
     if (flagged.size === 0) return flagged;
     const list = [...flagged];
+    const before = await tx
+      .select({ id: carriers.id, compliance_status: carriers.compliance_status })
+      .from(carriers)
+      .where(and(eq(carriers.organization_id, organizationId), inArray(carriers.id, list)));
     await tx.insert(complianceChecks).values(
       list.map((carrierId) => ({
         id: newId('verification'),
@@ -137,6 +156,21 @@ export class ComplianceService {
         last_verified_provider: 'fraud_rules',
       })
       .where(and(eq(carriers.organization_id, organizationId), inArray(carriers.id, list)));
+    await emitEvents(
+      tx,
+      organizationId,
+      before
+        .filter((c) => c.compliance_status !== 'BLOCKED')
+        .map((c) => ({
+          type: 'carrier.compliance_changed',
+          data: {
+            carrier_id: c.id,
+            compliance_status: 'BLOCKED',
+            previous_compliance_status: c.compliance_status,
+            reasons: ['shared_contact'],
+          },
+        })),
+    );
     return flagged;
   }
 }

@@ -6,6 +6,7 @@ import { AppError, notFound, pathToParam, validationFailed } from '../../http/er
 import { offsetOf, pagination } from '../../http/pagination.js';
 import { toCall } from '../calls/calls-schemas.js';
 import { findVisibleLoadView } from '../load-views/load-views-repository.js';
+import { emitEvents } from '../webhooks/events.js';
 import { derivedColumns, loadIdentifier, mergeLoad, stopRows } from './loads-ingestion.js';
 import {
   countKey,
@@ -198,6 +199,15 @@ function itemError(code: string, path: (string | number)[], message: string): It
 
 const COUNT_CACHE_MAX = 10_000;
 
+/** The `data` of load.* webhook events: the load's identifiers and status. */
+const loadEventData = (r: LoadRow) => ({
+  load_id: r.id,
+  tms_load_id: r.tms_load_id,
+  external_id: r.external_id,
+  load_number: r.load_number,
+  load_status: r.load_status,
+});
+
 export class LoadsService {
   private readonly counts = new Map<string, { version: string; count: number }>();
 
@@ -332,6 +342,7 @@ export class LoadsService {
       const sentStops: StopRow[] = [];
       const stopsSentFor: string[] = [];
       const results: ItemOutcome[] = [];
+      const previousStatus = new Map<string, string | null>();
       for (const { index, input } of accepted) {
         const match =
           (input.tms_load_id ? owners.tms_load_id.get(input.tms_load_id) : undefined) ??
@@ -374,6 +385,7 @@ export class LoadsService {
           );
           continue;
         }
+        if (match) previousStatus.set(match.id, match.load_status);
         const row = mergeLoad(scope.organizationId, match, input, mappings, now);
         if (match) claimed.set(match.id, index);
         if (input.stops) {
@@ -406,6 +418,16 @@ export class LoadsService {
       await insertLoads(tx, created);
       await updateLoads(tx, scope, updated);
       await replaceStops(tx, scope, [...stopsSentFor, ...created.map((r) => r.id)], sentStops);
+      await emitEvents(tx, scope.organizationId, [
+        ...created.map((r) => ({ type: 'load.created', data: loadEventData(r) })),
+        ...updated.map((r) => ({ type: 'load.updated', data: loadEventData(r) })),
+        ...updated
+          .filter((r) => (previousStatus.get(r.id) ?? null) !== (r.load_status ?? null))
+          .map((r) => ({
+            type: 'load.status_changed',
+            data: { ...loadEventData(r), previous_load_status: previousStatus.get(r.id) ?? null },
+          })),
+      ]);
       return results;
     });
     return [...outcomes, ...applied];

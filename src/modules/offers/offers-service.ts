@@ -10,6 +10,7 @@ import { toCarrier } from '../carriers/carriers-service.js';
 import { carrierContacts } from '../carriers/carriers-tables.js';
 import { loadExists } from '../loads/loads-repository.js';
 import { loads } from '../loads/loads-tables.js';
+import { emitEvent } from '../webhooks/events.js';
 import {
   acceptedOfferOf,
   findOffer,
@@ -79,6 +80,20 @@ export async function toOffers(db: DbOrTx, scope: OrgScope, rows: OfferRow[]): P
   }));
 }
 
+/** offer.created / offer.status_changed with the public Offer shape, in the caller's transaction. */
+export async function emitOfferEvent(
+  tx: DbOrTx,
+  scope: OrgScope,
+  type: 'offer.created' | 'offer.status_changed',
+  row: OfferRow,
+  extra: Record<string, unknown> = {},
+) {
+  await emitEvent(tx, scope.organizationId, type, async () => {
+    const [offer] = await toOffers(tx, scope, [row]);
+    return { ...offer, ...extra };
+  });
+}
+
 export class OffersService {
   constructor(private readonly db: Db) {}
 
@@ -131,27 +146,31 @@ export class OffersService {
       contact = found;
     }
     const user = scope.principal.userId ? await findUserById(this.db, scope.principal.userId) : null;
-    const row = await insertOffer(this.db, scope, {
-      id: newId('offer'),
-      load_id: load.id,
-      tms_load_id: load.tms_load_id,
-      load_number: load.load_number,
-      offer_amount: input.offer_amount,
-      status: 'pending',
-      source: 'api',
-      channel: null,
-      carrier_id: input.carrier_id ?? null,
-      contact_id: input.contact_id ?? null,
-      contact_name: contact?.name ?? null,
-      contact_phone: contact?.phone ?? null,
-      notes: input.notes ?? null,
-      truck_number: input.truck_number ?? null,
-      trailer_number: input.trailer_number ?? null,
-      driver_name: input.driver_name ?? null,
-      driver_phone: input.driver_phone ?? null,
-      created_by_id: scope.principal.userId,
-      updated_by_id: scope.principal.userId,
-      rep_name: scope.principal.kind === 'bearer' ? (user?.name ?? user?.email ?? null) : null,
+    const row = await this.db.transaction(async (tx) => {
+      const inserted = await insertOffer(tx, scope, {
+        id: newId('offer'),
+        load_id: load.id,
+        tms_load_id: load.tms_load_id,
+        load_number: load.load_number,
+        offer_amount: input.offer_amount,
+        status: 'pending',
+        source: 'api',
+        channel: null,
+        carrier_id: input.carrier_id ?? null,
+        contact_id: input.contact_id ?? null,
+        contact_name: contact?.name ?? null,
+        contact_phone: contact?.phone ?? null,
+        notes: input.notes ?? null,
+        truck_number: input.truck_number ?? null,
+        trailer_number: input.trailer_number ?? null,
+        driver_name: input.driver_name ?? null,
+        driver_phone: input.driver_phone ?? null,
+        created_by_id: scope.principal.userId,
+        updated_by_id: scope.principal.userId,
+        rep_name: scope.principal.kind === 'bearer' ? (user?.name ?? user?.email ?? null) : null,
+      });
+      await emitOfferEvent(tx, scope, 'offer.created', inserted);
+      return inserted;
     });
     return this.one(scope, row);
   }
@@ -183,7 +202,9 @@ export class OffersService {
           const other = await acceptedOfferOf(tx, scope, current.load_id, id);
           if (other) throw alreadyAccepted(current.load_id, other);
         }
-        return (await setOfferStatus(tx, scope, id, status, scope.principal.userId))!;
+        const updated = (await setOfferStatus(tx, scope, id, status, scope.principal.userId))!;
+        await emitOfferEvent(tx, scope, 'offer.status_changed', updated, { previous_status: current.status });
+        return updated;
       });
       return this.one(scope, row);
     } catch (err) {

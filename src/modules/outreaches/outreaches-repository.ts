@@ -2,6 +2,7 @@ import { and, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../http/authentication.js';
 import { offsetOf } from '../../http/pagination.js';
+import { emitEvents, outreachEventData } from '../webhooks/events.js';
 import type { ListOutreachesQuery } from './outreaches-schemas.js';
 import { outreaches } from './outreaches-tables.js';
 
@@ -67,23 +68,66 @@ export async function listOutreaches(
  * `no_response`. One statement: safe with several instances sweeping at once. Returns the ids moved.
  */
 export async function sweepUnanswered(db: DbOrTx, hours: number, organizationId?: string): Promise<string[]> {
-  const result = await db.execute<{ id: string }>(sql`
-    UPDATE outreaches SET status = 'no_response', updated_at = now()
-    WHERE modality IN ('email', 'whatsapp')
-      AND status IN ('pending', 'active')
-      AND coalesce(carrier_engaged, false) = false
-      AND created_at < now() - make_interval(secs => ${hours * 3600})
-      ${organizationId ? sql`AND organization_id = ${organizationId}` : sql``}
-    RETURNING id`);
-  return result.rows.map((r) => r.id);
+  return db.transaction(async (tx) => {
+    const result = await tx.execute<OutreachEventRow & { previous_status: string }>(sql`
+      WITH due AS (
+        SELECT id, status AS previous_status FROM outreaches
+        WHERE modality IN ('email', 'whatsapp')
+          AND status IN ('pending', 'active')
+          AND coalesce(carrier_engaged, false) = false
+          AND created_at < now() - make_interval(secs => ${hours * 3600})
+          ${organizationId ? sql`AND organization_id = ${organizationId}` : sql``}
+        FOR UPDATE SKIP LOCKED)
+      UPDATE outreaches o SET status = 'no_response', updated_at = now()
+      FROM due WHERE o.id = due.id
+      RETURNING o.id, o.organization_id, o.carrier_id, o.load_id, o.modality, o.status, due.previous_status`);
+    await emitMoved(tx, result.rows, new Map(result.rows.map((r) => [r.id, r.previous_status])));
+    return result.rows.map((r) => r.id);
+  });
+}
+
+interface OutreachEventRow {
+  [key: string]: unknown;
+  id: string;
+  organization_id: string;
+  carrier_id: string | null;
+  load_id: string | null;
+  modality: string | null;
+  status: string;
+}
+
+/** outreach.status_changed for moved rows, grouped by organization, in the caller's transaction. */
+async function emitMoved(tx: DbOrTx, rows: OutreachEventRow[], previous: string | Map<string, string>) {
+  const byOrg = new Map<string, OutreachEventRow[]>();
+  for (const r of rows) byOrg.set(r.organization_id, [...(byOrg.get(r.organization_id) ?? []), r]);
+  for (const [org, list] of byOrg) {
+    await emitEvents(
+      tx,
+      org,
+      list.map((r) => ({
+        type: 'outreach.status_changed',
+        data: outreachEventData(r, typeof previous === 'string' ? previous : (previous.get(r.id) ?? null)),
+      })),
+    );
+  }
 }
 
 /** The carrier answered an e-mail or WhatsApp outreach: it is completed and the carrier engaged. */
 export async function recordReply(db: DbOrTx, scope: OrgScope, id: string) {
-  await db
-    .update(outreaches)
-    .set({ status: 'completed', carrier_engaged: true, updated_at: sql`now()` })
-    .where(and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, id)));
+  await db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ status: outreaches.status })
+      .from(outreaches)
+      .where(and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, id)))
+      .for('update');
+    if (!before) return;
+    const rows = await tx
+      .update(outreaches)
+      .set({ status: 'completed', carrier_engaged: true, updated_at: sql`now()` })
+      .where(and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, id)))
+      .returning();
+    if (before.status !== 'completed') await emitMoved(tx, rows, new Map([[id, before.status]]));
+  });
 }
 
 /** The outreach e-mail bounced: stamped apart from `status`, which a bounce does not change. */

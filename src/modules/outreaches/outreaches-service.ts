@@ -10,6 +10,7 @@ import { toCarrier } from '../carriers/carriers-service.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads, stops } from '../loads/loads-tables.js';
 import { offers } from '../offers/offers-tables.js';
+import { emitEvent, outreachEventData } from '../webhooks/events.js';
 import { contactRefusal } from './contact-guard.js';
 import {
   findOutreach,
@@ -253,15 +254,19 @@ export class OutreachesService {
           contacts.find((c) => c.phone)?.phone);
     if (!address)
       throw this.unreachable(carrier.id, modality === 'email' ? 'e-mail address' : 'phone number');
-    return insertOutreach(this.db, scope, {
-      id: newId('outreach'),
-      carrier_id: carrier.id,
-      load_id: load.id,
-      load_number: load.load_number,
-      modality,
-      direction: 'outbound',
-      status: 'active',
-      conversation_id: newId('conversation'),
+    return this.db.transaction(async (tx) => {
+      const row = await insertOutreach(tx, scope, {
+        id: newId('outreach'),
+        carrier_id: carrier.id,
+        load_id: load.id,
+        load_number: load.load_number,
+        modality,
+        direction: 'outbound',
+        status: 'active',
+        conversation_id: newId('conversation'),
+      });
+      await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(row));
+      return row;
     });
   }
 

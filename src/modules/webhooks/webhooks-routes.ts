@@ -1,0 +1,203 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { access } from '../../http/access.js';
+import { scopeOf } from '../../http/authentication.js';
+import { pageOf } from '../../http/pagination.js';
+import { errorResponses } from '../../http/schemas.js';
+import { WebhooksWorker } from '../../workers/webhooks-worker.js';
+import {
+  attemptSchema,
+  createEndpointBody,
+  deliveryIdParams,
+  endpointIdParams,
+  endpointWithSecretSchema,
+  eventTypesSchema,
+  listAttemptsQuery,
+  listEndpointsQuery,
+  patchEndpointBody,
+  queuedDeliverySchema,
+  webhookEndpointSchema,
+} from './webhooks-schemas.js';
+import { WebhooksService } from './webhooks-service.js';
+
+const tags = ['webhooks'];
+const manage = access.apiKeyOrBearer('OWNER', 'ADMIN');
+
+const DELIVERY_NOTES =
+  'Deliveries are signed with Standard Webhooks (`webhook-id` = the event id, the same on every retry; ' +
+  '`webhook-timestamp`; `webhook-signature: v1,<base64 HMAC-SHA256>`), at least once, with no ordering ' +
+  'promise: order by the event `created_at` (or the time-ordered event id) when it matters.';
+
+export const webhooksRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { config, database } = app.deps;
+  const service = new WebhooksService(database.db, config.webhooks.publicOnly);
+  if (config.workers.enabled) {
+    const worker = new WebhooksWorker(database.db, config, app.log);
+    app.addHook('onReady', async () => worker.start());
+    app.addHook('onClose', async () => worker.stop());
+  }
+
+  app.get(
+    '/webhooks/event-types',
+    {
+      config: { access: manage },
+      schema: {
+        operationId: 'listWebhookEventTypes',
+        tags,
+        summary: 'The event catalogue, each with a JSON schema of its `data`',
+        description: `Every event body is \`{id: evt_..., type, created_at, organization_id, data}\`. ${DELIVERY_NOTES}`,
+        response: { 200: eventTypesSchema, ...errorResponses(401, 403, 429) },
+      },
+    },
+    async () => service.eventTypes(),
+  );
+
+  app.post(
+    '/webhooks/endpoints',
+    {
+      config: { access: manage, idempotent: true },
+      schema: {
+        operationId: 'createWebhookEndpoint',
+        tags,
+        summary: 'Register a webhook endpoint; the signing secret is shown once',
+        description:
+          '`url` must be https (http to localhost outside production); in production private, loopback ' +
+          `and link-local targets are refused, also after DNS resolution at delivery time. ${DELIVERY_NOTES}`,
+        body: createEndpointBody,
+        response: { 201: endpointWithSecretSchema, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await service.create(scopeOf(request), request.body)),
+  );
+
+  app.get(
+    '/webhooks/endpoints',
+    {
+      config: { access: manage },
+      schema: {
+        operationId: 'listWebhookEndpoints',
+        tags,
+        summary: 'List webhook endpoints, newest first',
+        querystring: listEndpointsQuery,
+        response: { 200: pageOf(webhookEndpointSchema), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => service.list(scopeOf(request), request.query),
+  );
+
+  app.get(
+    '/webhooks/endpoints/:endpoint_id',
+    {
+      config: { access: manage },
+      schema: {
+        operationId: 'getWebhookEndpoint',
+        tags,
+        params: endpointIdParams,
+        response: { 200: webhookEndpointSchema, ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => service.get(scopeOf(request), request.params.endpoint_id),
+  );
+
+  app.patch(
+    '/webhooks/endpoints/:endpoint_id',
+    {
+      config: { access: manage, idempotent: true },
+      schema: {
+        operationId: 'updateWebhookEndpoint',
+        tags,
+        summary: 'Change url, event types, headers, description, or pause and resume',
+        description:
+          '`status` PAUSED holds deliveries (events keep queuing) until ACTIVE again; ACTIVE also re-enables ' +
+          'a DISABLED endpoint and clears `disabled_reason`.',
+        params: endpointIdParams,
+        body: patchEndpointBody,
+        response: { 200: webhookEndpointSchema, ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => service.update(scopeOf(request), request.params.endpoint_id, request.body),
+  );
+
+  app.delete(
+    '/webhooks/endpoints/:endpoint_id',
+    {
+      config: { access: manage, idempotent: true },
+      schema: {
+        operationId: 'deleteWebhookEndpoint',
+        tags,
+        summary: 'Delete an endpoint with its secrets, queued deliveries and attempts',
+        params: endpointIdParams,
+        response: { 204: z.null().describe('Deleted'), ...errorResponses(401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      await service.remove(scopeOf(request), request.params.endpoint_id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/webhooks/endpoints/:endpoint_id/rotate-secret',
+    {
+      config: { access: manage, idempotent: true },
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        tags,
+        summary: 'Issue a new signing secret; the old one also signs for 24 h',
+        description: 'While both are valid, `webhook-signature` carries both signatures, space-separated.',
+        params: endpointIdParams,
+        response: { 201: endpointWithSecretSchema, ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await service.rotateSecret(scopeOf(request), request.params.endpoint_id)),
+  );
+
+  app.get(
+    '/webhooks/endpoints/:endpoint_id/attempts',
+    {
+      config: { access: manage },
+      schema: {
+        operationId: 'listWebhookAttempts',
+        tags,
+        summary: 'Delivery attempts of an endpoint, newest first',
+        params: endpointIdParams,
+        querystring: listAttemptsQuery,
+        response: { 200: pageOf(attemptSchema), ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => service.attempts(scopeOf(request), request.params.endpoint_id, request.query),
+  );
+
+  app.post(
+    '/webhooks/endpoints/:endpoint_id/test',
+    {
+      config: { access: manage },
+      schema: {
+        operationId: 'testWebhookEndpoint',
+        tags,
+        summary: 'Queue a `ping` event to this endpoint',
+        params: endpointIdParams,
+        response: { 202: queuedDeliverySchema, ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await service.test(scopeOf(request), request.params.endpoint_id)),
+  );
+
+  app.post(
+    '/webhooks/deliveries/:delivery_id/replay',
+    {
+      config: { access: manage },
+      schema: {
+        operationId: 'replayWebhookDelivery',
+        tags,
+        summary: 'Send a past delivery’s event again (same event id, so the same `webhook-id`)',
+        params: deliveryIdParams,
+        response: { 202: queuedDeliverySchema, ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await service.replay(scopeOf(request), request.params.delivery_id)),
+  );
+};

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { pageQuery } from '../../http/pagination.js';
+import { dateTime, text } from '../../http/schemas.js';
+import { EVENT_TYPE_NAMES } from './event-types.js';
+import { ENDPOINT_STATUSES } from './webhooks-tables.js';
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** Headers the service sets itself; an endpoint may not override them. */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'user-agent',
+]);
+
+const eventTypes = z
+  .array(z.enum([...EVENT_TYPE_NAMES, '*'] as unknown as [string, ...string[]]))
+  .min(1)
+  .max(50)
+  .transform((list) => [...new Set(list)])
+  .meta({ description: 'Event types from GET /webhooks/event-types, or `["*"]` for all' });
+
+const headers = z
+  .record(
+    z.string(),
+    z
+      .string()
+      .max(1000)
+      .regex(/^[^\r\n]*$/, 'must be one line'),
+  )
+  .nullable()
+  .superRefine((value, ctx) => {
+    if (!value) return;
+    const names = Object.keys(value);
+    if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 headers' });
+    for (const name of names) {
+      const lower = name.toLowerCase();
+      if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(lower) || lower.startsWith('webhook-')) {
+        ctx.addIssue({ code: 'custom', message: `header '${name}' is not allowed`, path: [name] });
+      }
+    }
+  })
+  .meta({
+    description: 'Extra headers sent with every delivery (not `webhook-*`, `content-type`, `host`, ...)',
+  });
+
+export const webhookEndpointSchema = z
+  .object({
+    id: z.string(),
+    organization_id: z.string(),
+    url: z.string(),
+    description: z.string().nullable(),
+    event_types: z.array(z.string()),
+    headers: z.record(z.string(), z.string()).nullable(),
+    status: z.enum(ENDPOINT_STATUSES),
+    disabled_reason: z.string().nullable(),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
+
+export const endpointWithSecretSchema = webhookEndpointSchema
+  .extend({
+    signing_secret: z.string().meta({
+      description: 'The Standard Webhooks signing secret (`whsec_...`); shown only in this response',
+    }),
+  })
+  .meta({ id: 'WebhookEndpointWithSecret' });
+
+export const createEndpointBody = z.object({
+  url: z.string().min(1).max(2000),
+  event_types: eventTypes,
+  headers: headers.optional(),
+  description: text(500).nullable().optional(),
+});
+export type CreateEndpointInput = z.output<typeof createEndpointBody>;
+
+export const patchEndpointBody = z.object({
+  url: z.string().min(1).max(2000).optional(),
+  event_types: eventTypes.optional(),
+  headers: headers.optional(),
+  description: text(500).nullable().optional(),
+  status: z
+    .enum(['ACTIVE', 'PAUSED'])
+    .optional()
+    .meta({ description: 'PAUSED holds deliveries until ACTIVE again; ACTIVE clears `disabled_reason`' }),
+});
+export type PatchEndpointInput = z.output<typeof patchEndpointBody>;
+
+export const listEndpointsQuery = pageQuery().extend({ status: z.enum(ENDPOINT_STATUSES).optional() });
+export const endpointIdParams = z.object({ endpoint_id: text(100) });
+export const deliveryIdParams = z.object({ delivery_id: text(100) });
+export const listAttemptsQuery = pageQuery();
+
+export const attemptSchema = z
+  .object({
+    id: z.string(),
+    endpoint_id: z.string(),
+    delivery_id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    attempt_number: z.number().int(),
+    succeeded: z.boolean(),
+    status_code: z.number().int().nullable(),
+    duration_ms: z.number().int(),
+    response_body: z.string().nullable().meta({ description: 'The first 1 KB of the answer' }),
+    error: z.string().nullable(),
+    created_at: dateTime(),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+
+export const queuedDeliverySchema = z
+  .object({ delivery_id: z.string(), event_id: z.string(), endpoint_id: z.string() })
+  .meta({ id: 'WebhookQueuedDelivery' });
+
+export const eventTypesSchema = z.object({
+  data: z.array(
+    z.object({ type: z.string(), description: z.string(), schema: z.record(z.string(), z.unknown()) }),
+  ),
+});

@@ -1,0 +1,270 @@
+import { isIP } from 'node:net';
+import { and, count, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import type { OrgScope } from '../../http/authentication.js';
+import { notFound, unprocessable } from '../../http/errors.js';
+import { newId } from '../../http/ids.js';
+import { offsetOf, pagination } from '../../http/pagination.js';
+import { hostOf, isPrivateAddress, newSigningSecret } from './delivery.js';
+import { EVENT_TYPE_NAMES, EVENT_TYPES, payloadSchema } from './event-types.js';
+import type { CreateEndpointInput, PatchEndpointInput, WebhookEndpoint } from './webhooks-schemas.js';
+import {
+  events,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookSecrets,
+} from './webhooks-tables.js';
+
+/** How long a rotated-out secret keeps signing (DESIGN.md section 8). */
+const ROTATION_OVERLAP_SECONDS = 24 * 3600;
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
+  id: r.id,
+  organization_id: r.organization_id,
+  url: r.url,
+  description: r.description,
+  event_types: r.event_types,
+  headers: r.headers ?? null,
+  status: r.status,
+  disabled_reason: r.disabled_reason,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
+
+/**
+ * Refuses what a webhook may not target: schemes other than http(s) always; in production plain
+ * http and private, loopback or link-local address literals (names are checked again after DNS
+ * resolution at delivery time); outside production http only to localhost.
+ */
+export function validateTargetUrl(raw: string, production: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw unprocessable('validation_error', 'url must be an absolute http(s) URL', 'url');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw unprocessable(
+      'validation_error',
+      `url scheme '${url.protocol.replace(':', '')}' is not allowed; use https`,
+      'url',
+    );
+  }
+  if (url.username || url.password) {
+    throw unprocessable('validation_error', 'url must not carry credentials; use headers', 'url');
+  }
+  const host = hostOf(url).toLowerCase();
+  const loopback =
+    LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || (isIP(host) > 0 && host.startsWith('127.'));
+  if (production) {
+    if (url.protocol !== 'https:') throw unprocessable('validation_error', 'url must use https', 'url');
+    if (loopback || (isIP(host) > 0 && isPrivateAddress(host))) {
+      throw unprocessable(
+        'validation_error',
+        'url must not target a private, loopback or link-local address',
+        'url',
+      );
+    }
+  } else if (url.protocol === 'http:' && !loopback) {
+    throw unprocessable(
+      'validation_error',
+      'url must use https (http is allowed to localhost outside production)',
+      'url',
+    );
+  }
+  return url.toString();
+}
+
+export class WebhooksService {
+  constructor(
+    private readonly db: Db,
+    private readonly production: boolean,
+  ) {}
+
+  private async find(scope: OrgScope, id: string): Promise<EndpointRow> {
+    const [row] = await this.db
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.organization_id, scope.organizationId), eq(webhookEndpoints.id, id)));
+    if (!row) throw notFound('Webhook endpoint', id, 'endpoint_id');
+    return row;
+  }
+
+  async create(scope: OrgScope, input: CreateEndpointInput) {
+    const url = validateTargetUrl(input.url, this.production);
+    const secret = newSigningSecret();
+    const row = await this.db.transaction(async (tx) => {
+      const [created] = await tx
+        .insert(webhookEndpoints)
+        .values({
+          id: newId('webhookEndpoint'),
+          organization_id: scope.organizationId,
+          url,
+          description: input.description ?? null,
+          event_types: input.event_types,
+          headers: input.headers ?? null,
+        })
+        .returning();
+      await tx
+        .insert(webhookSecrets)
+        .values({ id: newId('webhookSecret'), endpoint_id: created!.id, secret });
+      return created!;
+    });
+    return { ...toEndpoint(row), signing_secret: secret };
+  }
+
+  async get(scope: OrgScope, id: string) {
+    return toEndpoint(await this.find(scope, id));
+  }
+
+  async list(scope: OrgScope, q: { page: number; page_size: number; status?: EndpointRow['status'] }) {
+    const conditions: SQL[] = [eq(webhookEndpoints.organization_id, scope.organizationId)];
+    if (q.status) conditions.push(eq(webhookEndpoints.status, q.status));
+    const where = and(...conditions);
+    const [rows, [total]] = await Promise.all([
+      this.db
+        .select()
+        .from(webhookEndpoints)
+        .where(where)
+        .orderBy(desc(webhookEndpoints.created_at), desc(webhookEndpoints.id))
+        .limit(q.page_size)
+        .offset(offsetOf(q.page, q.page_size)),
+      this.db.select({ n: count() }).from(webhookEndpoints).where(where),
+    ]);
+    return { data: rows.map(toEndpoint), pagination: pagination(q.page, q.page_size, total?.n ?? 0) };
+  }
+
+  async update(scope: OrgScope, id: string, input: PatchEndpointInput) {
+    const current = await this.find(scope, id);
+    const set: Partial<typeof webhookEndpoints.$inferInsert> = { updated_at: new Date() };
+    if (input.url !== undefined) set.url = validateTargetUrl(input.url, this.production);
+    if (input.event_types !== undefined) set.event_types = input.event_types;
+    if (input.headers !== undefined) set.headers = input.headers;
+    if (input.description !== undefined) set.description = input.description;
+    if (input.status !== undefined && input.status !== current.status) {
+      set.status = input.status;
+      if (input.status === 'ACTIVE') {
+        set.disabled_reason = null;
+        set.failing_since = null;
+        set.failures_since_success = 0;
+      }
+    }
+    const [row] = await this.db
+      .update(webhookEndpoints)
+      .set(set)
+      .where(and(eq(webhookEndpoints.organization_id, scope.organizationId), eq(webhookEndpoints.id, id)))
+      .returning();
+    if (!row) throw notFound('Webhook endpoint', id, 'endpoint_id');
+    return toEndpoint(row);
+  }
+
+  /** Deletes the endpoint; its secrets, queued deliveries and attempts go with it (cascade). */
+  async remove(scope: OrgScope, id: string) {
+    const deleted = await this.db
+      .delete(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.organization_id, scope.organizationId), eq(webhookEndpoints.id, id)))
+      .returning({ id: webhookEndpoints.id });
+    if (deleted.length === 0) throw notFound('Webhook endpoint', id, 'endpoint_id');
+  }
+
+  /** A new secret; the current ones keep signing for 24 h (both signatures are sent meanwhile). */
+  async rotateSecret(scope: OrgScope, id: string) {
+    const secret = newSigningSecret();
+    const row = await this.db.transaction(async (tx) => {
+      const [endpoint] = await tx
+        .select()
+        .from(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.organization_id, scope.organizationId), eq(webhookEndpoints.id, id)))
+        .for('update');
+      if (!endpoint) throw notFound('Webhook endpoint', id, 'endpoint_id');
+      await tx
+        .update(webhookSecrets)
+        .set({ expires_at: sql`now() + make_interval(secs => ${ROTATION_OVERLAP_SECONDS})` })
+        .where(and(eq(webhookSecrets.endpoint_id, id), isNull(webhookSecrets.expires_at)));
+      await tx.insert(webhookSecrets).values({ id: newId('webhookSecret'), endpoint_id: id, secret });
+      return endpoint;
+    });
+    return { ...toEndpoint(row), signing_secret: secret };
+  }
+
+  async attempts(scope: OrgScope, id: string, q: { page: number; page_size: number }) {
+    await this.find(scope, id);
+    const where = and(
+      eq(webhookAttempts.organization_id, scope.organizationId),
+      eq(webhookAttempts.endpoint_id, id),
+    );
+    const [rows, [total]] = await Promise.all([
+      this.db
+        .select()
+        .from(webhookAttempts)
+        .where(where)
+        .orderBy(desc(webhookAttempts.created_at), desc(webhookAttempts.id))
+        .limit(q.page_size)
+        .offset(offsetOf(q.page, q.page_size)),
+      this.db.select({ n: count() }).from(webhookAttempts).where(where),
+    ]);
+    return {
+      data: rows.map(({ organization_id: _o, ...r }) => r),
+      pagination: pagination(q.page, q.page_size, total?.n ?? 0),
+    };
+  }
+
+  /** A `ping` event for this endpoint only. */
+  async test(scope: OrgScope, id: string) {
+    const endpoint = await this.find(scope, id);
+    return this.db.transaction(async (tx) => {
+      const eventId = newId('event');
+      await tx.insert(events).values({
+        id: eventId,
+        organization_id: scope.organizationId,
+        type: 'ping',
+        data: { endpoint_id: endpoint.id, message: 'Test event from Envoy' },
+      });
+      const deliveryId = newId('delivery');
+      await tx.insert(webhookDeliveries).values({
+        id: deliveryId,
+        organization_id: scope.organizationId,
+        endpoint_id: endpoint.id,
+        event_id: eventId,
+      });
+      return { delivery_id: deliveryId, event_id: eventId, endpoint_id: endpoint.id };
+    });
+  }
+
+  /** Sends a past delivery's event again, as a new delivery with the same event id. */
+  async replay(scope: OrgScope, deliveryId: string) {
+    const [past] = await this.db
+      .select()
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.organization_id, scope.organizationId),
+          eq(webhookDeliveries.id, deliveryId),
+        ),
+      );
+    if (!past) throw notFound('Webhook delivery', deliveryId, 'delivery_id');
+    const id = newId('delivery');
+    await this.db.insert(webhookDeliveries).values({
+      id,
+      organization_id: scope.organizationId,
+      endpoint_id: past.endpoint_id,
+      event_id: past.event_id,
+    });
+    return { delivery_id: id, event_id: past.event_id, endpoint_id: past.endpoint_id };
+  }
+
+  eventTypes() {
+    return {
+      data: EVENT_TYPE_NAMES.map((type) => ({
+        type,
+        description: EVENT_TYPES[type].description,
+        schema: payloadSchema(type),
+      })),
+    };
+  }
+}

@@ -1,0 +1,59 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  headers: Record<string, string>;
+  body: string;
+  json: {
+    id: string;
+    type: string;
+    created_at: string;
+    organization_id: string;
+    data: Record<string, unknown>;
+  };
+  at: number;
+}
+
+/**
+ * A local HTTP server standing in for an integration's webhook receiver. `respond` decides each
+ * answer (default 200); every request is kept in `received`.
+ */
+export async function startReceiver(
+  respond: (req: Received, res: ServerResponse, index: number) => void | Promise<void> = (_r, res) => {
+    res.writeHead(200).end('ok');
+  },
+) {
+  const received: Received[] = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
+      );
+      const entry: Received = { headers, body, json: JSON.parse(body), at: Date.now() };
+      received.push(entry);
+      void respond(entry, res, received.length - 1);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Polls `check` until it returns true, failing after `ms`. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 5000, what = 'condition') {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

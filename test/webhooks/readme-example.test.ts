@@ -1,0 +1,103 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/app.js';
+import { createApiKey, createTenant } from '../helpers/factories.js';
+import { waitUntil } from '../helpers/webhook-receiver.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** The Node block between the README's verify-example markers. */
+function readmeExample(): string {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const section = /<!-- verify-example -->\s*```js\n([\s\S]*?)```\s*<!-- \/verify-example -->/.exec(readme);
+  if (!section) throw new Error('README has no verify-example block');
+  return section[1]!;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+describe('README: verifying a delivery', () => {
+  const t = useTestApp({ env: { WORKER_POLL_MS: '50' } });
+  const file = path.join(root, 'test/webhooks', `.readme-example-${randomBytes(4).toString('hex')}.mjs`);
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    child?.kill();
+    rmSync(file, { force: true });
+  });
+
+  it('runs the README receiver against a real delivery, and it refuses a forged one', async () => {
+    const { user } = await createTenant(t);
+    const { headers } = await createApiKey(t, user.headers);
+    const port = await freePort();
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/endpoints',
+      headers,
+      payload: { url: `http://127.0.0.1:${port}/webhooks/envoy`, event_types: ['ping'] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    writeFileSync(file, readmeExample());
+    let out = '';
+    child = spawn(process.execPath, [file], {
+      env: { ...process.env, ENVOY_WEBHOOK_SECRET: created.json().signing_secret, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (c) => (out += c));
+    child.stderr!.on('data', (c) => (out += c));
+    await waitUntil(
+      async () => {
+        try {
+          await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' });
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      10_000,
+      'the README receiver to listen',
+    );
+
+    const forged = await fetch(`http://127.0.0.1:${port}/`, {
+      method: 'POST',
+      headers: {
+        'webhook-id': 'evt_x',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAA',
+      },
+      body: '{"type":"ping"}',
+    });
+    expect(forged.status).toBe(400);
+
+    const ping = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/endpoints/${created.json().id}/test`,
+      headers,
+    });
+    await waitUntil(
+      () => out.includes(`verified ping ${ping.json().event_id}`),
+      10_000,
+      `the receiver's log (${out})`,
+    );
+    // Successes are recorded with their round, just after the receiver answered.
+    const attempts = async () =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/webhooks/endpoints/${created.json().id}/attempts`,
+          headers,
+        })
+      ).json().data;
+    await waitUntil(async () => (await attempts()).length === 1, 5000, 'the recorded attempt');
+    expect((await attempts())[0]).toMatchObject({ succeeded: true, status_code: 204 });
+  });
+});

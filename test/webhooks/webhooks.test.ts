@@ -1,0 +1,361 @@
+import { sql } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type TestApp, useTestApp } from '../helpers/app.js';
+import { createApiKey, createTenant } from '../helpers/factories.js';
+import { createLoad } from '../helpers/load-factories.js';
+import { type Received, startReceiver, waitUntil } from '../helpers/webhook-receiver.js';
+
+const BASE = '/api/v1/webhooks';
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+async function receiver(respond?: Parameters<typeof startReceiver>[0]) {
+  const r = await startReceiver(respond);
+  closers.push(r.close);
+  return r;
+}
+
+async function setup(t: TestApp) {
+  const { orgId, user } = await createTenant(t);
+  const key = await createApiKey(t, user.headers);
+  return { orgId, user, headers: key.headers };
+}
+
+async function createEndpoint(t: TestApp, headers: Record<string, string>, body: Record<string, unknown>) {
+  const res = await t.app.inject({ method: 'POST', url: `${BASE}/endpoints`, headers, payload: body });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json() as { id: string; signing_secret: string; status: string };
+}
+
+const ping = (t: TestApp, headers: Record<string, string>, id: string) =>
+  t.app.inject({ method: 'POST', url: `${BASE}/endpoints/${id}/test`, headers });
+
+async function attempts(t: TestApp, headers: Record<string, string>, id: string) {
+  const res = await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${id}/attempts`, headers });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data as Record<string, unknown>[];
+}
+
+const verify = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers);
+
+describe('webhooks', () => {
+  const t = useTestApp({
+    env: { WORKER_POLL_MS: '50', WEBHOOK_RETRY_SCALE: '0.001', WEBHOOK_TIMEOUT_MS: '400' },
+  });
+
+  it('delivers a real change (offer.created) signed with Standard Webhooks', async () => {
+    const { orgId, headers } = await setup(t);
+    const rx = await receiver();
+    const ep = await createEndpoint(t, headers, {
+      url: rx.url,
+      event_types: ['offer.created'],
+      headers: { 'X-Integration': 'tms-1' },
+      description: 'TMS',
+    });
+    expect(ep.signing_secret).toMatch(/^whsec_/);
+    expect(ep.status).toBe('ACTIVE');
+    const got = (await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${ep.id}`, headers })).json();
+    expect(got).not.toHaveProperty('signing_secret');
+
+    const loadId = await createLoad(t, headers);
+    const offer = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/offers',
+      headers,
+      payload: { load_id: loadId, offer_amount: 1800 },
+    });
+    expect(offer.statusCode, offer.body).toBe(201);
+
+    await waitUntil(() => rx.received.length >= 1, 5000, 'the delivery');
+    const [r] = rx.received;
+    expect(() => verify(ep.signing_secret, r!)).not.toThrow();
+    expect(r!.headers['x-integration']).toBe('tms-1');
+    expect(r!.headers['webhook-id']).toBe(r!.json.id);
+    expect(r!.json).toMatchObject({
+      type: 'offer.created',
+      organization_id: orgId,
+      data: { id: offer.json().id, load_id: loadId, offer_amount: 1800, status: 'pending' },
+    });
+    expect(r!.json.id).toMatch(/^evt_/);
+    // Another secret does not verify it.
+    expect(() => verify(`whsec_${Buffer.alloc(24, 1).toString('base64')}`, r!)).toThrow();
+    await waitUntil(async () => (await attempts(t, headers, ep.id)).length === 1);
+    const [a] = await attempts(t, headers, ep.id);
+    expect(a).toMatchObject({ succeeded: true, status_code: 200, response_body: 'ok', attempt_number: 1 });
+  });
+
+  it('retries a 500 and records both attempts with the same webhook-id', async () => {
+    const { headers } = await setup(t);
+    const rx = await receiver((_r, res, i) => {
+      res.writeHead(i === 0 ? 500 : 200).end(i === 0 ? 'boom' : 'fine');
+    });
+    const ep = await createEndpoint(t, headers, { url: rx.url, event_types: ['*'] });
+    expect((await ping(t, headers, ep.id)).statusCode).toBe(202);
+    await waitUntil(() => rx.received.length >= 2, 5000, 'the retry');
+    expect(rx.received[1]!.headers['webhook-id']).toBe(rx.received[0]!.headers['webhook-id']);
+    expect(rx.received[1]!.json.type).toBe('ping');
+    await waitUntil(async () => (await attempts(t, headers, ep.id)).length === 2);
+    const list = await attempts(t, headers, ep.id);
+    expect(list.map((a) => [a.attempt_number, a.status_code, a.succeeded, a.response_body])).toEqual([
+      [2, 200, true, 'fine'],
+      [1, 500, false, 'boom'],
+    ]);
+  });
+
+  it('times out a receiver that never answers and counts a 3xx as a failure', async () => {
+    const { headers } = await setup(t);
+    const silent = await receiver(() => {});
+    const ep = await createEndpoint(t, headers, { url: silent.url, event_types: ['ping'] });
+    await ping(t, headers, ep.id);
+    await waitUntil(async () => (await attempts(t, headers, ep.id)).length >= 1, 5000, 'the timeout');
+    const [a] = await attempts(t, headers, ep.id);
+    expect(a).toMatchObject({ succeeded: false, status_code: null });
+    expect(a!.error).toMatch(/timeout/);
+    expect(a!.duration_ms as number).toBeGreaterThanOrEqual(350);
+
+    const redirect = await receiver((_r, res) => {
+      res.writeHead(302, { location: 'http://127.0.0.1:1/' }).end();
+    });
+    const ep2 = await createEndpoint(t, headers, { url: redirect.url, event_types: ['ping'] });
+    await ping(t, headers, ep2.id);
+    await waitUntil(async () => (await attempts(t, headers, ep2.id)).length >= 1);
+    expect((await attempts(t, headers, ep2.id))[0]).toMatchObject({ succeeded: false, status_code: 302 });
+  });
+
+  it('disables an endpoint after 5 days of failures with at least 10, and at once on 410', async () => {
+    const { headers } = await setup(t);
+    const failing = await receiver((_r, res) => {
+      res.writeHead(503).end();
+    });
+    const ep = await createEndpoint(t, headers, { url: failing.url, event_types: ['ping'] });
+    // Five days of failures already behind it (9 failed attempts since the last success).
+    await t.database.db.execute(sql`UPDATE webhook_endpoints
+      SET failing_since = now() - interval '5 days 1 minute', failures_since_success = 9 WHERE id = ${ep.id}`);
+    await ping(t, headers, ep.id);
+    const get = async () =>
+      (await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${ep.id}`, headers })).json();
+    await waitUntil(async () => (await get()).status === 'DISABLED', 5000, 'auto-disable');
+    expect((await get()).disabled_reason).toMatch(/5 days/);
+    const count = failing.received.length;
+    await ping(t, headers, ep.id);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(failing.received.length).toBe(count);
+
+    // Not yet five days: no disable, however many failures.
+    const ep3 = await createEndpoint(t, headers, { url: failing.url, event_types: ['ping'] });
+    await t.database.db.execute(sql`UPDATE webhook_endpoints
+      SET failing_since = now() - interval '4 days', failures_since_success = 50 WHERE id = ${ep3.id}`);
+    await ping(t, headers, ep3.id);
+    await waitUntil(async () => (await attempts(t, headers, ep3.id)).length >= 1);
+    const ep3Now = (
+      await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${ep3.id}`, headers })
+    ).json();
+    expect(ep3Now.status).toBe('ACTIVE');
+
+    const gone = await receiver((_r, res) => {
+      res.writeHead(410).end();
+    });
+    const ep2 = await createEndpoint(t, headers, { url: gone.url, event_types: ['ping'] });
+    await ping(t, headers, ep2.id);
+    await waitUntil(async () => {
+      const e = (await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${ep2.id}`, headers })).json();
+      return e.status === 'DISABLED' && /410/.test(e.disabled_reason);
+    });
+    expect(gone.received).toHaveLength(1);
+
+    // ACTIVE re-enables and clears the reason.
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `${BASE}/endpoints/${ep2.id}`,
+      headers,
+      payload: { status: 'ACTIVE' },
+    });
+    expect(res.json()).toMatchObject({ status: 'ACTIVE', disabled_reason: null });
+  });
+
+  it('holds events while PAUSED and delivers them on resume', async () => {
+    const { headers } = await setup(t);
+    const rx = await receiver();
+    const ep = await createEndpoint(t, headers, { url: rx.url, event_types: ['ping'] });
+    const paused = await t.app.inject({
+      method: 'PATCH',
+      url: `${BASE}/endpoints/${ep.id}`,
+      headers,
+      payload: { status: 'PAUSED' },
+    });
+    expect(paused.json().status).toBe('PAUSED');
+    await ping(t, headers, ep.id);
+    await ping(t, headers, ep.id);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(rx.received).toHaveLength(0);
+    await t.app.inject({
+      method: 'PATCH',
+      url: `${BASE}/endpoints/${ep.id}`,
+      headers,
+      payload: { status: 'ACTIVE' },
+    });
+    await waitUntil(() => rx.received.length === 2, 5000, 'the held events');
+  });
+
+  it('deletes an endpoint with its secrets, deliveries and attempts (204, then 404)', async () => {
+    const { headers } = await setup(t);
+    const rx = await receiver();
+    const ep = await createEndpoint(t, headers, { url: rx.url, event_types: ['ping'] });
+    await ping(t, headers, ep.id);
+    await waitUntil(async () => (await attempts(t, headers, ep.id)).length === 1);
+    const del = await t.app.inject({ method: 'DELETE', url: `${BASE}/endpoints/${ep.id}`, headers });
+    expect(del.statusCode).toBe(204);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${ep.id}`, headers })).statusCode,
+    ).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `${BASE}/endpoints/${ep.id}`, headers })).statusCode,
+    ).toBe(404);
+    const left = await t.database.db.execute<{ n: number }>(sql`
+      SELECT (SELECT count(*) FROM webhook_secrets WHERE endpoint_id = ${ep.id})
+        + (SELECT count(*) FROM webhook_attempts WHERE endpoint_id = ${ep.id})
+        + (SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = ${ep.id}) AS n`);
+    expect(Number(left.rows[0]!.n)).toBe(0);
+  });
+
+  it('signs with both secrets during a rotation', async () => {
+    const { headers } = await setup(t);
+    const rx = await receiver();
+    const ep = await createEndpoint(t, headers, { url: rx.url, event_types: ['ping'] });
+    const rotated = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/endpoints/${ep.id}/rotate-secret`,
+      headers,
+    });
+    expect(rotated.statusCode, rotated.body).toBe(201);
+    const fresh = rotated.json().signing_secret as string;
+    expect(fresh).not.toBe(ep.signing_secret);
+    await ping(t, headers, ep.id);
+    await waitUntil(() => rx.received.length === 1);
+    const r = rx.received[0]!;
+    expect(r.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(() => verify(fresh, r)).not.toThrow();
+    expect(() => verify(ep.signing_secret, r)).not.toThrow();
+
+    // After the overlap the old secret no longer signs.
+    await t.database.db.execute(
+      sql`UPDATE webhook_secrets SET expires_at = now() - interval '1 second' WHERE expires_at IS NOT NULL AND endpoint_id = ${ep.id}`,
+    );
+    await ping(t, headers, ep.id);
+    await waitUntil(() => rx.received.length === 2);
+    expect(rx.received[1]!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+    expect(() => verify(fresh, rx.received[1]!)).not.toThrow();
+  });
+
+  it('replays a delivery with the same webhook-id, and lists event types with schemas', async () => {
+    const { headers } = await setup(t);
+    const rx = await receiver();
+    const ep = await createEndpoint(t, headers, { url: rx.url, event_types: ['ping'] });
+    await ping(t, headers, ep.id);
+    await waitUntil(async () => (await attempts(t, headers, ep.id)).length === 1);
+    const [a] = await attempts(t, headers, ep.id);
+    const replay = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/deliveries/${a!.delivery_id}/replay`,
+      headers,
+    });
+    expect(replay.statusCode, replay.body).toBe(202);
+    await waitUntil(() => rx.received.length === 2);
+    expect(rx.received[1]!.headers['webhook-id']).toBe(rx.received[0]!.headers['webhook-id']);
+
+    const types = await t.app.inject({ method: 'GET', url: `${BASE}/event-types`, headers });
+    expect(types.statusCode, types.body).toBe(200);
+    const names = types.json().data.map((d: { type: string }) => d.type);
+    expect(names).toEqual(
+      expect.arrayContaining(['load.created', 'offer.status_changed', 'elp_test.scored', 'ping']),
+    );
+    const offerCreated = types.json().data.find((d: { type: string }) => d.type === 'offer.created');
+    expect(JSON.stringify(offerCreated.schema)).toContain('offer_amount');
+  });
+
+  it('validates endpoints and scopes them to the organization', async () => {
+    const { headers, user } = await setup(t);
+    const other = await setup(t);
+    for (const url of ['ftp://example.com/x', 'file:///etc/passwd', 'not a url', 'http://example.com/hook']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/endpoints`,
+        headers,
+        payload: { url, event_types: ['*'] },
+      });
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json().error.param).toBe('url');
+    }
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/endpoints`,
+      headers,
+      payload: { url: 'https://example.com/h', event_types: ['no.such'] },
+    });
+    expect(bad.statusCode).toBe(422);
+    const reserved = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/endpoints`,
+      headers,
+      payload: { url: 'https://example.com/h', event_types: ['*'], headers: { 'webhook-id': 'x' } },
+    });
+    expect(reserved.statusCode).toBe(422);
+    const ep = await createEndpoint(t, user.headers, { url: 'https://example.com/h', event_types: ['*'] });
+    expect(
+      (await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${ep.id}`, headers: other.headers }))
+        .statusCode,
+    ).toBe(404);
+    const list = (await t.app.inject({ method: 'GET', url: `${BASE}/endpoints`, headers })).json();
+    expect(list.data.map((e: { id: string }) => e.id)).toEqual([ep.id]);
+    const member = await createTenant(t, 'MEMBER');
+    expect(
+      (await t.app.inject({ method: 'GET', url: `${BASE}/endpoints`, headers: member.user.headers }))
+        .statusCode,
+    ).toBe(403);
+  });
+});
+
+describe('webhooks in production mode (server-side request forgery)', () => {
+  const t = useTestApp({ env: { NODE_ENV: 'production', WORKER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000' } });
+
+  it('refuses http, private, loopback and link-local targets, also after DNS resolution', async () => {
+    const { headers } = await setup(t);
+    for (const url of [
+      'http://example.com/hook',
+      'https://127.0.0.1/hook',
+      'https://localhost/hook',
+      'https://10.1.2.3/hook',
+      'https://169.254.169.254/latest',
+      'https://[::1]/hook',
+      'https://192.168.1.10/hook',
+      'https://[::ffff:7f00:1]/hook',
+      'https://[fd00::1]/hook',
+      'gopher://example.com/',
+    ]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/endpoints`,
+        headers,
+        payload: { url, event_types: ['*'] },
+      });
+      expect(res.statusCode, url).toBe(422);
+    }
+    const ok = await createEndpoint(t, headers, {
+      url: 'https://hooks.example.com/envoy',
+      event_types: ['ping'],
+    });
+    // A name that resolves to a private address is refused when connecting: point the endpoint at
+    // one (as a DNS change after registration would) and send a ping.
+    await t.database.db.execute(
+      sql`UPDATE webhook_endpoints SET url = 'https://localhost:1/x' WHERE id = ${ok.id}`,
+    );
+    await ping(t, headers, ok.id);
+    await waitUntil(async () => (await attempts(t, headers, ok.id)).length >= 1, 5000, 'the refused attempt');
+    const [a] = await attempts(t, headers, ok.id);
+    expect(a).toMatchObject({ succeeded: false, status_code: null });
+    expect(a!.error).toMatch(/private address/);
+  });
+});
