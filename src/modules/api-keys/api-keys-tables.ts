@@ -1,15 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
-import { organizations, users } from '../auth/auth-tables.js';
+import { organizationId, users } from '../auth/auth-tables.js';
 
 export const apiKeys = pgTable(
   'api_keys',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     name: text('name').notNull(),
     description: text('description'),
     /** SHA-256 (hex) of the secret; the secret itself is never stored. */

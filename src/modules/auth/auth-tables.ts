@@ -8,6 +8,12 @@ export const organizations = pgTable('organizations', {
   ...timestamps,
 });
 
+/** The owning organization of a row: required, and deleted with the organization. */
+export const organizationId = () =>
+  text('organization_id')
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' });
+
 export const users = pgTable(
   'users',
   {
@@ -28,9 +34,7 @@ export const memberships = pgTable(
   'memberships',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     user_id: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),

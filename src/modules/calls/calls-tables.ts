@@ -12,7 +12,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { CALL_STATUSES } from '../../domain/calls.js';
-import { organizations } from '../auth/auth-tables.js';
+import { organizationId } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
 
@@ -27,9 +27,7 @@ export const calls = pgTable(
   'calls',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     status: text('status', { enum: CALL_STATUSES }).notNull(),
     call_time: tstz('call_time').notNull().defaultNow(),
     call_direction: text('call_direction', { enum: CALL_DIRECTIONS }),
@@ -74,9 +72,7 @@ export const transcriptMessages = pgTable(
   'transcript_messages',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     call_id: text('call_id')
       .notNull()
       .references(() => calls.id, { onDelete: 'cascade' }),

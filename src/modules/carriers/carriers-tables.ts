@@ -11,21 +11,16 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
-import { organizations } from '../auth/auth-tables.js';
+import { organizationId } from '../auth/auth-tables.js';
 
 export const COMPLIANCE_STATUSES = ['PASSED', 'BLOCKED', 'UNVERIFIED'] as const;
 export type ComplianceStatus = (typeof COMPLIANCE_STATUSES)[number];
-
-const orgId = () =>
-  text('organization_id')
-    .notNull()
-    .references(() => organizations.id, { onDelete: 'cascade' });
 
 export const carriers = pgTable(
   'carriers',
   {
     id: text('id').primaryKey(),
-    organization_id: orgId(),
+    organization_id: organizationId(),
     name: text('name').notNull(),
     /** Digits only, leading zeros stripped. */
     mc_number: text('mc_number'),
@@ -95,7 +90,7 @@ export const carrierContacts = pgTable(
   'carrier_contacts',
   {
     id: text('id').primaryKey(),
-    organization_id: orgId(),
+    organization_id: organizationId(),
     carrier_id: text('carrier_id')
       .notNull()
       .references(() => carriers.id, { onDelete: 'cascade' }),
@@ -118,7 +113,7 @@ export const lanes = pgTable(
   'lanes',
   {
     id: text('id').primaryKey(),
-    organization_id: orgId(),
+    organization_id: organizationId(),
     origin_city: text('origin_city'),
     origin_state: text('origin_state').notNull(),
     origin_country: text('origin_country').notNull().default('US'),
@@ -149,7 +144,7 @@ export const lanePreferences = pgTable(
   'lane_preferences',
   {
     id: text('id').primaryKey(),
-    organization_id: orgId(),
+    organization_id: organizationId(),
     carrier_id: text('carrier_id')
       .notNull()
       .references(() => carriers.id, { onDelete: 'cascade' }),
@@ -176,7 +171,7 @@ export const complianceChecks = pgTable(
   'compliance_checks',
   {
     id: text('id').primaryKey(),
-    organization_id: orgId(),
+    organization_id: organizationId(),
     carrier_id: text('carrier_id')
       .notNull()
       .references(() => carriers.id, { onDelete: 'cascade' }),
@@ -194,7 +189,7 @@ export const auditLog = pgTable(
   'audit_log',
   {
     id: text('id').primaryKey(),
-    organization_id: orgId(),
+    organization_id: organizationId(),
     entity_type: text('entity_type').notNull(),
     entity_id: text('entity_id').notNull(),
     action: text('action').notNull(),

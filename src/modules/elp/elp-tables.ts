@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps } from '../../db/columns.js';
-import { organizations } from '../auth/auth-tables.js';
+import { organizationId } from '../auth/auth-tables.js';
 import { calls } from '../calls/calls-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 
@@ -13,9 +13,7 @@ export const elpTests = pgTable(
   'elp_tests',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     call_id: text('call_id').references(() => calls.id, { onDelete: 'set null' }),
     carrier_id: text('carrier_id').references(() => carriers.id, { onDelete: 'set null' }),
     status: text('status', { enum: ELP_STATUSES }).notNull().default('REQUESTED'),

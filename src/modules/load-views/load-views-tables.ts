@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamps } from '../../db/columns.js';
-import { organizations } from '../auth/auth-tables.js';
+import { organizationId } from '../auth/auth-tables.js';
 
 export const VIEW_VISIBILITIES = ['private', 'organization'] as const;
 
@@ -10,9 +10,7 @@ export const loadViews = pgTable(
   'load_views',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     name: text('name').notNull(),
     filters: jsonb('filters').$type<Record<string, string | string[]>>().notNull(),
     visibility: text('visibility', { enum: VIEW_VISIBILITIES }).notNull().default('private'),

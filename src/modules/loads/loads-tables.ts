@@ -15,7 +15,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { CONTACT_TYPES, EQUIPMENT_TYPES, LOAD_MODES } from '../../domain/freight.js';
-import { organizations, users } from '../auth/auth-tables.js';
+import { organizationId, users } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 
 export const LOAD_STATUSES = [
@@ -49,9 +49,7 @@ export const loads = pgTable(
   'loads',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     load_number: text('load_number').notNull(),
     tms_load_id: text('tms_load_id'),
     external_id: text('external_id'),
@@ -145,9 +143,7 @@ export const stops = pgTable(
   'stops',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     load_id: text('load_id')
       .notNull()
       .references(() => loads.id, { onDelete: 'cascade' }),
@@ -190,9 +186,7 @@ export const stops = pgTable(
 export const loadStatusMappings = pgTable(
   'load_status_mappings',
   {
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     /** Lower-cased and trimmed. */
     tms_status: text('tms_status').notNull(),
     load_status: text('load_status').notNull(),
@@ -237,9 +231,7 @@ export const notifications = pgTable(
   'notifications',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     load_id: text('load_id').references(() => loads.id, { onDelete: 'cascade' }),
     user_id: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
     type: text('type').notNull(),
@@ -259,9 +251,7 @@ export const escalations = pgTable(
   'escalations',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     load_id: text('load_id')
       .notNull()
       .references(() => loads.id, { onDelete: 'cascade' }),
@@ -284,9 +274,7 @@ export const carrierVerifications = pgTable(
   'carrier_verifications',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     load_id: text('load_id')
       .notNull()
       .references(() => loads.id, { onDelete: 'cascade' }),

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, numeric, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
-import { organizations } from '../auth/auth-tables.js';
+import { organizationId } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
 
@@ -16,9 +16,7 @@ export const offers = pgTable(
   'offers',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     load_id: text('load_id')
       .notNull()
       .references(() => loads.id, { onDelete: 'cascade' }),

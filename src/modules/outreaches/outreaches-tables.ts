@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
-import { organizations } from '../auth/auth-tables.js';
+import { organizationId } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
 
@@ -17,9 +17,7 @@ export const outreaches = pgTable(
   'outreaches',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     carrier_id: text('carrier_id')
       .notNull()
       .references(() => carriers.id, { onDelete: 'cascade' }),

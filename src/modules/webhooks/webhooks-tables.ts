@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
-import { organizations } from '../auth/auth-tables.js';
+import { organizationId } from '../auth/auth-tables.js';
 
 export const ENDPOINT_STATUSES = ['ACTIVE', 'PAUSED', 'DISABLED'] as const;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -11,9 +11,7 @@ export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     url: text('url').notNull(),
     description: text('description'),
     event_types: jsonb('event_types').$type<string[]>().notNull(),
@@ -51,9 +49,7 @@ export const events = pgTable(
   'events',
   {
     id: text('id').primaryKey(),
-    organization_id: text('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
     type: text('type').notNull(),
     data: jsonb('data').$type<unknown>().notNull(),
     created_at: tstz('created_at').notNull().defaultNow(),
