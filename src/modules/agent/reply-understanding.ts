@@ -164,11 +164,11 @@ const NOT_A_RATE: ReadonlyArray<{ name: string; pattern: RegExp }> = [
     pattern:
       /\b(?:loads?|ld|order|ref|reference|po|pro|bol|b\/l|shipment|trip|conf|confirmation|unit|tracking)\s*(?:number|num|no\.?|#)?\s*[:#-]?\s*\d+|\b(?:truck|trailer|driver)\s*(?:number|num|no\.?|#)\s*[:#-]?\s*\d+|#\s*\d+/g,
   },
-  // "(312) 555-0100", "555-123-4567", "+1 312 555 0100", "555-0100", "3125550100".
+  // "(312) 555-0100", "555-123-4567", "+1 312 555 0100", "555-0100", "3125550100", "ext 1234".
   {
     name: 'phone',
     pattern:
-      /(?:\+?1[\s.-]?)?\(\d{3}\)\s*\d{3}[\s.-]?\d{4}\b|(?:\+?1[\s.-]?)?\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\b\d{3}-\d{4}\b|\b\d{10,11}\b/g,
+      /(?:\+?1[\s.-]?)?\(\d{3}\)\s*\d{3}[\s.-]?\d{4}\b|(?:\+?1[\s.-]?)?\b\d{3}[\s.-]\d{3}[\s.-]\d{4}\b|\b\d{3}-\d{4}\b|\b\d{10,11}\b|\b(?:ext|extension|x)\.?\s*\d+/g,
   },
   // "12/15", "12/15/2024", "12-15-24", "dec 15", "december 15th, 2024", "on the 3rd".
   {
@@ -253,9 +253,9 @@ interface Candidate {
   plusFuel: boolean;
 }
 
-/** "$2.50/mile", "2.75 a mile", "3.10 per mile", "2.6 rpm", "$2.40 per loaded mile". */
+/** "$2.50/mile", "2.75 a mile", "3.10 per mile", "2.6 rpm", "$2.40 per loaded mile", "3 dollars a mile". */
 const PER_MILE =
-  /(?<![\w.,])\$?\s*(\d{1,2}(?:\.\d{1,3})?)\s*(?:\/\s*(?:loaded\s+)?(?:mile|mi)\b|(?:a|per|each)\s+(?:loaded\s+)?(?:mile|mi)\b|rpm\b)/g;
+  /(?<![\w.,])\$?\s*(\d{1,2}(?:\.\d{1,3})?)\s*(?:dollars?\s+|bucks\s+|usd\s+)?(?:\/\s*(?:loaded\s+)?(?:mile|mi)\b|(?:a|per|each)\s+(?:loaded\s+)?(?:mile|mi)\b|rpm\b)/g;
 
 /** "$2,350", "2350", "2.4k", "$1.9k", "2 grand", "$2400.00". */
 const AMOUNT = /(?<![\w.,$])(\$\s*)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s*(k|grand)(?![a-z]))?/g;
@@ -360,7 +360,8 @@ const UNAVAILABLE: readonly RegExp[] = [
   /\b(?:don't|do not|dont|doesn't|does not)\s+have\s+(?:a|any|an|one)?\s*(?:\w+\s+)?(?:trucks?|drivers?|equipment|capacity)\b/g,
   /\b(?:nothing|not|none)\s+(?:\w+\s+)?available\b/g,
   /\b(?:we're|we are|were|i'm|i am|all|fully|already|totally|completely)\s+(?:all\s+|fully\s+|already\s+)?(?:booked|full|covered)\b/g,
-  /\bbooked\s+(?:up|solid)\b/g,
+  // "booked for the week", but not "we booked it" / "get it booked".
+  /(?<!\b(?:get|got|have|had|we|i|we've|i've|it)\s+)\bbooked\b(?!\s+(?:it|this|that|the\s+load))/g,
   /\b(?:can't|cannot|can not|cant|won't|unable to|not able to)\s+(?:do|cover|take|haul|run|make|handle|help)\b(?!\s+(?:it\s+)?(?:\$?\d|for\b|at\b))(?:\s+(?:it|that|this|one|the load|this load|that load|this one|that one|them))?/g,
   /\bnot\s+interested\b/g,
   /\bno\s+(?:thanks|thank\s+you|thx|ty|deal)\b/g,
@@ -410,6 +411,8 @@ const STOP_PHRASES: readonly RegExp[] = [
   /\b(?:stop|quit|quit it with)\s+(?:calling|contacting|texting|emailing|e-mailing|messaging|sending|spamming|bothering|blowing up)\b/,
   /\bno\s+more\s+(?:e-?mails?|texts?|messages?|calls?|spam)\b/,
   /\blose\s+(?:my|our)\s+number\b/,
+  // "please remove me." as a whole request, without naming the list.
+  /\bremove\s+(?:me|us|my number|our number)\s*(?:please\s*)?(?:[.!]|$)/,
 ];
 
 /**
