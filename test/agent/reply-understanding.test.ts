@@ -170,6 +170,7 @@ describe('understandReply: stop contact', () => {
     'not interested. STOP',
     'please stop',
     'unsubscribe',
+    'Un-subscribe',
     'remove me from your list',
     'take us off your list please',
     'do not call',
@@ -199,6 +200,7 @@ describe('understandReply: stop contact', () => {
     'have a truck',
     'stop by the office for the rate con',
     'we booked it, send the rate con',
+    'do not call before 8am, text instead',
   ];
 
   it.each(notStops)('%j does not ask to stop', (text) => {

@@ -404,10 +404,11 @@ function readAvailability(text: string): boolean | null {
 
 /** Explicit opt-out phrases; none of them can be part of routing talk about stops. */
 const STOP_PHRASES: readonly RegExp[] = [
-  /\bunsubscribe\b/,
+  /\bun-?subscribe\b/,
   /\bopt(?:[\s-])?out\b/,
   /\b(?:remove|delete|take)\s+(?:me|us|my\s+\w+|our\s+\w+|this\s+\w+)\s+(?:off|from|out of)\s+(?:\w+\s+){0,2}(?:list|lists|emails?|texts?|mailing|distribution|contacts?|database|system)\b/,
-  /\b(?:do not|don't|dont|never)\s+(?:call|contact|text|email|e-mail|message)\b/,
+  // "do not call before 8am" only sets calling hours, so a time word right after does not count.
+  /\b(?:do not|don't|dont|never)\s+(?:call|contact|text|email|e-mail|message)\b(?!\s+(?:me\s+|us\s+)?(?:before|after|until|till|between|during|on weekends)\b)/,
   /\b(?:stop|quit|quit it with)\s+(?:calling|contacting|texting|emailing|e-mailing|messaging|sending|spamming|bothering|blowing up)\b/,
   /\bno\s+more\s+(?:e-?mails?|texts?|messages?|calls?|spam)\b/,
   /\blose\s+(?:my|our)\s+number\b/,
