@@ -56,6 +56,28 @@ const envSchema = z.object({
   VAPI_BASE_URL: z.url().default('https://api.vapi.ai'),
   VAPI_PHONE_NUMBER_ID: z.string().min(1).optional(),
   VAPI_WEBHOOK_SECRET: z.string().min(16).optional(),
+  AGENT_ENABLED: boolFlag(true),
+  AGENT_BATCH_SIZE: positiveInt(50),
+  SIMULATION_PROFILE: z.enum(['realistic', 'cooperative']).default('realistic'),
+  EMAIL_TRANSPORT: z.enum(['simulated', 'smtp']).default('simulated'),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  EMAIL_FROM: z.string().min(3).max(200).default('Envoy Dispatch <dispatch@envoy.local>'),
+  EMAIL_REPLY_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/i, 'must be a domain name')
+    .default('reply.envoy.local'),
+  EMAIL_INBOUND_SECRET: z.string().min(16).optional(),
+  WHATSAPP_PROVIDER: z.enum(['simulated', 'cloud_api']).default('simulated'),
+  WHATSAPP_API_BASE_URL: z.url().default('https://graph.facebook.com/v21.0'),
+  WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
+  WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional(),
+  WHATSAPP_APP_SECRET: z.string().min(1).optional(),
+  WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional(),
+  WHATSAPP_TEMPLATE_NAME: z.string().min(1).max(200).default('load_offer'),
+  WHATSAPP_TEMPLATE_LANGUAGE: z.string().min(2).max(20).default('en_US'),
+  LLM_BASE_URL: z.url().optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_MODEL: z.string().min(1).max(200).optional(),
   PUBLIC_BASE_URL: z.url().optional(),
   TRUST_PROXY: boolFlag(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
@@ -126,6 +148,35 @@ export interface Config {
       readonly webhookSecret: string;
     } | null;
   };
+  /** The load-working agent: a worker loop in every instance unless switched off. */
+  readonly agent: { readonly enabled: boolean; readonly batchSize: number };
+  /** E-mail, WhatsApp and the optional chat model the agent talks through. */
+  readonly channels: {
+    readonly simulationProfile: 'realistic' | 'cooperative';
+    readonly email: {
+      readonly transport: 'simulated' | 'smtp';
+      readonly smtpUrl: string | undefined;
+      readonly from: string;
+      readonly replyDomain: string;
+      /** Inbound-parse webhook credential (HTTP Basic password or `token` query); unset: refused. */
+      readonly inboundSecret: string | undefined;
+    };
+    readonly whatsapp: {
+      readonly provider: 'simulated' | 'cloud_api';
+      readonly baseUrl: string;
+      readonly accessToken: string | undefined;
+      readonly phoneNumberId: string | undefined;
+      readonly appSecret: string | undefined;
+      readonly verifyToken: string | undefined;
+      readonly templateName: string;
+      readonly templateLanguage: string;
+    };
+    readonly llm: {
+      readonly baseUrl: string;
+      readonly apiKey: string | undefined;
+      readonly model: string;
+    } | null;
+  };
   /** Where the outside world reaches this service, for callbacks such as voice events. */
   readonly publicBaseUrl: string | undefined;
   readonly trustProxy: boolean;
@@ -163,6 +214,24 @@ export function loadConfig(
       );
     }
   }
+  const required = (when: string, keys: (keyof typeof env)[]) => {
+    const missing = keys.filter((k) => !env[k]);
+    if (missing.length) {
+      throw new ConfigError(
+        `Invalid configuration:\n${missing.map((k) => `  ${k}: required when ${when}`).join('\n')}`,
+      );
+    }
+  };
+  if (env.EMAIL_TRANSPORT === 'smtp') required('EMAIL_TRANSPORT is smtp', ['SMTP_URL']);
+  if (env.WHATSAPP_PROVIDER === 'cloud_api') {
+    required('WHATSAPP_PROVIDER is cloud_api', [
+      'WHATSAPP_ACCESS_TOKEN',
+      'WHATSAPP_PHONE_NUMBER_ID',
+      'WHATSAPP_APP_SECRET',
+      'WHATSAPP_VERIFY_TOKEN',
+    ]);
+  }
+  if (env.LLM_BASE_URL) required('LLM_BASE_URL is set', ['LLM_MODEL']);
   if (env.COMPLIANCE_PROVIDER === 'fmcsa' && !env.FMCSA_WEB_KEY) {
     throw new ConfigError(
       'Invalid configuration:\n  FMCSA_WEB_KEY: required when COMPLIANCE_PROVIDER is fmcsa',
@@ -236,6 +305,31 @@ export function loadConfig(
               phoneNumberId: env.VAPI_PHONE_NUMBER_ID!,
               webhookSecret: env.VAPI_WEBHOOK_SECRET!,
             })
+          : null,
+    }),
+    agent: Object.freeze({ enabled: env.AGENT_ENABLED, batchSize: env.AGENT_BATCH_SIZE }),
+    channels: Object.freeze({
+      simulationProfile: env.SIMULATION_PROFILE,
+      email: Object.freeze({
+        transport: env.EMAIL_TRANSPORT,
+        smtpUrl: env.SMTP_URL,
+        from: env.EMAIL_FROM,
+        replyDomain: env.EMAIL_REPLY_DOMAIN.toLowerCase(),
+        inboundSecret: env.EMAIL_INBOUND_SECRET,
+      }),
+      whatsapp: Object.freeze({
+        provider: env.WHATSAPP_PROVIDER,
+        baseUrl: env.WHATSAPP_API_BASE_URL,
+        accessToken: env.WHATSAPP_ACCESS_TOKEN,
+        phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID,
+        appSecret: env.WHATSAPP_APP_SECRET,
+        verifyToken: env.WHATSAPP_VERIFY_TOKEN,
+        templateName: env.WHATSAPP_TEMPLATE_NAME,
+        templateLanguage: env.WHATSAPP_TEMPLATE_LANGUAGE,
+      }),
+      llm:
+        env.LLM_BASE_URL && env.LLM_MODEL
+          ? Object.freeze({ baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL })
           : null,
     }),
     publicBaseUrl: env.PUBLIC_BASE_URL,

@@ -27,6 +27,9 @@ import {
   sweepUnanswered,
 } from '../modules/outreaches/outreaches-repository.js';
 import { OutreachesService } from '../modules/outreaches/outreaches-service.js';
+import { AgentService } from '../modules/agent/agent-service.js';
+import { SimulatedEmailSender } from '../integrations/email/simulated-email-sender.js';
+import { SimulatedWhatsAppSender } from '../integrations/whatsapp/simulated-whatsapp-sender.js';
 
 /** A small seeded generator: the same demo every run, apart from ids and names made unique. */
 function prng(seed: number) {
@@ -474,7 +477,23 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
   const provider = new SimulatedVoiceProvider(500);
   const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
   const callsService = new CallsService(db, provider, loadsService, silent);
-  const outreachesService = new OutreachesService(db, callsService);
+  // The demo's carriers answer nobody: their replies are not wired to a sink.
+  const email = new SimulatedEmailSender(500, 'realistic');
+  const whatsapp = new SimulatedWhatsAppSender(500, 'realistic');
+  const agent = new AgentService(
+    db,
+    callsService,
+    {
+      email,
+      whatsapp,
+      chatModel: null,
+      emailFrom: 'Envoy Demo <dispatch@envoy.local>',
+      replyDomain: 'reply.envoy.local',
+      whatsappTemplate: { name: 'load_offer', language: 'en_US' },
+    },
+    silent,
+  );
+  const outreachesService = new OutreachesService(db, callsService, agent);
   const counts = {
     call_outreaches: 0,
     email_outreaches: 0,

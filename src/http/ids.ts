@@ -29,6 +29,7 @@ export const idPrefixes = {
   transcript: 'msg',
   elpAnswer: 'elpa',
   conversation: 'conv',
+  agentMessage: 'amsg',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

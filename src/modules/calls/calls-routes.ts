@@ -6,9 +6,12 @@ import { scopeOf } from '../../http/authentication.js';
 import { AppError, notFound, unauthenticated } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
+import { channelsFrom } from '../../integrations/channels.js';
 import { voiceProviderFrom } from '../../integrations/voice/index.js';
 import { VapiProvider } from '../../integrations/voice/vapi-provider.js';
 import { Poller } from '../../workers/poller.js';
+import { agentRoutes } from '../agent/agent-routes.js';
+import { AgentService } from '../agent/agent-service.js';
 import { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from '../elp/elp-schemas.js';
 import { ElpService } from '../elp/elp-service.js';
 import { LoadsService } from '../loads/loads-service.js';
@@ -186,7 +189,24 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => elp.get(scopeOf(request), request.params.elp_test_id),
   );
 
-  await app.register(outreachesRoutes, { calls });
+  const channels = channelsFrom(config);
+  const agent = new AgentService(
+    database.db,
+    calls,
+    {
+      ...channels,
+      emailFrom: config.channels.email.from,
+      replyDomain: config.channels.email.replyDomain,
+      whatsappTemplate: {
+        name: config.channels.whatsapp.templateName,
+        language: config.channels.whatsapp.templateLanguage,
+      },
+    },
+    app.log,
+    config.agent.batchSize,
+  );
+  await app.register(outreachesRoutes, { calls, agent });
+  await app.register(agentRoutes, { agent, channels });
   await app.register(async (hooks) => voiceWebhooks(hooks, provider, calls));
 };
 

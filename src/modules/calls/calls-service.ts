@@ -43,7 +43,17 @@ export interface CallContext {
   /** The carrier the call is for, when the number may not be on file (a driver's phone). */
   carrier_id?: string | null;
   mc_number?: string | null;
+  /** An outreach the agent queued: the call carries it instead of opening a new one. */
+  outreach_id?: string | null;
 }
+
+/** What the voice agent hears back when a carrier names a rate (the agent's negotiation). */
+export type OfferHandler = (
+  call: CallRow,
+  loadId: string,
+  amount: number,
+  notes: string | null,
+) => Promise<Record<string, unknown>>;
 export type ElpRequest = CallContext;
 
 export class CallsService {
@@ -55,6 +65,9 @@ export class CallsService {
   ) {
     provider.attach((event) => this.applyEvent(event));
   }
+
+  /** Set by the agent: offers named on a call go through its negotiation. */
+  offerHandler: OfferHandler | undefined;
 
   /**
    * Creates the call PENDING, hands it to the voice provider, and (for a load, with a known carrier)
@@ -128,7 +141,14 @@ export class CallsService {
         provider: this.provider.name,
       });
       await emitEvent(tx, scope.organizationId, 'call.created', toCall(row));
-      if (input.load_id && carrierId) {
+      if (input.load_id && carrierId && context?.outreach_id) {
+        await tx
+          .update(outreaches)
+          .set({ call_id: row.id, updated_at: sql`now()` })
+          .where(
+            and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, context.outreach_id)),
+          );
+      } else if (input.load_id && carrierId) {
         const [outreach] = await tx
           .insert(outreaches)
           .values({
@@ -469,6 +489,8 @@ export class CallsService {
           .from(loads)
           .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, loadId)));
         if (!load) return { error: 'Unknown load' };
+        const notes = typeof args.notes === 'string' ? args.notes.slice(0, 2000) : null;
+        if (this.offerHandler) return this.offerHandler(call, loadId, amount, notes);
         const id = newId('offer');
         await this.db.transaction(async (tx) => {
           const [offer] = await tx
@@ -485,7 +507,7 @@ export class CallsService {
               channel: 'voice',
               carrier_id: call.carrier_id,
               call_id: call.id,
-              notes: typeof args.notes === 'string' ? args.notes.slice(0, 2000) : null,
+              notes,
             })
             .returning();
           await emitOfferEvent(tx, scope, 'offer.created', offer!);

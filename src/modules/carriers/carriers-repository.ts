@@ -33,6 +33,7 @@ export const WRITABLE_COLUMNS = {
   total_loads_hauled: 'int4',
   is_onboarded: 'bool',
   tms_status: 'text',
+  home_state: 'text',
   equipment_types: 'text[]',
   carrier_rep_name: 'text',
   carrier_rep_email: 'text',

@@ -63,6 +63,15 @@ export const carrierInput = z.object({
     description: 'false creates the carrier disabled or disables an existing one; true never re-enables.',
   }),
   tms_status: text(100).nullish(),
+  home_state: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'Must be a 2-letter state or province code')
+    .transform((s) => s.toUpperCase())
+    .nullish()
+    .meta({
+      description:
+        "State or province of the carrier's base (US or Canada). The agent reads the carrier's local time from it for quiet hours.",
+    }),
   equipment_types: z.array(equipmentType).max(20).nullish(),
   carrier_rep_name: text(200).nullish(),
   carrier_rep_email: emailInput().nullish(),
@@ -165,6 +174,7 @@ export const carrierSchema = z
     dispatcher_email: nullable(z.string()),
     is_active: z.boolean(),
     tms_status: nullable(z.string()),
+    home_state: nullable(z.string()),
     provider: nullable(z.string()),
     ingestion_method: nullable(z.string()),
     equipment_types: nullable(z.array(z.string())),

@@ -32,6 +32,8 @@ export const carriers = pgTable(
     dispatcher_email: text('dispatcher_email'),
     is_active: boolean('is_active').notNull().default(true),
     tms_status: text('tms_status'),
+    /** State or province code of the carrier's base: its local time for the agent's quiet hours. */
+    home_state: text('home_state'),
     provider: text('provider'),
     ingestion_method: text('ingestion_method'),
     equipment_types: text('equipment_types').array(),

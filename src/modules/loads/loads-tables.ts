@@ -135,6 +135,10 @@ export const loads = pgTable(
       t.equipment_type,
       t.pickup_date,
     ),
+    // The agent's work selection: loads handed to it.
+    index('loads_agent_assigned_idx').on(t.organization_id, t.id).where(sql`${t.assigned_to_ai_agent}`),
+    // Carrier selection by lane history: earlier loads on the same state pair.
+    index('loads_organization_lane_idx').on(t.organization_id, t.origin_state, t.destination_state),
     index('loads_search_trgm_idx').using('gin', sql`${t.search_text} gin_trgm_ops`),
   ],
 );

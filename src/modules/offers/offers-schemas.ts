@@ -33,6 +33,10 @@ export const offerSchema = z
     contact_phone: z.string().nullable(),
     email_conversation_id: z.string().nullable(),
     rep_name: z.string().nullable(),
+    counter_offer_amount: z.number().nullable().meta({
+      description:
+        "The agent's one counter-offer on this offer, when it made one (offer over posted_rate, within the load's limit).",
+    }),
   })
   .meta({ id: 'Offer' });
 export type Offer = z.infer<typeof offerSchema>;

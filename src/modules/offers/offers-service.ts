@@ -77,6 +77,7 @@ export async function toOffers(db: DbOrTx, scope: OrgScope, rows: OfferRow[]): P
     contact_phone: r.contact_phone,
     email_conversation_id: r.email_conversation_id,
     rep_name: r.rep_name,
+    counter_offer_amount: r.counter_amount,
   }));
 }
 

@@ -42,6 +42,8 @@ export const offers = pgTable(
     contact_phone: text('contact_phone'),
     email_conversation_id: text('email_conversation_id'),
     rep_name: text('rep_name'),
+    /** The agent's one counter-offer on this offer, when it made one. */
+    counter_amount: numeric('counter_amount', { mode: 'number' }),
     ...timestamps,
   },
   (t) => [

@@ -75,7 +75,8 @@ export async function sweepUnanswered(db: DbOrTx, hours: number, organizationId?
         WHERE modality IN ('email', 'whatsapp')
           AND status IN ('pending', 'active')
           AND coalesce(carrier_engaged, false) = false
-          AND created_at < now() - make_interval(secs => ${hours * 3600})
+          AND NOT (is_automated AND status = 'pending')
+          AND coalesce(sent_at, created_at) < now() - make_interval(secs => ${hours * 3600})
           ${organizationId ? sql`AND organization_id = ${organizationId}` : sql``}
         FOR UPDATE SKIP LOCKED)
       UPDATE outreaches o SET status = 'no_response', updated_at = now()
@@ -94,6 +95,34 @@ interface OutreachEventRow {
   load_id: string | null;
   modality: string | null;
   status: string;
+}
+
+/**
+ * Withdraws queued automated outreaches before they go out (load covered or no longer worked,
+ * carrier asked to stop): `failed` with the reason and `cancelled_at`, since the spec's statuses
+ * have no "cancelled". Emits outreach.status_changed in the caller's transaction.
+ */
+export async function cancelAutomatedOutreaches(
+  tx: DbOrTx,
+  which: { ids: string[] } | { loadId: string } | { carrierId: string; organizationId: string },
+  reason: string,
+): Promise<OutreachRow[]> {
+  const where =
+    'ids' in which
+      ? inArray(outreaches.id, which.ids)
+      : 'loadId' in which
+        ? eq(outreaches.load_id, which.loadId)
+        : and(
+            eq(outreaches.organization_id, which.organizationId),
+            eq(outreaches.carrier_id, which.carrierId),
+          );
+  const rows = await tx
+    .update(outreaches)
+    .set({ status: 'failed', error_reason: reason, cancelled_at: sql`now()`, updated_at: sql`now()` })
+    .where(and(where, eq(outreaches.is_automated, true), eq(outreaches.status, 'pending')))
+    .returning();
+  await emitMoved(tx, rows, 'pending');
+  return rows;
 }
 
 /** outreach.status_changed for moved rows, grouped by organization, in the caller's transaction. */

@@ -4,6 +4,7 @@ import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { OutreachSweeper } from '../../workers/outreach-sweeper.js';
+import type { AgentService } from '../agent/agent-service.js';
 import type { CallsService } from '../calls/calls-service.js';
 import { loadIdParams } from '../offers/offers-schemas.js';
 import {
@@ -18,9 +19,12 @@ import { OutreachesService } from './outreaches-service.js';
 const tags = ['outreaches'];
 
 /** Registered by the calls plugin: outreaches by call share its CallsService and voice provider. */
-export const outreachesRoutes: FastifyPluginAsyncZod<{ calls: CallsService }> = async (app, { calls }) => {
+export const outreachesRoutes: FastifyPluginAsyncZod<{ calls: CallsService; agent: AgentService }> = async (
+  app,
+  { calls, agent },
+) => {
   const { database, config } = app.deps;
-  const service = new OutreachesService(database.db, calls);
+  const service = new OutreachesService(database.db, calls, agent);
   if (config.workers.enabled) {
     const sweeper = new OutreachSweeper(
       database.db,

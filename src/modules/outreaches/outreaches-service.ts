@@ -61,6 +61,8 @@ export class OutreachesService {
   constructor(
     private readonly db: Db,
     private readonly calls: CallsService,
+    /** Puts e-mail and WhatsApp outreaches on their channel. */
+    private readonly messenger: { sendOrFail(outreach: OutreachRow): Promise<void> },
   ) {}
 
   private async one(scope: OrgScope, row: OutreachRow): Promise<Outreach> {
@@ -254,8 +256,8 @@ export class OutreachesService {
           contacts.find((c) => c.phone)?.phone);
     if (!address)
       throw this.unreachable(carrier.id, modality === 'email' ? 'e-mail address' : 'phone number');
-    return this.db.transaction(async (tx) => {
-      const row = await insertOutreach(tx, scope, {
+    const row = await this.db.transaction(async (tx) => {
+      const inserted = await insertOutreach(tx, scope, {
         id: newId('outreach'),
         carrier_id: carrier.id,
         load_id: load.id,
@@ -263,11 +265,15 @@ export class OutreachesService {
         modality,
         direction: 'outbound',
         status: 'active',
+        address,
+        sent_at: new Date(),
         conversation_id: newId('conversation'),
       });
-      await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(row));
-      return row;
+      await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(inserted));
+      return inserted;
     });
+    await this.messenger.sendOrFail(row);
+    return (await findOutreach(this.db, scope, row.id))!;
   }
 
   private unreachable(carrierId: string, what: string) {

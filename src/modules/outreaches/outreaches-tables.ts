@@ -35,6 +35,16 @@ export const outreaches = pgTable(
     is_automated: boolean('is_automated').notNull().default(false),
     call_id: text('call_id'),
     conversation_id: text('conversation_id'),
+    /** An automated outreach waits until then (quiet hours, waves); null: at once. */
+    send_after: tstz('send_after'),
+    /** When the message went out or the call was placed. */
+    sent_at: tstz('sent_at'),
+    /** The e-mail address or phone number contacted. */
+    address: text('address'),
+    /** The channel's id of the first message (our e-mail Message-ID, a WhatsApp wamid). */
+    external_message_id: text('external_message_id'),
+    /** Set when the agent withdrew a queued outreach before it went out (load covered, stop asked). */
+    cancelled_at: tstz('cancelled_at'),
     ...timestamps,
   },
   (t) => [
@@ -50,6 +60,15 @@ export const outreaches = pgTable(
     index('outreaches_open_message_idx')
       .on(t.created_at)
       .where(sql`${t.modality} IN ('email', 'whatsapp') AND ${t.status} IN ('pending', 'active')`),
+    // The agent's dispatcher: queued automated outreaches, by due time.
+    index('outreaches_automated_due_idx')
+      .on(t.send_after)
+      .where(sql`${t.is_automated} AND ${t.status} = 'pending'`),
+    index('outreaches_conversation_idx').on(t.conversation_id).where(sql`${t.conversation_id} IS NOT NULL`),
+    index('outreaches_external_message_idx')
+      .on(t.external_message_id)
+      .where(sql`${t.external_message_id} IS NOT NULL`),
+    index('outreaches_address_idx').on(t.address, t.created_at).where(sql`${t.address} IS NOT NULL`),
     check('outreaches_modality_check', sql`${t.modality} IN ('call', 'email', 'whatsapp')`),
     check(
       'outreaches_status_check',

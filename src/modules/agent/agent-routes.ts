@@ -1,0 +1,274 @@
+import { timingSafeEqual } from 'node:crypto';
+import { and, asc, eq } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { access } from '../../http/access.js';
+import { scopeOf } from '../../http/authentication.js';
+import { AppError, notFound, unauthenticated } from '../../http/errors.js';
+import { errorResponses } from '../../http/schemas.js';
+import type { Channels } from '../../integrations/channels.js';
+import { parseInboundEmailWebhook } from '../../integrations/email/inbound-parse.js';
+import { SimulatedEmailSender } from '../../integrations/email/simulated-email-sender.js';
+import {
+  parseWhatsAppWebhook,
+  verifyChallenge,
+  verifyWhatsAppSignature,
+} from '../../integrations/whatsapp/cloud-api-webhook.js';
+import { SimulatedWhatsAppSender } from '../../integrations/whatsapp/simulated-whatsapp-sender.js';
+import { Poller } from '../../workers/poller.js';
+import { findOutreach } from '../outreaches/outreaches-repository.js';
+import { outreachIdParams } from '../outreaches/outreaches-schemas.js';
+import type { AgentService } from './agent-service.js';
+import {
+  agentSettingsPatch,
+  agentSettingsSchema,
+  readAgentSettings,
+  updateAgentSettings,
+} from './agent-settings.js';
+import { agentMessages } from './agent-tables.js';
+
+const tags = ['agent'];
+
+const agentMessageSchema = z
+  .object({
+    id: z.string(),
+    outreach_id: z.string().nullable(),
+    channel: z.string(),
+    direction: z.enum(['outbound', 'inbound']),
+    intent: z.string().nullable(),
+    body: z.string(),
+    created_at: z.date(),
+  })
+  .meta({ id: 'AgentMessage' });
+
+const inboundResultSchema = z.object({
+  status: z.enum(['ignored', 'recorded', 'replied', 'restriction_notice']),
+  outreach_id: z.string().nullable(),
+  offer_id: z.string().nullable(),
+  reason: z.string().nullable(),
+});
+
+/** Registered by the calls plugin: the agent places calls through its CallsService. */
+export const agentRoutes: FastifyPluginAsyncZod<{ agent: AgentService; channels: Channels }> = async (
+  app,
+  { agent, channels },
+) => {
+  const { config, database } = app.deps;
+  if (channels.email instanceof SimulatedEmailSender)
+    channels.email.attach(async (e) => void (await agent.onInboundEmail(e)));
+  if (channels.whatsapp instanceof SimulatedWhatsAppSender) {
+    channels.whatsapp.attach(async (m) => void (await agent.onInboundWhatsApp(m)));
+  }
+  app.addHook('onClose', async () => {
+    await channels.email.close();
+    await channels.whatsapp.close();
+  });
+  if (config.workers.enabled && config.agent.enabled) {
+    const worker = new Poller(
+      'agent',
+      async () => {
+        const done = await agent.tick();
+        return done.cancelled + done.planned + done.dispatched;
+      },
+      config.workers.pollMs,
+      app.log,
+    );
+    app.addHook('onReady', async () => worker.start());
+    app.addHook('onClose', async () => worker.stop());
+  }
+
+  app.get(
+    '/agent/settings',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'getAgentSettings',
+        tags,
+        summary: "The load-working agent's cadence and opt-ins for the organization",
+        response: { 200: agentSettingsSchema, ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (request) => readAgentSettings(database.db, scopeOf(request).organizationId),
+  );
+
+  app.patch(
+    '/agent/settings',
+    {
+      config: { access: access.apiKeyOrBearer('OWNER', 'ADMIN') },
+      schema: {
+        operationId: 'updateAgentSettings',
+        tags,
+        summary: "Change the agent's settings (only the fields sent)",
+        description: 'API keys, or bearer OWNERs and ADMINs. Takes effect at the next wave of each load.',
+        body: agentSettingsPatch,
+        response: { 200: agentSettingsSchema, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => updateAgentSettings(database.db, scopeOf(request).organizationId, request.body),
+  );
+
+  app.get(
+    '/outreaches/:outreach_id/messages',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listOutreachMessages',
+        tags: ['outreaches'],
+        summary: 'The e-mail or WhatsApp conversation of an outreach, oldest first',
+        params: outreachIdParams,
+        response: {
+          200: z.object({ data: z.array(agentMessageSchema) }),
+          ...errorResponses(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) => {
+      const scope = scopeOf(request);
+      const outreach = await findOutreach(database.db, scope, request.params.outreach_id);
+      if (!outreach) throw notFound('Outreach', request.params.outreach_id, 'outreach_id');
+      const data = await database.db
+        .select()
+        .from(agentMessages)
+        .where(
+          and(
+            eq(agentMessages.organization_id, scope.organizationId),
+            eq(agentMessages.outreach_id, outreach.id),
+          ),
+        )
+        .orderBy(asc(agentMessages.created_at), asc(agentMessages.id));
+      return { data };
+    },
+  );
+
+  await app.register(async (hooks) => channelWebhooks(hooks, agent, config.channels));
+};
+
+const sameSecret = (given: string, expected: string) => {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
+/** The inbound-parse credential: HTTP Basic (any user, the secret as password) or `?token=`. */
+function inboundCredential(request: FastifyRequest): string | null {
+  const auth = request.headers.authorization;
+  if (auth?.startsWith('Basic ')) {
+    const decoded = Buffer.from(auth.slice(6), 'base64').toString('utf8');
+    return decoded.slice(decoded.indexOf(':') + 1);
+  }
+  const token = (request.query as Record<string, unknown> | undefined)?.token;
+  return typeof token === 'string' ? token : null;
+}
+
+/** Where the e-mail and WhatsApp platforms reach us; authenticated before anything is written. */
+async function channelWebhooks(
+  app: FastifyInstance,
+  agent: AgentService,
+  channels: import('../../config.js').Config['channels'],
+) {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string;
+    try {
+      done(null, body === '' ? {} : JSON.parse(body as string));
+    } catch {
+      done(new AppError(422, 'validation_error', 'Body is not valid JSON'), undefined);
+    }
+  });
+  const integration = { access: { public: true, apiKey: false, roles: [] }, rateLimit: false } as const;
+
+  app.post(
+    '/integrations/email/inbound',
+    {
+      config: integration,
+      schema: {
+        operationId: 'inboundEmail',
+        tags: ['integrations'],
+        summary: 'Inbound-parse webhook: carrier replies and bounces',
+        description:
+          'The Postmark inbound and bounce JSON shapes (`RecordType` Inbound or Bounce). Authenticated with ' +
+          'EMAIL_INBOUND_SECRET as the HTTP Basic password or the `token` query parameter. A reply is matched ' +
+          'to its outreach by the `reply+<conversation_id>@` address, then the message it answers, then the ' +
+          "sender's address; a bounce sets the outreach's `delivery_failed_at`.",
+        response: {
+          200: z.union([
+            inboundResultSchema,
+            z.object({ status: z.literal('bounce_recorded'), outreach_id: z.string().nullable() }),
+          ]),
+          ...errorResponses(401, 422),
+        },
+      },
+    },
+    async (request) => {
+      const given = inboundCredential(request);
+      if (!channels.email.inboundSecret || !given || !sameSecret(given, channels.email.inboundSecret)) {
+        throw unauthenticated('The inbound e-mail credential is missing or wrong');
+      }
+      const event = parseInboundEmailWebhook(request.body);
+      if (event.kind === 'bounce') {
+        const row = await agent.onEmailBounce(event.bounce);
+        return { status: 'bounce_recorded' as const, outreach_id: row?.id ?? null };
+      }
+      return agent.onInboundEmail(event.email);
+    },
+  );
+
+  const cloudApi = channels.whatsapp.provider === 'cloud_api' ? channels.whatsapp : null;
+  app.get(
+    '/integrations/whatsapp/webhook',
+    {
+      config: integration,
+      schema: {
+        operationId: 'whatsappVerify',
+        tags: ['integrations'],
+        summary: 'WhatsApp Cloud API subscription check (hub.challenge)',
+        querystring: z.record(z.string(), z.unknown()),
+        response: { 200: z.string(), ...errorResponses(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!cloudApi) throw notFound('Route', `${request.method} ${request.url}`);
+      const challenge = verifyChallenge(request.query as Record<string, unknown>, cloudApi.verifyToken!);
+      if (challenge === null) throw new AppError(403, 'forbidden', 'The verify token does not match');
+      return reply.type('text/plain').send(challenge);
+    },
+  );
+  app.post(
+    '/integrations/whatsapp/webhook',
+    {
+      config: integration,
+      schema: {
+        operationId: 'whatsappEvents',
+        tags: ['integrations'],
+        summary: 'WhatsApp Cloud API webhook: carrier messages and delivery statuses',
+        description: 'Signed with `X-Hub-Signature-256` (HMAC-SHA256 of the body with WHATSAPP_APP_SECRET).',
+        response: {
+          200: z.object({ results: z.array(inboundResultSchema) }),
+          ...errorResponses(401, 404, 422),
+        },
+      },
+    },
+    async (request) => {
+      if (!cloudApi) throw notFound('Route', `${request.method} ${request.url}`);
+      const signature = request.headers['x-hub-signature-256'];
+      if (
+        !verifyWhatsAppSignature(
+          request.rawBody ?? '',
+          typeof signature === 'string' ? signature : undefined,
+          cloudApi.appSecret!,
+        )
+      ) {
+        throw unauthenticated('The WhatsApp signature is missing or wrong');
+      }
+      const batch = parseWhatsAppWebhook(request.body);
+      for (const s of batch.statuses) {
+        if (s.status === 'failed')
+          await agent.onWhatsAppFailure(s.messageId, s.error ?? 'delivery failed', s.at);
+      }
+      const results = [];
+      for (const m of batch.messages) results.push(await agent.onInboundWhatsApp(m));
+      return { results };
+    },
+  );
+}

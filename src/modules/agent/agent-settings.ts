@@ -1,0 +1,107 @@
+import { eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { DbOrTx } from '../../db/client.js';
+import { text } from '../../http/schemas.js';
+import { AGENT_CHANNELS, agentSettings } from './agent-tables.js';
+
+const hour = () => z.number().int().min(0).max(23);
+
+/** The agent's cadence and opt-ins for one organization (GET/PATCH /agent/settings). */
+export const agentSettingsSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .meta({ description: 'false: the agent leaves every load of the organization alone.' }),
+    wave_size: z.number().int().min(1).max(100).meta({ description: 'Carriers contacted per wave.' }),
+    wave_wait_minutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 60)
+      .meta({
+        description:
+          'Wait after a wave before the next one (the next carriers of the same tier, or the next tier), unless an acceptable offer is pending.',
+      }),
+    channel_order: z
+      .array(z.enum(AGENT_CHANNELS))
+      .min(1)
+      .max(3)
+      .refine((a) => new Set(a).size === a.length, 'Must not repeat a channel')
+      .meta({
+        description:
+          'Channels to reach a carrier by, first choice first; a carrier is contacted on the first one it has an address for.',
+      }),
+    recontact_window_hours: z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 90)
+      .meta({ description: 'No second contact of one carrier about one load within this many hours.' }),
+    daily_cap_per_carrier: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .meta({ description: 'Automated contacts of one carrier across all loads in any 24 hours.' }),
+    quiet_hours_start: hour().meta({ description: "Hour (0-23, carrier's local time) quiet hours begin." }),
+    quiet_hours_end: hour().meta({
+      description:
+        "Hour (0-23, carrier's local time) quiet hours end; equal to the start means no quiet hours.",
+    }),
+    auto_accept_at_or_under_posted_rate: z.boolean().meta({
+      description:
+        'true: an offer at or under the posted rate books the load at once; false: it waits pending for a rep.',
+    }),
+    restriction_notices_enabled: z.boolean().meta({
+      description:
+        'true: an inbound e-mail from an inactive carrier whose tms_status is in restriction_tms_statuses gets an operational restriction notice instead of load talk.',
+    }),
+    restriction_tms_statuses: z.array(text(100)).max(50).meta({
+      description: 'Carrier tms_status values (case-insensitive) the restriction notice applies to.',
+    }),
+  })
+  .meta({ id: 'AgentSettings' });
+export type AgentSettings = z.output<typeof agentSettingsSchema>;
+
+export const agentSettingsPatch = agentSettingsSchema.partial();
+
+export const DEFAULT_AGENT_SETTINGS: AgentSettings = Object.freeze({
+  enabled: true,
+  wave_size: 5,
+  wave_wait_minutes: 30,
+  channel_order: ['call', 'email', 'whatsapp'],
+  recontact_window_hours: 24,
+  daily_cap_per_carrier: 3,
+  quiet_hours_start: 20,
+  quiet_hours_end: 7,
+  auto_accept_at_or_under_posted_rate: false,
+  restriction_notices_enabled: false,
+  restriction_tms_statuses: [],
+}) as AgentSettings;
+
+export async function readAgentSettings(db: DbOrTx, organizationId: string): Promise<AgentSettings> {
+  const [row] = await db
+    .select()
+    .from(agentSettings)
+    .where(eq(agentSettings.organization_id, organizationId));
+  if (!row) return { ...DEFAULT_AGENT_SETTINGS, channel_order: [...DEFAULT_AGENT_SETTINGS.channel_order] };
+  const { organization_id: _o, created_at: _c, updated_at: _u, ...settings } = row;
+  return settings as AgentSettings;
+}
+
+/** Applies a partial change over the current settings; returns the result. */
+export async function updateAgentSettings(
+  db: DbOrTx,
+  organizationId: string,
+  patch: Partial<AgentSettings>,
+): Promise<AgentSettings> {
+  const next = { ...(await readAgentSettings(db, organizationId)), ...patch };
+  next.restriction_tms_statuses = [
+    ...new Set(next.restriction_tms_statuses.map((s) => s.trim().toLowerCase())),
+  ];
+  await db
+    .insert(agentSettings)
+    .values({ organization_id: organizationId, ...next })
+    .onConflictDoUpdate({ target: agentSettings.organization_id, set: { ...next, updated_at: sql`now()` } });
+  return next;
+}

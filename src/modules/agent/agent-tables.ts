@@ -1,0 +1,91 @@
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { timestamps, tstz } from '../../db/columns.js';
+import { organizationId } from '../auth/auth-tables.js';
+import { carriers } from '../carriers/carriers-tables.js';
+import { loads } from '../loads/loads-tables.js';
+import { outreaches } from '../outreaches/outreaches-tables.js';
+
+export const AGENT_CHANNELS = ['call', 'email', 'whatsapp'] as const;
+export type AgentChannel = (typeof AGENT_CHANNELS)[number];
+
+/**
+ * How the load-working agent behaves for one organization. No row means the defaults of
+ * agent-settings.ts; a row holds every value, so defaults can change without rewriting rows.
+ */
+export const agentSettings = pgTable(
+  'agent_settings',
+  {
+    organization_id: organizationId().primaryKey(),
+    enabled: boolean('enabled').notNull(),
+    wave_size: integer('wave_size').notNull(),
+    wave_wait_minutes: integer('wave_wait_minutes').notNull(),
+    channel_order: text('channel_order').array().notNull(),
+    recontact_window_hours: integer('recontact_window_hours').notNull(),
+    daily_cap_per_carrier: integer('daily_cap_per_carrier').notNull(),
+    quiet_hours_start: integer('quiet_hours_start').notNull(),
+    quiet_hours_end: integer('quiet_hours_end').notNull(),
+    auto_accept_at_or_under_posted_rate: boolean('auto_accept_at_or_under_posted_rate').notNull(),
+    restriction_notices_enabled: boolean('restriction_notices_enabled').notNull(),
+    /** Lower-cased carrier tms_status values that get the operational restriction notice. */
+    restriction_tms_statuses: text('restriction_tms_statuses').array().notNull(),
+    ...timestamps,
+  },
+  (t) => [
+    check('agent_settings_wave_size_check', sql`${t.wave_size} BETWEEN 1 AND 100`),
+    check(
+      'agent_settings_quiet_check',
+      sql`${t.quiet_hours_start} BETWEEN 0 AND 23 AND ${t.quiet_hours_end} BETWEEN 0 AND 23`,
+    ),
+  ],
+);
+
+/**
+ * The agent's progress on one load: which wave it planned last and when the next may start. A
+ * worker leases a row (`lease_until`) while planning, so several instances never plan one load twice.
+ */
+export const agentLoadStates = pgTable(
+  'agent_load_states',
+  {
+    load_id: text('load_id')
+      .primaryKey()
+      .references(() => loads.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
+    waves_planned: integer('waves_planned').notNull().default(0),
+    last_wave_tier: integer('last_wave_tier'),
+    next_wave_at: tstz('next_wave_at').notNull().defaultNow(),
+    lease_until: tstz('lease_until'),
+    /** Why the agent is waiting: the last decision, for operators reading the table. */
+    last_decision: text('last_decision'),
+    ...timestamps,
+  },
+  (t) => [index('agent_load_states_due_idx').on(t.next_wave_at)],
+);
+
+/**
+ * Every e-mail and WhatsApp message the agent sent or received in a conversation: what the
+ * outreach's `conversation_id` refers to.
+ */
+export const agentMessages = pgTable(
+  'agent_messages',
+  {
+    id: text('id').primaryKey(),
+    organization_id: organizationId(),
+    outreach_id: text('outreach_id').references(() => outreaches.id, { onDelete: 'cascade' }),
+    load_id: text('load_id').references(() => loads.id, { onDelete: 'cascade' }),
+    carrier_id: text('carrier_id').references(() => carriers.id, { onDelete: 'cascade' }),
+    channel: text('channel', { enum: AGENT_CHANNELS }).notNull(),
+    direction: text('direction', { enum: ['outbound', 'inbound'] }).notNull(),
+    /** What the message was for: first_contact, counter_offer, ask_rate, offer_received, ... */
+    intent: text('intent'),
+    body: text('body').notNull(),
+    external_message_id: text('external_message_id'),
+    created_at: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('agent_messages_outreach_idx').on(t.outreach_id, t.created_at),
+    index('agent_messages_external_idx')
+      .on(t.external_message_id)
+      .where(sql`${t.external_message_id} IS NOT NULL`),
+  ],
+);
