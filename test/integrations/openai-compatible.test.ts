@@ -159,6 +159,17 @@ describe('the OpenAI-compatible chat model', () => {
     expect(await extractWithModel(model, 'x')).toEqual(nothing);
     standIn.replies.push('{"rate": "2450", "available": "yes"}');
     expect(await extractWithModel(model, 'x')).toEqual(nothing);
+    standIn.replies.push('[1, 2]');
+    expect(await extractWithModel(model, 'x')).toEqual(nothing);
+  });
+
+  it('keeps an opt-out when another field is garbled', async () => {
+    standIn.replies.push('{"rate": "two thousand", "available": false, "stop_contact": true}');
+    expect(await extractWithModel(model, 'No trucks. Stop texting me.')).toEqual({
+      rate: null,
+      available: false,
+      stop_contact: true,
+    });
   });
 
   it('drafts a counter offer from the summary and the amount only, trimmed and capped', async () => {
@@ -179,6 +190,12 @@ describe('the OpenAI-compatible chat model', () => {
       'Load: Dry van, Dallas, TX to Atlanta, GA, pickup Mon Nov 16',
     );
     expect(got.body.messages[1]!.content).toContain('Amount: $2,300');
+
+    const before = standIn.received.length;
+    await expect(
+      draftReply(model, { carrierName: 'X', loadSummary: 'L', intent: 'counter' }),
+    ).rejects.toThrow(/amount/);
+    expect(standIn.received.length).toBe(before);
 
     standIn.replies.push('y'.repeat(5000));
     expect(await draftReply(model, { carrierName: 'X', loadSummary: 'L', intent: 'thanks' })).toHaveLength(
