@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import { unprocessable, validationFailed } from '../../http/errors.js';
+import type { EmailBounce, InboundEmail, InboundEmailEvent } from './email-channel.js';
+
+/**
+ * Postmark's inbound and bounce webhooks, normalized. Only the fields we use are validated (each
+ * bounded); everything else Postmark sends (attachments, spam headers, ...) is dropped.
+ */
+
+const MAX_BODY = 1_000_000;
+/** Bounds what we keep of a reply: a carrier's answer is a few lines, not a novel. */
+const MAX_TEXT = 50_000;
+
+const address = z.string().max(320);
+const name = z.string().max(500);
+const messageIdText = z.string().max(1000);
+
+const inboundSchema = z.object({
+  RecordType: z.literal('Inbound').nullish(),
+  From: address.nullish(),
+  FromName: name.nullish(),
+  FromFull: z.object({ Email: address.nullish(), Name: name.nullish() }).nullish(),
+  To: z.string().max(20_000).nullish(),
+  ToFull: z
+    .array(z.object({ Email: address, Name: name.nullish(), MailboxHash: z.string().max(500).nullish() }))
+    .max(200)
+    .nullish(),
+  Subject: z.string().max(10_000).nullish(),
+  MessageID: messageIdText.nullish(),
+  MailboxHash: z.string().max(500).nullish(),
+  Date: z.string().max(200).nullish(),
+  TextBody: z.string().max(MAX_BODY).nullish(),
+  HtmlBody: z.string().max(MAX_BODY).nullish(),
+  StrippedTextReply: z.string().max(MAX_BODY).nullish(),
+  Headers: z
+    .array(z.object({ Name: z.string().max(200), Value: z.string().max(20_000) }))
+    .max(1000)
+    .nullish(),
+});
+
+const bounceSchema = z.object({
+  RecordType: z.literal('Bounce'),
+  MessageID: messageIdText.nullish(),
+  Type: z.string().max(100).nullish(),
+  TypeCode: z.number().int().nullish(),
+  Description: z.string().max(2000).nullish(),
+  Details: z.string().max(10_000).nullish(),
+  Email: address,
+  BouncedAt: z.string().max(100).nullish(),
+  Metadata: z.record(z.string().max(200), z.unknown()).nullish(),
+});
+
+export function parseInboundEmailWebhook(body: unknown): InboundEmailEvent {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw validationFailed('body', [], 'Expected a JSON object', 'invalid_type');
+  }
+  const recordType = (body as { RecordType?: unknown }).RecordType;
+  if (recordType === 'Bounce') return { kind: 'bounce', bounce: toBounce(parse(bounceSchema, body)) };
+  if (recordType === undefined || recordType === null || recordType === 'Inbound') {
+    return { kind: 'inbound', email: toInbound(parse(inboundSchema, body)) };
+  }
+  throw unprocessable(
+    'unsupported_record_type',
+    `RecordType '${String(recordType).slice(0, 50)}' is not handled here`,
+    'RecordType',
+  );
+}
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw validationFailed('body', issue.path as (string | number)[], issue.message, issue.code);
+}
+
+function toInbound(p: z.infer<typeof inboundSchema>): InboundEmail {
+  const from = bareAddress(p.FromFull?.Email || p.From || '');
+  if (!from.includes('@'))
+    throw validationFailed('body', ['From'], 'A sender address is required', 'missing');
+  const headers = new Map<string, string>();
+  for (const h of p.Headers ?? []) {
+    const key = h.Name.toLowerCase();
+    if (!headers.has(key)) headers.set(key, h.Value);
+  }
+  const to = p.ToFull?.length
+    ? p.ToFull.map((r) => bareAddress(r.Email))
+    : splitAddresses(p.To ?? '').map(bareAddress);
+  const mailboxHash =
+    p.ToFull?.find((r) => r.MailboxHash)?.MailboxHash ||
+    p.MailboxHash ||
+    to.map(plusTag).find((tag) => tag !== null) ||
+    null;
+  const inReplyTo = messageIds(headers.get('in-reply-to') ?? '')[0] ?? null;
+  return {
+    from,
+    fromName: (p.FromFull?.Name || p.FromName || '').trim() || null,
+    to: to.filter((a) => a.includes('@')),
+    mailboxHash,
+    subject: (p.Subject ?? '').trim(),
+    text: replyText(p).slice(0, MAX_TEXT),
+    inReplyTo,
+    references: messageIds(headers.get('references') ?? '').slice(0, 100),
+    // Postmark's own MessageID is its uuid; the sender's RFC Message-ID, when present, is the one
+    // a later reply would cite.
+    messageId: messageIds(headers.get('message-id') ?? '')[0] ?? stripBrackets(p.MessageID ?? '') ?? null,
+    receivedAt: toDate(p.Date) ?? new Date(),
+  };
+}
+
+function toBounce(p: z.infer<typeof bounceSchema>): EmailBounce {
+  const outreachId = p.Metadata?.outreach_id;
+  const detail = (p.Details || p.Description || '').trim();
+  return {
+    messageId: stripBrackets(p.MessageID ?? ''),
+    outreachId: typeof outreachId === 'string' && outreachId.length <= 200 ? outreachId : null,
+    email: bareAddress(p.Email),
+    reason: [p.Type, detail].filter(Boolean).join(': ').slice(0, 2000) || 'bounced',
+    bouncedAt: toDate(p.BouncedAt) ?? new Date(),
+  };
+}
+
+/** Postmark's own stripped reply when it gives one; otherwise our best cut of the text or HTML body. */
+function replyText(p: z.infer<typeof inboundSchema>): string {
+  const stripped = p.StrippedTextReply?.trim();
+  if (stripped) return stripped;
+  if (p.TextBody?.trim()) return latestReplyText(p.TextBody);
+  if (p.HtmlBody?.trim()) return latestReplyText(htmlToText(p.HtmlBody));
+  return '';
+}
+
+const ON_WROTE = /^On\s.+\swrote:\s*$/i;
+const ORIGINAL_MESSAGE = /^-{2,}\s*Original Message\s*-{2,}\s*$/i;
+const OUTLOOK_RULE = /^_{10,}\s*$/;
+const HISTORY_HEADER = /^\*?(Sent|Date|To|Subject|Cc)\*?:\s/i;
+
+/**
+ * The newest part of a plain-text reply: quoted lines (`>`) dropped, and everything from the first
+ * marker of quoted history (`On ... wrote:`, `-----Original Message-----`, an Outlook rule, a
+ * forwarded `From:` header block) or the `-- ` signature delimiter on cut.
+ */
+export function latestReplyText(text: string): string {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const trimmed = line.trim();
+    if (trimmed.startsWith('>')) continue;
+    if (/^--\s*$/.test(line)) break;
+    if (ORIGINAL_MESSAGE.test(trimmed) || OUTLOOK_RULE.test(trimmed)) break;
+    // Gmail wraps a long attribution line: "On Mon, ... Dispatch <\nreply+...> wrote:".
+    if (/^On\s/i.test(trimmed)) {
+      const joined = [trimmed, lines[i + 1]?.trim() ?? '', lines[i + 2]?.trim() ?? ''];
+      if (ON_WROTE.test(joined[0]!) || ON_WROTE.test(joined.slice(0, 2).join(' '))) break;
+      if (ON_WROTE.test(joined.join(' '))) break;
+    }
+    if (/^\*?From:\*?\s/i.test(trimmed)) {
+      const following = lines.slice(i + 1, i + 5).map((l) => l.trim());
+      if (following.some((l) => HISTORY_HEADER.test(l))) break;
+    }
+    kept.push(line.trimEnd());
+  }
+  return kept
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** Crude on purpose: only used when a reply has no text part; quoted history starts at a blockquote. */
+export function htmlToText(html: string): string {
+  const cut = html.search(/<blockquote\b|<div[^>]*class="[^"]*gmail_quote/i);
+  return (cut >= 0 ? html.slice(0, cut) : html)
+    .replace(/<(style|script|head)\b[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|div|li|tr|h[1-6])\s*>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&nbsp;/gi, ' ')
+    .replace(/&lt;/gi, '<')
+    .replace(/&gt;/gi, '>')
+    .replace(/&quot;/gi, '"')
+    .replace(/&#39;|&apos;/gi, "'")
+    .replace(/&amp;/gi, '&')
+    .replace(/[ \t]+\n/g, '\n');
+}
+
+const stripBrackets = (id: string): string | null => id.trim().replace(/^<|>$/g, '').trim() || null;
+
+/** Message-IDs of an In-Reply-To or References header, brackets removed. */
+function messageIds(value: string): string[] {
+  const bracketed = value.match(/<[^<>\s]+>/g);
+  const raw = bracketed ?? value.split(/\s+/);
+  return raw.map((id) => stripBrackets(id)).filter((id): id is string => id !== null);
+}
+
+/** `Name <a@b>` or `a@b`, lower-cased. */
+function bareAddress(value: string): string {
+  const inBrackets = /<([^<>]+)>/.exec(value);
+  return (inBrackets ? inBrackets[1]! : value).trim().toLowerCase();
+}
+
+/** Splits a To header on commas outside quotes (display names may hold commas). */
+function splitAddresses(value: string): string[] {
+  return (value.match(/(?:"[^"]*"|[^,])+/g) ?? []).map((s) => s.trim()).filter(Boolean);
+}
+
+function plusTag(addr: string): string | null {
+  const local = addr.split('@')[0] ?? '';
+  const plus = local.indexOf('+');
+  return plus >= 0 && plus < local.length - 1 ? local.slice(plus + 1) : null;
+}
+
+function toDate(value: string | null | undefined): Date | null {
+  if (!value) return null;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : new Date(ms);
+}
