@@ -8,7 +8,10 @@ import pino from 'pino';
 import type { Db } from '../db/client.js';
 import type { OrgScope } from '../http/authentication.js';
 import { RegistryProvider } from '../integrations/compliance/registry-provider.js';
+import { SimulatedEmailSender } from '../integrations/email/simulated-email-sender.js';
 import { SimulatedVoiceProvider } from '../integrations/voice/simulated-provider.js';
+import { SimulatedWhatsAppSender } from '../integrations/whatsapp/simulated-whatsapp-sender.js';
+import { AgentService } from '../modules/agent/agent-service.js';
 import { ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
 import { ApiKeysService } from '../modules/api-keys/api-keys-service.js';
 import { AuthService } from '../modules/auth/auth-service.js';
@@ -27,9 +30,6 @@ import {
   sweepUnanswered,
 } from '../modules/outreaches/outreaches-repository.js';
 import { OutreachesService } from '../modules/outreaches/outreaches-service.js';
-import { AgentService } from '../modules/agent/agent-service.js';
-import { SimulatedEmailSender } from '../integrations/email/simulated-email-sender.js';
-import { SimulatedWhatsAppSender } from '../integrations/whatsapp/simulated-whatsapp-sender.js';
 
 /** A small seeded generator: the same demo every run, apart from ids and names made unique. */
 function prng(seed: number) {
@@ -478,13 +478,13 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
   const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
   const callsService = new CallsService(db, provider, loadsService, silent);
   // The demo's carriers answer nobody: their replies are not wired to a sink.
-  const email = new SimulatedEmailSender(500, 'realistic');
+  const emailSender = new SimulatedEmailSender(500, 'realistic');
   const whatsapp = new SimulatedWhatsAppSender(500, 'realistic');
   const agent = new AgentService(
     db,
     callsService,
     {
-      email,
+      email: emailSender,
       whatsapp,
       chatModel: null,
       emailFrom: 'Envoy Demo <dispatch@envoy.local>',
@@ -597,6 +597,8 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
     await new Promise((r) => setTimeout(r, 100)); // end-of-call reports and ELP scoring
   } finally {
     await provider.close();
+    await emailSender.close();
+    await whatsapp.close();
   }
 
   return {

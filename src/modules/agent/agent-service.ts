@@ -13,13 +13,17 @@ import { loads } from '../loads/loads-tables.js';
 import { emitOfferEvent } from '../offers/offers-service.js';
 import { offers } from '../offers/offers-tables.js';
 import { refusalSql } from '../outreaches/contact-guard.js';
-import { cancelAutomatedOutreaches, type OutreachRow } from '../outreaches/outreaches-repository.js';
+import {
+  cancelAutomatedOutreaches,
+  type OutreachRow,
+  recordReply,
+} from '../outreaches/outreaches-repository.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
 import { emitEvent, emitEvents, outreachEventData } from '../webhooks/events.js';
 import { type AgentSettings, readAgentSettings } from './agent-settings.js';
 import { agentLoadStates, agentMessages } from './agent-tables.js';
 import { DEFAULT_TIME_ZONE, nextContactTime, timeZoneOfState } from './cadence.js';
-import { type Candidate, selectWave } from './carrier-selection.js';
+import { selectWave } from './carrier-selection.js';
 import {
   decideOffer,
   type LoadSummary,
@@ -605,25 +609,7 @@ export class AgentService {
     channel: Channel,
   ): Promise<InboundResult> {
     const ids = { loadId: outreach.load_id, carrierId: outreach.carrier_id, outreachId: outreach.id };
-    await this.db.transaction(async (tx) => {
-      const [row] = await tx
-        .update(outreaches)
-        .set({ status: 'completed', carrier_engaged: true, updated_at: sql`now()` })
-        .where(
-          and(
-            eq(outreaches.id, outreach.id),
-            inArray(outreaches.status, ['pending', 'active', 'no_response']),
-          ),
-        )
-        .returning();
-      if (row)
-        await emitEvent(
-          tx,
-          row.organization_id,
-          'outreach.status_changed',
-          outreachEventData(row, outreach.status),
-        );
-    });
+    await recordReply(this.db, systemScope(outreach.organization_id), outreach.id);
     const load = (await this.loadOf(this.db, outreach.organization_id, outreach.load_id))!;
     let heard = understandReply(text, { distance: load.distance });
     if (this.channels.chatModel && heard.rate === null && heard.available === null && !heard.stop_contact) {
