@@ -58,7 +58,7 @@ const envSchema = z.object({
   VAPI_WEBHOOK_SECRET: z.string().min(16).optional(),
   AGENT_ENABLED: boolFlag(true),
   AGENT_BATCH_SIZE: positiveInt(50),
-  SIMULATION_PROFILE: z.enum(['realistic', 'cooperative']).default('realistic'),
+  SIMULATION_PROFILE: z.enum(['realistic', 'cooperative', 'silent']).default('realistic'),
   EMAIL_TRANSPORT: z.enum(['simulated', 'smtp']).default('simulated'),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   EMAIL_FROM: z.string().min(3).max(200).default('Envoy Dispatch <dispatch@envoy.local>'),
@@ -152,7 +152,7 @@ export interface Config {
   readonly agent: { readonly enabled: boolean; readonly batchSize: number };
   /** E-mail, WhatsApp and the optional chat model the agent talks through. */
   readonly channels: {
-    readonly simulationProfile: 'realistic' | 'cooperative';
+    readonly simulationProfile: 'realistic' | 'cooperative' | 'silent';
     readonly email: {
       readonly transport: 'simulated' | 'smtp';
       readonly smtpUrl: string | undefined;

@@ -8,9 +8,10 @@ export function chance(seed: string, salt: string): number {
 /**
  * How simulated carriers answer: `realistic` (some are silent, busy or ask to be removed; quotes
  * spread around the posted rate) or `cooperative` (everyone answers at or under the posted rate and
- * takes a counter-offer: demos and end-to-end tests).
+ * takes a counter-offer: demos and end-to-end tests) or `silent` (nobody answers: replies come only
+ * through the inbound webhooks).
  */
-export type SimulationProfile = 'realistic' | 'cooperative';
+export type SimulationProfile = 'realistic' | 'cooperative' | 'silent';
 
 const money = (text: string, label: RegExp) => {
   const m = label.exec(text);
@@ -26,6 +27,7 @@ export function simulatedCarrierReply(
   ourText: string,
   profile: SimulationProfile,
 ): string | null {
+  if (profile === 'silent') return null;
   const r = chance(seed, 'reply');
   const counter = money(ourText, /We can do \$([\d,]+(?:\.\d+)?)/);
   if (counter !== null) {

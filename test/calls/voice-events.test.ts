@@ -165,7 +165,13 @@ describe('voice platform events', () => {
     const { results } = res.json();
     expect(results.map((r: { toolCallId: string }) => r.toolCallId)).toEqual(['tc1', 'tc2', 'tc3']);
     expect(JSON.stringify(results[0].result)).not.toMatch(/customer_rate|margin|3100|notes/);
-    expect(results[1].result).toEqual({ offer_id: expect.stringMatching(/^ofr_/), status: 'pending' });
+    // The load has no posted rate: the offer waits for a rep, and the agent is told what to say.
+    expect(results[1].result).toEqual({
+      offer_id: expect.stringMatching(/^ofr_/),
+      status: 'pending',
+      decision: 'review',
+      say: expect.stringContaining('$2,450'),
+    });
     expect(results[2].result).toEqual({ error: "Unknown tool 'teleport'" });
     const load = (
       await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}`, headers: user.headers })

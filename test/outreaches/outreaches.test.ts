@@ -398,7 +398,7 @@ describe('outreaches', () => {
       ).json().id;
       await t.database.db
         .update(outreaches)
-        .set({ created_at: sql`now() - interval '2 days'` })
+        .set({ created_at: sql`now() - interval '2 days'`, sent_at: sql`now() - interval '2 days'` })
         .where(eq(outreaches.id, id));
       const swept = await waitFor(
         () => getOutreach(t, user.headers, id),
@@ -562,7 +562,7 @@ describe('the no_response sweeper, called directly', () => {
     const age = (id: string, hours: number) =>
       db
         .update(outreaches)
-        .set({ created_at: sql`now() - make_interval(hours => ${hours})` })
+        .set({ created_at: sql`now() - make_interval(hours => ${hours})`, sent_at: sql`now() - make_interval(hours => ${hours})` })
         .where(eq(outreaches.id, id));
     await age(oldEmail, 25);
     await age(oldWhatsapp, 30);

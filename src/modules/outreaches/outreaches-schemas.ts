@@ -25,6 +25,10 @@ export const outreachSchema = z
     is_automated: z.boolean(),
     call_id: z.string().nullable(),
     conversation_id: z.string().nullable(),
+    send_after: z.date().nullable().meta({
+      description: 'An automated outreach waits until then (quiet hours in the carrier’s local time, waves).',
+    }),
+    sent_at: z.date().nullable().meta({ description: 'When the message went out or the call was placed.' }),
   })
   .meta({ id: 'Outreach' });
 export type Outreach = z.infer<typeof outreachSchema>;

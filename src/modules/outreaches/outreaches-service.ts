@@ -54,6 +54,8 @@ export async function toOutreaches(db: DbOrTx, scope: OrgScope, rows: OutreachRo
     is_automated: r.is_automated,
     call_id: r.call_id,
     conversation_id: r.conversation_id,
+    send_after: r.send_after,
+    sent_at: r.sent_at,
   }));
 }
 

@@ -1,0 +1,641 @@
+import { eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { agentLoadStates } from '../../src/modules/agent/agent-tables.js';
+import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
+import { type TestApp, useTestApp } from '../helpers/app.js';
+import { createCarrier, goodStanding, registryFile } from '../helpers/carrier-factories.js';
+import { createApiKey, createTenant } from '../helpers/factories.js';
+import { createLoad, stopPayload } from '../helpers/load-factories.js';
+
+type Headers = Record<string, string>;
+type Outreach = {
+  id: string;
+  carrier_id: string;
+  status: string;
+  modality: string;
+  is_automated: boolean;
+  conversation_id: string | null;
+  send_after: string | null;
+  sent_at: string | null;
+  error_reason: string | null;
+  delivery_failed_at: string | null;
+};
+
+const SECRET = 'inbound-secret-for-the-agent-tests';
+const registry = registryFile([goodStanding('620001', '720001', { out_of_service: true })]);
+const env = {
+  WORKER_POLL_MS: '40',
+  SIMULATION_PROFILE: 'silent',
+  SIMULATION_SPEED: '200',
+  EMAIL_INBOUND_SECRET: SECRET,
+  COMPLIANCE_REGISTRY_FILE: registry,
+};
+
+let serial = 0;
+const nextEmail = () => `dispatch-${Date.now().toString(36)}-${serial++}@carrier.example`;
+
+async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, ms = 8000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > until) throw new Error(`timed out; last value: ${JSON.stringify(value).slice(0, 800)}`);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}
+
+/** An organization whose agent e-mails (no quiet hours unless a test sets them), and its API key. */
+async function tenant(t: TestApp, settings: Record<string, unknown> = {}) {
+  const { user } = await createTenant(t);
+  const key = await createApiKey(t, user.headers);
+  const res = await t.app.inject({
+    method: 'PATCH',
+    url: '/api/v1/agent/settings',
+    headers: key.headers,
+    payload: {
+      channel_order: ['email'],
+      quiet_hours_start: 0,
+      quiet_hours_end: 0,
+      wave_size: 10,
+      ...settings,
+    },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return { user, h: key.headers };
+}
+
+/** A carrier with an e-mail and a primary lane preference Chicago, IL -> Dallas, TX. */
+async function laneCarrier(
+  t: TestApp,
+  h: Headers,
+  body: Record<string, unknown> = {},
+  lane: Record<string, unknown> = {},
+): Promise<string> {
+  const carrier = await createCarrier(t, h, { email: nextEmail(), equipment_types: ['VAN'], ...body });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/v1/carriers/${carrier.id}/lane-preferences`,
+    headers: h,
+    payload: { origin: { state: 'IL' }, destination: { state: 'TX' }, ...lane },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return carrier.id;
+}
+
+/** A load handed to the agent: Chicago, IL -> Dallas, TX, VAN, Open (Unassigned). */
+const agentLoad = (t: TestApp, h: Headers, overrides: Record<string, unknown> = {}) =>
+  createLoad(t, h, {
+    assigned_to_ai_agent: true,
+    tms_status: 'Open',
+    posted_rate: 2000,
+    max_buy_rate: 2400,
+    customer_rate: 2900,
+    margin: 500,
+    ...overrides,
+  });
+
+const outreachesOf = async (t: TestApp, h: Headers, loadId: string): Promise<Outreach[]> =>
+  (
+    await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/outreaches?load_id=${loadId}&page_size=100`,
+      headers: h,
+    })
+  ).json().data;
+
+const waitForWave = (t: TestApp, h: Headers, loadId: string, count: number) =>
+  waitFor(
+    () => outreachesOf(t, h, loadId),
+    (list) => list.filter((o) => o.is_automated).length >= count,
+  );
+
+/** Lets the wave wait pass at once: the next round plans the load's next wave. */
+const nextWaveNow = (t: TestApp, loadId: string) =>
+  t.database.db
+    .update(agentLoadStates)
+    .set({ next_wave_at: sql`now()` })
+    .where(eq(agentLoadStates.load_id, loadId));
+
+const inbound = (t: TestApp, body: Record<string, unknown>, secret = SECRET) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api/v1/integrations/email/inbound',
+    headers: { authorization: `Basic ${Buffer.from(`postmark:${secret}`).toString('base64')}` },
+    payload: body,
+  });
+
+/** A carrier's reply to an agent e-mail, in the Postmark inbound shape. */
+const reply = (t: TestApp, o: Outreach, from: string, text: string) =>
+  inbound(t, {
+    From: from,
+    FromFull: { Email: from, Name: 'Dispatch' },
+    To: `reply+${o.conversation_id}@reply.envoy.local`,
+    ToFull: [
+      { Email: `reply+${o.conversation_id}@reply.envoy.local`, Name: '', MailboxHash: o.conversation_id },
+    ],
+    Subject: 'Re: Load',
+    MessageID: `pm-${Date.now()}-${serial++}`,
+    TextBody: text,
+    Headers: [],
+  });
+
+const messagesOf = async (t: TestApp, h: Headers, outreachId: string) =>
+  (await t.app.inject({ method: 'GET', url: `/api/v1/outreaches/${outreachId}/messages`, headers: h })).json()
+    .data as { direction: string; intent: string | null; body: string }[];
+
+const carrierEmail = async (t: TestApp, h: Headers, id: string) =>
+  (await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${id}`, headers: h })).json().email as string;
+
+describe('the load-working agent', () => {
+  const t = useTestApp({ env });
+
+  it('contacts only carriers the guard allows, on the lane, with the load’s equipment', async () => {
+    const { h } = await tenant(t);
+    const allowed = await laneCarrier(t, h, { name: 'Allowed Freight' });
+    const untyped = await laneCarrier(t, h, { equipment_types: null });
+    const stopped = await laneCarrier(t, h);
+    await t.app.inject({ method: 'POST', url: `/api/v1/carriers/${stopped}/stop-contact`, headers: h });
+    const disabled = await laneCarrier(t, h);
+    const dis = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${disabled}/disable`,
+      headers: h,
+      payload: { reason: 'carrier_pause' },
+    });
+    expect(dis.statusCode, dis.body).toBe(200);
+    const blocked = await laneCarrier(t, h, { mc_number: '620001', dot_number: '720001' });
+    const uninsured = await laneCarrier(t, h, { insurance_expiration: '2020-01-01T00:00:00Z' });
+    const reefer = await laneCarrier(t, h, { equipment_types: ['REEFER'] });
+    const restricted = await laneCarrier(t, h);
+    const restrict = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${restricted}/lane-preferences`,
+      headers: h,
+      payload: {
+        origin: { city: 'Chicago', state: 'IL' },
+        destination: { state: 'TX' },
+        preference_type: 'restricted',
+      },
+    });
+    expect(restrict.statusCode, restrict.body).toBe(201);
+    const otherLane = await laneCarrier(t, h, {}, { origin: { state: 'OH' } });
+    const noEmail = await laneCarrier(t, h, { email: null });
+    const adminDisabled = await laneCarrier(t, h);
+
+    const loadId = await agentLoad(t, h, { assigned_to_ai_agent: false });
+    const off = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${adminDisabled}/lane-preferences/disable-for-load`,
+      headers: h,
+      payload: { load_id: loadId },
+    });
+    expect(off.statusCode, off.body).toBeLessThan(300);
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/loads',
+      headers: h,
+      payload: { ...(await loadBody(t, h, loadId)), assigned_to_ai_agent: true },
+    });
+
+    const list = await waitForWave(t, h, loadId, 2);
+    await new Promise((r) => setTimeout(r, 300));
+    const contacted = (await outreachesOf(t, h, loadId)).map((o) => o.carrier_id).sort();
+    // The carrier restricted on the lane also holds the generic primary preference: still refused.
+    expect(contacted).toEqual([allowed, untyped].sort());
+    for (const excluded of [
+      stopped,
+      disabled,
+      blocked,
+      uninsured,
+      reefer,
+      restricted,
+      otherLane,
+      noEmail,
+      adminDisabled,
+    ]) {
+      expect(contacted).not.toContain(excluded);
+    }
+    expect(list.every((o) => o.is_automated && o.modality === 'email')).toBe(true);
+    // The first message names the lane and the posted rate, never the customer rate or the limit.
+    const sent = await waitFor(
+      () => messagesOf(t, h, list[0]!.id),
+      (m) => m.length > 0,
+    );
+    expect(sent[0]!.body).toContain('$2,000');
+    expect(sent[0]!.body).not.toMatch(/\$2,?400|\$2,?900/);
+  });
+
+  it('works tier 1 before tier 2 and untiered carriers, one wave at a time, and holds while an acceptable offer waits', async () => {
+    const { h } = await tenant(t, { wave_size: 2 });
+    // Global tier 4, but tier 1 on this lane: the lane tier is the effective one.
+    const laneTier1 = await laneCarrier(
+      t,
+      h,
+      { routing_guide_tier: 4, on_time_pickup_pct: 70 },
+      { routing_guide_tier: 1 },
+    );
+    const tier1Best = await laneCarrier(t, h, { routing_guide_tier: 1, on_time_pickup_pct: 99 });
+    const tier1Third = await laneCarrier(t, h, { routing_guide_tier: 1, on_time_pickup_pct: 50 });
+    const tier2 = await laneCarrier(t, h, {}, { routing_guide_tier: 2 });
+    // Untiered, known only from an offer on an earlier load between the same states.
+    const history = (await createCarrier(t, h, { email: nextEmail() })).id as string;
+    const earlier = await createLoad(t, h, {});
+    const offered = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/offers',
+      headers: h,
+      payload: { load_id: earlier, carrier_id: history, offer_amount: 2100 },
+    });
+    expect(offered.statusCode, offered.body).toBe(201);
+
+    const loadId = await agentLoad(t, h);
+    const wave1 = await waitForWave(t, h, loadId, 2);
+    expect(wave1.map((o) => o.carrier_id).sort()).toEqual([tier1Best, laneTier1].sort());
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await outreachesOf(t, h, loadId)).toHaveLength(2);
+
+    await nextWaveNow(t, loadId);
+    const wave2 = await waitForWave(t, h, loadId, 3);
+    expect(wave2.map((o) => o.carrier_id)).toContain(tier1Third);
+    expect(wave2.map((o) => o.carrier_id)).not.toContain(tier2);
+
+    await nextWaveNow(t, loadId);
+    const wave3 = await waitForWave(t, h, loadId, 4);
+    expect(wave3.map((o) => o.carrier_id)).toContain(tier2);
+    expect(wave3.map((o) => o.carrier_id)).not.toContain(history);
+
+    // An offer at the posted rate is pending for a rep: the next wave waits.
+    const hold = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/offers',
+      headers: h,
+      payload: { load_id: loadId, carrier_id: tier2, offer_amount: 1950 },
+    });
+    expect(hold.statusCode).toBe(201);
+    await nextWaveNow(t, loadId);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await outreachesOf(t, h, loadId)).toHaveLength(4);
+    const rejected = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/offers/${hold.json().id}`,
+      headers: h,
+      payload: { status: 'rejected' },
+    });
+    expect(rejected.statusCode).toBe(200);
+    await nextWaveNow(t, loadId);
+    const wave4 = await waitForWave(t, h, loadId, 5);
+    expect(wave4.map((o) => o.carrier_id)).toContain(history);
+  });
+
+  it('never contacts a carrier twice about a load within the window, nor past its daily cap', async () => {
+    const { h } = await tenant(t, { daily_cap_per_carrier: 2, recontact_window_hours: 12 });
+    const busy = await laneCarrier(t, h);
+    const manual = await laneCarrier(t, h);
+    const first = await agentLoad(t, h, { assigned_to_ai_agent: false });
+    // A rep e-mailed `manual` about the first load an hour ago.
+    const rep = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/outreaches',
+      headers: h,
+      payload: { carrier_id: manual, load_id: first, modality: 'email' },
+    });
+    expect(rep.statusCode, rep.body).toBe(201);
+    const loadIds = [first, await agentLoad(t, h), await agentLoad(t, h)];
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/loads',
+      headers: h,
+      payload: { ...(await loadBody(t, h, first)), assigned_to_ai_agent: true },
+    });
+    await waitFor(
+      async () => Promise.all(loadIds.map((id) => outreachesOf(t, h, id))),
+      (lists) => lists.every((l) => l.some((o) => o.is_automated)),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const lists = await Promise.all(loadIds.map((id) => outreachesOf(t, h, id)));
+    const automated = lists.flat().filter((o) => o.is_automated);
+    // Three loads, a cap of two: `busy` got two; `manual` was not contacted again about the first load.
+    expect(automated.filter((o) => o.carrier_id === busy)).toHaveLength(2);
+    expect(lists[0]!.filter((o) => o.carrier_id === manual).map((o) => o.is_automated)).toEqual([false]);
+    expect(automated.filter((o) => o.carrier_id === manual)).toHaveLength(2);
+
+    // A day later the cap and the window have passed: the next wave may contact them again.
+    await t.database.db
+      .update(outreaches)
+      .set({ created_at: sql`now() - interval '25 hours'` })
+      .where(
+        sql`${outreaches.load_id} IN (${sql.join(
+          loadIds.map((id) => sql`${id}`),
+          sql`, `,
+        )})`,
+      );
+    await nextWaveNow(t, first);
+    const again = await waitFor(
+      () => outreachesOf(t, h, first),
+      (l) => l.some((o) => o.is_automated && o.carrier_id === manual),
+    );
+    const fresh = again.filter((o) => o.is_automated && Date.now() - Date.parse(o.send_after!) < 60_000);
+    expect(fresh.map((o) => o.carrier_id)).toContain(manual);
+  });
+
+  it('waits out quiet hours in the carrier’s local time, from its state', async () => {
+    const { start, end } = quietNowInChicago();
+    const { h } = await tenant(t, { quiet_hours_start: start, quiet_hours_end: end });
+    const chicago = await laneCarrier(t, h, { home_state: 'IL' });
+    const honolulu = await laneCarrier(t, h, { home_state: 'hi' });
+    const loadId = await agentLoad(t, h);
+    const list = await waitForWave(t, h, loadId, 2);
+    const byCarrier = new Map(list.map((o) => [o.carrier_id, o]));
+    // Honolulu is four hours behind Chicago: outside the window there, so the e-mail went out.
+    const hawaii = await waitFor(
+      () => outreachesOf(t, h, loadId).then((l) => l.find((o) => o.carrier_id === honolulu)!),
+      (o) => o.status === 'active',
+    );
+    expect(hawaii.sent_at).not.toBeNull();
+    const queued = byCarrier.get(chicago)!;
+    expect(queued.status).toBe('pending');
+    expect(queued.sent_at).toBeNull();
+    const sendAfter = new Date(queued.send_after!);
+    const localEnd = new Intl.DateTimeFormat('en-US', {
+      timeZone: 'America/Chicago',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).format(sendAfter);
+    expect(localEnd).toBe(`${String(end).padStart(2, '0')}:00`);
+    expect(sendAfter.getTime() - Date.now()).toBeGreaterThan(0);
+    expect(sendAfter.getTime() - Date.now()).toBeLessThanOrEqual(2 * 3600_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await outreachesOf(t, h, loadId)).find((o) => o.carrier_id === chicago)!.status).toBe('pending');
+  });
+
+  it('stops working a load once it is booked, re-covered in the TMS or unassigned, withdrawing queued contacts', async () => {
+    // Quiet hours in Chicago right now (the load's origin; the carriers name no state): contacts stay queued.
+    const { start, end } = quietNowInChicago();
+    const { h } = await tenant(t, { quiet_hours_start: start, quiet_hours_end: end });
+    const a = await laneCarrier(t, h);
+    await laneCarrier(t, h);
+    const booked = await agentLoad(t, h);
+    const covered = await agentLoad(t, h);
+    const unassigned = await agentLoad(t, h);
+    for (const id of [booked, covered, unassigned]) await waitForWave(t, h, id, 2);
+
+    const offer = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/offers',
+      headers: h,
+      payload: { load_id: booked, carrier_id: a, offer_amount: 1900 },
+    });
+    const accept = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/offers/${offer.json().id}`,
+      headers: h,
+      payload: { status: 'accepted' },
+    });
+    expect(accept.statusCode).toBe(200);
+    // In the same transaction as the accept.
+    const afterBooking = await outreachesOf(t, h, booked);
+    expect(afterBooking.filter((o) => o.is_automated).map((o) => o.status)).toEqual(['failed', 'failed']);
+    expect(afterBooking[0]!.error_reason).toMatch(/load booked/);
+
+    const upd = async (id: string, patch: Record<string, unknown>) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/loads',
+        headers: h,
+        payload: { ...(await loadBody(t, h, id)), ...patch },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await upd(covered, { tms_status: 'Covered' });
+    await upd(unassigned, { assigned_to_ai_agent: false });
+    for (const id of [covered, unassigned]) {
+      const list = await waitFor(
+        () => outreachesOf(t, h, id),
+        (l) => l.every((o) => o.status === 'failed'),
+      );
+      expect(list.every((o) => o.error_reason?.includes('no longer worked'))).toBe(true);
+    }
+    // No new wave for any of them.
+    for (const id of [booked, covered, unassigned]) await nextWaveNow(t, id);
+    await new Promise((r) => setTimeout(r, 300));
+    for (const id of [booked, covered, unassigned]) expect(await outreachesOf(t, h, id)).toHaveLength(2);
+  });
+});
+
+/** Quiet hours that hold now in Chicago: from the hour before to two hours ahead. */
+function quietNowInChicago() {
+  const hour = Number(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: 'America/Chicago',
+      hour: '2-digit',
+      hourCycle: 'h23',
+    }).format(new Date()),
+  );
+  return { start: (hour + 23) % 24, end: (hour + 2) % 24 };
+}
+
+/** The flat POST /loads body of an existing load (its number and stops), to update it. */
+async function loadBody(t: TestApp, h: Headers, id: string) {
+  const load = (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers: h })).json();
+  return {
+    load_number: load.load_number,
+    equipment_type: load.equipment_type,
+    stops: [stopPayload('Pickup'), stopPayload('Dropoff')],
+  };
+}
+
+describe('replies to the agent', () => {
+  const t = useTestApp({ env });
+
+  async function conversation(settings: Record<string, unknown> = {}, carrier: Record<string, unknown> = {}) {
+    const { h, user } = await tenant(t, settings);
+    const carrierId = await laneCarrier(t, h, carrier);
+    const loadId = await agentLoad(t, h);
+    const [o] = await waitForWave(t, h, loadId, 1);
+    const sent = await waitFor(
+      () => outreachesOf(t, h, loadId),
+      (l) => l[0]!.status === 'active',
+    );
+    return { h, user, carrierId, loadId, outreach: sent[0]!, o, email: await carrierEmail(t, h, carrierId) };
+  }
+
+  const offersOf = async (t: TestApp, h: Headers, loadId: string) =>
+    (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })).json()
+      .data as {
+      id: string;
+      offer_amount: number;
+      status: string;
+      channel: string;
+      source: string;
+      counter_offer_amount: number | null;
+    }[];
+
+  it('refuses the inbound webhook without the secret', async () => {
+    expect((await inbound(t, { From: 'a@b.c' }, 'wrong-secret-wrong-secret')).statusCode).toBe(401);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/integrations/email/inbound',
+      payload: {},
+    });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('counters once over the posted rate, then leaves it to a rep; declines over the limit; never says the limit', async () => {
+    const { h, loadId, outreach, email } = await conversation();
+    const first = await reply(t, outreach, email, 'We can do it for $2,200 all in.');
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toMatchObject({ status: 'replied', reason: 'counter' });
+    let offers = await offersOf(t, h, loadId);
+    expect(offers).toHaveLength(1);
+    expect(offers[0]).toMatchObject({
+      offer_amount: 2200,
+      status: 'pending',
+      channel: 'email',
+      source: 'agent',
+      counter_offer_amount: 2000,
+    });
+    let messages = await messagesOf(t, h, outreach.id);
+    const counter = messages.at(-1)!;
+    expect(counter).toMatchObject({ direction: 'outbound', intent: 'counter' });
+    expect(counter.body).toContain('$2,000');
+
+    const second = await reply(t, outreach, email, 'best I can do is 2300');
+    expect(second.json()).toMatchObject({ reason: 'review' });
+    offers = await offersOf(t, h, loadId);
+    expect(offers.find((o) => o.offer_amount === 2300)).toMatchObject({
+      status: 'pending',
+      counter_offer_amount: null,
+    });
+
+    const third = await reply(t, outreach, email, 'Need 2.6k for this one');
+    expect(third.json()).toMatchObject({ reason: 'decline' });
+    expect((await offersOf(t, h, loadId)).find((o) => o.offer_amount === 2600)!.status).toBe('rejected');
+    messages = await messagesOf(t, h, outreach.id);
+    for (const m of messages.filter((x) => x.direction === 'outbound')) {
+      expect(m.body).not.toMatch(/\$2,?400|\$2,?900|margin|max buy|customer/i);
+    }
+    // The outreach is completed and the carrier engaged.
+    const [o] = await outreachesOf(t, h, loadId);
+    expect(o).toMatchObject({ status: 'completed' });
+  });
+
+  it('books at or under the posted rate where the organization opts in, and stops the load’s other contacts', async () => {
+    const { h, loadId, outreach, email } = await conversation({
+      auto_accept_at_or_under_posted_rate: true,
+      wave_size: 1,
+    });
+    const res = await reply(t, outreach, email, 'yes we have a truck, 1,950 + fuel');
+    expect(res.json()).toMatchObject({ reason: 'accept' });
+    const [offer] = await offersOf(t, h, loadId);
+    expect(offer).toMatchObject({ offer_amount: 1950, status: 'accepted' });
+    const messages = await messagesOf(t, h, outreach.id);
+    expect(messages.at(-1)).toMatchObject({ intent: 'accept' });
+  });
+
+  it('takes the counter-offer when the carrier just says yes', async () => {
+    const { h, loadId, outreach, email } = await conversation();
+    await reply(t, outreach, email, '2350 all in');
+    const res = await reply(t, outreach, email, 'Yes, we can do it. Send it over.');
+    expect(res.json()).toMatchObject({ reason: 'review' });
+    expect((await offersOf(t, h, loadId)).map((o) => o.offer_amount).sort()).toEqual([2000, 2350]);
+  });
+
+  it('stamps stop_contact_requested_at on "remove me" and withdraws the carrier’s queued contacts', async () => {
+    const { h, carrierId, outreach, email } = await conversation();
+    const res = await reply(t, outreach, email, 'Please remove me from your list.');
+    expect(res.json()).toMatchObject({ status: 'replied', reason: 'stop_contact' });
+    const carrier = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${carrierId}`, headers: h })
+    ).json();
+    expect(carrier.stop_contact_requested_at).not.toBeNull();
+    // A later load on the lane: the agent never contacts the carrier again.
+    const later = await agentLoad(t, h);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await outreachesOf(t, h, later)).toHaveLength(0);
+  });
+
+  it('sends an operational restriction notice to an inactive carrier on the restriction list, where opted in', async () => {
+    const { h, carrierId, loadId, outreach, email } = await conversation(
+      { restriction_notices_enabled: true, restriction_tms_statuses: ['Do Not Load'] },
+      { tms_status: 'DO NOT LOAD' },
+    );
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${carrierId}/disable`,
+      headers: h,
+      payload: { reason: 'compliance' },
+    });
+    const res = await reply(t, outreach, email, 'We can do 1900');
+    expect(res.json()).toMatchObject({ status: 'restriction_notice' });
+    expect(await offersOf(t, h, loadId)).toHaveLength(0);
+    const notice = (await messagesOf(t, h, outreach.id)).at(-1)!;
+    expect(notice).toMatchObject({ intent: 'restriction_notice' });
+    expect(notice.body).toMatch(/on hold/);
+    expect(notice.body).not.toContain('$');
+
+    // Without the opt-in: recorded, not answered, no load talk.
+    await t.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/agent/settings',
+      headers: h,
+      payload: { restriction_notices_enabled: false },
+    });
+    const quiet = await reply(t, outreach, email, 'hello?');
+    expect(quiet.json()).toMatchObject({ status: 'recorded' });
+    expect((await messagesOf(t, h, outreach.id)).at(-1)).toMatchObject({ direction: 'inbound' });
+  });
+
+  it('marks the outreach on a bounce, leaving its status', async () => {
+    const { h, loadId, outreach } = await conversation();
+    const res = await inbound(t, {
+      RecordType: 'Bounce',
+      Type: 'HardBounce',
+      TypeCode: 1,
+      Email: 'nobody@carrier.example',
+      Description: 'The server was unable to deliver your message',
+      Details: '550 5.1.1 mailbox unavailable',
+      BouncedAt: new Date().toISOString(),
+      Metadata: { outreach_id: outreach.id },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const [o] = await outreachesOf(t, h, loadId);
+    expect(o!.delivery_failed_at).not.toBeNull();
+    expect(o!.status).toBe('active');
+  });
+});
+
+describe('end to end on the simulated channels', () => {
+  const t = useTestApp({ env: { ...env, SIMULATION_PROFILE: 'cooperative', SIMULATION_SPEED: '400' } });
+
+  it('covers an assigned load: outreaches go out, carriers answer, an offer books the load', async () => {
+    const { h } = await tenant(t, {
+      auto_accept_at_or_under_posted_rate: true,
+      channel_order: ['email', 'whatsapp'],
+    });
+    const carriers = [
+      await laneCarrier(t, h, { routing_guide_tier: 1 }),
+      await laneCarrier(t, h, { routing_guide_tier: 1, email: null, phone: '+14155550123' }),
+    ];
+    const loadId = await agentLoad(t, h);
+    const booked = await waitFor(
+      async () =>
+        (
+          await t.app.inject({
+            method: 'GET',
+            url: `/api/v1/loads/${loadId}/offers?status=accepted`,
+            headers: h,
+          })
+        ).json().data as { carrier_id: string; channel: string; offer_amount: number }[],
+      (l) => l.length === 1,
+      15_000,
+    );
+    expect(carriers).toContain(booked[0]!.carrier_id);
+    expect(['email', 'messaging']).toContain(booked[0]!.channel);
+    expect(booked[0]!.offer_amount).toBeLessThanOrEqual(2000);
+    const list = await outreachesOf(t, h, loadId);
+    expect(list.length).toBeGreaterThanOrEqual(1);
+    expect(list.every((o) => o.is_automated)).toBe(true);
+    expect(list.some((o) => o.status === 'completed')).toBe(true);
+  });
+});
