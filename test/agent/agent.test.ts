@@ -150,7 +150,7 @@ describe('the load-working agent', () => {
   const t = useTestApp({ env });
 
   it('contacts only carriers the guard allows, on the lane, with the load’s equipment', async () => {
-    const { h } = await tenant(t);
+    const { h, user } = await tenant(t);
     const allowed = await laneCarrier(t, h, { name: 'Allowed Freight' });
     const untyped = await laneCarrier(t, h, { equipment_types: null });
     const stopped = await laneCarrier(t, h);
@@ -159,7 +159,7 @@ describe('the load-working agent', () => {
     const dis = await t.app.inject({
       method: 'POST',
       url: `/api/v1/carriers/${disabled}/disable`,
-      headers: h,
+      headers: user.headers,
       payload: { reason: 'carrier_pause' },
     });
     expect(dis.statusCode, dis.body).toBe(200);
@@ -186,7 +186,7 @@ describe('the load-working agent', () => {
     const off = await t.app.inject({
       method: 'POST',
       url: `/api/v1/carriers/${adminDisabled}/lane-preferences/disable-for-load`,
-      headers: h,
+      headers: user.headers,
       payload: { load_id: loadId },
     });
     expect(off.statusCode, off.body).toBeLessThan(300);
@@ -556,16 +556,17 @@ describe('replies to the agent', () => {
   });
 
   it('sends an operational restriction notice to an inactive carrier on the restriction list, where opted in', async () => {
-    const { h, carrierId, loadId, outreach, email } = await conversation(
+    const { h, user, carrierId, loadId, outreach, email } = await conversation(
       { restriction_notices_enabled: true, restriction_tms_statuses: ['Do Not Load'] },
       { tms_status: 'DO NOT LOAD' },
     );
-    await t.app.inject({
+    const disabled = await t.app.inject({
       method: 'POST',
       url: `/api/v1/carriers/${carrierId}/disable`,
-      headers: h,
+      headers: user.headers,
       payload: { reason: 'compliance' },
     });
+    expect(disabled.statusCode, disabled.body).toBe(200);
     const res = await reply(t, outreach, email, 'We can do 1900');
     expect(res.json()).toMatchObject({ status: 'restriction_notice' });
     expect(await offersOf(t, h, loadId)).toHaveLength(0);

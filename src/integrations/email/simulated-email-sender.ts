@@ -12,6 +12,9 @@ export class SimulatedEmailSender implements EmailSender {
   readonly sent: OutboundEmail[] = [];
   private sink: ((email: InboundEmail) => Promise<void>) | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Replies being handled: close() waits for them, so none outlives the database. */
+  private readonly inflight = new Set<Promise<void>>();
+  private closed = false;
 
   constructor(
     private readonly speed: number,
@@ -30,7 +33,7 @@ export class SimulatedEmailSender implements EmailSender {
       const timer = setTimeout(() => {
         this.timers.delete(timer);
         const hash = /\+([^@]+)@/.exec(email.replyTo)?.[1] ?? null;
-        void this.sink?.({
+        this.handOver({
           from: email.to.toLowerCase(),
           fromName: null,
           to: [email.replyTo.toLowerCase()],
@@ -48,8 +51,18 @@ export class SimulatedEmailSender implements EmailSender {
     return { messageId: email.messageId };
   }
 
+  private handOver(message: Parameters<NonNullable<typeof this.sink>>[0]) {
+    if (this.closed || !this.sink) return;
+    const done = this.sink(message)
+      .catch(() => {})
+      .finally(() => this.inflight.delete(done));
+    this.inflight.add(done);
+  }
+
   async close() {
+    this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    await Promise.all(this.inflight);
   }
 }

@@ -15,6 +15,9 @@ export class SimulatedWhatsAppSender implements WhatsAppSender {
   readonly sent: { to: string; text: string; messageId: string }[] = [];
   private sink: ((message: InboundWhatsApp) => Promise<void>) | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Replies being handled: close() waits for them, so none outlives the database. */
+  private readonly inflight = new Set<Promise<void>>();
+  private closed = false;
 
   constructor(
     private readonly speed: number,
@@ -41,7 +44,7 @@ export class SimulatedWhatsAppSender implements WhatsAppSender {
       const timer = setTimeout(
         () => {
           this.timers.delete(timer);
-          void this.sink?.({
+          this.handOver({
             from: to,
             profileName: null,
             messageId: `wamid.SIMIN${randomUUID().replace(/-/g, '')}`,
@@ -57,8 +60,18 @@ export class SimulatedWhatsAppSender implements WhatsAppSender {
     return { messageId };
   }
 
+  private handOver(message: Parameters<NonNullable<typeof this.sink>>[0]) {
+    if (this.closed || !this.sink) return;
+    const done = this.sink(message)
+      .catch(() => {})
+      .finally(() => this.inflight.delete(done));
+    this.inflight.add(done);
+  }
+
   async close() {
+    this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    await Promise.all(this.inflight);
   }
 }

@@ -10,6 +10,7 @@ import { toCarrier } from '../carriers/carriers-service.js';
 import { carrierContacts } from '../carriers/carriers-tables.js';
 import { loadExists } from '../loads/loads-repository.js';
 import { loads } from '../loads/loads-tables.js';
+import { cancelAutomatedOutreaches } from '../outreaches/outreaches-repository.js';
 import { emitEvent } from '../webhooks/events.js';
 import {
   acceptedOfferOf,
@@ -204,6 +205,14 @@ export class OffersService {
           if (other) throw alreadyAccepted(current.load_id, other);
         }
         const updated = (await setOfferStatus(tx, scope, id, status, scope.principal.userId))!;
+        if (status === 'accepted') {
+          // The load is covered: the agent's queued contacts for it are withdrawn with the booking.
+          await cancelAutomatedOutreaches(
+            tx,
+            { loadId: current.load_id },
+            `cancelled: load booked on offer ${id}`,
+          );
+        }
         await emitOfferEvent(tx, scope, 'offer.status_changed', updated, { previous_status: current.status });
         return updated;
       });
