@@ -300,13 +300,14 @@ describe('the load-working agent', () => {
       payload: { carrier_id: manual, load_id: first, modality: 'email' },
     });
     expect(rep.statusCode, rep.body).toBe(201);
-    const loadIds = [first, await agentLoad(t, h), await agentLoad(t, h)];
     await t.app.inject({
       method: 'POST',
       url: '/api/v1/loads',
       headers: h,
       payload: { ...(await loadBody(t, h, first)), assigned_to_ai_agent: true },
     });
+    await waitForWave(t, h, first, 1);
+    const loadIds = [first, await agentLoad(t, h), await agentLoad(t, h)];
     await waitFor(
       async () => Promise.all(loadIds.map((id) => outreachesOf(t, h, id))),
       (lists) => lists.every((l) => l.some((o) => o.is_automated)),
