@@ -1,150 +1,27 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { agentLoadStates } from '../../src/modules/agent/agent-tables.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
+import {
+  agentLoad,
+  carrierEmail,
+  agentEnv as env,
+  type Headers,
+  inbound,
+  laneCarrier,
+  loadBody,
+  messagesOf,
+  nextEmail,
+  nextWaveNow,
+  outreachesOf,
+  quietNowInChicago,
+  reply,
+  tenant,
+  waitFor,
+  waitForWave,
+} from '../helpers/agent-factories.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
-import { createCarrier, goodStanding, registryFile } from '../helpers/carrier-factories.js';
-import { createApiKey, createTenant } from '../helpers/factories.js';
-import { createLoad, stopPayload } from '../helpers/load-factories.js';
-
-type Headers = Record<string, string>;
-type Outreach = {
-  id: string;
-  carrier_id: string;
-  status: string;
-  modality: string;
-  is_automated: boolean;
-  conversation_id: string | null;
-  send_after: string | null;
-  sent_at: string | null;
-  error_reason: string | null;
-  delivery_failed_at: string | null;
-};
-
-const SECRET = 'inbound-secret-for-the-agent-tests';
-const registry = registryFile([goodStanding('620001', '720001', { out_of_service: true })]);
-const env = {
-  WORKER_POLL_MS: '40',
-  SIMULATION_PROFILE: 'silent',
-  SIMULATION_SPEED: '200',
-  EMAIL_INBOUND_SECRET: SECRET,
-  COMPLIANCE_REGISTRY_FILE: registry,
-};
-
-let serial = 0;
-const nextEmail = () => `dispatch-${Date.now().toString(36)}-${serial++}@carrier.example`;
-
-async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, ms = 8000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out; last value: ${JSON.stringify(value).slice(0, 800)}`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
-}
-
-/** An organization whose agent e-mails (no quiet hours unless a test sets them), and its API key. */
-async function tenant(t: TestApp, settings: Record<string, unknown> = {}) {
-  const { user } = await createTenant(t);
-  const key = await createApiKey(t, user.headers);
-  const res = await t.app.inject({
-    method: 'PATCH',
-    url: '/api/v1/agent/settings',
-    headers: key.headers,
-    payload: {
-      channel_order: ['email'],
-      quiet_hours_start: 0,
-      quiet_hours_end: 0,
-      wave_size: 10,
-      ...settings,
-    },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return { user, h: key.headers };
-}
-
-/** A carrier with an e-mail and a primary lane preference Chicago, IL -> Dallas, TX. */
-async function laneCarrier(
-  t: TestApp,
-  h: Headers,
-  body: Record<string, unknown> = {},
-  lane: Record<string, unknown> = {},
-): Promise<string> {
-  const carrier = await createCarrier(t, h, { email: nextEmail(), equipment_types: ['VAN'], ...body });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/v1/carriers/${carrier.id}/lane-preferences`,
-    headers: h,
-    payload: { origin: { state: 'IL' }, destination: { state: 'TX' }, ...lane },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return carrier.id;
-}
-
-/** A load handed to the agent: Chicago, IL -> Dallas, TX, VAN, Open (Unassigned). */
-const agentLoad = (t: TestApp, h: Headers, overrides: Record<string, unknown> = {}) =>
-  createLoad(t, h, {
-    assigned_to_ai_agent: true,
-    tms_status: 'Open',
-    posted_rate: 2000,
-    max_buy_rate: 2400,
-    customer_rate: 2900,
-    margin: 500,
-    ...overrides,
-  });
-
-const outreachesOf = async (t: TestApp, h: Headers, loadId: string): Promise<Outreach[]> =>
-  (
-    await t.app.inject({
-      method: 'GET',
-      url: `/api/v1/outreaches?load_id=${loadId}&page_size=100`,
-      headers: h,
-    })
-  ).json().data;
-
-const waitForWave = (t: TestApp, h: Headers, loadId: string, count: number) =>
-  waitFor(
-    () => outreachesOf(t, h, loadId),
-    (list) => list.filter((o) => o.is_automated).length >= count,
-  );
-
-/** Lets the wave wait pass at once: the next round plans the load's next wave. */
-const nextWaveNow = (t: TestApp, loadId: string) =>
-  t.database.db
-    .update(agentLoadStates)
-    .set({ next_wave_at: sql`now()` })
-    .where(eq(agentLoadStates.load_id, loadId));
-
-const inbound = (t: TestApp, body: Record<string, unknown>, secret = SECRET) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/api/v1/integrations/email/inbound',
-    headers: { authorization: `Basic ${Buffer.from(`postmark:${secret}`).toString('base64')}` },
-    payload: body,
-  });
-
-/** A carrier's reply to an agent e-mail, in the Postmark inbound shape. */
-const reply = (t: TestApp, o: Outreach, from: string, text: string) =>
-  inbound(t, {
-    From: from,
-    FromFull: { Email: from, Name: 'Dispatch' },
-    To: `reply+${o.conversation_id}@reply.envoy.local`,
-    ToFull: [
-      { Email: `reply+${o.conversation_id}@reply.envoy.local`, Name: '', MailboxHash: o.conversation_id },
-    ],
-    Subject: 'Re: Load',
-    MessageID: `pm-${Date.now()}-${serial++}`,
-    TextBody: text,
-    Headers: [],
-  });
-
-const messagesOf = async (t: TestApp, h: Headers, outreachId: string) =>
-  (await t.app.inject({ method: 'GET', url: `/api/v1/outreaches/${outreachId}/messages`, headers: h })).json()
-    .data as { direction: string; intent: string | null; body: string }[];
-
-const carrierEmail = async (t: TestApp, h: Headers, id: string) =>
-  (await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${id}`, headers: h })).json().email as string;
+import { createCarrier } from '../helpers/carrier-factories.js';
+import { createLoad } from '../helpers/load-factories.js';
 
 describe('the load-working agent', () => {
   const t = useTestApp({ env });
@@ -423,28 +300,6 @@ describe('the load-working agent', () => {
     for (const id of [booked, covered, unassigned]) expect(await outreachesOf(t, h, id)).toHaveLength(2);
   });
 });
-
-/** Quiet hours that hold now in Chicago: from the hour before to two hours ahead. */
-function quietNowInChicago() {
-  const hour = Number(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone: 'America/Chicago',
-      hour: '2-digit',
-      hourCycle: 'h23',
-    }).format(new Date()),
-  );
-  return { start: (hour + 23) % 24, end: (hour + 2) % 24 };
-}
-
-/** The flat POST /loads body of an existing load (its number and stops), to update it. */
-async function loadBody(t: TestApp, h: Headers, id: string) {
-  const load = (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers: h })).json();
-  return {
-    load_number: load.load_number,
-    equipment_type: load.equipment_type,
-    stops: [stopPayload('Pickup'), stopPayload('Dropoff')],
-  };
-}
 
 describe('replies to the agent', () => {
   const t = useTestApp({ env });

@@ -269,7 +269,12 @@ export class SimulatedVoiceProvider implements VoiceProvider {
         'assistant',
         'Hi, this is the Envoy assistant calling about a load you might be interested in.',
       );
-      if (typeof loadId === 'string') await this.tool(call, 'get_load_details', { load_id: loadId });
+      const details =
+        typeof loadId === 'string'
+          ? ((await this.tool(call, 'get_load_details', { load_id: loadId })) as {
+              posted_rate?: number | null;
+            } | null)
+          : null;
       await pause();
       // A carrier asking to be left alone: on request (`simulate_stop_contact`), else now and then
       // when the outcome is left to chance.
@@ -283,11 +288,36 @@ export class SimulatedVoiceProvider implements VoiceProvider {
       } else {
         this.say(call, 'user', 'What does it pay? We have a truck nearby.', 0.93);
         await pause();
-        const amount = Math.round((1500 + chance(seed, 'rate') * 2500) / 25) * 25;
+        // Quotes spread around the posted rate, as carriers do; any amount when none is posted.
+        const posted = typeof details?.posted_rate === 'number' ? details.posted_rate : null;
+        const amount = posted
+          ? Math.round((posted * (0.9 + chance(seed, 'rate') * 0.35)) / 25) * 25
+          : Math.round((1500 + chance(seed, 'rate') * 2500) / 25) * 25;
         this.say(call, 'user', `We can do it for ${amount} all in.`, 0.91);
-        if (typeof loadId === 'string')
-          await this.tool(call, 'submit_offer', { load_id: loadId, offer_amount: amount });
-        this.say(call, 'assistant', 'Thank you, I will pass that to the team and get back to you.');
+        if (typeof loadId === 'string') {
+          const answer = (await this.tool(call, 'submit_offer', {
+            load_id: loadId,
+            offer_amount: amount,
+          })) as {
+            say?: string;
+            decision?: string;
+            counter_offer_amount?: number;
+          } | null;
+          this.say(
+            call,
+            'assistant',
+            answer?.say ?? 'Thank you, I will pass that to the team and get back to you.',
+          );
+          if (answer?.decision === 'counter' && answer.counter_offer_amount && chance(seed, 'take') < 0.6) {
+            await pause();
+            this.say(call, 'user', `Alright, ${answer.counter_offer_amount} works.`, 0.9);
+            const taken = (await this.tool(call, 'submit_offer', {
+              load_id: loadId,
+              offer_amount: answer.counter_offer_amount,
+            })) as { say?: string } | null;
+            if (taken?.say) this.say(call, 'assistant', taken.say);
+          }
+        }
       }
     }
     // The rest of the 5-30 s conversation, then the end-of-call report.

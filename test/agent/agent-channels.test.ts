@@ -1,0 +1,233 @@
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
+import {
+  agentEnv,
+  agentLoad,
+  laneCarrier,
+  outreachesOf,
+  quietNowInChicago,
+  tenant,
+  waitFor,
+  waitForWave,
+} from '../helpers/agent-factories.js';
+import { buildTestApp, fileDatabaseUrl, type TestApp, useTestApp } from '../helpers/app.js';
+
+/** A stand-in for the WhatsApp Cloud API's messages endpoint: records requests, answers with a wamid. */
+const graph = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const id = `wamid.TEST${graphRequests.length}`;
+    graphRequests.push({ url: req.url ?? '', authorization: req.headers.authorization ?? '', body, id });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        messaging_product: 'whatsapp',
+        contacts: [{ input: body.to, wa_id: body.to }],
+        messages: [{ id }],
+      }),
+    );
+  });
+});
+type GraphBody = { to?: string; type?: string; template?: { components?: unknown }; text?: { body: string } };
+const graphRequests: { url: string; authorization: string; body: GraphBody; id: string }[] = [];
+await new Promise<void>((r) => graph.listen(0, '127.0.0.1', r));
+afterAll(() => new Promise<void>((r) => graph.close(() => r())));
+
+const APP_SECRET = 'whatsapp-app-secret';
+const whatsappEnv = {
+  ...agentEnv,
+  WHATSAPP_PROVIDER: 'cloud_api',
+  WHATSAPP_API_BASE_URL: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/v21.0`,
+  WHATSAPP_ACCESS_TOKEN: 'graph-token',
+  WHATSAPP_PHONE_NUMBER_ID: '1098765',
+  WHATSAPP_APP_SECRET: APP_SECRET,
+  WHATSAPP_VERIFY_TOKEN: 'verify-me',
+};
+
+const sign = (body: string, secret = APP_SECRET) =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** A Cloud API webhook delivery with one text message and optional statuses. */
+function webhook(value: Record<string, unknown>) {
+  return JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: 'WABA',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550001111', phone_number_id: '1098765' },
+              ...value,
+            },
+          },
+        ],
+      },
+    ],
+  });
+}
+
+describe('the agent on WhatsApp (Cloud API)', () => {
+  const t = useTestApp({ env: whatsappEnv });
+  const post = (body: string, signature = sign(body)) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/integrations/whatsapp/webhook',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+      payload: body,
+    });
+
+  it('answers the subscription check with the challenge, and refuses a wrong verify token', async () => {
+    const ok = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/integrations/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=4242',
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body).toBe('4242');
+    const bad = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/integrations/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=4242',
+    });
+    expect(bad.statusCode).toBe(403);
+  });
+
+  it('opens with the template, reads the reply, counters in the thread, and refuses a forged delivery', async () => {
+    const { h } = await tenant(t, { channel_order: ['whatsapp'] });
+    await laneCarrier(t, h, { email: null, phone: '+14155550177' });
+    const loadId = await agentLoad(t, h);
+    const [sent] = await waitFor(
+      () => outreachesOf(t, h, loadId),
+      (l) => l.length === 1 && l[0]!.status === 'active',
+    );
+    expect(sent!.modality).toBe('whatsapp');
+    const opening = (await waitFor(
+      async () => graphRequests.find((r) => r.body.to === '14155550177'),
+      (r) => r !== undefined,
+    ))!;
+    expect(opening.url).toBe('/v21.0/1098765/messages');
+    expect(opening.authorization).toBe('Bearer graph-token');
+    expect(opening.body).toMatchObject({ messaging_product: 'whatsapp', type: 'template' });
+    expect(JSON.stringify(opening.body.template?.components)).toContain('$2,000');
+
+    const body = webhook({
+      contacts: [{ profile: { name: 'Dispatch' }, wa_id: '14155550177' }],
+      messages: [
+        {
+          from: '14155550177',
+          id: 'wamid.IN1',
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          type: 'text',
+          text: { body: 'can do 2.1k' },
+          context: { from: '15550001111', id: opening.id },
+        },
+      ],
+    });
+    expect((await post(body, sign(body, 'wrong'))).statusCode).toBe(401);
+    const res = await post(body);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().results).toEqual([
+      expect.objectContaining({ status: 'replied', outreach_id: sent!.id, reason: 'counter' }),
+    ]);
+    const answer = graphRequests.at(-1)!;
+    expect(answer.body).toMatchObject({
+      type: 'text',
+      to: '14155550177',
+      context: { message_id: 'wamid.IN1' },
+    });
+    expect(answer.body.text?.body).toContain('$2,000');
+    const offers = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })
+    ).json();
+    expect(offers.data[0]).toMatchObject({
+      offer_amount: 2100,
+      channel: 'messaging',
+      counter_offer_amount: 2000,
+    });
+
+    // A failed delivery status marks the outreach.
+    const failed = webhook({
+      statuses: [
+        {
+          id: opening.id,
+          status: 'failed',
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          recipient_id: '14155550177',
+          errors: [{ code: 131026, title: 'Message undeliverable' }],
+        },
+      ],
+    });
+    expect((await post(failed)).statusCode).toBe(200);
+    const [after] = await outreachesOf(t, h, loadId);
+    expect(after!.delivery_failed_at).not.toBeNull();
+  });
+});
+
+describe('the agent across instances and at send time', () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    const databaseUrl = await fileDatabaseUrl();
+    a = await buildTestApp({ databaseUrl, env: agentEnv });
+    b = await buildTestApp({ databaseUrl, env: agentEnv });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('plans each load once and keeps the daily cap when two instances work side by side', async () => {
+    const { h } = await tenant(a, { daily_cap_per_carrier: 4 });
+    const carriers = [await laneCarrier(a, h), await laneCarrier(a, h), await laneCarrier(a, h)];
+    const loadIds: string[] = [];
+    for (let i = 0; i < 6; i++) loadIds.push(await agentLoad(a, h));
+    await waitFor(
+      () => Promise.all(loadIds.map((id) => outreachesOf(b, h, id))),
+      (lists) => lists.flat().length >= 12,
+    );
+    await new Promise((r) => setTimeout(r, 400));
+    const all = (await Promise.all(loadIds.map((id) => outreachesOf(a, h, id)))).flat();
+    // Three carriers with a cap of four across six loads: twelve contacts, never a pair twice.
+    expect(all).toHaveLength(12);
+    const pairs = new Set(all.map((o) => `${o.carrier_id}/${(o as unknown as { load_id: string }).load_id}`));
+    expect(pairs.size).toBe(12);
+    for (const c of carriers) expect(all.filter((o) => o.carrier_id === c)).toHaveLength(4);
+  });
+
+  it('re-checks the guard when a queued contact comes due: a carrier that asked to stop is not contacted', async () => {
+    const { start, end } = quietNowInChicago();
+    const { h } = await tenant(a, { quiet_hours_start: start, quiet_hours_end: end });
+    const stays = await laneCarrier(a, h);
+    const stops = await laneCarrier(a, h);
+    const loadId = await agentLoad(a, h);
+    const queued = await waitForWave(a, h, loadId, 2);
+    expect(queued.map((o) => o.status)).toEqual(['pending', 'pending']);
+    const stop = await a.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${stops}/stop-contact`,
+      headers: h,
+    });
+    expect(stop.statusCode).toBe(200);
+    // Quiet hours end.
+    await a.database.db
+      .update(outreaches)
+      .set({ send_after: sql`now()` })
+      .where(eq(outreaches.load_id, loadId));
+    const done = await waitFor(
+      () => outreachesOf(a, h, loadId),
+      (l) => l.every((o) => o.status !== 'pending'),
+    );
+    const byCarrier = new Map(done.map((o) => [o.carrier_id, o]));
+    expect(byCarrier.get(stays)!.status).toBe('active');
+    expect(byCarrier.get(stops)).toMatchObject({
+      status: 'failed',
+      error_reason: 'not contacted: stop_contact_requested',
+    });
+  });
+});
