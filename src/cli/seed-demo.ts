@@ -12,6 +12,7 @@ import { SimulatedEmailSender } from '../integrations/email/simulated-email-send
 import { SimulatedVoiceProvider } from '../integrations/voice/simulated-provider.js';
 import { SimulatedWhatsAppSender } from '../integrations/whatsapp/simulated-whatsapp-sender.js';
 import { AgentService } from '../modules/agent/agent-service.js';
+import { updateAgentSettings } from '../modules/agent/agent-settings.js';
 import { ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
 import { ApiKeysService } from '../modules/api-keys/api-keys-service.js';
 import { AuthService } from '../modules/auth/auth-service.js';
@@ -187,7 +188,9 @@ export interface DemoResult {
  * on real US lanes, 100 carriers with tiers and lane preferences (some BLOCKED by the registry,
  * some disabled or restricted, one that asked not to be contacted), offers in every state, calls
  * and outreaches on every channel, ELP tests scored and not. Everything goes through the services
- * the API uses; calls run on the simulated voice platform at high speed.
+ * the API uses; calls run on the simulated voice platform at high speed. The organization's agent
+ * settings suit a demo (no quiet hours, 2-minute waves, automatic booking at the posted rate), so a
+ * running server's agent covers the open loads within minutes.
  */
 export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult> {
   const rnd = prng(20_260_301);
@@ -195,6 +198,14 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
   const auth = new AuthService(db, tokens);
   const orgName = `Envoy Demo Freight ${tag}`;
   const org = await auth.createOrganization(orgName);
+  // A demo shows the agent at work within minutes: no quiet hours, short waits between waves, and
+  // offers at or under the posted rate book the load without a rep.
+  await updateAgentSettings(db, org.id, {
+    quiet_hours_start: 0,
+    quiet_hours_end: 0,
+    wave_wait_minutes: 2,
+    auto_accept_at_or_under_posted_rate: true,
+  });
   const email = `owner-${tag}@demo.envoy.dev`;
   const password = `demo-${randomBytes(9).toString('base64url')}`;
   const { user } = await auth.createUser({

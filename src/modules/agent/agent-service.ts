@@ -189,7 +189,7 @@ export class AgentService {
         .limit(1);
       if (acceptable) {
         const decision = `holding: offer ${acceptable.id} (${acceptable.amount}) is pending for a rep`;
-        this.log.info({ loadId, offerId: acceptable.id }, `agent: ${decision}`);
+        this.log.info({ loadId, offerId: acceptable.id }, 'agent: holding, an acceptable offer is pending');
         await decide(decision, new Date(now.getTime() + waitMs));
         return [];
       }
