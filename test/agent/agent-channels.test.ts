@@ -10,6 +10,7 @@ import {
   laneCarrier,
   outreachesOf,
   quietNowInChicago,
+  reply,
   tenant,
   waitFor,
   waitForWave,
@@ -229,5 +230,74 @@ describe('the agent across instances and at send time', () => {
       status: 'failed',
       error_reason: 'not contacted: stop_contact_requested',
     });
+  });
+});
+
+/** A stand-in for an OpenAI-compatible chat-completions endpoint. */
+const llmRequests: { messages: { role: string; content: string }[]; response_format?: unknown }[] = [];
+const llm = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    llmRequests.push(body);
+    const content = body.response_format
+      ? JSON.stringify({ rate: 2150, available: true, stop_contact: false })
+      : 'Appreciate it! We could do $2,000 on this one, would that work?';
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: 'cmpl-1',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      }),
+    );
+  });
+});
+await new Promise<void>((r) => llm.listen(0, '127.0.0.1', r));
+afterAll(() => new Promise<void>((r) => llm.close(() => r())));
+
+describe('the agent with a chat model configured', () => {
+  const t = useTestApp({
+    env: {
+      ...agentEnv,
+      LLM_BASE_URL: `http://127.0.0.1:${(llm.address() as AddressInfo).port}/v1`,
+      LLM_API_KEY: 'llm-key',
+      LLM_MODEL: 'freight-mini',
+    },
+  });
+
+  it('asks the model only for a reply the rules cannot read, and sends its draft without the load’s limits', async () => {
+    const { h } = await tenant(t);
+    const carrierId = await laneCarrier(t, h);
+    // A load number without digits, so the check below reads only amounts.
+    const letters = Array.from({ length: 8 }, () =>
+      String.fromCharCode(97 + Math.floor(Math.random() * 26)),
+    ).join('');
+    const loadId = await agentLoad(t, h, { load_number: `LN-${letters}` });
+    const [o] = await waitFor(
+      () => outreachesOf(t, h, loadId),
+      (l) => l.length === 1 && l[0]!.status === 'active',
+    );
+    const email = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${carrierId}`, headers: h })
+    ).json().email;
+    // The rules read this one: no extraction request, only a draft.
+    const before = llmRequests.length;
+    const ruled = await reply(t, o!, email, 'We can do 2,150 all in');
+    expect(ruled.json()).toMatchObject({ reason: 'counter' });
+    expect(llmRequests.slice(before).filter((r) => r.response_format)).toHaveLength(0);
+    // This one needs the model.
+    const res = await reply(t, o!, email, 'ok twenty one fifty and we roll tonight');
+    expect(res.json()).toMatchObject({ status: 'replied' });
+    const asked = llmRequests.slice(before).filter((r) => r.response_format);
+    expect(asked).toHaveLength(1);
+    const messages = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/outreaches/${o!.id}/messages`, headers: h })
+    ).json().data;
+    expect(messages.at(-1).body).toBe('Appreciate it! We could do $2,000 on this one, would that work?');
+    // Nothing the model saw carries the max buy rate (2400), the customer rate (2900) or the margin (500).
+    for (const r of llmRequests.slice(before)) {
+      expect(JSON.stringify(r.messages)).not.toMatch(/2,?400|2,?900|\b500\b/);
+    }
   });
 });
