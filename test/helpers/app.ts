@@ -20,6 +20,8 @@ export function testConfig(env: Record<string, string | undefined> = {}): Config
       RATE_LIMIT_API_KEYS_PER_MINUTE: '100000',
       RATE_LIMIT_UPLOADS_PER_MINUTE: '100000',
       RATE_LIMIT_GENERAL_PER_MINUTE: '100000',
+      // Simulated e-mail and WhatsApp carriers answer only in the tests that ask them to.
+      SIMULATION_PROFILE: 'silent',
       ...env,
     },
     () => {},
