@@ -387,6 +387,11 @@ describe('replies to the agent', () => {
     expect(offer).toMatchObject({ offer_amount: 1950, status: 'accepted' });
     const messages = await messagesOf(t, h, outreach.id);
     expect(messages.at(-1)).toMatchObject({ intent: 'accept' });
+    // Booked: a later quote hears the load is covered, and nothing is recorded.
+    const late = await reply(t, outreach, email, 'we could also do 1800');
+    expect(late.json()).toMatchObject({ reason: 'covered', offer_id: null });
+    expect(await offersOf(t, h, loadId)).toHaveLength(1);
+    expect((await messagesOf(t, h, outreach.id)).at(-1)!.body).toMatch(/already covered/);
   });
 
   it('takes the counter-offer when the carrier just says yes', async () => {

@@ -779,7 +779,7 @@ export class AgentService {
       conversationId?: string | null;
       emailMessageId?: string | null;
     },
-  ): Promise<{ offerId: string; decision: OfferDecision; status: string; amount: number }> {
+  ): Promise<{ offerId: string | null; decision: OfferDecision; status: string | null; amount: number }> {
     const settings = await readAgentSettings(this.db, scope.organizationId);
     return this.db.transaction(async (tx) => {
       const [load] = await tx
@@ -806,6 +806,20 @@ export class AgentService {
             )
             .limit(1)
         : [];
+      const [booked] = await tx
+        .select({ id: offers.id })
+        .from(offers)
+        .where(and(eq(offers.load_id, o.loadId), eq(offers.status, 'accepted')));
+      const open =
+        load!.load_status === null || (WORKABLE_STATUSES as readonly string[]).includes(load!.load_status);
+      if (booked || !open) {
+        // Covered, or past booking: the carrier hears so, and nothing is recorded.
+        this.log.info(
+          { loadId: o.loadId, carrierId: o.carrierId, amount: o.amount },
+          'agent: offer on a covered load',
+        );
+        return { offerId: null, decision: { kind: 'covered' } as const, status: null, amount: o.amount };
+      }
       const decision = decideOffer({
         amount: o.amount,
         postedRate: load!.posted_rate,
@@ -813,19 +827,9 @@ export class AgentService {
         alreadyCountered: countered.length > 0,
         autoAccept: settings.auto_accept_at_or_under_posted_rate,
       });
-      let status: 'pending' | 'accepted' | 'rejected' =
+      const status: 'pending' | 'accepted' | 'rejected' =
         decision.kind === 'decline' ? 'rejected' : decision.kind === 'accept' ? 'accepted' : 'pending';
-      if (status === 'accepted') {
-        const [other] = await tx
-          .select({ id: offers.id })
-          .from(offers)
-          .where(and(eq(offers.load_id, o.loadId), eq(offers.status, 'accepted')));
-        const bookable =
-          load!.load_status === null || (WORKABLE_STATUSES as readonly string[]).includes(load!.load_status);
-        if (other || !bookable) status = 'pending';
-      }
-      const effective: OfferDecision =
-        status === 'pending' && decision.kind === 'accept' ? { kind: 'review' } : decision;
+      const effective = decision;
       const [offer] = await tx
         .insert(offers)
         .values({

@@ -10,7 +10,9 @@ export type OfferDecision =
   /** Over the posted rate, within the limit: one counter-offer at the posted rate. */
   | { kind: 'counter'; amount: number }
   /** Over the max buy rate: recorded and declined politely. */
-  | { kind: 'decline' };
+  | { kind: 'decline' }
+  /** The load is booked or past booking: nothing to negotiate. */
+  | { kind: 'covered' };
 
 export interface OfferContext {
   amount: number;
@@ -39,7 +41,8 @@ export type ReplyIntent =
   | 'ask_rate'
   | 'not_available'
   | 'stop_confirmed'
-  | 'restriction_notice';
+  | 'restriction_notice'
+  | 'covered';
 
 export interface LoadSummary {
   load_number: string;
@@ -79,6 +82,8 @@ export function replyText(
       return `Thanks for the quote. ${usd(amount ?? 0)} is more than we can do on load ${load.load_number}, so we will pass this time. We will keep you in mind for the next one.`;
     case 'ask_rate':
       return `Thanks! What rate would you need for load ${load.load_number}, all in?`;
+    case 'covered':
+      return `Thanks for getting back to us. Load ${load.load_number} is already covered; we will reach out with the next one.`;
     case 'not_available':
       return `No problem, thanks for letting us know. We will reach out with the next one.`;
     case 'stop_confirmed':
