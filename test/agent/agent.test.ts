@@ -21,6 +21,7 @@ import {
 } from '../helpers/agent-factories.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
+import { createTenant, createUser } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
 
 describe('the load-working agent', () => {
@@ -499,5 +500,80 @@ describe('end to end on the simulated channels', () => {
     expect(list.length).toBeGreaterThanOrEqual(1);
     expect(list.every((o) => o.is_automated)).toBe(true);
     expect(list.some((o) => o.status === 'completed')).toBe(true);
+  });
+});
+
+describe('agent settings and switches', () => {
+  const t = useTestApp({ env });
+
+  it('shows the defaults, changes only the fields sent, and validates naming the field', async () => {
+    const { user } = await createTenant(t);
+    const get = await t.app.inject({ method: 'GET', url: '/api/v1/agent/settings', headers: user.headers });
+    expect(get.statusCode).toBe(200);
+    expect(get.json()).toMatchObject({
+      enabled: true,
+      wave_size: 5,
+      wave_wait_minutes: 30,
+      channel_order: ['call', 'email', 'whatsapp'],
+      recontact_window_hours: 24,
+      daily_cap_per_carrier: 3,
+      quiet_hours_start: 20,
+      quiet_hours_end: 7,
+      auto_accept_at_or_under_posted_rate: false,
+      restriction_notices_enabled: false,
+      restriction_tms_statuses: [],
+    });
+    const patch = (payload: Record<string, unknown>, headers = user.headers) =>
+      t.app.inject({ method: 'PATCH', url: '/api/v1/agent/settings', headers, payload });
+    const ok = await patch({ wave_size: 8, restriction_tms_statuses: [' DNU ', 'dnu', 'Hold'] });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toMatchObject({
+      wave_size: 8,
+      wave_wait_minutes: 30,
+      restriction_tms_statuses: ['dnu', 'hold'],
+    });
+    const bad = await patch({ channel_order: ['email', 'fax'] });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().error.param).toBe('channel_order[1]');
+    expect((await patch({ quiet_hours_start: 24 })).json().error.param).toBe('quiet_hours_start');
+    expect((await patch({ channel_order: ['email', 'email'] })).statusCode).toBe(422);
+    const member = await createUser(
+      t,
+      (await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: user.headers })).json()
+        .active_organization.id,
+      'MEMBER',
+    );
+    expect((await patch({ wave_size: 2 }, member.headers)).statusCode).toBe(403);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/agent/settings', headers: member.headers })).json()
+        .wave_size,
+    ).toBe(8);
+  });
+
+  it('leaves an organization’s loads alone while its agent is switched off, and picks them up when switched on', async () => {
+    const { h } = await tenant(t, { enabled: false });
+    await laneCarrier(t, h);
+    const loadId = await agentLoad(t, h);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await outreachesOf(t, h, loadId)).toHaveLength(0);
+    await t.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/agent/settings',
+      headers: h,
+      payload: { enabled: true },
+    });
+    await waitForWave(t, h, loadId, 1);
+  });
+});
+
+describe('an instance with the agent switched off', () => {
+  const t = useTestApp({ env: { ...env, AGENT_ENABLED: 'false' } });
+
+  it('plans nothing', async () => {
+    const { h } = await tenant(t);
+    await laneCarrier(t, h);
+    const loadId = await agentLoad(t, h);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await outreachesOf(t, h, loadId)).toHaveLength(0);
   });
 });
