@@ -54,3 +54,41 @@ export function simulatedCarrierReply(
   ];
   return phrasings[Math.floor(chance(seed, 'phrase') * phrasings.length)]!;
 }
+
+/**
+ * Delivers simulated carriers' answers to a sink after a delay, as a platform's webhook would.
+ * close() cancels what has not arrived and waits for what is being handled, so no answer outlives
+ * the database it writes to.
+ */
+export class SimulatedReplies<T> {
+  private sink: ((message: T) => Promise<unknown>) | undefined;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inflight = new Set<Promise<void>>();
+  private closed = false;
+
+  attach(sink: (message: T) => Promise<unknown>) {
+    this.sink = sink;
+  }
+
+  /** `message` is built when the delay has passed, so its timestamps are those of arrival. */
+  after(ms: number, message: () => T) {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (this.closed || !this.sink) return;
+      const done: Promise<void> = this.sink(message())
+        .then(() => undefined)
+        .catch(() => undefined)
+        .finally(() => this.inflight.delete(done));
+      this.inflight.add(done);
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  async close() {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await Promise.all(this.inflight);
+  }
+}

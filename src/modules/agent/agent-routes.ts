@@ -5,7 +5,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
-import { AppError, notFound, unauthenticated } from '../../http/errors.js';
+import { forbidden, notFound, unauthenticated } from '../../http/errors.js';
+import { keepRawJsonBody } from '../../http/raw-json-body.js';
 import { errorResponses } from '../../http/schemas.js';
 import type { Channels } from '../../integrations/channels.js';
 import { parseInboundEmailWebhook } from '../../integrations/email/inbound-parse.js';
@@ -55,10 +56,9 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agent: AgentService; channels:
   { agent, channels },
 ) => {
   const { config, database } = app.deps;
-  if (channels.email instanceof SimulatedEmailSender)
-    channels.email.attach(async (e) => void (await agent.onInboundEmail(e)));
+  if (channels.email instanceof SimulatedEmailSender) channels.email.attach((e) => agent.onInboundEmail(e));
   if (channels.whatsapp instanceof SimulatedWhatsAppSender) {
-    channels.whatsapp.attach(async (m) => void (await agent.onInboundWhatsApp(m)));
+    channels.whatsapp.attach((m) => agent.onInboundWhatsApp(m));
   }
   app.addHook('onClose', async () => {
     await channels.email.close();
@@ -167,15 +167,7 @@ async function channelWebhooks(
   agent: AgentService,
   channels: import('../../config.js').Config['channels'],
 ) {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    request.rawBody = body as string;
-    try {
-      done(null, body === '' ? {} : JSON.parse(body as string));
-    } catch {
-      done(new AppError(422, 'validation_error', 'Body is not valid JSON'), undefined);
-    }
-  });
+  keepRawJsonBody(app);
   const integration = { access: { public: true, apiKey: false, roles: [] }, rateLimit: false } as const;
 
   app.post(
@@ -230,7 +222,7 @@ async function channelWebhooks(
     async (request, reply) => {
       if (!cloudApi) throw notFound('Route', `${request.method} ${request.url}`);
       const challenge = verifyChallenge(request.query as Record<string, unknown>, cloudApi.verifyToken!);
-      if (challenge === null) throw new AppError(403, 'forbidden', 'The verify token does not match');
+      if (challenge === null) throw forbidden('The verify token does not match');
       return reply.type('text/plain').send(challenge);
     },
   );

@@ -486,12 +486,7 @@ export class AgentService {
         return { status: 'restriction_notice', outreach_id: outreach.id, offer_id: null, reason: null };
       }
       this.log.info(ids, 'agent: reply from an inactive carrier recorded, not answered');
-      return {
-        status: 'recorded',
-        outreach_id: outreach.id,
-        offer_id: null,
-        reason: 'the carrier is disabled',
-      };
+      return recordedOnly(outreach.id);
     }
     return this.understand(outreach, email.text, email.messageId, 'email');
   }
@@ -503,28 +498,44 @@ export class AgentService {
     reason: string;
     bouncedAt: Date;
   }) {
+    return this.markUndelivered('email', b.outreachId, b.messageId, b.reason, b.bouncedAt);
+  }
+
+  /** A WhatsApp delivery failure: the message never reached the carrier. */
+  async onWhatsAppFailure(messageId: string, reason: string, at: Date) {
+    return this.markUndelivered('whatsapp', null, messageId, reason, at);
+  }
+
+  /**
+   * Stamps `delivery_failed_at` on the outreach a message belonged to (named, or found by the
+   * channel's id of its first message or of any later one); `status` stays as it is.
+   */
+  private async markUndelivered(
+    modality: 'email' | 'whatsapp',
+    outreachId: string | null,
+    messageId: string | null,
+    reason: string,
+    at: Date,
+  ) {
     const [row] = await this.db
       .update(outreaches)
-      .set({
-        delivery_failed_at: b.bouncedAt,
-        delivery_failure_reason: b.reason.slice(0, 500),
-        updated_at: sql`now()`,
-      })
+      .set({ delivery_failed_at: at, delivery_failure_reason: reason.slice(0, 500), updated_at: sql`now()` })
       .where(
         and(
-          eq(outreaches.modality, 'email'),
-          b.outreachId
-            ? eq(outreaches.id, b.outreachId)
-            : sql`(${outreaches.external_message_id} = ${b.messageId ?? ''} OR ${outreaches.id} IN (
-                SELECT outreach_id FROM agent_messages WHERE external_message_id = ${b.messageId ?? ''}))`,
+          eq(outreaches.modality, modality),
+          outreachId
+            ? eq(outreaches.id, outreachId)
+            : sql`(${outreaches.external_message_id} = ${messageId ?? ''} OR ${outreaches.id} IN (
+                SELECT outreach_id FROM agent_messages WHERE external_message_id = ${messageId ?? ''}))`,
         ),
       )
       .returning({ id: outreaches.id, load_id: outreaches.load_id, carrier_id: outreaches.carrier_id });
-    if (row)
+    if (row) {
       this.log.info(
-        { loadId: row.load_id, carrierId: row.carrier_id, outreachId: row.id },
-        'agent: e-mail bounced',
+        { loadId: row.load_id, carrierId: row.carrier_id, outreachId: row.id, modality },
+        'agent: message not delivered',
       );
+    }
     return row ?? null;
   }
 
@@ -538,23 +549,8 @@ export class AgentService {
     if (!outreach) return ignored('no conversation matches the message');
     await this.record(outreach, 'inbound', null, message.text, message.messageId);
     const [carrier] = await this.db.select().from(carriers).where(eq(carriers.id, outreach.carrier_id));
-    if (!carrier!.is_active) {
-      return {
-        status: 'recorded',
-        outreach_id: outreach.id,
-        offer_id: null,
-        reason: 'the carrier is disabled',
-      };
-    }
+    if (!carrier!.is_active) return recordedOnly(outreach.id);
     return this.understand(outreach, message.text, message.messageId, 'messaging');
-  }
-
-  /** A WhatsApp delivery failure: the message never reached the carrier. */
-  async onWhatsAppFailure(messageId: string, reason: string, at: Date) {
-    await this.db
-      .update(outreaches)
-      .set({ delivery_failed_at: at, delivery_failure_reason: reason.slice(0, 500), updated_at: sql`now()` })
-      .where(and(eq(outreaches.modality, 'whatsapp'), eq(outreaches.external_message_id, messageId)));
   }
 
   /**
@@ -874,6 +870,12 @@ export class AgentService {
   }
 }
 
+const recordedOnly = (outreachId: string): InboundResult => ({
+  status: 'recorded',
+  outreach_id: outreachId,
+  offer_id: null,
+  reason: 'the carrier is disabled',
+});
 const ignored = (reason: string): InboundResult => ({
   status: 'ignored',
   outreach_id: null,

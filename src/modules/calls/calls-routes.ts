@@ -3,8 +3,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
-import { AppError, notFound, unauthenticated } from '../../http/errors.js';
+import { notFound, unauthenticated } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
+import { keepRawJsonBody } from '../../http/raw-json-body.js';
 import { errorResponses } from '../../http/schemas.js';
 import { channelsFrom } from '../../integrations/channels.js';
 import { voiceProviderFrom } from '../../integrations/voice/index.js';
@@ -28,12 +29,6 @@ import {
   toCall,
 } from './calls-schemas.js';
 import { CallsService } from './calls-service.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    rawBody?: string;
-  }
-}
 
 /** Calls, ELP tests and the voice platform's webhooks share one voice provider. */
 export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -219,15 +214,7 @@ async function voiceWebhooks(
   provider: ReturnType<typeof voiceProviderFrom>,
   calls: CallsService,
 ) {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    request.rawBody = body as string;
-    try {
-      done(null, body === '' ? {} : JSON.parse(body as string));
-    } catch {
-      done(new AppError(422, 'validation_error', 'Body is not valid JSON'), undefined);
-    }
-  });
+  keepRawJsonBody(app);
 
   const handle = async (request: FastifyRequest) => {
     if (!(provider instanceof VapiProvider)) throw notFound('Route', `${request.method} ${request.url}`);
