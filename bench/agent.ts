@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
-import type pg from 'pg';
+import pg from 'pg';
 import pino from 'pino';
 import type { Db } from '../src/db/client.js';
 import { SimulatedEmailSender } from '../src/integrations/email/simulated-email-sender.js';
@@ -83,10 +83,32 @@ interface Lane {
  */
 function lanes(): Lane[] {
   const out: Lane[] = [];
-  for (let p = 0; p < 20; p++) {
-    const [oc, os] = CITIES[(p * 7) % CITIES.length]!;
-    let [dc, ds] = CITIES[(p * 7 + 5 + (p % 3)) % CITIES.length]!;
-    if (ds === os) [dc, ds] = CITIES[(p * 7 + 9) % CITIES.length]!;
+  // 20 distinct state pairs (freight corridors), each between two cities of CITIES.
+  const pairs: [number, number][] = [
+    [0, 1],
+    [1, 0],
+    [3, 18],
+    [18, 3],
+    [7, 6],
+    [6, 7],
+    [2, 4],
+    [4, 0],
+    [12, 14],
+    [14, 16],
+    [15, 17],
+    [17, 3],
+    [19, 2],
+    [20, 13],
+    [8, 7],
+    [9, 5],
+    [10, 11],
+    [11, 0],
+    [13, 21],
+    [21, 19],
+  ];
+  for (const [p, [o, d]] of pairs.entries()) {
+    const [oc, os] = CITIES[o]!;
+    const [dc, ds] = CITIES[d]!;
     const base = { originState: os, destinationState: ds, loadOriginCity: oc, loadDestinationCity: dc };
     out.push({
       id: `lane_bench_${p}_a`,
@@ -314,9 +336,67 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
   return p95;
 }
 
+/** Runs `fn` with every statement sent on any pg client timed; prints the top statements by total time. */
+async function profileStatements(title: string, fn: () => Promise<void>) {
+  const stats = new Map<string, { n: number; ms: number }>();
+  const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const config = args[0];
+    const text =
+      typeof config === 'string'
+        ? config
+        : config && typeof config === 'object' && 'text' in config
+          ? String((config as { text: unknown }).text)
+          : '';
+    const result = original.apply(this, args);
+    if (!text || !(result instanceof Promise)) return result;
+    const key = text.replace(/\s+/g, ' ').trim().slice(0, 90);
+    const t = performance.now();
+    return result.finally(() => {
+      const e = stats.get(key) ?? { n: 0, ms: 0 };
+      e.n++;
+      e.ms += performance.now() - t;
+      stats.set(key, e);
+    });
+  };
+  const started = performance.now();
+  try {
+    await fn();
+  } finally {
+    proto.query = original;
+  }
+  const wall = performance.now() - started;
+  console.log(`\n### ${title}: time per statement (client-side, 2 workers overlap)\n`);
+  console.log('| statement | calls | total s | mean ms |');
+  console.log('| --- | ---: | ---: | ---: |');
+  for (const [key, e] of [...stats].sort((a, b) => b[1].ms - a[1].ms).slice(0, 14)) {
+    console.log(
+      `| \`${key.replace(/\|/g, '\\|')}\` | ${e.n} | ${fmt(e.ms / 1000, 2)} | ${fmt(e.ms / e.n, 2)} |`,
+    );
+  }
+  console.log(`\nwall ${fmt(wall / 1000)} s`);
+}
+
 async function resetAgentState(pool: pg.Pool) {
   await pool.query('TRUNCATE outreaches, agent_load_states, agent_messages CASCADE');
   await pool.query('VACUUM ANALYZE outreaches, agent_load_states');
+}
+
+/** Calls planDue until it leases nothing. */
+async function planAll(agent: AgentService) {
+  let rounds = 0;
+  let leased = 0;
+  let maxRoundMs = 0;
+  for (;;) {
+    const t = performance.now();
+    const n = await agent.planDue();
+    maxRoundMs = Math.max(maxRoundMs, performance.now() - t);
+    if (n === 0) break;
+    rounds++;
+    leased += n;
+  }
+  return { rounds, leased, maxRoundMs };
 }
 
 async function measurePlanning(db: Db, pool: pg.Pool, log: FastifyBaseLogger) {
@@ -347,17 +427,7 @@ async function measurePlanning(db: Db, pool: pg.Pool, log: FastifyBaseLogger) {
         await resetAgentState(pool);
         const agent = new AgentService(db, calls, channels, log, batch);
         const started = performance.now();
-        let rounds = 0;
-        let leased = 0;
-        let maxRoundMs = 0;
-        for (;;) {
-          const t = performance.now();
-          const n = await agent.planDue();
-          maxRoundMs = Math.max(maxRoundMs, performance.now() - t);
-          if (n === 0) break;
-          rounds++;
-          leased += n;
-        }
+        const { rounds, leased, maxRoundMs } = await planAll(agent);
         const seconds = (performance.now() - started) / 1000;
         const { rows } = await pool.query<{ planned: number; decided: number; outreaches: number }>(
           `SELECT (SELECT count(*) FROM agent_load_states WHERE waves_planned >= 1)::int AS planned,
@@ -380,6 +450,13 @@ async function measurePlanning(db: Db, pool: pg.Pool, log: FastifyBaseLogger) {
           maxRoundMs,
         });
       }
+    }
+    if (process.env.BENCH_AGENT_PROFILE !== '0') {
+      await resetAgentState(pool);
+      const agent = new AgentService(db, calls, channels, log, BATCHES[0]);
+      await profileStatements(`one more planning run, batch ${BATCHES[0]}`, async () => {
+        await planAll(agent);
+      });
     }
   } finally {
     await voice.close?.();
