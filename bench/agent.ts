@@ -388,11 +388,17 @@ async function planAll(agent: AgentService) {
   let rounds = 0;
   let leased = 0;
   let maxRoundMs = 0;
+  let idle = 0;
   for (;;) {
     const t = performance.now();
     const n = await agent.planDue();
     maxRoundMs = Math.max(maxRoundMs, performance.now() - t);
-    if (n === 0) break;
+    // The first call may lease nothing: the states it inserts are due at the database's now(),
+    // a little after the `now` planDue took from the clock before it.
+    if (n === 0) {
+      if (leased > 0 || idle++ > 0) break;
+      continue;
+    }
     rounds++;
     leased += n;
   }
