@@ -81,7 +81,7 @@ interface Lane {
  * ~40 lanes over 20 state pairs: each pair has a state-to-state lane and one more specific lane
  * (cities, cities + equipment, or states + equipment), so a load often matches two lanes.
  */
-function lanes(): Lane[] {
+export function lanes(): Lane[] {
   const out: Lane[] = [];
   // 20 distinct state pairs (freight corridors), each between two cities of CITIES.
   const pairs: [number, number][] = [
@@ -129,7 +129,7 @@ function lanes(): Lane[] {
   return out;
 }
 
-async function seed(client: pg.PoolClient, orgId: string, laneList: Lane[]) {
+export async function seed(client: pg.PoolClient, orgId: string, laneList: Lane[]) {
   const started = performance.now();
   const step = async (label: string, text: string, values: unknown[]) => {
     const t = performance.now();
@@ -339,32 +339,42 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
 /** Runs `fn` with every statement sent on any pg client timed; prints the top statements by total time. */
 async function profileStatements(title: string, fn: () => Promise<void>) {
   const stats = new Map<string, { n: number; ms: number }>();
-  const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
-  const original = proto.query;
-  proto.query = function (this: unknown, ...args: unknown[]) {
-    const config = args[0];
-    const text =
-      typeof config === 'string'
-        ? config
-        : config && typeof config === 'object' && 'text' in config
-          ? String((config as { text: unknown }).text)
-          : '';
-    const result = original.apply(this, args);
-    if (!text || !(result instanceof Promise)) return result;
-    const key = text.replace(/\s+/g, ' ').trim().slice(0, 90);
-    const t = performance.now();
-    return result.finally(() => {
-      const e = stats.get(key) ?? { n: 0, ms: 0 };
-      e.n++;
-      e.ms += performance.now() - t;
-      stats.set(key, e);
-    });
-  };
+  // Pool.query (outside transactions) and Client.query (inside them); a query Pool.query hands to
+  // a client goes with a callback, so it is not counted twice.
+  const protos = [pg.Client.prototype, pg.Pool.prototype] as unknown as {
+    query: (...a: unknown[]) => unknown;
+  }[];
+  const originals = protos.map((p) => p.query);
+  const wrap = (original: (...a: unknown[]) => unknown) =>
+    function (this: unknown, ...args: unknown[]) {
+      const config = args[0];
+      const text =
+        typeof config === 'string'
+          ? config
+          : config && typeof config === 'object' && 'text' in config
+            ? String((config as { text: unknown }).text)
+            : '';
+      const result = original.apply(this, args);
+      if (!text || !(result instanceof Promise)) return result;
+      const key = text.replace(/\s+/g, ' ').trim().slice(0, 90);
+      const t = performance.now();
+      return result.finally(() => {
+        const e = stats.get(key) ?? { n: 0, ms: 0 };
+        e.n++;
+        e.ms += performance.now() - t;
+        stats.set(key, e);
+      });
+    };
+  protos.forEach((p, i) => {
+    p.query = wrap(originals[i]!);
+  });
   const started = performance.now();
   try {
     await fn();
   } finally {
-    proto.query = original;
+    protos.forEach((p, i) => {
+      p.query = originals[i]!;
+    });
   }
   const wall = performance.now() - started;
   console.log(`\n### ${title}: time per statement (client-side, 2 workers overlap)\n`);
