@@ -562,7 +562,10 @@ describe('the no_response sweeper, called directly', () => {
     const age = (id: string, hours: number) =>
       db
         .update(outreaches)
-        .set({ created_at: sql`now() - make_interval(hours => ${hours})`, sent_at: sql`now() - make_interval(hours => ${hours})` })
+        .set({
+          created_at: sql`now() - make_interval(hours => ${hours})`,
+          sent_at: sql`now() - make_interval(hours => ${hours})`,
+        })
         .where(eq(outreaches.id, id));
     await age(oldEmail, 25);
     await age(oldWhatsapp, 30);
