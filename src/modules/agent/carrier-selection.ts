@@ -70,41 +70,66 @@ export async function selectWave(
       WHERE carrier_id NOT IN (SELECT carrier_id FROM on_lane)
     ),
     ranked AS (
-      SELECT c.id AS carrier_id, c.name, coalesce(k.lane_tier, c.routing_guide_tier) AS tier,
+      -- Every candidate with the cheap facts (tier, on-time, equipment) in wave order, narrow rows
+      -- from one carrier lookup each, so the costly checks below run lazily, best-ranked first,
+      -- only until the wave is full.
+      SELECT k.carrier_id AS id, coalesce(k.lane_tier, c.routing_guide_tier) AS tier,
              CASE WHEN c.on_time_pickup_pct IS NULL THEN c.on_time_delivery_pct
                   WHEN c.on_time_delivery_pct IS NULL THEN c.on_time_pickup_pct
                   ELSE (c.on_time_pickup_pct + c.on_time_delivery_pct) / 2 END AS on_time_pct,
-             k.source, c.home_state,
-             coalesce(c.dispatcher_phone, c.phone, (
-               SELECT cc.phone FROM carrier_contacts cc
-               WHERE cc.carrier_id = c.id AND cc.phone IS NOT NULL
-                 AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
-               ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) AS phone,
-             coalesce(c.dispatcher_email, c.email, (
-               SELECT cc.email FROM carrier_contacts cc
-               WHERE cc.carrier_id = c.id AND cc.email IS NOT NULL
-                 AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
-               ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) AS email
+             k.source, ld.id AS ld_id, ld.origin_city AS ld_origin_city, ld.origin_state AS ld_origin_state,
+             ld.destination_city AS ld_destination_city, ld.destination_state AS ld_destination_state,
+             ld.equipment_type AS ld_equipment_type
       FROM candidates k
-      JOIN carriers c ON c.id = k.carrier_id AND c.organization_id = ${organizationId}
       CROSS JOIN ld
+      CROSS JOIN LATERAL (
+        SELECT c.routing_guide_tier, c.on_time_pickup_pct, c.on_time_delivery_pct, c.equipment_types
+        FROM carriers c WHERE c.id = k.carrier_id AND c.organization_id = ${organizationId}
+        OFFSET 0) c
       WHERE (c.equipment_types IS NULL OR cardinality(c.equipment_types) = 0
              OR ld.equipment_type = ANY(c.equipment_types))
-        AND ${refusalSql(organizationId)} IS NULL
+      ORDER BY 2 NULLS LAST, 3 DESC NULLS LAST, 1
+    ),
+    kept AS (
+      -- The first waveSize candidates in that order that may be contacted. The best-ranked kept
+      -- carrier has the best kept tier, and within a tier the order is on-time first: the wave is
+      -- those of the kept rows that share the first one's tier.
+      SELECT r.id, c.name, r.tier, r.on_time_pct, r.source, c.home_state, c.phone, c.email,
+             c.dispatcher_phone, c.dispatcher_email
+      FROM ranked r
+      CROSS JOIN LATERAL (SELECT * FROM carriers c WHERE c.id = r.id OFFSET 0) c
+      CROSS JOIN LATERAL (SELECT r.ld_id AS id, r.ld_origin_city AS origin_city,
+                                 r.ld_origin_state AS origin_state, r.ld_destination_city AS destination_city,
+                                 r.ld_destination_state AS destination_state,
+                                 r.ld_equipment_type AS equipment_type) ld
+      WHERE ${refusalSql(organizationId)} IS NULL
         AND NOT EXISTS (
           SELECT 1 FROM outreaches o
-          WHERE o.load_id = ld.id AND o.carrier_id = c.id AND o.direction = 'outbound'
+          WHERE o.load_id = r.ld_id AND o.carrier_id = r.id AND o.direction = 'outbound'
             AND o.cancelled_at IS NULL
             AND o.created_at > now() - make_interval(hours => ${rules.recontactWindowHours}))
         AND (
           SELECT count(*) FROM outreaches o
-          WHERE o.organization_id = ${organizationId} AND o.carrier_id = c.id AND o.is_automated
+          WHERE o.organization_id = ${organizationId} AND o.carrier_id = r.id AND o.is_automated
             AND o.cancelled_at IS NULL AND o.created_at > now() - interval '24 hours'
         ) < ${rules.dailyCapPerCarrier}
+      ORDER BY r.tier NULLS LAST, r.on_time_pct DESC NULLS LAST, r.id
+      LIMIT ${rules.waveSize}
     )
-    SELECT * FROM ranked
-    WHERE tier IS NOT DISTINCT FROM (SELECT tier FROM ranked ORDER BY tier NULLS LAST LIMIT 1)
-    ORDER BY on_time_pct DESC NULLS LAST, carrier_id
+    SELECT c.id AS carrier_id, c.name, c.tier, c.on_time_pct, c.source, c.home_state,
+           coalesce(c.dispatcher_phone, c.phone, (
+             SELECT cc.phone FROM carrier_contacts cc
+             WHERE cc.carrier_id = c.id AND cc.phone IS NOT NULL
+               AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
+             ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) AS phone,
+           coalesce(c.dispatcher_email, c.email, (
+             SELECT cc.email FROM carrier_contacts cc
+             WHERE cc.carrier_id = c.id AND cc.email IS NOT NULL
+               AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
+             ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) AS email
+    FROM kept c
+    WHERE c.tier IS NOT DISTINCT FROM (SELECT tier FROM kept ORDER BY tier NULLS LAST LIMIT 1)
+    ORDER BY c.on_time_pct DESC NULLS LAST, c.id
     LIMIT ${rules.waveSize}`);
   return result.rows;
 }
