@@ -23,7 +23,15 @@ import { emitEvent, emitEvents, outreachEventData } from '../webhooks/events.js'
 import { type AgentSettings, readAgentSettings } from './agent-settings.js';
 import { agentLoadStates, agentMessages } from './agent-tables.js';
 import { DEFAULT_TIME_ZONE, nextContactTime, timeZoneOfState } from './cadence.js';
-import { selectWave } from './carrier-selection.js';
+import {
+  type Candidate,
+  type LoadLane,
+  laneKey,
+  pickWave,
+  type RankedCandidate,
+  rankCandidates,
+  selectWave,
+} from './carrier-selection.js';
 import {
   decideOffer,
   type LoadSummary,
@@ -124,8 +132,8 @@ export class AgentService {
   /** Plans the next wave of every due load (at most `batchSize` per round); returns how many. */
   async planDue(now = new Date()): Promise<number> {
     await this.db.execute(sql`
-      INSERT INTO agent_load_states (load_id, organization_id)
-      SELECT l.id, l.organization_id FROM loads l
+      INSERT INTO agent_load_states (load_id, organization_id, next_wave_at)
+      SELECT l.id, l.organization_id, ${now} FROM loads l
       WHERE ${workableSql} AND NOT EXISTS (SELECT 1 FROM agent_load_states s WHERE s.load_id = l.id)
       ON CONFLICT DO NOTHING`);
     const leased = await this.db.execute<{ load_id: string; organization_id: string }>(sql`
@@ -141,12 +149,36 @@ export class AgentService {
       if (!settings.has(organization_id))
         settings.set(organization_id, await readAgentSettings(this.db, organization_id));
     }
+    // Loads of one lane share their ranked candidates within the round: ranked once, picked per load.
+    const lanes = leased.rows.length
+      ? await this.db.execute<LoadLane & { organization_id: string }>(sql`
+          SELECT id, organization_id, origin_city, origin_state, destination_city, destination_state, equipment_type
+          FROM loads WHERE id = ANY(${sql.param(leased.rows.map((r) => r.load_id))}::text[])`)
+      : { rows: [] };
+    const laneOf = new Map(lanes.rows.map((l) => [l.id, l]));
+    const rankings = new Map<string, Promise<RankedCandidate[]>>();
+    const rankingFor = (lane: LoadLane & { organization_id: string }) => () => {
+      const key = `${lane.organization_id}|${laneKey(lane)}`;
+      let ranked = rankings.get(key);
+      if (!ranked) {
+        ranked = rankCandidates(this.db, lane.organization_id, lane);
+        rankings.set(key, ranked);
+      }
+      return ranked;
+    };
     // Two loads at a time: the database has two cores to work with.
     const queue = [...leased.rows];
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
+        const lane = laneOf.get(next.load_id);
         try {
-          await this.planLoad(next.organization_id, next.load_id, settings.get(next.organization_id)!, now);
+          await this.planLoad(
+            next.organization_id,
+            next.load_id,
+            settings.get(next.organization_id)!,
+            now,
+            lane ? rankingFor(lane) : undefined,
+          );
         } catch (err) {
           this.log.error({ err, loadId: next.load_id }, 'agent: planning failed');
         }
@@ -157,7 +189,13 @@ export class AgentService {
   }
 
   /** Plans one load's next wave in one transaction; returns the outreaches queued. */
-  async planLoad(organizationId: string, loadId: string, settings: AgentSettings, now = new Date()) {
+  async planLoad(
+    organizationId: string,
+    loadId: string,
+    settings: AgentSettings,
+    now = new Date(),
+    ranking?: () => Promise<RankedCandidate[]>,
+  ) {
     const waitMs = settings.wave_wait_minutes * 60_000;
     return this.db.transaction(async (tx) => {
       const decide = async (decision: string, nextAt: Date, tier?: number | null, planned = 0) => {
@@ -198,7 +236,9 @@ export class AgentService {
         recontactWindowHours: settings.recontact_window_hours,
         dailyCapPerCarrier: settings.daily_cap_per_carrier,
       };
-      let wave = await selectWave(tx, organizationId, loadId, rules);
+      let wave = ranking
+        ? await pickWave(tx, organizationId, loadId, await ranking(), rules)
+        : await selectWave(tx, organizationId, loadId, rules);
       if (wave.length) {
         // The daily cap holds across loads planned at once, on any instance: count again under a
         // per-carrier lock that lasts until this transaction ends.
@@ -215,7 +255,7 @@ export class AgentService {
         );
         wave = wave.filter((c) => !capped.has(c.carrier_id));
       }
-      const queued: OutreachRow[] = [];
+      const planned: { row: typeof outreaches.$inferInsert; candidate: Candidate }[] = [];
       for (const candidate of wave) {
         const channel = settings.channel_order.find((ch) =>
           ch === 'email' ? candidate.email : candidate.phone,
@@ -230,9 +270,9 @@ export class AgentService {
         const zone =
           timeZoneOfState(candidate.home_state) ?? timeZoneOfState(load.origin_state) ?? DEFAULT_TIME_ZONE;
         const sendAfter = nextContactTime(now, zone, settings.quiet_hours_start, settings.quiet_hours_end);
-        const [row] = await tx
-          .insert(outreaches)
-          .values({
+        planned.push({
+          candidate,
+          row: {
             id: newId('outreach'),
             organization_id: organizationId,
             carrier_id: candidate.carrier_id,
@@ -245,20 +285,27 @@ export class AgentService {
             send_after: sendAfter,
             address: channel === 'email' ? candidate.email : candidate.phone,
             conversation_id: channel === 'call' ? null : newId('conversation'),
-          })
-          .returning();
-        queued.push(row!);
+          },
+        });
+      }
+      const queued = planned.length
+        ? await tx
+            .insert(outreaches)
+            .values(planned.map((p) => p.row))
+            .returning()
+        : [];
+      for (const { row, candidate } of planned) {
         this.log.info(
           {
             loadId,
             carrierId: candidate.carrier_id,
-            outreachId: row!.id,
-            channel,
+            outreachId: row.id,
+            channel: row.modality,
             tier: candidate.tier,
             source: candidate.source,
-            sendAfter: sendAfter.toISOString(),
+            sendAfter: row.send_after!.toISOString(),
           },
-          sendAfter > now ? 'agent: contact queued until quiet hours end' : 'agent: contact queued',
+          row.send_after! > now ? 'agent: contact queued until quiet hours end' : 'agent: contact queued',
         );
       }
       await emitEvents(
