@@ -41,6 +41,9 @@ import {
 } from './negotiation.js';
 import { understandReply } from './reply-understanding.js';
 
+/** How long a lane's ranked candidates are reused (see `ranking`). */
+const RANKING_TTL_MS = 30_000;
+
 /** Load statuses the agent works (spec, "What the service does" 2). */
 export const WORKABLE_STATUSES = ['Created', 'Unassigned', 'Quotes Received'] as const;
 
@@ -86,6 +89,8 @@ export interface InboundResult {
  * the negotiation rules. Every decision is logged with the load and carrier ids.
  */
 export class AgentService {
+  private readonly rankings = new Map<string, { ranked: Promise<RankedCandidate[]>; until: number }>();
+
   constructor(
     private readonly db: Db,
     private readonly calls: CallsService,
@@ -156,16 +161,7 @@ export class AgentService {
           FROM loads WHERE id = ANY(${sql.param(leased.rows.map((r) => r.load_id))}::text[])`)
       : { rows: [] };
     const laneOf = new Map(lanes.rows.map((l) => [l.id, l]));
-    const rankings = new Map<string, Promise<RankedCandidate[]>>();
-    const rankingFor = (lane: LoadLane & { organization_id: string }) => () => {
-      const key = `${lane.organization_id}|${laneKey(lane)}`;
-      let ranked = rankings.get(key);
-      if (!ranked) {
-        ranked = rankCandidates(this.db, lane.organization_id, lane);
-        rankings.set(key, ranked);
-      }
-      return ranked;
-    };
+    const rankingFor = (lane: LoadLane & { organization_id: string }) => () => this.ranking(lane, now);
     // Two loads at a time: the database has two cores to work with.
     const queue = [...leased.rows];
     const worker = async () => {
@@ -186,6 +182,23 @@ export class AgentService {
     };
     await Promise.all([worker(), worker()]);
     return leased.rows.length;
+  }
+
+  /**
+   * A lane's ranked candidates, shared by every load on the lane for RANKING_TTL_MS: ranking reads
+   * every candidate of the lane, picking a wave only a few. The contact guard, the window and the
+   * cap are checked fresh on every pick, so a stale ranking can only miss a carrier that joined the
+   * lane in the last few seconds, or offer one whose tier changed.
+   */
+  private ranking(lane: LoadLane & { organization_id: string }, now: Date): Promise<RankedCandidate[]> {
+    const key = `${lane.organization_id}|${laneKey(lane)}`;
+    const cached = this.rankings.get(key);
+    if (cached && cached.until > now.getTime()) return cached.ranked;
+    if (this.rankings.size > 10_000) this.rankings.clear();
+    const ranked = rankCandidates(this.db, lane.organization_id, lane);
+    this.rankings.set(key, { ranked, until: now.getTime() + RANKING_TTL_MS });
+    ranked.catch(() => this.rankings.delete(key));
+    return ranked;
   }
 
   /** Plans one load's next wave in one transaction; returns the outreaches queued. */
