@@ -65,6 +65,9 @@ export interface AgentChannels {
   whatsappTemplate: { name: string; language: string };
 }
 
+/** A lane's ranked candidates, and the carriers a pick found refused (guard or cap) meanwhile. */
+type LaneRanking = { ranked: RankedCandidate[]; refused: Set<string> };
+
 type LoadRow = LoadSummary & {
   id: string;
   organization_id: string;
@@ -89,7 +92,7 @@ export interface InboundResult {
  * the negotiation rules. Every decision is logged with the load and carrier ids.
  */
 export class AgentService {
-  private readonly rankings = new Map<string, { ranked: Promise<RankedCandidate[]>; until: number }>();
+  private readonly rankings = new Map<string, { ranking: Promise<LaneRanking>; until: number }>();
 
   constructor(
     private readonly db: Db,
@@ -186,19 +189,22 @@ export class AgentService {
 
   /**
    * A lane's ranked candidates, shared by every load on the lane for RANKING_TTL_MS: ranking reads
-   * every candidate of the lane, picking a wave only a few. The contact guard, the window and the
-   * cap are checked fresh on every pick, so a stale ranking can only miss a carrier that joined the
-   * lane in the last few seconds, or offer one whose tier changed.
+   * every candidate of the lane, picking a wave only a few. The window is checked fresh on every
+   * pick, the guard and the cap too except for carriers a pick already found refused (kept with the
+   * ranking), so within the TTL a ranking can miss a carrier that joined the lane or was cleared.
    */
-  private ranking(lane: LoadLane & { organization_id: string }, now: Date): Promise<RankedCandidate[]> {
+  private ranking(lane: LoadLane & { organization_id: string }, now: Date): Promise<LaneRanking> {
     const key = `${lane.organization_id}|${laneKey(lane)}`;
     const cached = this.rankings.get(key);
-    if (cached && cached.until > now.getTime()) return cached.ranked;
+    if (cached && cached.until > now.getTime()) return cached.ranking;
     if (this.rankings.size > 10_000) this.rankings.clear();
-    const ranked = rankCandidates(this.db, lane.organization_id, lane);
-    this.rankings.set(key, { ranked, until: now.getTime() + RANKING_TTL_MS });
-    ranked.catch(() => this.rankings.delete(key));
-    return ranked;
+    const ranking = rankCandidates(this.db, lane.organization_id, lane).then((ranked) => ({
+      ranked,
+      refused: new Set<string>(),
+    }));
+    this.rankings.set(key, { ranking, until: now.getTime() + RANKING_TTL_MS });
+    ranking.catch(() => this.rankings.delete(key));
+    return ranking;
   }
 
   /** Plans one load's next wave in one transaction; returns the outreaches queued. */
@@ -207,7 +213,7 @@ export class AgentService {
     loadId: string,
     settings: AgentSettings,
     now = new Date(),
-    ranking?: () => Promise<RankedCandidate[]>,
+    ranking?: () => Promise<LaneRanking>,
   ) {
     const waitMs = settings.wave_wait_minutes * 60_000;
     return this.db.transaction(async (tx) => {
@@ -249,8 +255,9 @@ export class AgentService {
         recontactWindowHours: settings.recontact_window_hours,
         dailyCapPerCarrier: settings.daily_cap_per_carrier,
       };
-      let wave = ranking
-        ? await pickWave(tx, organizationId, loadId, await ranking(), rules)
+      const lane = ranking ? await ranking() : null;
+      let wave = lane
+        ? await pickWave(tx, organizationId, loadId, lane.ranked, rules, lane.refused)
         : await selectWave(tx, organizationId, loadId, rules);
       if (wave.length) {
         // The daily cap holds across loads planned at once, on any instance: count again under a

@@ -111,8 +111,12 @@ export async function rankCandidates(
  * The next wave for one load from its lane's ranked candidates: in rank order, the carriers the
  * contact guard allows, not contacted (outbound) about this load within the re-contact window, with
  * fewer automated contacts than the daily cap in the last 24 hours. The wave is the first
- * `waveSize` such carriers of the best tier that has one, so a tier is worked before the next. The
- * checks run on a small slice of the ranking at a time, so a wave usually costs one short statement.
+ * `waveSize` such carriers of the best tier that has one, so a tier is worked before the next.
+ *
+ * The checks run on a short slice of the ranking at a time. Carriers refused for reasons that hold
+ * for every load of the lane (the guard, the cap) are added to `refused`, which the caller keeps
+ * with the ranking, so the next load's pick skips them instead of checking them again: as the
+ * busiest carriers reach their cap, picks stay one short statement.
  */
 export async function pickWave(
   db: DbOrTx,
@@ -120,15 +124,18 @@ export async function pickWave(
   loadId: string,
   ranked: readonly RankedCandidate[],
   rules: SelectionRules,
+  refused: Set<string> = new Set(),
 ): Promise<Candidate[]> {
   const wave: Candidate[] = [];
-  let size = Math.max(3 * rules.waveSize, 20);
-  for (let offset = 0; offset < ranked.length && wave.length < rules.waveSize; offset += size, size *= 2) {
-    const slice = ranked.slice(offset, offset + size);
+  const open = ranked.filter((c) => !refused.has(c.id));
+  let size = Math.max(2 * rules.waveSize, 10);
+  for (let offset = 0; offset < open.length && wave.length < rules.waveSize; offset += size, size *= 2) {
+    const slice = open.slice(offset, offset + size);
     // Ranked by tier first: once the wave has a tier, a slice starting with another cannot add to it.
     if (wave.length && slice[0]!.tier !== wave[0]!.tier) break;
-    const kept = await allowedInOrder(db, organizationId, loadId, slice, rules);
-    for (const c of kept) {
+    for (const c of await checkInOrder(db, organizationId, loadId, slice, rules)) {
+      if (!c.carrier_ok) refused.add(c.carrier_id);
+      if (!c.carrier_ok || !c.load_ok) continue;
       if (wave.length && c.tier !== wave[0]!.tier) break;
       if (wave.length < rules.waveSize) wave.push(c);
     }
@@ -136,14 +143,17 @@ export async function pickWave(
   return wave;
 }
 
-async function allowedInOrder(
+type Checked = Candidate & { carrier_ok: boolean; load_ok: boolean };
+
+/** Every carrier of the slice, in order, with the outcome of the checks (details only for the kept). */
+async function checkInOrder(
   db: DbOrTx,
   organizationId: string,
   loadId: string,
   slice: readonly RankedCandidate[],
   rules: SelectionRules,
-): Promise<Candidate[]> {
-  const result = await db.execute<Candidate>(sql`
+): Promise<Checked[]> {
+  const result = await db.execute<Checked>(sql`
     WITH r AS (
       SELECT * FROM unnest(
         ${sql.param(slice.map((c) => c.id))}::text[],
@@ -152,39 +162,37 @@ async function allowedInOrder(
         ${sql.param(slice.map((c) => c.source))}::text[]
       ) WITH ORDINALITY AS r(id, tier, on_time_pct, source, ord)
     ),
-    kept AS (
-      SELECT r.ord, r.id, c.name, r.tier, r.on_time_pct, r.source, c.home_state,
-             c.phone, c.email, c.dispatcher_phone, c.dispatcher_email
+    checked AS (
+      SELECT r.ord, r.id, r.tier, r.on_time_pct, r.source, c.name, c.home_state,
+             c.phone, c.email, c.dispatcher_phone, c.dispatcher_email,
+             (${refusalSql(organizationId)} IS NULL AND (
+               SELECT count(*) FROM outreaches o
+               WHERE o.organization_id = ${organizationId} AND o.carrier_id = c.id AND o.is_automated
+                 AND o.cancelled_at IS NULL AND o.created_at > now() - interval '24 hours'
+             ) < ${rules.dailyCapPerCarrier}) AS carrier_ok,
+             NOT EXISTS (
+               SELECT 1 FROM outreaches o
+               WHERE o.load_id = ld.id AND o.carrier_id = c.id AND o.direction = 'outbound'
+                 AND o.cancelled_at IS NULL
+                 AND o.created_at > now() - make_interval(hours => ${rules.recontactWindowHours})) AS load_ok
       FROM r
       CROSS JOIN (SELECT id, origin_city, origin_state, destination_city, destination_state, equipment_type
                   FROM loads WHERE organization_id = ${organizationId} AND id = ${loadId}) ld
-      JOIN carriers c ON c.id = r.id AND c.organization_id = ${organizationId}
-      WHERE ${refusalSql(organizationId)} IS NULL
-        AND NOT EXISTS (
-          SELECT 1 FROM outreaches o
-          WHERE o.load_id = ld.id AND o.carrier_id = c.id AND o.direction = 'outbound'
-            AND o.cancelled_at IS NULL
-            AND o.created_at > now() - make_interval(hours => ${rules.recontactWindowHours}))
-        AND (
-          SELECT count(*) FROM outreaches o
-          WHERE o.organization_id = ${organizationId} AND o.carrier_id = c.id AND o.is_automated
-            AND o.cancelled_at IS NULL AND o.created_at > now() - interval '24 hours'
-        ) < ${rules.dailyCapPerCarrier}
-      ORDER BY r.ord
-      LIMIT ${rules.waveSize}
+      CROSS JOIN LATERAL (SELECT * FROM carriers c WHERE c.id = r.id AND c.organization_id = ${organizationId}
+                          OFFSET 0) c
     )
-    SELECT k.id AS carrier_id, k.name, k.tier, k.on_time_pct, k.source, k.home_state,
-           coalesce(k.dispatcher_phone, k.phone, (
+    SELECT k.id AS carrier_id, k.name, k.tier, k.on_time_pct, k.source, k.home_state, k.carrier_ok, k.load_ok,
+           CASE WHEN k.carrier_ok AND k.load_ok THEN coalesce(k.dispatcher_phone, k.phone, (
              SELECT cc.phone FROM carrier_contacts cc
              WHERE cc.carrier_id = k.id AND cc.phone IS NOT NULL
                AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
-             ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) AS phone,
-           coalesce(k.dispatcher_email, k.email, (
+             ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) END AS phone,
+           CASE WHEN k.carrier_ok AND k.load_ok THEN coalesce(k.dispatcher_email, k.email, (
              SELECT cc.email FROM carrier_contacts cc
              WHERE cc.carrier_id = k.id AND cc.email IS NOT NULL
                AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
-             ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) AS email
-    FROM kept k
+             ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) END AS email
+    FROM checked k
     ORDER BY k.ord`);
   return result.rows;
 }
