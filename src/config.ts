@@ -57,7 +57,8 @@ const envSchema = z.object({
   VAPI_PHONE_NUMBER_ID: z.string().min(1).optional(),
   VAPI_WEBHOOK_SECRET: z.string().min(16).optional(),
   AGENT_ENABLED: boolFlag(true),
-  AGENT_BATCH_SIZE: positiveInt(50),
+  AGENT_BATCH_SIZE: positiveInt(200),
+  AGENT_RANKING_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   SIMULATION_PROFILE: z.enum(['realistic', 'cooperative', 'silent']).default('realistic'),
   EMAIL_TRANSPORT: z.enum(['simulated', 'smtp']).default('simulated'),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
@@ -149,7 +150,7 @@ export interface Config {
     } | null;
   };
   /** The load-working agent: a worker loop in every instance unless switched off. */
-  readonly agent: { readonly enabled: boolean; readonly batchSize: number };
+  readonly agent: { readonly enabled: boolean; readonly batchSize: number; readonly rankingTtlMs: number };
   /** E-mail, WhatsApp and the optional chat model the agent talks through. */
   readonly channels: {
     readonly simulationProfile: 'realistic' | 'cooperative' | 'silent';
@@ -307,7 +308,11 @@ export function loadConfig(
             })
           : null,
     }),
-    agent: Object.freeze({ enabled: env.AGENT_ENABLED, batchSize: env.AGENT_BATCH_SIZE }),
+    agent: Object.freeze({
+      enabled: env.AGENT_ENABLED,
+      batchSize: env.AGENT_BATCH_SIZE,
+      rankingTtlMs: env.AGENT_RANKING_TTL_MS,
+    }),
     channels: Object.freeze({
       simulationProfile: env.SIMULATION_PROFILE,
       email: Object.freeze({

@@ -24,6 +24,8 @@ export const SECRET = 'inbound-secret-for-the-agent-tests';
 export const registry = registryFile([goodStanding('620001', '720001', { out_of_service: true })]);
 export const agentEnv = {
   WORKER_POLL_MS: '40',
+  // Tests move time by moving timestamps in the database: the agent's lane caches must not outlast that.
+  AGENT_RANKING_TTL_MS: '100',
   SIMULATION_PROFILE: 'silent',
   SIMULATION_SPEED: '200',
   EMAIL_INBOUND_SECRET: SECRET,

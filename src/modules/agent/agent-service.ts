@@ -41,9 +41,6 @@ import {
 } from './negotiation.js';
 import { understandReply } from './reply-understanding.js';
 
-/** How long a lane's ranked candidates are reused (see `ranking`). */
-const RANKING_TTL_MS = 30_000;
-
 /** Load statuses the agent works (spec, "What the service does" 2). */
 export const WORKABLE_STATUSES = ['Created', 'Unassigned', 'Quotes Received'] as const;
 
@@ -66,7 +63,24 @@ export interface AgentChannels {
 }
 
 /** A lane's ranked candidates, and the carriers a pick found refused (guard or cap) meanwhile. */
-type LaneRanking = { ranked: RankedCandidate[]; refused: Set<string> };
+type LaneRanking = { ranked: RankedCandidate[]; refused: ExpiringSet };
+
+/** Carriers a pick found refused on a lane (guard or cap), each remembered for `ttlMs`. */
+class ExpiringSet {
+  private readonly until = new Map<string, number>();
+  constructor(private readonly ttlMs: number) {}
+  has(id: string) {
+    const t = this.until.get(id);
+    if (t === undefined) return false;
+    if (t > Date.now()) return true;
+    this.until.delete(id);
+    return false;
+  }
+  add(id: string) {
+    this.until.set(id, Date.now() + this.ttlMs);
+    return this as unknown as Set<string>;
+  }
+}
 
 type LoadRow = LoadSummary & {
   id: string;
@@ -92,7 +106,10 @@ export interface InboundResult {
  * the negotiation rules. Every decision is logged with the load and carrier ids.
  */
 export class AgentService {
-  private readonly rankings = new Map<string, { ranking: Promise<LaneRanking>; until: number }>();
+  private readonly rankings = new Map<
+    string,
+    { ranking: Promise<LaneRanking>; refused: ExpiringSet; until: number }
+  >();
 
   constructor(
     private readonly db: Db,
@@ -100,6 +117,7 @@ export class AgentService {
     private readonly channels: AgentChannels,
     private readonly log: FastifyBaseLogger,
     private readonly batchSize = 50,
+    private readonly rankingTtlMs = 30_000,
   ) {
     calls.offerHandler = (call, loadId, amount, notes) => this.offerOnCall(call, loadId, amount, notes);
   }
@@ -188,21 +206,26 @@ export class AgentService {
   }
 
   /**
-   * A lane's ranked candidates, shared by every load on the lane for RANKING_TTL_MS: ranking reads
+   * A lane's ranked candidates, shared by every load on the lane for `rankingTtlMs`: ranking reads
    * every candidate of the lane, picking a wave only a few. The window is checked fresh on every
-   * pick, the guard and the cap too except for carriers a pick already found refused (kept with the
-   * ranking), so within the TTL a ranking can miss a carrier that joined the lane or was cleared.
+   * pick, the guard and the cap too except for carriers a pick found refused in the last
+   * `rankingTtlMs` (each remembered that long, across renewals of the ranking, so a busy lane's
+   * capped carriers are not walked past again at every renewal). A carrier that joins a lane, or is
+   * cleared (stop contact lifted, cap freed), is seen within `rankingTtlMs`.
    */
   private ranking(lane: LoadLane & { organization_id: string }, now: Date): Promise<LaneRanking> {
     const key = `${lane.organization_id}|${laneKey(lane)}`;
     const cached = this.rankings.get(key);
     if (cached && cached.until > now.getTime()) return cached.ranking;
     if (this.rankings.size > 10_000) this.rankings.clear();
+    // Refusals outlive a ranking: rediscovering every capped carrier at the top of a busy lane
+    // would cost a long walk each time the ranking is renewed.
+    const refused = cached?.refused ?? new ExpiringSet(this.rankingTtlMs);
     const ranking = rankCandidates(this.db, lane.organization_id, lane).then((ranked) => ({
       ranked,
-      refused: new Set<string>(),
+      refused,
     }));
-    this.rankings.set(key, { ranking, until: now.getTime() + RANKING_TTL_MS });
+    this.rankings.set(key, { ranking, refused, until: now.getTime() + this.rankingTtlMs });
     ranking.catch(() => this.rankings.delete(key));
     return ranking;
   }

@@ -124,7 +124,7 @@ export async function pickWave(
   loadId: string,
   ranked: readonly RankedCandidate[],
   rules: SelectionRules,
-  refused: Set<string> = new Set(),
+  refused: Pick<Set<string>, 'has' | 'add'> = new Set(),
 ): Promise<Candidate[]> {
   const wave: Candidate[] = [];
   const open = ranked.filter((c) => !refused.has(c.id));

@@ -199,6 +199,7 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     app.log,
     config.agent.batchSize,
+    config.agent.rankingTtlMs,
   );
   await app.register(outreachesRoutes, { calls, agent });
   await app.register(agentRoutes, { agent, channels });
