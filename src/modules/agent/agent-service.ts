@@ -29,6 +29,7 @@ import {
   laneKey,
   pickWave,
   type RankedCandidate,
+  type RefusedCarriers,
   rankCandidates,
   selectWave,
 } from './carrier-selection.js';
@@ -65,8 +66,12 @@ export interface AgentChannels {
 /** A lane's ranked candidates, and the carriers a pick found refused (guard or cap) meanwhile. */
 type LaneRanking = { ranked: RankedCandidate[]; refused: ExpiringSet };
 
-/** Carriers a pick found refused on a lane (guard or cap), each remembered for `ttlMs`. */
-class ExpiringSet {
+/**
+ * Carriers a pick found refused on a lane. A guard refusal is remembered for `ttlMs`; a carrier at
+ * its daily cap stays there until its contacts age out of the 24 hours, so that is remembered
+ * twenty times longer (withdrawn contacts can free it earlier; it is then seen a little late).
+ */
+class ExpiringSet implements RefusedCarriers {
   private readonly until = new Map<string, number>();
   constructor(private readonly ttlMs: number) {}
   has(id: string) {
@@ -76,9 +81,8 @@ class ExpiringSet {
     this.until.delete(id);
     return false;
   }
-  add(id: string) {
-    this.until.set(id, Date.now() + this.ttlMs);
-    return this as unknown as Set<string>;
+  add(id: string, why: 'guard' | 'cap') {
+    this.until.set(id, Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs);
   }
 }
 

@@ -124,7 +124,7 @@ export async function pickWave(
   loadId: string,
   ranked: readonly RankedCandidate[],
   rules: SelectionRules,
-  refused: Pick<Set<string>, 'has' | 'add'> = new Set(),
+  refused: RefusedCarriers = new Set(),
 ): Promise<Candidate[]> {
   const wave: Candidate[] = [];
   const open = ranked.filter((c) => !refused.has(c.id));
@@ -134,8 +134,9 @@ export async function pickWave(
     // Ranked by tier first: once the wave has a tier, a slice starting with another cannot add to it.
     if (wave.length && slice[0]!.tier !== wave[0]!.tier) break;
     for (const c of await checkInOrder(db, organizationId, loadId, slice, rules)) {
-      if (!c.carrier_ok) refused.add(c.carrier_id);
-      if (!c.carrier_ok || !c.load_ok) continue;
+      if (!c.guard_ok) refused.add(c.carrier_id, 'guard');
+      else if (!c.cap_ok) refused.add(c.carrier_id, 'cap');
+      if (!c.guard_ok || !c.cap_ok || !c.load_ok) continue;
       if (wave.length && c.tier !== wave[0]!.tier) break;
       if (wave.length < rules.waveSize) wave.push(c);
     }
@@ -143,7 +144,13 @@ export async function pickWave(
   return wave;
 }
 
-type Checked = Candidate & { carrier_ok: boolean; load_ok: boolean };
+type Checked = Candidate & { guard_ok: boolean; cap_ok: boolean; load_ok: boolean };
+
+/** Where a pick records carriers refused lane-wide, and why; the caller decides for how long. */
+export interface RefusedCarriers {
+  has(carrierId: string): boolean;
+  add(carrierId: string, why: 'guard' | 'cap'): unknown;
+}
 
 /** Every carrier of the slice, in order, with the outcome of the checks (details only for the kept). */
 async function checkInOrder(
@@ -165,11 +172,11 @@ async function checkInOrder(
     checked AS (
       SELECT r.ord, r.id, r.tier, r.on_time_pct, r.source, c.name, c.home_state,
              c.phone, c.email, c.dispatcher_phone, c.dispatcher_email,
-             (${refusalSql(organizationId)} IS NULL AND (
-               SELECT count(*) FROM outreaches o
-               WHERE o.organization_id = ${organizationId} AND o.carrier_id = c.id AND o.is_automated
-                 AND o.cancelled_at IS NULL AND o.created_at > now() - interval '24 hours'
-             ) < ${rules.dailyCapPerCarrier}) AS carrier_ok,
+             ${refusalSql(organizationId)} IS NULL AS guard_ok,
+             (SELECT count(*) FROM outreaches o
+              WHERE o.organization_id = ${organizationId} AND o.carrier_id = c.id AND o.is_automated
+                AND o.cancelled_at IS NULL AND o.created_at > now() - interval '24 hours'
+             ) < ${rules.dailyCapPerCarrier} AS cap_ok,
              NOT EXISTS (
                SELECT 1 FROM outreaches o
                WHERE o.load_id = ld.id AND o.carrier_id = c.id AND o.direction = 'outbound'
@@ -181,13 +188,14 @@ async function checkInOrder(
       CROSS JOIN LATERAL (SELECT * FROM carriers c WHERE c.id = r.id AND c.organization_id = ${organizationId}
                           OFFSET 0) c
     )
-    SELECT k.id AS carrier_id, k.name, k.tier, k.on_time_pct, k.source, k.home_state, k.carrier_ok, k.load_ok,
-           CASE WHEN k.carrier_ok AND k.load_ok THEN coalesce(k.dispatcher_phone, k.phone, (
+    SELECT k.id AS carrier_id, k.name, k.tier, k.on_time_pct, k.source, k.home_state,
+           k.guard_ok, k.cap_ok, k.load_ok,
+           CASE WHEN k.guard_ok AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_phone, k.phone, (
              SELECT cc.phone FROM carrier_contacts cc
              WHERE cc.carrier_id = k.id AND cc.phone IS NOT NULL
                AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
              ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) END AS phone,
-           CASE WHEN k.carrier_ok AND k.load_ok THEN coalesce(k.dispatcher_email, k.email, (
+           CASE WHEN k.guard_ok AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_email, k.email, (
              SELECT cc.email FROM carrier_contacts cc
              WHERE cc.carrier_id = k.id AND cc.email IS NOT NULL
                AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
