@@ -187,21 +187,30 @@ export class AgentService {
       : { rows: [] };
     const laneOf = new Map(lanes.rows.map((l) => [l.id, l]));
     const rankingFor = (lane: LoadLane & { organization_id: string }) => () => this.ranking(lane, now);
-    // Two loads at a time: the database has two cores to work with.
-    const queue = [...leased.rows];
+    // Two lanes at a time (the database has two cores), a lane's loads one after the other: loads
+    // of one lane want the same carriers, and would only wait on each other's carrier locks.
+    const byLane = new Map<string, typeof leased.rows>();
+    for (const row of leased.rows) {
+      const lane = laneOf.get(row.load_id);
+      const key = lane ? `${lane.organization_id}|${laneKey(lane)}` : row.load_id;
+      byLane.set(key, [...(byLane.get(key) ?? []), row]);
+    }
+    const groups = [...byLane.values()];
     const worker = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) {
-        const lane = laneOf.get(next.load_id);
-        try {
-          await this.planLoad(
-            next.organization_id,
-            next.load_id,
-            settings.get(next.organization_id)!,
-            now,
-            lane ? rankingFor(lane) : undefined,
-          );
-        } catch (err) {
-          this.log.error({ err, loadId: next.load_id }, 'agent: planning failed');
+      for (let group = groups.shift(); group; group = groups.shift()) {
+        for (const next of group) {
+          const lane = laneOf.get(next.load_id);
+          try {
+            await this.planLoad(
+              next.organization_id,
+              next.load_id,
+              settings.get(next.organization_id)!,
+              now,
+              lane ? rankingFor(lane) : undefined,
+            );
+          } catch (err) {
+            this.log.error({ err, loadId: next.load_id }, 'agent: planning failed');
+          }
         }
       }
     };

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { executeNamed } from '../../db/prepared.js';
 import { refusalSql } from '../outreaches/contact-guard.js';
 
 export interface SelectionRules {
@@ -160,7 +161,11 @@ async function checkInOrder(
   slice: readonly RankedCandidate[],
   rules: SelectionRules,
 ): Promise<Checked[]> {
-  const result = await db.execute<Checked>(sql`
+  // Thousands of picks a minute with the same text: planned once per connection.
+  return executeNamed<Checked>(
+    db,
+    'agent_pick_wave_v1',
+    sql`
     WITH r AS (
       SELECT * FROM unnest(
         ${sql.param(slice.map((c) => c.id))}::text[],
@@ -201,8 +206,8 @@ async function checkInOrder(
                AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
              ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) END AS email
     FROM checked k
-    ORDER BY k.ord`);
-  return result.rows;
+    ORDER BY k.ord`,
+  );
 }
 
 /** One load's next wave on its own: rank its lane, then pick (a round shares rankings by lane). */
