@@ -449,6 +449,19 @@ describe('replies to the agent', () => {
     expect((await messagesOf(t, h, outreach.id)).at(-1)).toMatchObject({ direction: 'inbound' });
   });
 
+  it('matches a reply by sender address only when one organization contacted it', async () => {
+    const shared = nextEmail();
+    const bare = (from: string, text: string) =>
+      inbound(t, { From: from, To: 'dispatch@envoy.local', Subject: 'load', TextBody: text, Headers: [] });
+    const first = await conversation({}, { email: shared });
+    const alone = await bare(shared, 'we can do 1900');
+    expect(alone.json()).toMatchObject({ status: 'replied', outreach_id: first.outreach.id });
+    // A second brokerage e-mails the same dispatcher: an unthreaded reply could be for either.
+    await conversation({}, { email: shared });
+    const ambiguous = await bare(shared, 'we can do 1850');
+    expect(ambiguous.json()).toMatchObject({ status: 'ignored', outreach_id: null });
+  });
+
   it('marks the outreach on a bounce, leaving its status', async () => {
     const { h, loadId, outreach } = await conversation();
     const res = await inbound(t, {

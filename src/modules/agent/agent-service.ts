@@ -658,7 +658,8 @@ export class AgentService {
 
   /**
    * The outreach a reply belongs to: by our conversation id, then by the message it answers, then
-   * the latest outreach on that channel to the sender's address.
+   * the latest outreach on that channel to the sender's address (in the last 30 days, and only when
+   * a single organization contacted that address).
    */
   private async conversationOf(
     modality: 'email' | 'whatsapp',
@@ -686,18 +687,28 @@ export class AgentService {
         .limit(1);
       if (row) return row;
     }
-    const [row] = await this.db
+    // By address only when one organization contacted it lately: several brokers may reach the
+    // same dispatcher, and a reply must never land in another organization's conversation.
+    const rows = await this.db
       .select()
       .from(outreaches)
       .where(
         and(
           eq(outreaches.modality, modality),
           sql`lower(${outreaches.address}) = ${key.address.toLowerCase()}`,
+          sql`${outreaches.created_at} > now() - interval '30 days'`,
         ),
       )
       .orderBy(desc(outreaches.created_at))
-      .limit(1);
-    return row ?? null;
+      .limit(20);
+    if (new Set(rows.map((r) => r.organization_id)).size > 1) {
+      this.log.warn(
+        { modality },
+        'agent: a reply matched by sender address alone belongs to several organizations; ignored',
+      );
+      return null;
+    }
+    return rows[0] ?? null;
   }
 
   /** What the carrier said, and the agent's answer: stop, an offer, a question for a rate. */
@@ -729,19 +740,7 @@ export class AgentService {
     let rate = heard.rate;
     if (rate === null && heard.available === true) {
       // "Yes, that works" after our counter-offer: the carrier takes the countered amount.
-      const [countered] = await this.db
-        .select({ counter: offers.counter_amount })
-        .from(offers)
-        .where(
-          and(
-            eq(offers.load_id, outreach.load_id),
-            eq(offers.carrier_id, outreach.carrier_id),
-            sql`${offers.counter_amount} IS NOT NULL`,
-          ),
-        )
-        .orderBy(desc(offers.created_at))
-        .limit(1);
-      rate = countered?.counter ?? null;
+      rate = await counterOffered(this.db, outreach.load_id, outreach.carrier_id);
     }
     if (rate !== null) {
       const { offerId, decision, amount } = await this.receiveOffer(systemScope(outreach.organization_id), {
@@ -892,19 +891,7 @@ export class AgentService {
         .from(loads)
         .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, o.loadId)))
         .for('update');
-      const countered = o.carrierId
-        ? await tx
-            .select({ id: offers.id })
-            .from(offers)
-            .where(
-              and(
-                eq(offers.load_id, o.loadId),
-                eq(offers.carrier_id, o.carrierId),
-                sql`${offers.counter_amount} IS NOT NULL`,
-              ),
-            )
-            .limit(1)
-        : [];
+      const countered = o.carrierId ? await counterOffered(tx, o.loadId, o.carrierId) : null;
       const [booked] = await tx
         .select({ id: offers.id })
         .from(offers)
@@ -923,7 +910,7 @@ export class AgentService {
         amount: o.amount,
         postedRate: load!.posted_rate,
         maxBuyRate: load!.max_buy_rate,
-        alreadyCountered: countered.length > 0,
+        alreadyCountered: countered !== null,
         autoAccept: settings.auto_accept_at_or_under_posted_rate,
       });
       const status: 'pending' | 'accepted' | 'rejected' =
@@ -971,6 +958,23 @@ export class AgentService {
       return { offerId: offer!.id, decision: effective, status, amount: o.amount };
     });
   }
+}
+
+/** The agent's latest counter-offer to this carrier on this load, or null when it made none. */
+async function counterOffered(db: DbOrTx, loadId: string, carrierId: string): Promise<number | null> {
+  const [countered] = await db
+    .select({ counter: offers.counter_amount })
+    .from(offers)
+    .where(
+      and(
+        eq(offers.load_id, loadId),
+        eq(offers.carrier_id, carrierId),
+        sql`${offers.counter_amount} IS NOT NULL`,
+      ),
+    )
+    .orderBy(desc(offers.created_at))
+    .limit(1);
+  return countered?.counter ?? null;
 }
 
 const recordedOnly = (outreachId: string): InboundResult => ({
