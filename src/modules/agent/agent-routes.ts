@@ -127,8 +127,17 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agent: AgentService; channels:
       const scope = scopeOf(request);
       const outreach = await findOutreach(database.db, scope, request.params.outreach_id);
       if (!outreach) throw notFound('Outreach', request.params.outreach_id, 'outreach_id');
+      // Only the public fields: the channel's message ids and the tenancy columns stay inside.
       const data = await database.db
-        .select()
+        .select({
+          id: agentMessages.id,
+          outreach_id: agentMessages.outreach_id,
+          channel: agentMessages.channel,
+          direction: agentMessages.direction,
+          intent: agentMessages.intent,
+          body: agentMessages.body,
+          created_at: agentMessages.created_at,
+        })
         .from(agentMessages)
         .where(
           and(
