@@ -19,8 +19,7 @@ import {
 } from '../src/modules/agent/carrier-selection.js';
 import { insertOrganization } from '../src/modules/auth/auth-repository.js';
 import { CallsService } from '../src/modules/calls/calls-service.js';
-import { LoadsService } from '../src/modules/loads/loads-service.js';
-import { benchDatabase } from './lib/harness.js';
+import { benchDatabase, sized, smoke } from './lib/harness.js';
 
 /**
  * The load-working agent at scale: one organization with ~40 lanes, 20,000 carriers with ~3 lane
@@ -37,13 +36,13 @@ import { benchDatabase } from './lib/harness.js';
  * your own (else embedded PostgreSQL).
  */
 
-const LOADS = Number(process.env.BENCH_AGENT_LOADS ?? 10_000);
-const CARRIERS = Number(process.env.BENCH_AGENT_CARRIERS ?? 20_000);
+const LOADS = sized('BENCH_AGENT_LOADS', 10_000, 200);
+const CARRIERS = sized('BENCH_AGENT_CARRIERS', 20_000, 400);
 const HISTORIC_LOADS = Math.round(LOADS / 5);
-const SAMPLES = Number(process.env.BENCH_AGENT_SAMPLES ?? 500);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const BATCHES = (process.env.BENCH_AGENT_BATCH ?? '50,200').split(',').map(Number);
-const RUNS = Number(process.env.BENCH_AGENT_RUNS ?? 2);
+const SAMPLES = sized('BENCH_AGENT_SAMPLES', 500, 20);
+const ROUNDS = sized('BENCH_ROUNDS', 3, 1);
+const BATCHES = (process.env.BENCH_AGENT_BATCH ?? (smoke ? '200' : '50,200')).split(',').map(Number);
+const RUNS = sized('BENCH_AGENT_RUNS', 2, 1);
 const SELECTION_TARGET_MS = 20;
 const PLANNING_TARGET_S = 60;
 
@@ -445,7 +444,7 @@ async function planAll(agent: AgentService, pool: pg.Pool) {
 
 async function measurePlanning(db: Db, pool: pg.Pool, log: FastifyBaseLogger) {
   const voice = new SimulatedVoiceProvider(1000);
-  const calls = new CallsService(db, voice, new LoadsService(db), log);
+  const calls = CallsService.build(db, voice, log);
   const email = new SimulatedEmailSender(1000, 'silent');
   const whatsapp = new SimulatedWhatsAppSender(1000, 'silent');
   const channels = {

@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { systemScope } from '../src/http/authentication.js';
 import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
 import { AuthService } from '../src/modules/auth/auth-service.js';
-import { benchConfig, benchDatabase, listenApp } from './lib/harness.js';
+import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 
 const ITEMS = 1000;
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20);
+const REQUESTS = sized('BENCH_REQUESTS', 20, 2);
 
 function percentile(values: number[], p: number) {
   const sorted = [...values].sort((a, b) => a - b);

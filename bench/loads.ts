@@ -1,201 +1,426 @@
-import Fastify from 'fastify';
+import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { systemScope } from '../src/http/authentication.js';
 import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
 import { AuthService } from '../src/modules/auth/auth-service.js';
-import { findLoadView } from '../src/modules/loads/loads-repository.js';
-import { EQUIPMENT_TYPES, LOAD_MODES } from '../src/modules/loads/loads-tables.js';
-import { benchDatabase, listen, listenApp, measure, optionsFromEnv, printTable } from './lib/harness.js';
+import { AutovacuumStandIn } from './lib/autovacuum.js';
+import {
+  benchConfig,
+  benchDatabase,
+  listenApp,
+  type Measurement,
+  measure,
+  optionsFromEnv,
+  type Scenario,
+  smoke,
+} from './lib/harness.js';
+import { ingest, loadPayload, percentile, pickupAt, postBatch } from './lib/load-payloads.js';
 
 /**
- * The load list at a million loads: 1,000,000 loads with 2-4 stops each in one organization, and
- * 100,000 in a second one, seeded set-based in SQL; then the list's hot shapes and GET by id, the
- * latter against a bare Fastify route running the same prepared query. Prints the table and the
- * EXPLAIN ANALYZE of the statements behind the slowest scenario.
+ * The load list at a million loads while a TMS sync writes.
  *
- * LOADS=200000 seeds fewer (for a quick look); BENCH_DATABASE_URL uses a server of your own.
+ * LOADS loads (default 1,000,000; BENCH_SMOKE=1: 400) with 2-3 stops each are ingested into one
+ * organization through POST /loads/batch (1000 a request, two in flight), and a tenth as many into
+ * a second one; offers, calls and outreaches are added in SQL for the tabs. Then every scenario
+ * (the list's hot filters, alone and combined, and every order_by both ways) is measured with 8
+ * connections twice: quiet, and under writes, while a sustained writer re-sends 100 existing
+ * loads with a changed rate through POST /loads/batch every 500 ms (a TMS sync: loads picked at
+ * random among the newest WRITER_WINDOW, default 50,000, the ones still moving). Each phase also
+ * measures GET /loads/{id}, the ratio's baseline. total_count of every scenario is checked against
+ * a plain count in SQL after the writes. Prints the ingestion rate, the table, and the EXPLAIN
+ * (ANALYZE, BUFFERS) of the statements of the slowest scenario.
+ *
+ * This machine's PostgreSQL runs with autovacuum off: while the bench runs, AutovacuumStandIn
+ * vacuums and analyzes each table when autovacuum's own thresholds say it would.
+ *
+ * BENCH_DATABASE_URL uses a server of your own (else an embedded PostgreSQL); BENCH_DURATION,
+ * BENCH_ROUNDS and BENCH_CONNECTIONS set the measurement (default 8 s, 2 rounds, 8 connections);
+ * BENCH_ONLY=<substring> keeps the matching scenarios only; BENCH_EXPLAIN=all explains every
+ * scenario; BENCH_KEEP=1 keeps the database.
  */
 
-const CITIES: [string, string][] = [
-  ['Chicago', 'IL'],
-  ['Dallas', 'TX'],
-  ['Houston', 'TX'],
-  ['Atlanta', 'GA'],
-  ['Memphis', 'TN'],
-  ['Nashville', 'TN'],
-  ['Denver', 'CO'],
-  ['Phoenix', 'AZ'],
-  ['Los Angeles', 'CA'],
-  ['Fresno', 'CA'],
-  ['Seattle', 'WA'],
-  ['Portland', 'OR'],
-  ['Boise', 'ID'],
-  ['Salt Lake City', 'UT'],
-  ['Reno', 'NV'],
-  ['Las Vegas', 'NV'],
-  ['Albuquerque', 'NM'],
-  ['El Paso', 'TX'],
-  ['San Antonio', 'TX'],
-  ['Austin', 'TX'],
-  ['Oklahoma City', 'OK'],
-  ['Tulsa', 'OK'],
-  ['Wichita', 'KS'],
-  ['Kansas City', 'MO'],
-  ['St. Louis', 'MO'],
-  ['Omaha', 'NE'],
-  ['Des Moines', 'IA'],
-  ['Minneapolis', 'MN'],
-  ['Milwaukee', 'WI'],
-  ['Detroit', 'MI'],
-  ['Grand Rapids', 'MI'],
-  ['Indianapolis', 'IN'],
-  ['Columbus', 'OH'],
-  ['Cleveland', 'OH'],
-  ['Cincinnati', 'OH'],
-  ['Louisville', 'KY'],
-  ['Pittsburgh', 'PA'],
-  ['Philadelphia', 'PA'],
-  ['Newark', 'NJ'],
-  ['Boston', 'MA'],
-  ['Hartford', 'CT'],
-  ['Albany', 'NY'],
-  ['Buffalo', 'NY'],
-  ['Baltimore', 'MD'],
-  ['Richmond', 'VA'],
-  ['Charlotte', 'NC'],
-  ['Raleigh', 'NC'],
-  ['Columbia', 'SC'],
-  ['Savannah', 'GA'],
-  ['Jacksonville', 'FL'],
-  ['Orlando', 'FL'],
-  ['Tampa', 'FL'],
-  ['Miami', 'FL'],
-  ['Birmingham', 'AL'],
-  ['Mobile', 'AL'],
-  ['Jackson', 'MS'],
-  ['New Orleans', 'LA'],
-  ['Little Rock', 'AR'],
-  ['Shreveport', 'LA'],
-  ['Laredo', 'TX'],
-];
-// Statuses as a TMS would send them, with the load_status the default mapping gives (null: unknown).
-const TMS_STATUSES: [string, string | null][] = [
-  ['Open', 'Unassigned'],
-  ['Quoted', 'Quotes Received'],
-  ['Booked', 'Dispatched'],
-  ['In Transit', 'En Route'],
-  ['Delivered', 'Delivered'],
-  ['Cancelled', 'Cancelled'],
-  ['Delayed', 'Exception'],
-  ['New', 'Unassigned'],
-  ['On Hold', null],
-];
+interface ListScenario {
+  name: string;
+  query: string;
+  /** The same filter as a WHERE clause on loads (with $1 the organization), for the count check. */
+  where: string;
+}
 
-const SEARCH_CITY = 'Memphis';
+const GET_BY_ID = 'GET /loads/{id} (baseline)';
 
-async function seedOrganization(client: pg.PoolClient, orgId: string, count: number, prefix: string) {
-  const started = Date.now();
-  // Loads: created over the past ~year, oldest first; attributes spread by cheap hashes of i.
-  await client.query(
-    `WITH src AS (
-       SELECT i,
-              now() - ((($2::bigint - i) * 31)::text || ' seconds')::interval AS created_at,
-              (i * 7919) % $5::int AS o, (i * 104729 + 17) % $5::int AS d,
-              (i * 13) % 9 AS s
-       FROM generate_series(1::bigint, $2::bigint) AS i
-     ), cities AS (SELECT * FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS c(city, state, n)),
-     statuses AS (SELECT * FROM unnest($6::text[], $7::text[]) WITH ORDINALITY AS st(tms, mapped, n))
-     INSERT INTO loads (id, organization_id, load_number, tms_load_id, external_id, equipment_type, mode,
-       load_status, tms_status, weight, distance, commodity, posted_rate, max_buy_rate, is_posted,
-       last_posted_at, carrier_name, customer_name, customer_rate, margin, carrier_rep_user_name,
-       origin_city, origin_state, destination_city, destination_state, pickup_date, delivery_date,
-       rep_names, search_text, created_at, updated_at)
-     SELECT 'load_' || md5($8 || i)::uuid, $1, $8 || '-' || i, 'TMS' || $8 || i, 'EXT' || $8 || i,
-       ($9::text[])[(1 + (i * 7) % 20)::int], ($10::text[])[(1 + i % 6)::int],
-       st.mapped, st.tms, 10000 + (i % 35000), 50 + (i * 37) % 2500, 'General freight',
-       800 + (i * 53) % 4000, 900 + (i * 53) % 4000, i % 3 = 0,
-       CASE WHEN i % 3 = 0 THEN src.created_at + interval '1 hour' END,
-       'Carrier ' || (i % 2000), 'Customer ' || (i % 500), 1000 + (i * 53) % 4000, 150 + i % 400,
-       'Rep ' || (i % 40),
-       oc.city, oc.state, dc.city, dc.state,
-       src.created_at + ((i % 10) || ' days')::interval,
-       src.created_at + ((i % 10 + 2) || ' days')::interval,
-       ARRAY[lower('Rep ' || (i % 40))],
-       lower(concat_ws(' ', $8 || '-' || i, 'EXT' || $8 || i, 'TMS' || $8 || i, 'Carrier ' || (i % 2000),
-         'Customer ' || (i % 500), ($9::text[])[(1 + (i * 7) % 20)::int], oc.city || ' ' || oc.state,
-         dc.city || ' ' || dc.state)),
-       src.created_at, src.created_at
-     FROM src
-     JOIN cities oc ON oc.n = src.o + 1
-     JOIN cities dc ON dc.n = (CASE WHEN src.d = src.o THEN (src.d + 1) % $5::int ELSE src.d END) + 1
-     JOIN statuses st ON st.n = src.s + 1`,
-    [
-      orgId,
-      count,
-      CITIES.map((c) => c[0]),
-      CITIES.map((c) => c[1]),
-      CITIES.length,
-      TMS_STATUSES.map((s) => s[0]),
-      TMS_STATUSES.map((s) => s[1]),
-      prefix,
-      EQUIPMENT_TYPES,
-      LOAD_MODES,
-    ],
+export async function run() {
+  const loadCount = Number(process.env.LOADS ?? (smoke ? 400 : 1_000_000));
+  const otherCount = Math.max(100, Math.round(loadCount / 10));
+  const window = Math.min(loadCount, Number(process.env.WRITER_WINDOW ?? 50_000));
+  const options = { connections: 8, durationSeconds: 8, rounds: 2, warmupSeconds: 2, ...optionsFromEnv() };
+  const db = await benchDatabase();
+  const { pool } = db.database;
+  const { app, url } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
+  const autovacuum = new AutovacuumStandIn(pool);
+  let writer: Writer | null = null;
+  try {
+    console.log(
+      `database: ${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL' : 'embedded PostgreSQL'}; ` +
+        `${loadCount.toLocaleString('en-US')} loads`,
+    );
+    const auth = new AuthService(db.database.db, app.tokens);
+    const keys = new ApiKeysService(db.database.db, app.credentials);
+    const org = await auth.createOrganization('Bench Brokerage');
+    const other = await auth.createOrganization('Other Brokerage');
+    const headers = { 'x-api-key': (await keys.create(systemScope(org.id), { name: 'bench' })).key };
+    const otherHeaders = { 'x-api-key': (await keys.create(systemScope(other.id), { name: 'bench' })).key };
+    const api = `${url}/api/v1`;
+
+    await autovacuum.start();
+    console.log(`autovacuum: ${autovacuum.active ? 'off on the server; the bench stands in for it' : 'on'}`);
+    const ingestion = await ingest(api, headers, 'BL', 0, loadCount, {
+      onBatch: progress(loadCount),
+    });
+    await ingest(api, otherHeaders, 'OL', 0, otherCount);
+    await seedRelated(pool, org.id, 'BL', loadCount);
+    await seedRelated(pool, other.id, 'OL', otherCount);
+    // The measurement starts where autovacuum's next visit has caught up with the ingestion.
+    await autovacuum.pass();
+    await checkCounter(pool, org.id);
+
+    const { rows: picked } = await pool.query<{ id: string }>(
+      `SELECT id FROM loads WHERE organization_id = $1 AND load_number = $2`,
+      [org.id, `BL-${Math.floor(loadCount / 2)}`],
+    );
+    const loadId = picked[0]!.id;
+    const list = listScenarios(loadCount);
+    const only = process.env.BENCH_ONLY;
+    const kept = only ? list.filter((s) => s.name.includes(only)) : list;
+    const scenarios: Scenario[] = [
+      ...kept.map((s) => ({ name: s.name, url: `${api}/loads${s.query ? `?${s.query}` : ''}`, headers })),
+      { name: GET_BY_ID, url: `${api}/loads/${loadId}`, headers },
+    ];
+    for (const s of scenarios) await expectOk(s);
+
+    const quiet = await measure(scenarios, options);
+    const w = new Writer(api, headers, loadCount, window);
+    writer = w;
+    w.start();
+    const busy = await measure(scenarios, options);
+    await w.stop();
+    writer = null;
+    await autovacuum.stop();
+
+    // Exact counts: every list's total_count against a plain count of the same filter in SQL.
+    const counts = new Map<string, { api: number; sql: number }>();
+    for (const s of kept) {
+      const res = await fetch(`${api}/loads?${s.query}`, { headers });
+      const body = (await res.json()) as { pagination: { total_count: number } };
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM loads WHERE organization_id = $1${s.where ? ` AND ${s.where}` : ''}`,
+        [org.id],
+      );
+      counts.set(s.name, { api: body.pagination.total_count, sql: rows[0]!.n });
+    }
+
+    report({ loadCount, otherCount, window, options, ingestion, writer: w, quiet, busy, counts, autovacuum });
+    const wrong = [...counts].filter(([, c]) => c.api !== c.sql);
+    if (wrong.length) throw new Error(`total_count differs from a count in SQL: ${JSON.stringify(wrong)}`);
+    const failed = [...quiet, ...busy].filter((m) => m.errors > 0 || m.non2xx > 0);
+    if (failed.length) throw new Error(`requests failed: ${failed.map((m) => m.name).join(', ')}`);
+
+    const slowest = [...busy].filter((m) => m.name !== GET_BY_ID).sort((a, b) => b.p99 - a.p99)[0];
+    // BENCH_EXPLAIN=all explains every scenario, not only the slowest.
+    const explained = process.env.BENCH_EXPLAIN === 'all' ? busy.map((m) => m.name) : [slowest?.name];
+    for (const name of explained) {
+      const s = scenarios.find((x) => x.name === name);
+      if (!s || s.name === GET_BY_ID) continue;
+      console.log(`\n### ${name === slowest?.name ? 'slowest scenario under writes: ' : ''}${name}\n`);
+      await explainScenario(pool, s);
+    }
+  } finally {
+    await writer?.stop();
+    await autovacuum.stop();
+    await app.close();
+    // BENCH_KEEP=1 leaves the database in place (on BENCH_DATABASE_URL's server) to look into.
+    if (process.env.BENCH_KEEP === '1' && process.env.BENCH_DATABASE_URL) {
+      console.log(`kept database: ${db.url}`);
+      await db.database.close();
+    } else {
+      await db.close();
+    }
+  }
+}
+
+function progress(total: number) {
+  let done = 0;
+  let next = 0.1;
+  return () => {
+    done += 1000;
+    if (done >= next * total) {
+      console.log(`  ingested ${Math.min(done, total).toLocaleString('en-US')}`);
+      next += 0.1;
+    }
+  };
+}
+
+/** The list scenarios: the issue's, every order_by both ways, and the spec's other filters. */
+function listScenarios(loadCount: number): ListScenario[] {
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const weekFrom = day(pickupAt(Math.floor(loadCount * 0.9)));
+  const weekTo = day(Date.parse(`${weekFrom}T00:00:00Z`) + 6 * 86_400_000);
+  const pickupWeek = `pickup_date_from=${weekFrom}&pickup_date_to=${weekTo}`;
+  const pickupWeekSql = `pickup_date >= '${weekFrom}T00:00:00Z' AND pickup_date < '${weekTo}T00:00:00Z'::timestamptz + interval '1 day'`;
+  const deliveryFrom = day(pickupAt(Math.floor(loadCount * 0.5)));
+  const deliveryTo = day(Date.parse(`${deliveryFrom}T00:00:00Z`) + 13 * 86_400_000);
+  const deepPage = Math.max(2, Math.min(5000, Math.floor(loadCount / 20)));
+  const sorts = [
+    'created_at',
+    'updated_at',
+    'load_number',
+    'pickup_date',
+    'delivery_date',
+    'posted_rate',
+    'distance',
+    'last_posted_at',
+  ];
+  return [
+    { name: 'page 1, default sort', query: '', where: '' },
+    { name: `page=${deepPage}`, query: `page=${deepPage}`, where: '' },
+    { name: 'search=memphis', query: 'search=memphis', where: `search_text LIKE '%memphis%'` },
+    { name: 'origin_city=dallas', query: 'origin_city=dallas', where: `origin_city ILIKE '%dallas%'` },
+    {
+      name: 'customer_name=Customer 17',
+      query: 'customer_name=Customer%2017',
+      where: `lower(customer_name) = 'customer 17'`,
+    },
+    { name: 'carrier_rep_name=rep 7', query: 'carrier_rep_name=rep%207', where: `rep_names && '{rep 7}'` },
+    { name: 'tms_status=open', query: 'tms_status=open', where: `lower(tms_status) = 'open'` },
+    {
+      name: 'customer_name + status',
+      query: 'customer_name=Customer%2017&status=Unassigned',
+      where: `lower(customer_name) = 'customer 17' AND load_status = 'Unassigned'`,
+    },
+    {
+      name: 'status + equipment + pickup week',
+      query: `status=Unassigned&equipment_type=VAN&${pickupWeek}`,
+      where: `load_status = 'Unassigned' AND equipment_type = 'VAN' AND ${pickupWeekSql}`,
+    },
+    ...sorts.flatMap((field) =>
+      [true, false].map((desc) => ({
+        name: `order_by=${field} ${desc ? 'desc' : 'asc'}`,
+        query: `order_by=${field}&order_desc=${desc}`,
+        where: '',
+      })),
+    ),
+    {
+      name: 'destination_city=chicago',
+      query: 'destination_city=chicago',
+      where: `destination_city ILIKE '%chicago%'`,
+    },
+    { name: 'mode=FTL', query: 'mode=FTL', where: `mode = 'FTL'` },
+    { name: 'equipment_type=REEFER', query: 'equipment_type=REEFER', where: `equipment_type = 'REEFER'` },
+    { name: 'is_posted=true', query: 'is_posted=true', where: 'is_posted' },
+    {
+      name: 'posted_rate 1000-1500, by rate',
+      query: 'posted_rate_min=1000&posted_rate_max=1500&order_by=posted_rate',
+      where: 'posted_rate BETWEEN 1000 AND 1500',
+    },
+    { name: 'distance_min=2000', query: 'distance_min=2000', where: 'distance >= 2000' },
+    { name: 'pickup week', query: pickupWeek, where: pickupWeekSql },
+    {
+      name: 'tms_status + delivery 2 weeks',
+      query: `tms_status=booked&delivery_date_from=${deliveryFrom}&delivery_date_to=${deliveryTo}`,
+      where: `lower(tms_status) = 'booked' AND delivery_date >= '${deliveryFrom}T00:00:00Z' AND delivery_date < '${deliveryTo}T00:00:00Z'::timestamptz + interval '1 day'`,
+    },
+    {
+      name: 'carrier_rep_name + status',
+      query: 'carrier_rep_name=rep%207&status=Dispatched',
+      where: `rep_names && '{rep 7}' AND load_status = 'Dispatched'`,
+    },
+    {
+      name: 'origin_city + pickup week',
+      query: `origin_city=dallas&${pickupWeek}`,
+      where: `origin_city ILIKE '%dallas%' AND ${pickupWeekSql}`,
+    },
+    {
+      name: 'tab=active_offers',
+      query: 'tab=active_offers',
+      where: `EXISTS (SELECT 1 FROM offers o WHERE o.load_id = loads.id AND o.status = 'pending')`,
+    },
+    {
+      name: 'tab=active_offers + origin_city',
+      query: 'tab=active_offers&origin_city=dallas',
+      where: `origin_city ILIKE '%dallas%' AND EXISTS (SELECT 1 FROM offers o WHERE o.load_id = loads.id AND o.status = 'pending')`,
+    },
+  ];
+}
+
+/**
+ * A TMS sync: every 500 ms, 100 existing loads (at random among the newest `window`) re-sent in
+ * full through POST /loads/batch with a changed rate. A tick whose predecessor is still in flight
+ * waits for it (and counts as late).
+ */
+class Writer {
+  readonly batchMs: number[] = [];
+  late = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight: Promise<void> | null = null;
+  private round = 0;
+  private started = 0;
+  private stopped = 0;
+  error: unknown = null;
+
+  constructor(
+    private readonly api: string,
+    private readonly headers: Record<string, string>,
+    private readonly loadCount: number,
+    private readonly window: number,
+  ) {}
+
+  start() {
+    this.started = performance.now();
+    this.timer = setInterval(() => this.tick(), 500);
+  }
+
+  private tick() {
+    if (this.inFlight) {
+      this.late++;
+      return;
+    }
+    const round = ++this.round;
+    const picked = new Set<number>();
+    while (picked.size < Math.min(100, this.window)) {
+      picked.add(this.loadCount - 1 - Math.floor(Math.random() * this.window));
+    }
+    const loads = [...picked].map((i) => loadPayload('BL', i, 1 + (round % 97)));
+    this.inFlight = postBatch(this.api, this.headers, loads)
+      .then((ms) => {
+        this.batchMs.push(ms);
+      })
+      .catch((err: unknown) => {
+        this.error ??= err;
+      })
+      .finally(() => {
+        this.inFlight = null;
+      });
+  }
+
+  async stop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.inFlight;
+    this.stopped ||= performance.now();
+    if (this.error) throw this.error;
+  }
+
+  get batchesPerSecond() {
+    return this.batchMs.length / (((this.stopped || performance.now()) - this.started) / 1000);
+  }
+}
+
+async function expectOk(s: Scenario) {
+  const res = await fetch(s.url, { headers: s.headers });
+  if (!res.ok) throw new Error(`${s.name}: ${res.status} ${await res.text()}`);
+  await res.arrayBuffer();
+}
+
+/** Carriers, and offers (a pending one on 3% of loads), calls and open outreaches, in SQL. */
+async function seedRelated(pool: pg.Pool, orgId: string, prefix: string, count: number) {
+  const carriers = Math.min(5000, count);
+  await pool.query(
+    `INSERT INTO carriers (id, organization_id, name, mc_number, dot_number)
+     SELECT 'car_' || $2 || '_' || n, $1, 'Carrier ' || n, (100000 + n)::text, (2000000 + n)::text
+     FROM generate_series(0, $3::int - 1) AS n`,
+    [orgId, prefix, carriers],
   );
-  // Stops: 2-4 per load; the first picks up at the origin, the last drops at the destination.
-  await client.query(
-    `INSERT INTO stops (id, organization_id, load_id, position, stop_number, type, is_pickup, is_dropoff,
-       expected_date, city, state, country)
-     SELECT 'stop_' || md5(l.id || '/' || p)::uuid, l.organization_id, l.id, p, p + 1,
-       CASE WHEN p = 0 THEN 'Pickup' ELSE 'Dropoff' END, p = 0, p > 0,
-       CASE WHEN p = 0 THEN l.pickup_date ELSE l.delivery_date - ((n - 1 - p) || ' hours')::interval END,
-       CASE WHEN p = 0 THEN l.origin_city WHEN p = n - 1 THEN l.destination_city ELSE ($2::text[])[1 + (hashtext(l.id) & 1023) % 60] END,
-       CASE WHEN p = 0 THEN l.origin_state WHEN p = n - 1 THEN l.destination_state ELSE ($3::text[])[1 + (hashtext(l.id) & 1023) % 60] END,
-       'US'
-     FROM (SELECT id, organization_id, origin_city, origin_state, destination_city, destination_state,
-                  pickup_date, delivery_date, 2 + (hashtext(id) & 3) % 3 AS n
-           FROM loads WHERE organization_id = $1) l
-     CROSS JOIN LATERAL generate_series(0, l.n - 1) AS p`,
-    [orgId, CITIES.map((c) => c[0]), CITIES.map((c) => c[1])],
-  );
-  // Offers on 8% of loads (a pending one on 3%), calls on 5%, open outreaches on 2%.
-  await client.query(
-    `INSERT INTO offers (id, organization_id, load_id, offer_amount, status, source, carrier_id, created_at, updated_at)
+  await pool.query(
+    `INSERT INTO offers (id, organization_id, load_id, offer_amount, status, source, carrier_id)
      SELECT 'ofr_' || md5(l.id || '/' || k)::uuid, l.organization_id, l.id, 900 + (l.h % 3000) + k * 25,
        CASE WHEN l.h % 100 < 3 AND k = 0 THEN 'pending' ELSE 'rejected' END, 'api',
-       'car_' || ((l.h + k * 7) % 5000), l.created_at, l.created_at
-     FROM (SELECT id, organization_id, created_at, hashtext(id) & 2147483647 AS h FROM loads WHERE organization_id = $1) l
-     CROSS JOIN LATERAL generate_series(0, (l.h % 3)) AS k
+       'car_' || $2 || '_' || ((l.h + k * 7) % $3::int)
+     FROM (SELECT id, organization_id, hashtext(id) & 2147483647 AS h FROM loads WHERE organization_id = $1) l
+     CROSS JOIN LATERAL generate_series(0, l.h % 3) AS k
      WHERE l.h % 100 < 8`,
-    [orgId],
+    [orgId, prefix, carriers],
   );
-  await client.query(
-    `INSERT INTO calls (id, organization_id, load_id, status, call_time, created_at, updated_at)
-     SELECT 'call_' || md5(id)::uuid, organization_id, id, 'COMPLETED', created_at, created_at, created_at
+  await pool.query(
+    `INSERT INTO calls (id, organization_id, load_id, status, call_time)
+     SELECT 'call_' || md5(id)::uuid, organization_id, id, 'COMPLETED', created_at
      FROM loads WHERE organization_id = $1 AND (hashtext(id) & 2147483647) % 100 BETWEEN 10 AND 14`,
     [orgId],
   );
-  await client.query(
-    `INSERT INTO outreaches (id, organization_id, carrier_id, load_id, modality, status, created_at, updated_at)
-     SELECT 'otr_' || md5(id)::uuid, organization_id, 'car_1', id, 'call', 'active', created_at, created_at
+  await pool.query(
+    `INSERT INTO outreaches (id, organization_id, carrier_id, load_id, modality, status)
+     SELECT 'otr_' || md5(id)::uuid, organization_id, 'car_' || $2 || '_1', id, 'call', 'active'
      FROM loads WHERE organization_id = $1 AND (hashtext(id) & 2147483647) % 100 BETWEEN 20 AND 21`,
+    [orgId, prefix],
+  );
+}
+
+async function checkCounter(pool: pg.Pool, orgId: string) {
+  const { rows } = await pool.query(
+    `SELECT (SELECT count(*) FROM loads WHERE organization_id = $1)::int AS counted,
+            (SELECT sum(n) FROM load_status_counts WHERE organization_id = $1)::int AS counter`,
     [orgId],
   );
-  console.log(`seeded ${count} loads for ${orgId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (rows[0].counted !== rows[0].counter) throw new Error(`counter drifted: ${JSON.stringify(rows[0])}`);
 }
 
-/** Secondary indexes of the seeded tables: dropped before the bulk insert, rebuilt after it. */
-async function secondaryIndexes(client: pg.PoolClient) {
-  const { rows } = await client.query<{ indexname: string; indexdef: string }>(
-    `SELECT i.indexname, i.indexdef FROM pg_indexes i
-     WHERE i.schemaname = 'public' AND i.tablename IN ('loads', 'stops', 'offers', 'calls', 'outreaches')
-       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
+function report(r: {
+  loadCount: number;
+  otherCount: number;
+  window: number;
+  options: { connections: number; durationSeconds: number; rounds: number; requests?: number };
+  ingestion: { loads: number; seconds: number; batchMs: number[] };
+  writer: Writer;
+  quiet: Measurement[];
+  busy: Measurement[];
+  counts: Map<string, { api: number; sql: number }>;
+  autovacuum: AutovacuumStandIn;
+}) {
+  const i = r.ingestion;
+  console.log(
+    `\n### ingestion: ${i.loads.toLocaleString('en-US')} loads through POST /loads/batch (1000 a request, ` +
+      `2-3 stops each, two in flight)\n\n${Math.round(i.loads / i.seconds)} loads/s; batch p50 ` +
+      `${percentile(i.batchMs, 50).toFixed(0)} ms, p95 ${percentile(i.batchMs, 95).toFixed(0)} ms, ` +
+      `p99 ${percentile(i.batchMs, 99).toFixed(0)} ms`,
   );
-  return rows;
+  console.log(
+    `\nwriter (100 loads of the newest ${r.window.toLocaleString('en-US')} re-sent with a changed rate every 500 ms): ` +
+      `${r.writer.batchMs.length} batches, ${r.writer.batchesPerSecond.toFixed(2)}/s, ` +
+      `p50 ${percentile(r.writer.batchMs, 50).toFixed(0)} ms, p99 ${percentile(r.writer.batchMs, 99).toFixed(0)} ms, ` +
+      `${r.writer.late} ticks late`,
+  );
+  const runs = new Map<string, { n: number; ms: number }>();
+  for (const l of r.autovacuum.log) {
+    const key = `${l.action} ${l.table}`;
+    const e = runs.get(key) ?? { n: 0, ms: 0 };
+    runs.set(key, { n: e.n + 1, ms: e.ms + l.ms });
+  }
+  const summary = [...runs].map(([k, e]) => `${k} x${e.n} (${(e.ms / 1000).toFixed(1)} s)`);
+  console.log(`\nautovacuum stand-in ran: ${summary.length ? summary.join('; ') : 'nothing'}`);
+  const measured = r.options.requests
+    ? `${r.options.requests} requests`
+    : `${r.options.durationSeconds} s x ${r.options.rounds} rounds, medians`;
+  console.log(
+    `\n### GET /loads at ${r.loadCount.toLocaleString('en-US')} loads (+ ${r.otherCount.toLocaleString('en-US')} ` +
+      `in a second organization); ${r.options.connections} connections, ${measured}\n`,
+  );
+  console.log(
+    '| scenario | total_count | quiet req/s | p50 ms | p99 ms | vs by id | under writes req/s | p50 ms | p99 ms | vs by id |',
+  );
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  const base = (rows: Measurement[]) => rows.find((m) => m.name === GET_BY_ID)!.rps;
+  for (const q of r.quiet) {
+    const b = r.busy.find((m) => m.name === q.name)!;
+    const c = r.counts.get(q.name);
+    const count = c ? `${c.api.toLocaleString('en-US')}${c.api === c.sql ? '' : ` (SQL: ${c.sql})`}` : '';
+    console.log(
+      `| ${q.name} | ${count} | ${Math.round(q.rps)} | ${q.p50.toFixed(1)} | ${q.p99.toFixed(1)} | ` +
+        `${(q.rps / base(r.quiet)).toFixed(2)}x | ${Math.round(b.rps)} | ${b.p50.toFixed(1)} | ${b.p99.toFixed(1)} | ` +
+        `${(b.rps / base(r.busy)).toFixed(2)}x |`,
+    );
+  }
 }
 
-/** Every query the app sends while `fn` runs, with its parameters. */
-async function captureQueries(pool: pg.Pool, fn: () => Promise<void>) {
+/** Runs the scenario's request twice (a fresh count, then one brought up to date) and explains its SQL. */
+async function explainScenario(pool: pg.Pool, s: Scenario) {
   const captured: { text: string; values: unknown[] }[] = [];
   const original = pool.query.bind(pool);
   (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
@@ -208,125 +433,16 @@ async function captureQueries(pool: pg.Pool, fn: () => Promise<void>) {
     return (original as (...a: unknown[]) => unknown)(config, values);
   };
   try {
-    await fn();
+    await expectOk(s);
+    await expectOk(s);
   } finally {
     (pool as unknown as { query: unknown }).query = original;
   }
-  return captured;
-}
-
-export async function run() {
-  const loadCount = Number(process.env.LOADS ?? 1_000_000);
-  const otherCount = Math.round(loadCount / 10);
-  const db = await benchDatabase();
-  const { pool } = db.database;
-  console.log(`database: ${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL' : 'embedded PostgreSQL'}`);
-  const { app, url } = await listenApp(db.database);
-  const bare = Fastify();
-  try {
-    const auth = new AuthService(db.database.db, app.tokens);
-    const org = await auth.createOrganization('Bench Brokerage');
-    const other = await auth.createOrganization('Other Brokerage');
-    const keys = new ApiKeysService(db.database.db, app.credentials);
-    const { key } = await keys.create(systemScope(org.id), { name: 'bench' });
-    const headers = { 'x-api-key': key };
-
-    const client = await pool.connect();
-    try {
-      await client.query(`SET maintenance_work_mem = '512MB'`);
-      await client.query('SET statement_timeout = 0');
-      const indexes = await secondaryIndexes(client);
-      for (const i of indexes) await client.query(`DROP INDEX "${i.indexname}"`);
-      await seedOrganization(client, org.id, loadCount, 'BL');
-      await seedOrganization(client, other.id, otherCount, 'OL');
-      const started = Date.now();
-      for (const i of indexes) await client.query(i.indexdef);
-      await client.query('VACUUM ANALYZE loads, stops, offers, calls, outreaches, load_status_counts');
-      console.log(`indexes rebuilt and vacuumed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      const { rows } = await client.query(
-        `SELECT (SELECT count(*) FROM loads WHERE organization_id = $1)::int AS counted,
-                (SELECT sum(n) FROM load_status_counts WHERE organization_id = $1)::int AS counter`,
-        [org.id],
-      );
-      if (rows[0].counted !== rows[0].counter) throw new Error(`counter drifted: ${JSON.stringify(rows[0])}`);
-    } finally {
-      client.release();
-    }
-
-    const { rows: picked } = await pool.query<{ id: string; day: string }>(
-      `SELECT id, to_char(pickup_date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM loads
-       WHERE organization_id = $1 ORDER BY created_at DESC OFFSET 5000 LIMIT 1`,
-      [org.id],
-    );
-    const loadId = picked[0]!.id;
-    const from = picked[0]!.day;
-    const to = new Date(Date.parse(`${from}T00:00:00Z`) + 6 * 86_400_000).toISOString().slice(0, 10);
-    const scope = systemScope(org.id);
-    bare.get('/loads/:id', async (request) => {
-      const row = await findLoadView(db.database.db, scope, (request.params as { id: string }).id);
-      return row;
-    });
-    const bareUrl = await listen(bare);
-
-    const api = `${url}/api/v1`;
-    const scenarios = [
-      { name: 'GET /loads page 1 (default sort)', url: `${api}/loads`, headers },
-      { name: 'GET /loads?page=500', url: `${api}/loads?page=500`, headers },
-      {
-        name: `GET /loads?search=${SEARCH_CITY.toLowerCase()}`,
-        url: `${api}/loads?search=${SEARCH_CITY.toLowerCase()}`,
-        headers,
-      },
-      {
-        name: 'GET /loads status + equipment_type + pickup range',
-        url: `${api}/loads?status=Unassigned&equipment_type=VAN&pickup_date_from=${from}&pickup_date_to=${to}`,
-        headers,
-      },
-      { name: 'GET /loads?tab=active_offers', url: `${api}/loads?tab=active_offers`, headers },
-      { name: 'GET /loads/{id} (API key)', url: `${api}/loads/${loadId}`, headers },
-      { name: 'bare Fastify, same get-by-id query', url: `${bareUrl}/loads/${loadId}` },
-    ];
-
-    // Each scenario once, checking its answer and keeping the SQL it ran for EXPLAIN ANALYZE.
-    const statements = new Map<string, { text: string; values: unknown[] }[]>();
-    for (const s of scenarios) {
-      let body = '';
-      const queries = await captureQueries(pool, async () => {
-        const res = await fetch(s.url, { headers: s.headers });
-        body = await res.text();
-        if (!res.ok) throw new Error(`${s.name}: ${res.status} ${body}`);
-      });
-      const parsed = JSON.parse(body);
-      if (parsed.pagination) console.log(`${s.name}: total_count ${parsed.pagination.total_count}`);
-      statements.set(s.name, queries);
-    }
-
-    const rows = await measure(scenarios, { durationSeconds: 15, ...optionsFromEnv() });
-    printTable(
-      `loads (${loadCount.toLocaleString('en-US')} loads + ${otherCount.toLocaleString('en-US')} in a second organization)`,
-      rows,
-      'bare Fastify, same get-by-id query',
-    );
-
-    const slowest = [...rows].filter((r) => !r.name.startsWith('bare')).sort((a, b) => b.p99 - a.p99)[0]!;
-    // BENCH_EXPLAIN=all explains every scenario, not only the slowest.
-    const explained = process.env.BENCH_EXPLAIN === 'all' ? rows : [slowest];
-    for (const r of explained) {
-      console.log(`\n#### ${r === slowest ? 'slowest scenario by p99: ' : ''}${r.name}`);
-      await explain(pool, statements.get(r.name) ?? []);
-    }
-  } finally {
-    await bare.close();
-    await app.close();
-    await db.close();
-  }
-}
-
-async function explain(pool: pg.Pool, queries: { text: string; values: unknown[] }[]) {
-  for (const q of queries) {
-    if (/^\s*(select|with)/i.test(q.text) && !/api_keys/.test(q.text)) {
-      const plan = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${q.text}`, q.values);
-      console.log(`\n${q.text}\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
-    }
+  const seen = new Set<string>();
+  for (const q of captured) {
+    if (!/^\s*(select|with)/i.test(q.text) || /api_keys/.test(q.text) || seen.has(q.text)) continue;
+    seen.add(q.text);
+    const plan = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${q.text}`, q.values);
+    console.log(`\n${q.text}\n\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
   }
 }

@@ -8,12 +8,17 @@ const available = readdirSync(here)
   .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
   .map((f) => f.slice(0, -3));
 const name = process.argv[2];
-if (!name || !available.includes(name)) {
-  console.error(`usage: npm run bench -- <${available.join('|')}>`);
+// `smoke` runs every benchmark at its smoke size, one after another (CI does, so none can rot).
+if (name === 'smoke') process.env.BENCH_SMOKE = '1';
+const chosen = name === 'smoke' ? available : name && available.includes(name) ? [name] : [];
+if (chosen.length === 0) {
+  console.error(`usage: npm run bench -- <${[...available, 'smoke'].join('|')}>`);
   process.exit(name ? 1 : 0);
 }
-const started = Date.now();
-const mod = (await import(`./${name}.ts`)) as { run: () => Promise<void> };
-await mod.run();
-console.log(`\n${name}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+for (const bench of chosen) {
+  const started = Date.now();
+  const mod = (await import(`./${bench}.ts`)) as { run: () => Promise<void> };
+  await mod.run();
+  console.log(`\n${bench}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
 process.exit(0);

@@ -5,12 +5,13 @@ import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { systemScope } from '../src/http/authentication.js';
 import { AuthService } from '../src/modules/auth/auth-service.js';
+import { webhookSecretBox } from '../src/modules/webhooks/delivery.js';
 import { emitEvents } from '../src/modules/webhooks/events.js';
 import { WebhooksService } from '../src/modules/webhooks/webhooks-service.js';
 import { WebhooksWorker } from '../src/workers/webhooks-worker.js';
-import { benchConfig, benchDatabase, listenApp } from './lib/harness.js';
+import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
+const EVENTS = sized('BENCH_EVENTS', 2000, 50);
 const ENDPOINTS = 10;
 
 /**
@@ -34,7 +35,7 @@ export async function run() {
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   try {
     const org = await new AuthService(db.database.db, app.tokens).createOrganization('Bench');
-    const service = new WebhooksService(db.database.db, false);
+    const service = new WebhooksService(db.database.db, false, webhookSecretBox(config.secretsEncryptionKey));
     for (let i = 0; i < ENDPOINTS; i++) {
       await service.create(systemScope(org.id), { url: `${url}?n=${i}`, event_types: ['load.updated'] });
     }

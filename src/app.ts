@@ -2,20 +2,22 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import type { EmbeddedDatabase } from './db/embedded.js';
 import { access } from './http/access.js';
 import { authentication, enforceAccess } from './http/authentication.js';
-import { errorHandler } from './http/error-handler.js';
+import {
+  answerClientError,
+  errorHandler,
+  MAX_PATH_PARAM_LENGTH,
+  renderFrameworkError,
+} from './http/error-handler.js';
 import { healthRoutes } from './http/health-routes.js';
 import { idempotency } from './http/idempotency.js';
+import { jsonNestingExceeds, jsonTooDeep } from './http/json-depth.js';
+import { swaggerOptions } from './http/openapi.js';
 import { rateLimits } from './http/rate-limit.js';
 import { loggerOptions } from './logger.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
@@ -31,6 +33,8 @@ import { webhooksRoutes } from './modules/webhooks/webhooks-routes.js';
 export interface AppDeps {
   readonly config: Config;
   readonly database: Database;
+  /** The supervised embedded cluster, when the service started one: /readyz reports its state. */
+  readonly embedded?: Pick<EmbeddedDatabase, 'state'>;
 }
 
 declare module 'fastify' {
@@ -65,42 +69,28 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       const sent = req.headers['x-request-id'];
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    // Errors Fastify meets before a route or a hook runs, answered in the API's error body.
+    frameworkErrors: renderFrameworkError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('deps', deps);
 
-  // An empty body sent as JSON is "no body", so a route whose body is optional accepts it.
+  // An empty body sent as JSON is "no body", so a route whose body is optional accepts it. Nesting
+  // is bounded before parsing, so no later recursive step can overflow the stack.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
+    if (jsonNestingExceeds(body as string)) return done(jsonTooDeep(), undefined);
     parseJson(request, body as string, done);
   });
 
   // Stage 1: external plugins.
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Envoy freight-brokerage automation API',
-        version: '1.0.0',
-        description:
-          'Loads, carriers, offers, calls, outreaches, ELP tests and webhooks for freight brokerages. ' +
-          'Errors have the shape `{error: {code, message, param}}`; validation errors (422) add `detail`.',
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
-  });
+  await app.register(swagger, swaggerOptions(config, API_PREFIX));
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   // Stage 2: the shared HTTP layer.
@@ -115,9 +105,11 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     limits: config.rateLimits,
     redisUrl: config.redisUrl,
     redisKeyPrefix: config.redisKeyPrefix,
+    redisTimeouts: config.redisTimeouts,
   });
   app.addHook('onRequest', enforceAccess);
   await app.register(idempotency, {
+    encryptionSecret: config.secretsEncryptionKey,
     ttlSeconds: config.idempotencyTtlSeconds,
     lockSeconds: config.idempotencyLockSeconds,
     purgeIntervalMs: 10 * 60_000,

@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { VapiServerAuth } from './integrations/voice/vapi-server-auth.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** A dataset id on a Socrata open-data portal: two groups of four letters or digits. */
+const socrataId = z.string().regex(/^[a-z0-9]{4}-[a-z0-9]{4}$/, 'must be a dataset id like az4n-8mr2');
 const boolFlag = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0'])
@@ -28,16 +31,34 @@ const envSchema = z.object({
   JWT_TTL_SECONDS: positiveInt(8 * 3600),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   REDIS_KEY_PREFIX: z.string().min(1).max(100).default('envoy:'),
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt(50),
+  REDIS_CONNECT_TIMEOUT_MS: positiveInt(1000),
+  REDIS_RETRY_MS: positiveInt(2000),
   RATE_LIMIT_AUTH_PER_MINUTE: positiveInt(10),
   RATE_LIMIT_API_KEYS_PER_MINUTE: positiveInt(1000),
   RATE_LIMIT_UPLOADS_PER_MINUTE: positiveInt(20),
   RATE_LIMIT_GENERAL_PER_MINUTE: positiveInt(100),
   IDEMPOTENCY_TTL_SECONDS: positiveInt(24 * 3600),
   IDEMPOTENCY_LOCK_SECONDS: positiveInt(60),
+  SECRETS_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   COMPLIANCE_PROVIDER: z.enum(['registry', 'fmcsa']).default('registry'),
   COMPLIANCE_REGISTRY_FILE: z.string().min(1).optional(),
   FMCSA_WEB_KEY: z.string().min(1).optional(),
   FMCSA_BASE_URL: z.url().default('https://mobile.fmcsa.dot.gov/qc/services'),
+  FMCSA_OPEN_DATA_URL: z.url().default('https://data.transportation.gov'),
+  FMCSA_CENSUS_DATASET: socrataId.default('az4n-8mr2'),
+  FMCSA_AUTHORITY_HISTORY_DATASET: socrataId.default('9mw4-x3tu'),
+  FMCSA_OPEN_DATA_APP_TOKEN: z.string().min(1).max(200).optional(),
+  FMCSA_MIN_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(200),
+  FMCSA_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  FMCSA_RETRY_BASE_MS: z.coerce.number().int().min(1).max(60_000).default(500),
+  FMCSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  FMCSA_CACHE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .default(6 * 3600),
   COMPLIANCE_MIN_AUTHORITY_DAYS: z.coerce.number().int().min(0).default(90),
   COMPLIANCE_INLINE_BUDGET_MS: positiveInt(2000),
   WORKER_POLL_MS: positiveInt(1000),
@@ -56,6 +77,15 @@ const envSchema = z.object({
   VAPI_BASE_URL: z.url().default('https://api.vapi.ai'),
   VAPI_PHONE_NUMBER_ID: z.string().min(1).optional(),
   VAPI_WEBHOOK_SECRET: z.string().min(16).optional(),
+  VAPI_SERVER_AUTH: z.enum(['hmac', 'bearer']).default('hmac'),
+  VAPI_SERVER_CREDENTIAL_ID: z.string().min(1).max(200).optional(),
+  VAPI_HMAC_SIGNATURE_HEADER: z.string().min(1).max(100).default('x-signature'),
+  VAPI_HMAC_TIMESTAMP_HEADER: z.string().min(1).max(100).default('x-timestamp'),
+  VAPI_HMAC_ALGORITHM: z.enum(['sha256', 'sha512', 'sha1']).default('sha256'),
+  VAPI_HMAC_SIGNATURE_ENCODING: z.enum(['hex', 'base64']).default('hex'),
+  VAPI_HMAC_PAYLOAD_FORMAT: z.string().min(1).max(200).default('{timestamp}.{body}'),
+  VAPI_SIGNATURE_TOLERANCE_SECONDS: positiveInt(300),
+  VAPI_BEARER_HEADER: z.string().min(1).max(100).default('authorization'),
   AGENT_ENABLED: boolFlag(true),
   AGENT_BATCH_SIZE: positiveInt(200),
   AGENT_RANKING_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
@@ -68,6 +98,12 @@ const envSchema = z.object({
     .regex(/^[a-z0-9.-]+$/i, 'must be a domain name')
     .default('reply.envoy.local'),
   EMAIL_INBOUND_SECRET: z.string().min(16).optional(),
+  EMAIL_INBOUND_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .max(256 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
   WHATSAPP_PROVIDER: z.enum(['simulated', 'cloud_api']).default('simulated'),
   WHATSAPP_API_BASE_URL: z.url().default('https://graph.facebook.com/v21.0'),
   WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
@@ -80,6 +116,8 @@ const envSchema = z.object({
   LLM_API_KEY: z.string().min(1).optional(),
   LLM_MODEL: z.string().min(1).max(200).optional(),
   PUBLIC_BASE_URL: z.url().optional(),
+  PRODUCTION_BASE_URL: z.url().optional(),
+  STAGING_BASE_URL: z.url().optional(),
   TRUST_PROXY: boolFlag(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
 });
@@ -107,6 +145,11 @@ export interface Config {
   };
   readonly redisUrl: string | undefined;
   readonly redisKeyPrefix: string;
+  readonly redisTimeouts: {
+    readonly commandMs: number;
+    readonly connectMs: number;
+    readonly retryMs: number;
+  };
   readonly rateLimits: {
     readonly auth: number;
     readonly apiKeys: number;
@@ -117,11 +160,24 @@ export interface Config {
   readonly idempotencyTtlSeconds: number;
   /** After this long an unfinished keyed request counts as crashed and a retry may run. */
   readonly idempotencyLockSeconds: number;
+  readonly secretsEncryptionKey: string;
   readonly compliance: {
     readonly provider: 'registry' | 'fmcsa';
     readonly registryFile: string;
-    readonly fmcsaWebKey: string | undefined;
-    readonly fmcsaBaseUrl: string;
+    /** The FMCSA provider: QCMobile, the open-data portal, and how both are paced and cached. */
+    readonly fmcsa: {
+      readonly webKey: string | undefined;
+      readonly baseUrl: string;
+      readonly openDataUrl: string;
+      readonly censusDataset: string;
+      readonly authorityHistoryDataset: string;
+      readonly openDataAppToken: string | undefined;
+      readonly minIntervalMs: number;
+      readonly maxRetries: number;
+      readonly retryBaseMs: number;
+      readonly timeoutMs: number;
+      readonly cacheTtlSeconds: number;
+    };
     readonly minAuthorityDays: number;
     readonly inlineBudgetMs: number;
   };
@@ -146,7 +202,10 @@ export interface Config {
       readonly apiKey: string;
       readonly baseUrl: string;
       readonly phoneNumberId: string;
-      readonly webhookSecret: string;
+      /** How Vapi's server messages prove they are Vapi's (the credential below does it). */
+      readonly serverAuth: VapiServerAuth;
+      /** The Vapi Custom Credential named in every `server` block we send. */
+      readonly credentialId: string | null;
     } | null;
   };
   /** The load-working agent: a worker loop in every instance unless switched off. */
@@ -161,6 +220,8 @@ export interface Config {
       readonly replyDomain: string;
       /** Inbound-parse webhook credential (HTTP Basic password or `token` query); unset: refused. */
       readonly inboundSecret: string | undefined;
+      /** Body limit of the inbound-parse route only (Postmark allows 35 MB of attachments, base64). */
+      readonly inboundMaxBytes: number;
     };
     readonly whatsapp: {
       readonly provider: 'simulated' | 'cloud_api';
@@ -180,6 +241,8 @@ export interface Config {
   };
   /** Where the outside world reaches this service, for callbacks such as voice events. */
   readonly publicBaseUrl: string | undefined;
+  /** The base addresses the OpenAPI document lists as `servers`, besides this deployment's. */
+  readonly servers: { readonly production: string | undefined; readonly staging: string | undefined };
   readonly trustProxy: boolean;
   readonly shutdownTimeoutMs: number;
 }
@@ -206,9 +269,9 @@ export function loadConfig(
   }
   const env = parsed.data;
   if (env.VOICE_PROVIDER === 'vapi') {
-    const missing = (['VAPI_API_KEY', 'VAPI_PHONE_NUMBER_ID', 'VAPI_WEBHOOK_SECRET'] as const).filter(
-      (k) => !env[k],
-    );
+    const missing = (
+      ['VAPI_API_KEY', 'VAPI_PHONE_NUMBER_ID', 'VAPI_WEBHOOK_SECRET', 'PUBLIC_BASE_URL'] as const
+    ).filter((k) => !env[k]);
     if (missing.length) {
       throw new ConfigError(
         `Invalid configuration:\n${missing.map((k) => `  ${k}: required when VOICE_PROVIDER is vapi`).join('\n')}`,
@@ -246,6 +309,11 @@ export function loadConfig(
     jwtSecret = developmentSecret(env.DATA_DIR);
     warn(`JWT_SECRET is not set: using a generated development secret kept in ${env.DATA_DIR}/jwt-secret`);
   }
+  if (env.NODE_ENV === 'production' && !env.SECRETS_ENCRYPTION_KEY) {
+    warn(
+      'SECRETS_ENCRYPTION_KEY is not set: stored secrets are sealed under a key derived from JWT_SECRET, so rotating JWT_SECRET makes them unreadable',
+    );
+  }
   return Object.freeze({
     env: env.NODE_ENV,
     host: env.HOST,
@@ -267,6 +335,11 @@ export function loadConfig(
     }),
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    redisTimeouts: Object.freeze({
+      commandMs: env.REDIS_COMMAND_TIMEOUT_MS,
+      connectMs: env.REDIS_CONNECT_TIMEOUT_MS,
+      retryMs: env.REDIS_RETRY_MS,
+    }),
     rateLimits: Object.freeze({
       auth: env.RATE_LIMIT_AUTH_PER_MINUTE,
       apiKeys: env.RATE_LIMIT_API_KEYS_PER_MINUTE,
@@ -275,13 +348,26 @@ export function loadConfig(
     }),
     idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
     idempotencyLockSeconds: env.IDEMPOTENCY_LOCK_SECONDS,
+    // Without a key of its own, stored secrets are sealed under keys derived from JWT_SECRET.
+    secretsEncryptionKey: env.SECRETS_ENCRYPTION_KEY ?? jwtSecret,
     compliance: Object.freeze({
       provider: env.COMPLIANCE_PROVIDER,
       registryFile: path.resolve(
         env.COMPLIANCE_REGISTRY_FILE ?? path.join(env.DATA_DIR, 'carrier-registry.json'),
       ),
-      fmcsaWebKey: env.FMCSA_WEB_KEY,
-      fmcsaBaseUrl: env.FMCSA_BASE_URL,
+      fmcsa: Object.freeze({
+        webKey: env.FMCSA_WEB_KEY,
+        baseUrl: env.FMCSA_BASE_URL,
+        openDataUrl: env.FMCSA_OPEN_DATA_URL,
+        censusDataset: env.FMCSA_CENSUS_DATASET,
+        authorityHistoryDataset: env.FMCSA_AUTHORITY_HISTORY_DATASET,
+        openDataAppToken: env.FMCSA_OPEN_DATA_APP_TOKEN,
+        minIntervalMs: env.FMCSA_MIN_INTERVAL_MS,
+        maxRetries: env.FMCSA_MAX_RETRIES,
+        retryBaseMs: env.FMCSA_RETRY_BASE_MS,
+        timeoutMs: env.FMCSA_TIMEOUT_MS,
+        cacheTtlSeconds: env.FMCSA_CACHE_TTL_SECONDS,
+      }),
       minAuthorityDays: env.COMPLIANCE_MIN_AUTHORITY_DAYS,
       inlineBudgetMs: env.COMPLIANCE_INLINE_BUDGET_MS,
     }),
@@ -304,7 +390,25 @@ export function loadConfig(
               apiKey: env.VAPI_API_KEY!,
               baseUrl: env.VAPI_BASE_URL,
               phoneNumberId: env.VAPI_PHONE_NUMBER_ID!,
-              webhookSecret: env.VAPI_WEBHOOK_SECRET!,
+              serverAuth: Object.freeze(
+                env.VAPI_SERVER_AUTH === 'bearer'
+                  ? {
+                      scheme: 'bearer' as const,
+                      secret: env.VAPI_WEBHOOK_SECRET!,
+                      header: env.VAPI_BEARER_HEADER,
+                    }
+                  : {
+                      scheme: 'hmac' as const,
+                      secret: env.VAPI_WEBHOOK_SECRET!,
+                      algorithm: env.VAPI_HMAC_ALGORITHM,
+                      signatureHeader: env.VAPI_HMAC_SIGNATURE_HEADER,
+                      timestampHeader: env.VAPI_HMAC_TIMESTAMP_HEADER,
+                      encoding: env.VAPI_HMAC_SIGNATURE_ENCODING,
+                      payloadFormat: env.VAPI_HMAC_PAYLOAD_FORMAT,
+                      toleranceSeconds: env.VAPI_SIGNATURE_TOLERANCE_SECONDS,
+                    },
+              ),
+              credentialId: env.VAPI_SERVER_CREDENTIAL_ID ?? null,
             })
           : null,
     }),
@@ -321,6 +425,7 @@ export function loadConfig(
         from: env.EMAIL_FROM,
         replyDomain: env.EMAIL_REPLY_DOMAIN.toLowerCase(),
         inboundSecret: env.EMAIL_INBOUND_SECRET,
+        inboundMaxBytes: env.EMAIL_INBOUND_MAX_BYTES,
       }),
       whatsapp: Object.freeze({
         provider: env.WHATSAPP_PROVIDER,
@@ -338,6 +443,7 @@ export function loadConfig(
           : null,
     }),
     publicBaseUrl: env.PUBLIC_BASE_URL,
+    servers: Object.freeze({ production: env.PRODUCTION_BASE_URL, staging: env.STAGING_BASE_URL }),
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   });

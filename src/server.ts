@@ -10,7 +10,9 @@ import {
   startEmbeddedPostgres,
 } from './db/embedded.js';
 import { runMigrations } from './db/migrate.js';
-import { loggerOptions } from './logger.js';
+import { loggerOptions, prettyLogs } from './logger.js';
+import { describeStartup } from './startup.js';
+import { runningWorkers } from './workers/poller.js';
 
 async function main() {
   let config: ReturnType<typeof loadConfig>;
@@ -23,7 +25,7 @@ async function main() {
     }
     throw err;
   }
-  const logger = pino(loggerOptions(config.logLevel));
+  const logger = pino(loggerOptions(config.logLevel, { pretty: prettyLogs(config.env) }));
 
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
@@ -37,14 +39,30 @@ async function main() {
       port: config.embeddedPgPort,
       persistent: true,
       ownSignals: true,
+      supervise: true,
       onLog: (line) => logger.debug({ postgres: line }),
+      onSupervisorEvent: (event) => {
+        if (event.kind === 'exited') {
+          logger.error(
+            { code: event.code, signal: event.signal },
+            'embedded PostgreSQL stopped unexpectedly: restarting it; requests get 503 meanwhile',
+          );
+        } else if (event.kind === 'restart_failed') {
+          logger.warn(
+            { attempt: event.attempt, reason: event.message, retryInMs: event.retryInMs },
+            'embedded PostgreSQL did not start yet; trying again',
+          );
+        } else {
+          logger.info({ attempt: event.attempt, downMs: event.downMs }, 'embedded PostgreSQL is back');
+        }
+      },
     });
     databaseUrl = await ensureDatabase(embedded.url, EMBEDDED_DATABASE);
   }
 
   const database = createDatabase(databaseUrl, config.db, logger);
   await runMigrations(database.pool);
-  const app = await buildApp({ config, database }, { logger });
+  const app = await buildApp({ config, database, embedded }, { logger });
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
@@ -74,6 +92,11 @@ async function main() {
 
   try {
     await app.listen({ host: config.host, port: config.port });
+    const inUse = embedded
+      ? { embedded: { dataDir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort } }
+      : { url: databaseUrl };
+    const { facts, message } = describeStartup(config, inUse, runningWorkers());
+    logger.info({ startup: facts }, message);
   } catch (err) {
     logger.error({ err }, 'could not listen');
     await database.close();

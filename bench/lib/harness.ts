@@ -11,6 +11,19 @@ import { createDatabase, type Database } from '../../src/db/client.js';
 import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
 
+/**
+ * `BENCH_SMOKE=1` runs a benchmark at a size that takes seconds, so CI runs every one of them and
+ * a benchmark that breaks fails the build. Its figures mean nothing.
+ */
+export const smoke = process.env.BENCH_SMOKE === '1';
+
+/** A size knob: the environment variable when set, else the smoke or the full size. */
+export function sized(envName: string, full: number, smokeSize: number): number {
+  const given = process.env[envName];
+  if (given !== undefined && given !== '') return Number(given);
+  return smoke ? smokeSize : full;
+}
+
 export interface BenchDatabase {
   url: string;
   database: Database;
@@ -119,6 +132,8 @@ export interface RunOptions {
   durationSeconds: number;
   rounds: number;
   warmupSeconds: number;
+  /** When set, each run sends this many requests instead of running for durationSeconds. */
+  requests?: number;
 }
 
 export const defaultRunOptions: RunOptions = {
@@ -128,14 +143,14 @@ export const defaultRunOptions: RunOptions = {
   warmupSeconds: 2,
 };
 
-async function once(scenario: Scenario, connections: number, duration: number) {
+async function once(scenario: Scenario, connections: number, duration: number, requests?: number) {
   return autocannon({
     url: scenario.url,
     method: scenario.method ?? 'GET',
     headers: scenario.headers,
     body: scenario.body,
     connections,
-    duration,
+    ...(requests ? { amount: requests } : { duration }),
   });
 }
 
@@ -154,14 +169,14 @@ export async function measure(
   options: Partial<RunOptions> = {},
 ): Promise<Measurement[]> {
   const o = { ...defaultRunOptions, ...options };
-  for (const s of scenarios) await once(s, o.connections, o.warmupSeconds);
+  if (o.warmupSeconds > 0) for (const s of scenarios) await once(s, o.connections, o.warmupSeconds);
   const results = new Map<
     string,
     { rps: number[]; p50: number[]; p99: number[]; errors: number; non2xx: number }
   >();
   for (let round = 0; round < o.rounds; round++) {
     for (const s of scenarios) {
-      const r = await once(s, o.connections, o.durationSeconds);
+      const r = await once(s, o.connections, o.durationSeconds, o.requests);
       const entry = results.get(s.name) ?? { rps: [], p50: [], p99: [], errors: 0, non2xx: 0 };
       entry.rps.push(r.requests.average);
       entry.p50.push(r.latency.p50);
@@ -186,6 +201,11 @@ export async function measure(
 
 /** Prints a Markdown table; `baseline` names the row the ratio column divides by. */
 export function printTable(title: string, rows: Measurement[], baseline?: string) {
+  // A benchmark whose requests fail measures nothing; at smoke size in CI that is a failure.
+  const broken = rows.filter((r) => r.errors > 0 || r.non2xx > 0);
+  if (smoke && broken.length > 0) {
+    throw new Error(`${title}: requests failed in ${broken.map((r) => r.name).join(', ')}`);
+  }
   const base = rows.find((r) => r.name === baseline);
   console.log(`\n### ${title}\n`);
   console.log('| scenario | req/s | p50 ms | p99 ms | vs baseline | errors | non-2xx |');
@@ -198,8 +218,12 @@ export function printTable(title: string, rows: Measurement[], baseline?: string
   }
 }
 
+/**
+ * At smoke size (what CI runs): one round of a few requests per scenario, no warm-up.
+ * BENCH_DURATION, BENCH_ROUNDS and BENCH_CONNECTIONS override.
+ */
 export function optionsFromEnv(): Partial<RunOptions> {
-  const out: Partial<RunOptions> = {};
+  const out: Partial<RunOptions> = smoke ? { requests: 20, rounds: 1, warmupSeconds: 0 } : {};
   if (process.env.BENCH_DURATION) out.durationSeconds = Number(process.env.BENCH_DURATION);
   if (process.env.BENCH_ROUNDS) out.rounds = Number(process.env.BENCH_ROUNDS);
   if (process.env.BENCH_CONNECTIONS) out.connections = Number(process.env.BENCH_CONNECTIONS);

@@ -15,14 +15,52 @@ import { seedDemo } from './seed-demo.js';
 /** Raised for a usage mistake: exit code 2. */
 class UsageError extends Error {}
 
+/** Each command's usage: what it takes, what it prints on stdout (one JSON object). */
+const COMMANDS = {
+  'create-org': ['create-org --name NAME', 'Creates an organization. Prints {"organization_id"}.'],
+  'create-user': [
+    'create-user --org ORG_ID --email E --password P --role OWNER|ADMIN|MEMBER [--phone +1...] [--name N]',
+    'Creates a user with a role in the organization (an existing user is added to it). The password has ' +
+      'at least 8 characters; the phone is the number POST /calls/{id}/join transfers to. Prints {"user_id","created"}.',
+  ],
+  'create-api-key': [
+    'create-api-key --org ORG_ID --name NAME',
+    'Creates an API key of the organization. Prints {"id","key"}; the key is shown only here.',
+  ],
+  'seed-demo': [
+    'seed-demo',
+    'Creates a demo organization: an owner, an API key, 200 loads, 100 carriers, offers, calls, outreaches ' +
+      'and ELP tests. Reports each step on stderr; prints {"organization_id","owner","api_key","counts"}.',
+  ],
+} as const;
+
+const commandHelp = (name: keyof typeof COMMANDS) => {
+  const [usage, about] = COMMANDS[name];
+  return `usage: npm run admin -- ${usage}\n\n  ${about}`;
+};
+
 const USAGE = `usage: npm run admin -- <command> [--flags]
 
-  create-org --name NAME                                   -> {"organization_id"}
-  create-user --org ORG_ID --email E --password P --role OWNER|ADMIN|MEMBER [--phone +1...] [--name N]
-                                                           -> {"user_id"}  (an existing user is added to the org)
-  create-api-key --org ORG_ID --name NAME                  -> {"id","key"}
-  seed-demo                                                -> {"organization_id","owner":{"email","password"},"api_key":{"id","key"},"counts"}
-                                                              (a demo organization with loads, carriers, offers, calls, outreaches, ELP tests)`;
+${Object.values(COMMANDS)
+  .map(([usage, about]) => `  ${usage}\n      ${about}`)
+  .join('\n')}
+
+  help [command]    this text, or one command's
+
+The database is DATABASE_URL, else the embedded one of a running \`npm start\`, else the embedded one
+under DATA_DIR (started for the command). Exit codes: 0 done, 1 failed, 2 usage mistake.`;
+
+/** `help`, `--help`, `-h`, `help <command>` and `<command> --help`: the usage text, or null. */
+function helpFor(argv: string[]): string | null {
+  const isHelp = (a: string | undefined) => a === 'help' || a === '--help' || a === '-h';
+  const [first, second] = argv;
+  if (isHelp(first))
+    return second && second in COMMANDS ? commandHelp(second as keyof typeof COMMANDS) : USAGE;
+  if (first && first in COMMANDS && argv.slice(1).some((a) => a === '--help' || a === '-h')) {
+    return commandHelp(first as keyof typeof COMMANDS);
+  }
+  return null;
+}
 
 const schemas = {
   'create-org': z.object({ name: nonEmptyText(200) }),
@@ -72,6 +110,11 @@ function parse(argv: string[]) {
 }
 
 async function main() {
+  const help = helpFor(process.argv.slice(2));
+  if (help) {
+    console.log(help);
+    return;
+  }
   let parsedArgs: ReturnType<typeof parse>;
   try {
     parsedArgs = parse(process.argv.slice(2));
@@ -117,7 +160,10 @@ async function main() {
         break;
       }
       case 'seed-demo': {
-        out = { ...(await seedDemo(database.db, new TokenService(config.jwt))) };
+        const started = Date.now();
+        const progress = (step: string) =>
+          console.error(`seed-demo: ${step} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+        out = { ...(await seedDemo(database.db, new TokenService(config.jwt), progress)) };
         break;
       }
     }

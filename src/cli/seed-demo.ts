@@ -192,7 +192,12 @@ export interface DemoResult {
  * settings suit a demo (no quiet hours, 2-minute waves, automatic booking at the posted rate), so a
  * running server's agent covers the open loads within minutes.
  */
-export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult> {
+export async function seedDemo(
+  db: Db,
+  tokens: TokenService,
+  /** Told about each step as it finishes (the admin CLI prints it on stderr). */
+  progress: (step: string) => void = () => {},
+): Promise<DemoResult> {
   const rnd = prng(20_260_301);
   const tag = randomBytes(3).toString('hex');
   const auth = new AuthService(db, tokens);
@@ -223,6 +228,7 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
   const apiKey = await new ApiKeysService(db, new ApiKeyCredentials(db)).create(scope, {
     name: 'Demo TMS integration',
   });
+  progress(`organization ${org.id}, its owner and an API key`);
 
   // Carriers, with a census snapshot of their own: most in good standing, a few BLOCKED.
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'envoy-demo-'));
@@ -292,10 +298,12 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
   if (batch.status !== 200)
     throw new Error(`demo carriers not applied: ${JSON.stringify(batch.body.errors)}`);
   const carrierIds = batch.body.results.map((r) => r.carrier_id!);
+  progress(`${carrierIds.length} carriers with lane preferences`);
   await inChunks(carrierIds, 10, async (id) => {
     await compliance.check(org.id, id, AbortSignal.timeout(10_000));
   });
   rmSync(workDir, { recursive: true, force: true });
+  progress('compliance checks against the demo census');
 
   // Disabled carriers, a stop-contact request, restricted lane preferences.
   for (const i of [11, 37, 63, 89]) {
@@ -405,6 +413,7 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
   const ingested = await loadsService.upsertBatch(scope, loadItems);
   if (!ingested.success) throw new Error(`demo loads not applied: ${JSON.stringify(ingested.errors)}`);
   const loadIds = ingested.results.map((r) => r.load_id!);
+  progress(`${loadIds.length} loads in every status`);
   const loadsByStatus = new Map<string | null, string[]>();
   statuses.forEach((s, i) => {
     const list = loadsByStatus.get(s) ?? [];
@@ -483,11 +492,12 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
     deliveredItems.map((l) => ({ ...l, tms_status: 'Delivered', is_posted: false })),
   );
   if (!delivered.success) throw new Error(`demo loads not applied: ${JSON.stringify(delivered.errors)}`);
+  progress(`${offerCount} offers, one accepted per booked load`);
 
   // Calls, outreaches and ELP tests on the simulated voice platform, fast.
   const provider = new SimulatedVoiceProvider(500);
   const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
-  const callsService = new CallsService(db, provider, loadsService, silent);
+  const callsService = CallsService.build(db, provider, silent);
   // The demo's carriers answer nobody: their replies are not wired to a sink.
   const emailSender = new SimulatedEmailSender(500, 'realistic');
   const whatsapp = new SimulatedWhatsAppSender(500, 'realistic');
@@ -566,6 +576,8 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
       }
     }
 
+    progress('outreaches by call, e-mail and WhatsApp, and tracking prompts');
+
     // ELP tests: most answered and scored, some unanswered (scoring FAILED).
     const outcomes = [
       'completed',
@@ -590,6 +602,7 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
       counts.elp_tests++;
     }
 
+    progress('ELP tests started; waiting for the simulated calls to end');
     // Let every call reach its end (a 30 s call takes 60 ms at this speed).
     const until = Date.now() + 20_000;
     for (;;) {
@@ -606,6 +619,7 @@ export async function seedDemo(db: Db, tokens: TokenService): Promise<DemoResult
       await new Promise((r) => setTimeout(r, 50));
     }
     await new Promise((r) => setTimeout(r, 100)); // end-of-call reports and ELP scoring
+    progress('calls ended and ELP tests scored');
   } finally {
     await provider.close();
     await emailSender.close();

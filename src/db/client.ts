@@ -3,11 +3,16 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 
 export type Db = NodePgDatabase;
+
+/** How long the holder of a dead connection has to release it before the pool reclaims it. */
+const DEAD_CLIENT_GRACE_MS = 500;
 /** A transaction handle: repositories take `DbOrTx` and never open a transaction themselves. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
 
 export interface Database {
+  /** The connection URL, for a connection of its own (LISTEN). */
+  readonly url: string;
   readonly pool: pg.Pool;
   readonly db: Db;
   close(): Promise<void>;
@@ -27,14 +32,41 @@ export function createDatabase(url: string, options: DatabaseOptions, logger?: L
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs,
     application_name: 'envoy',
+    // No JIT compilation: it pays off for long analytical queries, while the API's statements run in
+    // milliseconds and one with a high cost estimate spent up to a second compiling (load list).
+    options: '-c jit=off',
   });
-  // An idle client losing its connection emits here; without a listener the process would crash.
-  pool.on('error', (err) =>
-    logger?.warn({ err: { message: err.message } }, 'idle database connection failed'),
-  );
+  // A client whose connection dies emits 'error'. The pool listens only while the client is idle;
+  // a client checked out for a transaction has no listener, and an unhandled 'error' event would
+  // end the process. Every client gets its own listener for its whole life: the request using it
+  // fails with 503 (its query rejects), and the pool discards the client when it is released.
+  const onClientError = (err: Error) =>
+    logger?.warn({ err: { message: err.message } }, 'database connection lost');
+  // A client whose connection died while checked out is normally released by its holder once its
+  // query fails. drizzle's transaction() does not release it when `begin` itself fails, and the
+  // pool would be one connection short for good; so a dead client still held a moment later is
+  // released here, and the holder's own late release becomes a no-op.
+  const checkedOut = new Set<pg.PoolClient>();
+  pool.on('acquire', (client) => checkedOut.add(client));
+  pool.on('release', (_err, client) => checkedOut.delete(client));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => {
+      onClientError(err);
+      if (!checkedOut.has(client)) return;
+      setTimeout(() => {
+        if (!checkedOut.has(client)) return;
+        const release = client.release;
+        client.release = () => {};
+        release(err);
+      }, DEAD_CLIENT_GRACE_MS).unref();
+    });
+  });
+  // Idle clients report here too; the client's own listener has logged it already.
+  pool.on('error', () => {});
   const db = drizzle({ client: pool });
   let closed = false;
   return {
+    url,
     pool,
     db,
     async close() {

@@ -1,11 +1,22 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
+export type EmbeddedState = 'running' | 'restarting' | 'stopped';
+
 export interface EmbeddedDatabase {
   readonly url: string;
+  /** `restarting` from the moment the postmaster died until a restarted one accepts connections. */
+  state(): EmbeddedState;
   stop(): Promise<void>;
 }
+
+/** What the supervisor reports; the server logs it. */
+export type SupervisorEvent =
+  | { kind: 'exited'; code: number | null; signal: string | null }
+  | { kind: 'restart_failed'; attempt: number; message: string; retryInMs: number }
+  | { kind: 'restarted'; attempt: number; downMs: number };
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -18,7 +29,20 @@ export interface EmbeddedOptions {
    * drains requests first sets this, takes those signals over, and calls stop() itself.
    */
   ownSignals?: boolean;
+  /**
+   * Restart the postmaster when it dies (PostgreSQL runs crash recovery on start). The server sets
+   * this; tests that own a throwaway cluster leave it off.
+   */
+  supervise?: boolean;
+  onSupervisorEvent?: (event: SupervisorEvent) => void;
 }
+
+/** The package keeps its child process in a private field; the supervisor needs to watch it. */
+interface WithProcess {
+  process?: ChildProcess;
+}
+
+const RESTART_DELAYS_MS = [200, 500, 1000, 2000, 5000];
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -65,12 +89,60 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     removeStalePidFile(databaseDir);
   }
   await server.start();
-  let stopped = false;
+  let state: EmbeddedState = 'running';
+  const report = options.onSupervisorEvent ?? (() => {});
+
+  const restart = async (downSince: number) => {
+    for (let attempt = 1; state === 'restarting'; attempt++) {
+      const delay = RESTART_DELAYS_MS[Math.min(attempt - 1, RESTART_DELAYS_MS.length - 1)] ?? 5000;
+      await new Promise((r) => setTimeout(r, delay));
+      if (state !== 'restarting') return;
+      try {
+        // Backends of the dead postmaster hold its shared memory until they notice and exit; a
+        // start before then fails and is simply tried again.
+        removeStalePidFile(databaseDir);
+        await server.start();
+        if ((state as EmbeddedState) === 'stopped') {
+          await server.stop();
+          return;
+        }
+        state = 'running';
+        watch();
+        report({ kind: 'restarted', attempt, downMs: Date.now() - downSince });
+        return;
+      } catch (err) {
+        const next = RESTART_DELAYS_MS[Math.min(attempt, RESTART_DELAYS_MS.length - 1)] ?? 5000;
+        report({
+          kind: 'restart_failed',
+          attempt,
+          message: err instanceof Error ? err.message : 'the postmaster exited during start',
+          retryInMs: next,
+        });
+      }
+    }
+  };
+
+  const watch = () => {
+    if (!options.supervise) return;
+    const child = (server as unknown as WithProcess).process;
+    child?.once('exit', (code, signal) => {
+      if (state !== 'running') return;
+      state = 'restarting';
+      report({ kind: 'exited', code, signal });
+      void restart(Date.now());
+    });
+  };
+  watch();
+
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`,
+    state: () => state,
     async stop() {
-      if (stopped) return;
-      stopped = true;
+      if (state === 'stopped') return;
+      const wasRunning = state === 'running';
+      state = 'stopped';
+      // The package waits for the child's 'exit', which a dead postmaster will never send again.
+      if (!wasRunning) (server as unknown as WithProcess).process = undefined;
       await server.stop();
     },
   };

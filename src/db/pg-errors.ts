@@ -42,10 +42,11 @@ export function translatePgError(err: unknown): AppError | null {
   const e = err as PgLikeError & { message?: string };
   const code = e.code;
   if (!code) {
-    // pg's pool throws a plain Error on connection timeout.
+    // pg throws plain Errors when the pool cannot connect in time, and when a query is sent on a
+    // client whose connection has already died (the rollback after a failed statement, say).
     if (
       typeof e.message === 'string' &&
-      /timeout exceeded when trying to connect|Connection terminated/i.test(e.message)
+      /timeout exceeded when trying to connect|Connection terminated|is not queryable/i.test(e.message)
     ) {
       return serviceUnavailable();
     }

@@ -1,6 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { type ApiKeyCredential, ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
+import { ChannelListener } from '../db/notifications.js';
+import {
+  API_KEY_CHANGES,
+  type ApiKeyCredential,
+  ApiKeyCredentials,
+} from '../modules/api-keys/api-key-credentials.js';
 import { membershipsForAuth } from '../modules/auth/auth-repository.js';
 import type { Role } from '../modules/auth/auth-tables.js';
 import { TokenService } from '../modules/auth/tokens.js';
@@ -74,6 +79,15 @@ async function authenticationPlugin(app: FastifyInstance, opts: { prefix: string
   const { database, config } = app.deps;
   const tokens = new TokenService(config.jwt);
   const credentials = new ApiKeyCredentials(database.db);
+  const announcements = new ChannelListener(
+    database.url,
+    API_KEY_CHANGES,
+    { message: (id) => credentials.forget(id), connected: () => credentials.forgetAll() },
+    app.log,
+  );
+  credentials.listenWith(() => announcements.listening);
+  app.addHook('onReady', async () => announcements.start());
+  app.addHook('onClose', async () => announcements.stop());
   app.decorate('tokens', tokens);
   app.decorate('credentials', credentials);
   app.decorateRequest('principal', null);
@@ -91,10 +105,12 @@ async function authenticationPlugin(app: FastifyInstance, opts: { prefix: string
       if (a.apiKey) security.push({ apiKey: [] });
       if (a.roles.length) security.push({ bearer: [] });
     }
-    Object.assign(route.schema, {
-      security,
-      description: [route.schema.description, describeAccess(a)].filter(Boolean).join('\n\n'),
-    });
+    // A GET route and its HEAD twin share one schema: the line is added once.
+    const line = describeAccess(a);
+    const description = route.schema.description?.endsWith(line)
+      ? route.schema.description
+      : [route.schema.description, line].filter(Boolean).join('\n\n');
+    Object.assign(route.schema, { security, description });
   });
 
   async function identifyApiKey(request: FastifyRequest, secret: string) {

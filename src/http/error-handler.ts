@@ -1,17 +1,18 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { translatePgError } from '../db/pg-errors.js';
-import {
-  AppError,
-  internalError,
-  isAppError,
-  notFound,
-  pathToParam,
-  type ValidationIssue,
-} from './errors.js';
+import { AppError, internalError, isAppError, pathToParam, type ValidationIssue } from './errors.js';
 
 type Source = 'body' | 'query' | 'path' | 'header';
+
+/**
+ * The longest path parameter the router matches (Fastify's `maxParamLength`); a longer one is
+ * 414 `uri_too_long`. Every id parameter is at most 100 characters by its schema as well.
+ */
+export const MAX_PATH_PARAM_LENGTH = 100;
 
 const contextToSource: Record<string, Source> = {
   body: 'body',
@@ -130,16 +131,34 @@ export function toAppError(err: unknown, request: FastifyRequest): AppError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError(400, 'bad_request', 'Content-Length does not match the body');
     case 'FST_ERR_BAD_URL':
-      return notFound('Route');
+      return new AppError(400, 'bad_request', 'The URL path is not valid percent-encoded UTF-8');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError(
+        414,
+        'uri_too_long',
+        `A path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`,
+      );
   }
   if (err instanceof SyntaxError && fe.statusCode === 400)
     return bodyError('Body is not valid JSON', 'json_invalid');
   const translated = translatePgError(err);
   if (translated) return translated;
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return new AppError(fe.statusCode, fe.statusCode === 404 ? 'not_found' : 'bad_request', fe.message);
+    const code = fe.statusCode === 404 ? 'not_found' : 'bad_request';
+    // A framework message names Fastify's internals; the status line says what went wrong.
+    const message = fe.code?.startsWith('FST_') ? (STATUS_CODES[fe.statusCode] ?? 'Bad Request') : fe.message;
+    return new AppError(fe.statusCode, code, message);
   }
   return internalError();
+}
+
+/**
+ * Every validation error carries `detail`. One raised without it (a database refusal of a value,
+ * whose field is not known) gets a single entry on the body.
+ */
+function detailOf(error: AppError): ValidationIssue[] | undefined {
+  if (error.options.detail || error.code !== 'validation_error') return error.options.detail;
+  return [{ loc: ['body'], msg: error.message, type: 'value_error' }];
 }
 
 export function renderError(error: AppError) {
@@ -147,7 +166,8 @@ export function renderError(error: AppError) {
     {
       error: { code: error.code, message: error.message, param: error.param },
     };
-  if (error.options.detail) body.detail = error.options.detail;
+  const detail = detailOf(error);
+  if (detail) body.detail = detail;
   return body;
 }
 
@@ -173,6 +193,57 @@ async function errorHandlerPlugin(app: FastifyInstance) {
       new AppError(404, 'not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`),
     ),
   );
+}
+
+/**
+ * Fastify's `frameworkErrors`: a malformed percent-encoding or an over-long path parameter, met
+ * while routing, before any hook. Answered in the API's error body with the request id.
+ */
+export function renderFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(err, request);
+  if (appError.statusCode >= 500) request.log.error({ err }, 'request failed');
+  reply.header('x-request-id', request.id);
+  return sendError(reply, appError);
+}
+
+const clientErrors: Record<string, { status: number; code: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'request_header_fields_too_large',
+    message: 'The request line and headers are larger than the server accepts',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'request_timeout',
+    message: 'The request took too long to arrive',
+  },
+};
+
+/**
+ * Fastify's `clientErrorHandler` (Node's `clientError`): a request too malformed for Node to parse
+ * (headers too large, a broken request line, a timeout) never reaches Fastify, so it is answered on
+ * the socket directly, in the API's error body, and the connection is closed.
+ */
+export function answerClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = clientErrors[err.code ?? ''] ?? {
+    status: 400,
+    code: 'bad_request',
+    message: 'The request is not valid HTTP',
+  };
+  this.log.debug({ code: err.code, status: known.status }, 'client error');
+  // As Node itself does: no answer when a response on this socket has already begun, which the
+  // peer would read as part of that response.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify(renderError(new AppError(known.status, known.code, known.message)));
+    socket.write(
+      `HTTP/1.1 ${known.status} ${STATUS_CODES[known.status]}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 export const errorHandler = fp(errorHandlerPlugin, { name: 'error-handler' });

@@ -69,8 +69,33 @@ export function validationFailed(
   return new AppError(422, 'validation_error', param ? `${param}: ${msg}` : msg, param, { detail: [issue] });
 }
 
-export const unprocessable = (code: string, message: string, param: string | null = null) =>
-  new AppError(422, code, message, param);
+/** The inverse of pathToParam: `loads[3].stops[0].type` -> `['loads', 3, 'stops', 0, 'type']`. */
+export const paramToPath = (param: string): (string | number)[] =>
+  [...param.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
+
+/**
+ * A 422 with its own code. A `validation_error` gets the `detail` entry every validation error
+ * carries, at `param` in `source` (the body unless said otherwise).
+ */
+export const unprocessable = (
+  code: string,
+  message: string,
+  param: string | null = null,
+  source: 'body' | 'query' | 'path' | 'header' = 'body',
+) =>
+  new AppError(
+    422,
+    code,
+    message,
+    param,
+    code === 'validation_error'
+      ? {
+          detail: [
+            { loc: [source, ...(param ? paramToPath(param) : [])], msg: message, type: 'value_error' },
+          ],
+        }
+      : {},
+  );
 
 export const stateConflict = (code: string, message: string, param: string | null = null) =>
   new AppError(409, code, message, param);

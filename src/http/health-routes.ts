@@ -33,6 +33,9 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async () => {
+      if (app.deps.embedded?.state() === 'restarting') {
+        throw serviceUnavailable('The embedded PostgreSQL stopped and is being restarted');
+      }
       try {
         await app.deps.database.pool.query('SELECT 1');
       } catch {

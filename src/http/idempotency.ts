@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lte, sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import { SecretBox } from '../db/secret-box.js';
 import { scopeOf } from './authentication.js';
 import { stateConflict, unprocessable, validationFailed } from './errors.js';
 import { idempotencyKeys } from './idempotency-tables.js';
@@ -22,7 +23,18 @@ interface Claim {
   organizationId: string;
   endpoint: string;
   key: string;
+  /** The credential that sent the request; a stored response is replayed to it alone. */
+  principal: string;
 }
+
+function principalOf(request: FastifyRequest): string {
+  const p = request.principal;
+  if (p?.kind === 'api_key') return `key:${p.apiKeyId}`;
+  if (p?.kind === 'bearer') return `user:${p.userId}`;
+  return 'system';
+}
+
+const sealContext = (c: Claim) => `${c.organizationId}\n${c.endpoint}\n${c.key}`;
 
 const HEADER = 'idempotency-key';
 const KEY_FORMAT = /^[\x20-\x7E]{1,255}$/;
@@ -47,13 +59,15 @@ const headerDoc = z
   .optional()
   .meta({
     description:
-      'Up to 255 printable ASCII characters. A retry with the same key and request returns the stored ' +
-      'response with `Idempotent-Replayed: true` for 24 hours.',
+      'Up to 255 printable ASCII characters. A retry with the same key and request, from the same API key ' +
+      'or user, returns the stored response with `Idempotent-Replayed: true` for 24 hours; the key sent ' +
+      'by another credential, or with another request, is 422 `idempotency_key_reused`.',
   });
 
 class IdempotencyStore {
   constructor(
     private readonly db: Db,
+    private readonly sealed: SecretBox,
     private readonly ttlSeconds: number,
     /** A claim whose request has not finished after this long is taken to have crashed. */
     private readonly lockSeconds: number,
@@ -71,6 +85,7 @@ class IdempotencyStore {
         organization_id: c.organizationId,
         endpoint: c.endpoint,
         key: c.key,
+        principal: c.principal,
         fingerprint,
         state: 'in_progress',
         locked_until: sql`now() + ${`${this.lockSeconds} seconds`}::interval`,
@@ -79,6 +94,7 @@ class IdempotencyStore {
       .onConflictDoUpdate({
         target: [idempotencyKeys.organization_id, idempotencyKeys.endpoint, idempotencyKeys.key],
         set: {
+          principal: c.principal,
           fingerprint,
           state: 'in_progress',
           status_code: null,
@@ -90,7 +106,8 @@ class IdempotencyStore {
         },
         setWhere: sql`${idempotencyKeys.expires_at} <= now()
           OR (${idempotencyKeys.state} = 'in_progress' AND ${idempotencyKeys.locked_until} <= now()
-              AND ${idempotencyKeys.fingerprint} = excluded.fingerprint)`,
+              AND ${idempotencyKeys.fingerprint} = excluded.fingerprint
+              AND ${idempotencyKeys.principal} = excluded.principal)`,
       })
       .returning({ key: idempotencyKeys.key });
     return rows.length > 0;
@@ -102,10 +119,17 @@ class IdempotencyStore {
   }
 
   async complete(c: Claim, status: number, headers: Record<string, string>, body: string | null) {
+    const stored = body === null ? null : this.sealed.seal(body, sealContext(c));
     await this.db
       .update(idempotencyKeys)
-      .set({ state: 'completed', status_code: status, response_headers: headers, response_body: body })
+      .set({ state: 'completed', status_code: status, response_headers: headers, response_body: stored })
       .where(this.match(c));
+  }
+
+  /** The stored body in plain text; undefined when it cannot be opened any more. */
+  openBody(c: Claim, stored: string | null): string | null | undefined {
+    if (stored === null) return null;
+    return this.sealed.open(stored, sealContext(c)) ?? undefined;
   }
 
   /** Frees the key (5xx, 429): a retry runs the operation again. */
@@ -131,6 +155,8 @@ class IdempotencyStore {
 }
 
 export interface IdempotencyOptions {
+  /** The secret stored responses are encrypted under (from configuration). */
+  encryptionSecret: string;
   ttlSeconds: number;
   lockSeconds: number;
   purgeIntervalMs: number;
@@ -143,7 +169,12 @@ declare module 'fastify' {
 }
 
 async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyOptions) {
-  const store = new IdempotencyStore(app.deps.database.db, opts.ttlSeconds, opts.lockSeconds);
+  const store = new IdempotencyStore(
+    app.deps.database.db,
+    new SecretBox(opts.encryptionSecret, 'idempotency response bodies'),
+    opts.ttlSeconds,
+    opts.lockSeconds,
+  );
   app.decorate('idempotency', { purgeExpired: () => store.purgeExpired() });
   app.decorateRequest('idempotencyClaim', null);
 
@@ -165,6 +196,7 @@ async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyOptions)
       organizationId: scopeOf(request).organizationId,
       endpoint: `${request.method} ${request.routeOptions.url}`,
       key,
+      principal: principalOf(request),
     };
     const path = request.url.split('?')[0];
     const fingerprint = createHash('sha256')
@@ -179,6 +211,14 @@ async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyOptions)
       }
       const existing = await store.find(claim);
       if (!existing) continue;
+      // Another credential of the organization reusing the key learns nothing of the response.
+      if (existing.principal !== claim.principal) {
+        throw unprocessable(
+          'idempotency_key_reused',
+          `Idempotency-Key '${key}' was already used by another credential`,
+          HEADER,
+        );
+      }
       if (existing.fingerprint !== fingerprint) {
         throw unprocessable(
           'idempotency_key_reused',
@@ -193,11 +233,19 @@ async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyOptions)
           HEADER,
         );
       }
+      const body = store.openBody(claim, existing.response_body);
+      if (body === undefined) {
+        throw stateConflict(
+          'idempotency_key_unreadable',
+          `The response stored for Idempotency-Key '${key}' can no longer be read (the encryption key changed); check the outcome, then retry with a new key`,
+          HEADER,
+        );
+      }
       reply
         .status(existing.status_code ?? 200)
         .headers(existing.response_headers ?? {})
         .header('idempotent-replayed', 'true');
-      return reply.send(existing.response_body ?? undefined);
+      return reply.send(body ?? undefined);
     }
     throw stateConflict(
       'idempotency_key_in_progress',

@@ -30,6 +30,7 @@ export const idPrefixes = {
   elpAnswer: 'elpa',
   conversation: 'conv',
   agentMessage: 'amsg',
+  voiceTemplate: 'vt',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

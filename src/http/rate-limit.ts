@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { rateLimitExceeded } from './errors.js';
+import { CircuitBreaker, resilientStoreClass } from './rate-limit-store.js';
 
 export type RateCategory = 'auth' | 'apiKeys' | 'uploads' | 'general';
 
@@ -38,6 +39,15 @@ export interface RateLimitOptions {
   redisUrl: string | undefined;
   /** Prefix of the counters' keys in Redis, so environments can share one server. */
   redisKeyPrefix: string;
+  redisTimeouts: RedisTimeouts;
+}
+
+export interface RedisTimeouts {
+  /** A counter update that takes longer fails, and the request is counted in memory instead. */
+  commandMs: number;
+  connectMs: number;
+  /** How long to count in memory after a failure before Redis is tried again. */
+  retryMs: number;
 }
 
 /**
@@ -45,17 +55,64 @@ export interface RateLimitOptions {
  * app-wide hooks; this plugin calls the limiter from one app-wide onRequest hook instead, placed
  * between identifying the caller and enforcing the route's access, so 401s, 403s and unknown
  * routes are counted and carry the headers too. With a Redis URL the counters are shared by all
- * instances; without one they live in this process.
+ * instances (falling back to this process's memory while Redis fails); without one they live in
+ * this process.
  */
 async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions) {
-  let redis: Redis | undefined;
+  let store: ReturnType<typeof resilientStoreClass> | undefined;
   if (opts.redisUrl) {
-    redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
-    redis.on('error', (err) =>
-      app.log.warn({ err: { message: err.message } }, 'rate-limit store unavailable'),
-    );
+    const timeouts = opts.redisTimeouts;
+    // No offline queue and a short command timeout: a Redis that is down or hangs costs a request
+    // at most one timeout, and then the breaker keeps requests away from it altogether.
+    const redis = new Redis(opts.redisUrl, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: timeouts.commandMs,
+      connectTimeout: timeouts.connectMs,
+      retryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 5000),
+    });
+    // ioredis reports every failed reconnect; the breaker logs once per outage instead.
+    redis.on('error', () => {});
+    const breaker = new CircuitBreaker(timeouts.retryMs, {
+      opened: (err) =>
+        app.log.warn(
+          { err: { message: err.message } },
+          'Redis is unavailable: rate limits are counted per instance until it answers again',
+        ),
+      closed: (downMs) => app.log.info({ downMs }, 'Redis answers again: rate limits are shared again'),
+    });
+    // A server that accepted the connection and then went silent keeps it open forever; start a
+    // new one so that a Redis back at the same address is found.
+    const onStuck = () => {
+      if (redis.status === 'ready' || redis.status === 'connect') redis.disconnect(true);
+    };
+    store = resilientStoreClass({
+      redis,
+      keyPrefix: opts.redisKeyPrefix,
+      breaker,
+      onFailure: onStuck,
+    });
+    // Startup waits for Redis at most one connect timeout; a Redis that is not there yet is
+    // found later by the breaker's probes.
+    let timer: NodeJS.Timeout | undefined;
+    const connecting = redis.connect();
+    connecting.catch(() => {});
+    try {
+      await Promise.race([
+        connecting,
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('Redis did not answer in time')), timeouts.connectMs);
+        }),
+      ]);
+    } catch (err) {
+      breaker.failed(err as Error);
+      onStuck();
+    } finally {
+      clearTimeout(timer);
+    }
     app.addHook('onClose', async () => {
-      await redis?.quit().catch(() => redis?.disconnect());
+      redis.disconnect(false);
     });
   }
   await app.register(rateLimit, {
@@ -65,8 +122,8 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions) {
     // counter across the routes of a category.
     keyGenerator: (request) => `${categoryOf(request, opts.prefix)}:${subjectOf(request, opts.prefix)}`,
     max: (request) => opts.limits[categoryOf(request, opts.prefix)],
-    ...(redis ? { redis, nameSpace: opts.redisKeyPrefix } : {}),
-    // A broken Redis lets requests through rather than failing them all.
+    ...(store ? { store } : {}),
+    // The store never fails (it falls back to memory); should anything else, let requests through.
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>
       rateLimitExceeded(Math.max(1, Math.ceil(context.ttl / 1000))),

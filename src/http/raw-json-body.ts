@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from './errors.js';
+import { validationFailed } from './errors.js';
+import { jsonNestingExceeds, jsonTooDeep } from './json-depth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,10 +17,13 @@ export function keepRawJsonBody(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     request.rawBody = body as string;
+    if (jsonNestingExceeds(body as string)) return done(jsonTooDeep(), undefined);
+    let parsed: unknown;
     try {
-      done(null, body === '' ? {} : JSON.parse(body as string));
+      parsed = body === '' ? {} : JSON.parse(body as string);
     } catch {
-      done(new AppError(422, 'validation_error', 'Body is not valid JSON'), undefined);
+      return done(validationFailed('body', [], 'Body is not valid JSON', 'json_invalid'), undefined);
     }
+    done(null, parsed);
   });
 }

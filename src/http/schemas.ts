@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentAs } from './openapi.js';
 import { toE164 } from './phone.js';
 
 /**
@@ -27,13 +28,26 @@ export const queryInt = (min: number, max: number) => z.coerce.number().int().mi
 
 /** A query-string boolean: only true/false/1/0 (z.coerce.boolean would read "false" as true). */
 export const queryBool = () =>
-  z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+  documentAs(
+    z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+    () => ({ type: 'boolean', description: '`true` or `false` (also `1` or `0`).' }),
+  );
 
 /** An ISO 8601 datetime on input (offset accepted), a Date inside the service. */
-export const dateTimeInput = () => z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+export const dateTimeInput = () =>
+  z.iso
+    .datetime({ offset: true })
+    .max(64)
+    .transform((s) => new Date(s));
 
 /** Output datetimes: Date objects serialise as ISO 8601 UTC with `Z` and milliseconds. */
 export const dateTime = () => z.date();
+
+/**
+ * An output string that only ever holds one of `values`, because every way in validates it: shown
+ * as that enum in OpenAPI, serialised as a plain string.
+ */
+export const storedEnum = (values: readonly string[]) => z.string().meta({ enum: [...values] });
 
 /** A path identifier: any bounded string; an id that matches nothing is a 404, never a 422. */
 export const idParam = () => text(100);
@@ -114,26 +128,35 @@ export function optionalBody<T extends z.ZodObject>(schema: T) {
  * the error's `param` is the parameter itself.
  */
 export function queryList<T extends z.ZodType>(item: T, max = 50) {
-  return z.union([z.string().max(5000), z.array(z.string().max(5000)).max(max)]).transform((raw, ctx) => {
-    const out: z.output<T>[] = [];
-    for (const part of (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(','))) {
-      const value = part.trim();
-      if (value === '') continue;
-      const parsed = item.safeParse(value);
-      if (!parsed.success) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `'${value}' is not valid: ${parsed.error.issues[0]?.message ?? 'invalid value'}`,
-          input: value,
-        });
+  const list = z
+    .union([z.string().max(5000), z.array(z.string().max(5000)).max(max)])
+    .transform((raw, ctx) => {
+      const out: z.output<T>[] = [];
+      for (const part of (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(','))) {
+        const value = part.trim();
+        if (value === '') continue;
+        const parsed = item.safeParse(value);
+        if (!parsed.success) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `'${value}' is not valid: ${parsed.error.issues[0]?.message ?? 'invalid value'}`,
+            input: value,
+          });
+          return z.NEVER;
+        }
+        out.push(parsed.data as z.output<T>);
+      }
+      if (out.length > max) {
+        ctx.addIssue({ code: 'custom', message: `At most ${max} values` });
         return z.NEVER;
       }
-      out.push(parsed.data as z.output<T>);
-    }
-    if (out.length > max) {
-      ctx.addIssue({ code: 'custom', message: `At most ${max} values` });
-      return z.NEVER;
-    }
-    return out;
-  });
+      return out;
+    });
+  // Documented as what a client sends: the parameter repeated, each value one of `item`.
+  return documentAs(list, (toJson) => ({
+    type: 'array',
+    items: toJson(item),
+    maxItems: max,
+    description: 'Repeat the parameter, or separate values with commas.',
+  }));
 }

@@ -1,5 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 
+/** Names of the pollers running in this process, for the startup log line. */
+const running = new Map<string, number>();
+export const runningWorkers = (): string[] => [...running.keys()].sort();
+
 /**
  * Runs `drain` every `pollMs` until stopped, one round at a time. `drain` does the work that is
  * due (claiming it so several instances can run side by side) and returns how much it did.
@@ -27,9 +31,15 @@ export class Poller {
       if (!this.stopped) this.timer = setTimeout(tick, this.pollMs);
     };
     this.timer = setTimeout(tick, this.pollMs);
+    running.set(this.name, (running.get(this.name) ?? 0) + 1);
   }
 
   async stop() {
+    if (!this.stopped && this.timer !== undefined) {
+      const left = (running.get(this.name) ?? 1) - 1;
+      if (left > 0) running.set(this.name, left);
+      else running.delete(this.name);
+    }
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;

@@ -3,7 +3,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { newId } from '../http/ids.js';
-import { type PostResult, post, sign } from '../modules/webhooks/delivery.js';
+import {
+  openSigningSecret,
+  type PostResult,
+  post,
+  sign,
+  webhookSecretBox,
+} from '../modules/webhooks/delivery.js';
 import { Poller } from './poller.js';
 
 const BATCH = 200;
@@ -41,6 +47,7 @@ interface Claimed {
  */
 export class WebhooksWorker {
   private readonly poller: Poller;
+  private readonly secretBox;
   private stopped = false;
 
   constructor(
@@ -49,6 +56,7 @@ export class WebhooksWorker {
     private readonly log: FastifyBaseLogger,
   ) {
     this.poller = new Poller('webhooks', () => this.drain(), config.workers.pollMs, log);
+    this.secretBox = webhookSecretBox(config.secretsEncryptionKey);
   }
 
   start() {
@@ -88,8 +96,16 @@ export class WebhooksWorker {
         )}) AND (expires_at IS NULL OR expires_at > now())
         ORDER BY created_at DESC`);
       const secretsOf = new Map<string, string[]>();
-      for (const s of secrets.rows)
-        secretsOf.set(s.endpoint_id, [...(secretsOf.get(s.endpoint_id) ?? []), s.secret]);
+      for (const s of secrets.rows) {
+        const secret = openSigningSecret(this.secretBox, s.secret, s.endpoint_id);
+        if (secret === null) {
+          // Sealed under another key: SECRETS_ENCRYPTION_KEY (or JWT_SECRET) changed. Rotating the
+          // endpoint's secret issues one that opens again.
+          this.log.error({ endpointId: s.endpoint_id }, 'a webhook signing secret cannot be opened');
+          continue;
+        }
+        secretsOf.set(s.endpoint_id, [...(secretsOf.get(s.endpoint_id) ?? []), secret]);
+      }
       const queue = [...claimed.rows];
       const succeeded: Success[] = [];
       await Promise.all(

@@ -3,18 +3,9 @@ import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
+import { waitFor } from '../helpers/wait.js';
 
 const registry = registryFile([]);
-
-async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, ms = 8000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out; last value: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const getCall = async (t: TestApp, headers: Record<string, string>, id: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/v1/calls/${id}`, headers })).json();

@@ -93,6 +93,28 @@ describe('npm run admin', () => {
     expect(extra.code).toBe(2);
   });
 
+  it('prints the usage and exits 0 for help, --help, help <command> and <command> --help', async () => {
+    // Each run starts a Node process: run them side by side.
+    const [long, short, word, one, flag] = await Promise.all([
+      admin(['--help']),
+      admin(['-h']),
+      admin(['help']),
+      admin(['help', 'create-api-key']),
+      admin(['create-user', '--help']),
+    ]);
+    for (const res of [long, short, word]) {
+      expect(res.code, res.stderr).toBe(0);
+      for (const command of ['create-org', 'create-user', 'create-api-key', 'seed-demo']) {
+        expect(res.stdout).toContain(`  ${command}`);
+      }
+    }
+    expect(one!.code).toBe(0);
+    expect(one!.stdout).toMatch(/^usage: npm run admin -- create-api-key --org ORG_ID --name NAME/);
+    expect(one!.stdout).not.toContain('seed-demo');
+    expect(flag!.code).toBe(0);
+    expect(flag!.stdout).toMatch(/--role OWNER\|ADMIN\|MEMBER/);
+  }, 60_000);
+
   it('exits 1 for an organization that does not exist', async () => {
     const res = await admin(['create-api-key', '--org', 'org_nope', '--name', 'k']);
     expect(res.code).toBe(1);

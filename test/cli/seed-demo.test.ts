@@ -11,14 +11,18 @@ describe('npm run admin -- seed-demo', () => {
 
   it('creates a demo organization whose load list shows offers and outreaches through the tabs', async () => {
     const started = Date.now();
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'seed-demo'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: await fileDatabaseUrl(),
-        JWT_SECRET: 'x'.repeat(40),
-        LOG_LEVEL: 'silent',
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/admin.ts', 'seed-demo'],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: await fileDatabaseUrl(),
+          JWT_SECRET: 'x'.repeat(40),
+          LOG_LEVEL: 'silent',
+        },
       },
-    });
+    );
     const elapsed = Date.now() - started;
     const demo = JSON.parse(stdout);
     expect(demo).toMatchObject({
@@ -28,6 +32,11 @@ describe('npm run admin -- seed-demo', () => {
       counts: { loads: 200, carriers: 100 },
     });
     expect(elapsed).toBeLessThan(60_000);
+    // Progress goes to stderr, one line a step with the time so far; stdout stays one JSON object.
+    const steps = stderr.split('\n').filter((line) => line.startsWith('seed-demo: '));
+    expect(steps.length).toBeGreaterThanOrEqual(6);
+    expect(stderr).toMatch(/^seed-demo: 200 loads in every status \(\d+\.\d s\)$/m);
+    expect(steps.at(-1)).toMatch(/calls ended/);
 
     const token = await login(t, demo.owner.email, demo.owner.password);
     const bearer = { authorization: `Bearer ${token}` };

@@ -5,6 +5,9 @@ import type { TestApp } from './app.js';
 import { createCarrier, goodStanding, registryFile } from './carrier-factories.js';
 import { createApiKey, createTenant } from './factories.js';
 import { createLoad, stopPayload } from './load-factories.js';
+import { waitFor } from './wait.js';
+
+export { waitFor };
 
 export type Headers = Record<string, string>;
 export type Outreach = {
@@ -34,20 +37,6 @@ export const agentEnv = {
 
 let serial = 0;
 export const nextEmail = () => `dispatch-${Date.now().toString(36)}-${serial++}@carrier.example`;
-
-export async function waitFor<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  ms = 8000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out; last value: ${JSON.stringify(value).slice(0, 800)}`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
-}
 
 /** An organization whose agent e-mails (no quiet hours unless a test sets them), and its API key. */
 export async function tenant(t: TestApp, settings: Record<string, unknown> = {}) {

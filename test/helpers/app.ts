@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { redactedPaths } from '../../src/logger.js';
+import { loggerOptions } from '../../src/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-signing';
@@ -68,7 +68,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = createDatabase(url, { poolMax: 5, connectTimeoutMs: 5000, statementTimeoutMs: 30_000 });
   const logger = options.captureLogs
     ? pino(
-        { level: 'debug', redact: { paths: redactedPaths, censor: '[redacted]' } },
+        loggerOptions('debug'),
         new Writable({
           write(chunk, _enc, done) {
             for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line));

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/http/errors.js';
 import { latestReplyText, parseInboundEmailWebhook } from '../../src/integrations/email/inbound-parse.js';
+import {
+  postmarkBounce,
+  postmarkSpamComplaint,
+  postmarkSubscriptionChange,
+} from '../helpers/postmark-payloads.js';
 
 /** A Postmark inbound webhook as it arrives for a carrier's reply to our plus address. */
 const postmarkReply = {
@@ -137,37 +142,72 @@ describe('parseInboundEmailWebhook', () => {
   });
 
   it('normalizes a bounce with our outreach id in the metadata', () => {
-    const event = parseInboundEmailWebhook({
-      RecordType: 'Bounce',
-      MessageStream: 'outbound',
-      ID: 4323372036854775,
-      Type: 'HardBounce',
-      TypeCode: 1,
-      Name: 'Hard bounce',
-      Tag: 'outreach',
-      MessageID: '<883953f4-6105-42a2-a16a-77a8eac79483>',
-      Metadata: { outreach_id: 'otr_01abc', organization: 'org_1' },
-      ServerID: 23,
-      Description: 'The server was unable to deliver your message (ex: unknown user, mailbox not found).',
-      Details: 'smtp;550 5.1.1 The email account that you tried to reach does not exist.',
-      Email: 'Old.Dispatch@Swift-Haul.example',
-      From: 'dispatch@mail.envoy.example',
-      BouncedAt: '2026-11-16T14:02:09.9070259Z',
-      DumpAvailable: true,
-      Inactive: true,
-      CanActivate: true,
-      Subject: 'Load L-100',
-    });
+    const event = parseInboundEmailWebhook(
+      postmarkBounce({
+        Tag: 'outreach',
+        MessageID: '<883953f4-6105-42a2-a16a-77a8eac79483>',
+        Metadata: { outreach_id: 'otr_01abc', organization: 'org_1' },
+        Email: 'Old.Dispatch@Swift-Haul.example',
+        BouncedAt: '2026-11-16T14:02:09.9070259Z',
+      }),
+    );
     expect(event).toEqual({
-      kind: 'bounce',
-      bounce: {
+      kind: 'delivery',
+      event: {
+        type: 'bounce',
+        recordType: 'Bounce',
         messageId: '883953f4-6105-42a2-a16a-77a8eac79483',
         outreachId: 'otr_01abc',
         email: 'old.dispatch@swift-haul.example',
         reason: 'HardBounce: smtp;550 5.1.1 The email account that you tried to reach does not exist.',
-        bouncedAt: new Date('2026-11-16T14:02:09.907Z'),
+        at: new Date('2026-11-16T14:02:09.907Z'),
       },
     });
+  });
+
+  it('tells failures from notices, and reads spam complaints and subscription changes', () => {
+    const bounce = (fields: Record<string, unknown>) => {
+      const e = parseInboundEmailWebhook({ RecordType: 'Bounce', Email: 'a@b.example', ...fields });
+      return e.kind === 'delivery' ? e.event.type : e.kind;
+    };
+    expect(bounce({ Type: 'SoftBounce', TypeCode: 4096 })).toBe('bounce');
+    expect(bounce({ Type: 'DnsError', TypeCode: 256 })).toBe('bounce');
+    expect(bounce({ Type: 'AutoResponder', TypeCode: 64 })).toBe('notice');
+    expect(bounce({ Type: 'Transient', TypeCode: 2 })).toBe('notice');
+    expect(bounce({ TypeCode: 2 })).toBe('notice');
+    expect(bounce({ Type: 'Unsubscribe', TypeCode: 16 })).toBe('unsubscribe');
+    const complaint = parseInboundEmailWebhook(
+      postmarkSpamComplaint({ Metadata: { outreach_id: 'otr_02' }, Email: 'Ops@Carrier.example' }),
+    );
+    expect(complaint).toMatchObject({
+      kind: 'delivery',
+      event: { type: 'spam_complaint', outreachId: 'otr_02', email: 'ops@carrier.example' },
+    });
+    const change = (fields: Record<string, unknown>) => {
+      const e = parseInboundEmailWebhook(
+        postmarkSubscriptionChange({ Metadata: { outreach_id: 'otr_03' }, ...fields }),
+      );
+      return e.kind === 'delivery' ? e.event.type : e.kind;
+    };
+    expect(change({})).toBe('unsubscribe');
+    expect(change({ SuppressionReason: 'HardBounce' })).toBe('bounce');
+    expect(change({ SuppressionReason: 'SpamComplaint' })).toBe('spam_complaint');
+    expect(change({ Origin: 'Customer' })).toBe('notice');
+    expect(change({ SuppressSending: false, SuppressionReason: null })).toBe('notice');
+    expect(parseInboundEmailWebhook({ RecordType: 'Delivery', MessageID: 'x' })).toEqual({
+      kind: 'ignored',
+      recordType: 'Delivery',
+    });
+  });
+
+  it('keeps the reply of an inbound message whose bodies are megabytes long', () => {
+    const event = parseInboundEmailWebhook({
+      ...postmarkReply,
+      StrippedTextReply: '',
+      TextBody: `Rate is 1850.\n\n-----Original Message-----\n${'> old\n'.repeat(400_000)}`,
+      HtmlBody: `<p>Rate is 1850.</p>${'<p>x</p>'.repeat(400_000)}`,
+    });
+    expect(event.kind === 'inbound' && event.email.text).toBe('Rate is 1850.');
   });
 
   it('answers an invalid payload with a 422 naming the field', () => {
@@ -183,10 +223,12 @@ describe('parseInboundEmailWebhook', () => {
     };
     check({ ...postmarkReply, Subject: 42 }, 'Subject');
     check({ ...postmarkReply, ToFull: [{ Name: 'x' }] }, 'ToFull[0].Email');
-    check({ ...postmarkReply, TextBody: 'x'.repeat(1_000_001) }, 'TextBody');
+    check({ ...postmarkReply, TextBody: 42 }, 'TextBody');
     check({ RecordType: 'Bounce', Type: 'HardBounce' }, 'Email');
     check({ Subject: 'no sender' }, 'From');
-    check({ RecordType: 'SpamComplaint', Email: 'a@b.c' }, 'RecordType');
+    check({ RecordType: 'SpamComplaint' }, 'Email');
+    check({ RecordType: 'SubscriptionChange', Recipient: 'a@b.c' }, 'SuppressSending');
+    check({ RecordType: 'Forward', Email: 'a@b.c' }, 'RecordType');
     check('not json', null);
   });
 });

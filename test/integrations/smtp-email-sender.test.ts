@@ -98,6 +98,17 @@ describe('the SMTP e-mail sender', () => {
     );
   });
 
+  it('adds the Postmark headers: our Message-ID kept, the outreach id as metadata', async () => {
+    const sender = new SmtpEmailSender({ url: `smtp://127.0.0.1:${port}` });
+    await sender.send({ ...email, messageId: 'otr_04@mail.envoy.example', outreachId: 'otr_0193aa' });
+    await sender.send({ ...email, messageId: 'otr_05@mail.envoy.example' });
+    await sender.close();
+    const [withId, without] = standIn.delivered.slice(-2).map((d) => d.raw.split('\r\n\r\n')[0]!);
+    expect(withId).toMatch(/^X-PM-Metadata-outreach_id: otr_0193aa$/im);
+    expect(withId).toMatch(/^X-PM-KeepID: true$/im);
+    expect(without).not.toMatch(/^X-PM-Metadata-/im);
+  });
+
   it('leaves out threading headers for a first message', async () => {
     const sender = new SmtpEmailSender({ url: `smtp://127.0.0.1:${port}` });
     await sender.send({ ...email, messageId: 'otr_02@mail.envoy.example' });

@@ -1,222 +1,353 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Vapi } from '@vapi-ai/server-sdk';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   outcomeFromEndedReason,
   VapiProvider,
   VoiceProviderError,
+  vapiTime,
 } from '../../src/integrations/voice/vapi-provider.js';
+import {
+  type VapiServerAuth,
+  vapiAuthFailure,
+  vapiSignature,
+} from '../../src/integrations/voice/vapi-server-auth.js';
+import type { AssistantSpec, PlaceCallRequest } from '../../src/integrations/voice/voice-provider.js';
+import { toolsFor } from '../../src/modules/calls/call-script.js';
+import { hmacPlan, toolCalls, useVapiStandIn, vapiCall } from '../helpers/vapi-stand-in.js';
 
-interface Received {
-  method: string;
-  path: string;
-  authorization: string | undefined;
-  body: Record<string, unknown>;
+const SERVER_URL = 'https://envoy.example/api/v1/integrations/voice/events';
+
+function spec(overrides: Partial<AssistantSpec> = {}): AssistantSpec {
+  return {
+    name: 'Load booking (built-in)',
+    purpose: 'load_booking',
+    firstMessage: 'Hi, this is Acme Logistics about load L-100.',
+    instructions: 'You are the dispatch assistant of Acme Logistics.',
+    voicemailMessage: 'Please call Acme back about load L-100.',
+    tools: toolsFor('load_booking'),
+    voice: null,
+    model: null,
+    questions: null,
+    metadata: { envoy_call_id: 'call_abc', organization_id: 'org_1' },
+    ...overrides,
+  };
 }
 
-/** Answers like Vapi: POST /call returns the call with its monitor URLs; control commands answer 200. */
-function vapiStandIn() {
-  const received: Received[] = [];
-  let base = '';
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => {
-      raw += chunk;
-    });
-    req.on('end', () => {
-      const body = raw ? JSON.parse(raw) : {};
-      received.push({
-        method: req.method ?? '',
-        path: req.url ?? '',
-        authorization: req.headers.authorization,
-        body,
-      });
-      res.setHeader('content-type', 'application/json');
-      if (req.url === '/call' && req.method === 'POST') {
-        if ((body.customer as { number?: string })?.number === '+15555550500') {
-          res.statusCode = 500;
-          return res.end('{"message":"upstream"}');
-        }
-        res.statusCode = 201;
-        return res.end(
-          JSON.stringify({
-            id: 'vapi-call-1',
-            status: 'queued',
-            monitor: { listenUrl: 'wss://listen', controlUrl: `${base}/control/vapi-call-1` },
-          }),
-        );
-      }
-      if (req.url?.startsWith('/control/')) return res.end('{}');
-      res.statusCode = 404;
-      res.end('{}');
-    });
-  });
+function request(overrides: Partial<PlaceCallRequest> = {}): PlaceCallRequest {
   return {
-    server,
-    received,
-    setBase: (b: string) => {
-      base = b;
-    },
+    callId: 'call_abc',
+    organizationId: 'org_1',
+    to: '+14155552671',
+    callType: 'LOAD_BOOKING',
+    voiceAgentId: null,
+    assistant: spec(),
+    variables: { load_number: 'L-100' },
+    ...overrides,
   };
 }
 
 describe('the Vapi adapter', () => {
-  const standIn = vapiStandIn();
+  const standIn = useVapiStandIn();
   let vapi: VapiProvider;
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => standIn.server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(standIn.server.address() as AddressInfo).port}`;
-    standIn.setBase(base);
+  beforeAll(() => {
     vapi = new VapiProvider({
-      baseUrl: base,
+      baseUrl: standIn.base,
       apiKey: 'vapi-private-key',
       phoneNumberId: 'pn_123',
-      webhookSecret: 'hook-secret',
-      serverUrl: 'https://envoy.example/api/v1/integrations/voice/events',
+      serverAuth: hmacPlan,
+      credentialId: 'cred_hmac',
+      serverUrl: SERVER_URL,
     });
   });
-  afterAll(() => new Promise<void>((resolve) => standIn.server.close(() => resolve())));
 
-  it('creates a call with the assistant id, the variables and our call id', async () => {
-    const placed = await vapi.placeCall({
-      callId: 'call_abc',
-      to: '+14155552671',
-      callType: 'LOAD_BOOKING',
-      templateId: null,
-      voiceAgentId: 'asst_42',
-      variables: { load_number: 'L-100', rate: 2300 },
-    });
+  it("places a call on the customer's assistant with our variables, ids and server in its overrides", async () => {
+    const placed = await vapi.placeCall(
+      request({ voiceAgentId: 'asst_42', variables: { load_number: 'L-100', posted_rate: '$2,300' } }),
+    );
     expect(placed).toEqual({
-      providerCallId: 'vapi-call-1',
-      controlUrl: expect.stringMatching(/\/control\/vapi-call-1$/),
+      providerCallId: standIn.lastCall().vapiId,
+      controlUrl: expect.stringMatching(/\/control\/vapi-call-\d+$/),
     });
-    const sent = standIn.received.find((r) => r.path === '/call')!;
+    const sent = standIn.requests.at(-1)!;
     expect(sent.authorization).toBe('Bearer vapi-private-key');
     expect(sent.body).toEqual({
       phoneNumberId: 'pn_123',
       customer: { number: '+14155552671' },
       assistantId: 'asst_42',
-      metadata: { envoy_call_id: 'call_abc', call_type: 'LOAD_BOOKING' },
       assistantOverrides: {
-        variableValues: { load_number: 'L-100', rate: 2300 },
-        server: { url: 'https://envoy.example/api/v1/integrations/voice/events' },
+        variableValues: { load_number: 'L-100', posted_rate: '$2,300' },
+        metadata: { envoy_call_id: 'call_abc', organization_id: 'org_1' },
+        server: { url: SERVER_URL, credentialId: 'cred_hmac', timeoutSeconds: 20 },
       },
-    });
+    } satisfies Vapi.CreateCallDto);
   });
 
-  it('builds an inline assistant from the template when there is no assistant id', async () => {
-    await vapi.placeCall({
-      callId: 'call_elp',
-      to: '+14155552671',
-      callType: 'ELP',
-      templateId: 'elp-v1',
-      voiceAgentId: null,
-      variables: {},
+  it('sends a complete transient assistant: script, function tools on our server, transfer, end call, voicemail', async () => {
+    await vapi.placeCall(request());
+    const body = standIn.lastCall().body;
+    expect(body.assistantId).toBeUndefined();
+    const assistant = body.assistant!;
+    const server = { url: SERVER_URL, credentialId: 'cred_hmac', timeoutSeconds: 20 };
+    expect(assistant).toMatchObject({
+      firstMessage: 'Hi, this is Acme Logistics about load L-100.',
+      firstMessageMode: 'assistant-speaks-first',
+      voicemailDetection: { provider: 'vapi' },
+      voicemailMessage: 'Please call Acme back about load L-100.',
+      serverMessages: ['status-update', 'end-of-call-report', 'tool-calls', 'transfer-destination-request'],
+      server,
+      metadata: { envoy_call_id: 'call_abc', organization_id: 'org_1' },
+      model: {
+        provider: 'openai',
+        model: 'gpt-4o',
+        messages: [{ role: 'system', content: 'You are the dispatch assistant of Acme Logistics.' }],
+      },
+    } satisfies Vapi.CreateAssistantDto);
+    const tools = (assistant.model as Vapi.CreateAssistantDtoModel.Openai).tools!;
+    const functions = tools.filter((t): t is Vapi.OpenAiModelToolsItem.Function => t.type === 'function');
+    expect(functions.map((t) => t.function?.name)).toEqual([
+      'get_load_details',
+      'submit_offer',
+      'request_stop_contact',
+    ]);
+    for (const f of functions) expect(f.server).toEqual(server);
+    expect(functions[1]!.function!.parameters).toEqual({
+      type: 'object',
+      properties: {
+        offer_amount: expect.objectContaining({ type: 'number' }),
+        notes: expect.objectContaining({ type: 'string' }),
+      },
+      required: ['offer_amount'],
     });
-    const sent = standIn.received.filter((r) => r.path === '/call').at(-1)!;
-    expect(sent.body.assistantId).toBeUndefined();
-    expect(sent.body.assistant).toMatchObject({
-      name: 'envoy-elp-v1',
-      model: { messages: [{ role: 'system' }] },
-    });
+    // transfer_to_rep: Vapi's transfer tool with no destination, so Vapi asks our server where to.
+    const transfer = tools.find((t) => t.type === 'transferCall') as Vapi.OpenAiModelToolsItem.TransferCall;
+    expect(transfer.destinations).toBeUndefined();
+    expect(tools.some((t) => t.type === 'endCall')).toBe(true);
+  });
+
+  it("uses the template's voice and model", async () => {
+    await vapi.placeCall(
+      request({
+        assistant: spec({
+          voice: { provider: 'cartesia', voice_id: 'voice-7' },
+          model: { provider: 'anthropic', model: 'claude-3-5-sonnet-20241022' },
+        }),
+      }),
+    );
+    const assistant = standIn.lastCall().body.assistant!;
+    expect(assistant.voice).toEqual({ provider: 'cartesia', voiceId: 'voice-7' });
+    expect(assistant.model).toMatchObject({ provider: 'anthropic', model: 'claude-3-5-sonnet-20241022' });
   });
 
   it('transfers and hangs up through the control URL', async () => {
-    const real = await vapi.placeCall({
-      callId: 'c',
-      to: '+14155552671',
-      callType: null,
-      templateId: null,
-      voiceAgentId: 'a',
-      variables: {},
-    });
-    await vapi.transfer(real, '+12125550100');
-    await vapi.hangUp(real);
-    const control = standIn.received.filter((r) => r.path === '/control/vapi-call-1');
-    expect(control.map((r) => r.body)).toEqual([
+    const placed = await vapi.placeCall(request({ voiceAgentId: 'a' }));
+    await vapi.transfer(placed, '+12125550100');
+    await vapi.hangUp(placed);
+    expect(standIn.controls(placed.providerCallId)).toEqual([
       { type: 'transfer', destination: { type: 'number', number: '+12125550100' } },
       { type: 'end-call' },
     ]);
-    await expect(vapi.transfer({ providerCallId: 'vapi-call-1', controlUrl: null }, '+1')).rejects.toThrow(
+    await expect(vapi.transfer({ providerCallId: 'x', controlUrl: null }, '+1')).rejects.toThrow(
       VoiceProviderError,
     );
   });
 
   it('turns a 5xx into a VoiceProviderError', async () => {
-    await expect(
-      vapi.placeCall({
-        callId: 'x',
-        to: '+15555550500',
-        callType: null,
-        templateId: null,
-        voiceAgentId: 'a',
-        variables: {},
-      }),
-    ).rejects.toThrow('Vapi answered 500');
+    await expect(vapi.placeCall(request({ to: '+15555550500' }))).rejects.toThrow('Vapi answered 500');
   });
 
-  it('verifies the signature over the raw body', () => {
-    const body = JSON.stringify({
-      message: { type: 'status-update', status: 'ringing', call: { id: 'v1' } },
-    });
-    const good = createHmac('sha256', 'hook-secret').update(body).digest('hex');
-    expect(vapi.verify(body, good)).toBe(true);
-    expect(vapi.verify(`${body} `, good)).toBe(false);
-    expect(vapi.verify(body, createHmac('sha256', 'other').update(body).digest('hex'))).toBe(false);
-    expect(vapi.verify(body, undefined)).toBe(false);
+  it('reads our call id from the call overrides, the call assistant or the message assistant', () => {
+    const ids = [
+      vapiCall('v1', 'call_1'),
+      vapiCall('v1', undefined, { assistant: { metadata: { envoy_call_id: 'call_1' } } }),
+    ].map((call) =>
+      vapi.parse({
+        message: { type: 'status-update', status: 'ringing', call },
+      } satisfies Vapi.ServerMessage),
+    );
+    expect(ids.map((e) => e && 'callId' in e && e.callId)).toEqual(['call_1', 'call_1']);
+    const fromMessage = vapi.parse({
+      message: {
+        type: 'status-update',
+        status: 'ringing',
+        call: vapiCall('v1'),
+        assistant: { metadata: { envoy_call_id: 'call_9' } },
+      },
+    } satisfies Vapi.ServerMessage);
+    expect(fromMessage).toMatchObject({ callId: 'call_9', providerCallId: 'v1', status: 'AGENT_ASSIGNED' });
   });
 
-  it('parses status updates, end-of-call reports and tool calls', () => {
-    const call = { id: 'v1', metadata: { envoy_call_id: 'call_1' } };
-    expect(vapi.parse({ message: { type: 'status-update', status: 'in-progress', call } })).toEqual([
-      { kind: 'status', callId: 'call_1', providerCallId: 'v1', status: 'IN_PROGRESS', at: expect.any(Date) },
-    ]);
-    const [report] = vapi.parse({
+  it('reads numeric timestamps (epoch ms) and ISO strings', () => {
+    const at = Date.parse('2026-11-21T10:00:05.000Z');
+    const status = vapi.parse({
+      message: {
+        type: 'status-update',
+        status: 'in-progress',
+        timestamp: at,
+        call: vapiCall('v1', 'call_1'),
+      },
+    } satisfies Vapi.ServerMessage);
+    expect(status).toMatchObject({ kind: 'status', status: 'IN_PROGRESS', at: new Date(at) });
+    expect(vapiTime(at / 1000)).toEqual(new Date(at));
+    expect(vapiTime('2026-11-21T10:00:05.000Z')).toEqual(new Date(at));
+    expect(vapiTime(String(at))).toEqual(new Date(at));
+    expect(vapiTime('soon')).toBeNull();
+  });
+
+  it('parses end-of-call reports with their analysis, tool calls, transfer and assistant requests', () => {
+    const call = vapiCall('v1', 'call_1');
+    const report = vapi.parse({
       message: {
         type: 'end-of-call-report',
         endedReason: 'customer-ended-call',
         startedAt: '2026-11-21T10:00:00.000Z',
         endedAt: '2026-11-21T10:03:00.000Z',
-        recordingUrl: 'https://rec/1.wav',
         call,
+        analysis: {
+          summary: 'Carrier quoted 2450.',
+          structuredData: { rate: 2450 },
+          successEvaluation: 'true',
+        },
         artifact: {
+          recordingUrl: 'https://rec/1.wav',
           messages: [
-            { role: 'bot', message: 'Hello', time: 1795255200000, secondsFromStart: 0.5, source: 'model' },
+            {
+              role: 'bot',
+              message: 'Hello',
+              time: 1795255200000,
+              endTime: 1795255201000,
+              secondsFromStart: 0.5,
+            },
             {
               role: 'tool_calls',
-              toolCalls: [{ id: 't1', type: 'function', function: { name: 'submit_offer', arguments: {} } }],
+              message: '',
+              time: 1795255202000,
+              secondsFromStart: 2,
+              toolCalls: [
+                { id: 't1', type: 'function', function: { name: 'submit_offer', arguments: '{}' } },
+              ],
+            },
+            {
+              role: 'tool_call_result',
+              toolCallId: 't1',
+              name: 'submit_offer',
+              result: 'Thanks, we have your rate.',
+              time: 1795255203000,
+              secondsFromStart: 3,
             },
           ],
         },
       },
-    });
+    } satisfies Vapi.ServerMessage);
     expect(report).toMatchObject({
       kind: 'report',
+      callId: 'call_1',
       status: 'COMPLETED',
+      startedAt: new Date('2026-11-21T10:00:00.000Z'),
+      endedAt: new Date('2026-11-21T10:03:00.000Z'),
       recordingUrl: 'https://rec/1.wav',
+      endedReason: 'customer-ended-call',
+      analysis: {
+        summary: 'Carrier quoted 2450.',
+        structured_data: { rate: 2450 },
+        success_evaluation: 'true',
+      },
       transcript: [
-        { role: 'assistant', content: 'Hello', seconds_from_start: 0.5, source: 'model' },
+        { role: 'assistant', content: 'Hello', seconds_from_start: 0.5 },
         { role: 'tool_calls', tool_calls: [{ id: 't1' }] },
+        { role: 'tool', tool_call_id: 't1', content: 'Thanks, we have your rate.' },
       ],
     });
     expect(
+      vapi.parse(toolCalls(call, [{ id: 't2', name: 'submit_offer', args: { offer_amount: 1 } }])),
+    ).toEqual({
+      kind: 'tool_calls',
+      callId: 'call_1',
+      providerCallId: 'v1',
+      calls: [
+        { id: 't2', type: 'function', function: { name: 'submit_offer', arguments: '{"offer_amount":1}' } },
+      ],
+    });
+    expect(
+      vapi.parse({ message: { type: 'transfer-destination-request', call } } satisfies Vapi.ServerMessage),
+    ).toEqual({ kind: 'transfer_destination', callId: 'call_1', providerCallId: 'v1' });
+    expect(
+      vapi.parse(
+        {
+          message: {
+            type: 'assistant-request',
+            call: vapiCall('v2', undefined, { monitor: { controlUrl: 'https://control/v2' } }),
+            customer: { number: '+13125550111' },
+            phoneNumber: { provider: 'twilio', number: '+18005550100', twilioAccountSid: 'AC1' },
+          },
+        } satisfies Vapi.ServerMessage,
+        'org_1',
+      ),
+    ).toEqual({
+      kind: 'assistant_request',
+      providerCallId: 'v2',
+      organizationId: 'org_1',
+      from: '+13125550111',
+      to: '+18005550100',
+      controlUrl: 'https://control/v2',
+    });
+    expect(
       vapi.parse({
-        message: {
-          type: 'tool-calls',
-          call,
-          toolCallList: [{ id: 't2', type: 'function', function: { name: 'x', arguments: { a: 1 } } }],
-        },
+        message: { type: 'speech-update', status: 'started', role: 'user', call },
+      } satisfies Vapi.ServerMessage),
+    ).toBeNull();
+  });
+
+  it('answers each message in the shape Vapi expects', () => {
+    const call = vapiCall('v1', 'call_1');
+    const tools = vapi.parse(
+      toolCalls(call, [
+        { id: 't1', name: 'a' },
+        { id: 't2', name: 'b' },
+      ]),
+    )!;
+    expect(
+      vapi.respond(tools, {
+        kind: 'tool_results',
+        results: [
+          { toolCallId: 't1', name: 'a', result: 'Say this.', metadata: { decision: 'review' } },
+          { toolCallId: 't2', name: 'b', error: 'Unknown tool' },
+        ],
       }),
-    ).toEqual([
-      {
-        kind: 'tool_calls',
-        callId: 'call_1',
-        providerCallId: 'v1',
-        calls: [{ id: 't2', type: 'function', function: { name: 'x', arguments: { a: 1 } } }],
-      },
-    ]);
-    expect(vapi.parse({ message: { type: 'speech-update', call } })).toEqual([]);
+    ).toEqual({
+      results: [
+        { name: 'a', toolCallId: 't1', result: 'Say this.', metadata: { decision: 'review' } },
+        { name: 'b', toolCallId: 't2', error: 'Unknown tool' },
+      ],
+    } satisfies Vapi.ServerMessageResponseToolCalls);
+    const transfer = vapi.parse({
+      message: { type: 'transfer-destination-request', call },
+    } satisfies Vapi.ServerMessage)!;
+    expect(
+      vapi.respond(transfer, {
+        kind: 'transfer_destination',
+        number: '+12125550100',
+        message: 'Connecting you.',
+      }),
+    ).toEqual({
+      destination: { type: 'number', number: '+12125550100' },
+      message: { type: 'request-start', content: 'Connecting you.' },
+    } satisfies Vapi.ServerMessageResponseTransferDestinationRequest);
+    expect(vapi.respond(transfer, { kind: 'error', error: 'Nobody is available.' })).toEqual({
+      error: 'Nobody is available.',
+    });
+    const inbound = vapi.parse(
+      { message: { type: 'assistant-request', call: vapiCall('v3') } } satisfies Vapi.ServerMessage,
+      'org_1',
+    )!;
+    const answered = vapi.respond(inbound, {
+      kind: 'assistant',
+      assistant: spec({ purpose: 'inbound_sales' }),
+    });
+    const assistant = (answered as Vapi.ServerMessageResponseAssistantRequest).assistant!;
+    expect(assistant.metadata).toEqual({ envoy_call_id: 'call_abc', organization_id: 'org_1' });
+    // Nobody to leave a message for on a call we answer.
+    expect(assistant.voicemailDetection).toBeUndefined();
   });
 
   it('maps ended reasons to terminal states', () => {
@@ -227,5 +358,71 @@ describe('the Vapi adapter', () => {
     expect(outcomeFromEndedReason('manually-canceled')).toBe('CANCELLED');
     expect(outcomeFromEndedReason('pipeline-error-openai-llm-failed')).toBe('FAILED');
     expect(outcomeFromEndedReason('assistant-ended-call')).toBe('COMPLETED');
+  });
+});
+
+describe("Vapi's server credentials", () => {
+  const body = JSON.stringify({ message: { type: 'status-update', status: 'ringing', call: { id: 'v1' } } });
+  const now = Date.parse('2026-11-21T10:00:00.000Z');
+
+  it('accepts the HMAC of `{timestamp}.{body}` in x-signature with the time in x-timestamp (ms or s)', () => {
+    for (const ts of [String(now), String(now / 1000)]) {
+      const signature = vapiSignature(hmacPlan, body, ts);
+      expect(signature).toBe(createHmac('sha256', hmacPlan.secret).update(`${ts}.${body}`).digest('hex'));
+      expect(
+        vapiAuthFailure(hmacPlan, { 'x-signature': signature, 'x-timestamp': ts }, body, now),
+      ).toBeNull();
+      expect(
+        vapiAuthFailure(hmacPlan, { 'x-signature': `sha256=${signature}`, 'x-timestamp': ts }, body, now),
+      ).toBeNull();
+    }
+  });
+
+  it('refuses a changed body, another secret, a missing header or a stale timestamp', () => {
+    const ts = String(now);
+    const good = vapiSignature(hmacPlan, body, ts);
+    expect(vapiAuthFailure(hmacPlan, { 'x-signature': good, 'x-timestamp': ts }, `${body} `, now)).toBe(
+      'the signature does not match',
+    );
+    const other = vapiSignature({ ...hmacPlan, secret: 'another-secret-0123456789' }, body, ts);
+    expect(vapiAuthFailure(hmacPlan, { 'x-signature': other, 'x-timestamp': ts }, body, now)).not.toBeNull();
+    expect(vapiAuthFailure(hmacPlan, { 'x-timestamp': ts }, body, now)).toBe(
+      'the x-signature header is missing',
+    );
+    expect(vapiAuthFailure(hmacPlan, { 'x-signature': good }, body, now)).toMatch(/x-timestamp/);
+    expect(
+      vapiAuthFailure(hmacPlan, { 'x-signature': good, 'x-timestamp': ts }, body, now + 301_000),
+    ).toMatch(/outside the 300 s window/);
+    // The old scheme (an HMAC of the body alone in x-vapi-signature) is not Vapi's: refused.
+    const bodyOnly = createHmac('sha256', hmacPlan.secret).update(body).digest('hex');
+    expect(vapiAuthFailure(hmacPlan, { 'x-vapi-signature': bodyOnly }, body, now)).not.toBeNull();
+  });
+
+  it('follows the plan configured: headers, algorithm, base64, a payload without a timestamp', () => {
+    const plan: VapiServerAuth = {
+      ...hmacPlan,
+      algorithm: 'sha512',
+      encoding: 'base64',
+      signatureHeader: 'x-envoy-signature',
+      payloadFormat: '{body}',
+    };
+    const signature = createHmac('sha512', hmacPlan.secret).update(body).digest('base64');
+    expect(vapiAuthFailure(plan, { 'x-envoy-signature': signature }, body, now)).toBeNull();
+    expect(vapiAuthFailure(plan, { 'x-envoy-signature': signature.slice(1) }, body, now)).not.toBeNull();
+  });
+
+  it('accepts a bearer token credential, with or without the Bearer prefix', () => {
+    const bearer: VapiServerAuth = {
+      scheme: 'bearer',
+      secret: 'token-0123456789abcdef',
+      header: 'authorization',
+    };
+    expect(vapiAuthFailure(bearer, { authorization: 'Bearer token-0123456789abcdef' }, body)).toBeNull();
+    const secretHeader: VapiServerAuth = { ...bearer, header: 'x-vapi-secret' };
+    expect(vapiAuthFailure(secretHeader, { 'x-vapi-secret': 'token-0123456789abcdef' }, body)).toBeNull();
+    expect(vapiAuthFailure(bearer, { authorization: 'Bearer wrong' }, body)).toBe(
+      'the authorization token is wrong',
+    );
+    expect(vapiAuthFailure(bearer, {}, body)).toBe('the authorization header is missing');
   });
 });

@@ -1,5 +1,6 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { useTestApp } from '../helpers/app.js';
+import { fileDatabaseUrl, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { addOffer, createLoad, stopPayload } from '../helpers/load-factories.js';
 
@@ -65,5 +66,337 @@ describe('total_count stays exact as loads change', () => {
     expect(await total('status=Unassigned')).toBe(0);
     expect(await total('')).toBe(1);
     expect(await total('tab=active_offers')).toBe(0);
+  });
+});
+
+/** Lists of one organization whose total_count each test compares with a plain count in SQL. */
+function exactness(t: TestApp) {
+  return async (orgId: string, headers: Record<string, string>, lists: [string, string][]) => {
+    for (const [query, where] of lists) {
+      const res = await t.app.inject({ method: 'GET', url: `/api/v1/loads?${query}`, headers });
+      expect(res.statusCode, res.body).toBe(200);
+      const { rows } = await t.database.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM loads WHERE organization_id = $1 AND ${where}`,
+        [orgId],
+      );
+      expect(res.json().pagination.total_count, query).toBe(rows[0]!.n);
+    }
+  };
+}
+
+const LISTS: [string, string][] = [
+  ['posted_rate_min=1000&posted_rate_max=1999', 'posted_rate BETWEEN 1000 AND 1999'],
+  ['origin_city=reno', `origin_city ILIKE '%reno%'`],
+  ['customer_name=ACME', `lower(customer_name) = 'acme'`],
+  ['carrier_rep_name=jane&status=Unassigned', `rep_names && '{jane}' AND load_status = 'Unassigned'`],
+  ['tms_status=OPEN&posted_rate_min=1', `lower(tms_status) = 'open' AND posted_rate >= 1`],
+  ['search=reno&is_posted=true', `search_text LIKE '%reno%' AND is_posted`],
+  ['distance_max=500&order_by=distance', 'distance <= 500'],
+];
+
+const body = (n: number, o: Record<string, unknown> = {}) => ({
+  load_number: `E-${n}`,
+  equipment_type: 'VAN',
+  tms_status: 'open',
+  customer_name: n % 2 ? 'Acme' : 'Other',
+  carrier_rep_user_name: n % 3 ? 'Jane' : 'Bob',
+  posted_rate: 900 + n * 50,
+  distance: 100 * n,
+  is_posted: n % 2 === 0,
+  stops: [
+    stopPayload('Pickup', { city: n % 2 ? 'Reno' : 'Boise', state: n % 2 ? 'NV' : 'ID' }),
+    stopPayload('Dropoff'),
+  ],
+  ...o,
+});
+
+describe('total_count stays exact while loads are written', () => {
+  const t = useTestApp();
+  const expectExact = exactness(t);
+
+  async function batch(headers: Record<string, string>, loads: Record<string, unknown>[]) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/loads/batch',
+      headers,
+      payload: { loads },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  }
+
+  it('follows inserts, updates moving loads in and out of a filter, and deletes', async () => {
+    const { orgId, user } = await createTenant(t);
+    const headers = (await createApiKey(t, user.headers)).headers;
+    await batch(
+      headers,
+      Array.from({ length: 30 }, (_, n) => body(n)),
+    );
+    await expectExact(orgId, headers, LISTS);
+    // Rates, cities, customers, reps and statuses change; some loads leave each list, some join.
+    await batch(
+      headers,
+      Array.from({ length: 30 }, (_, n) =>
+        body(n, {
+          posted_rate: n % 4 ? 1500 : 3000,
+          customer_name: n % 3 ? 'ACME' : 'acme',
+          carrier_rep_user_name: n % 2 ? 'Bob' : 'Jane',
+          tms_sales_rep_names: n % 5 ? null : 'Jane; Kim',
+          tms_status: n % 7 ? 'Open' : 'Delivered',
+          stops: [
+            stopPayload('Pickup', { city: n % 3 ? 'Reno' : 'Sparks', state: 'NV' }),
+            stopPayload('Dropoff'),
+          ],
+        }),
+      ),
+    );
+    await expectExact(orgId, headers, LISTS);
+    await batch(
+      headers,
+      Array.from({ length: 10 }, (_, n) => body(100 + n)),
+    );
+    await t.database.pool.query(
+      `DELETE FROM loads WHERE organization_id = $1 AND load_number IN ('E-1', 'E-2', 'E-101')`,
+      [orgId],
+    );
+    await expectExact(orgId, headers, LISTS);
+    // Straight SQL writes (the status mapping path rewrites loads this way) are seen too.
+    await t.database.pool.query(
+      `UPDATE loads SET posted_rate = 1234, rep_names = '{jane}' WHERE organization_id = $1 AND load_number LIKE 'E-1%'`,
+      [orgId],
+    );
+    await expectExact(orgId, headers, LISTS);
+  });
+
+  it('keeps the count of every filter exact when a column the filter reads changes', async () => {
+    const { orgId, user } = await createTenant(t);
+    const headers = (await createApiKey(t, user.headers)).headers;
+    const day = (d: number) => `2026-04-${String(d).padStart(2, '0')}`;
+    const load = (n: number, v: number) => ({
+      load_number: `F-${n}`,
+      equipment_type: v % 2 ? 'VAN' : 'REEFER',
+      mode: v % 2 ? 'FTL' : 'LTL',
+      tms_status: v % 2 ? 'Open' : 'Booked',
+      customer_name: v % 2 ? 'Acme' : 'Zenith',
+      carrier_rep_user_name: v % 2 ? 'Jane' : 'Bob',
+      carrier_name: v % 2 ? 'Swift' : 'Knight',
+      posted_rate: v % 2 ? 1200 : 2500,
+      distance: v % 2 ? 300.5 : 1500,
+      is_posted: v % 2 === 1,
+      stops: [
+        stopPayload('Pickup', { city: v % 2 ? 'Reno' : 'Boise', date: `${day(1 + (v % 2) * 10)}T08:00:00Z` }),
+        stopPayload('Dropoff', {
+          city: v % 2 ? 'Dallas' : 'Tulsa',
+          date: `${day(3 + (v % 2) * 10)}T08:00:00Z`,
+        }),
+      ],
+    });
+    const today = new Date().toISOString().slice(0, 10);
+    const lists: [string, string][] = [
+      ['search=swift', `search_text LIKE '%swift%'`],
+      ['status=Unassigned&mode=FTL', `load_status = 'Unassigned' AND mode = 'FTL'`],
+      ['tms_status=open&equipment_type=VAN', `lower(tms_status) = 'open' AND equipment_type = 'VAN'`],
+      ['is_posted=true&customer_name=acme', `is_posted AND lower(customer_name) = 'acme'`],
+      ['carrier_rep_name=jane&origin_city=ren', `rep_names && '{jane}' AND origin_city ILIKE '%ren%'`],
+      ['destination_city=dal&distance_max=1000', `destination_city ILIKE '%dal%' AND distance <= 1000`],
+      ['distance_min=1000&posted_rate_max=2000', 'distance >= 1000 AND posted_rate <= 2000'],
+      ['posted_rate_min=2000&mode=LTL', `posted_rate >= 2000 AND mode = 'LTL'`],
+      [`pickup_date_from=${day(10)}&mode=FTL`, `pickup_date >= '${day(10)}' AND mode = 'FTL'`],
+      [`delivery_date_to=${day(5)}&mode=LTL`, `delivery_date < '${day(6)}' AND mode = 'LTL'`],
+      [`last_posted_at_from=${today}&mode=FTL`, `last_posted_at >= '${today}' AND mode = 'FTL'`],
+      [`updated_at_from=${today}&mode=FTL`, `updated_at >= '${today}' AND mode = 'FTL'`],
+      [`created_at_from=${today}&mode=LTL`, `created_at >= '${today}' AND mode = 'LTL'`],
+    ];
+    await batch(
+      headers,
+      Array.from({ length: 12 }, (_, n) => load(n, n)),
+    );
+    await expectExact(orgId, headers, lists);
+    // Every load flips every attribute: each list loses its loads and gains the others.
+    await batch(
+      headers,
+      Array.from({ length: 12 }, (_, n) => load(n, n + 1)),
+    );
+    await expectExact(orgId, headers, lists);
+    // And the columns the API does not write: moved straight in SQL.
+    await t.database.pool.query(
+      `UPDATE loads SET created_at = created_at - interval '3 days', updated_at = updated_at - interval '3 days',
+         last_posted_at = last_posted_at - interval '3 days'
+       WHERE organization_id = $1 AND load_number IN ('F-1', 'F-2', 'F-3')`,
+      [orgId],
+    );
+    await expectExact(orgId, headers, lists);
+  });
+
+  it('counts a change committed by a transaction that was still open when the count was kept', async () => {
+    const { orgId, user } = await createTenant(t);
+    const headers = (await createApiKey(t, user.headers)).headers;
+    await batch(
+      headers,
+      Array.from({ length: 10 }, (_, n) => body(n)),
+    );
+    const list: [string, string][] = [LISTS[0]!];
+    await expectExact(orgId, headers, list);
+    const writer = new pg.Client({ connectionString: await fileDatabaseUrl() });
+    await writer.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(
+        `UPDATE loads SET posted_rate = 1001 WHERE organization_id = $1 AND load_number IN ('E-0', 'E-1')`,
+        [orgId],
+      );
+      // Counted while the writer is open: its change is not visible yet, and must not be lost later.
+      await expectExact(orgId, headers, list);
+      const before = await t.app.inject({ method: 'GET', url: `/api/v1/loads?${list[0]![0]}`, headers });
+      await writer.query('COMMIT');
+      await expectExact(orgId, headers, list);
+      const after = await t.app.inject({ method: 'GET', url: `/api/v1/loads?${list[0]![0]}`, headers });
+      expect(after.json().pagination.total_count).toBe(before.json().pagination.total_count + 2);
+    } finally {
+      await writer.end();
+    }
+  });
+
+  it('stays exact with batches and list requests running at the same time', async () => {
+    const { orgId, user } = await createTenant(t);
+    const headers = (await createApiKey(t, user.headers)).headers;
+    await batch(
+      headers,
+      Array.from({ length: 40 }, (_, n) => body(n)),
+    );
+    await expectExact(orgId, headers, LISTS);
+    const writes = Array.from({ length: 6 }, (_, round) =>
+      batch(
+        headers,
+        Array.from({ length: 40 }, (_, n) =>
+          body(n, {
+            posted_rate: 900 + ((n * 37 + round * 101) % 2000),
+            stops: [
+              stopPayload('Pickup', { city: (n + round) % 3 ? 'Reno' : 'Elko', state: 'NV' }),
+              stopPayload('Dropoff'),
+            ],
+          }),
+        ).filter((_, n) => (n + round) % 2 === 0),
+      ),
+    );
+    const reads = Array.from({ length: 12 }, (_, i) =>
+      t.app.inject({ method: 'GET', url: `/api/v1/loads?${LISTS[i % LISTS.length]![0]}`, headers }),
+    );
+    await Promise.all([...writes, ...reads]);
+    await expectExact(orgId, headers, LISTS);
+  });
+
+  it('brings a kept count up to date from the loads written since, without counting the list again', async () => {
+    const { orgId, user } = await createTenant(t);
+    const headers = (await createApiKey(t, user.headers)).headers;
+    await batch(
+      headers,
+      Array.from({ length: 10 }, (_, n) => body(n)),
+    );
+    const list: [string, string][] = [LISTS[1]!];
+    await expectExact(orgId, headers, list);
+    await batch(headers, [
+      body(3, { stops: [stopPayload('Pickup', { city: 'Carson' }), stopPayload('Dropoff')] }),
+    ]);
+    const pool = t.database.pool;
+    const sent: string[] = [];
+    const original = pool.query.bind(pool);
+    (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
+      if (typeof config === 'object' && config && 'text' in config)
+        sent.push((config as { text: string }).text);
+      return (original as (...a: unknown[]) => unknown)(config, values);
+    };
+    try {
+      await expectExact(orgId, headers, list);
+    } finally {
+      (pool as unknown as { query: unknown }).query = original;
+    }
+    expect(sent.some((q) => q.includes('"load_changes"'))).toBe(true);
+    expect(sent.some((q) => /^select count\(\*\)::int AS n, pg_current_snapshot/i.test(q))).toBe(false);
+  });
+
+  it('counts a few-valued filter or a rep name, alone or with statuses, from load_facet_counts', async () => {
+    const { orgId, user } = await createTenant(t);
+    const headers = (await createApiKey(t, user.headers)).headers;
+    await batch(
+      headers,
+      Array.from({ length: 12 }, (_, n) => body(n, { tms_sales_rep_names: n % 4 ? null : 'Kim; JANE' })),
+    );
+    const lists: [string, string][] = [
+      ['tms_status=OPEN', `lower(tms_status) = 'open'`],
+      ['mode=FTL,FTL', `mode = 'FTL'`],
+      [
+        'equipment_type=VAN&status=Unassigned,Delivered',
+        `equipment_type = 'VAN' AND load_status IN ('Unassigned', 'Delivered')`,
+      ],
+      ['is_posted=false', 'NOT is_posted'],
+      ['carrier_rep_name=jane', `rep_names && '{jane}'`],
+      ['carrier_rep_name=KIM&status=Unassigned', `rep_names && '{kim}' AND load_status = 'Unassigned'`],
+    ];
+    const pool = t.database.pool;
+    const sent: string[] = [];
+    const original = pool.query.bind(pool);
+    (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
+      if (typeof config === 'object' && config && 'text' in config)
+        sent.push((config as { text: string }).text);
+      return (original as (...a: unknown[]) => unknown)(config, values);
+    };
+    try {
+      await expectExact(orgId, headers, lists);
+      // Writes move the counters in the same transaction.
+      await batch(
+        headers,
+        Array.from({ length: 12 }, (_, n) =>
+          body(n, {
+            tms_status: n % 3 ? 'open' : 'Delivered',
+            is_posted: n % 5 === 0,
+            carrier_rep_user_name: 'Kim',
+          }),
+        ),
+      );
+      await t.database.pool.query(
+        `DELETE FROM loads WHERE organization_id = $1 AND load_number IN ('E-2', 'E-3')`,
+        [orgId],
+      );
+      await expectExact(orgId, headers, lists);
+    } finally {
+      (pool as unknown as { query: unknown }).query = original;
+    }
+    expect(sent.filter((q) => q.includes('"load_facet_counts"')).length).toBe(2 * lists.length);
+    expect(sent.filter((q) => q.includes('pg_current_snapshot') || q.includes('"load_changes"'))).toEqual([]);
+  });
+
+  it('counts afresh once the history behind a kept count is purged', async () => {
+    const { orgId, user } = await createTenant(t);
+    const headers = (await createApiKey(t, user.headers)).headers;
+    await batch(
+      headers,
+      Array.from({ length: 10 }, (_, n) => body(n)),
+    );
+    await expectExact(orgId, headers, LISTS);
+    await batch(
+      headers,
+      Array.from({ length: 10 }, (_, n) => body(n, { posted_rate: 1111 })),
+    );
+    const horizon = async () =>
+      (
+        await t.database.pool.query<{ x: string }>(
+          'SELECT snapshot_xmin::text AS x FROM load_changes_horizon',
+        )
+      ).rows[0]!.x;
+    const before = BigInt(await horizon());
+    await t.database.pool.query(`SELECT load_changes_purge(interval '0 seconds')`);
+    // The horizon moved up to the oldest transaction still running anywhere on the server, and
+    // nothing below it is left.
+    expect(BigInt(await horizon())).toBeGreaterThanOrEqual(before);
+    const { rows } = await t.database.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM load_changes WHERE xid < (SELECT snapshot_xmin FROM load_changes_horizon)',
+    );
+    expect(rows[0]!.n).toBe(0);
+    await expectExact(orgId, headers, LISTS);
+    await batch(
+      headers,
+      Array.from({ length: 10 }, (_, n) => body(n, { posted_rate: 1500 + n })),
+    );
+    await expectExact(orgId, headers, LISTS);
   });
 });

@@ -7,6 +7,7 @@ import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, goodStanding, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { createLoad, stopPayload } from '../helpers/load-factories.js';
+import { waitFor } from '../helpers/wait.js';
 
 const registry = registryFile([
   goodStanding('610001', '710001'),
@@ -21,16 +22,6 @@ const postOutreach = (t: TestApp, headers: Headers, body: Record<string, unknown
   t.app.inject({ method: 'POST', url: '/api/v1/outreaches', headers, payload: body });
 const getOutreach = async (t: TestApp, headers: Headers, id: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/v1/outreaches/${id}`, headers })).json();
-
-async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, ms = 8000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out; last value: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** A load from Chicago, IL to Dallas, TX (VAN), and a carrier reachable by phone and e-mail. */
 async function setup(t: TestApp, carrierBody: Record<string, unknown> = {}) {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, fileDatabaseUrl, type TestApp } from '../helpers/app.js';
-import { createTenant } from '../helpers/factories.js';
+import { createApiKey, createTenant } from '../helpers/factories.js';
+import { waitFor } from '../helpers/wait.js';
 
 const redisUrl = process.env.REDIS_URL;
 
@@ -55,6 +56,49 @@ describe('two instances behind one load balancer', () => {
     for (const r of results) expect([201, 409]).toContain(r.statusCode);
     const list = await b.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: user.headers });
     expect(list.json().pagination.total_count).toBe(1);
+  });
+
+  it('stops a key deactivated on one instance on the other within about a second', async () => {
+    const { user } = await createTenant(a);
+    const key = await createApiKey(a, user.headers);
+    const read = (t: TestApp) =>
+      t.app.inject({ method: 'GET', url: '/api/v1/carriers', headers: key.headers });
+    // Instance b has validated the key and trusts it from memory.
+    expect((await read(b)).statusCode).toBe(200);
+    const gone = await a.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/api-keys/${key.id}`,
+      headers: user.headers,
+    });
+    expect(gone.statusCode).toBe(204);
+    const refused = await waitFor(
+      () => read(b),
+      (res) => res.statusCode === 401,
+      1500,
+    );
+    expect(refused.json().error.message).toBe('The API key has been deactivated');
+  });
+
+  it('ends a regenerated key on the other instance when its grace period is over', async () => {
+    const { user } = await createTenant(a);
+    const key = await createApiKey(a, user.headers);
+    const read = (t: TestApp, headers = key.headers) =>
+      t.app.inject({ method: 'GET', url: '/api/v1/carriers', headers });
+    expect((await read(b)).statusCode).toBe(200);
+    const regenerated = await a.app.inject({
+      method: 'POST',
+      url: `/api/v1/api-keys/${key.id}/regenerate`,
+      headers: user.headers,
+      payload: { expire_old_in_seconds: 0 },
+    });
+    expect(regenerated.statusCode, regenerated.body).toBe(201);
+    const refused = await waitFor(
+      () => read(b),
+      (res) => res.statusCode === 401,
+      1500,
+    );
+    expect(refused.json().error.message).toBe('The API key has expired');
+    expect((await read(b, { 'x-api-key': regenerated.json().key })).statusCode).toBe(200);
   });
 
   it.skipIf(!redisUrl)('shares rate-limit counters through Redis', async () => {

@@ -5,25 +5,42 @@ export interface CensusRecord {
   legal_name: string | null;
   /** The registry says the carrier may operate (FMCSA `allowedToOperate`). */
   allowed_to_operate: boolean;
+  /** Under an out-of-service order (an inactive USDOT number alone is not one). */
   out_of_service: boolean;
+  /** The order's date and reason, when the registry gives them. */
+  out_of_service_detail: string | null;
   /** Holds active common or contract authority to haul for hire. */
   authorized_for_hire: boolean;
   /** Liability insurance on file; null when the registry does not say. */
   insurance_on_file: boolean | null;
-  /** When operating authority was granted, if the registry knows. */
+  /** When the operating authority standing now was granted (`YYYY-MM-DD`), if known. */
   authority_granted_at: string | null;
+  /** Where `authority_granted_at` comes from, for the stored check. */
+  authority_source: string | null;
+  /**
+   * When the USDOT number was registered (`YYYY-MM-DD`), if known. Operating authority is applied
+   * for under a USDOT number, so it is never older than this.
+   */
+  registered_at: string | null;
+  /** The phone on file with the registry, as the registry writes it. */
   phone: string | null;
+  /**
+   * Set when part of the lookup got no answer (a second source was down): a fact that part
+   * would give is unknown, not absent. Says what failed.
+   */
+  incomplete: string | null;
 }
 
 export type LookupResult =
   | { status: 'found'; record: CensusRecord; raw: unknown }
   /** `authoritative`: the registry is complete, so absence means the carrier is not registered. */
   | { status: 'not_found'; authoritative: boolean; raw: unknown }
+  /** No usable answer (down, timed out, misconfigured): nothing is concluded and the check is retried. */
   | { status: 'unavailable'; error: string };
 
 export interface ComplianceProvider {
   readonly name: string;
-  /** Looks a carrier up by MC number when given, else by DOT number. */
+  /** Looks a carrier up by its MC and/or DOT number. */
   lookup(
     query: { mc_number: string | null; dot_number: string | null },
     signal: AbortSignal,

@@ -1,75 +1,204 @@
+import { z } from 'zod';
 import type { CensusRecord, ComplianceProvider, LookupResult } from './compliance-provider.js';
+import { FmcsaOpenData, type OpenDataOptions } from './fmcsa-open-data.js';
+import { type JsonAnswer, PacedJsonClient } from './paced-json-client.js';
 
-interface FmcsaCarrier {
-  dotNumber?: number | string;
-  legalName?: string;
-  allowedToOperate?: string;
-  oosDate?: string | null;
-  statusCode?: string;
-  commonAuthorityStatus?: string | null;
-  contractAuthorityStatus?: string | null;
-  bipdInsuranceOnFile?: string | null;
-  bipdInsuranceRequired?: string | null;
-  telephone?: string | null;
+export interface FmcsaProviderOptions {
+  /** QCMobile, e.g. `https://mobile.fmcsa.dot.gov/qc/services`. */
+  baseUrl: string;
+  webKey: string;
+  openData: OpenDataOptions & { appToken: string | undefined };
+  /** Applied to each of the two hosts separately. */
+  pacing: {
+    minIntervalMs: number;
+    maxRetries: number;
+    retryBaseMs: number;
+    timeoutMs: number;
+    cacheTtlMs: number;
+  };
 }
 
+// QCMobile answers `{content, retrievalDate, _links}`; field names as FMCSA publishes them.
+const flag = z.string().nullish();
+const qcCarrier = z.looseObject({
+  dotNumber: z.union([z.number(), z.string()]).nullish(),
+  legalName: z.string().nullish(),
+  allowedToOperate: flag,
+  statusCode: flag,
+  oosDate: z.string().nullish(),
+  commonAuthorityStatus: flag,
+  contractAuthorityStatus: flag,
+  bipdInsuranceOnFile: z.union([z.string(), z.number()]).nullish(),
+});
+const qcAuthority = z.looseObject({
+  carrierAuthority: z
+    .looseObject({
+      commonAuthorityStatus: flag,
+      contractAuthorityStatus: flag,
+      authorizedForProperty: flag,
+    })
+    .nullish(),
+});
+const qcDocket = z.looseObject({ docketNumber: z.union([z.number(), z.string()]).nullish(), prefix: flag });
+const qcOos = z.looseObject({
+  oos: z.looseObject({ oosDate: z.string().nullish(), oosReasonDescription: z.string().nullish() }).nullish(),
+});
+/** A list answer: an array, or null/absent content when there is nothing. */
+const listOf = <T extends z.ZodType>(item: T) =>
+  z.looseObject({ content: z.array(item).nullable() }).transform((b) => b.content ?? []);
+
+const digits = (v: unknown) =>
+  v === null || v === undefined ? null : String(v).replace(/\D/g, '').replace(/^0+/, '') || null;
+
 /**
- * The public FMCSA QCMobile API: `GET /carriers/docket-number/{mc}` and `GET /carriers/{dot}`,
- * authenticated with `webKey` in the query. The registry is authoritative: a carrier it does not
- * know is not registered.
+ * The public FMCSA QCMobile API (`webKey` in the query) for registration, authority, insurance and
+ * out-of-service facts, and FMCSA's open datasets for the phone and the dates QCMobile lacks.
+ *
+ * A well-formed empty answer means "not registered" (QCMobile is the complete register). Anything
+ * else that is not a well-formed answer (a 404 of a wrong path, 401, 5xx, a timeout, a body that is
+ * not QCMobile's) is "unavailable": nothing is concluded and the check is retried later.
  */
 export class FmcsaProvider implements ComplianceProvider {
   readonly name = 'fmcsa';
+  private readonly qcMobile: PacedJsonClient;
+  private readonly openData: FmcsaOpenData;
 
-  constructor(
-    private readonly baseUrl: string,
-    private readonly webKey: string,
-  ) {}
+  constructor(private readonly options: FmcsaProviderOptions) {
+    // One client per host: each is paced on its own.
+    this.qcMobile = new PacedJsonClient({ name: 'FMCSA QCMobile', ...options.pacing });
+    const openDataClient = new PacedJsonClient({
+      name: 'FMCSA open data',
+      ...options.pacing,
+      headers: options.openData.appToken ? { 'X-App-Token': options.openData.appToken } : {},
+    });
+    this.openData = new FmcsaOpenData(openDataClient, options.openData);
+  }
 
   async lookup(
     query: { mc_number: string | null; dot_number: string | null },
     signal: AbortSignal,
   ): Promise<LookupResult> {
-    const path = query.mc_number
-      ? `/carriers/docket-number/${encodeURIComponent(query.mc_number)}`
-      : `/carriers/${encodeURIComponent(query.dot_number ?? '')}`;
-    const url = new URL(this.baseUrl.replace(/\/$/, '') + path);
-    url.searchParams.set('webKey', this.webKey);
-    let response: Response;
-    try {
-      response = await fetch(url, { signal, headers: { accept: 'application/json' } });
-    } catch (err) {
-      return { status: 'unavailable', error: `FMCSA request failed: ${(err as Error).name}` };
+    // Keyed on the DOT number when there is one, so every carrier of a DOT shares cached answers.
+    const byDot = query.dot_number !== null;
+    const path = byDot ? `/carriers/${query.dot_number}` : `/carriers/docket-number/${query.mc_number ?? ''}`;
+    const first = await this.get(path, signal);
+    if (!first.ok) return { status: 'unavailable', error: first.error };
+    const carrier = byDot ? singleCarrier(first.body) : firstCarrier(first.body);
+    if (carrier === 'malformed') return malformed(path);
+    if (carrier === null) return { status: 'not_found', authoritative: true, raw: first.body };
+    const dot = digits(carrier.dotNumber) ?? query.dot_number;
+    if (!dot) return malformed(path);
+
+    const checkDockets = byDot && query.mc_number !== null;
+    const [authority, dockets, oos, openData] = await Promise.all([
+      this.get(`/carriers/${dot}/authority`, signal),
+      checkDockets ? this.get(`/carriers/${dot}/docket-numbers`, signal) : null,
+      carrier.oosDate ? this.get(`/carriers/${dot}/oos`, signal) : null,
+      this.openData.factsFor(dot, signal),
+    ]);
+    const missing: string[] = [];
+
+    // For-hire authority: the authority endpoint's dockets when it answers, else the carrier record.
+    const authorities = parseList(qcAuthority, authority)
+      ?.map((a) => a.carrierAuthority)
+      .filter((a) => !!a);
+    const active = (a: { commonAuthorityStatus?: string | null; contractAuthorityStatus?: string | null }) =>
+      a.commonAuthorityStatus === 'A' || a.contractAuthorityStatus === 'A';
+    const authorizedForHire = authorities?.length
+      ? authorities.some((a) => active(a) && a.authorizedForProperty !== 'N')
+      : active(carrier);
+
+    let mcNumbers: string[] | null = null;
+    if (dockets) {
+      const list = parseList(qcDocket, dockets);
+      if (list === null)
+        missing.push(dockets.ok ? `${path}/docket-numbers: unexpected shape` : dockets.error);
+      else
+        mcNumbers = list
+          .filter((d) => (d.prefix ?? 'MC').toUpperCase() === 'MC')
+          .map((d) => digits(d.docketNumber))
+          .filter((d): d is string => d !== null);
     }
-    if (response.status === 404) return { status: 'not_found', authoritative: true, raw: null };
-    if (!response.ok) return { status: 'unavailable', error: `FMCSA answered ${response.status}` };
-    let body: { content?: unknown };
-    try {
-      body = (await response.json()) as { content?: unknown };
-    } catch {
-      return { status: 'unavailable', error: 'FMCSA answered with a body that is not JSON' };
-    }
-    const content = body.content;
-    const carrier = (
-      Array.isArray(content) ? content[0]?.carrier : (content as { carrier?: unknown } | null)?.carrier
-    ) as FmcsaCarrier | undefined;
-    if (!carrier) return { status: 'not_found', authoritative: true, raw: body };
-    return { status: 'found', record: toRecord(carrier, query.mc_number), raw: body };
+    if (!openData.ok) missing.push(openData.error);
+
+    const orders = oos ? (parseList(qcOos, oos) ?? []) : [];
+    const order = orders.map((o) => o.oos).find((o) => o?.oosDate === carrier.oosDate) ?? orders[0]?.oos;
+    const insurance = carrier.bipdInsuranceOnFile;
+    const record: CensusRecord = {
+      dot_number: dot,
+      // The MC the carrier gave when FMCSA lists it under the DOT; else one FMCSA does list (or a
+      // placeholder when it lists none), so the rules see the mismatch.
+      mc_number: byDot
+        ? mcNumbers === null
+          ? null
+          : query.mc_number && mcNumbers.includes(query.mc_number)
+            ? query.mc_number
+            : (mcNumbers[0] ?? 'none on file')
+        : query.mc_number,
+      legal_name: carrier.legalName ?? null,
+      allowed_to_operate: carrier.allowedToOperate === 'Y',
+      // `statusCode` I is an inactive USDOT number, not an out-of-service order.
+      out_of_service: !!carrier.oosDate,
+      out_of_service_detail: carrier.oosDate
+        ? `out of service since ${carrier.oosDate}${order?.oosReasonDescription ? `: ${order.oosReasonDescription}` : ''}`
+        : null,
+      authorized_for_hire: authorizedForHire,
+      // The amount on file, in thousands of dollars; "0" means none.
+      insurance_on_file: insurance === null || insurance === undefined ? null : Number(insurance) > 0,
+      authority_granted_at: openData.ok ? openData.facts.authority_granted_at : null,
+      authority_source: openData.ok && openData.facts.authority_granted_at ? 'FMCSA authority history' : null,
+      registered_at: openData.ok ? openData.facts.registered_at : null,
+      phone: openData.ok ? openData.facts.phone : null,
+      incomplete: missing.length ? missing.join('; ') : null,
+    };
+    return {
+      status: 'found',
+      record,
+      raw: {
+        carrier: first.body,
+        authority: authority.ok ? authority.body : null,
+        docket_numbers: dockets?.ok ? dockets.body : null,
+        oos: oos?.ok ? oos.body : null,
+        open_data: openData.ok ? openData.facts.raw : null,
+      },
+    };
+  }
+
+  private get(path: string, signal: AbortSignal): Promise<JsonAnswer> {
+    const url = new URL(this.options.baseUrl.replace(/\/$/, '') + path);
+    url.searchParams.set('webKey', this.options.webKey);
+    return this.qcMobile.get(url, signal);
   }
 }
 
-function toRecord(c: FmcsaCarrier, mcNumber: string | null): CensusRecord {
-  const insurance = c.bipdInsuranceOnFile;
-  return {
-    dot_number: c.dotNumber === undefined ? null : String(c.dotNumber).replace(/^0+/, ''),
-    mc_number: mcNumber,
-    legal_name: c.legalName ?? null,
-    allowed_to_operate: c.allowedToOperate === 'Y',
-    out_of_service: !!c.oosDate || c.statusCode === 'I',
-    authorized_for_hire: c.commonAuthorityStatus === 'A' || c.contractAuthorityStatus === 'A',
-    // The amount on file, in thousands of dollars; "0" means none.
-    insurance_on_file: insurance === null || insurance === undefined ? null : Number(insurance) > 0,
-    authority_granted_at: null,
-    phone: c.telephone ?? null,
-  };
+const malformed = (path: string): LookupResult => ({
+  status: 'unavailable',
+  error: `FMCSA QCMobile GET ${path} answered an unexpected shape`,
+});
+
+type QcCarrier = z.output<typeof qcCarrier>;
+
+/** `/carriers/{dot}`: `{content: {carrier}}`, or empty content for a DOT FMCSA does not know. */
+function singleCarrier(body: unknown): QcCarrier | null | 'malformed' {
+  const parsed = z
+    .looseObject({
+      content: z.union([z.looseObject({ carrier: qcCarrier }), z.array(z.never()).length(0), z.null()]),
+    })
+    .safeParse(body);
+  if (!parsed.success) return 'malformed';
+  const content = parsed.data.content;
+  return content && !Array.isArray(content) ? content.carrier : null;
+}
+
+/** `/carriers/docket-number/{mc}`: `{content: [{carrier}, ...]}`, empty when the docket is unknown. */
+function firstCarrier(body: unknown): QcCarrier | null | 'malformed' {
+  const parsed = listOf(z.looseObject({ carrier: qcCarrier.nullish() })).safeParse(body);
+  if (!parsed.success) return 'malformed';
+  return parsed.data.find((c) => c.carrier)?.carrier ?? null;
+}
+
+function parseList<T extends z.ZodType>(item: T, answer: JsonAnswer): z.output<T>[] | null {
+  if (!answer.ok) return null;
+  const parsed = listOf(item).safeParse(answer.body);
+  return parsed.success ? (parsed.data as z.output<T>[]) : null;
 }

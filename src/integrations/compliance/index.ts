@@ -4,6 +4,25 @@ import { FmcsaProvider } from './fmcsa-provider.js';
 import { RegistryProvider } from './registry-provider.js';
 
 export function complianceProviderFrom(config: Config['compliance']): ComplianceProvider {
-  if (config.provider === 'fmcsa') return new FmcsaProvider(config.fmcsaBaseUrl, config.fmcsaWebKey!);
+  if (config.provider === 'fmcsa') {
+    const f = config.fmcsa;
+    return new FmcsaProvider({
+      baseUrl: f.baseUrl,
+      webKey: f.webKey!,
+      openData: {
+        baseUrl: f.openDataUrl,
+        censusDataset: f.censusDataset,
+        authorityHistoryDataset: f.authorityHistoryDataset,
+        appToken: f.openDataAppToken,
+      },
+      pacing: {
+        minIntervalMs: f.minIntervalMs,
+        maxRetries: f.maxRetries,
+        retryBaseMs: f.retryBaseMs,
+        timeoutMs: f.timeoutMs,
+        cacheTtlMs: f.cacheTtlSeconds * 1000,
+      },
+    });
+  }
   return new RegistryProvider(config.registryFile);
 }

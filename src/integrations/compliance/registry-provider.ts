@@ -56,10 +56,14 @@ export class RegistryProvider implements ComplianceProvider {
         legal_name: r.legal_name ?? null,
         allowed_to_operate: r.allowed_to_operate,
         out_of_service: r.out_of_service,
+        out_of_service_detail: null,
         authorized_for_hire: r.authorized_for_hire,
         insurance_on_file: r.insurance_on_file ?? null,
         authority_granted_at: r.authority_granted_at ?? null,
+        authority_source: r.authority_granted_at ? 'registry snapshot' : null,
+        registered_at: null,
         phone: r.phone ?? null,
+        incomplete: null,
       };
       if (record.mc_number) byMc.set(record.mc_number, record);
       if (record.dot_number) byDot.set(record.dot_number, record);

@@ -13,6 +13,11 @@ export interface OutboundEmail {
   text: string;
   /** The Message-ID (no brackets) this e-mail answers, for threading. */
   inReplyTo?: string | null;
+  /**
+   * Our outreach id, carried so the sending platform hands it back on bounces and complaints
+   * (over Postmark SMTP: an `X-PM-Metadata-outreach_id` header, echoed as `Metadata.outreach_id`).
+   */
+  outreachId?: string | null;
 }
 
 export interface SentEmail {
@@ -45,16 +50,27 @@ export interface InboundEmail {
   receivedAt: Date;
 }
 
-export interface EmailBounce {
-  /** The Message-ID (no brackets) of the message that bounced, when the webhook names it. */
+/**
+ * What the sending platform reports about a message after it left: it did not arrive (`bounce`),
+ * the recipient marked it as spam or unsubscribed (both mean "stop e-mailing me"), or a notice that
+ * is neither (an auto-reply, a delay, a resubscription) and changes nothing.
+ */
+export interface EmailDeliveryEvent {
+  type: 'bounce' | 'spam_complaint' | 'unsubscribe' | 'notice';
+  /** The platform's record type, e.g. `Bounce`, `SpamComplaint`, `SubscriptionChange`. */
+  recordType: string;
+  /** The platform's id of the message, when it names one (brackets removed). */
   messageId: string | null;
-  /** Our outreach id when the sender passed it as metadata. */
+  /** Our outreach id, when the platform echoes the metadata we sent. */
   outreachId: string | null;
+  /** The recipient the event is about, lower-cased. */
   email: string;
   reason: string;
-  bouncedAt: Date;
+  at: Date;
 }
 
 export type InboundEmailEvent =
   | { kind: 'inbound'; email: InboundEmail }
-  | { kind: 'bounce'; bounce: EmailBounce };
+  | { kind: 'delivery'; event: EmailDeliveryEvent }
+  /** A record type nothing here acts on (deliveries, opens, clicks). */
+  | { kind: 'ignored'; recordType: string };

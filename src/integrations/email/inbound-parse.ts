@@ -1,19 +1,25 @@
 import { z } from 'zod';
 import { unprocessable, validationFailed } from '../../http/errors.js';
-import type { EmailBounce, InboundEmail, InboundEmailEvent } from './email-channel.js';
+import type { EmailDeliveryEvent, InboundEmail, InboundEmailEvent } from './email-channel.js';
 
 /**
- * Postmark's inbound and bounce webhooks, normalized. Only the fields we use are validated (each
- * bounded); everything else Postmark sends (attachments, spam headers, ...) is dropped.
+ * Postmark's inbound webhook and its bounce, spam-complaint and subscription-change webhooks,
+ * normalized. Only the fields we use are validated; everything else Postmark sends (attachments,
+ * spam headers, the raw message, ...) is dropped with the parsed body. The route's body limit
+ * bounds the whole; the message bodies are cut to what a reply needs, never refused for length.
  */
 
-const MAX_BODY = 1_000_000;
+/** What is read of a text or HTML body: a carrier's answer sits at the top of it. */
+const MAX_TEXT_READ = 200_000;
+const MAX_HTML_READ = 1_000_000;
 /** Bounds what we keep of a reply: a carrier's answer is a few lines, not a novel. */
 const MAX_TEXT = 50_000;
 
 const address = z.string().max(320);
 const name = z.string().max(500);
 const messageIdText = z.string().max(1000);
+const body = z.string();
+const metadata = z.record(z.string().max(200), z.unknown()).nullish();
 
 const inboundSchema = z.object({
   RecordType: z.literal('Inbound').nullish(),
@@ -29,17 +35,18 @@ const inboundSchema = z.object({
   MessageID: messageIdText.nullish(),
   MailboxHash: z.string().max(500).nullish(),
   Date: z.string().max(200).nullish(),
-  TextBody: z.string().max(MAX_BODY).nullish(),
-  HtmlBody: z.string().max(MAX_BODY).nullish(),
-  StrippedTextReply: z.string().max(MAX_BODY).nullish(),
+  TextBody: body.nullish(),
+  HtmlBody: body.nullish(),
+  StrippedTextReply: body.nullish(),
   Headers: z
-    .array(z.object({ Name: z.string().max(200), Value: z.string().max(20_000) }))
-    .max(1000)
+    .array(z.object({ Name: z.string().max(200), Value: z.string().max(100_000) }))
+    .max(5000)
     .nullish(),
 });
 
+/** `Bounce` and `SpamComplaint` share one published shape. */
 const bounceSchema = z.object({
-  RecordType: z.literal('Bounce'),
+  RecordType: z.enum(['Bounce', 'SpamComplaint']),
   MessageID: messageIdText.nullish(),
   Type: z.string().max(100).nullish(),
   TypeCode: z.number().int().nullish(),
@@ -47,17 +54,55 @@ const bounceSchema = z.object({
   Details: z.string().max(10_000).nullish(),
   Email: address,
   BouncedAt: z.string().max(100).nullish(),
-  Metadata: z.record(z.string().max(200), z.unknown()).nullish(),
+  Metadata: metadata,
 });
 
-export function parseInboundEmailWebhook(body: unknown): InboundEmailEvent {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+const subscriptionSchema = z.object({
+  RecordType: z.literal('SubscriptionChange'),
+  MessageID: messageIdText.nullish(),
+  Recipient: address,
+  ChangedAt: z.string().max(100).nullish(),
+  Origin: z.string().max(100).nullish(),
+  SuppressSending: z.boolean(),
+  SuppressionReason: z.string().max(100).nullish(),
+  Metadata: metadata,
+});
+
+/** Record types of Postmark's other outbound webhooks: accepted, acted on by nothing here. */
+const IGNORED_RECORD_TYPES = new Set(['Delivery', 'Open', 'Click']);
+
+/**
+ * Bounce types that are not a failed delivery (Postmark's bounce type names): a delay that will be
+ * retried, an auto-reply, an address-change notice, a test. Every other type means the message
+ * did not arrive.
+ */
+const NOT_A_FAILURE = new Set([
+  'Transient',
+  'AutoResponder',
+  'AddressChange',
+  'Subscribe',
+  'OpenRelayTest',
+  'VirusNotification',
+  'ChallengeVerification',
+]);
+const NOT_A_FAILURE_CODES = new Set([2, 32, 64, 128, 1024, 8192, 16384]);
+
+export function parseInboundEmailWebhook(payload: unknown): InboundEmailEvent {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw validationFailed('body', [], 'Expected a JSON object', 'invalid_type');
   }
-  const recordType = (body as { RecordType?: unknown }).RecordType;
-  if (recordType === 'Bounce') return { kind: 'bounce', bounce: toBounce(parse(bounceSchema, body)) };
+  const recordType = (payload as { RecordType?: unknown }).RecordType;
+  if (recordType === 'Bounce' || recordType === 'SpamComplaint') {
+    return { kind: 'delivery', event: fromBounce(parse(bounceSchema, payload)) };
+  }
+  if (recordType === 'SubscriptionChange') {
+    return { kind: 'delivery', event: fromSubscriptionChange(parse(subscriptionSchema, payload)) };
+  }
+  if (typeof recordType === 'string' && IGNORED_RECORD_TYPES.has(recordType)) {
+    return { kind: 'ignored', recordType };
+  }
   if (recordType === undefined || recordType === null || recordType === 'Inbound') {
-    return { kind: 'inbound', email: toInbound(parse(inboundSchema, body)) };
+    return { kind: 'inbound', email: toInbound(parse(inboundSchema, payload)) };
   }
   throw unprocessable(
     'unsupported_record_type',
@@ -107,24 +152,62 @@ function toInbound(p: z.infer<typeof inboundSchema>): InboundEmail {
   };
 }
 
-function toBounce(p: z.infer<typeof bounceSchema>): EmailBounce {
-  const outreachId = p.Metadata?.outreach_id;
+const outreachIdOf = (m: Record<string, unknown> | null | undefined) => {
+  const id = m?.outreach_id;
+  return typeof id === 'string' && id.length <= 200 ? id : null;
+};
+
+function fromBounce(p: z.infer<typeof bounceSchema>): EmailDeliveryEvent {
   const detail = (p.Details || p.Description || '').trim();
+  const complaint = p.RecordType === 'SpamComplaint' || p.Type === 'SpamComplaint' || p.TypeCode === 100001;
+  const unsubscribe = p.Type === 'Unsubscribe' || p.TypeCode === 16;
+  const notice = NOT_A_FAILURE.has(p.Type ?? '') || (!p.Type && NOT_A_FAILURE_CODES.has(p.TypeCode ?? -1));
   return {
+    type: complaint ? 'spam_complaint' : unsubscribe ? 'unsubscribe' : notice ? 'notice' : 'bounce',
+    recordType: p.RecordType,
     messageId: stripBrackets(p.MessageID ?? ''),
-    outreachId: typeof outreachId === 'string' && outreachId.length <= 200 ? outreachId : null,
+    outreachId: outreachIdOf(p.Metadata),
     email: bareAddress(p.Email),
-    reason: [p.Type, detail].filter(Boolean).join(': ').slice(0, 2000) || 'bounced',
-    bouncedAt: toDate(p.BouncedAt) ?? new Date(),
+    reason: [p.Type, detail].filter(Boolean).join(': ').slice(0, 2000) || p.RecordType,
+    at: toDate(p.BouncedAt) ?? new Date(),
+  };
+}
+
+/**
+ * A suppression Postmark now applies to the address: a hard bounce, a spam complaint, or the
+ * recipient's own unsubscribe. A suppression the sender's side made (`Origin` Customer or Admin)
+ * and a reactivation are notices: only the carrier asks to stop, and only a rep clears it.
+ */
+function fromSubscriptionChange(p: z.infer<typeof subscriptionSchema>): EmailDeliveryEvent {
+  const reason = p.SuppressionReason ?? '';
+  const type: EmailDeliveryEvent['type'] = !p.SuppressSending
+    ? 'notice'
+    : reason === 'HardBounce'
+      ? 'bounce'
+      : reason === 'SpamComplaint'
+        ? 'spam_complaint'
+        : reason === 'ManualSuppression' && p.Origin === 'Recipient'
+          ? 'unsubscribe'
+          : 'notice';
+  return {
+    type,
+    recordType: p.RecordType,
+    messageId: stripBrackets(p.MessageID ?? ''),
+    outreachId: outreachIdOf(p.Metadata),
+    email: bareAddress(p.Recipient),
+    reason: `${p.SuppressSending ? 'suppressed' : 'reactivated'}${reason ? `: ${reason}` : ''}${p.Origin ? ` (by ${p.Origin})` : ''}`,
+    at: toDate(p.ChangedAt) ?? new Date(),
   };
 }
 
 /** Postmark's own stripped reply when it gives one; otherwise our best cut of the text or HTML body. */
 function replyText(p: z.infer<typeof inboundSchema>): string {
-  const stripped = p.StrippedTextReply?.trim();
+  const stripped = p.StrippedTextReply?.slice(0, MAX_TEXT_READ).trim();
   if (stripped) return stripped;
-  if (p.TextBody?.trim()) return latestReplyText(p.TextBody);
-  if (p.HtmlBody?.trim()) return latestReplyText(htmlToText(p.HtmlBody));
+  const text = p.TextBody?.slice(0, MAX_TEXT_READ);
+  if (text?.trim()) return latestReplyText(text);
+  const html = p.HtmlBody?.slice(0, MAX_HTML_READ);
+  if (html?.trim()) return latestReplyText(htmlToText(html));
   return '';
 }
 

@@ -42,6 +42,19 @@ export function parseSmtpUrl(url: string): SmtpTarget {
 }
 
 /**
+ * Headers Postmark's SMTP service reads (other relays pass them along unread): keep our Message-ID
+ * (Postmark replaces it otherwise, and a carrier's reply threads on it), and carry the outreach id
+ * as metadata, which Postmark echoes as `Metadata.outreach_id` in its bounce, spam-complaint and
+ * subscription-change webhooks.
+ */
+export function postmarkHeaders(email: OutboundEmail): Record<string, string> {
+  return {
+    'X-PM-KeepID': 'true',
+    ...(email.outreachId ? { 'X-PM-Metadata-outreach_id': email.outreachId } : {}),
+  };
+}
+
+/**
  * Sends through an SMTP relay with nodemailer. The Message-ID is ours (it threads the carrier's
  * reply back to the outreach), so the relay's own id is not used.
  */
@@ -81,6 +94,7 @@ export class SmtpEmailSender implements EmailSender {
         subject: email.subject,
         text: email.text,
         ...threading,
+        headers: postmarkHeaders(email),
       });
     } catch (err) {
       throw new EmailSendError(`SMTP send failed: ${this.scrub(err)}`);

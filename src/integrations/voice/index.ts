@@ -7,12 +7,10 @@ export const VOICE_EVENTS_PATH = '/api/v1/integrations/voice/events';
 
 export function voiceProviderFrom(config: Config): VoiceProvider {
   const vapi = config.voice.vapi;
-  if (config.voice.provider === 'vapi' && vapi) {
+  if (config.voice.provider === 'vapi' && vapi && config.publicBaseUrl) {
     return new VapiProvider({
       ...vapi,
-      serverUrl: config.publicBaseUrl
-        ? `${config.publicBaseUrl.replace(/\/$/, '')}${VOICE_EVENTS_PATH}`
-        : null,
+      serverUrl: `${config.publicBaseUrl.replace(/\/$/, '')}${VOICE_EVENTS_PATH}`,
     });
   }
   return new SimulatedVoiceProvider(config.voice.simulationSpeed);

@@ -4,6 +4,7 @@ import type {
   PlaceCallRequest,
   PlacedCall,
   ToolCall,
+  ToolResult,
   TranscriptMessage,
   VoiceEventSink,
   VoiceProvider,
@@ -12,83 +13,6 @@ import type {
 export type SimulatedOutcome = 'completed' | 'voicemail' | 'no_answer' | 'failed';
 const OUTCOMES: SimulatedOutcome[] = ['completed', 'voicemail', 'no_answer', 'failed'];
 
-/** The ELP test's two steps: an interview, then highway signs described in words. */
-export const ELP_QUESTIONS = [
-  {
-    id: 'trip',
-    step: 'interview',
-    competency: 'conversational_communication',
-    text: 'Where are you coming from and where are you headed?',
-  },
-  {
-    id: 'hours',
-    step: 'interview',
-    competency: 'verbal_reporting',
-    text: 'How many hours have you driven today, and is your logbook current?',
-  },
-  {
-    id: 'license',
-    step: 'interview',
-    competency: 'instruction_comprehension',
-    text: 'Please read me the class and expiry date on your license.',
-  },
-  {
-    id: 'papers',
-    step: 'interview',
-    competency: 'instruction_comprehension',
-    text: 'What are you hauling, and where are your shipping papers?',
-  },
-  {
-    id: 'equipment',
-    step: 'interview',
-    competency: 'conversational_communication',
-    text: 'Tell me about your truck and trailer and when they were last inspected.',
-  },
-  {
-    id: 'stop_sign',
-    step: 'signs',
-    competency: 'sign_recognition',
-    text: 'A red eight-sided sign with white letters: what does it tell you to do?',
-  },
-  {
-    id: 'yield',
-    step: 'signs',
-    competency: 'sign_recognition',
-    text: 'A red and white downward triangle: what does it mean?',
-  },
-  {
-    id: 'weigh_station',
-    step: 'signs',
-    competency: 'sign_recognition',
-    text: 'A sign reads "All trucks must exit, weigh station open". What do you do?',
-  },
-  {
-    id: 'low_clearance',
-    step: 'signs',
-    competency: 'sign_recognition',
-    text: 'A yellow sign shows "13 ft 6 in" with arrows. What does it warn you about?',
-  },
-  {
-    id: 'message_board',
-    step: 'signs',
-    competency: 'verbal_reporting',
-    text: 'A message board says "Right lane closed 2 miles ahead". What will you do?',
-  },
-] as const;
-
-const GOOD_ANSWERS: Record<string, string> = {
-  trip: 'Coming from Dallas, going to Atlanta with a load of paper goods.',
-  hours: 'Six hours today, the logbook is on the tablet and up to date.',
-  license: 'Class A, it expires March 2028.',
-  papers: 'Dry goods, the bill of lading is in the door pocket.',
-  equipment: 'A 2021 Freightliner with a 53 foot van, inspected last month.',
-  stop_sign: 'Stop completely and look before going.',
-  yield: 'Slow down and give way to the other traffic.',
-  weigh_station: 'I take the exit and go across the scale.',
-  low_clearance:
-    'The bridge is low, thirteen six, my trailer is thirteen six so I go slow or take another road.',
-  message_board: 'Move left early and slow down.',
-};
 const POOR_ANSWERS = ['Sorry, what?', 'Yes yes, okay.', 'I no understand.', 'Truck good.'];
 
 /** A number in [0, 1) that depends only on the call id and a label: the same call plays the same way. */
@@ -106,7 +30,8 @@ interface Live {
 }
 
 /**
- * A voice platform in process: the default when none is configured. Each call runs a realistic
+ * A voice platform in process: the default when none is configured. It plays the assistant the
+ * service defines (its first message, voicemail message, ELP questions and tools). Each call runs a realistic
  * lifecycle on timers (queued, ringing, answered or not within 2 s, a 5-30 s conversation with tool
  * calls, an end-of-call report) with an outcome drawn from the call id, or forced with the template
  * variable `simulate_outcome` (completed, voicemail, no_answer, failed); `simulate_stop_contact: true`
@@ -148,9 +73,8 @@ export class SimulatedVoiceProvider implements VoiceProvider {
         return this.status(call, 'IN_PROGRESS');
       });
       if (outcome === 'voicemail') {
-        this.after(call, answerAt + 500, () =>
-          this.say(call, 'assistant', 'Hi, this is Envoy calling about a load. Please call us back.'),
-        );
+        const message = request.assistant.voicemailMessage;
+        if (message) this.after(call, answerAt + 500, () => this.say(call, 'assistant', message));
         this.after(call, answerAt + 4000, () => this.end(call, 'VOICEMAIL'));
       } else {
         this.after(call, answerAt + 200, () => this.converse(call));
@@ -206,28 +130,31 @@ export class SimulatedVoiceProvider implements VoiceProvider {
   }
 
   /** Asks the agent's tools through the sink, as the platform would, and records both sides. */
-  private async tool(call: Live, name: string, args: Record<string, unknown>) {
+  private async tool(call: Live, name: string, args: Record<string, unknown>): Promise<ToolResult | null> {
     const toolCall: ToolCall = {
       id: `tc_${randomUUID()}`,
       type: 'function',
-      function: { name, arguments: args },
+      function: { name, arguments: JSON.stringify(args) },
     };
     call.transcript.push({
       role: 'assistant',
       content: null,
       timestamp: new Date().toISOString(),
-      tool_calls: [toolCall],
+      tool_calls: [{ ...toolCall, function: { name, arguments: args } }],
     });
-    const results = await this.sink?.({
+    const answer = await this.sink?.({
       kind: 'tool_calls',
       callId: call.request.callId,
       providerCallId: call.placed.providerCallId,
       calls: [toolCall],
     });
-    const result = results?.find((r) => r.toolCallId === toolCall.id)?.result;
+    const result =
+      answer?.kind === 'tool_results'
+        ? (answer.results.find((r) => r.toolCallId === toolCall.id) ?? null)
+        : null;
     call.transcript.push({
       role: 'tool',
-      content: JSON.stringify(result ?? null),
+      content: result?.error ?? result?.result ?? null,
       tool_call_id: toolCall.id,
       timestamp: new Date().toISOString(),
     });
@@ -239,42 +166,31 @@ export class SimulatedVoiceProvider implements VoiceProvider {
     const turnMs = 1000 + chance(seed, 'pace') * 1500;
     // A pause that never resolves if the call ends meanwhile (transfer, hang-up): the script stops.
     const pause = () => new Promise<void>((resolve) => this.after(call, turnMs, resolve));
-    if (call.request.callType === 'ELP') {
+    const assistant = call.request.assistant;
+    this.say(call, 'assistant', assistant.firstMessage);
+    if (assistant.questions) {
       // How well this driver speaks: most answers valid for most drivers, a few struggle.
       const proficiency = 0.35 + chance(seed, 'proficiency') * 0.65;
-      this.say(call, 'assistant', 'Hello, this is a short English check. Please answer a few questions.');
-      let interviewValid = 0;
-      for (const [i, q] of ELP_QUESTIONS.entries()) {
+      for (const [i, q] of assistant.questions.entries()) {
         if (call.ended) return;
-        if (q.step === 'signs' && interviewValid < 3) break; // a failed interview ends the test early
         this.say(call, 'assistant', q.text);
         await pause();
         const valid = chance(seed, `answer-${q.id}`) < proficiency;
-        const answer = valid ? GOOD_ANSWERS[q.id]! : POOR_ANSWERS[i % POOR_ANSWERS.length]!;
+        const answer = valid ? q.example_answer : POOR_ANSWERS[i % POOR_ANSWERS.length]!;
         this.say(call, 'user', answer, valid ? 0.92 : 0.55);
-        if (valid && q.step === 'interview') interviewValid++;
-        await this.tool(call, 'record_elp_answer', {
-          question_id: q.id,
-          step: q.step,
-          competency: q.competency,
-          question: q.text,
-          answer,
-          valid,
-        });
+        const recorded = await this.tool(call, 'record_elp_answer', { question_id: q.id, answer, valid });
+        // The service says when the test is over (every question asked, or a failed interview).
+        if (recorded?.metadata?.test_over === true) break;
       }
+    } else if (assistant.purpose === 'tracking_check') {
+      await this.tool(call, 'get_load_details', {});
+      await pause();
+      this.say(call, 'user', 'We are about an hour out from the next stop, running on time.', 0.92);
+      await pause();
+      this.say(call, 'assistant', 'Thanks, I have noted that. Drive safe.');
     } else {
-      const loadId = call.request.variables.load_id;
-      this.say(
-        call,
-        'assistant',
-        'Hi, this is the Envoy assistant calling about a load you might be interested in.',
-      );
-      const details =
-        typeof loadId === 'string'
-          ? ((await this.tool(call, 'get_load_details', { load_id: loadId })) as {
-              posted_rate?: number | null;
-            } | null)
-          : null;
+      const hasLoad = typeof call.request.variables.load_id === 'string';
+      const details = hasLoad ? await this.tool(call, 'get_load_details', {}) : null;
       await pause();
       // A carrier asking to be left alone: on request (`simulate_stop_contact`), else now and then
       // when the outcome is left to chance.
@@ -289,33 +205,25 @@ export class SimulatedVoiceProvider implements VoiceProvider {
         this.say(call, 'user', 'What does it pay? We have a truck nearby.', 0.93);
         await pause();
         // Quotes spread around the posted rate, as carriers do; any amount when none is posted.
-        const posted = typeof details?.posted_rate === 'number' ? details.posted_rate : null;
+        const postedRate = details?.metadata?.posted_rate;
+        const posted = typeof postedRate === 'number' ? postedRate : null;
         const amount = posted
           ? Math.round((posted * (0.9 + chance(seed, 'rate') * 0.35)) / 25) * 25
           : Math.round((1500 + chance(seed, 'rate') * 2500) / 25) * 25;
         this.say(call, 'user', `We can do it for ${amount} all in.`, 0.91);
-        if (typeof loadId === 'string') {
-          const answer = (await this.tool(call, 'submit_offer', {
-            load_id: loadId,
-            offer_amount: amount,
-          })) as {
-            say?: string;
-            decision?: string;
-            counter_offer_amount?: number;
-          } | null;
+        if (hasLoad) {
+          const answer = await this.tool(call, 'submit_offer', { offer_amount: amount });
           this.say(
             call,
             'assistant',
-            answer?.say ?? 'Thank you, I will pass that to the team and get back to you.',
+            answer?.result ?? 'Thank you, I will pass that to the team and get back to you.',
           );
-          if (answer?.decision === 'counter' && answer.counter_offer_amount && chance(seed, 'take') < 0.6) {
+          const counter = answer?.metadata?.counter_offer_amount;
+          if (typeof counter === 'number' && chance(seed, 'take') < 0.6) {
             await pause();
-            this.say(call, 'user', `Alright, ${answer.counter_offer_amount} works.`, 0.9);
-            const taken = (await this.tool(call, 'submit_offer', {
-              load_id: loadId,
-              offer_amount: answer.counter_offer_amount,
-            })) as { say?: string } | null;
-            if (taken?.say) this.say(call, 'assistant', taken.say);
+            this.say(call, 'user', `Alright, ${counter} works.`, 0.9);
+            const taken = await this.tool(call, 'submit_offer', { offer_amount: counter });
+            if (taken?.result) this.say(call, 'assistant', taken.result);
           }
         }
       }

@@ -5,6 +5,7 @@ export type { CallStatus };
 export interface ToolCall {
   id: string;
   type: string;
+  /** Arguments as the platform sends them: an object, or a JSON string (Vapi). */
   function: { name: string; arguments: unknown };
 }
 
@@ -20,13 +21,69 @@ export interface TranscriptMessage {
   [extra: string]: unknown;
 }
 
+/** What the scripts are for: one built-in template per purpose. */
+export const VOICE_PURPOSES = ['load_booking', 'elp', 'tracking_check', 'inbound_sales'] as const;
+export type VoicePurpose = (typeof VOICE_PURPOSES)[number];
+
+/**
+ * A tool the assistant may call. `function` tools are answered by our webhook with a result
+ * string; `transfer` is the platform's own transfer, whose destination our webhook names when
+ * asked (`transfer-destination-request` on Vapi).
+ */
+export interface ToolDefinition {
+  name: string;
+  kind: 'function' | 'transfer';
+  description: string;
+  /** JSON Schema of the arguments (an object schema). */
+  parameters: {
+    type: 'object';
+    properties: Record<string, { type: 'string' | 'number' | 'boolean'; description: string }>;
+    required: string[];
+  };
+}
+
+/** One question of a scripted test (ELP), in the order it is asked. */
+export interface ScriptQuestion {
+  id: string;
+  step: string;
+  competency: string;
+  text: string;
+  expects: string;
+  example_answer: string;
+}
+
+/**
+ * The assistant the service defines for a call: the rendered script and what it may do. The Vapi
+ * adapter turns it into a Vapi assistant; the simulator plays it.
+ */
+export interface AssistantSpec {
+  name: string;
+  purpose: VoicePurpose;
+  firstMessage: string;
+  /** The rendered instructions (system prompt): the load's sayable facts are already in it. */
+  instructions: string;
+  /** Left on an answering machine; null: hang up without a message. */
+  voicemailMessage: string | null;
+  tools: ToolDefinition[];
+  voice: { provider: string; voice_id: string } | null;
+  model: { provider: string; model: string } | null;
+  /** ELP calls: the question bank, in order. */
+  questions: readonly ScriptQuestion[] | null;
+  /** Echoed back by the platform on every message about the call. */
+  metadata: { envoy_call_id: string; organization_id: string };
+}
+
 export interface PlaceCallRequest {
-  /** Our call id: the provider echoes it back on every event as metadata. */
+  /** Our call id: the provider echoes it back on every event. */
   callId: string;
+  organizationId: string;
   to: string;
   callType: 'LOAD_BOOKING' | 'ELP' | null;
-  templateId: string | null;
+  /** The customer's own assistant on the platform: when set, it is used instead of `assistant`. */
   voiceAgentId: string | null;
+  /** The assistant the service defines for the call (also what an in-process platform plays). */
+  assistant: AssistantSpec;
+  /** Template variables: the service's sayable facts plus the caller's `template_variables`. */
   variables: Record<string, unknown>;
 }
 
@@ -36,9 +93,23 @@ export interface PlacedCall {
   controlUrl: string | null;
 }
 
+/** What the platform's post-call analysis said (Vapi `analysis`). */
+export interface CallAnalysis {
+  summary: string | null;
+  structured_data: Record<string, unknown> | null;
+  success_evaluation: string | null;
+}
+
 /** What the provider tells us about a call, already in our vocabulary. */
 export type VoiceEvent =
-  | { kind: 'status'; callId: string | null; providerCallId: string; status: CallStatus; at: Date }
+  | {
+      kind: 'status';
+      callId: string | null;
+      providerCallId: string;
+      status: CallStatus;
+      at: Date;
+      endedReason?: string | null;
+    }
   | {
       kind: 'report';
       callId: string | null;
@@ -48,16 +119,43 @@ export type VoiceEvent =
       endedAt: Date | null;
       transcript: TranscriptMessage[];
       recordingUrl: string | null;
+      endedReason?: string | null;
+      analysis?: CallAnalysis | null;
     }
-  | { kind: 'tool_calls'; callId: string | null; providerCallId: string; calls: ToolCall[] };
+  | { kind: 'tool_calls'; callId: string | null; providerCallId: string; calls: ToolCall[] }
+  /** The assistant wants to transfer the call: where to? */
+  | { kind: 'transfer_destination'; callId: string | null; providerCallId: string }
+  /** A call to the brokerage's number: which assistant answers it? */
+  | {
+      kind: 'assistant_request';
+      providerCallId: string;
+      /** The organization whose number was called (from the server URL). */
+      organizationId: string | null;
+      from: string | null;
+      to: string | null;
+      controlUrl: string | null;
+    };
 
-/** Answers to tool calls, keyed by tool-call id. */
-export type ToolResults = { toolCallId: string; result: unknown }[];
-
-export interface VoiceEventSink {
-  /** Applies an event; for tool calls, returns the results the agent hears back. */
-  (event: VoiceEvent): Promise<ToolResults | undefined>;
+/** The answer to one tool call: `result` is what the assistant hears; a failure is in `error`. */
+export interface ToolResult {
+  toolCallId: string;
+  name: string;
+  result?: string;
+  error?: string;
+  /** Structured detail for in-process players and logs (Vapi passes it to client SDKs). */
+  metadata?: Record<string, unknown>;
 }
+
+/** What the service answers to an event that expects an answer. */
+export type VoiceAnswer =
+  | { kind: 'tool_results'; results: ToolResult[] }
+  | { kind: 'transfer_destination'; number: string; message: string }
+  | { kind: 'assistant'; assistant: AssistantSpec }
+  /** Refused: the reason is said to the caller (a transfer with no number, an unknown line). */
+  | { kind: 'error'; error: string };
+
+/** Applies an event; returns the answer when the event expects one. */
+export type VoiceEventSink = (event: VoiceEvent) => Promise<VoiceAnswer | undefined>;
 
 export interface VoiceProvider {
   readonly name: string;

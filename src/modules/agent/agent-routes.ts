@@ -6,8 +6,9 @@ import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { forbidden, notFound, unauthenticated } from '../../http/errors.js';
+import { documentAs } from '../../http/openapi.js';
 import { keepRawJsonBody } from '../../http/raw-json-body.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses, storedEnum } from '../../http/schemas.js';
 import type { Channels } from '../../integrations/channels.js';
 import { parseInboundEmailWebhook } from '../../integrations/email/inbound-parse.js';
 import { SimulatedEmailSender } from '../../integrations/email/simulated-email-sender.js';
@@ -27,7 +28,7 @@ import {
   readAgentSettings,
   updateAgentSettings,
 } from './agent-settings.js';
-import { agentMessages } from './agent-tables.js';
+import { AGENT_CHANNELS, agentMessages } from './agent-tables.js';
 
 const tags = ['agent'];
 
@@ -35,7 +36,7 @@ const agentMessageSchema = z
   .object({
     id: z.string(),
     outreach_id: z.string().nullable(),
-    channel: z.string(),
+    channel: storedEnum(AGENT_CHANNELS),
     direction: z.enum(['outbound', 'inbound']),
     intent: z.string().nullable(),
     body: z.string(),
@@ -150,6 +151,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agent: AgentService; channels:
     },
   );
 
+  await app.register(async (hooks) => emailWebhooks(hooks, agent, config.channels.email));
   await app.register(async (hooks) => channelWebhooks(hooks, agent, config.channels));
 };
 
@@ -170,7 +172,101 @@ function inboundCredential(request: FastifyRequest): string | null {
   return typeof token === 'string' ? token : null;
 }
 
-/** Where the e-mail and WhatsApp platforms reach us; authenticated before anything is written. */
+const deliveryResultSchema = z.object({
+  status: z.enum(['bounce_recorded', 'stop_contact_recorded', 'ignored']),
+  record_type: z.string(),
+  outreach_id: z.string().nullable(),
+  carrier_id: z.string().nullable(),
+  reason: z.string().nullable(),
+});
+
+/**
+ * Where Postmark reaches us: inbound replies, and bounces, spam complaints and subscription
+ * changes. The credential is checked before the body is read, so only Postmark can make us read a
+ * large one; only the inbound route takes Postmark's largest messages (attachments included).
+ */
+async function emailWebhooks(
+  app: FastifyInstance,
+  agent: AgentService,
+  email: import('../../config.js').Config['channels']['email'],
+) {
+  const integration = { access: { public: true, apiKey: false, roles: [] }, rateLimit: false } as const;
+  const authenticate = async (request: FastifyRequest) => {
+    const given = inboundCredential(request);
+    if (!email.inboundSecret || !given || !sameSecret(given, email.inboundSecret)) {
+      throw unauthenticated('The inbound e-mail credential is missing or wrong');
+    }
+  };
+  const handle = async (request: FastifyRequest) => {
+    const event = parseInboundEmailWebhook(request.body);
+    if (event.kind === 'delivery') return agent.onEmailDelivery(event.event);
+    if (event.kind === 'ignored') {
+      return {
+        status: 'ignored' as const,
+        record_type: event.recordType,
+        outreach_id: null,
+        carrier_id: null,
+        reason: 'record type not acted on',
+      };
+    }
+    return agent.onInboundEmail(event.email);
+  };
+  const credentialNote =
+    'Authenticated with EMAIL_INBOUND_SECRET as the HTTP Basic password (any user name; Postmark sends the ' +
+    'user and password written into the webhook URL) or the `token` query parameter; checked before the body is read.';
+
+  app.post(
+    '/integrations/email/inbound',
+    {
+      config: integration,
+      bodyLimit: email.inboundMaxBytes,
+      onRequest: authenticate,
+      schema: {
+        operationId: 'inboundEmail',
+        tags: ['integrations'],
+        summary: 'Postmark inbound webhook: carrier replies (delivery events are accepted here too)',
+        description:
+          `Postmark's inbound JSON (\`RecordType\` Inbound). Bodies up to EMAIL_INBOUND_MAX_BYTES (64 MiB): ` +
+          'Postmark accepts inbound messages with up to 35 MB of attachments, sent base64-encoded. Attachments ' +
+          'are dropped after parsing; the reply text is kept. A reply is matched to its outreach by the ' +
+          "`reply+<conversation_id>@` address, then the message it answers, then the sender's address. " +
+          `${credentialNote}`,
+        response: {
+          200: z.union([inboundResultSchema, deliveryResultSchema]),
+          ...errorResponses(401, 413, 422),
+        },
+      },
+    },
+    handle,
+  );
+
+  app.post(
+    '/integrations/email/events',
+    {
+      config: integration,
+      onRequest: authenticate,
+      schema: {
+        operationId: 'emailDeliveryEvents',
+        tags: ['integrations'],
+        summary: 'Postmark bounce, spam-complaint and subscription-change webhooks',
+        description:
+          '`RecordType` Bounce, SpamComplaint or SubscriptionChange, matched to the outreach by ' +
+          '`Metadata.outreach_id` (sent as the `X-PM-Metadata-outreach_id` header), else the message id, else ' +
+          'the recipient address and the time (only when a single organization e-mailed it in the 30 days before). ' +
+          "A bounce sets the outreach's `delivery_failed_at` (auto-replies and delays do not); a spam complaint " +
+          'or an unsubscribe stamps the carrier\'s `stop_contact_requested_at`, as a "stop" reply does. ' +
+          `Delivery, Open and Click records are answered 200 and ignored. ${credentialNote}`,
+        response: {
+          200: z.union([deliveryResultSchema, inboundResultSchema]),
+          ...errorResponses(401, 413, 422),
+        },
+      },
+    },
+    handle,
+  );
+}
+
+/** Where the WhatsApp platform reaches us; authenticated before anything is written. */
 async function channelWebhooks(
   app: FastifyInstance,
   agent: AgentService,
@@ -178,42 +274,6 @@ async function channelWebhooks(
 ) {
   keepRawJsonBody(app);
   const integration = { access: { public: true, apiKey: false, roles: [] }, rateLimit: false } as const;
-
-  app.post(
-    '/integrations/email/inbound',
-    {
-      config: integration,
-      schema: {
-        operationId: 'inboundEmail',
-        tags: ['integrations'],
-        summary: 'Inbound-parse webhook: carrier replies and bounces',
-        description:
-          'The Postmark inbound and bounce JSON shapes (`RecordType` Inbound or Bounce). Authenticated with ' +
-          'EMAIL_INBOUND_SECRET as the HTTP Basic password or the `token` query parameter. A reply is matched ' +
-          'to its outreach by the `reply+<conversation_id>@` address, then the message it answers, then the ' +
-          "sender's address; a bounce sets the outreach's `delivery_failed_at`.",
-        response: {
-          200: z.union([
-            inboundResultSchema,
-            z.object({ status: z.literal('bounce_recorded'), outreach_id: z.string().nullable() }),
-          ]),
-          ...errorResponses(401, 422),
-        },
-      },
-    },
-    async (request) => {
-      const given = inboundCredential(request);
-      if (!channels.email.inboundSecret || !given || !sameSecret(given, channels.email.inboundSecret)) {
-        throw unauthenticated('The inbound e-mail credential is missing or wrong');
-      }
-      const event = parseInboundEmailWebhook(request.body);
-      if (event.kind === 'bounce') {
-        const row = await agent.onEmailBounce(event.bounce);
-        return { status: 'bounce_recorded' as const, outreach_id: row?.id ?? null };
-      }
-      return agent.onInboundEmail(event.email);
-    },
-  );
 
   const cloudApi = channels.whatsapp.provider === 'cloud_api' ? channels.whatsapp : null;
   app.get(
@@ -224,12 +284,26 @@ async function channelWebhooks(
         operationId: 'whatsappVerify',
         tags: ['integrations'],
         summary: 'WhatsApp Cloud API subscription check (hub.challenge)',
-        querystring: z.record(z.string(), z.unknown()),
-        response: { 200: z.string(), ...errorResponses(403, 404) },
+        // Anything else in the query is ignored, and a wrong value is a 403 rather than a 422.
+        querystring: documentAs(
+          z.record(z.string(), z.unknown()),
+          z.object({
+            'hub.mode': z.literal('subscribe'),
+            'hub.verify_token': z.string().max(500),
+            'hub.challenge': z.string().min(1).max(200),
+          }),
+        ),
+        response: {
+          200: {
+            description: 'The challenge, echoed',
+            content: { 'text/plain': { schema: z.string().max(200) } },
+          },
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request, reply) => {
-      if (!cloudApi) throw notFound('Route', `${request.method} ${request.url}`);
+      if (!cloudApi) throw notFound('Route', `${request.method} ${request.url.split('?')[0]}`);
       const challenge = verifyChallenge(request.query as Record<string, unknown>, cloudApi.verifyToken!);
       if (challenge === null) throw forbidden('The verify token does not match');
       return reply.type('text/plain').send(challenge);
@@ -251,7 +325,7 @@ async function channelWebhooks(
       },
     },
     async (request) => {
-      if (!cloudApi) throw notFound('Route', `${request.method} ${request.url}`);
+      if (!cloudApi) throw notFound('Route', `${request.method} ${request.url.split('?')[0]}`);
       const signature = request.headers['x-hub-signature-256'];
       if (
         !verifyWhatsAppSignature(

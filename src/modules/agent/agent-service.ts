@@ -1,16 +1,18 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
-import { type OrgScope, systemScope } from '../../http/authentication.js';
+import { systemScope } from '../../http/authentication.js';
 import { newId } from '../../http/ids.js';
-import type { EmailSender, InboundEmail } from '../../integrations/email/email-channel.js';
+import type {
+  EmailDeliveryEvent,
+  EmailSender,
+  InboundEmail,
+} from '../../integrations/email/email-channel.js';
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import type { InboundWhatsApp, WhatsAppSender } from '../../integrations/whatsapp/whatsapp-channel.js';
-import type { CallRow } from '../calls/calls-repository.js';
 import type { CallsService } from '../calls/calls-service.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
-import { emitOfferEvent } from '../offers/offers-service.js';
 import { offers } from '../offers/offers-tables.js';
 import { refusalSql } from '../outreaches/contact-guard.js';
 import {
@@ -33,17 +35,9 @@ import {
   rankCandidates,
   selectWave,
 } from './carrier-selection.js';
-import {
-  decideOffer,
-  type LoadSummary,
-  type OfferDecision,
-  type ReplyIntent,
-  replyText,
-} from './negotiation.js';
+import { counterOffered, type OfferChannel, receiveOffer, stopContactRequested } from './channel-rules.js';
+import { type LoadSummary, type ReplyIntent, replyText } from './negotiation.js';
 import { understandReply } from './reply-understanding.js';
-
-/** Load statuses the agent works (spec, "What the service does" 2). */
-export const WORKABLE_STATUSES = ['Created', 'Unassigned', 'Quotes Received'] as const;
 
 /**
  * A load the agent may work, as SQL over a `loads` row aliased `l`: handed to the agent, a
@@ -94,7 +88,14 @@ type LoadRow = LoadSummary & {
   origin_state: string | null;
 };
 
-type Channel = 'voice' | 'email' | 'messaging';
+/** What became of a bounce, spam complaint or subscription change. */
+export interface DeliveryResult {
+  status: 'bounce_recorded' | 'stop_contact_recorded' | 'ignored';
+  record_type: string;
+  outreach_id: string | null;
+  carrier_id: string | null;
+  reason: string | null;
+}
 
 export interface InboundResult {
   status: 'ignored' | 'recorded' | 'replied' | 'restriction_notice';
@@ -122,9 +123,7 @@ export class AgentService {
     private readonly log: FastifyBaseLogger,
     private readonly batchSize = 50,
     private readonly rankingTtlMs = 30_000,
-  ) {
-    calls.offerHandler = (call, loadId, amount, notes) => this.offerOnCall(call, loadId, amount, notes);
-  }
+  ) {}
 
   /** One round of the worker; returns what it did. */
   async tick(now = new Date()) {
@@ -513,6 +512,7 @@ export class AgentService {
         subject: `Load ${load.load_number}: ${load.origin} to ${load.destination}`,
         text,
         inReplyTo,
+        outreachId: outreach.id,
       });
       return sent.messageId;
     }
@@ -594,52 +594,76 @@ export class AgentService {
     return this.understand(outreach, email.text, email.messageId, 'email');
   }
 
-  /** A bounce: the outreach's e-mail never arrived. */
-  async onEmailBounce(b: {
-    messageId: string | null;
-    outreachId: string | null;
-    reason: string;
-    bouncedAt: Date;
-  }) {
-    return this.markUndelivered('email', b.outreachId, b.messageId, b.reason, b.bouncedAt);
+  /**
+   * What the e-mail platform reports after a message left: a bounce stamps `delivery_failed_at`;
+   * a spam complaint or an unsubscribe is the carrier asking to stop, honoured like a "stop" reply
+   * (without an answer: nothing more is sent to that address). Matched to the outreach by the id
+   * the platform echoes, else the message id, else the address and the time.
+   */
+  async onEmailDelivery(e: EmailDeliveryEvent): Promise<DeliveryResult> {
+    const result = (status: DeliveryResult['status'], row: OutreachRow | null, reason: string | null) => ({
+      status,
+      record_type: e.recordType,
+      outreach_id: row?.id ?? null,
+      carrier_id: row?.carrier_id ?? null,
+      reason,
+    });
+    if (e.type === 'notice') return result('ignored', null, `not a failure or a stop request: ${e.reason}`);
+    const outreach = await this.sentEmailOutreach(e);
+    if (!outreach) return result('ignored', null, 'no e-mail outreach matches');
+    const ids = { loadId: outreach.load_id, carrierId: outreach.carrier_id, outreachId: outreach.id };
+    if (e.type === 'bounce') {
+      await this.markUndelivered(outreach, e.reason, e.at);
+      return result('bounce_recorded', outreach, null);
+    }
+    await this.record(
+      outreach,
+      'inbound',
+      e.type,
+      e.type === 'spam_complaint' ? `Marked our e-mail as spam (${e.reason})` : `Unsubscribed (${e.reason})`,
+      null,
+    );
+    await stopContactRequested(this.db, outreach.organization_id, outreach.carrier_id);
+    this.log.info({ ...ids, event: e.type }, 'agent: carrier asked not to be e-mailed; stop-contact stamped');
+    return result('stop_contact_recorded', outreach, e.type);
+  }
+
+  /** The e-mail outreach a delivery event is about. */
+  private async sentEmailOutreach(e: EmailDeliveryEvent): Promise<OutreachRow | null> {
+    if (e.outreachId) {
+      const [row] = await this.db
+        .select()
+        .from(outreaches)
+        .where(and(eq(outreaches.id, e.outreachId), eq(outreaches.modality, 'email')));
+      if (row) return row;
+    }
+    const byMessage = await this.byMessageIds('email', e.messageId ? [e.messageId] : []);
+    if (byMessage) return byMessage;
+    return this.latestToAddress('email', e.email, e.at, true);
   }
 
   /** A WhatsApp delivery failure: the message never reached the carrier. */
   async onWhatsAppFailure(messageId: string, reason: string, at: Date) {
-    return this.markUndelivered('whatsapp', null, messageId, reason, at);
+    const outreach = await this.byMessageIds('whatsapp', [messageId]);
+    if (outreach) await this.markUndelivered(outreach, reason, at);
+    return outreach;
   }
 
-  /**
-   * Stamps `delivery_failed_at` on the outreach a message belonged to (named, or found by the
-   * channel's id of its first message or of any later one); `status` stays as it is.
-   */
-  private async markUndelivered(
-    modality: 'email' | 'whatsapp',
-    outreachId: string | null,
-    messageId: string | null,
-    reason: string,
-    at: Date,
-  ) {
-    const [row] = await this.db
+  /** Stamps `delivery_failed_at` on an outreach whose message never arrived; `status` stays as it is. */
+  private async markUndelivered(outreach: OutreachRow, reason: string, at: Date) {
+    await this.db
       .update(outreaches)
       .set({ delivery_failed_at: at, delivery_failure_reason: reason.slice(0, 500), updated_at: sql`now()` })
-      .where(
-        and(
-          eq(outreaches.modality, modality),
-          outreachId
-            ? eq(outreaches.id, outreachId)
-            : sql`(${outreaches.external_message_id} = ${messageId ?? ''} OR ${outreaches.id} IN (
-                SELECT outreach_id FROM agent_messages WHERE external_message_id = ${messageId ?? ''}))`,
-        ),
-      )
-      .returning({ id: outreaches.id, load_id: outreaches.load_id, carrier_id: outreaches.carrier_id });
-    if (row) {
-      this.log.info(
-        { loadId: row.load_id, carrierId: row.carrier_id, outreachId: row.id, modality },
-        'agent: message not delivered',
-      );
-    }
-    return row ?? null;
+      .where(eq(outreaches.id, outreach.id));
+    this.log.info(
+      {
+        loadId: outreach.load_id,
+        carrierId: outreach.carrier_id,
+        outreachId: outreach.id,
+        modality: outreach.modality,
+      },
+      'agent: message not delivered',
+    );
   }
 
   /** A WhatsApp message from the Cloud API webhook (or the simulation). */
@@ -672,31 +696,51 @@ export class AgentService {
         .where(eq(outreaches.conversation_id, key.conversationId));
       if (row) return row;
     }
-    if (key.messageIds.length) {
-      const ids = sql.param(key.messageIds);
-      const [row] = await this.db
-        .select()
-        .from(outreaches)
-        .where(
-          and(
-            eq(outreaches.modality, modality),
-            sql`(${outreaches.external_message_id} = ANY(${ids}::text[]) OR ${outreaches.id} IN (
-              SELECT outreach_id FROM agent_messages WHERE external_message_id = ANY(${ids}::text[])))`,
-          ),
-        )
-        .limit(1);
-      if (row) return row;
-    }
-    // By address only when one organization contacted it lately: several brokers may reach the
-    // same dispatcher, and a reply must never land in another organization's conversation.
+    const byMessage = await this.byMessageIds(modality, key.messageIds);
+    if (byMessage) return byMessage;
+    return this.latestToAddress(modality, key.address, new Date());
+  }
+
+  /** The outreach whose first message, or any later one, carries one of these channel message ids. */
+  private async byMessageIds(modality: 'email' | 'whatsapp', messageIds: string[]) {
+    if (!messageIds.length) return null;
+    const ids = sql.param(messageIds);
+    const [row] = await this.db
+      .select()
+      .from(outreaches)
+      .where(
+        and(
+          eq(outreaches.modality, modality),
+          sql`(${outreaches.external_message_id} = ANY(${ids}::text[]) OR ${outreaches.id} IN (
+            SELECT outreach_id FROM agent_messages WHERE external_message_id = ANY(${ids}::text[])))`,
+        ),
+      )
+      .limit(1);
+    return row ?? null;
+  }
+
+  /**
+   * The latest outreach on a channel to an address, started in the 30 days before `at` (with
+   * `sentOnly`, one whose message went out), and only when a single organization contacted that
+   * address then: several brokers may reach the same dispatcher, and an event must never land in
+   * another organization's conversation.
+   */
+  private async latestToAddress(
+    modality: 'email' | 'whatsapp',
+    address: string,
+    at: Date,
+    sentOnly = false,
+  ): Promise<OutreachRow | null> {
     const rows = await this.db
       .select()
       .from(outreaches)
       .where(
         and(
           eq(outreaches.modality, modality),
-          sql`lower(${outreaches.address}) = ${key.address.toLowerCase()}`,
-          sql`${outreaches.created_at} > now() - interval '30 days'`,
+          sql`lower(${outreaches.address}) = ${address.toLowerCase()}`,
+          sentOnly ? sql`${outreaches.sent_at} IS NOT NULL` : undefined,
+          sql`${outreaches.created_at} <= ${at.toISOString()}::timestamptz + interval '5 minutes'`,
+          sql`${outreaches.created_at} > ${at.toISOString()}::timestamptz - interval '30 days'`,
         ),
       )
       .orderBy(desc(outreaches.created_at))
@@ -704,7 +748,7 @@ export class AgentService {
     if (new Set(rows.map((r) => r.organization_id)).size > 1) {
       this.log.warn(
         { modality },
-        'agent: a reply matched by sender address alone belongs to several organizations; ignored',
+        'agent: an event matched by address alone belongs to several organizations; ignored',
       );
       return null;
     }
@@ -716,7 +760,7 @@ export class AgentService {
     outreach: OutreachRow,
     text: string,
     theirMessageId: string | null,
-    channel: Channel,
+    channel: OfferChannel,
   ): Promise<InboundResult> {
     const ids = { loadId: outreach.load_id, carrierId: outreach.carrier_id, outreachId: outreach.id };
     await recordReply(this.db, systemScope(outreach.organization_id), outreach.id);
@@ -732,7 +776,7 @@ export class AgentService {
       }
     }
     if (heard.stop_contact) {
-      await this.stopContact(outreach);
+      await stopContactRequested(this.db, outreach.organization_id, outreach.carrier_id);
       await this.answer(outreach, 'stop_confirmed', null, theirMessageId);
       this.log.info(ids, 'agent: carrier asked not to be contacted; stamped and withdrawn');
       return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: 'stop_contact' };
@@ -743,15 +787,20 @@ export class AgentService {
       rate = await counterOffered(this.db, outreach.load_id, outreach.carrier_id);
     }
     if (rate !== null) {
-      const { offerId, decision, amount } = await this.receiveOffer(systemScope(outreach.organization_id), {
-        loadId: outreach.load_id,
-        carrierId: outreach.carrier_id,
-        amount: rate,
-        channel,
-        notes: heard.rate_basis === 'plus_fuel' ? 'plus fuel surcharge' : null,
-        conversationId: outreach.conversation_id,
-        emailMessageId: channel === 'email' ? theirMessageId : null,
-      });
+      const { offerId, decision, amount } = await receiveOffer(
+        this.db,
+        this.log,
+        systemScope(outreach.organization_id),
+        {
+          loadId: outreach.load_id,
+          carrierId: outreach.carrier_id,
+          amount: rate,
+          channel,
+          notes: heard.rate_basis === 'plus_fuel' ? 'plus fuel surcharge' : null,
+          conversationId: outreach.conversation_id,
+          emailMessageId: channel === 'email' ? theirMessageId : null,
+        },
+      );
       await this.answer(
         outreach,
         decision.kind,
@@ -813,168 +862,6 @@ export class AgentService {
     });
     await this.record(outreach, 'outbound', intent, text, externalId);
   }
-
-  private async stopContact(outreach: OutreachRow) {
-    await this.db.transaction(async (tx) => {
-      await tx
-        .update(carriers)
-        .set({
-          stop_contact_requested_at: sql`coalesce(${carriers.stop_contact_requested_at}, now())`,
-          updated_at: sql`now()`,
-        })
-        .where(eq(carriers.id, outreach.carrier_id));
-      await cancelAutomatedOutreaches(
-        tx,
-        { carrierId: outreach.carrier_id, organizationId: outreach.organization_id },
-        'cancelled: the carrier asked not to be contacted',
-      );
-    });
-  }
-
-  // ---------------------------------------------------------------- offers
-
-  /** An offer named on a call: the voice agent hears the decision and what to say. */
-  private async offerOnCall(call: CallRow, loadId: string, amount: number, notes: string | null) {
-    const scope = systemScope(call.organization_id);
-    const { offerId, decision, status } = await this.receiveOffer(scope, {
-      loadId,
-      carrierId: call.carrier_id,
-      amount,
-      channel: 'voice',
-      callId: call.id,
-      notes,
-    });
-    const load = (await this.loadOf(this.db, call.organization_id, loadId))!;
-    const say = replyText(
-      decision.kind,
-      load,
-      'there',
-      decision.kind === 'counter' ? decision.amount : amount,
-    );
-    return {
-      offer_id: offerId,
-      status,
-      decision: decision.kind,
-      ...(decision.kind === 'counter' ? { counter_offer_amount: decision.amount } : {}),
-      say,
-    };
-  }
-
-  /**
-   * Records a carrier's offer under the negotiation rules, in one transaction holding the load's
-   * row lock (so an automatic booking and a rep's accept cannot both win). Booking withdraws the
-   * load's queued contacts in the same transaction.
-   */
-  async receiveOffer(
-    scope: OrgScope,
-    o: {
-      loadId: string;
-      carrierId: string | null;
-      amount: number;
-      channel: Channel;
-      callId?: string | null;
-      notes?: string | null;
-      conversationId?: string | null;
-      emailMessageId?: string | null;
-    },
-  ): Promise<{ offerId: string | null; decision: OfferDecision; status: string | null; amount: number }> {
-    const settings = await readAgentSettings(this.db, scope.organizationId);
-    return this.db.transaction(async (tx) => {
-      const [load] = await tx
-        .select({
-          tms_load_id: loads.tms_load_id,
-          load_number: loads.load_number,
-          load_status: loads.load_status,
-          posted_rate: loads.posted_rate,
-          max_buy_rate: loads.max_buy_rate,
-        })
-        .from(loads)
-        .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, o.loadId)))
-        .for('update');
-      const countered = o.carrierId ? await counterOffered(tx, o.loadId, o.carrierId) : null;
-      const [booked] = await tx
-        .select({ id: offers.id })
-        .from(offers)
-        .where(and(eq(offers.load_id, o.loadId), eq(offers.status, 'accepted')));
-      const open =
-        load!.load_status === null || (WORKABLE_STATUSES as readonly string[]).includes(load!.load_status);
-      if (booked || !open) {
-        // Covered, or past booking: the carrier hears so, and nothing is recorded.
-        this.log.info(
-          { loadId: o.loadId, carrierId: o.carrierId, amount: o.amount },
-          'agent: offer on a covered load',
-        );
-        return { offerId: null, decision: { kind: 'covered' } as const, status: null, amount: o.amount };
-      }
-      const decision = decideOffer({
-        amount: o.amount,
-        postedRate: load!.posted_rate,
-        maxBuyRate: load!.max_buy_rate,
-        alreadyCountered: countered !== null,
-        autoAccept: settings.auto_accept_at_or_under_posted_rate,
-      });
-      const status: 'pending' | 'accepted' | 'rejected' =
-        decision.kind === 'decline' ? 'rejected' : decision.kind === 'accept' ? 'accepted' : 'pending';
-      const effective = decision;
-      const [offer] = await tx
-        .insert(offers)
-        .values({
-          id: newId('offer'),
-          organization_id: scope.organizationId,
-          load_id: o.loadId,
-          tms_load_id: load!.tms_load_id,
-          load_number: load!.load_number,
-          offer_amount: o.amount,
-          status,
-          source: 'agent',
-          channel: o.channel,
-          carrier_id: o.carrierId,
-          call_id: o.callId ?? null,
-          email_conversation_id: o.channel === 'email' ? (o.conversationId ?? null) : null,
-          email_message_id: o.emailMessageId ?? null,
-          notes: o.notes ?? null,
-          counter_amount: effective.kind === 'counter' ? effective.amount : null,
-          accepted_at: status === 'accepted' ? sql`now()` : null,
-        })
-        .returning();
-      await emitOfferEvent(tx, scope, 'offer.created', offer!);
-      if (status === 'accepted') {
-        await cancelAutomatedOutreaches(
-          tx,
-          { loadId: o.loadId },
-          `cancelled: load booked on offer ${offer!.id}`,
-        );
-      }
-      this.log.info(
-        {
-          loadId: o.loadId,
-          carrierId: o.carrierId,
-          offerId: offer!.id,
-          amount: o.amount,
-          decision: effective.kind,
-        },
-        'agent: offer received',
-      );
-      return { offerId: offer!.id, decision: effective, status, amount: o.amount };
-    });
-  }
-}
-
-/** The agent's latest counter-offer to this carrier on this load, or null when it made none. */
-async function counterOffered(db: DbOrTx, loadId: string, carrierId: string): Promise<number | null> {
-  const [countered] = await db
-    .select({ counter: offers.counter_amount })
-    .from(offers)
-    .where(
-      and(
-        eq(offers.load_id, loadId),
-        eq(offers.carrier_id, carrierId),
-        sql`${offers.counter_amount} IS NOT NULL`,
-      ),
-    )
-    .orderBy(desc(offers.created_at))
-    .limit(1);
-  return countered?.counter ?? null;
 }
 
 const recordedOnly = (outreachId: string): InboundResult => ({

@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { apiKeys } from './api-keys-tables.js';
 import { hashKeySecret, KEY_FORMAT } from './key-secrets.js';
@@ -14,9 +14,18 @@ export interface ApiKeyCredential {
 
 export type VerifyResult = { ok: true; credential: ApiKeyCredential } | { ok: false; reason: string };
 
-// A validated key is trusted for this long without asking the database again. Revocation through
-// this instance takes effect at once (forget); through another instance within this window.
+// A validated key is trusted for this long without asking the database again. A change to a key
+// (deactivation, regeneration) is announced on API_KEY_CHANGES to every instance, which forgets the
+// key at once; while an instance cannot hear the announcements it trusts a key for a second only.
 const CACHE_TTL_MS = 10_000;
+const UNANNOUNCED_TTL_MS = 1_000;
+/** The PostgreSQL NOTIFY channel that carries the id of a changed API key. */
+export const API_KEY_CHANGES = 'envoy_api_key_changed';
+
+/** Tells every instance (after the transaction commits) that this key changed. */
+export async function announceApiKeyChange(db: DbOrTx, id: string): Promise<void> {
+  await db.execute(sql`SELECT pg_notify(${API_KEY_CHANGES}, ${id})`);
+}
 const CACHE_MAX = 10_000;
 // last_used_at is written at most this often per key.
 const STAMP_INTERVAL_MS = 60_000;
@@ -53,7 +62,15 @@ export class ApiKeyCredentials {
   private readonly cache = new Map<string, { credential: ApiKeyCredential | null; until: number }>();
   private readonly stampedAt = new Map<string, number>();
 
+  /** Whether changes announced by other instances reach this one now. */
+  private hearsAnnouncements: () => boolean = () => false;
+
   constructor(private readonly db: Db) {}
+
+  /** Called once the announcement listener exists. */
+  listenWith(listening: () => boolean): void {
+    this.hearsAnnouncements = listening;
+  }
 
   async verify(secret: string): Promise<VerifyResult> {
     if (!KEY_FORMAT.test(secret)) return { ok: false, reason: 'The API key is not valid' };
@@ -62,7 +79,8 @@ export class ApiKeyCredentials {
     let entry = this.cache.get(hash);
     if (!entry || entry.until <= now) {
       const [row] = await byHash(this.db).execute({ hash });
-      entry = { credential: row ?? null, until: now + CACHE_TTL_MS };
+      const ttl = this.hearsAnnouncements() ? CACHE_TTL_MS : UNANNOUNCED_TTL_MS;
+      entry = { credential: row ?? null, until: now + ttl };
       if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(hash, entry);
     }
@@ -81,6 +99,11 @@ export class ApiKeyCredentials {
     for (const [hash, entry] of this.cache) {
       if (entry.credential?.id === id) this.cache.delete(hash);
     }
+  }
+
+  /** Drops every cached key: announcements may have been missed. */
+  forgetAll(): void {
+    this.cache.clear();
   }
 
   private async stampLastUsed(id: string, now: number) {

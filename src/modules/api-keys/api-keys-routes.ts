@@ -57,6 +57,7 @@ export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getApiKey',
         tags,
+        summary: 'One API key (never its secret)',
         params: apiKeyIdParams,
         response: { 200: apiKeySchema, ...errorResponses(401, 403, 404, 429) },
       },

@@ -4,7 +4,7 @@ import type { OrgScope } from '../../http/authentication.js';
 import { notFound, stateConflict } from '../../http/errors.js';
 import { newId } from '../../http/ids.js';
 import { pagination } from '../../http/pagination.js';
-import type { ApiKeyCredentials } from './api-key-credentials.js';
+import { type ApiKeyCredentials, announceApiKeyChange } from './api-key-credentials.js';
 import {
   type ApiKeyRow,
   deactivateApiKey,
@@ -77,6 +77,7 @@ export class ApiKeysService {
   async deactivate(scope: OrgScope, id: string): Promise<void> {
     const changed = await deactivateApiKey(this.db, scope, id);
     if (!changed && !(await findApiKey(this.db, scope, id))) throw notFound('API key', id, 'id');
+    if (changed) await announceApiKeyChange(this.db, id);
     this.credentials.forget(id);
   }
 
@@ -96,6 +97,7 @@ export class ApiKeysService {
       }
       const replacementId = newId('apiKey');
       await markReplaced(tx, scope, id, replacementId, new Date(Date.now() + expireOldInSeconds * 1000));
+      await announceApiKeyChange(tx, id);
       return insertApiKey(tx, scope, {
         id: replacementId,
         name: old.name,

@@ -4,7 +4,7 @@ import { type CallStatus, statusRank, TERMINAL_STATUSES } from '../../domain/cal
 import type { OrgScope } from '../../http/authentication.js';
 import { newId } from '../../http/ids.js';
 import { offsetOf } from '../../http/pagination.js';
-import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
+import type { CallAnalysis, TranscriptMessage } from '../../integrations/voice/voice-provider.js';
 import { carrierContacts, carriers } from '../carriers/carriers-tables.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
 import { emitEvents, outreachEventData } from '../webhooks/events.js';
@@ -272,4 +272,39 @@ export async function followCallOutreach(db: DbOrTx, callId: string, status: Cal
       })),
     );
   }
+}
+
+/** Links a call to the load and carrier its tools found (inbound calls); returns the row. */
+export async function linkCall(
+  db: DbOrTx,
+  id: string,
+  link: { load_id?: string; load_number?: string | null; carrier_id?: string },
+) {
+  const [row] = await db
+    .update(calls)
+    .set({ ...link, updated_at: sql`now()` })
+    .where(eq(calls.id, id))
+    .returning();
+  return row ?? null;
+}
+
+/** What the platform said when the call ended: its reason and post-call analysis. */
+export async function setCallOutcome(
+  db: DbOrTx,
+  id: string,
+  outcome: { endedReason?: string | null; analysis?: CallAnalysis | null },
+) {
+  await db
+    .update(calls)
+    .set({
+      // The first reason and analysis stand: late or repeated messages change nothing.
+      ended_reason: sql`coalesce(${calls.ended_reason}, ${outcome.endedReason ?? null}::text)`,
+      analysis: sql`coalesce(${calls.analysis}, ${outcome.analysis ? JSON.stringify(outcome.analysis) : null}::jsonb)`,
+      updated_at: sql`now()`,
+    })
+    .where(eq(calls.id, id));
+}
+
+export async function setTransferTo(db: DbOrTx, id: string, phone: string) {
+  await db.update(calls).set({ transfer_to: phone, updated_at: sql`now()` }).where(eq(calls.id, id));
 }

@@ -6,7 +6,7 @@ import { scopeOf } from '../../http/authentication.js';
 import { notFound, unauthenticated } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
 import { keepRawJsonBody } from '../../http/raw-json-body.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses, text } from '../../http/schemas.js';
 import { channelsFrom } from '../../integrations/channels.js';
 import { voiceProviderFrom } from '../../integrations/voice/index.js';
 import { VapiProvider } from '../../integrations/voice/vapi-provider.js';
@@ -15,8 +15,8 @@ import { agentRoutes } from '../agent/agent-routes.js';
 import { AgentService } from '../agent/agent-service.js';
 import { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from '../elp/elp-schemas.js';
 import { ElpService } from '../elp/elp-service.js';
-import { LoadsService } from '../loads/loads-service.js';
 import { outreachesRoutes } from '../outreaches/outreaches-routes.js';
+import { VoiceTemplatesService, voiceTemplatesRoutes } from '../voice-templates/index.js';
 import {
   callDetailSchema,
   callIdParams,
@@ -29,12 +29,18 @@ import {
   toCall,
 } from './calls-schemas.js';
 import { CallsService } from './calls-service.js';
+import { carrierEnrollment } from './carrier-enrollment.js';
 
 /** Calls, ELP tests and the voice platform's webhooks share one voice provider. */
 export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { database, config } = app.deps;
   const provider = voiceProviderFrom(config);
-  const calls = new CallsService(database.db, provider, new LoadsService(database.db), app.log);
+  const calls = CallsService.build(
+    database.db,
+    provider,
+    app.log,
+    carrierEnrollment(database.db, config.compliance),
+  );
   const elp = new ElpService(database.db, calls);
   app.addHook('onClose', async () => provider.close());
   if (config.workers.enabled) {
@@ -54,8 +60,12 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'A number belonging to a carrier that asked not to be contacted gives 409 `stop_contact_requested`. ' +
           'A call about a load to a known carrier opens an outreach (`modality` call). `call_type` ELP also ' +
-          'opens an ELP test. With the simulated platform, `template_variables.simulate_outcome` (completed, ' +
-          'voicemail, no_answer, failed) forces the outcome.',
+          'opens an ELP test. The call runs the voice template `template_id` names (it must be visible to the ' +
+          'organization and fit `call_type`: LOAD_BOOKING a load_booking template, ELP an elp one; else 422 on ' +
+          "`template_id`), else the organization's default for the purpose, else the built-in one; " +
+          '`voice_agent_id` runs your own Vapi assistant with the variables in `assistantOverrides.variableValues`. ' +
+          'With the simulated platform, `template_variables.simulate_outcome` (completed, voicemail, no_answer, ' +
+          'failed) forces the outcome.',
         body: createCallBody,
         response: { 201: callSchema, ...errorResponses(401, 403, 409, 422, 429) },
       },
@@ -101,6 +111,7 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getCallRecording',
         tags: ['calls'],
+        summary: 'The recording of a call, when the voice platform kept one',
         params: callIdParams,
         response: { 200: recordingSchema, ...errorResponses(401, 403, 404, 429) },
       },
@@ -163,6 +174,7 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'listElpTests',
         tags: ['elp'],
+        summary: 'List ELP tests, newest first',
         querystring: listElpQuery,
         response: { 200: pageOf(elpTestSchema), ...errorResponses(401, 403, 422, 429) },
       },
@@ -177,6 +189,7 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getElpTest',
         tags: ['elp'],
+        summary: 'One ELP test, with its scores and call',
         params: elpIdParams,
         response: { 200: elpTestSchema, ...errorResponses(401, 403, 404, 429) },
       },
@@ -203,12 +216,13 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
   await app.register(outreachesRoutes, { calls, agent });
   await app.register(agentRoutes, { agent, channels });
+  await app.register(voiceTemplatesRoutes, { templates: new VoiceTemplatesService(database.db) });
   await app.register(async (hooks) => voiceWebhooks(hooks, provider, calls));
 };
 
 /**
- * Where the voice platform reaches us: server messages and tool calls, authenticated by the
- * platform's signature over the raw body (checked before anything is parsed or written).
+ * Where the voice platform reaches us: server messages and tool calls, authenticated as Vapi's
+ * server credential does it (checked on the raw body before anything is parsed or written).
  */
 async function voiceWebhooks(
   app: FastifyInstance,
@@ -217,26 +231,47 @@ async function voiceWebhooks(
 ) {
   keepRawJsonBody(app);
 
-  const handle = async (request: FastifyRequest) => {
-    if (!(provider instanceof VapiProvider)) throw notFound('Route', `${request.method} ${request.url}`);
-    const signature = request.headers['x-vapi-signature'];
-    if (!provider.verify(request.rawBody ?? '', typeof signature === 'string' ? signature : undefined)) {
-      throw unauthenticated('The voice event signature is missing or wrong');
-    }
-    const results = [];
-    for (const event of provider.parse(request.body)) {
-      const out = await calls.applyEvent(event);
-      if (out) results.push(...out.map((r) => ({ toolCallId: r.toolCallId, result: r.result })));
-    }
-    return results.length ? { results } : { ok: true };
+  const handle = async (request: FastifyRequest<{ Querystring: { organization_id?: string } }>) => {
+    if (!(provider instanceof VapiProvider))
+      throw notFound('Route', `${request.method} ${request.url.split('?')[0]}`);
+    const failure = provider.authFailure(request.headers, request.rawBody ?? '');
+    if (failure) throw unauthenticated(`The voice event is not authenticated: ${failure}`);
+    const event = provider.parse(request.body, request.query.organization_id ?? null);
+    if (!event) return { ok: true as const };
+    return provider.respond(event, await calls.applyEvent(event));
   };
   const schema = {
     tags: ['integrations'],
-    description: 'Signed with `x-vapi-signature` (HMAC-SHA256 of the body, hex, with VAPI_WEBHOOK_SECRET).',
+    description:
+      "Vapi's server messages (status-update, end-of-call-report, tool-calls, transfer-destination-request, " +
+      'assistant-request), authenticated as the Vapi credential does it (VAPI_SERVER_AUTH: an HMAC of ' +
+      '`{timestamp}.{body}` in `x-signature` with `x-timestamp`, or a bearer token). A phone number whose ' +
+      'inbound calls this service answers names its organization: `?organization_id=org_...`.',
+    querystring: z.object({
+      organization_id: text(100)
+        .optional()
+        .meta({ description: 'The organization whose number was called (inbound calls)' }),
+    }),
     response: {
       200: z.union([
         z.object({ ok: z.literal(true) }),
-        z.object({ results: z.array(z.object({ toolCallId: z.string(), result: z.unknown() })) }),
+        z.object({
+          results: z.array(
+            z.object({
+              name: z.string(),
+              toolCallId: z.string(),
+              result: z.string().optional(),
+              error: z.string().optional(),
+              metadata: z.record(z.string(), z.unknown()).optional(),
+            }),
+          ),
+        }),
+        z.object({
+          destination: z.object({ type: z.literal('number'), number: z.string() }),
+          message: z.object({ type: z.string(), content: z.string() }),
+        }),
+        z.object({ assistant: z.record(z.string(), z.unknown()) }),
+        z.object({ error: z.string() }),
       ]),
       ...errorResponses(401, 404, 422),
     },
@@ -245,7 +280,11 @@ async function voiceWebhooks(
     '/integrations/voice/events',
     {
       config: { access: { public: true, apiKey: false, roles: [] }, rateLimit: false },
-      schema: { ...schema, operationId: 'voiceEvents' },
+      schema: {
+        ...schema,
+        operationId: 'voiceEvents',
+        summary: "The voice platform's server messages: call status, transcript, end-of-call report",
+      },
     },
     handle,
   );
@@ -253,7 +292,12 @@ async function voiceWebhooks(
     '/integrations/voice/tools/:name',
     {
       config: { access: { public: true, apiKey: false, roles: [] }, rateLimit: false },
-      schema: { ...schema, operationId: 'voiceTools', params: z.object({ name: z.string().max(100) }) },
+      schema: {
+        ...schema,
+        operationId: 'voiceTools',
+        summary: "The voice agent's tool calls (get_load_details, submit_offer, ...)",
+        params: z.object({ name: z.string().max(100) }),
+      },
     },
     handle,
   );

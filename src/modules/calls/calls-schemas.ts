@@ -3,6 +3,7 @@ import { CALL_STATUSES, CALL_TYPES } from '../../domain/calls.js';
 import { pageQuery } from '../../http/pagination.js';
 import { toE164 } from '../../http/phone.js';
 import { dateTime, dateTimeInput, queryList, text } from '../../http/schemas.js';
+import { VOICE_PURPOSES } from '../../integrations/voice/voice-provider.js';
 import { CALL_DIRECTIONS, type calls } from './calls-tables.js';
 
 export const callSchema = z
@@ -56,13 +57,18 @@ export const e164 = () =>
   z
     .string()
     .regex(/^\+[1-9]\d{6,14}$/, 'Must be an E.164 phone number, for example +14155552671')
+    .max(16)
     .refine((v) => toE164(v) === v, { message: 'Not a valid phone number' });
 
 export const createCallBody = z.object({
   phone_number: e164(),
   load_id: text(100).nullish(),
-  template_id: text(100).nullish(),
-  voice_agent_id: text(100).nullish(),
+  template_id: text(100).nullish().meta({
+    description: 'A voice template (`vt_...`) visible to the organization whose purpose fits the call',
+  }),
+  voice_agent_id: text(100)
+    .nullish()
+    .meta({ description: 'Your own Vapi assistant id, run instead of a template' }),
   call_type: z.enum(CALL_TYPES).nullish(),
   template_variables: z
     .record(z.string().max(100), z.unknown())
@@ -77,7 +83,7 @@ export const createCallBody = z.object({
 });
 export type CreateCallInput = z.output<typeof createCallBody>;
 
-const isoDate = z.iso.date();
+const isoDate = z.iso.date().max(10);
 
 export const listCallsQuery = pageQuery().extend({
   status: queryList(z.enum(CALL_STATUSES)).optional(),
@@ -113,7 +119,21 @@ export const transcriptMessageSchema = z
   .meta({ id: 'TranscriptMessage' });
 
 export const callDetailSchema = callSchema
-  .extend({ transcript: z.array(transcriptMessageSchema) })
+  .extend({
+    transcript: z.array(transcriptMessageSchema),
+    purpose: z.enum(VOICE_PURPOSES).nullable().meta({ description: 'What the call is for (its script)' }),
+    template_id: z.string().nullable().meta({ description: 'The voice template the call runs' }),
+    voice_agent_id: z.string().nullable(),
+    ended_reason: z.string().nullable().meta({ description: "The voice platform's reason the call ended" }),
+    analysis: z
+      .object({
+        summary: z.string().nullable(),
+        structured_data: z.record(z.string(), z.unknown()).nullable(),
+        success_evaluation: z.string().nullable(),
+      })
+      .nullable()
+      .meta({ description: "The platform's post-call analysis, from its end-of-call report" }),
+  })
   .meta({ id: 'CallDetail' });
 
 export const endCallSchema = callSchema

@@ -6,18 +6,19 @@ import { type OrgScope, systemScope } from '../../http/authentication.js';
 import { AppError, notFound, stateConflict, unprocessable } from '../../http/errors.js';
 import { newId } from '../../http/ids.js';
 import { pagination } from '../../http/pagination.js';
-import type { ToolResults, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
+import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
 import { findUserById } from '../auth/auth-repository.js';
+import { organizations, users } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { scoreElp } from '../elp/elp-scoring.js';
 import { elpAnswers, elpTests } from '../elp/elp-tables.js';
-import type { LoadsService } from '../loads/loads-service.js';
+import { LoadsService } from '../loads/loads-service.js';
 import { loads } from '../loads/loads-tables.js';
-import { emitOfferEvent } from '../offers/offers-service.js';
-import { offers } from '../offers/offers-tables.js';
 import { contactRefusal } from '../outreaches/contact-guard.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
+import { type VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent, outreachEventData } from '../webhooks/events.js';
+import { assistantFor, callVariables, organizationContact } from './call-script.js';
 import {
   advanceCall,
   type CallRow,
@@ -27,15 +28,21 @@ import {
   followCallOutreach,
   insertCall,
   listCalls,
+  setCallOutcome,
   setProviderCall,
   setRecording,
+  setTransferTo,
   storeTranscript,
   transcriptOf,
 } from './calls-repository.js';
 import { type CreateCallInput, type ListCallsQuery, toCall } from './calls-schemas.js';
 import { calls } from './calls-tables.js';
+import { type CarrierEnrollment, VoiceTools } from './voice-tools.js';
 
 const JOINABLE = new Set(['AGENT_ASSIGNED', 'IN_PROGRESS']);
+
+/** Variables never handed to a voice platform, whatever a client puts in `template_variables`. */
+const NEVER_SENT = ['customer_rate', 'margin', 'max_buy_rate'];
 
 /** What a caller inside the service knows beyond the request: the carrier the call is for, ELP details. */
 export interface CallContext {
@@ -47,27 +54,50 @@ export interface CallContext {
   outreach_id?: string | null;
 }
 
-/** What the voice agent hears back when a carrier names a rate (the agent's negotiation). */
-export type OfferHandler = (
-  call: CallRow,
-  loadId: string,
-  amount: number,
-  notes: string | null,
-) => Promise<Record<string, unknown>>;
 export type ElpRequest = CallContext;
+
+/**
+ * What a call is for. The call type decides (LOAD_BOOKING, ELP); without one, a `purpose` the
+ * service's own callers put in the variables (tracking check calls), else load booking.
+ */
+function purposeOf(callType: CallType | null, variables: Record<string, unknown> | null | undefined) {
+  if (callType === 'ELP') return 'elp' as const;
+  if (callType === 'LOAD_BOOKING') return 'load_booking' as const;
+  return variables?.purpose === 'tracking_check' ? ('tracking_check' as const) : ('load_booking' as const);
+}
 
 export class CallsService {
   constructor(
     private readonly db: Db,
     private readonly provider: VoiceProvider,
     private readonly loads: LoadsService,
+    private readonly templates: VoiceTemplatesService,
+    private readonly tools: VoiceTools,
     private readonly log: FastifyBaseLogger,
   ) {
     provider.attach((event) => this.applyEvent(event));
   }
 
-  /** Set by the agent: offers named on a call go through its negotiation. */
-  offerHandler: OfferHandler | undefined;
+  /**
+   * The calls service with its collaborators: the load facts, the voice templates and the tools.
+   * `enroll` makes carriers of unknown inbound callers (none: such callers are told a rep will call).
+   */
+  static build(
+    db: Db,
+    provider: VoiceProvider,
+    log: FastifyBaseLogger,
+    enroll: CarrierEnrollment | null = null,
+  ): CallsService {
+    const loads = new LoadsService(db);
+    return new CallsService(
+      db,
+      provider,
+      loads,
+      new VoiceTemplatesService(db),
+      new VoiceTools(db, loads, enroll, log),
+      log,
+    );
+  }
 
   /**
    * Creates the call PENDING, hands it to the voice provider, and (for a load, with a known carrier)
@@ -92,6 +122,14 @@ export class CallsService {
       if (!load) throw unprocessable('validation_error', `Load '${input.load_id}' does not exist`, 'load_id');
       loadNumber = load.load_number;
     }
+    const callType = input.call_type ?? null;
+    // The script: the template named (422 on template_id when unknown or unfit), else the default.
+    const template = await this.templates.forCall(
+      scope,
+      input.template_id,
+      callType,
+      purposeOf(callType, input.template_variables),
+    );
     let carrierId = reachable[0]?.id ?? null;
     let carrier = reachable[0] ?? null;
     if (context?.carrier_id) {
@@ -121,7 +159,6 @@ export class CallsService {
       }
       if (refusal) throw stateConflict('contact_not_allowed', refusal.message, 'phone_number');
     }
-    const callType = input.call_type ?? null;
     const call = await this.db.transaction(async (tx) => {
       const row = await insertCall(tx, scope, {
         id: newId('call'),
@@ -135,7 +172,8 @@ export class CallsService {
         load_number: loadNumber,
         carrier_id: carrierId,
         created_by_id: scope.principal.userId,
-        template_id: input.template_id ?? null,
+        template_id: template.id,
+        purpose: template.purpose,
         voice_agent_id: input.voice_agent_id ?? null,
         template_variables: input.template_variables ?? null,
         provider: this.provider.name,
@@ -186,19 +224,39 @@ export class CallsService {
     return (await findCall(this.db, scope, call.id))!;
   }
 
+  /** The template a call runs: the one it started with, else (deleted since) the default for its purpose. */
+  private async templateOf(call: CallRow): Promise<VoiceTemplateRow> {
+    const scope = systemScope(call.organization_id);
+    const named = call.template_id ? await this.templates.find(scope, call.template_id) : null;
+    return named ?? this.templates.defaultFor(scope, call.purpose ?? 'load_booking');
+  }
+
+  /** The assistant the service defines for a call, rendered with its variables now. */
+  private async assistantOf(call: CallRow) {
+    const variables = await callVariables(this.db, this.loads, call);
+    return { variables, assistant: assistantFor(call, await this.templateOf(call), variables) };
+  }
+
   /** Hands a committed call to the voice provider; a refusal ends it FAILED. */
   private async place(call: CallRow) {
-    const variables = call.template_variables ?? {};
     try {
+      const { variables, assistant } = await this.assistantOf(call);
+      const given = { ...(call.template_variables ?? {}) };
+      for (const key of NEVER_SENT) delete given[key];
+      const filled = Object.fromEntries(
+        Object.entries(variables).filter(([, v]) => v !== null && v !== undefined),
+      );
       const placed = await this.provider.placeCall({
         callId: call.id,
+        organizationId: call.organization_id,
         to: call.to_number ?? '',
         callType: (call.call_type as CallType | null) ?? null,
-        templateId: call.template_id,
         voiceAgentId: call.voice_agent_id,
+        assistant,
         variables: {
-          ...variables,
-          ...(call.load_id ? { load_id: call.load_id, load_number: call.load_number } : {}),
+          ...given,
+          ...filled,
+          ...(call.load_id ? { load_id: call.load_id } : {}),
         },
       });
       await setProviderCall(this.db, call.id, this.provider.name, placed.providerCallId, placed.controlUrl);
@@ -259,7 +317,15 @@ export class CallsService {
 
   async detail(scope: OrgScope, id: string) {
     const row = await this.get(scope, id);
-    return { ...toCall(row), transcript: await transcriptOf(this.db, scope, id) };
+    return {
+      ...toCall(row),
+      transcript: await transcriptOf(this.db, scope, id),
+      purpose: row.purpose,
+      template_id: row.template_id,
+      voice_agent_id: row.voice_agent_id,
+      ended_reason: row.ended_reason,
+      analysis: row.analysis,
+    };
   }
 
   async list(scope: OrgScope, q: ListCallsQuery) {
@@ -287,6 +353,8 @@ export class CallsService {
         null,
       );
     }
+    // A transfer the platform asks about meanwhile (transfer-destination-request) goes to this user.
+    await setTransferTo(this.db, id, user.phone);
     try {
       await this.provider.transfer(
         { providerCallId: call.provider_call_id ?? '', controlUrl: call.control_url },
@@ -339,16 +407,33 @@ export class CallsService {
     return { call_id: id, recording_status: call.recording_status, recording_url: call.recording_url };
   }
 
-  /** Applies what the voice platform reports; safe to call with late, repeated or shuffled events. */
-  async applyEvent(event: VoiceEvent): Promise<ToolResults | undefined> {
+  /**
+   * Applies what the voice platform reports, and answers what it asks (tool calls, a transfer
+   * destination, the assistant for an inbound call); safe with late, repeated or shuffled events.
+   */
+  async applyEvent(event: VoiceEvent): Promise<VoiceAnswer | undefined> {
+    if (event.kind === 'assistant_request') return this.answerInbound(event);
     const call = await findCallForEvent(this.db, this.provider.name, event.providerCallId, event.callId);
     if (!call) {
       this.log.warn({ providerCallId: event.providerCallId }, 'voice event for an unknown call');
-      return event.kind === 'tool_calls'
-        ? event.calls.map((c) => ({ toolCallId: c.id, result: { error: 'unknown call' } }))
+      if (event.kind === 'tool_calls') {
+        return {
+          kind: 'tool_results',
+          results: event.calls.map((c) => ({
+            toolCallId: c.id,
+            name: c.function.name,
+            error: 'This call is not known to the service',
+          })),
+        };
+      }
+      return event.kind === 'transfer_destination'
+        ? { kind: 'error', error: 'This call is not known to the service' }
         : undefined;
     }
-    if (event.kind === 'tool_calls') return this.runTools(call, event.calls);
+    if (event.kind === 'tool_calls') {
+      return { kind: 'tool_results', results: await this.tools.run(call, event.calls) };
+    }
+    if (event.kind === 'transfer_destination') return this.transferDestination(call);
     const moved = await this.db.transaction(async (tx) => {
       const row =
         event.kind === 'status'
@@ -365,6 +450,12 @@ export class CallsService {
         });
         await followCallOutreach(tx, call.id, row.status);
       }
+      if (event.endedReason || (event.kind === 'report' && event.analysis)) {
+        await setCallOutcome(tx, call.id, {
+          endedReason: event.endedReason ?? null,
+          analysis: event.kind === 'report' ? (event.analysis ?? null) : null,
+        });
+      }
       if (event.kind === 'report') {
         await storeTranscript(tx, call, event.transcript);
         await setRecording(tx, call.id, event.recordingUrl);
@@ -378,6 +469,88 @@ export class CallsService {
       await this.finishElp(call.id);
     }
     return undefined;
+  }
+
+  /**
+   * Where a transfer goes: the user joining the call, else the load's rep, else the organization's
+   * owner; with nobody's phone on file the assistant hears that no one is available.
+   */
+  private async transferDestination(call: CallRow): Promise<VoiceAnswer> {
+    let number = call.transfer_to;
+    let who = 'a member of our team';
+    if (!number && call.load_id) {
+      const [rep] = await this.db
+        .select({ name: users.name, phone: users.phone })
+        .from(loads)
+        .innerJoin(users, eq(users.id, loads.carrier_rep_user_id))
+        .where(eq(loads.id, call.load_id));
+      if (rep?.phone) {
+        number = rep.phone;
+        who = rep.name ?? 'the load’s rep';
+      }
+    }
+    if (!number) {
+      const org = await organizationContact(this.db, call.organization_id);
+      number = org.ownerPhone;
+      if (org.ownerName) who = org.ownerName;
+    }
+    if (!number) return { kind: 'error', error: 'No one is available to take the call right now.' };
+    this.log.info({ callId: call.id }, 'voice: transfer destination given');
+    return { kind: 'transfer_destination', number, message: `Connecting you to ${who} now.` };
+  }
+
+  /**
+   * A carrier calls the brokerage's number: the call is stored (INBOUND, LOAD_BOOKING, linked to a
+   * carrier whose number it is) and answered by the organization's inbound script, whose tools find
+   * the load and identify the carrier. Vapi may ask twice: the same call is answered the same way.
+   */
+  private async answerInbound(
+    event: Extract<VoiceEvent, { kind: 'assistant_request' }>,
+  ): Promise<VoiceAnswer> {
+    const [org] = event.organizationId
+      ? await this.db
+          .select({ id: organizations.id })
+          .from(organizations)
+          .where(eq(organizations.id, event.organizationId))
+      : [];
+    if (!org) {
+      this.log.warn(
+        { providerCallId: event.providerCallId },
+        'voice: inbound call to a number of no organization',
+      );
+      return { kind: 'error', error: 'Sorry, this number is not taking calls right now.' };
+    }
+    const scope = systemScope(org.id);
+    let call = await findCallForEvent(this.db, this.provider.name, event.providerCallId, null);
+    if (call && call.organization_id !== org.id) {
+      return { kind: 'error', error: 'Sorry, this number is not taking calls right now.' };
+    }
+    if (!call) {
+      const template = await this.templates.defaultFor(scope, 'inbound_sales');
+      const [known] = event.from ? await carriersAtNumber(this.db, scope, event.from) : [];
+      call = await this.db.transaction(async (tx) => {
+        const row = await insertCall(tx, scope, {
+          id: newId('call'),
+          status: 'AGENT_ASSIGNED',
+          call_direction: 'INBOUND',
+          phone_number: event.from,
+          from_number: event.from,
+          to_number: event.to,
+          call_type: 'LOAD_BOOKING',
+          carrier_id: known?.id ?? null,
+          template_id: template.id,
+          purpose: 'inbound_sales',
+          provider: this.provider.name,
+          provider_call_id: event.providerCallId,
+          control_url: event.controlUrl,
+        });
+        await emitEvent(tx, scope.organizationId, 'call.created', toCall(row));
+        return row;
+      });
+      this.log.info({ callId: call.id, carrierId: call.carrier_id }, 'voice: inbound call answered');
+    }
+    const { assistant } = await this.assistantOf(call);
+    return { kind: 'assistant', assistant };
   }
 
   /** Post-call analysis of an ELP call, once the call has ended. */
@@ -422,143 +595,5 @@ export class CallsService {
         await emitEvent(tx, updated!.organization_id, 'elp_test.scored', data);
       }
     });
-  }
-
-  /** The voice agent's tools: what it may say about a load, and what it records. */
-  private async runTools(
-    call: CallRow,
-    list: { id: string; function: { name: string; arguments: unknown } }[],
-  ) {
-    const scope = systemScope(call.organization_id);
-    const results: ToolResults = [];
-    for (const toolCall of list) {
-      const args = (
-        typeof toolCall.function.arguments === 'string'
-          ? safeJson(toolCall.function.arguments)
-          : (toolCall.function.arguments ?? {})
-      ) as Record<string, unknown>;
-      let result: unknown;
-      try {
-        result = await this.tool(scope, call, toolCall.function.name, args);
-      } catch (err) {
-        this.log.warn({ err, tool: toolCall.function.name, callId: call.id }, 'voice tool failed');
-        result = { error: err instanceof AppError ? err.message : 'The tool failed' };
-      }
-      results.push({ toolCallId: toolCall.id, result });
-    }
-    return results;
-  }
-
-  private async tool(
-    scope: OrgScope,
-    call: CallRow,
-    name: string,
-    args: Record<string, unknown>,
-  ): Promise<unknown> {
-    const loadId = typeof args.load_id === 'string' ? args.load_id : call.load_id;
-    switch (name) {
-      case 'get_load_details': {
-        if (!loadId) return { error: 'This call is not about a load' };
-        const load = await this.loads.get(scope, loadId);
-        // What may be said: never stop notes, the customer rate, the margin or the max buy rate.
-        return {
-          load_number: load.load_number,
-          equipment_type: load.equipment_type,
-          mode: load.mode ?? null,
-          commodity: load.commodity ?? null,
-          weight: load.weight ?? null,
-          posted_rate: load.posted_rate ?? null,
-          special_instructions: load.special_instructions ?? [],
-          stops: (load.stops ?? []).map((s) => ({
-            type: s.type ?? null,
-            city: s.location.city,
-            state: s.location.state,
-            expected_date: s.expected_date ?? null,
-            planned: s.planned ?? null,
-            special_instructions: s.special_instructions ?? [],
-          })),
-        };
-      }
-      case 'submit_offer': {
-        const amount = Number(args.offer_amount);
-        if (!loadId) return { error: 'This call is not about a load' };
-        if (!Number.isFinite(amount) || amount <= 0 || amount > 10_000_000)
-          return { error: 'offer_amount must be a positive number' };
-        const [load] = await this.db
-          .select({ tms_load_id: loads.tms_load_id, load_number: loads.load_number })
-          .from(loads)
-          .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, loadId)));
-        if (!load) return { error: 'Unknown load' };
-        const notes = typeof args.notes === 'string' ? args.notes.slice(0, 2000) : null;
-        if (this.offerHandler) return this.offerHandler(call, loadId, amount, notes);
-        const id = newId('offer');
-        await this.db.transaction(async (tx) => {
-          const [offer] = await tx
-            .insert(offers)
-            .values({
-              id,
-              organization_id: scope.organizationId,
-              load_id: loadId,
-              tms_load_id: load.tms_load_id,
-              load_number: load.load_number,
-              offer_amount: amount,
-              status: 'pending',
-              source: 'voice_agent',
-              channel: 'voice',
-              carrier_id: call.carrier_id,
-              call_id: call.id,
-              notes,
-            })
-            .returning();
-          await emitOfferEvent(tx, scope, 'offer.created', offer!);
-        });
-        return { offer_id: id, status: 'pending' };
-      }
-      case 'request_stop_contact': {
-        if (!call.carrier_id) return { recorded: false, reason: 'The number belongs to no known carrier' };
-        await this.db
-          .update(carriers)
-          .set({
-            stop_contact_requested_at: sql`coalesce(${carriers.stop_contact_requested_at}, now())`,
-            updated_at: sql`now()`,
-          })
-          .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, call.carrier_id)));
-        return { recorded: true };
-      }
-      case 'record_elp_answer': {
-        const [test] = await this.db
-          .select({ id: elpTests.id })
-          .from(elpTests)
-          .where(eq(elpTests.call_id, call.id));
-        if (!test) return { error: 'This call is not an ELP test' };
-        const questionId = String(args.question_id ?? '').slice(0, 100);
-        if (!questionId) return { error: 'question_id is required' };
-        await this.db
-          .insert(elpAnswers)
-          .values({
-            id: newId('elpAnswer'),
-            organization_id: scope.organizationId,
-            elp_test_id: test.id,
-            question_id: questionId,
-            step: String(args.step ?? 'interview').slice(0, 50),
-            competency: String(args.competency ?? 'conversational_communication').slice(0, 50),
-            question: typeof args.question === 'string' ? args.question.slice(0, 2000) : null,
-            answer: typeof args.answer === 'string' ? args.answer.slice(0, 2000) : null,
-            valid: args.valid === true,
-          })
-          .onConflictDoNothing();
-        return { recorded: true };
-      }
-      default:
-        return { error: `Unknown tool '${name}'` };
-    }
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return {};
   }
 }

@@ -12,6 +12,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { CALL_STATUSES } from '../../domain/calls.js';
+import { type CallAnalysis, VOICE_PURPOSES } from '../../integrations/voice/voice-provider.js';
 import { organizationId } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
@@ -46,10 +47,18 @@ export const calls = pgTable(
     provider: text('provider'),
     provider_call_id: text('provider_call_id'),
     control_url: text('control_url'),
+    /** The voice template the call runs (named, or the default for its purpose when it started). */
     template_id: text('template_id'),
+    /** What the call is for: load_booking, elp, tracking_check or inbound_sales. */
+    purpose: text('purpose', { enum: VOICE_PURPOSES }),
     voice_agent_id: text('voice_agent_id'),
     template_variables: jsonb('template_variables').$type<Record<string, unknown>>(),
     recording_url: text('recording_url'),
+    /** The platform's reason the call ended, and its post-call analysis (summary, structured data). */
+    ended_reason: text('ended_reason'),
+    analysis: jsonb('analysis').$type<CallAnalysis>(),
+    /** Where a transfer of this call goes: the phone of a user joining it, while they join. */
+    transfer_to: text('transfer_to'),
     /** A SCHEDULED call is placed when this time comes. */
     scheduled_at: tstz('scheduled_at'),
     ...timestamps,

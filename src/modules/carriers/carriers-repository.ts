@@ -354,6 +354,7 @@ export async function complianceChecksOf(db: DbOrTx, scope: OrgScope, carrierId:
       provider: complianceChecks.provider,
       verdict: complianceChecks.verdict,
       reasons: complianceChecks.reasons,
+      detail: complianceChecks.detail,
       checked_at: complianceChecks.checked_at,
     })
     .from(complianceChecks)

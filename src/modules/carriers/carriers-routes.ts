@@ -142,6 +142,7 @@ export const carriersRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getCarrier',
         tags,
+        summary: 'One carrier, with its contacts',
         params: carrierIdParams,
         response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 429) },
       },
@@ -267,6 +268,10 @@ export const carriersRoutes: FastifyPluginAsyncZod = async (app) => {
                 provider: z.string(),
                 verdict: z.enum(['PASSED', 'BLOCKED', 'UNVERIFIED']),
                 reasons: z.array(z.string()),
+                detail: z.string().nullable().meta({
+                  description:
+                    'The facts behind the reasons in words: a grant date and its source, an out-of-service order, what failed when the provider gave no answer',
+                }),
                 checked_at: dateTime(),
               }),
             ),
@@ -287,6 +292,7 @@ export const carriersRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'listLanePreferences',
         tags,
+        summary: "A carrier's lane preferences",
         params: carrierIdParams,
         querystring: listLanePreferencesQuery,
         response: { 200: pageOf(lanePreferenceSchema), ...errorResponses(401, 403, 404, 422, 429) },
@@ -353,6 +359,7 @@ export const carriersRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getLanePreferenceAuditLog',
         tags,
+        summary: 'The audit trail of one lane preference, newest first',
         params: preferenceParams,
         response: {
           200: z.object({ data: z.array(auditEntrySchema) }),
@@ -361,11 +368,8 @@ export const carriersRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const scope = scopeOf(request);
       const { carrier_id, preference_id } = request.params;
-      await service.listLanePreferences(scope, carrier_id, { page: 1, page_size: 1 });
-      const rows = await service.audit(scope, preference_id);
-      return { data: rows.filter((r) => r.entity_type === 'lane_preference') };
+      return { data: await service.lanePreferenceAudit(scopeOf(request), carrier_id, preference_id) };
     },
   );
 

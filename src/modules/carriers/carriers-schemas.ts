@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { AUDIT_REASONS, auditReason, contactType, equipmentType } from '../../domain/freight.js';
+import {
+  AUDIT_REASONS,
+  auditReason,
+  CONTACT_TYPES,
+  contactType,
+  EQUIPMENT_TYPES,
+  equipmentType,
+} from '../../domain/freight.js';
+import { documentMedia } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
 import {
   dateTime,
@@ -11,6 +19,7 @@ import {
   phoneInput,
   queryBool,
   queryList,
+  storedEnum,
   text,
 } from '../../http/schemas.js';
 import { COMPLIANCE_STATUSES, PREFERENCE_TYPES } from './carriers-tables.js';
@@ -42,7 +51,7 @@ export const contactInput = z.object({
 });
 
 /** CarrierCreateRequest of the spec, plus the carrier fields an ingestion may also carry. */
-export const carrierInput = z.object({
+const carrierFields = z.object({
   name: nonEmptyText(200),
   tms_carrier_id: text(100).nullish(),
   mc_number: registryNumber('mc_number').nullish(),
@@ -66,6 +75,7 @@ export const carrierInput = z.object({
   home_state: z
     .string()
     .regex(/^[A-Za-z]{2}$/, 'Must be a 2-letter state or province code')
+    .max(2)
     .transform((s) => s.toUpperCase())
     .nullish()
     .meta({
@@ -80,6 +90,7 @@ export const carrierInput = z.object({
   w9_on_file: z.boolean().nullish(),
   provider: text(100).nullish(),
 });
+export const carrierInput = carrierFields.meta({ title: 'CarrierCreateRequest' });
 export type CarrierInput = z.output<typeof carrierInput>;
 
 const laneEnd = z.object({
@@ -87,45 +98,64 @@ const laneEnd = z.object({
   state: z
     .string()
     .regex(/^[A-Za-z]{2,3}$/, 'Must be a 2 or 3 letter state or province code')
+    .max(3)
     .transform((s) => s.toUpperCase()),
   country: z
     .string()
     .regex(/^[A-Za-z]{2}$/, 'Must be an ISO 3166-1 alpha-2 code')
+    .max(2)
     .transform((s) => s.toUpperCase())
     .nullish(),
 });
 
-export const lanePreferenceInput = z.object({
+const lanePreferenceFields = z.object({
   origin: laneEnd,
   destination: laneEnd,
   equipment_type: equipmentType.nullish(),
   preference_type: z.enum(PREFERENCE_TYPES).nullish(),
   routing_guide_tier: tier().nullish(),
 });
+export const lanePreferenceInput = lanePreferenceFields.meta({ title: 'LanePreferenceCreateRequest' });
 export type LanePreferenceInput = z.output<typeof lanePreferenceInput>;
 
-export const batchItemInput = z.object({
-  carrier: carrierInput,
-  lanes: z.array(lanePreferenceInput).max(100).nullish(),
-});
+export const batchItemInput = z
+  .object({ carrier: carrierInput, lanes: z.array(lanePreferenceInput).max(100).nullish() })
+  .meta({ title: 'CarrierBatchItem' });
 
 export const MAX_BATCH = 1000;
 
-export const batchBody = z.union([
-  z.object({
-    // Sizes are checked by the service: inside this union a failure would lose its path.
-    carriers: z.array(z.unknown()).meta({
-      description: `1 to ${MAX_BATCH} items of {carrier: CarrierCreateRequest, lanes?: [LanePreferenceCreate]}.`,
+const MiB = 1024 * 1024;
+
+export const batchBody = documentMedia(
+  z.union([
+    z.object({
+      // Sizes are checked by the service: inside this union a failure would lose its path.
+      carriers: z.array(z.unknown()),
     }),
-  }),
-  z.string().meta({ description: 'A text/csv upload: a header row of CarrierCreateRequest field names.' }),
-]);
+    z.string(),
+  ]),
+  {
+    'application/json': z.object({ carriers: z.array(batchItemInput).min(1).max(MAX_BATCH) }).meta({
+      title: 'CarrierBatchRequest',
+      description: 'Each item is validated on its own: a bad item fails alone (207), named `carriers[i]...`.',
+    }),
+    'text/csv': z
+      .string()
+      .max(16 * MiB)
+      .meta({
+        description:
+          'A header row of CarrierCreateRequest field names, then one carrier per row (at most ' +
+          `${MAX_BATCH}); \`equipment_types\` separated by \`;\`, booleans true/false/yes/no/1/0.`,
+      }),
+  },
+);
 
 /** PATCH: every field optional; `is_active` is named so it can be refused with its own code. */
 export const carrierPatch = carrierInput
   .omit({ contacts: true, is_active: true })
   .partial()
-  .extend({ name: nonEmptyText(200).optional(), is_active: z.unknown().optional() });
+  .extend({ name: nonEmptyText(200).optional(), is_active: z.unknown().optional() })
+  .meta({ title: 'CarrierUpdateRequest' });
 export type CarrierPatch = z.output<typeof carrierPatch>;
 
 const reasonBody = (required: boolean) =>
@@ -177,7 +207,7 @@ export const carrierSchema = z
     home_state: nullable(z.string()),
     provider: nullable(z.string()),
     ingestion_method: nullable(z.string()),
-    equipment_types: nullable(z.array(z.string())),
+    equipment_types: nullable(z.array(storedEnum(EQUIPMENT_TYPES))),
     insurance_expiration: nullable(dateTime()),
     w9_on_file: nullable(z.boolean()),
     authorized_for_hire: nullable(z.boolean()),
@@ -203,11 +233,11 @@ export const carrierSchema = z
     contacts: z.array(
       z.object({
         id: z.string(),
-        contact_type: z.string(),
+        contact_type: storedEnum(CONTACT_TYPES),
         name: nullable(z.string()),
         phone: nullable(z.string()),
         email: nullable(z.string()),
-        equipment_type: nullable(z.string()),
+        equipment_type: nullable(storedEnum(EQUIPMENT_TYPES)),
       }),
     ),
     created_at: dateTime(),
@@ -221,7 +251,7 @@ export const laneSchema = z
     id: z.string(),
     origin: z.object({ city: z.string().nullable(), state: z.string(), country: z.string() }),
     destination: z.object({ city: z.string().nullable(), state: z.string(), country: z.string() }),
-    equipment_type: z.string().nullable(),
+    equipment_type: storedEnum(EQUIPMENT_TYPES).nullable(),
   })
   .meta({ id: 'Lane' });
 
@@ -231,7 +261,7 @@ export const lanePreferenceSchema = z
     carrier_id: z.string(),
     lane_id: z.string(),
     is_active: z.boolean(),
-    preference_type: z.string(),
+    preference_type: storedEnum(PREFERENCE_TYPES),
     routing_guide_tier: z.number().int().nullable(),
     dnu: z.boolean(),
     dnu_reason: z.string().nullable(),
@@ -255,11 +285,13 @@ export const listCarriersQuery = pageQuery().extend({
   origin_state: z
     .string()
     .regex(/^[A-Za-z]{2,3}$/, 'Must be a state or province code')
+    .max(3)
     .transform((s) => s.toUpperCase())
     .optional(),
   destination_state: z
     .string()
     .regex(/^[A-Za-z]{2,3}$/, 'Must be a state or province code')
+    .max(3)
     .transform((s) => s.toUpperCase())
     .optional(),
   order_by: z.enum(ORDERABLE).default('created_at'),

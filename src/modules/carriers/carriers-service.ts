@@ -445,6 +445,16 @@ export class CarriersService {
     return auditOf(this.db, scope, id);
   }
 
+  /** The audit rows of one of the carrier's lane preferences; 404 when it is not the carrier's. */
+  async lanePreferenceAudit(scope: OrgScope, carrierId: string, preferenceId: string) {
+    await this.requireCarrier(scope, carrierId);
+    if (!(await findPreference(this.db, scope, carrierId, preferenceId))) {
+      throw notFound('Lane preference', preferenceId, 'preference_id');
+    }
+    const rows = await auditOf(this.db, scope, preferenceId);
+    return rows.filter((r) => r.entity_type === 'lane_preference');
+  }
+
   // Lane preferences
 
   private async requireCarrier(scope: OrgScope, carrierId: string) {

@@ -180,6 +180,8 @@ export const complianceChecks = pgTable(
     provider: text('provider').notNull(),
     verdict: text('verdict', { enum: COMPLIANCE_STATUSES }).notNull(),
     reasons: jsonb('reasons').$type<string[]>().notNull(),
+    /** The facts behind the reasons in words (a grant date, what failed), or null. */
+    detail: text('detail'),
     raw: jsonb('raw'),
     checked_at: tstz('checked_at').notNull().defaultNow(),
   },

@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../http/ids.js';
+import { toE164 } from '../../http/phone.js';
 import type { ComplianceProvider, LookupResult } from '../../integrations/compliance/compliance-provider.js';
 import { emitEvent, emitEvents } from '../webhooks/events.js';
 import { carriers, complianceChecks } from './carriers-tables.js';
@@ -41,6 +42,25 @@ export async function sharedContactCarrierIds(
   return new Set(rows.rows.map((r) => r.id));
 }
 
+/**
+ * Whether the phone the registry has on file for a carrier is the phone of another carrier of the
+ * organization with a different MC or DOT (the shared-contact fraud signal, from the registry side).
+ */
+async function phoneUsedByOtherCarrier(
+  db: DbOrTx,
+  organizationId: string,
+  carrierId: string,
+  phone: string,
+): Promise<boolean> {
+  const rows = await db.execute(sql`
+    SELECT 1 FROM carriers c JOIN carriers o
+      ON o.organization_id = c.organization_id AND o.phone = ${phone} AND o.id <> c.id
+     AND (o.mc_number IS DISTINCT FROM c.mc_number OR o.dot_number IS DISTINCT FROM c.dot_number)
+    WHERE c.organization_id = ${organizationId} AND c.id = ${carrierId}
+    LIMIT 1`);
+  return rows.rows.length > 0;
+}
+
 export class ComplianceService {
   constructor(
     private readonly db: Db,
@@ -72,13 +92,24 @@ export class ComplianceService {
     // Out of time (the inline budget): store nothing; the background worker checks it shortly.
     if (signal.aborted) throw signal.reason ?? new Error('compliance check aborted');
     const shared = await sharedContactCarrierIds(this.db, organizationId, [carrierId]);
+    const registeredPhone =
+      lookup?.status === 'found' && lookup.record.phone ? toE164(lookup.record.phone) : null;
+    const registeredShared =
+      registeredPhone !== null &&
+      (await phoneUsedByOtherCarrier(this.db, organizationId, carrierId, registeredPhone));
     const verdict = verdictOf(
       carrier,
       lookup,
-      { sharedContact: shared.has(carrierId) },
+      {
+        sharedContact: shared.has(carrierId) || registeredShared,
+        sharedContactDetail: registeredShared
+          ? `the phone on file with the registry (${registeredPhone}) is used by another carrier of the organization with a different MC/DOT`
+          : null,
+      },
       this.minAuthorityDays,
     );
-    const noAnswer = lookup?.status === 'unavailable';
+    // No answer (or only part of one): retried by the background worker.
+    const noAnswer = verdict.status === 'UNVERIFIED' && verdict.reasons.includes('no_answer');
     await this.db.transaction(async (tx) => {
       const [before] = await tx
         .select({ compliance_status: carriers.compliance_status })
@@ -92,6 +123,7 @@ export class ComplianceService {
         provider: this.provider.name,
         verdict: verdict.status,
         reasons: verdict.reasons,
+        detail: verdict.detail,
         raw:
           lookup === null
             ? null

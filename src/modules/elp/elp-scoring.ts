@@ -1,5 +1,5 @@
 import type { CallStatus } from '../../domain/calls.js';
-import { ELP_QUESTIONS } from '../../integrations/voice/simulated-provider.js';
+import { ELP_COMPETENCIES, ELP_QUESTIONS, INTERVIEW_PASS, INTERVIEW_QUESTIONS } from './elp-questions.js';
 
 export interface RecordedAnswer {
   question_id: string;
@@ -8,15 +8,7 @@ export interface RecordedAnswer {
   valid: boolean;
 }
 
-export const COMPETENCIES = [
-  'conversational_communication',
-  'instruction_comprehension',
-  'sign_recognition',
-  'verbal_reporting',
-] as const;
-
-/** Passing the interview needs this many valid answers; below it the test ends before the signs. */
-export const INTERVIEW_PASS = 3;
+const COMPETENCIES = ELP_COMPETENCIES;
 
 export interface ElpOutcome {
   status: 'COMPLETED' | 'FAILED' | 'INCOMPLETE';
@@ -39,7 +31,7 @@ export function scoreElp(answers: RecordedAnswer[], callStatus: CallStatus): Elp
   const totalQuestions = ELP_QUESTIONS.length;
   const valid = answers.filter((a) => a.valid).length;
   const interview = answers.filter((a) => a.step === 'interview');
-  const interviewDone = interview.length >= ELP_QUESTIONS.filter((q) => q.step === 'interview').length;
+  const interviewDone = interview.length >= INTERVIEW_QUESTIONS;
   const interviewFailed = interviewDone && interview.filter((a) => a.valid).length < INTERVIEW_PASS;
   const everyQuestion = answers.length >= totalQuestions;
 

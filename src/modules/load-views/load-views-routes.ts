@@ -55,6 +55,7 @@ export const loadViewsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getLoadView',
         tags,
+        summary: 'One saved load view',
         params: loadViewIdParams,
         response: { 200: loadViewSchema, ...errorResponses(401, 403, 404, 429) },
       },

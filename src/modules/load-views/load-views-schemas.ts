@@ -6,11 +6,12 @@ import { VIEW_VISIBILITIES } from './load-views-tables.js';
 
 type StoredFilters = Record<string, string | string[]>;
 
+const filterNumber = () => z.number().min(-1e12).max(1e12);
 const filterValue = z.union([
   z.string().max(5000),
-  z.number(),
+  filterNumber(),
   z.boolean(),
-  z.array(z.union([z.string().max(5000), z.number(), z.boolean()])).max(50),
+  z.array(z.union([z.string().max(5000), filterNumber(), z.boolean()])).max(50),
 ]);
 
 /**

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import { type AnyPgColumn, PgDialect } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
@@ -9,7 +9,13 @@ import { outreaches } from '../outreaches/outreaches-tables.js';
 import type { LoadFilters, LoadSortField, LoadTab } from './loads-schemas.js';
 import {
   carrierVerifications,
+  distanceKey,
   escalations,
+  type LoadFacet,
+  loadChanges,
+  loadChangesHorizon,
+  loadFacetCounts,
+  loadFilterValues,
   loadListVersions,
   loadStatusCounts,
   loadStatusMappings,
@@ -18,7 +24,8 @@ import {
   stops,
 } from './loads-tables.js';
 
-export type LoadRow = typeof loads.$inferSelect;
+/** A load as written by the app: every column but the generated one. */
+export type LoadRow = Omit<typeof loads.$inferSelect, 'distance_key'>;
 export type LoadInsert = typeof loads.$inferInsert;
 export type StopRow = typeof stops.$inferSelect;
 
@@ -55,8 +62,12 @@ const {
   destination_state: _destinationState,
   pickup_date: _pickupDate,
   delivery_date: _deliveryDate,
+  distance_key: _distanceKey,
   ...loadColumns
 } = getTableColumns(loads);
+
+// Every column the app writes (the generated distance_key is computed by PostgreSQL).
+const { distance_key: _generated, ...storedLoadColumns } = getTableColumns(loads);
 
 /**
  * A load with what the API derives in the database: its stops (as JSON, in order) and the offer
@@ -119,10 +130,59 @@ const textArray = (values: string[]) => sql`${sql.param(values)}::text[]`;
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function dateRange(column: SQL | typeof loads.created_at, from?: string, to?: string): SQL[] {
-  const out: SQL[] = [];
-  if (from) out.push(sql`${column} >= ${dayStart(from)}::timestamptz`);
-  if (to) out.push(sql`${column} < ${dayAfter(to)}::timestamptz`);
+const lowerAll = (values: string[]) => [...new Set(values.map((v) => v.toLowerCase()))];
+
+/**
+ * One filter as two predicates that hold for the same loads. `indexed` is what the list runs: it
+ * reads the loads' indexes, resolving case-insensitive and substring matches of customers and
+ * cities to stored values through load_filter_values first. `row` tests the load's own columns
+ * only: what a count brought up to date re-tests on the old and the new version of each changed
+ * load (countChangesSince).
+ */
+export interface LoadCondition {
+  indexed: SQL;
+  row: SQL;
+  /** Set when load_facet_counts counts this filter alone: its facet and the values it keeps. */
+  facet?: { name: LoadFacet; values: string[] };
+}
+
+const plain = (condition: SQL, facet?: LoadCondition['facet']): LoadCondition => ({
+  indexed: condition,
+  row: condition,
+  ...(facet ? { facet } : {}),
+});
+
+/** The organization's stored values of a load_filter_values field that pass `test` (on `v.value`). */
+const storedValues = (organizationId: string, field: string, test: SQL) =>
+  sql`ARRAY(SELECT v.value FROM ${loadFilterValues} v WHERE v.organization_id = ${organizationId} AND v.field = ${field} AND ${test})`;
+
+/** Whole-value match of customer_name ignoring case. */
+function sameCustomer(organizationId: string, values: string[]): LoadCondition {
+  const lowered = textArray(lowerAll(values));
+  return {
+    indexed: sql`${loads.customer_name} = ANY(${storedValues(organizationId, 'customer_name', sql`lower(v.value) = ANY(${lowered})`)})`,
+    row: sql`lower(${loads.customer_name}) = ANY(${lowered})`,
+  };
+}
+
+/** Case-insensitive substring (origin_city, destination_city). */
+function containing(
+  organizationId: string,
+  field: 'origin_city' | 'destination_city',
+  column: AnyPgColumn,
+  term: string,
+): LoadCondition {
+  const pattern = `%${likeEscape(term)}%`;
+  return {
+    indexed: sql`${column} = ANY(${storedValues(organizationId, field, sql`v.value ILIKE ${pattern}`)})`,
+    row: sql`${column} ILIKE ${pattern}`,
+  };
+}
+
+function dateRange(column: AnyPgColumn, from?: string, to?: string): LoadCondition[] {
+  const out: LoadCondition[] = [];
+  if (from) out.push(plain(sql`${column} >= ${dayStart(from)}::timestamptz`));
+  if (to) out.push(plain(sql`${column} < ${dayAfter(to)}::timestamptz`));
   return out;
 }
 
@@ -136,47 +196,72 @@ const tabConditions: Record<Exclude<LoadTab, 'all'>, SQL> = {
   active_escalations: sql`EXISTS (SELECT 1 FROM ${escalations} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'active')`,
 };
 
-const lowerAll = (values: string[]) => values.map((v) => v.toLowerCase());
-
 /**
  * The conditions of one set of filters on the load's own columns: not `status` (the caller
  * intersects the statuses of the query and of a saved view, so the counter table can still answer
  * a status-only list) and not `tab` (conditions on other tables, kept apart in LoadQuery.tabs).
  */
-export function filterConditions(f: LoadFilters): SQL[] {
-  const out: SQL[] = [];
+export function filterConditions(organizationId: string, f: LoadFilters): LoadCondition[] {
+  const out: LoadCondition[] = [];
   if (f.search?.trim()) {
-    out.push(sql`${loads.search_text} LIKE ${`%${likeEscape(f.search.trim().toLowerCase())}%`}`);
+    out.push(plain(sql`${loads.search_text} LIKE ${`%${likeEscape(f.search.trim().toLowerCase())}%`}`));
   }
   if (f.tms_status?.length) {
-    out.push(sql`lower(${loads.tms_status}) = ANY(${textArray(lowerAll(f.tms_status))})`);
+    const values = lowerAll(f.tms_status);
+    out.push(
+      plain(sql`lower(${loads.tms_status}) = ANY(${textArray(values)})`, { name: 'tms_status', values }),
+    );
   }
-  if (f.is_posted !== undefined) out.push(eq(loads.is_posted, f.is_posted));
-  if (f.mode?.length) out.push(sql`${loads.mode} = ANY(${textArray(f.mode)})`);
-  if (f.equipment_type?.length) out.push(sql`${loads.equipment_type} = ANY(${textArray(f.equipment_type)})`);
-  if (f.customer_name?.length) {
-    out.push(sql`lower(${loads.customer_name}) = ANY(${textArray(lowerAll(f.customer_name))})`);
+  if (f.is_posted !== undefined) {
+    out.push(plain(eq(loads.is_posted, f.is_posted), { name: 'is_posted', values: [String(f.is_posted)] }));
   }
+  if (f.mode?.length) {
+    const values = [...new Set<string>(f.mode)];
+    out.push(plain(sql`${loads.mode} = ANY(${textArray(values)})`, { name: 'mode', values }));
+  }
+  if (f.equipment_type?.length) {
+    const values = [...new Set<string>(f.equipment_type)];
+    out.push(
+      plain(sql`${loads.equipment_type} = ANY(${textArray(values)})`, { name: 'equipment_type', values }),
+    );
+  }
+  if (f.customer_name?.length) out.push(sameCustomer(organizationId, f.customer_name));
   if (f.carrier_rep_name?.length) {
-    out.push(sql`${loads.rep_names} && ${textArray(lowerAll(f.carrier_rep_name))}`);
+    // A load counts under each of its names: the counter answers one name, not a list of them.
+    const values = lowerAll(f.carrier_rep_name);
+    const facet = values.length === 1 ? { name: 'rep_name' as const, values } : undefined;
+    out.push(plain(sql`${loads.rep_names} && ${textArray(values)}`, facet));
   }
   if (f.origin_city?.trim()) {
-    out.push(sql`${loads.origin_city} ILIKE ${`%${likeEscape(f.origin_city.trim())}%`}`);
+    out.push(containing(organizationId, 'origin_city', loads.origin_city, f.origin_city.trim()));
   }
   if (f.destination_city?.trim()) {
-    out.push(sql`${loads.destination_city} ILIKE ${`%${likeEscape(f.destination_city.trim())}%`}`);
+    out.push(
+      containing(organizationId, 'destination_city', loads.destination_city, f.destination_city.trim()),
+    );
   }
   out.push(
-    ...dateRange(sql`${loads.pickup_date}`, f.pickup_date_from, f.pickup_date_to),
-    ...dateRange(sql`${loads.delivery_date}`, f.delivery_date_from, f.delivery_date_to),
-    ...dateRange(sql`${loads.created_at}`, f.created_at_from, f.created_at_to),
-    ...dateRange(sql`${loads.updated_at}`, f.updated_at_from, f.updated_at_to),
-    ...dateRange(sql`${loads.last_posted_at}`, f.last_posted_at_from, f.last_posted_at_to),
+    ...dateRange(loads.pickup_date, f.pickup_date_from, f.pickup_date_to),
+    ...dateRange(loads.delivery_date, f.delivery_date_from, f.delivery_date_to),
+    ...dateRange(loads.created_at, f.created_at_from, f.created_at_to),
+    ...dateRange(loads.updated_at, f.updated_at_from, f.updated_at_to),
+    ...dateRange(loads.last_posted_at, f.last_posted_at_from, f.last_posted_at_to),
   );
-  if (f.distance_min !== undefined) out.push(sql`${loads.distance} >= ${f.distance_min}`);
-  if (f.distance_max !== undefined) out.push(sql`${loads.distance} <= ${f.distance_max}`);
-  if (f.posted_rate_min !== undefined) out.push(sql`${loads.posted_rate} >= ${f.posted_rate_min}`);
-  if (f.posted_rate_max !== undefined) out.push(sql`${loads.posted_rate} <= ${f.posted_rate_max}`);
+  // Distances are read on distance_key, which orders (and equals) as the distance does.
+  if (f.distance_min !== undefined) {
+    out.push({
+      indexed: sql`${loads.distance_key} >= ${distanceKey(sql`${f.distance_min}::float8`)}`,
+      row: sql`${loads.distance} >= ${f.distance_min}`,
+    });
+  }
+  if (f.distance_max !== undefined) {
+    out.push({
+      indexed: sql`${loads.distance_key} <= ${distanceKey(sql`${f.distance_max}::float8`)}`,
+      row: sql`${loads.distance} <= ${f.distance_max}`,
+    });
+  }
+  if (f.posted_rate_min !== undefined) out.push(plain(sql`${loads.posted_rate} >= ${f.posted_rate_min}`));
+  if (f.posted_rate_max !== undefined) out.push(plain(sql`${loads.posted_rate} <= ${f.posted_rate_max}`));
   return out;
 }
 
@@ -184,16 +269,16 @@ export interface LoadQuery {
   /** Statuses to keep; null keeps every load, [] keeps none. */
   statuses: string[] | null;
   /** Conditions on the load's own columns. */
-  conditions: SQL[];
+  conditions: LoadCondition[];
   /** Tabs to apply ('all' left out): existence conditions on related tables. */
   tabs: Exclude<LoadTab, 'all'>[];
 }
 
-function whereOf(scope: OrgScope, q: LoadQuery, withTabs = true): SQL {
+function whereOf(scope: OrgScope, q: LoadQuery, form: 'indexed' | 'row' = 'indexed'): SQL {
   const parts: SQL[] = [eq(loads.organization_id, scope.organizationId)];
   if (q.statuses) parts.push(sql`${loads.load_status} = ANY(${textArray(q.statuses)})`);
-  parts.push(...q.conditions);
-  if (withTabs) parts.push(...q.tabs.map((t) => tabConditions[t]));
+  parts.push(...q.conditions.map((c) => c[form]));
+  if (form === 'indexed') parts.push(...q.tabs.map((t) => tabConditions[t]));
   return and(...parts)!;
 }
 
@@ -217,15 +302,35 @@ const tabOnlyCounts: Record<Exclude<LoadTab, 'all'>, (organizationId: string) =>
     sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${escalations} WHERE organization_id = ${o} AND status = 'active') d`,
 };
 
-/** The organization's write versions of the loads and of the tables its tabs read, as one string. */
-export async function listVersions(db: DbOrTx, scope: OrgScope): Promise<string> {
+/** The table each tab reads (its source in load_list_versions). */
+export const tabSources: Record<Exclude<LoadTab, 'all'>, string> = {
+  active_outreaches: 'outreaches',
+  all_calls: 'calls',
+  active_offers: 'offers',
+  failed_verifications: 'carrier_verifications',
+  active_notifications: 'notifications',
+  active_escalations: 'escalations',
+};
+
+/**
+ * The organization's write versions of the loads and of the tables its tabs read (or of the
+ * `sources` named), as one string.
+ */
+export async function listVersions(db: DbOrTx, scope: OrgScope, sources?: string[]): Promise<string> {
   const rows = await db
     .select({ source: loadListVersions.source, version: loadListVersions.version })
     .from(loadListVersions)
-    .where(eq(loadListVersions.organization_id, scope.organizationId))
+    .where(
+      and(
+        eq(loadListVersions.organization_id, scope.organizationId),
+        sources ? inArray(loadListVersions.source, sources) : undefined,
+      ),
+    )
     .orderBy(loadListVersions.source);
   return rows.map((r) => `${r.source}:${r.version}`).join(',');
 }
+
+const dialect = new PgDialect();
 
 /** A stable key for what a count depends on (the rendered WHERE clause and its parameters). */
 export function countKey(scope: OrgScope, q: LoadQuery): string {
@@ -233,7 +338,7 @@ export function countKey(scope: OrgScope, q: LoadQuery): string {
   return `${rendered.sql}\u0000${JSON.stringify(rendered.params)}`;
 }
 
-const dialect = new PgDialect();
+type LoadSort = { field: LoadSortField; desc: boolean };
 
 const sortColumns: Record<LoadSortField, AnyPgColumn> = {
   created_at: loads.created_at,
@@ -246,71 +351,217 @@ const sortColumns: Record<LoadSortField, AnyPgColumn> = {
   last_posted_at: loads.last_posted_at,
 };
 
-const nullableSorts = new Set<LoadSortField>([
-  'pickup_date',
-  'delivery_date',
-  'posted_rate',
-  'distance',
-  'last_posted_at',
-]);
+/**
+ * How a page of each sort is read, matching the sort indexes of loads-tables exactly:
+ * - created_at, updated_at: (organization_id, column, id) forwards or backwards; load_number: its
+ *   unique index (no tiebreaker needed).
+ * - pickup_date, delivery_date, last_posted_at: (organization_id, column, id) forwards ascending
+ *   (nulls last is its order); descending, the loads with a value backwards, then those without
+ *   (the same index's null range, backwards).
+ * - posted_rate, distance: the loads with a value from the deduplicated value index (distance:
+ *   distance_key, in the same order), each run of equal values ordered by id, then those without
+ *   from the partial (organization_id, id) index.
+ * `order` is the ORDER BY of a whole list. A list read in two parts orders the loads with a value
+ * by `keys` and those without by `nullKeys`, each followed by id.
+ */
+function sortPlan(sort: LoadSort): { order: SQL[]; split?: { column: SQL; keys: SQL[]; nullKeys: SQL[] } } {
+  const column = sortColumns[sort.field];
+  const dir = sort.desc ? sql.raw('DESC') : sql.raw('ASC');
+  if (sort.field === 'load_number') return { order: [sql`${column} ${dir}`] };
+  const byId = sql`${loads.id} ${dir}`;
+  if (sort.field === 'created_at' || sort.field === 'updated_at') {
+    return { order: [sql`${column} ${dir}`, byId] };
+  }
+  // Nulls last both ways (ASC puts them last by default).
+  const order = [sql`${column} ${dir}${sort.desc ? sql` NULLS LAST` : sql``}`, byId];
+  if (sort.field === 'posted_rate') {
+    return { order, split: { column: sql`${column}`, keys: [sql`${column}`], nullKeys: [] } };
+  }
+  if (sort.field === 'distance') {
+    const key = sql`${loads.distance_key}`;
+    return { order, split: { column: key, keys: [key], nullKeys: [] } };
+  }
+  if (!sort.desc) return { order };
+  // The null range of (organization_id, column, id) read backwards is ordered by column, then id.
+  return { order, split: { column: sql`${column}`, keys: [sql`${column}`], nullKeys: [sql`${column}`] } };
+}
 
 /**
- * One page: the positions are found on the narrow (organization_id, sort, id) indexes first and
- * only the page's rows are read in full (a deferred join), so OFFSET skips index entries, not rows.
- * Nulls sort after every value both ways round.
+ * The ids of one page. A single read of the index in the sort's order, or, for a nullable column
+ * read in two parts, the first `offset + limit` loads with a value (numbered in order) followed by
+ * as many loads without one as are still needed: the page is the loads numbered past `offset`.
+ * Each part stops as soon as it has enough rows; nothing is sorted but runs of equal values.
+ *
+ * `fewMatches`: the list is known to match few loads (its count). Walking a sort index until
+ * enough of them turn up can then read most of the organization when the matches sit at its far
+ * end (filters correlate with time: a week of pickups, an old customer). So the matches are read
+ * first, through the filters' own indexes, and only they are sorted.
+ */
+function pageIds(
+  scope: OrgScope,
+  q: LoadQuery,
+  sort: LoadSort,
+  limit: number,
+  offset: number,
+  fewMatches: boolean,
+): SQL {
+  const plan = sortPlan(sort);
+  const where = whereOf(scope, q);
+  const orderBy = sql.join(plan.order, sql`, `);
+  if (fewMatches) {
+    return sql`WITH matches AS MATERIALIZED (SELECT ${loads.id} AS id, ${sortColumns[sort.field]} AS key FROM ${loads} WHERE ${where})
+      SELECT id FROM matches ORDER BY key ${sql.raw(sort.desc ? 'DESC NULLS LAST' : 'ASC')}, id ${sql.raw(sort.desc ? 'DESC' : 'ASC')}
+      LIMIT ${limit} OFFSET ${offset}`;
+  }
+  if (!plan.split) {
+    return sql`SELECT ${loads.id} FROM ${loads} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
+  }
+  const { column, keys, nullKeys } = plan.split;
+  const upTo = offset + limit;
+  const dir = sql.raw(sort.desc ? 'DESC' : 'ASC');
+  // Each part returns its keys as columns, in its own order: row_number's ORDER BY is that same
+  // order, so numbering the rows sorts nothing.
+  const part = (exprs: SQL[], filter: SQL, cap: SQL, alias: string) => {
+    const names = exprs.map((_, i) => sql.raw(`k${i}`));
+    const selected = exprs.map((k, i) => sql`, ${k} AS ${names[i]}`);
+    const inner = [...exprs.map((k) => sql`${k} ${dir}`), sql`${loads.id} ${dir}`];
+    const numbered = [
+      ...names.map((n) => sql`${sql.raw(alias)}.${n} ${dir}`),
+      sql`${sql.raw(alias)}.id ${dir}`,
+    ];
+    return {
+      rowNumber: sql`row_number() OVER (ORDER BY ${sql.join(numbered, sql`, `)})`,
+      from: sql`(SELECT ${loads.id} AS id${sql.join(selected, sql``)} FROM ${loads}
+            WHERE ${where} AND ${filter} ORDER BY ${sql.join(inner, sql`, `)} LIMIT ${cap}) ${sql.raw(alias)}`,
+    };
+  };
+  const valued = part(keys, sql`${column} IS NOT NULL`, sql`${upTo}`, 'v');
+  const unvalued = part(
+    nullKeys,
+    sql`${column} IS NULL`,
+    sql`greatest(0, ${upTo} - (SELECT count(*) FROM valued))`,
+    'u',
+  );
+  return sql`WITH valued AS MATERIALIZED (SELECT v.id, ${valued.rowNumber} AS rn FROM ${valued.from}),
+    unvalued AS (SELECT u.id, (SELECT count(*) FROM valued) + ${unvalued.rowNumber} AS rn FROM ${unvalued.from})
+    SELECT id FROM valued WHERE rn > ${offset}
+    UNION ALL
+    SELECT id FROM unvalued WHERE rn > ${offset}`;
+}
+
+/**
+ * One page: its ids are found on the indexes first and only the page's rows are read in full (a
+ * deferred join), so OFFSET skips index entries, not rows; the page's own rows are then put in
+ * order (nulls after every value both ways, ties by id). `matches`: the list's total_count.
  */
 export async function listLoadPage(
   db: DbOrTx,
   scope: OrgScope,
   q: LoadQuery,
-  sort: { field: LoadSortField; desc: boolean },
+  sort: LoadSort,
   limit: number,
   offset: number,
+  matches: number,
 ): Promise<LoadView[]> {
-  const column = sortColumns[sort.field];
-  const direction = sort.desc ? desc : asc;
-  // Nullable sort columns keep their nulls last when descending too; the others need no clause,
-  // which keeps ORDER BY equal to the (organization_id, column, id) index read backwards.
-  const nulls = sort.desc && nullableSorts.has(sort.field) ? sql` NULLS LAST` : sql``;
-  const order = [sql`${direction(column)}${nulls}`, direction(loads.id)];
-  const page = db
-    .select({ id: loads.id })
-    .from(loads)
-    .where(whereOf(scope, q))
-    .orderBy(...order)
-    .limit(limit)
-    .offset(offset);
+  if (offset >= matches) return [];
+  const filtered = q.conditions.length > 0 || q.tabs.length > 0;
+  const ids = pageIds(scope, q, sort, limit, offset, filtered && matches <= FEW_MATCHES);
   return selectLoads(
     db,
-    and(eq(loads.organization_id, scope.organizationId), inArray(loads.id, page)),
-  ).orderBy(...order);
+    and(eq(loads.organization_id, scope.organizationId), sql`${loads.id} IN (${ids})`),
+  ).orderBy(...sortPlan(sort).order);
 }
 
+/** Up to this many matches, a filtered page is read as its matches sorted (pageIds fewMatches). */
+const FEW_MATCHES = 25_000;
+
 /**
- * The exact number of loads a list matches. A list narrowed by status alone (or not at all) is
- * answered from load_status_counts; anything else counts rows, on indexes where it can.
+ * The exact count of a list when a maintained structure answers it without counting loads: no
+ * condition but statuses (load_status_counts), one tab alone (its table's index), or one filter
+ * load_facet_counts keeps, alone or with statuses. Null when none applies.
  */
-export async function countLoads(db: DbOrTx, scope: OrgScope, q: LoadQuery): Promise<number> {
+export async function countFromCounters(db: DbOrTx, scope: OrgScope, q: LoadQuery): Promise<number | null> {
   if (q.conditions.length === 0 && q.statuses === null && q.tabs.length === 1) {
     const result = await db.execute<{ n: number }>(tabOnlyCounts[q.tabs[0]!](scope.organizationId));
     return result.rows[0]?.n ?? 0;
   }
-  if (q.conditions.length === 0 && q.tabs.length === 0) {
-    const statuses = q.statuses?.map((s) => s) ?? null;
-    if (statuses && statuses.length === 0) return 0;
-    const [row] = await db
-      .select({ n: sql<string | null>`sum(${loadStatusCounts.n})` })
-      .from(loadStatusCounts)
-      .where(
-        and(
-          eq(loadStatusCounts.organization_id, scope.organizationId),
-          statuses ? inArray(loadStatusCounts.load_status, statuses) : undefined,
-        ),
-      );
-    return Number(row?.n ?? 0);
-  }
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(loads).where(whereOf(scope, q));
-  return row?.n ?? 0;
+  if (q.tabs.length > 0 || q.conditions.length > 1) return null;
+  if (q.statuses && q.statuses.length === 0) return 0;
+  const facet = q.conditions[0]?.facet;
+  if (q.conditions.length === 1 && !facet) return null;
+  const counter = facet ? loadFacetCounts : loadStatusCounts;
+  const [row] = await db
+    .select({ n: sql<string | null>`sum(${counter.n})` })
+    .from(counter)
+    .where(
+      and(
+        eq(counter.organization_id, scope.organizationId),
+        facet ? eq(loadFacetCounts.facet, facet.name) : undefined,
+        facet ? sql`${loadFacetCounts.value} = ANY(${textArray(facet.values)})` : undefined,
+        q.statuses ? inArray(counter.load_status, q.statuses) : undefined,
+      ),
+    );
+  return Number(row?.n ?? 0);
+}
+
+/** Counts the loads a list matches on the indexes, with the snapshot the count was taken at. */
+export async function countLoads(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: LoadQuery,
+): Promise<{ count: number; snapshot: string }> {
+  const result = await db.execute<{ n: number; snapshot: string }>(
+    sql`SELECT count(*)::int AS n, pg_current_snapshot()::text AS snapshot FROM ${loads} WHERE ${whereOf(scope, q)}`,
+  );
+  const row = result.rows[0]!;
+  return { count: row.n, snapshot: row.snapshot };
+}
+
+/**
+ * How the count of a list (without tabs) moved between `snapshot` and now: each load written by a
+ * transaction the old snapshot did not see is tested as it is now and as it was then (the row
+ * before the first such write, from load_changes). Null when that history may be purged already,
+ * or when more than `maxChanges` loads changed (counting afresh is then as cheap).
+ */
+export async function countChangesSince(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: LoadQuery,
+  snapshot: string,
+  maxChanges: number,
+): Promise<{ delta: number; snapshot: string } | null> {
+  const where = whereOf(scope, q, 'row');
+  const result = await db.execute<{
+    snapshot: string;
+    usable: boolean;
+    changed: number;
+    delta: number | null;
+  }>(
+    sql`WITH ch AS (
+          SELECT DISTINCT ON (u.load_id) u.load_id, u.before
+          FROM ${loadChanges} c CROSS JOIN LATERAL unnest(c.load_ids, c.befores) AS u(load_id, before)
+          WHERE c.organization_id = ${scope.organizationId}
+            AND c.xid >= pg_snapshot_xmin(${snapshot}::pg_snapshot)
+            AND NOT pg_visible_in_snapshot(c.xid, ${snapshot}::pg_snapshot)
+          ORDER BY u.load_id, c.seq
+        ), changed AS (SELECT count(*)::int AS n FROM ch)
+        SELECT pg_current_snapshot()::text AS snapshot,
+          coalesce((SELECT h.snapshot_xmin <= pg_snapshot_xmin(${snapshot}::pg_snapshot) FROM ${loadChangesHorizon} h), false) AS usable,
+          (SELECT n FROM changed) AS changed,
+          CASE WHEN (SELECT n FROM changed) <= ${maxChanges} THEN
+            (SELECT count(*) FROM ch JOIN ${loads} ON ${loads.id} = ch.load_id WHERE ${where})::int
+            - (SELECT count(*) FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
+               WHERE ch.before IS NOT NULL AND ${where})::int
+          END AS delta`,
+  );
+  const row = result.rows[0]!;
+  if (!row.usable || row.delta === null) return null;
+  return { delta: row.delta, snapshot: row.snapshot };
+}
+
+/** Drops load_changes entries no usable count needs any more (see load_changes_purge). */
+export async function purgeLoadChanges(db: DbOrTx, keepSeconds: number): Promise<void> {
+  await db.execute(sql`SELECT load_changes_purge(make_interval(secs => ${keepSeconds}))`);
 }
 
 /** Per-status and per-tab counts of the loads a list matches (GET /loads/stats). */
@@ -343,7 +594,7 @@ export async function loadStats(db: DbOrTx, scope: OrgScope, q: LoadQuery, tabs:
 // ---------------------------------------------------------------------------------------------
 // Ingestion
 
-const loadColumnNames = Object.values(getTableColumns(loads)).map((c) => c.name);
+const loadColumnNames = Object.values(storedLoadColumns).map((c) => c.name);
 const stopColumnNames = Object.values(getTableColumns(stops)).map((c) => c.name);
 const columnList = (names: string[]) => sql.raw(names.map((n) => `"${n}"`).join(', '));
 
@@ -354,7 +605,7 @@ export async function findLoadsByIdentifiers(
   ids: { tmsLoadIds: string[]; externalIds: string[]; loadNumbers: string[] },
 ): Promise<LoadRow[]> {
   return db
-    .select()
+    .select(storedLoadColumns)
     .from(loads)
     .where(
       and(
@@ -383,11 +634,13 @@ export async function updateLoads(db: DbOrTx, scope: OrgScope, rows: LoadRow[]):
   );
 }
 
-export async function replaceStops(db: DbOrTx, scope: OrgScope, loadIds: string[], rows: StopRow[]) {
-  if (loadIds.length === 0) return;
-  await db
-    .delete(stops)
-    .where(and(eq(stops.organization_id, scope.organizationId), inArray(stops.load_id, loadIds)));
+/** Drops the stored stops of `replacedFor` (loads that had some), then writes `rows`. */
+export async function replaceStops(db: DbOrTx, scope: OrgScope, replacedFor: string[], rows: StopRow[]) {
+  if (replacedFor.length > 0) {
+    await db
+      .delete(stops)
+      .where(and(eq(stops.organization_id, scope.organizationId), inArray(stops.load_id, replacedFor)));
+  }
   if (rows.length === 0) return;
   await db.execute(
     sql`INSERT INTO stops (${columnList(stopColumnNames)}) SELECT ${columnList(stopColumnNames)} FROM jsonb_populate_recordset(NULL::stops, ${JSON.stringify(rows)}::jsonb)`,

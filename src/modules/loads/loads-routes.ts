@@ -28,10 +28,15 @@ const MiB = 1024 * 1024;
  * about half of a page's serialization cost). Safe because toLoad builds every field explicitly
  * from the row with the schema's type; OpenAPI still documents the response schema.
  */
+const RATE_WRITE_RULE =
+  '`customer_rate` and `margin` are written only by API keys, OWNERs and ADMINs, as they are the ' +
+  'only ones who read them. A MEMBER who sends either (even as null) gets 403 `forbidden` naming the ' +
+  'field in `param`, and nothing is written; leave both out to update the rest of the load.';
+
 const plainJson = () => (data: unknown) => JSON.stringify(data);
 
 export const loadsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = new LoadsService(app.deps.database.db);
+  const service = new LoadsService(app.deps.database.db, app.log);
 
   app.post(
     '/loads',
@@ -41,6 +46,7 @@ export const loadsRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'upsertLoad',
         tags,
         summary: 'Create or update one load (201 created, 200 updated)',
+        description: RATE_WRITE_RULE,
         body: loadInputBody,
         response: {
           200: loadUpsertResultSchema,
@@ -68,7 +74,9 @@ export const loadsRoutes: FastifyPluginAsyncZod = async (app) => {
           'Each load is upserted as by POST /loads, in request order and one transaction. A load that ' +
           'fails validation, conflicts, or repeats an identifier of an earlier item (`duplicate_in_batch`) ' +
           'is reported in `data[].error` and `errors[]`, naming the field from the body root ' +
-          '(`loads[3].stops[0].type`); the others are applied.',
+          "(`loads[3].stops[0].type`); the others are applied. A MEMBER's item that sends " +
+          '`customer_rate` or `margin` fails with `error_code` `forbidden` and `param` ' +
+          '`loads[3].customer_rate`.',
         body: loadBatchBody,
         response: {
           200: loadBatchResultSchema,
@@ -129,6 +137,7 @@ export const loadsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getLoad',
         tags,
+        summary: 'One load, with its stops and offer range',
         params: loadIdParams,
         response: { 200: loadSchema, ...errorResponses(401, 403, 404, 429) },
       },

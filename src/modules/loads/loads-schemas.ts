@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentAs } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
 import { toE164 } from '../../http/phone.js';
 import {
@@ -9,9 +10,16 @@ import {
   queryBool,
   queryInt,
   queryList,
+  storedEnum,
   text,
 } from '../../http/schemas.js';
-import { CONTACT_TYPES, EQUIPMENT_TYPES, LOAD_MODES, LOAD_STATUSES } from './loads-tables.js';
+import {
+  CONTACT_TYPES,
+  EQUIPMENT_TYPES,
+  ESCALATION_STATUSES,
+  LOAD_MODES,
+  LOAD_STATUSES,
+} from './loads-tables.js';
 
 // ---------------------------------------------------------------------------------------------
 // Input: a load as sent by a TMS integration (POST /loads, each item of POST /loads/batch).
@@ -47,6 +55,7 @@ export const locationInput = z.object({
   country: z
     .string()
     .regex(/^[A-Za-z]{2}$/, { message: 'Must be an ISO 3166-1 alpha-2 country code' })
+    .max(2)
     .transform((c) => c.toUpperCase())
     .nullish(),
   latitude: z.number().min(-90).max(90).nullish(),
@@ -131,6 +140,7 @@ export const loadInput = z.object({
 export type LoadInput = z.output<typeof loadInput>;
 
 export const loadInputBody = loadInput.meta({
+  title: 'LoadInput',
   description:
     'Upserted on tms_load_id, then external_id, then load_number. Fields left out keep their stored ' +
     'value; load_status is derived from tms_status (unknown values give null).',
@@ -140,12 +150,10 @@ export const MAX_BATCH_LOADS = 1000;
 
 // Items are validated one by one, so one bad load fails alone (207) and names its field as
 // `loads[3].stops[0].type`.
-export const loadBatchBody = z.object({
-  loads: z
-    .array(z.record(z.string(), z.unknown()).meta({ description: 'A LoadInput' }))
-    .min(1)
-    .max(MAX_BATCH_LOADS),
-});
+export const loadBatchBody = documentAs(
+  z.object({ loads: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_BATCH_LOADS) }),
+  z.object({ loads: z.array(loadInputBody).min(1).max(MAX_BATCH_LOADS) }).meta({ title: 'LoadBatchRequest' }),
+);
 
 // ---------------------------------------------------------------------------------------------
 // The list's filters: the query string of GET /loads, and the `filters` of a saved view.
@@ -155,6 +163,7 @@ const queryDate = () =>
   z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Must be a date YYYY-MM-DD' })
+    .max(10)
     .refine(
       (s) =>
         !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
@@ -219,7 +228,9 @@ export const loadFiltersShape = {
     .enum(LOAD_SORT_FIELDS)
     .optional()
     .meta({ description: `Default created_at. One of: ${LOAD_SORT_FIELDS.join(', ')}.` }),
-  order_desc: queryBool().optional().meta({ description: 'Default true. Nulls sort after every value.' }),
+  order_desc: queryBool()
+    .optional()
+    .meta({ description: 'Default true. Nulls sort after every value both ways; ties break on id.' }),
 };
 
 /** What a saved view may hold: every filter of the list (not page, page_size or view_id). */
@@ -304,12 +315,12 @@ export const loadSchema = z
     id: z.string(),
     load_number: z.string(),
     organization_id: z.string(),
-    equipment_type: z.string(),
+    equipment_type: storedEnum(EQUIPMENT_TYPES),
     created_at: dateTime(),
     updated_at: dateTime(),
     tms_load_id: z.string().nullable(),
     external_id: z.string().nullable(),
-    mode: z.string().nullable(),
+    mode: storedEnum(LOAD_MODES).nullable(),
     load_status: z.enum(LOAD_STATUSES).nullable(),
     tms_status: z.string().nullable(),
     weight: z.number().nullable(),
@@ -453,7 +464,7 @@ export const escalationSchema = z
   .object({
     id: z.string(),
     load_id: z.string(),
-    status: z.string(),
+    status: storedEnum(ESCALATION_STATUSES),
     reason: z.string().nullable(),
     resolved_at: dateTime().nullable(),
     created_at: dateTime(),

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { registerUniqueConstraint } from '../../db/pg-errors.js';
@@ -9,6 +10,8 @@ import { findVisibleLoadView } from '../load-views/load-views-repository.js';
 import { emitEvents } from '../webhooks/events.js';
 import { derivedColumns, loadIdentifier, mergeLoad, stopRows } from './loads-ingestion.js';
 import {
+  countChangesSince,
+  countFromCounters,
   countKey,
   countLoads,
   filterConditions,
@@ -25,11 +28,13 @@ import {
   listVersions,
   loadExists,
   loadStats,
+  purgeLoadChanges,
   replaceStops,
   type StopJson,
   type StopRow,
   statusMappingsOf,
   storedStops,
+  tabSources,
   updateLoads,
 } from './loads-repository.js';
 import {
@@ -63,8 +68,18 @@ registerUniqueConstraint(
   'Another load of the organization has this external_id',
 );
 
-/** DESIGN.md section 3: customer_rate and margin are for API keys, OWNERs and ADMINs. */
+/**
+ * DESIGN.md sections 3 and 9: customer_rate and margin are read and written only by API keys,
+ * OWNERs and ADMINs (and the service itself).
+ */
 const seesRates = (p: Principal) => !(p.kind === 'bearer' && p.role === 'MEMBER');
+
+/** The load fields a MEMBER may neither read nor write. */
+export const RATE_FIELDS = ['customer_rate', 'margin'] as const;
+
+/** The first rate field a principal who may not write it sent (null included: null clears). */
+const forbiddenRateField = (p: Principal, input: Partial<Record<(typeof RATE_FIELDS)[number], unknown>>) =>
+  seesRates(p) ? undefined : RATE_FIELDS.find((f) => input[f] !== undefined);
 
 const dateOrNull = (s: string | null) => (s === null ? null : new Date(s));
 
@@ -198,6 +213,17 @@ function itemError(code: string, path: (string | number)[], message: string): It
 }
 
 const COUNT_CACHE_MAX = 10_000;
+/** More changed loads than this since a kept count: counting afresh costs about the same. */
+const COUNT_MAX_CHANGES = 20_000;
+const PURGE_EVERY_MS = 15_000;
+const PURGE_KEEP_SECONDS = 60;
+
+/** A count kept for reuse: with the snapshot it is exact at, or (lists with a tab) the write versions. */
+interface KeptCount {
+  count: number;
+  snapshot?: string;
+  version?: string;
+}
 
 /** The `data` of load.* webhook events: the load's identifiers and status. */
 const loadEventData = (r: LoadRow) => ({
@@ -209,9 +235,13 @@ const loadEventData = (r: LoadRow) => ({
 });
 
 export class LoadsService {
-  private readonly counts = new Map<string, { version: string; count: number }>();
+  private readonly counts = new Map<string, KeptCount>();
+  private lastPurge = 0;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly log?: Pick<FastifyBaseLogger, 'warn'>,
+  ) {}
 
   // -------------------------------------------------------------------------------------------
   // Ingestion
@@ -232,7 +262,8 @@ export class LoadsService {
           error.message.replace(/^[^:]+: /, ''),
         );
       }
-      throw new AppError(error.code === 'conflict' ? 409 : 422, error.code, error.message, error.param);
+      const status = error.code === 'conflict' ? 409 : error.code === 'forbidden' ? 403 : 422;
+      throw new AppError(status, error.code, error.message, error.param);
     }
     return {
       success: true,
@@ -298,6 +329,16 @@ export class LoadsService {
     };
     const accepted: { index: number; input: LoadInput }[] = [];
     for (const item of items) {
+      const refused = forbiddenRateField(scope.principal, item.input);
+      if (refused) {
+        fail(
+          item.index,
+          item.input,
+          'failed',
+          itemError('forbidden', at(item.index, refused), 'only API keys, OWNERs and ADMINs may set it'),
+        );
+        continue;
+      }
       const repeated = IDENTIFIERS.find((k) => {
         const v = item.input[k];
         return v != null && seen[k].has(v);
@@ -417,7 +458,8 @@ export class LoadsService {
       }
       await insertLoads(tx, created);
       await updateLoads(tx, scope, updated);
-      await replaceStops(tx, scope, [...stopsSentFor, ...created.map((r) => r.id)], sentStops);
+      // New loads have no stops to drop.
+      await replaceStops(tx, scope, stopsSentFor, sentStops);
       await emitEvents(tx, scope.organizationId, [
         ...created.map((r) => ({ type: 'load.created', data: loadEventData(r) })),
         ...updated.map((r) => ({ type: 'load.updated', data: loadEventData(r) })),
@@ -430,6 +472,7 @@ export class LoadsService {
       ]);
       return results;
     });
+    this.purgeChangesNow();
     return [...outcomes, ...applied];
   }
 
@@ -445,15 +488,15 @@ export class LoadsService {
   async list(scope: OrgScope, query: ListLoadsQuery) {
     const { page, page_size, view_id, ...filters } = query;
     const viewFilters = view_id ? await this.viewFilters(scope, view_id) : null;
-    const q = combine([filters, viewFilters]);
+    const q = combine(scope.organizationId, [filters, viewFilters]);
     const sort = {
       field: filters.order_by ?? viewFilters?.order_by ?? 'created_at',
       desc: filters.order_desc ?? viewFilters?.order_desc ?? true,
     };
-    const [rows, total] = await Promise.all([
-      listLoadPage(this.db, scope, q, sort, page_size, offsetOf(page, page_size)),
-      this.count(scope, q),
-    ]);
+    // The count first: it is cheap (kept, or from a counter), and the page reads differently when
+    // it is small (listLoadPage).
+    const total = await this.count(scope, q);
+    const rows = await listLoadPage(this.db, scope, q, sort, page_size, offsetOf(page, page_size), total);
     return {
       data: rows.map((r) => toLoad(r, scope.principal)),
       pagination: pagination(page, page_size, total),
@@ -461,28 +504,71 @@ export class LoadsService {
   }
 
   /**
-   * The exact total of a list. The counter table answers the unfiltered and status-only lists.
-   * Anything else (a city search matches tens of thousands of loads at a million) is counted once
-   * per set of write versions of the organization's loads and tab tables: the count is kept with
-   * the versions read before it and reused while no write has moved them. Kept per instance.
+   * The exact total of a list. Maintained structures answer the unfiltered and status-only lists,
+   * a few-valued filter or a rep name alone or with statuses, and a tab alone (its table's index,
+   * kept until that table is written). Any other list is counted on the indexes of its filters
+   * (what the matching entries cost, never a pass over the organization) and the count is kept,
+   * per instance, with the snapshot it was taken at: the next count of the same list re-tests only
+   * the loads written since (load_changes), so it stays exact and cheap while a sync writes. A
+   * list with a tab also depends on the tab's table, so its count is kept per set of write
+   * versions of the organization's loads and tab tables instead, and recounted after any write.
    */
   private async count(scope: OrgScope, q: LoadQuery): Promise<number> {
-    if (q.conditions.length === 0 && q.tabs.length === 0) return countLoads(this.db, scope, q);
+    const tab = q.tabs.length === 1 && q.conditions.length === 0 && q.statuses === null ? q.tabs[0] : null;
+    if (!tab) {
+      const counted = await countFromCounters(this.db, scope, q);
+      if (counted !== null) return counted;
+    }
     const key = countKey(scope, q);
-    const version = await listVersions(this.db, scope);
     const cached = this.counts.get(key);
-    if (cached && cached.version === version) return cached.count;
-    const count = await countLoads(this.db, scope, q);
+    if (q.tabs.length > 0) {
+      // A tab alone depends on its own table only.
+      const version = await listVersions(this.db, scope, tab ? [tabSources[tab]] : undefined);
+      if (cached?.version === version) return cached.count;
+      const count = tab
+        ? ((await countFromCounters(this.db, scope, q)) ?? 0)
+        : (await countLoads(this.db, scope, q)).count;
+      this.remember(key, { count, version });
+      return count;
+    }
+    if (cached?.snapshot) {
+      const moved = await countChangesSince(this.db, scope, q, cached.snapshot, COUNT_MAX_CHANGES);
+      if (moved) {
+        const count = cached.count + moved.delta;
+        this.remember(key, { count, snapshot: moved.snapshot });
+        return count;
+      }
+    }
+    const fresh = await countLoads(this.db, scope, q);
+    this.remember(key, fresh);
+    return fresh.count;
+  }
+
+  private remember(key: string, entry: KeptCount) {
     this.counts.delete(key);
     if (this.counts.size >= COUNT_CACHE_MAX) this.counts.delete(this.counts.keys().next().value!);
-    this.counts.set(key, { version, count });
-    return count;
+    this.counts.set(key, entry);
+  }
+
+  /**
+   * load_changes only has to reach back as far as the oldest count worth bringing up to date:
+   * after a write, at most every PURGE_EVERY_MS per instance, older entries are dropped in the
+   * background (counts kept longer than PURGE_KEEP_SECONDS are counted afresh).
+   */
+  private purgeChangesNow() {
+    const now = Date.now();
+    if (now - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = now;
+    purgeLoadChanges(this.db, PURGE_KEEP_SECONDS).catch((err: unknown) => {
+      this.log?.warn({ err }, 'purging load_changes failed; the next write retries');
+      this.lastPurge = 0;
+    });
   }
 
   async stats(scope: OrgScope, query: z.output<typeof loadStatsQuery>) {
     const { view_id, ...filters } = query;
     const viewFilters = view_id ? await this.viewFilters(scope, view_id) : null;
-    const q = combine([filters, viewFilters]);
+    const q = combine(scope.organizationId, [filters, viewFilters]);
     const { byStatus, byTab } = await loadStats(this.db, scope, q, [...LOAD_TABS]);
     const by_status: Record<string, number> = Object.fromEntries(
       [...LOAD_STATUSES, 'none'].map((s) => [s, 0]),
@@ -549,7 +635,7 @@ export class LoadsService {
  * Filters of the query and of a saved view narrow together: statuses intersect, every other
  * condition of both applies.
  */
-function combine(parts: (LoadFilters | null)[]): LoadQuery {
+function combine(organizationId: string, parts: (LoadFilters | null)[]): LoadQuery {
   let statuses: string[] | null = null;
   const conditions = [];
   const tabs = new Set<Exclude<LoadTab, 'all'>>();
@@ -560,7 +646,7 @@ function combine(parts: (LoadFilters | null)[]): LoadQuery {
       statuses =
         statuses === null ? [...new Set(f.status)] : statuses.filter((s) => f.status!.includes(s as never));
     }
-    conditions.push(...filterConditions(f));
+    conditions.push(...filterConditions(organizationId, f));
   }
   return { statuses, conditions, tabs: [...tabs] };
 }

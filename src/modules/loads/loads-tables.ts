@@ -1,8 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
   check,
+  customType,
   doublePrecision,
   index,
   integer,
@@ -44,6 +45,14 @@ export interface StoredReferenceNumber {
   value: string;
   type: string | null;
 }
+
+/**
+ * A float8 as a bigint that orders the same and is equal exactly when the floats are (IEEE 754
+ * bits of the magnitude; negative values mirrored below zero; -0 is 0). Immutable, so a
+ * generated column and a filter's bound use the same expression.
+ */
+export const distanceKey = (value: SQL) =>
+  sql`(CASE WHEN ${value} < 0 THEN -1 - ('x' || encode(float8send(-${value}), 'hex'))::bit(64)::bigint ELSE ('x' || encode(float8send(abs(${value})), 'hex'))::bit(64)::bigint END)`;
 
 export const loads = pgTable(
   'loads',
@@ -114,6 +123,14 @@ export const loads = pgTable(
     rep_names: text('rep_names').array().notNull().default(sql`'{}'::text[]`),
     /** Lower-cased search text over the fields `search` covers; a trigram index serves it. */
     search_text: text('search_text').notNull().default(''),
+    /**
+     * The distance as a bigint in the same order (and equal exactly when the distances are), so
+     * its index deduplicates repeated values (float8 keys cannot be) and stays small: see
+     * distanceKey. Never read back.
+     */
+    distance_key: bigint('distance_key', { mode: 'bigint' }).generatedAlwaysAs(
+      (): SQL => distanceKey(sql`"loads"."distance"`),
+    ),
     ...timestamps,
   },
   (t) => [
@@ -124,11 +141,42 @@ export const loads = pgTable(
     uniqueIndex('loads_organization_external_id_key')
       .on(t.organization_id, t.external_id)
       .where(sql`${t.external_id} IS NOT NULL`),
-    // The default sort, and the deferred join of every page: index-only on (id) per position.
+    // Sorting: each order_by reads one of these in its ORDER BY order, so a page never sorts the
+    // organization (loads-repository orderOf / pageQuery). Columns that cannot be null read one
+    // index either way round. A nullable column keeps nulls last both ways: its page is read as
+    // the loads with a value (the index forwards or backwards) followed by those without (by id).
+    // load_number is unique in the organization: its unique index is its order.
     index('loads_organization_created_idx').on(t.organization_id, t.created_at, t.id),
     index('loads_organization_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('loads_organization_pickup_idx').on(t.organization_id, t.pickup_date, t.id),
     index('loads_organization_delivery_idx').on(t.organization_id, t.delivery_date, t.id),
+    index('loads_organization_last_posted_idx').on(t.organization_id, t.last_posted_at, t.id),
+    // Rates and distances arrive in random order: an (organization_id, value, id) index would take
+    // each new load on a random page of a large index (a page read and a full-page WAL image per
+    // load and index). These hold each value once with the loads that have it (deduplicated), so
+    // they stay small and cached; a page orders each run of equal values by id (an incremental
+    // sort of a few rows). Loads without a value are read by id from a partial index.
+    index('loads_organization_rate_idx')
+      .on(t.organization_id, t.posted_rate)
+      .where(sql`${t.posted_rate} IS NOT NULL`),
+    index('loads_organization_rate_null_idx')
+      .on(t.organization_id, t.id)
+      .where(sql`${t.posted_rate} IS NULL`),
+    index('loads_organization_distance_idx')
+      .on(t.organization_id, t.distance_key)
+      .where(sql`${t.distance_key} IS NOT NULL`),
+    index('loads_organization_distance_null_idx')
+      .on(t.organization_id, t.id)
+      .where(sql`${t.distance_key} IS NULL`),
+    // Filters read on an index of their own: customer and cities (through load_filter_values,
+    // which resolves case-insensitive and substring matches to stored values first), with
+    // load_status second so such a filter with a status is counted on the index alone. The few-
+    // valued ones (tms_status, mode, equipment_type, is_posted) and rep names are counted in
+    // load_facet_counts instead; their pages walk the sort index (rep names: the GIN index).
+    index('loads_organization_customer_idx').on(t.organization_id, t.customer_name, t.load_status),
+    index('loads_organization_origin_city_idx').on(t.organization_id, t.origin_city, t.load_status),
+    index('loads_organization_destination_city_idx').on(t.organization_id, t.destination_city, t.load_status),
+    index('loads_rep_names_idx').using('gin', t.rep_names),
     index('loads_organization_status_idx').on(
       t.organization_id,
       t.load_status,
@@ -184,6 +232,71 @@ export const stops = pgTable(
     index('stops_load_idx').on(t.load_id, t.position),
     check('stops_type_check', sql`${t.type} IS NULL OR ${t.type} IN ('Pickup', 'Dropoff')`),
   ],
+);
+
+/**
+ * The distinct values of the load columns filtered case-insensitively or by substring
+ * (`customer_name`, `origin_city`, `destination_city`), per organization, kept by a statement
+ * trigger on loads in the same transaction as every write (migration 0010_load_list_indexes). A
+ * filter first picks the matching values here (a few hundred rows), then reads the loads through
+ * the (organization_id, column) index with `= ANY(values)`. Values are never removed: one no load
+ * carries any more matches nothing.
+ */
+export const loadFilterValues = pgTable(
+  'load_filter_values',
+  {
+    organization_id: text('organization_id').notNull(),
+    field: text('field').notNull(),
+    value: text('value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organization_id, t.field, t.value] })],
+);
+
+/** The filters whose counts load_facet_counts keeps, with the value each load is counted under. */
+export const LOAD_FACETS = ['tms_status', 'mode', 'equipment_type', 'is_posted', 'rep_name'] as const;
+export type LoadFacet = (typeof LOAD_FACETS)[number];
+
+/**
+ * Loads per organization, facet, value and load_status ('' for none), kept by statement triggers
+ * on loads in the same transaction as every write, as load_status_counts is: the exact count of a
+ * list filtered by one of these alone (or with statuses) without counting loads. Values:
+ * lower(tms_status), mode, equipment_type, is_posted ('true'/'false'), and each name of rep_names
+ * (a load counts once under each of its names).
+ */
+export const loadFacetCounts = pgTable(
+  'load_facet_counts',
+  {
+    organization_id: text('organization_id').notNull(),
+    facet: text('facet', { enum: LOAD_FACETS }).notNull(),
+    value: text('value').notNull(),
+    load_status: text('load_status').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organization_id, t.facet, t.value, t.load_status] })],
+);
+
+/** PostgreSQL's 64-bit transaction id, read and written as its decimal text. */
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
+
+/**
+ * The loads each statement wrote, per organization: their ids and, for updates and deletes, each
+ * row as it was before (the columns the list filters read; null for inserts), by the transaction
+ * that wrote them; appended by statement triggers on loads. A count of the list kept with the
+ * snapshot it was taken at is brought up to date by re-testing the loads changed since that
+ * snapshot (LoadsService.count): exact, and as cheap as the changes are few. Entries older than
+ * every snapshot still usable are purged (load_changes_purge); `load_changes_horizon` holds the
+ * xmin below which entries may be gone.
+ */
+export const loadChanges = pgTable(
+  'load_changes',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    organization_id: text('organization_id').notNull(),
+    xid: xid8('xid').notNull(),
+    load_ids: text('load_ids').array().notNull(),
+    befores: jsonb('befores').array(),
+  },
+  (t) => [index('load_changes_organization_xid_idx').on(t.organization_id, t.xid)],
 );
 
 /** An organization's own tms_status -> load_status entries, consulted before the default table. */
@@ -294,4 +407,21 @@ export const carrierVerifications = pgTable(
       .on(t.organization_id, t.load_id)
       .where(sql`${t.status} = 'BLOCKED'`),
   ],
+);
+
+/** Marks written by each purge of load_changes: when, the log's last seq, and the snapshot xmin. */
+export const loadChangeMarks = pgTable('load_change_marks', {
+  taken_at: tstz('taken_at').primaryKey(),
+  seq: bigint('seq', { mode: 'number' }).notNull(),
+  snapshot_xmin: xid8('snapshot_xmin').notNull(),
+});
+
+/** One row: load_changes entries of transactions below this xmin may have been purged. */
+export const loadChangesHorizon = pgTable(
+  'load_changes_horizon',
+  {
+    id: integer('id').primaryKey().default(1),
+    snapshot_xmin: xid8('snapshot_xmin').notNull(),
+  },
+  (t) => [check('load_changes_horizon_one_row', sql`${t.id} = 1`)],
 );

@@ -58,6 +58,7 @@ export const offersRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getOffer',
         tags,
+        summary: 'One offer, with its carrier',
         params: offerIdParams,
         response: { 200: offerSchema, ...errorResponses(401, 403, 404, 429) },
       },

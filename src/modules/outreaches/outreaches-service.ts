@@ -127,6 +127,7 @@ export class OutreachesService {
         'validation_error',
         `Load '${load.id}' has no hauling carrier on file: accept an offer or send hauling_carrier_id first`,
         'load_id',
+        'path',
       );
     }
     await this.guard(scope, hauling.carrier.id, load.id);

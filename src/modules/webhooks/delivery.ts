@@ -2,7 +2,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { SecretBox } from '../../db/secret-box.js';
 
 /** A new signing secret: `whsec_` + base64 of 24 random bytes (Standard Webhooks format). */
 export const newSigningSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
@@ -13,42 +15,31 @@ export function sign(secret: string, id: string, timestamp: number, body: string
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['::ffff:0:0', 96],
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
-}
+// Global unicast IPv6 (RFC 4291): everything outside it is reserved, deprecated or a translation
+// form, such as IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::/96).
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
-/** Whether an IP address is private, loopback, link-local or otherwise not on the internet. */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return blocked.check(mapped[1]!, 'ipv4');
-    return blocked.check(address, 'ipv6');
+/**
+ * Why an IP address may not be a webhook target, as the name of its special-purpose range
+ * (ipaddr.js: `loopback`, `private`, `linkLocal`, `6to4`, `teredo`, `rfc6052`, `multicast`,
+ * `reserved`, ...), or null when it is public unicast. An IPv4-mapped IPv6 address is judged as
+ * the IPv4 address it carries; tunnel and translation forms are refused whatever they embed.
+ */
+export function nonPublicRange(address: string): string | null {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.process(address);
+  } catch {
+    return 'invalid';
   }
-  return true;
+  const range = ip.range();
+  if (range !== 'unicast') return range;
+  if (ip.kind() === 'ipv6') {
+    if (ip.match(IPV4_COMPATIBLE)) return 'ipv4Compatible';
+    if (!ip.match(GLOBAL_UNICAST_V6)) return 'reserved';
+  }
+  return null;
 }
 
 /** The host of a URL without IPv6 brackets. */
@@ -56,15 +47,16 @@ export const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 export class DeliveryRefused extends Error {}
 
-/** A DNS lookup that refuses hosts resolving to any private address (checked when connecting). */
+/** A DNS lookup that refuses hosts resolving to any address that is not public unicast (checked when connecting). */
 const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, '', 4);
     const list = addresses as { address: string; family: number }[];
-    const bad = list.find((a) => isPrivateAddress(a.address));
+    const bad = list.find((a) => nonPublicRange(a.address) !== null);
     if (bad || list.length === 0) {
+      const what = bad ? `${bad.address}, ${nonPublicRange(bad.address)}` : 'none';
       return callback(
-        new DeliveryRefused(`refused: ${hostname} resolves to a private address (${bad?.address ?? 'none'})`),
+        new DeliveryRefused(`refused: ${hostname} resolves to a private address (${what})`),
         '',
         4,
       );
@@ -112,8 +104,11 @@ export function post(
       if (url.protocol !== 'https:') {
         return resolve(done({ statusCode: null, body: null, error: 'refused: only https in production' }));
       }
-      if (isIP(host) && isPrivateAddress(host)) {
-        return resolve(done({ statusCode: null, body: null, error: `refused: private address ${host}` }));
+      const range = isIP(host) ? nonPublicRange(host) : null;
+      if (range) {
+        return resolve(
+          done({ statusCode: null, body: null, error: `refused: private address ${host} (${range})` }),
+        );
       }
     }
     const client = url.protocol === 'https:' ? https : url.protocol === 'http:' ? http : null;
@@ -159,4 +154,13 @@ export function post(
     });
     req.end(body);
   });
+}
+
+/** The box webhook signing secrets are sealed in, keyed from configuration. */
+export const webhookSecretBox = (encryptionKey: string) =>
+  new SecretBox(encryptionKey, 'webhook signing secrets');
+
+/** A stored signing secret in plain text; rows written before secrets were sealed are plain already. */
+export function openSigningSecret(box: SecretBox, stored: string, endpointId: string): string | null {
+  return SecretBox.isSealed(stored) ? box.open(stored, endpointId) : stored;
 }

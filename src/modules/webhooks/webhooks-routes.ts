@@ -5,6 +5,7 @@ import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { WebhooksWorker } from '../../workers/webhooks-worker.js';
+import { webhookSecretBox } from './delivery.js';
 import {
   attemptSchema,
   createEndpointBody,
@@ -30,7 +31,11 @@ const DELIVERY_NOTES =
 
 export const webhooksRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config, database } = app.deps;
-  const service = new WebhooksService(database.db, config.webhooks.publicOnly);
+  const service = new WebhooksService(
+    database.db,
+    config.webhooks.publicOnly,
+    webhookSecretBox(config.secretsEncryptionKey),
+  );
   if (config.workers.enabled) {
     const worker = new WebhooksWorker(database.db, config, app.log);
     app.addHook('onReady', async () => worker.start());
@@ -61,8 +66,12 @@ export const webhooksRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: 'Register a webhook endpoint; the signing secret is shown once',
         description:
-          '`url` must be https (http to localhost outside production); in production private, loopback ' +
-          `and link-local targets are refused, also after DNS resolution at delivery time. ${DELIVERY_NOTES}`,
+          '`url` must be https (http to localhost outside production). In production the target must be ' +
+          'public unicast: an address in any special-purpose range (loopback, private, link-local, ' +
+          'carrier-grade NAT, multicast, reserved, documentation; IPv4-compatible, 6to4, NAT64 and Teredo ' +
+          'IPv6; an IPv4-mapped address is judged by the IPv4 it carries) is refused with 422 naming the ' +
+          'range, when the endpoint is saved and again after DNS resolution at every delivery. ' +
+          DELIVERY_NOTES,
         body: createEndpointBody,
         response: { 201: endpointWithSecretSchema, ...errorResponses(401, 403, 422, 429) },
       },
@@ -92,6 +101,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'getWebhookEndpoint',
         tags,
+        summary: 'One webhook endpoint (its secrets are never shown again)',
         params: endpointIdParams,
         response: { 200: webhookEndpointSchema, ...errorResponses(401, 403, 404, 422, 429) },
       },

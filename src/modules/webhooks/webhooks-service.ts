@@ -1,11 +1,12 @@
 import { isIP } from 'node:net';
 import { and, count, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import type { SecretBox } from '../../db/secret-box.js';
 import type { OrgScope } from '../../http/authentication.js';
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, validationFailed } from '../../http/errors.js';
 import { newId } from '../../http/ids.js';
 import { offsetOf, pagination } from '../../http/pagination.js';
-import { hostOf, isPrivateAddress, newSigningSecret } from './delivery.js';
+import { hostOf, newSigningSecret, nonPublicRange } from './delivery.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES, payloadSchema } from './event-types.js';
 import type { CreateEndpointInput, PatchEndpointInput, WebhookEndpoint } from './webhooks-schemas.js';
 import {
@@ -38,44 +39,33 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
 
 /**
  * Refuses what a webhook may not target: schemes other than http(s) always; in production plain
- * http and private, loopback or link-local address literals (names are checked again after DNS
- * resolution at delivery time); outside production http only to localhost.
+ * http and address literals that are not public unicast (names are checked again after DNS
+ * resolution at delivery time); outside production http only to localhost. Each refusal is a 422
+ * naming `url`, with `detail` like every validation error.
  */
 export function validateTargetUrl(raw: string, production: boolean): string {
+  const refuse = (msg: string, type = 'value_error') => validationFailed('body', ['url'], msg, type, raw);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw unprocessable('validation_error', 'url must be an absolute http(s) URL', 'url');
+    throw refuse('Must be an absolute http(s) URL', 'url_parsing');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw unprocessable(
-      'validation_error',
-      `url scheme '${url.protocol.replace(':', '')}' is not allowed; use https`,
-      'url',
-    );
+    throw refuse(`Scheme '${url.protocol.replace(':', '')}' is not allowed; use https`, 'url_scheme');
   }
   if (url.username || url.password) {
-    throw unprocessable('validation_error', 'url must not carry credentials; use headers', 'url');
+    throw refuse('Must not carry credentials; use headers');
   }
   const host = hostOf(url).toLowerCase();
   const loopback =
     LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || (isIP(host) > 0 && host.startsWith('127.'));
   if (production) {
-    if (url.protocol !== 'https:') throw unprocessable('validation_error', 'url must use https', 'url');
-    if (loopback || (isIP(host) > 0 && isPrivateAddress(host))) {
-      throw unprocessable(
-        'validation_error',
-        'url must not target a private, loopback or link-local address',
-        'url',
-      );
-    }
+    if (url.protocol !== 'https:') throw refuse('Must use https', 'url_scheme');
+    const range = loopback ? 'loopback' : isIP(host) > 0 ? nonPublicRange(host) : null;
+    if (range) throw refuse(`Must target a public unicast address; ${host} is ${range}`, 'url_host');
   } else if (url.protocol === 'http:' && !loopback) {
-    throw unprocessable(
-      'validation_error',
-      'url must use https (http is allowed to localhost outside production)',
-      'url',
-    );
+    throw refuse('Must use https (http is allowed to localhost outside production)', 'url_scheme');
   }
   return url.toString();
 }
@@ -84,6 +74,8 @@ export class WebhooksService {
   constructor(
     private readonly db: Db,
     private readonly production: boolean,
+    /** Signing secrets are stored sealed; only the creation or rotation response shows one. */
+    private readonly secrets: SecretBox,
   ) {}
 
   private async find(scope: OrgScope, id: string): Promise<EndpointRow> {
@@ -110,9 +102,11 @@ export class WebhooksService {
           headers: input.headers ?? null,
         })
         .returning();
-      await tx
-        .insert(webhookSecrets)
-        .values({ id: newId('webhookSecret'), endpoint_id: created!.id, secret });
+      await tx.insert(webhookSecrets).values({
+        id: newId('webhookSecret'),
+        endpoint_id: created!.id,
+        secret: this.secrets.seal(secret, created!.id),
+      });
       return created!;
     });
     return { ...toEndpoint(row), signing_secret: secret };
@@ -186,7 +180,9 @@ export class WebhooksService {
         .update(webhookSecrets)
         .set({ expires_at: sql`now() + make_interval(secs => ${ROTATION_OVERLAP_SECONDS})` })
         .where(and(eq(webhookSecrets.endpoint_id, id), isNull(webhookSecrets.expires_at)));
-      await tx.insert(webhookSecrets).values({ id: newId('webhookSecret'), endpoint_id: id, secret });
+      await tx
+        .insert(webhookSecrets)
+        .values({ id: newId('webhookSecret'), endpoint_id: id, secret: this.secrets.seal(secret, id) });
       return endpoint;
     });
     return { ...toEndpoint(row), signing_secret: secret };

@@ -1,0 +1,57 @@
+import { systemScope } from '../src/http/authentication.js';
+import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
+import { AuthService } from '../src/modules/auth/auth-service.js';
+import { AutovacuumStandIn } from './lib/autovacuum.js';
+import { benchConfig, benchDatabase, listenApp } from './lib/harness.js';
+import { ingest, percentile } from './lib/load-payloads.js';
+
+/**
+ * Ingestion through POST /loads/batch: LOADS new loads (default 100,000; 1000 a request with 2-3
+ * stops each, two requests in flight) into an empty organization, then UPDATES requests re-sending
+ * 1000 of them with a changed rate. Reports batch p50/p95/p99 and loads per second.
+ *
+ * BENCH_SMOKE=1 ingests 3,000 (a few seconds); BENCH_DATABASE_URL uses a server of your own.
+ * Where the server runs with autovacuum off, the bench vacuums and analyzes as autovacuum would.
+ */
+export async function run() {
+  const smoke = process.env.BENCH_SMOKE === '1';
+  const total = Number(process.env.LOADS ?? (smoke ? 3_000 : 100_000));
+  const updates = Number(process.env.UPDATES ?? (smoke ? 2 : 20));
+  const db = await benchDatabase();
+  const { app, url } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
+  const autovacuum = new AutovacuumStandIn(db.database.pool);
+  try {
+    const org = await new AuthService(db.database.db, app.tokens).createOrganization('Bench');
+    const { key } = await new ApiKeysService(db.database.db, app.credentials).create(systemScope(org.id), {
+      name: 'bench',
+    });
+    const headers = { 'x-api-key': key };
+    const api = `${url}/api/v1`;
+    await autovacuum.start();
+    // Warm-up outside the measured figures.
+    await ingest(api, headers, 'WARM', 0, 2000);
+    const created = await ingest(api, headers, 'BB', 0, total);
+    const updated = await ingest(api, headers, 'BB', 0, Math.min(total, updates * 1000), {
+      rateBump: () => 25,
+    });
+    await autovacuum.stop();
+    console.log(`\n### loads-batch (${total.toLocaleString('en-US')} new loads, then updates)\n`);
+    console.log(
+      `autovacuum stand-in: ${autovacuum.active ? `${autovacuum.log.length} runs` : 'off (server autovacuums)'}`,
+    );
+    console.log('| requests (1000 loads, 2-3 stops) | n | p50 ms | p95 ms | p99 ms | loads/s |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const [name, t] of [
+      ['new loads', created],
+      ['the same loads re-sent, rate changed', updated],
+    ] as const) {
+      console.log(
+        `| ${name} | ${t.batchMs.length} | ${percentile(t.batchMs, 50).toFixed(0)} | ${percentile(t.batchMs, 95).toFixed(0)} | ${percentile(t.batchMs, 99).toFixed(0)} | ${Math.round(t.loads / t.seconds)} |`,
+      );
+    }
+  } finally {
+    await autovacuum.stop();
+    await app.close();
+    await db.close();
+  }
+}

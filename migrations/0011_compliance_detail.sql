@@ -1,0 +1,1 @@
+ALTER TABLE "compliance_checks" ADD COLUMN "detail" text;

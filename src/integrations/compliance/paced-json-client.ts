@@ -1,0 +1,185 @@
+/**
+ * GET requests to a public JSON API that is rate-limited and has no SLA (FMCSA QCMobile, the DOT
+ * open-data portal): requests are paced, transient failures retried with backoff, concurrent
+ * requests for the same URL share one call, and good answers are cached for a while.
+ */
+
+export interface PacedJsonClientOptions {
+  /** Names the service in failure messages, e.g. `FMCSA QCMobile`. */
+  name: string;
+  /** At least this long between the starts of two requests (every caller of this client). */
+  minIntervalMs: number;
+  /** Further attempts after a timeout, a connection failure, a 429 or a 5xx. */
+  maxRetries: number;
+  /** First backoff; each retry doubles it (with jitter), up to `MAX_BACKOFF_MS`. */
+  retryBaseMs: number;
+  /** Per attempt. */
+  timeoutMs: number;
+  /** How long a well-formed answer is reused; 0 turns the cache off. */
+  cacheTtlMs: number;
+  cacheMaxEntries?: number;
+  headers?: Record<string, string>;
+  now?: () => number;
+}
+
+/** A 2xx answer with a JSON body, or why there is none (never the URL: it may hold a key). */
+export type JsonAnswer = { ok: true; body: unknown } | { ok: false; error: string };
+
+const MAX_BACKOFF_MS = 8_000;
+/** A Retry-After longer than this is not waited for: the attempt fails and the check is retried later. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+export class PacedJsonClient {
+  private nextStartAt = 0;
+  private readonly inflight = new Map<string, Promise<JsonAnswer>>();
+  private readonly cache = new Map<string, { until: number; answer: JsonAnswer }>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: PacedJsonClientOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The answer for `url`: from the cache, from a request already under way, or from a new one.
+   * `signal` only stops this caller waiting; a shared request runs on (bounded by its own
+   * timeouts), so its answer is cached for the next caller, e.g. the background re-check.
+   */
+  async get(url: URL, signal: AbortSignal): Promise<JsonAnswer> {
+    const key = url.toString();
+    const cached = this.cache.get(key);
+    if (cached) {
+      if (cached.until > this.now()) return cached.answer;
+      this.cache.delete(key);
+    }
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.fetchWithRetries(url).then((answer) => {
+        this.inflight.delete(key);
+        if (answer.ok && this.options.cacheTtlMs > 0) this.remember(key, answer);
+        return answer;
+      });
+      this.inflight.set(key, pending);
+    }
+    return untilAborted(pending, signal);
+  }
+
+  private remember(key: string, answer: JsonAnswer) {
+    const max = this.options.cacheMaxEntries ?? 10_000;
+    if (this.cache.size >= max) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, { until: this.now() + this.options.cacheTtlMs, answer });
+  }
+
+  private async fetchWithRetries(url: URL): Promise<JsonAnswer> {
+    const what = `${this.options.name} GET ${url.pathname}`;
+    for (let attempt = 0; ; attempt++) {
+      await this.pace();
+      const outcome = await this.attempt(url, what);
+      if (outcome.kind === 'answer') return outcome.answer;
+      const retryAfter = outcome.retryAfterMs;
+      if (attempt >= this.options.maxRetries || (retryAfter !== null && retryAfter > MAX_RETRY_AFTER_MS)) {
+        return { ok: false, error: outcome.error };
+      }
+      if (retryAfter !== null) {
+        // The service asked everyone to wait: hold every request of this client, not just this one.
+        this.nextStartAt = Math.max(this.nextStartAt, this.now() + retryAfter);
+      } else {
+        const ceiling = Math.min(MAX_BACKOFF_MS, this.options.retryBaseMs * 2 ** attempt);
+        await sleep(ceiling / 2 + Math.random() * (ceiling / 2));
+      }
+    }
+  }
+
+  private async attempt(
+    url: URL,
+    what: string,
+  ): Promise<
+    { kind: 'answer'; answer: JsonAnswer } | { kind: 'retry'; error: string; retryAfterMs: number | null }
+  > {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        headers: { accept: 'application/json', ...this.options.headers },
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        redirect: 'error',
+      });
+    } catch (err) {
+      return { kind: 'retry', error: `${what} failed: ${failureName(err)}`, retryAfterMs: null };
+    }
+    if (response.status === 429 || response.status >= 500) {
+      await response.body?.cancel().catch(() => {});
+      return {
+        kind: 'retry',
+        error: `${what} answered ${response.status}`,
+        retryAfterMs: response.status === 429 ? retryAfterMs(response.headers.get('retry-after')) : null,
+      };
+    }
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      const hint =
+        response.status === 401 || response.status === 403
+          ? ' (check the key)'
+          : response.status === 404
+            ? ' (check the base URL)'
+            : '';
+      return { kind: 'answer', answer: { ok: false, error: `${what} answered ${response.status}${hint}` } };
+    }
+    try {
+      return { kind: 'answer', answer: { ok: true, body: await response.json() } };
+    } catch (err) {
+      if ((err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError') {
+        return { kind: 'retry', error: `${what} failed: timed out`, retryAfterMs: null };
+      }
+      return {
+        kind: 'answer',
+        answer: { ok: false, error: `${what} answered with a body that is not JSON` },
+      };
+    }
+  }
+
+  private async pace() {
+    const now = this.now();
+    const start = Math.max(now, this.nextStartAt);
+    this.nextStartAt = start + this.options.minIntervalMs;
+    if (start > now) await sleep(start - now);
+  }
+}
+
+/** `timed out`, `ECONNREFUSED`, ...: the kind of failure, never anything that could quote the URL. */
+function failureName(err: unknown): string {
+  const e = err as { name?: string; cause?: { code?: unknown; message?: unknown } };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'timed out';
+  const code = e?.cause?.code;
+  if (typeof code === 'string') return code;
+  const message = e?.cause?.message;
+  // undici's own wording ("bad port", "redirect mode is set to error"), cut before any query string.
+  return typeof message === 'string' && message ? message.split('?')[0]!.slice(0, 100) : 'network error';
+}
+
+/** Retry-After as seconds or an HTTP date; a missing or unreadable one means one second. */
+function retryAfterMs(value: string | null): number {
+  if (!value) return 1000;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? 1000 : Math.max(0, at - Date.now());
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason ?? new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,273 @@
+import { and, asc, eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client.js';
+import { systemScope } from '../../http/authentication.js';
+import type { AssistantSpec, ToolDefinition, VoicePurpose } from '../../integrations/voice/voice-provider.js';
+import { memberships, organizations, users } from '../auth/auth-tables.js';
+import { carriers } from '../carriers/carriers-tables.js';
+import { ELP_QUESTIONS, ELP_RUBRIC, INTERVIEW_PASS } from '../elp/elp-questions.js';
+import { elpTests } from '../elp/elp-tables.js';
+import type { Load } from '../loads/loads-schemas.js';
+import type { LoadsService } from '../loads/loads-service.js';
+import { renderScript, type VoiceTemplateRow, type VoiceVariables } from '../voice-templates/index.js';
+import type { CallRow } from './calls-repository.js';
+
+const usd = (n: number) => `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
+const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 10) : null);
+
+/**
+ * What may be said about a load on a call: lane, stops, dates, equipment, commodity, weight,
+ * special instructions and the posted rate. Never the customer rate, the margin, the max buy rate
+ * or stop notes: they are not read here, so they cannot reach a script or a tool answer.
+ */
+export function sayableLoad(load: Load) {
+  const stops = load.stops.map((s, i) => ({
+    stop_number: s.stop_number ?? i + 1,
+    type: s.type,
+    city: s.location.city,
+    state: s.location.state,
+    date: day(s.expected_date ?? s.planned?.start ?? null),
+    window: s.planned ? { start: s.planned.start, end: s.planned.end } : null,
+    special_instructions: s.special_instructions ?? [],
+  }));
+  const pickups = stops.filter((s) => s.type !== 'Dropoff');
+  const drops = stops.filter((s) => s.type === 'Dropoff');
+  const first = pickups[0] ?? stops[0] ?? null;
+  const last = drops.at(-1) ?? stops.at(-1) ?? null;
+  return {
+    load_number: load.load_number,
+    origin: first ? { city: first.city, state: first.state } : null,
+    destination: last ? { city: last.city, state: last.state } : null,
+    pickup_date: first?.date ?? null,
+    delivery_date: last?.date ?? null,
+    equipment_type: load.equipment_type,
+    mode: load.mode,
+    commodity: load.commodity,
+    weight_lb: load.weight,
+    posted_rate: load.posted_rate,
+    special_instructions: [
+      ...(load.special_instructions ?? []),
+      ...stops.flatMap((s) => s.special_instructions),
+    ],
+    stops,
+  };
+}
+export type SayableLoad = ReturnType<typeof sayableLoad>;
+
+/** A load's sayable facts as template variables. */
+export function loadVariables(s: SayableLoad): VoiceVariables {
+  return {
+    load_number: s.load_number,
+    origin_city: s.origin?.city ?? null,
+    origin_state: s.origin?.state ?? null,
+    destination_city: s.destination?.city ?? null,
+    destination_state: s.destination?.state ?? null,
+    stops_summary: s.stops
+      .map(
+        (st) =>
+          `${st.stop_number}. ${st.type ?? 'Stop'}: ${st.city}, ${st.state}${st.date ? ` on ${st.date}` : ''}`,
+      )
+      .join('; '),
+    pickup_date: s.pickup_date,
+    delivery_date: s.delivery_date,
+    equipment_type: s.equipment_type,
+    commodity: s.commodity,
+    weight: s.weight_lb === null ? null : `${s.weight_lb.toLocaleString('en-US')} lb`,
+    special_instructions: s.special_instructions.length ? s.special_instructions.join('; ') : 'none',
+    posted_rate: s.posted_rate === null ? null : usd(s.posted_rate),
+  };
+}
+
+/** The organization's name, and its owner (the oldest OWNER): who takes a call nobody else can. */
+export async function organizationContact(db: DbOrTx, organizationId: string) {
+  const [org] = await db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId));
+  const [owner] = await db
+    .select({ name: users.name, phone: users.phone })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.user_id))
+    .where(and(eq(memberships.organization_id, organizationId), eq(memberships.role, 'OWNER')))
+    .orderBy(asc(memberships.created_at))
+    .limit(1);
+  return { name: org?.name ?? null, ownerName: owner?.name ?? null, ownerPhone: owner?.phone ?? null };
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
+
+/**
+ * Every variable of a call: the load's sayable facts, who is called, the organization and its rep,
+ * and the tracking instructions. `template_variables` the caller sent fill only `driver_name` and
+ * `instructions`: the facts of a load come from the load.
+ */
+export async function callVariables(db: DbOrTx, loads: LoadsService, call: CallRow): Promise<VoiceVariables> {
+  const scope = systemScope(call.organization_id);
+  const given = call.template_variables ?? {};
+  const org = await organizationContact(db, call.organization_id);
+  const load = call.load_id ? await loads.get(scope, call.load_id).catch(() => null) : null;
+  const [carrier] = call.carrier_id
+    ? await db.select({ name: carriers.name }).from(carriers).where(eq(carriers.id, call.carrier_id))
+    : [];
+  const [elp] =
+    call.call_type === 'ELP'
+      ? await db
+          .select({ driver_name: elpTests.driver_name, carrier_name: elpTests.carrier_name })
+          .from(elpTests)
+          .where(eq(elpTests.call_id, call.id))
+      : [];
+  const loadDriver = load?.driver
+    ? [load.driver.first_name, load.driver.last_name].filter(Boolean).join(' ') || null
+    : null;
+  return {
+    ...(load ? loadVariables(sayableLoad(load)) : {}),
+    carrier_name: carrier?.name ?? elp?.carrier_name ?? null,
+    driver_name: str(given.driver_name) ?? elp?.driver_name ?? loadDriver,
+    broker_name: org.name,
+    rep_name: load?.carrier_rep_user_name ?? org.ownerName,
+    instructions: str(given.instructions),
+  };
+}
+
+const TOOLS: Record<string, ToolDefinition> = {
+  get_load_details: {
+    name: 'get_load_details',
+    kind: 'function',
+    description:
+      "The load's details you may share: lane, stops and dates, equipment, commodity, weight, special instructions and the posted rate.",
+    parameters: { type: 'object', properties: {}, required: [] },
+  },
+  submit_offer: {
+    name: 'submit_offer',
+    kind: 'function',
+    description:
+      "Record the carrier's all-in rate for the load. Returns the sentence to say back to the carrier, word for word.",
+    parameters: {
+      type: 'object',
+      properties: {
+        offer_amount: { type: 'number', description: 'The rate the carrier named, in US dollars, all in' },
+        notes: { type: 'string', description: 'Anything the carrier attached to the rate (fuel, timing)' },
+      },
+      required: ['offer_amount'],
+    },
+  },
+  request_stop_contact: {
+    name: 'request_stop_contact',
+    kind: 'function',
+    description: 'The carrier asked not to be called or contacted again: record it.',
+    parameters: {
+      type: 'object',
+      properties: { reason: { type: 'string', description: 'What they said, briefly' } },
+      required: [],
+    },
+  },
+  transfer_to_rep: {
+    name: 'transfer_to_rep',
+    kind: 'transfer',
+    description: "Transfer the call to the load's rep (a person at the brokerage).",
+    parameters: { type: 'object', properties: {}, required: [] },
+  },
+  record_elp_answer: {
+    name: 'record_elp_answer',
+    kind: 'function',
+    description:
+      "Record the driver's answer to one test question and whether it is valid under the rubric. Returns what to ask next, or that the test is over.",
+    parameters: {
+      type: 'object',
+      properties: {
+        question_id: { type: 'string', description: 'The id of the question just asked' },
+        answer: { type: 'string', description: "The driver's answer, in their own words" },
+        valid: { type: 'boolean', description: 'True when the answer is relevant and understandable' },
+      },
+      required: ['question_id', 'answer', 'valid'],
+    },
+  },
+  find_load: {
+    name: 'find_load',
+    kind: 'function',
+    description:
+      'Find the posted load the caller asks about: by load number, or by lane (origin and destination state, optionally the pickup date).',
+    parameters: {
+      type: 'object',
+      properties: {
+        load_number: { type: 'string', description: 'The load number the caller gives' },
+        origin_state: { type: 'string', description: 'Two-letter state of the pickup' },
+        destination_state: { type: 'string', description: 'Two-letter state of the delivery' },
+        pickup_date: { type: 'string', description: 'Pickup date, YYYY-MM-DD' },
+      },
+      required: [],
+    },
+  },
+  identify_carrier: {
+    name: 'identify_carrier',
+    kind: 'function',
+    description: 'Identify the calling carrier by its MC number (or DOT number). Say what it returns.',
+    parameters: {
+      type: 'object',
+      properties: {
+        mc_number: { type: 'string', description: 'The MC number, digits' },
+        dot_number: { type: 'string', description: 'The USDOT number, digits' },
+      },
+      required: [],
+    },
+  },
+};
+
+const TOOLS_BY_PURPOSE: Record<VoicePurpose, string[]> = {
+  load_booking: ['get_load_details', 'submit_offer', 'request_stop_contact', 'transfer_to_rep'],
+  elp: ['record_elp_answer'],
+  tracking_check: ['get_load_details', 'request_stop_contact', 'transfer_to_rep'],
+  inbound_sales: [
+    'find_load',
+    'identify_carrier',
+    'get_load_details',
+    'submit_offer',
+    'request_stop_contact',
+    'transfer_to_rep',
+  ],
+};
+
+export function toolsFor(purpose: VoicePurpose): ToolDefinition[] {
+  return TOOLS_BY_PURPOSE[purpose].map((name) => TOOLS[name]!);
+}
+
+/** Every tool any assistant of the service declares (the README lists them for own assistants). */
+export const ALL_TOOLS = Object.values(TOOLS);
+
+/** The ELP test as the assistant reads it: the rubric and the bank, in order. */
+function elpScript(): string {
+  const lines = ELP_QUESTIONS.map(
+    (q, i) =>
+      `${i + 1}. [${q.id}] (${q.step === 'interview' ? 'interview' : 'signs'}) "${q.text}" Valid when it ${q.expects}.`,
+  );
+  return [
+    `Rubric: ${ELP_RUBRIC}`,
+    `The interview comes first; with fewer than ${INTERVIEW_PASS} valid interview answers the test ends before the signs (record_elp_answer will say so).`,
+    'The questions, in order ([question_id] (step) "question" and what makes an answer valid):',
+    ...lines,
+  ].join('\n');
+}
+
+/**
+ * The assistant the service defines for a call: the template rendered with the call's variables,
+ * the purpose's tools, and for ELP the question bank and rubric.
+ */
+export function assistantFor(
+  call: Pick<CallRow, 'id' | 'organization_id'>,
+  template: VoiceTemplateRow,
+  variables: VoiceVariables,
+): AssistantSpec {
+  const purpose = template.purpose;
+  const instructions = renderScript(template.instructions, variables);
+  return {
+    name: template.name,
+    purpose,
+    firstMessage: renderScript(template.first_message, variables),
+    instructions: purpose === 'elp' ? `${instructions}\n\n${elpScript()}` : instructions,
+    voicemailMessage: template.voicemail_message ? renderScript(template.voicemail_message, variables) : null,
+    tools: toolsFor(purpose),
+    voice: template.voice,
+    model: template.model,
+    questions: purpose === 'elp' ? ELP_QUESTIONS : null,
+    metadata: { envoy_call_id: call.id, organization_id: call.organization_id },
+  };
+}

@@ -1,0 +1,430 @@
+import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { type OrgScope, systemScope } from '../../http/authentication.js';
+import { AppError } from '../../http/errors.js';
+import { newId } from '../../http/ids.js';
+import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
+import { receiveOffer, stopContactRequested, WORKABLE_STATUSES } from '../agent/channel-rules.js';
+import { type LoadSummary, replyText } from '../agent/negotiation.js';
+import { digitsOnly } from '../carriers/carriers-schemas.js';
+import { carriers } from '../carriers/carriers-tables.js';
+import { ELP_QUESTIONS, elpQuestion, nextElpQuestion } from '../elp/elp-questions.js';
+import { elpAnswers, elpTests } from '../elp/elp-tables.js';
+import type { LoadsService } from '../loads/loads-service.js';
+import { loads } from '../loads/loads-tables.js';
+import { offers } from '../offers/offers-tables.js';
+import { contactRefusal } from '../outreaches/contact-guard.js';
+import { outreaches } from '../outreaches/outreaches-tables.js';
+import { emitEvent, outreachEventData } from '../webhooks/events.js';
+import { type SayableLoad, sayableLoad } from './call-script.js';
+import { type CallRow, linkCall } from './calls-repository.js';
+
+/**
+ * Makes a carrier from what a caller says (an MC or DOT number) through the compliance check, as
+ * POST /carriers would; returns its id.
+ */
+export type CarrierEnrollment = (
+  scope: OrgScope,
+  ident: { mc_number: string | null; dot_number: string | null; phone: string | null },
+) => Promise<{ id: string }>;
+
+type Outcome = { result?: string; error?: string; metadata?: Record<string, unknown> };
+
+const NOT_AVAILABLE = 'I am sorry, this load is not available for you. Thank you for calling.';
+
+/** Tool errors that are the caller's to fix: their message goes back to the assistant. */
+const toolError = (message: string) => new AppError(422, 'tool_error', message);
+
+function loadSummary(s: SayableLoad): LoadSummary {
+  const place = (p: { city: string; state: string } | null) => (p ? `${p.city}, ${p.state}` : 'TBD');
+  return {
+    load_number: s.load_number,
+    equipment_type: s.equipment_type,
+    origin: place(s.origin),
+    destination: place(s.destination),
+    pickup_date: s.pickup_date ? new Date(`${s.pickup_date}T00:00:00Z`) : null,
+    posted_rate: s.posted_rate,
+  };
+}
+
+function argsOf(raw: unknown): Record<string, unknown> {
+  if (typeof raw === 'string') {
+    try {
+      const parsed = JSON.parse(raw) as unknown;
+      return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  }
+  return raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+}
+
+const textArg = (v: unknown, max = 200) =>
+  typeof v === 'string' && v.trim() ? v.trim().slice(0, max) : null;
+
+/**
+ * The voice assistant's tools, answered for one call. Each answer is the sentence or the facts the
+ * assistant hears (`result`), or what went wrong (`error`); offers and stop-contact requests go
+ * through the same rules as e-mail and WhatsApp replies.
+ */
+export class VoiceTools {
+  constructor(
+    private readonly db: Db,
+    private readonly loads: LoadsService,
+    private readonly enroll: CarrierEnrollment | null,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  async run(call: CallRow, list: ToolCall[]): Promise<ToolResult[]> {
+    const results: ToolResult[] = [];
+    let current = call;
+    for (const toolCall of list) {
+      const name = toolCall.function.name;
+      let outcome: Outcome;
+      try {
+        const out = await this.one(current, name, argsOf(toolCall.function.arguments));
+        outcome = out.outcome;
+        if (out.call) current = out.call;
+      } catch (err) {
+        if (!(err instanceof AppError))
+          this.log.warn({ err, tool: name, callId: call.id }, 'voice tool failed');
+        outcome = { error: err instanceof AppError ? err.message : 'The tool failed; carry on without it' };
+      }
+      results.push({ toolCallId: toolCall.id, name, ...outcome });
+    }
+    return results;
+  }
+
+  private async one(
+    call: CallRow,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ outcome: Outcome; call?: CallRow }> {
+    switch (name) {
+      case 'get_load_details':
+        return { outcome: await this.loadDetails(call) };
+      case 'submit_offer':
+        return { outcome: await this.submitOffer(call, args) };
+      case 'request_stop_contact':
+        return { outcome: await this.requestStopContact(call) };
+      case 'record_elp_answer':
+        return { outcome: await this.recordElpAnswer(call, args) };
+      case 'find_load':
+        return this.findLoad(call, args);
+      case 'identify_carrier':
+        return this.identifyCarrier(call, args);
+      default:
+        throw toolError(`Unknown tool '${name.slice(0, 100)}'`);
+    }
+  }
+
+  private async sayable(call: CallRow): Promise<SayableLoad> {
+    if (!call.load_id) {
+      throw toolError(
+        call.call_direction === 'INBOUND'
+          ? 'No load is linked to this call yet: call find_load first'
+          : 'This call is not about a load',
+      );
+    }
+    return sayableLoad(await this.loads.get(systemScope(call.organization_id), call.load_id));
+  }
+
+  private async loadDetails(call: CallRow): Promise<Outcome> {
+    const load = await this.sayable(call);
+    return { result: JSON.stringify(load), metadata: { posted_rate: load.posted_rate } };
+  }
+
+  /** Why the call's carrier may not be offered the call's load (the contact guard), or null. */
+  private async refusal(call: CallRow) {
+    if (!call.carrier_id) return null;
+    return contactRefusal(this.db, systemScope(call.organization_id), call.carrier_id, call.load_id ?? '');
+  }
+
+  private async submitOffer(call: CallRow, args: Record<string, unknown>): Promise<Outcome> {
+    const amount = Number(args.offer_amount);
+    if (!Number.isFinite(amount) || amount <= 0 || amount > 10_000_000) {
+      throw toolError('offer_amount must be a positive number of US dollars');
+    }
+    const load = await this.sayable(call);
+    if (call.call_direction === 'INBOUND' && !call.carrier_id) {
+      throw toolError("Ask for the carrier's MC or DOT number and call identify_carrier first");
+    }
+    const refused = await this.refusal(call);
+    if (refused) return { result: NOT_AVAILABLE, metadata: { decision: 'not_available' } };
+    const outcome = await receiveOffer(this.db, this.log, systemScope(call.organization_id), {
+      loadId: call.load_id!,
+      carrierId: call.carrier_id,
+      amount,
+      channel: 'voice',
+      callId: call.id,
+      notes: textArg(args.notes, 2000),
+    });
+    const { decision } = outcome;
+    const say = replyText(
+      decision.kind,
+      loadSummary(load),
+      'there',
+      decision.kind === 'counter' ? decision.amount : amount,
+    );
+    return {
+      result: say,
+      metadata: {
+        offer_id: outcome.offerId,
+        status: outcome.status,
+        decision: decision.kind,
+        ...(decision.kind === 'counter' ? { counter_offer_amount: decision.amount } : {}),
+      },
+    };
+  }
+
+  private async requestStopContact(call: CallRow): Promise<Outcome> {
+    if (!call.carrier_id) {
+      throw toolError('No carrier is identified on this call: tell them a rep will take them off the list');
+    }
+    await stopContactRequested(this.db, call.organization_id, call.carrier_id);
+    this.log.info(
+      { callId: call.id, carrierId: call.carrier_id },
+      'voice: carrier asked not to be contacted',
+    );
+    return { result: replyText('stop_confirmed', NO_LOAD, ''), metadata: { recorded: true } };
+  }
+
+  private async recordElpAnswer(call: CallRow, args: Record<string, unknown>): Promise<Outcome> {
+    const [test] = await this.db
+      .select({ id: elpTests.id })
+      .from(elpTests)
+      .where(eq(elpTests.call_id, call.id));
+    if (!test) throw toolError('This call is not an ELP test');
+    const questionId = textArg(args.question_id, 100) ?? '';
+    const question = elpQuestion(questionId);
+    if (!question) {
+      throw toolError(
+        `Unknown question_id '${questionId}': the ids are ${ELP_QUESTIONS.map((q) => q.id).join(', ')}`,
+      );
+    }
+    if (typeof args.valid !== 'boolean') throw toolError('valid must be true or false');
+    const answered = () =>
+      this.db
+        .select({ question_id: elpAnswers.question_id, valid: elpAnswers.valid })
+        .from(elpAnswers)
+        .where(eq(elpAnswers.elp_test_id, test.id));
+    // Once the test is over (a failed interview, or every question), later answers count for nothing.
+    if (nextElpQuestion(await answered()) === null) {
+      return {
+        result: 'The test is already over: thank the driver and end the call.',
+        metadata: { recorded: false, next_question_id: null, test_over: true },
+      };
+    }
+    await this.db
+      .insert(elpAnswers)
+      .values({
+        id: newId('elpAnswer'),
+        organization_id: call.organization_id,
+        elp_test_id: test.id,
+        question_id: question.id,
+        step: question.step,
+        competency: question.competency,
+        question: question.text,
+        answer: textArg(args.answer, 2000),
+        valid: args.valid,
+      })
+      .onConflictDoNothing();
+    const next = nextElpQuestion(await answered());
+    return {
+      result: next
+        ? `Recorded. Next question [${next.id}]: "${next.text}"`
+        : 'Recorded. The test is over: thank the driver and end the call.',
+      metadata: { recorded: true, next_question_id: next?.id ?? null, test_over: next === null },
+    };
+  }
+
+  /** Inbound: the load the caller asks about, by number or lane; one match links the call to it. */
+  private async findLoad(call: CallRow, args: Record<string, unknown>) {
+    const scope = systemScope(call.organization_id);
+    const number = textArg(args.load_number, 100);
+    const origin = textArg(args.origin_state, 10)?.toUpperCase() ?? null;
+    const destination = textArg(args.destination_state, 10)?.toUpperCase() ?? null;
+    const pickup = textArg(args.pickup_date, 10);
+    const pickupAt = pickup && /^\d{4}-\d{2}-\d{2}$/.test(pickup) ? new Date(`${pickup}T00:00:00Z`) : null;
+    let found: { id: string; load_number: string }[];
+    if (number) {
+      found = await this.db
+        .select({ id: loads.id, load_number: loads.load_number })
+        .from(loads)
+        .where(
+          and(
+            eq(loads.organization_id, scope.organizationId),
+            sql`lower(${loads.load_number}) = ${number.toLowerCase()}`,
+          ),
+        )
+        .limit(1);
+    } else if (origin && destination) {
+      // Open loads on the lane, the pickup nearest the date asked for (else the soonest) first.
+      found = await this.db
+        .select({ id: loads.id, load_number: loads.load_number })
+        .from(loads)
+        .where(
+          and(
+            eq(loads.organization_id, scope.organizationId),
+            eq(loads.origin_state, origin),
+            eq(loads.destination_state, destination),
+            or(isNull(loads.load_status), inArray(loads.load_status, [...WORKABLE_STATUSES])),
+            sql`NOT EXISTS (SELECT 1 FROM ${offers} a WHERE a.load_id = ${loads.id} AND a.status = 'accepted')`,
+          ),
+        )
+        .orderBy(
+          pickupAt
+            ? sql`abs(extract(epoch from (${loads.pickup_date} - ${pickupAt.toISOString()}::timestamptz))) NULLS LAST`
+            : sql`${loads.pickup_date} ASC NULLS LAST`,
+          asc(loads.created_at),
+        )
+        .limit(5);
+    } else {
+      throw toolError('Give a load_number, or an origin_state and a destination_state');
+    }
+    if (found.length === 0) {
+      return {
+        outcome: {
+          result: 'No open load matches that. Ask the caller to check the load number or the lane.',
+          metadata: { found: 0 },
+        },
+      };
+    }
+    if (found.length > 1) {
+      const options = await Promise.all(
+        found.map(async (f) => sayableLoad(await this.loads.get(scope, f.id))),
+      );
+      const list = options
+        .map(
+          (o) =>
+            `load ${o.load_number}: pickup ${o.pickup_date ?? 'date not given'}, ${o.equipment_type}` +
+            (o.posted_rate !== null ? `, posted rate $${o.posted_rate.toLocaleString('en-US')}` : ''),
+        )
+        .join('; ');
+      return {
+        outcome: {
+          result: `Several loads match: ${list}. Ask which one, then call find_load with its load number.`,
+          metadata: { found: found.length, load_numbers: options.map((o) => o.load_number) },
+        },
+      };
+    }
+    const load = found[0]!;
+    const linked = (await linkCall(this.db, call.id, { load_id: load.id, load_number: load.load_number }))!;
+    const refused = await this.refusal(linked);
+    if (refused)
+      return { outcome: { result: NOT_AVAILABLE, metadata: { found: 1, available: false } }, call: linked };
+    await this.recordInbound(linked);
+    const facts = sayableLoad(await this.loads.get(scope, load.id));
+    return {
+      outcome: {
+        result: JSON.stringify(facts),
+        metadata: { found: 1, load_id: load.id, posted_rate: facts.posted_rate },
+      },
+      call: linked,
+    };
+  }
+
+  /** Inbound: the caller's carrier by MC or DOT; an unknown one is made through the compliance check. */
+  private async identifyCarrier(call: CallRow, args: Record<string, unknown>) {
+    const scope = systemScope(call.organization_id);
+    const mc = digitsOnly(textArg(args.mc_number, 30) ?? '') || null;
+    const dot = digitsOnly(textArg(args.dot_number, 30) ?? '') || null;
+    if (!mc && !dot) throw toolError("Give the carrier's MC number or DOT number (digits)");
+    const [known] = await this.db
+      .select({ id: carriers.id })
+      .from(carriers)
+      .where(
+        and(
+          eq(carriers.organization_id, scope.organizationId),
+          mc ? eq(carriers.mc_number, mc) : eq(carriers.dot_number, dot!),
+        ),
+      )
+      .orderBy(asc(carriers.created_at))
+      .limit(1);
+    let carrierId = known?.id ?? null;
+    if (!carrierId) {
+      if (!this.enroll) throw toolError('This carrier is not on file; a rep will call them back');
+      carrierId = (
+        await this.enroll(scope, {
+          mc_number: mc,
+          dot_number: dot,
+          phone: call.call_direction === 'INBOUND' ? call.from_number : call.to_number,
+        })
+      ).id;
+      this.log.info({ callId: call.id, carrierId }, 'voice: an unknown caller became a carrier');
+    }
+    const linked = (await linkCall(this.db, call.id, { carrier_id: carrierId }))!;
+    const [carrier] = await this.db
+      .select({ name: carriers.name })
+      .from(carriers)
+      .where(eq(carriers.id, carrierId));
+    const refused = await this.refusal(linked);
+    if (refused) {
+      this.log.info(
+        { callId: call.id, carrierId, reason: refused.reason },
+        'voice: caller not offered the load',
+      );
+      return {
+        outcome: {
+          result: linked.load_id ? NOT_AVAILABLE : 'I am sorry, we have no loads to offer you at the moment.',
+          metadata: { carrier_id: carrierId, available: false },
+        },
+        call: linked,
+      };
+    }
+    await this.recordInbound(linked);
+    return {
+      outcome: {
+        result: `Thank you, ${carrier?.name ?? 'carrier'} is on file.${linked.load_id ? '' : ' Which load are you calling about?'}`,
+        metadata: { carrier_id: carrierId, available: true },
+      },
+      call: linked,
+    };
+  }
+
+  /** An inbound call about a load from an identified carrier: its outreach, once (spec: completed). */
+  private async recordInbound(call: CallRow) {
+    if (call.call_direction !== 'INBOUND' || !call.load_id || !call.carrier_id) return;
+    await this.db.transaction(async (tx) => {
+      const [existing] = await tx
+        .select({ id: outreaches.id })
+        .from(outreaches)
+        .where(
+          and(
+            eq(outreaches.call_id, call.id),
+            eq(outreaches.load_id, call.load_id!),
+            eq(outreaches.carrier_id, call.carrier_id!),
+          ),
+        );
+      if (existing) return;
+      const [outreach] = await tx
+        .insert(outreaches)
+        .values({
+          id: newId('outreach'),
+          organization_id: call.organization_id,
+          carrier_id: call.carrier_id!,
+          load_id: call.load_id!,
+          load_number: call.load_number,
+          modality: 'call',
+          direction: 'inbound',
+          status: 'completed',
+          carrier_engaged: true,
+          call_id: call.id,
+          address: call.from_number,
+        })
+        .returning();
+      await emitEvent(tx, call.organization_id, 'outreach.created', outreachEventData(outreach!));
+    });
+  }
+}
+
+/** The confirmation of a stop-contact request names no load. */
+const NO_LOAD: LoadSummary = {
+  load_number: '',
+  equipment_type: '',
+  origin: '',
+  destination: '',
+  pickup_date: null,
+  posted_rate: null,
+};

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { pageQuery } from '../../http/pagination.js';
+import { dateTime, nonEmptyText, queryBool, text } from '../../http/schemas.js';
+import { VAPI_MODEL_PROVIDERS, VAPI_VOICE_PROVIDERS } from '../../integrations/voice/vapi-assistant.js';
+import { VOICE_PURPOSES } from '../../integrations/voice/voice-provider.js';
+import { unknownPlaceholder, VOICE_VARIABLES } from './voice-variables.js';
+
+const variableList = Object.keys(VOICE_VARIABLES).join(', ');
+
+/** Script text: `{{variable}}` placeholders must name a variable the service provides. */
+const script = (max: number) =>
+  nonEmptyText(max).superRefine((value, ctx) => {
+    const bad = unknownPlaceholder(value);
+    if (bad === '{%') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Liquid tags ({% ... %}) are not supported; use {{variable}}',
+      });
+    } else if (bad) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `Unknown placeholder ${bad}: the variables are ${variableList}`,
+      });
+    }
+  });
+
+const voiceSettings = z
+  .object({
+    provider: z.enum(VAPI_VOICE_PROVIDERS),
+    voice_id: nonEmptyText(200),
+  })
+  .meta({ description: "The voice the assistant speaks with (Vapi's voice provider and voice id)" });
+
+const modelSettings = z
+  .object({
+    provider: z.enum(VAPI_MODEL_PROVIDERS),
+    model: nonEmptyText(200),
+  })
+  .meta({ description: 'The language model behind the assistant (default openai gpt-4o)' });
+
+export const createVoiceTemplateBody = z.object({
+  name: nonEmptyText(200),
+  purpose: z.enum(VOICE_PURPOSES),
+  first_message: script(1000).meta({ description: 'What the assistant says first' }),
+  instructions: script(20_000).meta({
+    description: 'The script (system prompt), with {{variable}} placeholders',
+  }),
+  voicemail_message: script(1000)
+    .nullish()
+    .meta({ description: 'Left on an answering machine (outbound calls); null: hang up' }),
+  voice: voiceSettings.nullish(),
+  model: modelSettings.nullish(),
+  is_default: z
+    .boolean()
+    .default(false)
+    .meta({ description: "The organization's default for the purpose (the previous default is unset)" }),
+});
+export type CreateVoiceTemplateInput = z.output<typeof createVoiceTemplateBody>;
+
+export const updateVoiceTemplateBody = z.object({
+  name: nonEmptyText(200).optional(),
+  purpose: z.enum(VOICE_PURPOSES).optional(),
+  first_message: script(1000).optional(),
+  instructions: script(20_000).optional(),
+  voicemail_message: script(1000).nullable().optional(),
+  voice: voiceSettings.nullable().optional(),
+  model: modelSettings.nullable().optional(),
+  is_default: z.boolean().optional(),
+});
+export type UpdateVoiceTemplateInput = z.output<typeof updateVoiceTemplateBody>;
+
+export const listVoiceTemplatesQuery = pageQuery().extend({
+  purpose: z.enum(VOICE_PURPOSES).optional(),
+  is_builtin: queryBool().optional(),
+});
+export type ListVoiceTemplatesQuery = z.output<typeof listVoiceTemplatesQuery>;
+
+export const voiceTemplateIdParams = z.object({ template_id: text(100) });
+
+export const voiceTemplateSchema = z
+  .object({
+    id: z.string(),
+    organization_id: z.string().nullable().meta({ description: 'Null for a built-in template' }),
+    name: z.string(),
+    purpose: z.enum(VOICE_PURPOSES),
+    first_message: z.string(),
+    instructions: z.string(),
+    voicemail_message: z.string().nullable(),
+    voice: z.object({ provider: z.string(), voice_id: z.string() }).nullable(),
+    model: z.object({ provider: z.string(), model: z.string() }).nullable(),
+    is_default: z.boolean().meta({
+      description:
+        "Used for the purpose when a call names no template: the organization's default, or the " +
+        'built-in one while the organization has none',
+    }),
+    is_builtin: z.boolean(),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({ id: 'VoiceTemplate' });
+export type VoiceTemplate = z.infer<typeof voiceTemplateSchema>;
+
+export const voiceVariablesSchema = z
+  .object({
+    data: z.array(z.object({ name: z.string(), description: z.string() })),
+    never_available: z.array(z.string()),
+  })
+  .meta({ id: 'VoiceTemplateVariables' });

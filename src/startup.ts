@@ -1,0 +1,49 @@
+import type { Config } from './config.js';
+
+export type DatabaseInUse = { embedded: { dataDir: string; port: number } } | { url: string };
+
+/** `host:port/database` of a URL, never its user or password. */
+function where(url: string): string {
+  try {
+    const u = new URL(url);
+    const db = u.pathname.replace(/^\//, '');
+    return `${u.hostname}${u.port ? `:${u.port}` : ''}${db ? `/${db}` : ''}`;
+  } catch {
+    return 'an unparseable URL';
+  }
+}
+
+/**
+ * What this instance runs on, for the one log line after it starts listening: the database, the
+ * provider behind each outside service, and the background workers. No credential appears in it.
+ */
+export function describeStartup(config: Config, database: DatabaseInUse, workers: readonly string[]) {
+  const { channels } = config;
+  const facts = {
+    database:
+      'embedded' in database
+        ? `embedded PostgreSQL in ${database.embedded.dataDir} (port ${database.embedded.port})`
+        : `PostgreSQL at ${where(database.url)}`,
+    voice: config.voice.provider === 'vapi' ? `vapi (${where(config.voice.vapi!.baseUrl)})` : 'simulated',
+    email:
+      channels.email.transport === 'smtp' && channels.email.smtpUrl
+        ? `smtp (${where(channels.email.smtpUrl)})`
+        : `simulated (${channels.simulationProfile} carriers)`,
+    whatsapp:
+      channels.whatsapp.provider === 'cloud_api'
+        ? `cloud_api (${where(channels.whatsapp.baseUrl)})`
+        : 'simulated',
+    compliance:
+      config.compliance.provider === 'fmcsa'
+        ? `fmcsa (${where(config.compliance.fmcsa.baseUrl)})`
+        : `registry (${config.compliance.registryFile})`,
+    chat_model: channels.llm ? `${channels.llm.model} (${where(channels.llm.baseUrl)})` : 'off',
+    rate_limits: config.redisUrl ? `Redis at ${where(config.redisUrl)}` : 'counted in process',
+    workers: workers.length ? workers.join(', ') : 'none (WORKERS_ENABLED=false)',
+  };
+  const message =
+    `Envoy ready: database ${facts.database}; voice ${facts.voice}, e-mail ${facts.email}, ` +
+    `WhatsApp ${facts.whatsapp}, compliance ${facts.compliance}, chat model ${facts.chat_model}; ` +
+    `rate limits ${facts.rate_limits}; workers ${facts.workers}`;
+  return { facts, message };
+}

@@ -1,0 +1,227 @@
+import type { Vapi } from '@vapi-ai/server-sdk';
+import { describe, expect, it } from 'vitest';
+import { type TestApp, useTestApp } from '../helpers/app.js';
+import { createCarrier, goodStanding, registryFile } from '../helpers/carrier-factories.js';
+import { createTenant } from '../helpers/factories.js';
+import { createLoad } from '../helpers/load-factories.js';
+import {
+  scriptOf,
+  sendVapi,
+  statusUpdate,
+  type ToolAnswer,
+  toolCalls,
+  toolNamesOf,
+  useVapiStandIn,
+  vapiCall,
+  vapiEnv,
+} from '../helpers/vapi-stand-in.js';
+
+type Headers = Record<string, string>;
+
+const registry = registryFile([
+  goodStanding('778899', '3344556', { legal_name: 'Prairie Haulers LLC' }),
+  goodStanding('665544', '2233445', { legal_name: 'Shady Lines Inc', authorized_for_hire: false }),
+]);
+
+let serial = 0;
+
+/** A carrier calling the brokerage's Vapi number: the assistant-request Vapi sends first. */
+function incoming(from: string) {
+  serial += 1;
+  const call = vapiCall(`vapi-in-${serial}`, undefined, {
+    type: 'inboundPhoneCall',
+    customer: { number: from },
+    phoneNumberId: 'pn_envoy',
+    monitor: { controlUrl: `https://control.vapi.example/vapi-in-${serial}` },
+  });
+  const message = {
+    message: {
+      type: 'assistant-request',
+      timestamp: Date.now(),
+      call,
+      customer: { number: from },
+      phoneNumber: { provider: 'twilio', number: '+18005550100', twilioAccountSid: 'AC123' },
+    },
+  } satisfies Vapi.ServerMessage;
+  return { call, message };
+}
+
+async function tool(t: TestApp, call: Vapi.Call, name: string, args: Record<string, unknown> = {}) {
+  const res = await sendVapi(t, toolCalls(call, [{ id: `tc-${name}-${Math.random()}`, name, args }]));
+  expect(res.statusCode, res.body).toBe(200);
+  return ((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]!;
+}
+
+const get = async (t: TestApp, headers: Headers, url: string) =>
+  (await t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers })).json();
+
+describe('inbound carrier calls on Vapi', () => {
+  const standIn = useVapiStandIn();
+  const t = useTestApp({ env: vapiEnv(standIn, { COMPLIANCE_REGISTRY_FILE: registry }) });
+
+  it('answers an unknown MC calling about a posted load, makes the carrier, and takes its offer on that load', async () => {
+    const { orgId, user } = await createTenant(t);
+    const loadId = await createLoad(t, user.headers, {
+      load_number: `IN-${Date.now()}`,
+      posted_rate: 2000,
+      max_buy_rate: 2600,
+      customer_rate: 3300,
+    });
+    const load = await get(t, user.headers, `/loads/${loadId}`);
+    await createLoad(t, user.headers, { posted_rate: 1800 }); // a second load on the same lane
+
+    const { call, message } = incoming('+13125550111');
+    const answered = await sendVapi(t, message, { query: `?organization_id=${orgId}` });
+    expect(answered.statusCode, answered.body).toBe(200);
+    const { assistant } = answered.json() as Vapi.ServerMessageResponseAssistantRequest;
+    expect(assistant?.firstMessage).toMatch(/^Thanks for calling Brokerage /);
+    expect(toolNamesOf(assistant)).toEqual([
+      'find_load',
+      'identify_carrier',
+      'get_load_details',
+      'submit_offer',
+      'request_stop_contact',
+      'transferCall',
+      'endCall',
+    ]);
+    expect(scriptOf({ assistant })).toContain('find_load');
+    const callId = (assistant!.metadata as { envoy_call_id: string }).envoy_call_id;
+    expect(await get(t, user.headers, `/calls/${callId}`)).toMatchObject({
+      call_direction: 'INBOUND',
+      call_type: 'LOAD_BOOKING',
+      status: 'AGENT_ASSIGNED',
+      from_number: '+13125550111',
+      phone_number: '+13125550111',
+      to_number: '+18005550100',
+      load_id: null,
+      purpose: 'inbound_sales',
+    });
+    // Vapi asking again for the same call gets the same call.
+    const again = await sendVapi(t, message, { query: `?organization_id=${orgId}` });
+    expect((again.json().assistant.metadata as { envoy_call_id: string }).envoy_call_id).toBe(callId);
+
+    await sendVapi(t, statusUpdate(call, 'in-progress', Date.now()));
+    // By lane: two open loads, so the caller is asked which.
+    const byLane = await tool(t, call, 'find_load', { origin_state: 'il', destination_state: 'TX' });
+    expect(byLane.result).toMatch(/^Several loads match: /);
+    expect(byLane.metadata).toMatchObject({ found: 2 });
+    // Before the carrier is known, no offer is taken.
+    const early = await tool(t, call, 'find_load', { load_number: load.load_number.toLowerCase() });
+    expect(JSON.parse(early.result!)).toMatchObject({ load_number: load.load_number, posted_rate: 2000 });
+    expect(early.result).not.toMatch(/3300|2600|customer_rate|max_buy_rate/);
+    const noCarrier = await tool(t, call, 'submit_offer', { offer_amount: 1950 });
+    expect(noCarrier.error).toMatch(/identify_carrier/);
+
+    const identified = await tool(t, call, 'identify_carrier', { mc_number: 'MC-0778899' });
+    expect(identified).toMatchObject({
+      result: 'Thank you, Prairie Haulers LLC is on file.',
+      metadata: { available: true, carrier_id: expect.stringMatching(/^car_/) },
+    });
+    const carrierId = identified.metadata!.carrier_id as string;
+    expect(await get(t, user.headers, `/carriers/${carrierId}`)).toMatchObject({
+      name: 'Prairie Haulers LLC',
+      mc_number: '778899',
+      dot_number: null,
+      phone: '+13125550111',
+      compliance_status: 'PASSED',
+    });
+
+    const offer = await tool(t, call, 'submit_offer', { offer_amount: 1950 });
+    expect(offer).toMatchObject({
+      result: expect.stringContaining('$1,950'),
+      metadata: { decision: 'review', status: 'pending' },
+    });
+    const report = await sendVapi(t, {
+      message: {
+        type: 'end-of-call-report',
+        endedReason: 'customer-ended-call',
+        startedAt: new Date(Date.now() - 60_000).toISOString(),
+        endedAt: new Date().toISOString(),
+        call,
+        analysis: { summary: 'Inbound carrier offered 1950.' },
+        artifact: { messages: [] },
+      },
+    } satisfies Vapi.ServerMessage);
+    expect(report.statusCode).toBe(200);
+
+    expect(await get(t, user.headers, `/calls/${callId}`)).toMatchObject({
+      status: 'COMPLETED',
+      call_direction: 'INBOUND',
+      load_id: loadId,
+      load_number: load.load_number,
+    });
+    const offers = await get(t, user.headers, `/offers?load_id=${loadId}`);
+    expect(offers.data).toEqual([
+      expect.objectContaining({
+        offer_amount: 1950,
+        status: 'pending',
+        channel: 'voice',
+        carrier_id: carrierId,
+        call_id: callId,
+      }),
+    ]);
+    const outreaches = await get(t, user.headers, `/outreaches?load_id=${loadId}`);
+    expect(outreaches.data).toEqual([
+      expect.objectContaining({
+        carrier_id: carrierId,
+        modality: 'call',
+        direction: 'inbound',
+        status: 'completed',
+        call_id: callId,
+        carrier_engaged: true,
+      }),
+    ]);
+  });
+
+  it('does not offer the load to a carrier the guard refuses (BLOCKED, stop contact), and records nothing for it', async () => {
+    const { orgId, user } = await createTenant(t);
+    const loadId = await createLoad(t, user.headers, { load_number: `BL-${Date.now()}`, posted_rate: 2000 });
+    const load = await get(t, user.headers, `/loads/${loadId}`);
+
+    // An unknown MC the registry says is not authorized for hire: made, BLOCKED, told no.
+    const blocked = incoming('+13125550222');
+    await sendVapi(t, blocked.message, { query: `?organization_id=${orgId}` });
+    const found = await tool(t, blocked.call, 'find_load', { load_number: load.load_number });
+    expect(found.metadata).toMatchObject({ found: 1, load_id: loadId });
+    const who = await tool(t, blocked.call, 'identify_carrier', { mc_number: '665544' });
+    expect(who).toMatchObject({
+      result: 'I am sorry, this load is not available for you. Thank you for calling.',
+      metadata: { available: false },
+    });
+    const shady = await get(t, user.headers, `/carriers/${who.metadata!.carrier_id}`);
+    expect(shady).toMatchObject({ name: 'Shady Lines Inc', compliance_status: 'BLOCKED' });
+    const tried = await tool(t, blocked.call, 'submit_offer', { offer_amount: 1500 });
+    expect(tried).toMatchObject({
+      result: expect.stringMatching(/not available/),
+      metadata: { decision: 'not_available' },
+    });
+
+    // A known carrier that asked not to be contacted, calling itself.
+    const stopped = await createCarrier(t, user.headers, { mc_number: '445566', phone: '+13125550333' });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${stopped.id}/stop-contact`,
+      headers: user.headers,
+    });
+    const caller = incoming('+13125550333');
+    await sendVapi(t, caller.message, { query: `?organization_id=${orgId}` });
+    const identified = await tool(t, caller.call, 'identify_carrier', { mc_number: '445566' });
+    expect(identified).toMatchObject({ metadata: { available: false, carrier_id: stopped.id } });
+    const thenLoad = await tool(t, caller.call, 'find_load', { load_number: load.load_number });
+    expect(thenLoad.result).toMatch(/not available/);
+
+    expect((await get(t, user.headers, `/offers?load_id=${loadId}`)).data).toEqual([]);
+    expect((await get(t, user.headers, `/outreaches?load_id=${loadId}`)).data).toEqual([]);
+  });
+
+  it('turns away a call to a number of no organization', async () => {
+    const { message } = incoming('+13125550444');
+    const none = await sendVapi(t, message);
+    expect(none.statusCode).toBe(200);
+    expect(none.json()).toEqual({ error: 'Sorry, this number is not taking calls right now.' });
+    const unknown = await sendVapi(t, incoming('+13125550445').message, {
+      query: '?organization_id=org_nope',
+    });
+    expect(unknown.json()).toEqual({ error: 'Sorry, this number is not taking calls right now.' });
+  });
+});

@@ -1,0 +1,179 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { createDatabase } from '../../src/db/client.js';
+import { type EmbeddedDatabase, type SupervisorEvent, startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { runMigrations } from '../../src/db/migrate.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
+import { createTenant } from '../helpers/factories.js';
+import { loadPayload } from '../helpers/load-factories.js';
+import { waitFor } from '../helpers/wait.js';
+
+/** Ends every connection the app holds to its database, as a failover or an operator would. */
+async function terminateBackends(url: string): Promise<number> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'envoy'`,
+    );
+    return rowCount ?? 0;
+  } finally {
+    await admin.end();
+  }
+}
+
+describe('a database that drops its connections', () => {
+  const t = useTestApp();
+
+  it('fails only the requests whose connection died and serves the next ones', async () => {
+    const { user } = await createTenant(t);
+    const url = t.database.pool.options.connectionString as string;
+    const writes: Promise<number>[] = [];
+    let terminated = 0;
+    // Writes of both kinds in flight while every connection of the app is cut, again and again.
+    for (let round = 0; round < 8; round++) {
+      for (let i = 0; i < 4; i++) {
+        writes.push(
+          t.app
+            .inject({
+              method: 'POST',
+              url: '/api/v1/carriers',
+              headers: user.headers,
+              payload: { name: `Faulty ${round}-${i}`, mc_number: String(700000 + round * 10 + i) },
+            })
+            .then((r) => r.statusCode),
+        );
+      }
+      writes.push(
+        t.app
+          .inject({
+            method: 'POST',
+            url: '/api/v1/loads/batch',
+            headers: user.headers,
+            payload: { loads: Array.from({ length: 50 }, () => loadPayload()) },
+          })
+          .then((r) => r.statusCode),
+      );
+      await new Promise((r) => setTimeout(r, 15));
+      terminated += await terminateBackends(url);
+    }
+    const statuses = await Promise.all(writes);
+    expect(terminated).toBeGreaterThan(0);
+    // Each write either happened or was refused as a passing outage; never a crash or a 500.
+    for (const status of statuses) expect([200, 201, 207, 503]).toContain(status);
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+
+    // The pool replaces the dead connections by itself.
+    for (let i = 0; i < 5; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/carriers',
+        headers: user.headers,
+        payload: { name: `After ${i}` },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  });
+
+  it('answers 503 with the error body when the connection dies mid-request', async () => {
+    const { user } = await createTenant(t);
+    const url = t.database.pool.options.connectionString as string;
+    // Hold every pooled connection in a transaction, cut them, then let the requests use them.
+    const held = await Promise.all(Array.from({ length: 5 }, () => t.database.pool.connect()));
+    await terminateBackends(url);
+    for (const client of held) client.release();
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        t.app.inject({ method: 'GET', url: '/api/v1/carriers', headers: user.headers }),
+      ),
+    );
+    for (const res of results) {
+      if (res.statusCode === 503) {
+        expect(res.json().error.code).toBe('service_unavailable');
+      } else {
+        expect(res.statusCode, res.body).toBe(200);
+      }
+    }
+    const after = await t.app.inject({ method: 'GET', url: '/api/v1/carriers', headers: user.headers });
+    expect(after.statusCode).toBe(200);
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe('the embedded PostgreSQL under supervision', () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const step of cleanup.reverse()) await step();
+  });
+
+  it('restarts a killed postmaster and serves again without a restart of the service', async () => {
+    const dataDir = path.join(os.tmpdir(), `envoy-supervised-${process.pid}-${Date.now()}`);
+    const events: SupervisorEvent[] = [];
+    const embedded: EmbeddedDatabase = await startEmbeddedPostgres({
+      dataDir,
+      port: await freePort(),
+      persistent: false,
+      supervise: true,
+      onSupervisorEvent: (e) => events.push(e),
+    });
+    cleanup.push(() => embedded.stop());
+    const database = createDatabase(embedded.url, {
+      poolMax: 3,
+      connectTimeoutMs: 2000,
+      statementTimeoutMs: 10_000,
+    });
+    cleanup.push(() => database.close());
+    await runMigrations(database.pool);
+    const app = await buildApp(
+      { config: testConfig(), database, embedded },
+      { logger: pino({ level: 'silent' }) },
+    );
+    cleanup.push(() => app.close());
+    await app.ready();
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+
+    const postmasterPid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(postmasterPid, 'SIGKILL');
+
+    // The outage is visible on /readyz with our error body while the supervisor restarts it.
+    const down = await waitFor(
+      () => app.inject({ method: 'GET', url: '/readyz' }),
+      (res) => res.statusCode === 503,
+      5000,
+    );
+    expect(down.json().error.code).toBe('service_unavailable');
+    // The pool may notice the dead server before the supervisor hears the postmaster's exit.
+    await waitFor(
+      async () => events[0],
+      (e) => e !== undefined,
+      5000,
+    );
+    expect(events[0]).toMatchObject({ kind: 'exited', signal: 'SIGKILL' });
+
+    await waitFor(
+      () => app.inject({ method: 'GET', url: '/readyz' }),
+      (res) => res.statusCode === 200,
+      30_000,
+    );
+    expect(embedded.state()).toBe('running');
+    expect(events.some((e) => e.kind === 'restarted')).toBe(true);
+    const { rows } = await database.pool.query<{ n: string }>('SELECT count(*) AS n FROM organizations');
+    expect(Number(rows[0]?.n)).toBeGreaterThanOrEqual(0);
+  }, 60_000);
+});

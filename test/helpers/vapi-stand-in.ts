@@ -1,0 +1,214 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Vapi } from '@vapi-ai/server-sdk';
+import { afterAll, beforeAll } from 'vitest';
+import { vapiSignature } from '../../src/integrations/voice/vapi-server-auth.js';
+import type { TestApp } from './app.js';
+
+export interface VapiRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  body: unknown;
+}
+
+/**
+ * A local Vapi: `POST /call` answers a Call (status queued, a fresh id, monitor URLs pointing back
+ * here) as Vapi's API does, live-call control commands answer 200, and every request is kept.
+ * A customer number ending in 0500 makes `POST /call` answer 500.
+ */
+export function useVapiStandIn() {
+  const requests: VapiRequest[] = [];
+  let base = '';
+  let next = 0;
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => {
+      raw += chunk;
+    });
+    req.on('end', () => {
+      const body = raw ? (JSON.parse(raw) as unknown) : null;
+      requests.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        authorization: req.headers.authorization,
+        body,
+      });
+      res.setHeader('content-type', 'application/json');
+      if (req.method === 'POST' && req.url === '/call') {
+        const dto = body as Vapi.CreateCallDto;
+        if (dto.customer?.number?.endsWith('0500')) {
+          res.statusCode = 500;
+          return res.end('{"message":"upstream"}');
+        }
+        next += 1;
+        const id = `vapi-call-${next}`;
+        const now = new Date().toISOString();
+        res.statusCode = 201;
+        return res.end(
+          JSON.stringify({
+            id,
+            orgId: 'vapi-org',
+            createdAt: now,
+            updatedAt: now,
+            type: 'outboundPhoneCall',
+            status: 'queued',
+            monitor: { listenUrl: `wss://listen/${id}`, controlUrl: `${base}/control/${id}` },
+            phoneNumberId: dto.phoneNumberId,
+            customer: dto.customer,
+          } satisfies Vapi.Call),
+        );
+      }
+      if (req.method === 'POST' && req.url?.startsWith('/control/')) return res.end('{}');
+      res.statusCode = 404;
+      res.end('{}');
+    });
+  });
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return {
+    requests,
+    get base() {
+      return base;
+    },
+    /** The `POST /call` bodies, oldest first. */
+    callBodies: () =>
+      requests
+        .filter((r) => r.method === 'POST' && r.path === '/call')
+        .map((r) => r.body as Vapi.CreateCallDto),
+    /** The last call placed: its Vapi id and the body we sent. */
+    lastCall: () => {
+      const bodies = requests.filter((r) => r.method === 'POST' && r.path === '/call');
+      return { vapiId: `vapi-call-${next}`, body: bodies.at(-1)?.body as Vapi.CreateCallDto };
+    },
+    controls: (vapiId: string) =>
+      requests.filter((r) => r.path === `/control/${vapiId}`).map((r) => r.body as Record<string, unknown>),
+  };
+}
+
+export const VAPI_SECRET = 'vapi-hmac-secret-0123456789abcdef';
+
+/** The environment of an app on the Vapi path, against the stand-in. */
+export function vapiEnv(standIn: { base: string }, extra: Record<string, string> = {}) {
+  return {
+    VOICE_PROVIDER: 'vapi',
+    VAPI_API_KEY: 'vapi-private-key',
+    VAPI_PHONE_NUMBER_ID: 'pn_envoy',
+    VAPI_WEBHOOK_SECRET: VAPI_SECRET,
+    VAPI_SERVER_CREDENTIAL_ID: 'cred_envoy_hmac',
+    PUBLIC_BASE_URL: 'https://envoy.example',
+    get VAPI_BASE_URL() {
+      return standIn.base;
+    },
+    ...extra,
+  };
+}
+
+/** The default HMAC plan of a Vapi credential, with our secret. */
+export const hmacPlan = {
+  scheme: 'hmac' as const,
+  secret: VAPI_SECRET,
+  algorithm: 'sha256' as const,
+  signatureHeader: 'x-signature',
+  timestampHeader: 'x-timestamp',
+  encoding: 'hex' as const,
+  payloadFormat: '{timestamp}.{body}',
+  toleranceSeconds: 300,
+};
+
+/** A Vapi Call object as it arrives on server messages: ours when `envoyCallId` is given. */
+export function vapiCall(vapiId: string, envoyCallId?: string, extra: Partial<Vapi.Call> = {}): Vapi.Call {
+  const now = new Date().toISOString();
+  return {
+    id: vapiId,
+    orgId: 'vapi-org',
+    createdAt: now,
+    updatedAt: now,
+    ...(envoyCallId ? { assistantOverrides: { metadata: { envoy_call_id: envoyCallId } } } : {}),
+    ...extra,
+  };
+}
+
+/**
+ * Sends a server message to our webhook as Vapi does under an HMAC credential: the body, its
+ * signature of `{timestamp}.{body}` in `x-signature`, the time in `x-timestamp` (epoch ms).
+ */
+export function sendVapi(
+  t: TestApp,
+  payload: Vapi.ServerMessage,
+  options: { query?: string; timestamp?: string; signature?: string; path?: string } = {},
+) {
+  const body = JSON.stringify(payload);
+  const timestamp = options.timestamp ?? String(Date.now());
+  return t.app.inject({
+    method: 'POST',
+    url: `${options.path ?? '/api/v1/integrations/voice/events'}${options.query ?? ''}`,
+    headers: {
+      'content-type': 'application/json',
+      'x-timestamp': timestamp,
+      'x-signature': options.signature ?? vapiSignature(hmacPlan, body, timestamp),
+    },
+    payload: body,
+  });
+}
+
+/** A status update with a numeric (epoch ms) timestamp, as Vapi sends it. */
+export function statusUpdate(
+  call: Vapi.Call,
+  status: Vapi.ServerMessageStatusUpdateStatus,
+  at: number,
+  endedReason?: Vapi.ServerMessageStatusUpdateEndedReason,
+): Vapi.ServerMessage {
+  return {
+    message: {
+      type: 'status-update',
+      status,
+      timestamp: at,
+      call,
+      ...(endedReason ? { endedReason } : {}),
+    },
+  } satisfies Vapi.ServerMessage;
+}
+
+/** Tool calls as Vapi sends them: `function.arguments` is a JSON string. */
+export function toolCalls(
+  call: Vapi.Call,
+  calls: { id: string; name: string; args?: Record<string, unknown> }[],
+): Vapi.ServerMessage {
+  const list: Vapi.ToolCall[] = calls.map((c) => ({
+    id: c.id,
+    type: 'function',
+    function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) },
+  }));
+  return {
+    message: {
+      type: 'tool-calls',
+      timestamp: Date.now(),
+      call,
+      toolCallList: list,
+      toolWithToolCallList: list.map((toolCall) => ({
+        type: 'function',
+        function: { name: toolCall.function.name },
+        toolCall,
+      })),
+    },
+  } satisfies Vapi.ServerMessage;
+}
+
+/** The results our webhook answered to a tool-calls message. */
+export type ToolAnswer = Vapi.ToolCallResult;
+
+/** The system message of the transient assistant we sent Vapi. */
+export function scriptOf(body: { assistant?: Vapi.CreateAssistantDto }): string {
+  const model = body.assistant?.model as Vapi.CreateAssistantDtoModel.Openai | undefined;
+  return (model?.messages ?? []).map((m) => m.content).join('\n');
+}
+
+/** The names of the tools of an assistant we sent: function names, then Vapi tool types. */
+export function toolNamesOf(assistant: Vapi.CreateAssistantDto | undefined): string[] {
+  const model = assistant?.model as Vapi.CreateAssistantDtoModel.Openai | undefined;
+  return (model?.tools ?? []).map((t) => (t.type === 'function' ? (t.function?.name ?? '') : t.type));
+}

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildTestApp, fileDatabaseUrl, type TestApp } from '../helpers/app.js';
+import { createTenant } from '../helpers/factories.js';
+import { waitFor } from '../helpers/wait.js';
+
+const realRedis = process.env.REDIS_URL;
+
+/**
+ * A TCP endpoint standing where Redis should be. `blackhole` accepts connections and never answers
+ * (a hung Redis, a dropped route); `forward` relays to the real Redis; `closed` refuses.
+ */
+class RedisStandIn {
+  mode: 'blackhole' | 'forward' = 'blackhole';
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  async open(port = 0): Promise<void> {
+    const server = createServer((socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+      socket.on('error', () => {});
+      if (this.mode === 'blackhole' || !realRedis) return;
+      const target = new URL(realRedis);
+      const upstream = connect(Number(target.port || 6379), target.hostname);
+      upstream.on('error', () => socket.destroy());
+      socket.pipe(upstream).pipe(socket);
+      socket.on('close', () => upstream.destroy());
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    this.port = (server.address() as { port: number }).port;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  get url() {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+}
+
+async function closedPort(): Promise<number> {
+  const probe = new RedisStandIn();
+  await probe.open();
+  const { port } = probe;
+  await probe.close();
+  return port;
+}
+
+const redisEnv = (url: string) => ({
+  REDIS_URL: url,
+  REDIS_KEY_PREFIX: `envoy-test-${randomBytes(6).toString('hex')}:`,
+  REDIS_RETRY_MS: '200',
+  RATE_LIMIT_GENERAL_PER_MINUTE: '1000',
+});
+
+/** Sends `n` requests one after another and returns their statuses and the slowest one's time. */
+async function timedRequests(t: TestApp, headers: Record<string, string>, n: number) {
+  const statuses: number[] = [];
+  const remaining: number[] = [];
+  let slowestMs = 0;
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/carriers', headers });
+    slowestMs = Math.max(slowestMs, performance.now() - started);
+    statuses.push(res.statusCode);
+    remaining.push(Number(res.headers['x-ratelimit-remaining']));
+  }
+  return { statuses, remaining, slowestMs };
+}
+
+const outageLines = (t: TestApp) =>
+  t.logs.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('Redis is unavailable'));
+
+describe('a Redis that fails', () => {
+  const opened: TestApp[] = [];
+  const standIns: RedisStandIn[] = [];
+  afterAll(async () => {
+    for (const t of opened) await t.close();
+    for (const s of standIns) await s.close();
+  });
+
+  const app = async (env: Record<string, string>) => {
+    const t = await buildTestApp({ env, captureLogs: true, databaseUrl: await fileDatabaseUrl() });
+    opened.push(t);
+    return t;
+  };
+
+  it('lets requests through quickly, counted per instance, when Redis accepts and never answers', async () => {
+    const hole = new RedisStandIn();
+    standIns.push(hole);
+    await hole.open();
+    const t = await app(redisEnv(hole.url));
+    const { user } = await createTenant(t);
+    const { statuses, remaining, slowestMs } = await timedRequests(t, user.headers, 20);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    // Counted in memory meanwhile: the headers still tell the truth about this instance.
+    expect(remaining.slice(-3)).toEqual([
+      remaining.at(-3),
+      (remaining.at(-3) ?? 0) - 1,
+      (remaining.at(-3) ?? 0) - 2,
+    ]);
+    // Before the breaker, each request hung on Redis for good; now a request waits at most about
+    // one command timeout (50 ms) on top of its own work.
+    expect(slowestMs).toBeLessThan(1000);
+    expect(outageLines(t)).toHaveLength(1);
+  });
+
+  it('lets requests through quickly when nothing listens at the Redis address', async () => {
+    const t = await app(redisEnv(`redis://127.0.0.1:${await closedPort()}`));
+    const { user } = await createTenant(t);
+    const { statuses, slowestMs } = await timedRequests(t, user.headers, 20);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(slowestMs).toBeLessThan(1000);
+    expect(outageLines(t)).toHaveLength(1);
+  });
+
+  it.skipIf(!realRedis)('shares the counters again once Redis answers', async () => {
+    const standIn = new RedisStandIn();
+    standIns.push(standIn);
+    await standIn.open();
+    const env = redisEnv(standIn.url);
+    const a = await app(env);
+    const b = await app(env);
+    const { user } = await createTenant(a);
+    // While Redis hangs, each instance counts on its own.
+    await timedRequests(a, user.headers, 3);
+    await timedRequests(b, user.headers, 3);
+
+    standIn.mode = 'forward';
+    // Within a few probe intervals both instances count in Redis again: alternate requests see
+    // one counter going down by one each time.
+    await waitFor(
+      async () => {
+        const first = await timedRequests(a, user.headers, 1);
+        const second = await timedRequests(b, user.headers, 1);
+        const third = await timedRequests(a, user.headers, 1);
+        return [first.remaining[0], second.remaining[0], third.remaining[0]] as number[];
+      },
+      ([x, y, z]) => y === (x ?? 0) - 1 && z === (x ?? 0) - 2,
+      10_000,
+    );
+    expect(a.logs.some((l) => l.msg === 'Redis answers again: rate limits are shared again')).toBe(true);
+  });
+});
