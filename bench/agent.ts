@@ -2,11 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
-import type { Db } from '../src/db/client.js';
-import { SimulatedEmailSender } from '../src/integrations/email/simulated-email-sender.js';
-import { SimulatedVoiceProvider } from '../src/integrations/voice/simulated-provider.js';
-import { SimulatedWhatsAppSender } from '../src/integrations/whatsapp/simulated-whatsapp-sender.js';
-import { AgentService } from '../src/modules/agent/agent-service.js';
+import type { Database, Db } from '../src/db/client.js';
+import type { AgentService } from '../src/modules/agent/agent-service.js';
 import { readAgentSettings, updateAgentSettings } from '../src/modules/agent/agent-settings.js';
 import {
   type LoadLane,
@@ -18,8 +15,8 @@ import {
   selectWave,
 } from '../src/modules/agent/carrier-selection.js';
 import { insertOrganization } from '../src/modules/auth/auth-repository.js';
-import { CallsService } from '../src/modules/calls/calls-service.js';
-import { benchDatabase, sized, smoke } from './lib/harness.js';
+import { buildServices, type Services } from '../src/services.js';
+import { benchConfig, benchDatabase, sized, smoke } from './lib/harness.js';
 
 /**
  * The load-working agent at scale: one organization with ~40 lanes, 20,000 carriers with ~3 lane
@@ -442,19 +439,22 @@ async function planAll(agent: AgentService, pool: pg.Pool) {
   return { rounds, leased, maxRoundMs };
 }
 
-async function measurePlanning(db: Db, pool: pg.Pool, log: FastifyBaseLogger) {
-  const voice = new SimulatedVoiceProvider(1000);
-  const calls = CallsService.build(db, voice, log);
-  const email = new SimulatedEmailSender(1000, 'silent');
-  const whatsapp = new SimulatedWhatsAppSender(1000, 'silent');
-  const channels = {
-    email,
-    whatsapp,
-    chatModel: null,
-    emailFrom: 'agent@bench.example',
-    replyDomain: 'reply.bench.example',
-    whatsappTemplate: { name: 'load_offer', language: 'en_US' },
-  };
+async function measurePlanning(database: Database, pool: pg.Pool, log: FastifyBaseLogger) {
+  // The agent as the service builds it, with fast, silent simulated channels and no workers.
+  const agentWith = (batch: number) =>
+    buildServices({
+      config: benchConfig({
+        AGENT_BATCH_SIZE: String(batch),
+        SIMULATION_SPEED: '1000',
+        SIMULATION_PROFILE: 'silent',
+        EMAIL_FROM: 'agent@bench.example',
+        EMAIL_REPLY_DOMAIN: 'reply.bench.example',
+        WORKERS_ENABLED: 'false',
+      }),
+      database,
+      log,
+    });
+  const built: Services[] = [];
   const results: {
     batch: number;
     run: number;
@@ -468,7 +468,9 @@ async function measurePlanning(db: Db, pool: pg.Pool, log: FastifyBaseLogger) {
     for (const batch of BATCHES) {
       for (let run = 1; run <= RUNS; run++) {
         await resetAgentState(pool);
-        const agent = new AgentService(db, calls, channels, log, batch);
+        const services = agentWith(batch);
+        built.push(services);
+        const { agent } = services;
         const started = performance.now();
         const { rounds, leased, maxRoundMs } = await planAll(agent, pool);
         const seconds = (performance.now() - started) / 1000;
@@ -496,15 +498,15 @@ async function measurePlanning(db: Db, pool: pg.Pool, log: FastifyBaseLogger) {
     }
     if (process.env.BENCH_AGENT_PROFILE !== '0') {
       await resetAgentState(pool);
-      const agent = new AgentService(db, calls, channels, log, BATCHES[0]);
+      const services = agentWith(BATCHES[0]!);
+      built.push(services);
+      const { agent } = services;
       await profileStatements(`one more planning run, batch ${BATCHES[0]}`, async () => {
         await planAll(agent, pool);
       });
     }
   } finally {
-    await voice.close?.();
-    await email.close?.();
-    await whatsapp.close?.();
+    for (const services of built) await services.close();
   }
   console.log(
     `\n### Planning the first wave of ${LOADS.toLocaleString('en-US')} loads (planDue, no sending)\n`,
@@ -563,7 +565,7 @@ export async function run() {
       dailyCapPerCarrier: settings.daily_cap_per_carrier,
     };
     await measureSelection(db.database.db, pool, org.id, rules);
-    await measurePlanning(db.database.db, pool, log);
+    await measurePlanning(db.database, pool, log);
     const after = await readAgentSettings(db.database.db, org.id);
     if (after.channel_order.join() !== 'email') throw new Error('settings changed under the bench');
   } finally {

@@ -1,8 +1,6 @@
 import Fastify from 'fastify';
 import { systemScope } from '../src/http/authentication.js';
-import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
 import { findUserById, listMemberships, membershipsForAuth } from '../src/modules/auth/auth-repository.js';
-import { AuthService } from '../src/modules/auth/auth-service.js';
 import { contactsOf, findCarrier } from '../src/modules/carriers/carriers-repository.js';
 import { benchDatabase, listen, listenApp, measure, optionsFromEnv, printTable } from './lib/harness.js';
 
@@ -14,8 +12,8 @@ import { benchDatabase, listen, listenApp, measure, optionsFromEnv, printTable }
  */
 export async function run() {
   const db = await benchDatabase();
-  const { app, url } = await listenApp(db.database);
-  const auth = new AuthService(db.database.db, app.tokens);
+  const { app, url, services } = await listenApp(db.database);
+  const auth = services.auth;
   const org = await auth.createOrganization('Bench Brokerage');
   const { user } = await auth.createUser({
     organizationId: org.id,
@@ -23,9 +21,9 @@ export async function run() {
     password: 'bench-password',
     role: 'OWNER',
   });
-  const { token } = await app.tokens.issue(user.id);
+  const { token } = await services.tokens.issue(user.id);
   const scope = systemScope(org.id);
-  const key = await new ApiKeysService(db.database.db, app.credentials).create(scope, { name: 'bench' });
+  const key = await services.apiKeys.create(scope, { name: 'bench' });
   const created = await fetch(`${url}/api/v1/carriers`, {
     method: 'POST',
     headers: { 'x-api-key': key.key, 'content-type': 'application/json' },

@@ -1,7 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { systemScope } from '../src/http/authentication.js';
-import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
-import { AuthService } from '../src/modules/auth/auth-service.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 
 const ITEMS = 1000;
@@ -44,11 +42,11 @@ function carriers(round: number, tmsStatus: string) {
  */
 export async function run() {
   const db = await benchDatabase();
-  const { app, url } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
+  const { app, url, services } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
   try {
-    const auth = new AuthService(db.database.db, app.tokens);
+    const auth = services.auth;
     const org = await auth.createOrganization('Bench');
-    const key = await new ApiKeysService(db.database.db, app.credentials).create(systemScope(org.id), {
+    const key = await services.apiKeys.create(systemScope(org.id), {
       name: 'bench',
     });
     const post = async (body: unknown) => {

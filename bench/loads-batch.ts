@@ -1,6 +1,4 @@
 import { systemScope } from '../src/http/authentication.js';
-import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
-import { AuthService } from '../src/modules/auth/auth-service.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
 import { benchConfig, benchDatabase, listenApp } from './lib/harness.js';
 import { ingest, percentile } from './lib/load-payloads.js';
@@ -18,11 +16,11 @@ export async function run() {
   const total = Number(process.env.LOADS ?? (smoke ? 3_000 : 100_000));
   const updates = Number(process.env.UPDATES ?? (smoke ? 2 : 20));
   const db = await benchDatabase();
-  const { app, url } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
+  const { app, url, services } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
   const autovacuum = new AutovacuumStandIn(db.database.pool);
   try {
-    const org = await new AuthService(db.database.db, app.tokens).createOrganization('Bench');
-    const { key } = await new ApiKeysService(db.database.db, app.credentials).create(systemScope(org.id), {
+    const org = await services.auth.createOrganization('Bench');
+    const { key } = await services.apiKeys.create(systemScope(org.id), {
       name: 'bench',
     });
     const headers = { 'x-api-key': key };

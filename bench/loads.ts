@@ -1,8 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { systemScope } from '../src/http/authentication.js';
-import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
-import { AuthService } from '../src/modules/auth/auth-service.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
 import {
   benchConfig,
@@ -55,7 +53,7 @@ export async function run() {
   const options = { connections: 8, durationSeconds: 8, rounds: 2, warmupSeconds: 2, ...optionsFromEnv() };
   const db = await benchDatabase();
   const { pool } = db.database;
-  const { app, url } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
+  const { app, url, services } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
   const autovacuum = new AutovacuumStandIn(pool);
   let writer: Writer | null = null;
   try {
@@ -63,8 +61,8 @@ export async function run() {
       `database: ${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL' : 'embedded PostgreSQL'}; ` +
         `${loadCount.toLocaleString('en-US')} loads`,
     );
-    const auth = new AuthService(db.database.db, app.tokens);
-    const keys = new ApiKeysService(db.database.db, app.credentials);
+    const auth = services.auth;
+    const keys = services.apiKeys;
     const org = await auth.createOrganization('Bench Brokerage');
     const other = await auth.createOrganization('Other Brokerage');
     const headers = { 'x-api-key': (await keys.create(systemScope(org.id), { name: 'bench' })).key };

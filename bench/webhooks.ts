@@ -4,7 +4,6 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { systemScope } from '../src/http/authentication.js';
-import { AuthService } from '../src/modules/auth/auth-service.js';
 import { webhookSecretBox } from '../src/modules/webhooks/delivery.js';
 import { emitEvents } from '../src/modules/webhooks/events.js';
 import { WebhooksService } from '../src/modules/webhooks/webhooks-service.js';
@@ -22,7 +21,7 @@ const ENDPOINTS = 10;
 export async function run() {
   const db = await benchDatabase();
   const config = benchConfig({ WORKERS_ENABLED: 'false' });
-  const { app } = await listenApp(db.database, config);
+  const { app, services } = await listenApp(db.database, config);
   let received = 0;
   const receiver = createServer((req, res) => {
     req.resume();
@@ -34,7 +33,7 @@ export async function run() {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   try {
-    const org = await new AuthService(db.database.db, app.tokens).createOrganization('Bench');
+    const org = await services.auth.createOrganization('Bench');
     const service = new WebhooksService(db.database.db, false, webhookSecretBox(config.secretsEncryptionKey));
     for (let i = 0; i < ENDPOINTS; i++) {
       await service.create(systemScope(org.id), { url: `${url}?n=${i}`, event_types: ['load.updated'] });

@@ -20,19 +20,27 @@ import { jsonNestingExceeds, jsonTooDeep } from './http/json-depth.js';
 import { swaggerOptions } from './http/openapi.js';
 import { rateLimits } from './http/rate-limit.js';
 import { loggerOptions } from './logger.js';
+import { agentRoutes } from './modules/agent/agent-routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
 import { authRoutes } from './modules/auth/auth-routes.js';
 import { callsRoutes } from './modules/calls/calls-routes.js';
+import { voiceWebhookRoutes } from './modules/calls/voice-webhook-routes.js';
 import { carriersRoutes } from './modules/carriers/carriers-routes.js';
 import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
 import { loadsRoutes } from './modules/loads/loads-routes.js';
 import { statusMappingRoutes } from './modules/loads/status-mappings.js';
 import { offersRoutes } from './modules/offers/offers-routes.js';
+import { outreachesRoutes } from './modules/outreaches/outreaches-routes.js';
+import { voiceTemplatesRoutes } from './modules/voice-templates/index.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks-routes.js';
+import type { Services } from './services.js';
+import { WorkerRunner } from './workers/worker.js';
 
 export interface AppDeps {
   readonly config: Config;
   readonly database: Database;
+  /** What `buildServices` built from the same config and database. */
+  readonly services: Services;
   /** The supervised embedded cluster, when the service started one: /readyz reports its state. */
   readonly embedded?: Pick<EmbeddedDatabase, 'state'>;
 }
@@ -40,6 +48,8 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
+    /** The background loops of this app (started on ready, stopped on close). */
+    workers: WorkerRunner;
   }
 }
 
@@ -56,10 +66,11 @@ export type App = FastifyInstance;
 
 /**
  * Builds the HTTP application without listening: external plugins first, then the shared HTTP
- * layer, then one plugin per module under /api/v1.
+ * layer, then one plugin per module under /api/v1, each given the services it uses. The services'
+ * listeners and the workers start when the app is ready and stop when it closes.
  */
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<App> {
-  const { config } = deps;
+  const { config, services } = deps;
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: MiB,
@@ -99,7 +110,11 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     reply.header('x-request-id', request.id);
   });
   // onRequest order: identify the caller, count the request, then enforce the route's access.
-  await app.register(authentication, { prefix: API_PREFIX });
+  await app.register(authentication, {
+    prefix: API_PREFIX,
+    tokens: services.tokens,
+    credentials: services.credentials,
+  });
   await app.register(rateLimits, {
     prefix: API_PREFIX,
     limits: config.rateLimits,
@@ -108,12 +123,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     redisTimeouts: config.redisTimeouts,
   });
   app.addHook('onRequest', enforceAccess);
-  await app.register(idempotency, {
-    encryptionSecret: config.secretsEncryptionKey,
-    ttlSeconds: config.idempotencyTtlSeconds,
-    lockSeconds: config.idempotencyLockSeconds,
-    purgeIntervalMs: 10 * 60_000,
-  });
+  await app.register(idempotency, { store: services.idempotency });
 
   // Stage 3: routes.
   await app.register(healthRoutes);
@@ -122,18 +132,37 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       api.get('/openapi.json', { schema: { hide: true }, config: { access: access.public } }, async () =>
         app.swagger(),
       );
-      await api.register(authRoutes);
-      await api.register(apiKeysRoutes);
-      await api.register(loadsRoutes);
-      await api.register(statusMappingRoutes);
-      await api.register(loadViewsRoutes);
-      await api.register(carriersRoutes);
-      await api.register(callsRoutes);
-      await api.register(offersRoutes);
-      await api.register(webhooksRoutes);
+      await registerModules(api, services);
     },
     { prefix: API_PREFIX },
   );
 
+  const runner = new WorkerRunner(services.workers, app.log);
+  app.decorate('workers', runner);
+  app.addHook('onReady', async () => {
+    await services.start();
+    runner.start();
+  });
+  app.addHook('onClose', async () => {
+    await runner.stop();
+    await services.close();
+  });
   return app;
+}
+
+/** One plugin per module, each given the services it uses and nothing else. */
+async function registerModules(api: FastifyInstance, s: Services) {
+  await api.register(authRoutes, { auth: s.auth });
+  await api.register(apiKeysRoutes, { apiKeys: s.apiKeys });
+  await api.register(loadsRoutes, { loads: s.loads });
+  await api.register(statusMappingRoutes, { mappings: s.statusMappings });
+  await api.register(loadViewsRoutes, { loadViews: s.loadViews });
+  await api.register(carriersRoutes, { carriers: s.carriers });
+  await api.register(callsRoutes, { calls: s.calls, elp: s.elp });
+  await api.register(outreachesRoutes, { outreaches: s.outreaches });
+  await api.register(agentRoutes, { agent: s.agent, channels: s.channels });
+  await api.register(voiceTemplatesRoutes, { templates: s.voiceTemplates });
+  await api.register(voiceWebhookRoutes, { calls: s.calls, provider: s.voiceProvider });
+  await api.register(offersRoutes, { offers: s.offers });
+  await api.register(webhooksRoutes, { webhooks: s.webhooks });
 }

@@ -11,8 +11,8 @@ import {
 } from './db/embedded.js';
 import { runMigrations } from './db/migrate.js';
 import { loggerOptions, prettyLogs } from './logger.js';
+import { buildServices } from './services.js';
 import { describeStartup } from './startup.js';
-import { runningWorkers } from './workers/poller.js';
 
 async function main() {
   let config: ReturnType<typeof loadConfig>;
@@ -62,7 +62,8 @@ async function main() {
 
   const database = createDatabase(databaseUrl, config.db, logger);
   await runMigrations(database.pool);
-  const app = await buildApp({ config, database, embedded }, { logger });
+  const services = buildServices({ config, database, log: logger });
+  const app = await buildApp({ config, database, embedded, services }, { logger });
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
@@ -95,7 +96,7 @@ async function main() {
     const inUse = embedded
       ? { embedded: { dataDir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort } }
       : { url: databaseUrl };
-    const { facts, message } = describeStartup(config, inUse, runningWorkers());
+    const { facts, message } = describeStartup(config, inUse, app.workers.names());
     logger.info({ startup: facts }, message);
   } catch (err) {
     logger.error({ err }, 'could not listen');

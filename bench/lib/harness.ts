@@ -10,6 +10,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { buildServices, type Services } from '../../src/services.js';
 
 /**
  * `BENCH_SMOKE=1` runs a benchmark at a size that takes seconds, so CI runs every one of them and
@@ -99,9 +100,11 @@ export function benchConfig(env: Record<string, string> = {}): Config {
 export async function listenApp(
   database: Database,
   config = benchConfig(),
-): Promise<{ app: App; url: string }> {
-  const app = await buildApp({ config, database }, { logger: pino({ level: 'silent' }) });
-  return { app, url: await listen(app) };
+): Promise<{ app: App; url: string; services: Services }> {
+  const logger = pino({ level: 'silent' });
+  const services = buildServices({ config, database, log: logger });
+  const app = await buildApp({ config, database, services }, { logger });
+  return { app, url: await listen(app), services };
 }
 
 export async function listen(app: FastifyInstance): Promise<string> {

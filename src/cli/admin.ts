@@ -1,14 +1,12 @@
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config.js';
 import { systemScope } from '../http/authentication.js';
 import { AppError } from '../http/errors.js';
 import { emailInput, nonEmptyText, phoneInput, text } from '../http/schemas.js';
-import { ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
-import { ApiKeysService } from '../modules/api-keys/api-keys-service.js';
-import { AuthService } from '../modules/auth/auth-service.js';
 import { ROLES } from '../modules/auth/auth-tables.js';
-import { TokenService } from '../modules/auth/tokens.js';
+import { buildServices } from '../services.js';
 import { openCommandDatabase } from './database.js';
 import { seedDemo } from './seed-demo.js';
 
@@ -128,8 +126,9 @@ async function main() {
   }
   const config = loadConfig(process.env, () => {});
   const { database, close } = await openCommandDatabase(config);
+  const services = buildServices({ config, database, log: pino({ level: 'silent' }) });
   try {
-    const auth = new AuthService(database.db, new TokenService(config.jwt));
+    const { auth } = services;
     const { command, flags } = parsedArgs;
     let out: Record<string, unknown>;
     switch (command) {
@@ -154,8 +153,7 @@ async function main() {
       }
       case 'create-api-key': {
         const f = flags as z.infer<(typeof schemas)['create-api-key']>;
-        const service = new ApiKeysService(database.db, new ApiKeyCredentials(database.db));
-        const key = await service.create(systemScope(f.org), { name: f.name });
+        const key = await services.apiKeys.create(systemScope(f.org), { name: f.name });
         out = { id: key.id, key: key.key };
         break;
       }
@@ -163,12 +161,13 @@ async function main() {
         const started = Date.now();
         const progress = (step: string) =>
           console.error(`seed-demo: ${step} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-        out = { ...(await seedDemo(database.db, new TokenService(config.jwt), progress)) };
+        out = { ...(await seedDemo(database, process.env, progress)) };
         break;
       }
     }
     console.log(JSON.stringify(out));
   } finally {
+    await services.close();
     await close();
   }
 }

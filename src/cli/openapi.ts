@@ -7,6 +7,7 @@ import pino from 'pino';
 import { API_PREFIX, buildApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { createDatabase } from '../db/client.js';
+import { buildServices } from '../services.js';
 
 const USAGE = `usage: npm run openapi -- <command>
 
@@ -33,7 +34,9 @@ export async function buildDocument(env: Record<string, string | undefined> = pr
     () => {},
   );
   const database = createDatabase('postgres://openapi@127.0.0.1:1/none', config.db);
-  const app = await buildApp({ config, database }, { logger: pino({ level: 'silent' }) });
+  const logger = pino({ level: 'silent' });
+  const services = buildServices({ config, database, log: logger });
+  const app = await buildApp({ config, database, services }, { logger });
   try {
     await app.ready();
     const res = await app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` });

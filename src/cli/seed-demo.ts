@@ -3,34 +3,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import type { Db } from '../db/client.js';
+import { type Config, loadConfig } from '../config.js';
+import type { Database, Db } from '../db/client.js';
 import type { OrgScope } from '../http/authentication.js';
-import { RegistryProvider } from '../integrations/compliance/registry-provider.js';
-import { SimulatedEmailSender } from '../integrations/email/simulated-email-sender.js';
-import { SimulatedVoiceProvider } from '../integrations/voice/simulated-provider.js';
-import { SimulatedWhatsAppSender } from '../integrations/whatsapp/simulated-whatsapp-sender.js';
-import { AgentService } from '../modules/agent/agent-service.js';
 import { updateAgentSettings } from '../modules/agent/agent-settings.js';
-import { ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
-import { ApiKeysService } from '../modules/api-keys/api-keys-service.js';
-import { AuthService } from '../modules/auth/auth-service.js';
-import type { TokenService } from '../modules/auth/tokens.js';
-import { CallsService } from '../modules/calls/calls-service.js';
 import { calls } from '../modules/calls/calls-tables.js';
-import { CarriersService } from '../modules/carriers/carriers-service.js';
 import { lanePreferences } from '../modules/carriers/carriers-tables.js';
-import { ComplianceService } from '../modules/carriers/compliance-service.js';
-import { LoadsService } from '../modules/loads/loads-service.js';
-import { OffersService } from '../modules/offers/offers-service.js';
 import { contactRefusals } from '../modules/outreaches/contact-guard.js';
 import {
   recordDeliveryFailure,
   recordReply,
   sweepUnanswered,
 } from '../modules/outreaches/outreaches-repository.js';
-import { OutreachesService } from '../modules/outreaches/outreaches-service.js';
+import { buildServices, type Services } from '../services.js';
 
 /** A small seeded generator: the same demo every run, apart from ids and names made unique. */
 function prng(seed: number) {
@@ -193,14 +179,64 @@ export interface DemoResult {
  * running server's agent covers the open loads within minutes.
  */
 export async function seedDemo(
-  db: Db,
-  tokens: TokenService,
+  database: Database,
+  /** The environment the admin CLI runs in; the demo overrides the providers (see demoConfig). */
+  env: Record<string, string | undefined>,
   /** Told about each step as it finishes (the admin CLI prints it on stderr). */
   progress: (step: string) => void = () => {},
 ): Promise<DemoResult> {
+  const { db } = database;
   const rnd = prng(20_260_301);
   const tag = randomBytes(3).toString('hex');
-  const auth = new AuthService(db, tokens);
+  // The demo's carriers come with a census snapshot of their own, written below before any check.
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'envoy-demo-'));
+  const registryFile = path.join(workDir, 'census.json');
+  const services = buildServices({
+    config: demoConfig(env, registryFile),
+    database,
+    log: pino({ level: 'silent' }),
+  });
+  try {
+    return await seedWith(services, db, { rnd, tag, workDir, registryFile }, progress);
+  } finally {
+    await services.close();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The demo's configuration: the census snapshot it writes, every channel simulated and fast
+ * (a 30 s call takes 60 ms), carriers that never reply on their own, and no workers: a running
+ * server's agent works the demo organization.
+ */
+function demoConfig(env: Record<string, string | undefined>, registryFile: string): Config {
+  return loadConfig(
+    {
+      ...env,
+      COMPLIANCE_PROVIDER: 'registry',
+      COMPLIANCE_REGISTRY_FILE: registryFile,
+      VOICE_PROVIDER: 'simulated',
+      SIMULATION_SPEED: '500',
+      SIMULATION_PROFILE: 'silent',
+      EMAIL_TRANSPORT: 'simulated',
+      WHATSAPP_PROVIDER: 'simulated',
+      EMAIL_FROM: 'Envoy Demo <dispatch@envoy.local>',
+      EMAIL_REPLY_DOMAIN: 'reply.envoy.local',
+      WORKERS_ENABLED: 'false',
+      LLM_BASE_URL: undefined,
+    },
+    () => {},
+  );
+}
+
+async function seedWith(
+  services: Services,
+  db: Db,
+  run: { rnd: ReturnType<typeof prng>; tag: string; workDir: string; registryFile: string },
+  progress: (step: string) => void,
+): Promise<DemoResult> {
+  const { rnd, tag, registryFile } = run;
+  const auth = services.auth;
   const orgName = `Envoy Demo Freight ${tag}`;
   const org = await auth.createOrganization(orgName);
   // A demo shows the agent at work within minutes: no quiet hours, short waits between waves, and
@@ -225,13 +261,12 @@ export async function seedDemo(
     organizationId: org.id,
     principal: { kind: 'bearer', userId: user.id, organizationId: org.id, role: 'OWNER' },
   };
-  const apiKey = await new ApiKeysService(db, new ApiKeyCredentials(db)).create(scope, {
+  const apiKey = await services.apiKeys.create(scope, {
     name: 'Demo TMS integration',
   });
   progress(`organization ${org.id}, its owner and an API key`);
 
   // Carriers, with a census snapshot of their own: most in good standing, a few BLOCKED.
-  const workDir = mkdtempSync(path.join(os.tmpdir(), 'envoy-demo-'));
   const census: Record<string, unknown>[] = [];
   const carrierItems = Array.from({ length: 100 }, (_, i) => {
     const mc = String(810_000 + i * 7);
@@ -290,10 +325,8 @@ export async function seedDemo(
       lanes,
     };
   });
-  const registryFile = path.join(workDir, 'census.json');
   writeFileSync(registryFile, JSON.stringify(census));
-  const compliance = new ComplianceService(db, new RegistryProvider(registryFile), 90);
-  const carriersService = new CarriersService(db, compliance, { inlineBudgetMs: 2000 });
+  const { compliance, carriers: carriersService } = services;
   const batch = await carriersService.batch(scope, { carriers: carrierItems });
   if (batch.status !== 200)
     throw new Error(`demo carriers not applied: ${JSON.stringify(batch.body.errors)}`);
@@ -302,7 +335,6 @@ export async function seedDemo(
   await inChunks(carrierIds, 10, async (id) => {
     await compliance.check(org.id, id, AbortSignal.timeout(10_000));
   });
-  rmSync(workDir, { recursive: true, force: true });
   progress('compliance checks against the demo census');
 
   // Disabled carriers, a stop-contact request, restricted lane preferences.
@@ -332,7 +364,7 @@ export async function seedDemo(
   }
 
   // Loads: every status, on the lanes above, picked up from two weeks ago to two weeks ahead.
-  const loadsService = new LoadsService(db);
+  const loadsService = services.loads;
   const day = 86_400_000;
   const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
   const statuses = STATUS_PLAN.flatMap(([s, n]) => Array.from({ length: n }, () => s));
@@ -431,7 +463,7 @@ export async function seedDemo(
   }
 
   // Offers: from carriers the contact guard allows on the load.
-  const offers = new OffersService(db);
+  const offers = services.offers;
   const allowedFor = async (loadId: string, count: number) => {
     const start = rnd.int(0, carrierIds.length - 1);
     const candidates = Array.from({ length: 12 }, (_, k) => carrierIds[(start + k * 7) % carrierIds.length]!);
@@ -495,26 +527,7 @@ export async function seedDemo(
   progress(`${offerCount} offers, one accepted per booked load`);
 
   // Calls, outreaches and ELP tests on the simulated voice platform, fast.
-  const provider = new SimulatedVoiceProvider(500);
-  const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
-  const callsService = CallsService.build(db, provider, silent);
-  // The demo's carriers answer nobody: their replies are not wired to a sink.
-  const emailSender = new SimulatedEmailSender(500, 'realistic');
-  const whatsapp = new SimulatedWhatsAppSender(500, 'realistic');
-  const agent = new AgentService(
-    db,
-    callsService,
-    {
-      email: emailSender,
-      whatsapp,
-      chatModel: null,
-      emailFrom: 'Envoy Demo <dispatch@envoy.local>',
-      replyDomain: 'reply.envoy.local',
-      whatsappTemplate: { name: 'load_offer', language: 'en_US' },
-    },
-    silent,
-  );
-  const outreachesService = new OutreachesService(db, callsService, agent);
+  const { calls: callsService, outreaches: outreachesService } = services;
   const counts = {
     call_outreaches: 0,
     email_outreaches: 0,
@@ -522,109 +535,98 @@ export async function seedDemo(
     tracking_prompts: 0,
     elp_tests: 0,
   };
-  try {
-    const working = [...idsOf('Open').slice(0, 30), ...idsOf('Quoted').slice(0, 20)];
-    const messages: { id: string; modality: string }[] = [];
-    const reach = async (loadId: string, k: number) => {
-      const [carrierId] = await allowedFor(loadId, 1);
-      if (!carrierId) return;
-      const modality = (['call', 'email', 'whatsapp'] as const)[k % 3]!;
-      const outreach = await outreachesService.create(scope, {
-        carrier_id: carrierId,
-        load_id: loadId,
-        modality,
-      });
-      if (modality === 'call') counts.call_outreaches++;
-      else {
-        messages.push({ id: outreach.id, modality });
-        if (modality === 'email') counts.email_outreaches++;
-        else counts.whatsapp_outreaches++;
-      }
-    };
-    // The first messages went unanswered: the sweeper's rule, with its window shrunk to now.
-    await inChunks(working.slice(0, 9), 5, reach);
-    await new Promise((r) => setTimeout(r, 10));
-    await sweepUnanswered(db, 0.000_001, org.id);
-    const later = messages.length;
-    await inChunks(working.slice(9), 5, (loadId, k) => reach(loadId, k + 9));
-    // Of the later ones, a few were answered and two e-mails bounced; the rest await a reply.
-    const waiting = messages.slice(later);
-    for (const m of waiting.slice(0, 5)) await recordReply(db, scope, m.id);
-    const bounced = waiting
-      .slice(5)
-      .filter((m) => m.modality === 'email')
-      .slice(0, 2);
-    for (const m of bounced) {
-      await recordDeliveryFailure(
-        db,
-        scope,
-        m.id,
-        '550 5.1.1 Recipient address rejected: mailbox unavailable',
-      );
+  const working = [...idsOf('Open').slice(0, 30), ...idsOf('Quoted').slice(0, 20)];
+  const messages: { id: string; modality: string }[] = [];
+  const reach = async (loadId: string, k: number) => {
+    const [carrierId] = await allowedFor(loadId, 1);
+    if (!carrierId) return;
+    const modality = (['call', 'email', 'whatsapp'] as const)[k % 3]!;
+    const outreach = await outreachesService.create(scope, {
+      carrier_id: carrierId,
+      load_id: loadId,
+      modality,
+    });
+    if (modality === 'call') counts.call_outreaches++;
+    else {
+      messages.push({ id: outreach.id, modality });
+      if (modality === 'email') counts.email_outreaches++;
+      else counts.whatsapp_outreaches++;
     }
-
-    // Tracking prompts on loads in transit: check calls to the drivers.
-    for (const loadId of idsOf('In Transit').slice(0, 5)) {
-      try {
-        await outreachesService.trackingPrompt(scope, loadId, {
-          instructions: 'Confirm the ETA at the receiver and whether the load is on schedule',
-          channel: 'voice',
-        });
-        counts.tracking_prompts++;
-      } catch {
-        // a load whose booked carrier the guard refuses is skipped
-      }
-    }
-
-    progress('outreaches by call, e-mail and WhatsApp, and tracking prompts');
-
-    // ELP tests: most answered and scored, some unanswered (scoring FAILED).
-    const outcomes = [
-      'completed',
-      'completed',
-      'completed',
-      'completed',
-      'completed',
-      'no_answer',
-      'voicemail',
-      'failed',
-    ];
-    for (const [k, outcome] of outcomes.entries()) {
-      await callsService.create(
-        scope,
-        {
-          phone_number: `+1469555${String(5000 + k)}`,
-          call_type: 'ELP',
-          template_variables: { simulate_outcome: outcome },
-        },
-        { carrier_id: carrierIds[k * 9]!, driver_name: `${FIRST[k]} ${LAST[(k + 2) % 10]}` },
-      );
-      counts.elp_tests++;
-    }
-
-    progress('ELP tests started; waiting for the simulated calls to end');
-    // Let every call reach its end (a 30 s call takes 60 ms at this speed).
-    const until = Date.now() + 20_000;
-    for (;;) {
-      const [open] = await db
-        .select({ n: sql<number>`count(*)::int` })
-        .from(calls)
-        .where(
-          and(
-            eq(calls.organization_id, org.id),
-            inArray(calls.status, ['SCHEDULED', 'PENDING', 'AGENT_ASSIGNED', 'IN_PROGRESS']),
-          ),
-        );
-      if (!open?.n || Date.now() > until) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await new Promise((r) => setTimeout(r, 100)); // end-of-call reports and ELP scoring
-    progress('calls ended and ELP tests scored');
-  } finally {
-    await provider.close();
-    await emailSender.close();
-    await whatsapp.close();
+  };
+  // The first messages went unanswered: the sweeper's rule, with its window shrunk to now.
+  await inChunks(working.slice(0, 9), 5, reach);
+  await new Promise((r) => setTimeout(r, 10));
+  await sweepUnanswered(db, 0.000_001, org.id);
+  const later = messages.length;
+  await inChunks(working.slice(9), 5, (loadId, k) => reach(loadId, k + 9));
+  // Of the later ones, a few were answered and two e-mails bounced; the rest await a reply.
+  const waiting = messages.slice(later);
+  for (const m of waiting.slice(0, 5)) await recordReply(db, scope, m.id);
+  const bounced = waiting
+    .slice(5)
+    .filter((m) => m.modality === 'email')
+    .slice(0, 2);
+  for (const m of bounced) {
+    await recordDeliveryFailure(db, scope, m.id, '550 5.1.1 Recipient address rejected: mailbox unavailable');
   }
+
+  // Tracking prompts on loads in transit: check calls to the drivers.
+  for (const loadId of idsOf('In Transit').slice(0, 5)) {
+    try {
+      await outreachesService.trackingPrompt(scope, loadId, {
+        instructions: 'Confirm the ETA at the receiver and whether the load is on schedule',
+        channel: 'voice',
+      });
+      counts.tracking_prompts++;
+    } catch {
+      // a load whose booked carrier the guard refuses is skipped
+    }
+  }
+
+  progress('outreaches by call, e-mail and WhatsApp, and tracking prompts');
+
+  // ELP tests: most answered and scored, some unanswered (scoring FAILED).
+  const outcomes = [
+    'completed',
+    'completed',
+    'completed',
+    'completed',
+    'completed',
+    'no_answer',
+    'voicemail',
+    'failed',
+  ];
+  for (const [k, outcome] of outcomes.entries()) {
+    await callsService.create(
+      scope,
+      {
+        phone_number: `+1469555${String(5000 + k)}`,
+        call_type: 'ELP',
+        template_variables: { simulate_outcome: outcome },
+      },
+      { carrier_id: carrierIds[k * 9]!, driver_name: `${FIRST[k]} ${LAST[(k + 2) % 10]}` },
+    );
+    counts.elp_tests++;
+  }
+
+  progress('ELP tests started; waiting for the simulated calls to end');
+  // Let every call reach its end (a 30 s call takes 60 ms at this speed).
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const [open] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(calls)
+      .where(
+        and(
+          eq(calls.organization_id, org.id),
+          inArray(calls.status, ['SCHEDULED', 'PENDING', 'AGENT_ASSIGNED', 'IN_PROGRESS']),
+        ),
+      );
+    if (!open?.n || Date.now() > until) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 100)); // end-of-call reports and ELP scoring
+  progress('calls ended and ELP tests scored');
 
   return {
     organization_id: org.id,

@@ -1,14 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ChannelListener } from '../db/notifications.js';
-import {
-  API_KEY_CHANGES,
-  type ApiKeyCredential,
-  ApiKeyCredentials,
-} from '../modules/api-keys/api-key-credentials.js';
+import type { ApiKeyCredential, ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
 import { membershipsForAuth } from '../modules/auth/auth-repository.js';
 import type { Role } from '../modules/auth/auth-tables.js';
-import { TokenService } from '../modules/auth/tokens.js';
+import type { TokenService } from '../modules/auth/tokens.js';
 import { type Access, describeAccess } from './access.js';
 import { type AppError, forbidden, unauthenticated } from './errors.js';
 
@@ -58,10 +53,6 @@ declare module 'fastify' {
     /** Why the credentials sent were refused; thrown only if the route needs credentials. */
     authFailure: AppError | null;
   }
-  interface FastifyInstance {
-    credentials: ApiKeyCredentials;
-    tokens: TokenService;
-  }
 }
 
 /** The scope of an authenticated request on a route that needs an organization. */
@@ -75,21 +66,15 @@ export function scopeOf(request: FastifyRequest): OrgScope {
 const BEARER = /^Bearer\s+(\S+)$/i;
 const ORG_HEADER = 'x-organization-id';
 
-async function authenticationPlugin(app: FastifyInstance, opts: { prefix: string }) {
-  const { database, config } = app.deps;
-  const tokens = new TokenService(config.jwt);
-  const credentials = new ApiKeyCredentials(database.db);
-  const announcements = new ChannelListener(
-    database.url,
-    API_KEY_CHANGES,
-    { message: (id) => credentials.forget(id), connected: () => credentials.forgetAll() },
-    app.log,
-  );
-  credentials.listenWith(() => announcements.listening);
-  app.addHook('onReady', async () => announcements.start());
-  app.addHook('onClose', async () => announcements.stop());
-  app.decorate('tokens', tokens);
-  app.decorate('credentials', credentials);
+export interface AuthenticationOptions {
+  prefix: string;
+  tokens: TokenService;
+  credentials: ApiKeyCredentials;
+}
+
+async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOptions) {
+  const { database } = app.deps;
+  const { tokens, credentials } = opts;
   app.decorateRequest('principal', null);
   app.decorateRequest('authFailure', null);
 

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
-import { SecretBox } from '../db/secret-box.js';
+import type { SecretBox } from '../db/secret-box.js';
 import { scopeOf } from './authentication.js';
 import { stateConflict, unprocessable, validationFailed } from './errors.js';
 import { idempotencyKeys } from './idempotency-tables.js';
@@ -64,7 +64,8 @@ const headerDoc = z
       'by another credential, or with another request, is 422 `idempotency_key_reused`.',
   });
 
-class IdempotencyStore {
+/** Claims, stored responses and their purge; built once per process by the composition root. */
+export class IdempotencyStore {
   constructor(
     private readonly db: Db,
     private readonly sealed: SecretBox,
@@ -155,27 +156,10 @@ class IdempotencyStore {
 }
 
 export interface IdempotencyOptions {
-  /** The secret stored responses are encrypted under (from configuration). */
-  encryptionSecret: string;
-  ttlSeconds: number;
-  lockSeconds: number;
-  purgeIntervalMs: number;
+  store: IdempotencyStore;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    idempotency: { purgeExpired(): Promise<number> };
-  }
-}
-
-async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyOptions) {
-  const store = new IdempotencyStore(
-    app.deps.database.db,
-    new SecretBox(opts.encryptionSecret, 'idempotency response bodies'),
-    opts.ttlSeconds,
-    opts.lockSeconds,
-  );
-  app.decorate('idempotency', { purgeExpired: () => store.purgeExpired() });
+async function idempotencyPlugin(app: FastifyInstance, { store }: IdempotencyOptions) {
   app.decorateRequest('idempotencyClaim', null);
 
   // Document the header on every route that accepts it.
@@ -278,15 +262,6 @@ async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyOptions)
     }
     return payload;
   });
-
-  let timer: NodeJS.Timeout | undefined;
-  app.addHook('onReady', async () => {
-    timer = setInterval(() => {
-      store.purgeExpired().catch((err) => app.log.warn({ err }, 'idempotency purge failed'));
-    }, opts.purgeIntervalMs);
-    timer.unref();
-  });
-  app.addHook('onClose', async () => clearInterval(timer));
 }
 
 export const idempotency = fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['authentication'] });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.js';
 import type { ComplianceService } from '../modules/carriers/compliance-service.js';
-import { Poller } from './poller.js';
+import type { Worker } from './worker.js';
 
 const BATCH = 20;
 const CONCURRENCY = 4;
@@ -13,33 +13,21 @@ const CHECK_TIMEOUT_MS = 15_000;
  * with FOR UPDATE SKIP LOCKED and pushes its due time forward as a lease, so a crashed instance's
  * carriers come due again after the lease.
  */
-export class ComplianceWorker {
-  private readonly poller: Poller;
-  private stopped = false;
+export class ComplianceWorker implements Worker {
+  readonly name = 'compliance';
 
   constructor(
     private readonly db: Db,
     private readonly service: ComplianceService,
-    pollMs: number,
+    readonly intervalMs: number,
     private readonly log: FastifyBaseLogger,
-  ) {
-    this.poller = new Poller('compliance', () => this.drain(), pollMs, log);
-  }
-
-  start() {
-    this.poller.start();
-  }
-
-  async stop() {
-    this.stopped = true;
-    await this.poller.stop();
-  }
+  ) {}
 
   /** Claims and checks due carriers until none are left; returns how many were checked. */
-  async drain(): Promise<number> {
+  async drain(signal?: AbortSignal): Promise<number> {
     let total = 0;
     for (;;) {
-      if (this.stopped) return total;
+      if (signal?.aborted) return total;
       const claimed = await this.db.execute<{ id: string; organization_id: string }>(sql`
         UPDATE carriers SET compliance_check_due_at = now() + interval '5 minutes'
         WHERE id IN (

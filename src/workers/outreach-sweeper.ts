@@ -1,21 +1,25 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.js';
 import { sweepUnanswered } from '../modules/outreaches/outreaches-repository.js';
-import { Poller } from './poller.js';
+import type { Worker } from './worker.js';
 
 /**
  * Moves e-mail and WhatsApp outreaches nobody answered within `hours` to `no_response`, every
- * `pollMs`. Each round is one UPDATE ... WHERE, so several instances sweeping at once move each
+ * `intervalMs`. Each round is one UPDATE ... WHERE, so several instances sweeping at once move each
  * outreach exactly once.
  */
-export class OutreachSweeper extends Poller {
+export class OutreachSweeper implements Worker {
+  readonly name = 'outreach-sweeper';
+
   constructor(
     private readonly db: Db,
     private readonly hours: number,
-    pollMs: number,
+    readonly intervalMs: number,
     private readonly logger: FastifyBaseLogger,
-  ) {
-    super('outreach-sweeper', async () => (await this.sweep()).length, pollMs, logger);
+  ) {}
+
+  async drain(): Promise<number> {
+    return (await this.sweep()).length;
   }
 
   /** One round; returns the ids of the outreaches moved to no_response. */

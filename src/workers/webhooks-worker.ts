@@ -10,7 +10,7 @@ import {
   sign,
   webhookSecretBox,
 } from '../modules/webhooks/delivery.js';
-import { Poller } from './poller.js';
+import type { Worker } from './worker.js';
 
 const BATCH = 200;
 const CONCURRENCY = 50;
@@ -45,34 +45,26 @@ interface Claimed {
  * calls outside any transaction and records each outcome. A crash mid-call leaves the row to come
  * due again after the lease: at least once, never lost.
  */
-export class WebhooksWorker {
-  private readonly poller: Poller;
+export class WebhooksWorker implements Worker {
+  readonly name = 'webhooks';
+  readonly intervalMs: number;
   private readonly secretBox;
-  private stopped = false;
 
   constructor(
     private readonly db: Db,
     private readonly config: Config,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.poller = new Poller('webhooks', () => this.drain(), config.workers.pollMs, log);
+    this.intervalMs = config.workers.pollMs;
     this.secretBox = webhookSecretBox(config.secretsEncryptionKey);
   }
 
-  start() {
-    this.poller.start();
-  }
-
-  async stop() {
-    this.stopped = true;
-    await this.poller.stop();
-  }
-
-  async drain(): Promise<number> {
+  /** Delivers due deliveries until none are left; returns how many were attempted. */
+  async drain(signal?: AbortSignal): Promise<number> {
     let total = 0;
     const leaseSeconds = Math.ceil(this.config.webhooks.timeoutMs / 1000) + 60;
     for (;;) {
-      if (this.stopped) return total;
+      if (signal?.aborted) return total;
       const claimed = await this.db.execute<Claimed>(sql`
         WITH due AS (
           SELECT d.id FROM webhook_deliveries d

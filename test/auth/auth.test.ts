@@ -89,7 +89,7 @@ describe('login and bearer tokens', () => {
     const { orgId, user } = await createTenant(t);
     const second = await createOrg(t);
     const { AuthService } = await import('../../src/modules/auth/auth-service.js');
-    await new AuthService(t.database.db, t.app.tokens).createUser({
+    await t.services.auth.createUser({
       organizationId: second,
       email: user.email,
       password: 'ignored-for-existing-user',

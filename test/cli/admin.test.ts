@@ -67,31 +67,24 @@ describe('npm run admin', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(list.json().data.map((k: { id: string }) => k.id)).toEqual([created.id]);
-  });
+  }, 60_000);
 
   it('exits 2 with a message naming the flag on bad usage', async () => {
-    const missing = await admin(['create-user', '--org', 'org_x', '--email', 'a@b.co', '--role', 'OWNER']);
-    expect(missing.code).toBe(2);
-    expect(JSON.parse(missing.stderr.split('\n')[0]!)).toEqual({ error: '--password: required' });
-    const badRole = await admin([
-      'create-user',
-      '--org',
-      'o',
-      '--email',
-      'a@b.co',
-      '--password',
-      'longenough',
-      '--role',
-      'KING',
+    // Each run starts a Node process: run them side by side.
+    const [missing, badRole, unknown, extra] = await Promise.all([
+      admin(['create-user', '--org', 'org_x', '--email', 'a@b.co', '--role', 'OWNER']),
+      admin(['create-user', '--org', 'o', '--email', 'a@b.co', '--password', 'longenough', '--role', 'KING']),
+      admin(['drop-everything']),
+      admin(['create-org', '--name', 'x', '--colour', 'blue']),
     ]);
-    expect(badRole.code).toBe(2);
-    expect(badRole.stderr).toMatch(/--role/);
-    const unknown = await admin(['drop-everything']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/unknown command 'drop-everything'/);
-    const extra = await admin(['create-org', '--name', 'x', '--colour', 'blue']);
-    expect(extra.code).toBe(2);
-  });
+    expect(missing!.code).toBe(2);
+    expect(JSON.parse(missing!.stderr.split('\n')[0]!)).toEqual({ error: '--password: required' });
+    expect(badRole!.code).toBe(2);
+    expect(badRole!.stderr).toMatch(/--role/);
+    expect(unknown!.code).toBe(2);
+    expect(unknown!.stderr).toMatch(/unknown command 'drop-everything'/);
+    expect(extra!.code).toBe(2);
+  }, 60_000);
 
   it('prints the usage and exits 0 for help, --help, help <command> and <command> --help', async () => {
     // Each run starts a Node process: run them side by side.
@@ -119,5 +112,5 @@ describe('npm run admin', () => {
     const res = await admin(['create-api-key', '--org', 'org_nope', '--name', 'k']);
     expect(res.code).toBe(1);
     expect(JSON.parse(res.stderr)).toMatchObject({ code: 'not_found' });
-  });
+  }, 60_000);
 });

@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { createDatabase } from '../../src/db/client.js';
 import { type EmbeddedDatabase, type SupervisorEvent, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { buildServices } from '../../src/services.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 import { loadPayload } from '../helpers/load-factories.js';
@@ -140,10 +141,10 @@ describe('the embedded PostgreSQL under supervision', () => {
     });
     cleanup.push(() => database.close());
     await runMigrations(database.pool);
-    const app = await buildApp(
-      { config: testConfig(), database, embedded },
-      { logger: pino({ level: 'silent' }) },
-    );
+    const config = testConfig();
+    const logger = pino({ level: 'silent' });
+    const services = buildServices({ config, database, log: logger });
+    const app = await buildApp({ config, database, embedded, services }, { logger });
     cleanup.push(() => app.close());
     await app.ready();
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);

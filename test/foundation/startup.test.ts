@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { prettyLogs } from '../../src/logger.js';
 import { describeStartup } from '../../src/startup.js';
-import { runningWorkers } from '../../src/workers/poller.js';
 import { buildTestApp, fileDatabaseUrl, TEST_JWT_SECRET, testConfig } from '../helpers/app.js';
 
 /** Starts `npm start`'s entry point and resolves with its parsed log lines once it is ready. */
@@ -64,7 +63,9 @@ describe('the first hour', () => {
     expect(ready.msg).toContain('WhatsApp simulated');
     expect(ready.msg).toMatch(/compliance registry \(.+carrier-registry\.json\)/);
     expect(ready.msg).toContain('chat model demo-model (127.0.0.1:9/v1)');
-    expect(ready.msg).toContain('workers compliance, outreach-sweeper, scheduled-calls, webhooks');
+    expect(ready.msg).toContain(
+      'workers compliance, idempotency-purge, outreach-sweeper, scheduled-calls, webhooks',
+    );
     expect(ready.startup).toMatchObject({ voice: 'simulated', workers: expect.stringContaining('webhooks') });
     // Not a TTY: JSON lines, and no credential anywhere in them.
     const text = JSON.stringify(lines);
@@ -118,9 +119,10 @@ describe('the first hour', () => {
   it('reports the workers an app actually started, and forgets them when it closes', async () => {
     const t = await buildTestApp();
     try {
-      expect(runningWorkers()).toEqual([
+      expect(t.app.workers.names()).toEqual([
         'agent',
         'compliance',
+        'idempotency-purge',
         'outreach-sweeper',
         'scheduled-calls',
         'webhooks',
@@ -128,7 +130,7 @@ describe('the first hour', () => {
     } finally {
       await t.close();
     }
-    expect(runningWorkers()).toEqual([]);
+    expect(t.app.workers.names()).toEqual([]);
   });
 
   it('writes pretty logs only to a terminal outside production', () => {

@@ -5,6 +5,7 @@ import { type App, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { loggerOptions } from '../../src/logger.js';
+import { buildServices, type Services } from '../../src/services.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-signing';
@@ -32,6 +33,8 @@ export interface TestApp {
   app: App;
   database: Database;
   config: Config;
+  /** The app's own services (the composition root's), for setup a test does not drive over HTTP. */
+  services: Services;
   /** Log lines written by the app, parsed; present when `captureLogs` was asked for. */
   logs: Record<string, unknown>[];
   close(): Promise<void>;
@@ -77,13 +80,15 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         }),
       )
     : pino({ level: 'silent' });
-  const app = await buildApp({ config, database }, { logger });
+  const services = buildServices({ config, database, log: logger });
+  const app = await buildApp({ config, database, services }, { logger });
   await options.extend?.(app);
   await app.ready();
   return {
     app,
     database,
     config,
+    services,
     logs,
     async close() {
       await app.close();

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { AuthService } from '../../src/modules/auth/auth-service.js';
 import type { Role } from '../../src/modules/auth/auth-tables.js';
 import type { TestApp } from './app.js';
 
 const unique = () => randomBytes(4).toString('hex');
 
-const authService = (t: TestApp) => new AuthService(t.database.db, t.app.tokens);
+const authService = (t: TestApp) => t.services.auth;
 
 export async function createOrg(t: TestApp, name = `Brokerage ${unique()}`): Promise<string> {
   return (await authService(t).createOrganization(name)).id;

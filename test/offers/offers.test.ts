@@ -238,7 +238,7 @@ describe('offers', () => {
     expect(await list(`?load_id=${load1}`)).toEqual([o2.id, o1.id]);
     expect(await list(`?carrier_id=${carrier.id}`)).toEqual([o3.id, o1.id]);
     expect(await list('?status=rejected')).toEqual([o2.id]);
-    expect(await list('?status=pending,rejected&load_id=' + load1)).toEqual([o2.id, o1.id]);
+    expect(await list(`?status=pending,rejected&load_id=${load1}`)).toEqual([o2.id, o1.id]);
     expect(await list('?channel=voice')).toEqual([]);
     const bad = await t.app.inject({
       method: 'GET',

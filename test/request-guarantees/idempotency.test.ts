@@ -244,7 +244,7 @@ describe('expired idempotency records', () => {
       });
     expect((await send('one')).statusCode).toBe(201);
     await sleep(1200);
-    expect(await t.app.idempotency.purgeExpired()).toBeGreaterThanOrEqual(1);
+    expect(await t.services.idempotency.purgeExpired()).toBeGreaterThanOrEqual(1);
     const fresh = await send('two');
     expect(fresh.statusCode).toBe(201);
     expect(fresh.headers['idempotent-replayed']).toBeUndefined();

@@ -11,14 +11,11 @@ import { keepRawJsonBody } from '../../http/raw-json-body.js';
 import { errorResponses, storedEnum } from '../../http/schemas.js';
 import type { Channels } from '../../integrations/channels.js';
 import { parseInboundEmailWebhook } from '../../integrations/email/inbound-parse.js';
-import { SimulatedEmailSender } from '../../integrations/email/simulated-email-sender.js';
 import {
   parseWhatsAppWebhook,
   verifyChallenge,
   verifyWhatsAppSignature,
 } from '../../integrations/whatsapp/cloud-api-webhook.js';
-import { SimulatedWhatsAppSender } from '../../integrations/whatsapp/simulated-whatsapp-sender.js';
-import { Poller } from '../../workers/poller.js';
 import { findOutreach } from '../outreaches/outreaches-repository.js';
 import { outreachIdParams } from '../outreaches/outreaches-schemas.js';
 import type { AgentService } from './agent-service.js';
@@ -51,33 +48,11 @@ const inboundResultSchema = z.object({
   reason: z.string().nullable(),
 });
 
-/** Registered by the calls plugin: the agent places calls through its CallsService. */
 export const agentRoutes: FastifyPluginAsyncZod<{ agent: AgentService; channels: Channels }> = async (
   app,
   { agent, channels },
 ) => {
   const { config, database } = app.deps;
-  if (channels.email instanceof SimulatedEmailSender) channels.email.attach((e) => agent.onInboundEmail(e));
-  if (channels.whatsapp instanceof SimulatedWhatsAppSender) {
-    channels.whatsapp.attach((m) => agent.onInboundWhatsApp(m));
-  }
-  app.addHook('onClose', async () => {
-    await channels.email.close();
-    await channels.whatsapp.close();
-  });
-  if (config.workers.enabled && config.agent.enabled) {
-    const worker = new Poller(
-      'agent',
-      async () => {
-        const done = await agent.tick();
-        return done.cancelled + done.planned + done.dispatched;
-      },
-      config.workers.pollMs,
-      app.log,
-    );
-    app.addHook('onReady', async () => worker.start());
-    app.addHook('onClose', async () => worker.stop());
-  }
 
   app.get(
     '/agent/settings',

@@ -12,14 +12,15 @@ import {
   listApiKeysQuery,
   regenerateApiKeyBody,
 } from './api-keys-schemas.js';
-import { ApiKeysService } from './api-keys-service.js';
+import type { ApiKeysService } from './api-keys-service.js';
 
 const managers = access.bearer('OWNER', 'ADMIN');
 const tags = ['api-keys'];
 
-export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = new ApiKeysService(app.deps.database.db, app.credentials);
-
+export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeysService }> = async (
+  app,
+  { apiKeys: service },
+) => {
   app.post(
     '/api-keys',
     {

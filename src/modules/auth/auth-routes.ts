@@ -3,13 +3,11 @@ import { access } from '../../http/access.js';
 import { unauthenticated } from '../../http/errors.js';
 import { errorResponses } from '../../http/schemas.js';
 import { loginBody, meSchema, tokenSchema } from './auth-schemas.js';
-import { AuthService } from './auth-service.js';
+import type { AuthService } from './auth-service.js';
 
 const tags = ['auth'];
 
-export const authRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = new AuthService(app.deps.database.db, app.tokens);
-
+export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (app, { auth: service }) => {
   app.post(
     '/auth/login',
     {

@@ -1,22 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
-import { notFound, unauthenticated } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
-import { keepRawJsonBody } from '../../http/raw-json-body.js';
-import { errorResponses, text } from '../../http/schemas.js';
-import { channelsFrom } from '../../integrations/channels.js';
-import { voiceProviderFrom } from '../../integrations/voice/index.js';
-import { VapiProvider } from '../../integrations/voice/vapi-provider.js';
-import { Poller } from '../../workers/poller.js';
-import { agentRoutes } from '../agent/agent-routes.js';
-import { AgentService } from '../agent/agent-service.js';
+import { errorResponses } from '../../http/schemas.js';
 import { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from '../elp/elp-schemas.js';
-import { ElpService } from '../elp/elp-service.js';
-import { outreachesRoutes } from '../outreaches/outreaches-routes.js';
-import { VoiceTemplatesService, voiceTemplatesRoutes } from '../voice-templates/index.js';
+import type { ElpService } from '../elp/elp-service.js';
 import {
   callDetailSchema,
   callIdParams,
@@ -28,27 +16,13 @@ import {
   recordingSchema,
   toCall,
 } from './calls-schemas.js';
-import { CallsService } from './calls-service.js';
-import { carrierEnrollment } from './carrier-enrollment.js';
+import type { CallsService } from './calls-service.js';
 
-/** Calls, ELP tests and the voice platform's webhooks share one voice provider. */
-export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { database, config } = app.deps;
-  const provider = voiceProviderFrom(config);
-  const calls = CallsService.build(
-    database.db,
-    provider,
-    app.log,
-    carrierEnrollment(database.db, config.compliance),
-  );
-  const elp = new ElpService(database.db, calls);
-  app.addHook('onClose', async () => provider.close());
-  if (config.workers.enabled) {
-    const scheduler = new Poller('scheduled-calls', () => calls.placeDue(), config.workers.pollMs, app.log);
-    app.addHook('onReady', async () => scheduler.start());
-    app.addHook('onClose', async () => scheduler.stop());
-  }
-
+/** Calls and ELP tests (an ELP test runs as a call). */
+export const callsRoutes: FastifyPluginAsyncZod<{ calls: CallsService; elp: ElpService }> = async (
+  app,
+  { calls, elp },
+) => {
   app.post(
     '/calls',
     {
@@ -196,109 +170,4 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => elp.get(scopeOf(request), request.params.elp_test_id),
   );
-
-  const channels = channelsFrom(config);
-  const agent = new AgentService(
-    database.db,
-    calls,
-    {
-      ...channels,
-      emailFrom: config.channels.email.from,
-      replyDomain: config.channels.email.replyDomain,
-      whatsappTemplate: {
-        name: config.channels.whatsapp.templateName,
-        language: config.channels.whatsapp.templateLanguage,
-      },
-    },
-    app.log,
-    config.agent.batchSize,
-    config.agent.rankingTtlMs,
-  );
-  await app.register(outreachesRoutes, { calls, agent });
-  await app.register(agentRoutes, { agent, channels });
-  await app.register(voiceTemplatesRoutes, { templates: new VoiceTemplatesService(database.db) });
-  await app.register(async (hooks) => voiceWebhooks(hooks, provider, calls));
 };
-
-/**
- * Where the voice platform reaches us: server messages and tool calls, authenticated as Vapi's
- * server credential does it (checked on the raw body before anything is parsed or written).
- */
-async function voiceWebhooks(
-  app: FastifyInstance,
-  provider: ReturnType<typeof voiceProviderFrom>,
-  calls: CallsService,
-) {
-  keepRawJsonBody(app);
-
-  const handle = async (request: FastifyRequest<{ Querystring: { organization_id?: string } }>) => {
-    if (!(provider instanceof VapiProvider))
-      throw notFound('Route', `${request.method} ${request.url.split('?')[0]}`);
-    const failure = provider.authFailure(request.headers, request.rawBody ?? '');
-    if (failure) throw unauthenticated(`The voice event is not authenticated: ${failure}`);
-    const event = provider.parse(request.body, request.query.organization_id ?? null);
-    if (!event) return { ok: true as const };
-    return provider.respond(event, await calls.applyEvent(event));
-  };
-  const schema = {
-    tags: ['integrations'],
-    description:
-      "Vapi's server messages (status-update, end-of-call-report, tool-calls, transfer-destination-request, " +
-      'assistant-request), authenticated as the Vapi credential does it (VAPI_SERVER_AUTH: an HMAC of ' +
-      '`{timestamp}.{body}` in `x-signature` with `x-timestamp`, or a bearer token). A phone number whose ' +
-      'inbound calls this service answers names its organization: `?organization_id=org_...`.',
-    querystring: z.object({
-      organization_id: text(100)
-        .optional()
-        .meta({ description: 'The organization whose number was called (inbound calls)' }),
-    }),
-    response: {
-      200: z.union([
-        z.object({ ok: z.literal(true) }),
-        z.object({
-          results: z.array(
-            z.object({
-              name: z.string(),
-              toolCallId: z.string(),
-              result: z.string().optional(),
-              error: z.string().optional(),
-              metadata: z.record(z.string(), z.unknown()).optional(),
-            }),
-          ),
-        }),
-        z.object({
-          destination: z.object({ type: z.literal('number'), number: z.string() }),
-          message: z.object({ type: z.string(), content: z.string() }),
-        }),
-        z.object({ assistant: z.record(z.string(), z.unknown()) }),
-        z.object({ error: z.string() }),
-      ]),
-      ...errorResponses(401, 404, 422),
-    },
-  };
-  app.post(
-    '/integrations/voice/events',
-    {
-      config: { access: { public: true, apiKey: false, roles: [] }, rateLimit: false },
-      schema: {
-        ...schema,
-        operationId: 'voiceEvents',
-        summary: "The voice platform's server messages: call status, transcript, end-of-call report",
-      },
-    },
-    handle,
-  );
-  app.post(
-    '/integrations/voice/tools/:name',
-    {
-      config: { access: { public: true, apiKey: false, roles: [] }, rateLimit: false },
-      schema: {
-        ...schema,
-        operationId: 'voiceTools',
-        summary: "The voice agent's tool calls (get_load_details, submit_offer, ...)",
-        params: z.object({ name: z.string().max(100) }),
-      },
-    },
-    handle,
-  );
-}

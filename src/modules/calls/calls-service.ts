@@ -12,11 +12,11 @@ import { organizations, users } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { scoreElp } from '../elp/elp-scoring.js';
 import { elpAnswers, elpTests } from '../elp/elp-tables.js';
-import { LoadsService } from '../loads/loads-service.js';
+import type { LoadsService } from '../loads/loads-service.js';
 import { loads } from '../loads/loads-tables.js';
 import { contactRefusal } from '../outreaches/contact-guard.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
-import { type VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
+import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent, outreachEventData } from '../webhooks/events.js';
 import { assistantFor, callVariables, organizationContact } from './call-script.js';
 import {
@@ -37,7 +37,7 @@ import {
 } from './calls-repository.js';
 import { type CreateCallInput, type ListCallsQuery, toCall } from './calls-schemas.js';
 import { calls } from './calls-tables.js';
-import { type CarrierEnrollment, VoiceTools } from './voice-tools.js';
+import type { VoiceTools } from './voice-tools.js';
 
 const JOINABLE = new Set(['AGENT_ASSIGNED', 'IN_PROGRESS']);
 
@@ -76,27 +76,6 @@ export class CallsService {
     private readonly log: FastifyBaseLogger,
   ) {
     provider.attach((event) => this.applyEvent(event));
-  }
-
-  /**
-   * The calls service with its collaborators: the load facts, the voice templates and the tools.
-   * `enroll` makes carriers of unknown inbound callers (none: such callers are told a rep will call).
-   */
-  static build(
-    db: Db,
-    provider: VoiceProvider,
-    log: FastifyBaseLogger,
-    enroll: CarrierEnrollment | null = null,
-  ): CallsService {
-    const loads = new LoadsService(db);
-    return new CallsService(
-      db,
-      provider,
-      loads,
-      new VoiceTemplatesService(db),
-      new VoiceTools(db, loads, enroll, log),
-      log,
-    );
   }
 
   /**

@@ -1,10 +1,7 @@
-import type { Config } from '../../config.js';
-import type { Db } from '../../db/client.js';
 import { toE164 } from '../../http/phone.js';
-import { complianceProviderFrom } from '../../integrations/compliance/index.js';
+import type { ComplianceProvider } from '../../integrations/compliance/compliance-provider.js';
 import { carrierInput } from '../carriers/carriers-schemas.js';
-import { CarriersService } from '../carriers/carriers-service.js';
-import { ComplianceService } from '../carriers/compliance-service.js';
+import type { CarriersService } from '../carriers/carriers-service.js';
 import type { CarrierEnrollment } from './voice-tools.js';
 
 /**
@@ -12,16 +9,16 @@ import type { CarrierEnrollment } from './voice-tools.js';
  * registry knows it, else after its number) and checked inline within the compliance budget; a
  * BLOCKED verdict then keeps the load from it like any other blocked carrier.
  */
-export function carrierEnrollment(db: Db, config: Config['compliance']): CarrierEnrollment {
-  const registry = complianceProviderFrom(config);
-  const carriers = new CarriersService(db, new ComplianceService(db, registry, config.minAuthorityDays), {
-    inlineBudgetMs: config.inlineBudgetMs,
-  });
+export function carrierEnrollment(
+  carriers: CarriersService,
+  registry: ComplianceProvider,
+  inlineBudgetMs: number,
+): CarrierEnrollment {
   return async (scope, ident) => {
     const found = await registry
       .lookup(
         { mc_number: ident.mc_number, dot_number: ident.dot_number },
-        AbortSignal.timeout(config.inlineBudgetMs),
+        AbortSignal.timeout(inlineBudgetMs),
       )
       .catch(() => null);
     const legalName = found?.status === 'found' ? found.record.legal_name : null;

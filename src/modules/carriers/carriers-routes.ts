@@ -4,8 +4,6 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { dateTime, errorResponses } from '../../http/schemas.js';
-import { complianceProviderFrom } from '../../integrations/compliance/index.js';
-import { ComplianceWorker } from '../../workers/compliance-worker.js';
 import {
   batchBody,
   batchResultSchema,
@@ -22,8 +20,7 @@ import {
   listLanePreferencesQuery,
   preferenceParams,
 } from './carriers-schemas.js';
-import { CarriersService } from './carriers-service.js';
-import { ComplianceService } from './compliance-service.js';
+import type { CarriersService } from './carriers-service.js';
 
 const tags = ['carriers'];
 const admins = access.bearer('OWNER', 'ADMIN');
@@ -43,22 +40,10 @@ const auditEntrySchema = z.object({
   created_at: dateTime(),
 });
 
-export const carriersRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { database, config } = app.deps;
-  const compliance = new ComplianceService(
-    database.db,
-    complianceProviderFrom(config.compliance),
-    config.compliance.minAuthorityDays,
-  );
-  const service = new CarriersService(database.db, compliance, {
-    inlineBudgetMs: config.compliance.inlineBudgetMs,
-  });
-  if (config.workers.enabled) {
-    const worker = new ComplianceWorker(database.db, compliance, config.workers.pollMs, app.log);
-    app.addHook('onReady', async () => worker.start());
-    app.addHook('onClose', async () => worker.stop());
-  }
-
+export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }> = async (
+  app,
+  { carriers: service },
+) => {
   // CSV uploads to the batch endpoint arrive as text.
   app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 16 * MiB }, (_request, body, done) =>
     done(null, body),

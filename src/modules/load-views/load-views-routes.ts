@@ -11,13 +11,14 @@ import {
   loadViewSchema,
   updateLoadViewBody,
 } from './load-views-schemas.js';
-import { LoadViewsService } from './load-views-service.js';
+import type { LoadViewsService } from './load-views-service.js';
 
 const tags = ['load-views'];
 
-export const loadViewsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = new LoadViewsService(app.deps.database.db);
-
+export const loadViewsRoutes: FastifyPluginAsyncZod<{ loadViews: LoadViewsService }> = async (
+  app,
+  { loadViews: service },
+) => {
   app.get(
     '/load-views',
     {

@@ -18,7 +18,7 @@ import {
   loadStatsSchema,
   loadUpsertResultSchema,
 } from './loads-schemas.js';
-import { LoadsService } from './loads-service.js';
+import type { LoadsService } from './loads-service.js';
 
 const tags = ['loads'];
 const MiB = 1024 * 1024;
@@ -35,9 +35,10 @@ const RATE_WRITE_RULE =
 
 const plainJson = () => (data: unknown) => JSON.stringify(data);
 
-export const loadsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = new LoadsService(app.deps.database.db, app.log);
-
+export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService }> = async (
+  app,
+  { loads: service },
+) => {
   app.post(
     '/loads',
     {

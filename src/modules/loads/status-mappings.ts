@@ -101,8 +101,10 @@ export class StatusMappings {
   }
 }
 
-export const statusMappingRoutes: FastifyPluginAsyncZod = async (app) => {
-  const mappings = new StatusMappings(app.deps.database.db);
+export const statusMappingRoutes: FastifyPluginAsyncZod<{ mappings: StatusMappings }> = async (
+  app,
+  { mappings },
+) => {
   const tags = ['loads'];
   const managers = access.apiKeyOrBearer('OWNER', 'ADMIN');
 

@@ -11,13 +11,14 @@ import {
   offerSchema,
   patchOfferBody,
 } from './offers-schemas.js';
-import { OffersService } from './offers-service.js';
+import type { OffersService } from './offers-service.js';
 
 const tags = ['offers'];
 
-export const offersRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = new OffersService(app.deps.database.db);
-
+export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService }> = async (
+  app,
+  { offers: service },
+) => {
   app.post(
     '/offers',
     {

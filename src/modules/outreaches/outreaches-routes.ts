@@ -3,9 +3,6 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
-import { OutreachSweeper } from '../../workers/outreach-sweeper.js';
-import type { AgentService } from '../agent/agent-service.js';
-import type { CallsService } from '../calls/calls-service.js';
 import { loadIdParams } from '../offers/offers-schemas.js';
 import {
   createOutreachBody,
@@ -14,28 +11,14 @@ import {
   outreachSchema,
   trackingPromptBody,
 } from './outreaches-schemas.js';
-import { OutreachesService } from './outreaches-service.js';
+import type { OutreachesService } from './outreaches-service.js';
 
 const tags = ['outreaches'];
 
-/** Registered by the calls plugin: outreaches by call share its CallsService and voice provider. */
-export const outreachesRoutes: FastifyPluginAsyncZod<{ calls: CallsService; agent: AgentService }> = async (
+export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: OutreachesService }> = async (
   app,
-  { calls, agent },
+  { outreaches: service },
 ) => {
-  const { database, config } = app.deps;
-  const service = new OutreachesService(database.db, calls, agent);
-  if (config.workers.enabled) {
-    const sweeper = new OutreachSweeper(
-      database.db,
-      config.outreach.noResponseHours,
-      config.outreach.sweepIntervalMs,
-      app.log,
-    );
-    app.addHook('onReady', async () => sweeper.start());
-    app.addHook('onClose', async () => sweeper.stop());
-  }
-
   app.post(
     '/outreaches',
     {

@@ -4,8 +4,6 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
-import { WebhooksWorker } from '../../workers/webhooks-worker.js';
-import { webhookSecretBox } from './delivery.js';
 import {
   attemptSchema,
   createEndpointBody,
@@ -19,7 +17,7 @@ import {
   queuedDeliverySchema,
   webhookEndpointSchema,
 } from './webhooks-schemas.js';
-import { WebhooksService } from './webhooks-service.js';
+import type { WebhooksService } from './webhooks-service.js';
 
 const tags = ['webhooks'];
 const manage = access.apiKeyOrBearer('OWNER', 'ADMIN');
@@ -29,19 +27,10 @@ const DELIVERY_NOTES =
   '`webhook-timestamp`; `webhook-signature: v1,<base64 HMAC-SHA256>`), at least once, with no ordering ' +
   'promise: order by the event `created_at` (or the time-ordered event id) when it matters.';
 
-export const webhooksRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { config, database } = app.deps;
-  const service = new WebhooksService(
-    database.db,
-    config.webhooks.publicOnly,
-    webhookSecretBox(config.secretsEncryptionKey),
-  );
-  if (config.workers.enabled) {
-    const worker = new WebhooksWorker(database.db, config, app.log);
-    app.addHook('onReady', async () => worker.start());
-    app.addHook('onClose', async () => worker.stop());
-  }
-
+export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }> = async (
+  app,
+  { webhooks: service },
+) => {
   app.get(
     '/webhooks/event-types',
     {

@@ -1,0 +1,206 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import { ChannelListener } from './db/notifications.js';
+import { SecretBox } from './db/secret-box.js';
+import { IdempotencyStore } from './http/idempotency.js';
+import { type Channels, channelsFrom } from './integrations/channels.js';
+import { complianceProviderFrom } from './integrations/compliance/index.js';
+import { SimulatedEmailSender } from './integrations/email/simulated-email-sender.js';
+import { voiceProviderFrom } from './integrations/voice/index.js';
+import type { VoiceProvider } from './integrations/voice/voice-provider.js';
+import { SimulatedWhatsAppSender } from './integrations/whatsapp/simulated-whatsapp-sender.js';
+import { AgentService } from './modules/agent/agent-service.js';
+import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
+import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
+import { AuthService } from './modules/auth/auth-service.js';
+import { TokenService } from './modules/auth/tokens.js';
+import { CallsService } from './modules/calls/calls-service.js';
+import { carrierEnrollment } from './modules/calls/carrier-enrollment.js';
+import { VoiceTools } from './modules/calls/voice-tools.js';
+import { CarriersService } from './modules/carriers/carriers-service.js';
+import { ComplianceService } from './modules/carriers/compliance-service.js';
+import { ElpService } from './modules/elp/elp-service.js';
+import { LoadViewsService } from './modules/load-views/load-views-service.js';
+import { LoadsService } from './modules/loads/loads-service.js';
+import { StatusMappings } from './modules/loads/status-mappings.js';
+import { OffersService } from './modules/offers/offers-service.js';
+import { OutreachesService } from './modules/outreaches/outreaches-service.js';
+import { VoiceTemplatesService } from './modules/voice-templates/index.js';
+import { webhookSecretBox } from './modules/webhooks/delivery.js';
+import { WebhooksService } from './modules/webhooks/webhooks-service.js';
+import { ComplianceWorker } from './workers/compliance-worker.js';
+import { OutreachSweeper } from './workers/outreach-sweeper.js';
+import { WebhooksWorker } from './workers/webhooks-worker.js';
+import type { Worker } from './workers/worker.js';
+
+export interface ServiceDeps {
+  readonly config: Config;
+  readonly database: Database;
+  readonly log: FastifyBaseLogger;
+}
+
+/** Every service of the application, built once and shared by the routes, the CLI and the workers. */
+export interface Services {
+  readonly tokens: TokenService;
+  readonly credentials: ApiKeyCredentials;
+  readonly idempotency: IdempotencyStore;
+  readonly auth: AuthService;
+  readonly apiKeys: ApiKeysService;
+  readonly loads: LoadsService;
+  readonly statusMappings: StatusMappings;
+  readonly loadViews: LoadViewsService;
+  readonly compliance: ComplianceService;
+  readonly carriers: CarriersService;
+  readonly offers: OffersService;
+  readonly voiceProvider: VoiceProvider;
+  readonly voiceTemplates: VoiceTemplatesService;
+  readonly calls: CallsService;
+  readonly elp: ElpService;
+  readonly channels: Channels;
+  readonly agent: AgentService;
+  readonly outreaches: OutreachesService;
+  readonly webhooks: WebhooksService;
+  /** The background work of this instance (empty with WORKERS_ENABLED=false); see WorkerRunner. */
+  readonly workers: readonly Worker[];
+  /** Starts what listens in the background (API-key revocations); the workers are started apart. */
+  start(): Promise<void>;
+  /** Stops the listeners and closes the providers' connections and timers. */
+  close(): Promise<void>;
+}
+
+const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
+
+/**
+ * The composition root: builds the configured providers, every service and the workers from the
+ * configuration, one database and one logger. The server, the admin CLI, the benchmarks and the
+ * test helpers all build the application through it, so each service exists once per process
+ * and its collaborators are visible here rather than inside route plugins.
+ */
+export function buildServices({ config, database, log }: ServiceDeps): Services {
+  const { db } = database;
+  const tokens = new TokenService(config.jwt);
+  const credentials = new ApiKeyCredentials(db);
+  const keyChanges = new ChannelListener(
+    database.url,
+    API_KEY_CHANGES,
+    { message: (id) => credentials.forget(id), connected: () => credentials.forgetAll() },
+    log,
+  );
+  credentials.listenWith(() => keyChanges.listening);
+  const idempotency = new IdempotencyStore(
+    db,
+    new SecretBox(config.secretsEncryptionKey, 'idempotency response bodies'),
+    config.idempotencyTtlSeconds,
+    config.idempotencyLockSeconds,
+  );
+
+  const loads = new LoadsService(db, log);
+  const registry = complianceProviderFrom(config.compliance);
+  const compliance = new ComplianceService(db, registry, config.compliance.minAuthorityDays);
+  const carriers = new CarriersService(db, compliance, { inlineBudgetMs: config.compliance.inlineBudgetMs });
+
+  const voiceProvider = voiceProviderFrom(config);
+  const voiceTemplates = new VoiceTemplatesService(db);
+  const enroll = carrierEnrollment(carriers, registry, config.compliance.inlineBudgetMs);
+  const calls = new CallsService(
+    db,
+    voiceProvider,
+    loads,
+    voiceTemplates,
+    new VoiceTools(db, loads, enroll, log),
+    log,
+  );
+  const channels = channelsFrom(config);
+  const agent = new AgentService(
+    db,
+    calls,
+    {
+      ...channels,
+      emailFrom: config.channels.email.from,
+      replyDomain: config.channels.email.replyDomain,
+      whatsappTemplate: {
+        name: config.channels.whatsapp.templateName,
+        language: config.channels.whatsapp.templateLanguage,
+      },
+    },
+    log,
+    config.agent.batchSize,
+    config.agent.rankingTtlMs,
+  );
+  // The simulated carriers answer through the same inbound path real replies take.
+  if (channels.email instanceof SimulatedEmailSender) channels.email.attach((e) => agent.onInboundEmail(e));
+  if (channels.whatsapp instanceof SimulatedWhatsAppSender) {
+    channels.whatsapp.attach((m) => agent.onInboundWhatsApp(m));
+  }
+
+  const services = {
+    tokens,
+    credentials,
+    idempotency,
+    auth: new AuthService(db, tokens),
+    apiKeys: new ApiKeysService(db, credentials),
+    loads,
+    statusMappings: new StatusMappings(db),
+    loadViews: new LoadViewsService(db),
+    compliance,
+    carriers,
+    offers: new OffersService(db),
+    voiceProvider,
+    voiceTemplates,
+    calls,
+    elp: new ElpService(db, calls),
+    channels,
+    agent,
+    outreaches: new OutreachesService(db, calls, agent),
+    webhooks: new WebhooksService(
+      db,
+      config.webhooks.publicOnly,
+      webhookSecretBox(config.secretsEncryptionKey),
+    ),
+  };
+  return {
+    ...services,
+    workers: config.workers.enabled ? workersOf(config, database, log, services) : [],
+    start: () => keyChanges.start(),
+    async close() {
+      await keyChanges.stop();
+      await voiceProvider.close();
+      await channels.email.close();
+      await channels.whatsapp.close();
+    },
+  };
+}
+
+/** Every loop of the service, each one round at a time (see WorkerRunner). */
+function workersOf(
+  config: Config,
+  database: Database,
+  log: FastifyBaseLogger,
+  services: Pick<Services, 'idempotency' | 'compliance' | 'calls' | 'agent'>,
+): Worker[] {
+  const { db } = database;
+  const { pollMs } = config.workers;
+  const workers: Worker[] = [
+    new WebhooksWorker(db, config, log),
+    new ComplianceWorker(db, services.compliance, pollMs, log),
+    { name: 'scheduled-calls', intervalMs: pollMs, drain: () => services.calls.placeDue() },
+    new OutreachSweeper(db, config.outreach.noResponseHours, config.outreach.sweepIntervalMs, log),
+    {
+      name: 'idempotency-purge',
+      intervalMs: IDEMPOTENCY_PURGE_MS,
+      drain: () => services.idempotency.purgeExpired(),
+    },
+  ];
+  if (config.agent.enabled) {
+    workers.push({
+      name: 'agent',
+      intervalMs: pollMs,
+      async drain() {
+        const done = await services.agent.tick();
+        return done.cancelled + done.planned + done.dispatched;
+      },
+    });
+  }
+  return workers;
+}
