@@ -137,7 +137,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     { prefix: API_PREFIX },
   );
 
-  const runner = new WorkerRunner(services.workers, app.log);
+  const runner = new WorkerRunner(config.workers.enabled ? services.workers : [], app.log);
   app.decorate('workers', runner);
   app.addHook('onReady', async () => {
     await services.start();

@@ -61,7 +61,10 @@ export interface Services {
   readonly agent: AgentService;
   readonly outreaches: OutreachesService;
   readonly webhooks: WebhooksService;
-  /** The background work of this instance (empty with WORKERS_ENABLED=false); see WorkerRunner. */
+  /**
+   * The background work of the service (the agent's only while AGENT_ENABLED). The app runs them
+   * unless WORKERS_ENABLED=false; a test or a CLI calls a worker's `drain` itself.
+   */
   readonly workers: readonly Worker[];
   /** Starts what listens in the background (API-key revocations); the workers are started apart. */
   start(): Promise<void>;
@@ -161,7 +164,7 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
   };
   return {
     ...services,
-    workers: config.workers.enabled ? workersOf(config, database, log, services) : [],
+    workers: workersOf(config, database, log, services),
     start: () => keyChanges.start(),
     async close() {
       await keyChanges.stop();

@@ -111,3 +111,14 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
   });
   return holder;
 }
+
+/**
+ * Runs one round of the named worker of this app (see `buildServices`), as its loop would, and
+ * returns how much it did. Tests that drive background work this way build their app with
+ * `WORKERS_ENABLED: 'false'`, so no loop races them.
+ */
+export async function drainWorker(t: TestApp, name: string): Promise<number> {
+  const worker = t.services.workers.find((w) => w.name === name);
+  if (!worker) throw new Error(`no worker '${name}' (${t.services.workers.map((w) => w.name).join(', ')})`);
+  return worker.drain();
+}
