@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import { systemScope } from '../src/http/authentication.js';
+import { systemScope } from '../src/domain/scope.js';
 import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
 import { findUserById, listMemberships, membershipsForAuth } from '../src/modules/auth/auth-repository.js';
 import { AuthService } from '../src/modules/auth/auth-service.js';

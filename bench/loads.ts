@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { systemScope } from '../src/http/authentication.js';
+import { systemScope } from '../src/domain/scope.js';
 import { ApiKeysService } from '../src/modules/api-keys/api-keys-service.js';
 import { AuthService } from '../src/modules/auth/auth-service.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';

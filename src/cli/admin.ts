@@ -1,13 +1,12 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config.js';
-import { systemScope } from '../http/authentication.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../domain/errors.js';
+import { ROLES, systemScope } from '../domain/scope.js';
 import { emailInput, nonEmptyText, phoneInput, text } from '../http/schemas.js';
 import { ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
 import { ApiKeysService } from '../modules/api-keys/api-keys-service.js';
 import { AuthService } from '../modules/auth/auth-service.js';
-import { ROLES } from '../modules/auth/auth-tables.js';
 import { TokenService } from '../modules/auth/tokens.js';
 import { openCommandDatabase } from './database.js';
 import { seedDemo } from './seed-demo.js';

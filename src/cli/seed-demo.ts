@@ -6,7 +6,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import type { Db } from '../db/client.js';
-import type { OrgScope } from '../http/authentication.js';
+import type { OrgScope } from '../domain/scope.js';
 import { RegistryProvider } from '../integrations/compliance/registry-provider.js';
 import { SimulatedEmailSender } from '../integrations/email/simulated-email-sender.js';
 import { SimulatedVoiceProvider } from '../integrations/voice/simulated-provider.js';

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { notFound, unauthenticated } from '../../domain/errors.js';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
-import { notFound, unauthenticated } from '../../http/errors.js';
 import { pageOf } from '../../http/pagination.js';
 import { keepRawJsonBody } from '../../http/raw-json-body.js';
 import { errorResponses, text } from '../../http/schemas.js';

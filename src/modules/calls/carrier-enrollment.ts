@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import { toE164 } from '../../http/phone.js';
+import { toE164 } from '../../domain/phone.js';
 import { complianceProviderFrom } from '../../integrations/compliance/index.js';
 import { carrierInput } from '../carriers/carriers-schemas.js';
 import { CarriersService } from '../carriers/carriers-service.js';

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
-import { newId } from '../../http/ids.js';
+import { newId } from '../../domain/ids.js';
 import { events, webhookDeliveries, webhookEndpoints } from './webhooks-tables.js';
 
 /** An event to emit: a catalogue type (see event-types.ts) and its payload. */
