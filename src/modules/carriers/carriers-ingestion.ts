@@ -359,9 +359,11 @@ export class CarrierIngestion {
       return (await payloads).get(id) ?? { id };
     };
     await emitEvents(tx, scope.organizationId, [
-      ...inserts.map((i) => ({ type: 'carrier.created', data: payload(i.id) })),
-      ...updates.map((u) => ({ type: 'carrier.updated', data: payload(u.id) })),
-      ...updates.filter((u) => u.disable).map((u) => ({ type: 'carrier.disabled', data: payload(u.id) })),
+      ...inserts.map((i) => ({ type: 'carrier.created' as const, data: payload(i.id) })),
+      ...updates.map((u) => ({ type: 'carrier.updated' as const, data: payload(u.id) })),
+      ...updates
+        .filter((u) => u.disable)
+        .map((u) => ({ type: 'carrier.disabled' as const, data: payload(u.id) })),
     ]);
   }
 }

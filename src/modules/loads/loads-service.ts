@@ -461,12 +461,12 @@ export class LoadsService {
       // New loads have no stops to drop.
       await replaceStops(tx, scope, stopsSentFor, sentStops);
       await emitEvents(tx, scope.organizationId, [
-        ...created.map((r) => ({ type: 'load.created', data: loadEventData(r) })),
-        ...updated.map((r) => ({ type: 'load.updated', data: loadEventData(r) })),
+        ...created.map((r) => ({ type: 'load.created' as const, data: loadEventData(r) })),
+        ...updated.map((r) => ({ type: 'load.updated' as const, data: loadEventData(r) })),
         ...updated
           .filter((r) => (previousStatus.get(r.id) ?? null) !== (r.load_status ?? null))
           .map((r) => ({
-            type: 'load.status_changed',
+            type: 'load.status_changed' as const,
             data: { ...loadEventData(r), previous_load_status: previousStatus.get(r.id) ?? null },
           })),
       ]);
