@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import { systemScope } from '../src/http/authentication.js';
+import { systemScope } from '../src/domain/scope.js';
 import { findUserById, listMemberships, membershipsForAuth } from '../src/modules/auth/auth-repository.js';
 import { contactsOf, findCarrier } from '../src/modules/carriers/carriers-repository.js';
 import { benchDatabase, listen, listenApp, measure, optionsFromEnv, printTable } from './lib/harness.js';

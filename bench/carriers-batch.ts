@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { systemScope } from '../src/http/authentication.js';
+import { systemScope } from '../src/domain/scope.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 
 const ITEMS = 1000;

@@ -1,4 +1,4 @@
-import { systemScope } from '../src/http/authentication.js';
+import { systemScope } from '../src/domain/scope.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
 import { benchConfig, benchDatabase, listenApp } from './lib/harness.js';
 import { ingest, percentile } from './lib/load-payloads.js';

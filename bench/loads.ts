@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { systemScope } from '../src/http/authentication.js';
+import { systemScope } from '../src/domain/scope.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
 import {
   benchConfig,

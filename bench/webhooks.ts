@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
-import { systemScope } from '../src/http/authentication.js';
+import { systemScope } from '../src/domain/scope.js';
 import { webhookSecretBox } from '../src/modules/webhooks/delivery.js';
 import { emitEvents } from '../src/modules/webhooks/events.js';
 import { WebhooksService } from '../src/modules/webhooks/webhooks-service.js';

@@ -6,7 +6,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { type Config, loadConfig } from '../config.js';
 import type { Database, Db } from '../db/client.js';
-import type { OrgScope } from '../http/authentication.js';
+import type { OrgScope } from '../domain/scope.js';
 import { updateAgentSettings } from '../modules/agent/agent-settings.js';
 import { calls } from '../modules/calls/calls-tables.js';
 import { lanePreferences } from '../modules/carriers/carriers-tables.js';

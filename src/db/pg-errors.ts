@@ -1,4 +1,4 @@
-import { AppError, conflict, serviceUnavailable } from '../http/errors.js';
+import { AppError, conflict, serviceUnavailable } from '../domain/errors.js';
 
 interface PgLikeError {
   code?: string;

@@ -1,4 +1,4 @@
-import { ROLES, type Role } from '../modules/auth/auth-tables.js';
+import { ROLES, type Role } from '../domain/scope.js';
 
 /**
  * What a route accepts, declared next to its schema as `config: { access }`. The authentication

@@ -1,48 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { type AppError, forbidden, unauthenticated } from '../domain/errors.js';
+import type { OrgScope, Principal } from '../domain/scope.js';
 import type { ApiKeyCredential, ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
 import { membershipsForAuth } from '../modules/auth/auth-repository.js';
-import type { Role } from '../modules/auth/auth-tables.js';
 import type { TokenService } from '../modules/auth/tokens.js';
 import { type Access, describeAccess } from './access.js';
-import { type AppError, forbidden, unauthenticated } from './errors.js';
-
-export type Principal =
-  | {
-      readonly kind: 'api_key';
-      readonly apiKeyId: string;
-      readonly organizationId: string;
-      /** The user who created the key, if still there. */
-      readonly userId: string | null;
-      readonly role: null;
-    }
-  | {
-      readonly kind: 'bearer';
-      readonly userId: string;
-      readonly organizationId: string | null;
-      readonly role: Role | null;
-    }
-  | {
-      /** The service itself: the admin CLI, background workers. */
-      readonly kind: 'system';
-      readonly userId: null;
-      readonly organizationId: string;
-      readonly role: null;
-    };
-
-/** A scope for work the service does on its own behalf in an organization. */
-export function systemScope(organizationId: string): OrgScope {
-  return { organizationId, principal: { kind: 'system', userId: null, organizationId, role: null } };
-}
-
-/**
- * The active organization and who acts in it. Every repository function takes one, so a query
- * cannot be written without the organization it is scoped to.
- */
-export interface OrgScope {
-  readonly organizationId: string;
-  readonly principal: Principal;
-}
 
 declare module 'fastify' {
   interface FastifyContextConfig {

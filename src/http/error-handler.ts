@@ -4,7 +4,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { translatePgError } from '../db/pg-errors.js';
-import { AppError, internalError, isAppError, pathToParam, type ValidationIssue } from './errors.js';
+import { AppError, isAppError, pathToParam, type ValidationIssue } from '../domain/errors.js';
+import { internalError } from './errors.js';
 
 type Source = 'body' | 'query' | 'path' | 'header';
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { serviceUnavailable } from './errors.js';
+import { serviceUnavailable } from '../domain/errors.js';
 import { errorResponses } from './schemas.js';
 
 const status = z.object({ status: z.literal('ok') });

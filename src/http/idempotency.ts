@@ -5,8 +5,8 @@ import fp from 'fastify-plugin';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import type { SecretBox } from '../db/secret-box.js';
+import { stateConflict, unprocessable, validationFailed } from '../domain/errors.js';
 import { scopeOf } from './authentication.js';
-import { stateConflict, unprocessable, validationFailed } from './errors.js';
 import { idempotencyKeys } from './idempotency-tables.js';
 
 declare module 'fastify' {

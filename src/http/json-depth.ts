@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { AppError } from '../domain/errors.js';
 
 /**
  * How deep objects and arrays may nest in a JSON body. No request of the API needs more than a

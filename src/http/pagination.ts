@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Pagination } from '../domain/pagination.js';
 import { queryInt } from './schemas.js';
 
 export const MAX_PAGE_SIZE = 100;
@@ -20,25 +21,9 @@ export const paginationSchema = z
     has_next: z.boolean(),
     has_prev: z.boolean(),
   })
-  .meta({ id: 'Pagination' });
-
-export type Pagination = z.infer<typeof paginationSchema>;
+  .meta({ id: 'Pagination' }) satisfies z.ZodType<Pagination>;
 
 /** The envelope of every list endpoint: `{data, pagination}`. */
 export function pageOf<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), pagination: paginationSchema });
 }
-
-export function pagination(page: number, pageSize: number, totalCount: number): Pagination {
-  const totalPages = Math.ceil(totalCount / pageSize);
-  return {
-    page,
-    page_size: pageSize,
-    total_count: totalCount,
-    total_pages: totalPages,
-    has_next: page < totalPages,
-    has_prev: page > 1,
-  };
-}
-
-export const offsetOf = (page: number, pageSize: number) => (page - 1) * pageSize;

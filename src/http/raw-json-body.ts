@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { validationFailed } from './errors.js';
+import { validationFailed } from '../domain/errors.js';
 import { jsonNestingExceeds, jsonTooDeep } from './json-depth.js';
 
 declare module 'fastify' {

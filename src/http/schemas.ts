@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { toE164 } from '../domain/phone.js';
 import { documentAs } from './openapi.js';
-import { toE164 } from './phone.js';
 
 /**
  * Building blocks for request and response schemas. Every input is bounded, and strings refuse the

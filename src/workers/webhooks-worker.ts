@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { newId } from '../http/ids.js';
+import { newId } from '../domain/ids.js';
 import {
   openSigningSecret,
   type PostResult,

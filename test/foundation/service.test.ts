@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { newId } from '../../src/http/ids.js';
-import { pagination } from '../../src/http/pagination.js';
+import { newId } from '../../src/domain/ids.js';
+import { pagination } from '../../src/domain/pagination.js';
 import { useTestApp } from '../helpers/app.js';
 
 describe('health, readiness and documentation', () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { Role } from '../../src/modules/auth/auth-tables.js';
+import type { Role } from '../../src/domain/scope.js';
 import type { TestApp } from './app.js';
 
 const unique = () => randomBytes(4).toString('hex');

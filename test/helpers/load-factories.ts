@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { newId } from '../../src/http/ids.js';
+import { newId } from '../../src/domain/ids.js';
 import { calls } from '../../src/modules/calls/calls-tables.js';
 import { carriers } from '../../src/modules/carriers/carriers-tables.js';
 import { carrierVerifications, escalations, notifications } from '../../src/modules/loads/loads-tables.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/http/errors.js';
+import { AppError } from '../../src/domain/errors.js';
 import { latestReplyText, parseInboundEmailWebhook } from '../../src/integrations/email/inbound-parse.js';
 import {
   postmarkBounce,

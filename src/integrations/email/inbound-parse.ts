@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unprocessable, validationFailed } from '../../http/errors.js';
+import { unprocessable, validationFailed } from '../../domain/errors.js';
 import type { EmailDeliveryEvent, InboundEmail, InboundEmailEvent } from './email-channel.js';
 
 /**

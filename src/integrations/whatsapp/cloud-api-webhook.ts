@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { validationFailed } from '../../http/errors.js';
+import { validationFailed } from '../../domain/errors.js';
 import type { InboundWhatsApp, WhatsAppStatus, WhatsAppWebhookBatch } from './whatsapp-channel.js';
 
 /**

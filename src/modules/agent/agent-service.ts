@@ -1,8 +1,8 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
-import { systemScope } from '../../http/authentication.js';
-import { newId } from '../../http/ids.js';
+import { newId } from '../../domain/ids.js';
+import { systemScope } from '../../domain/scope.js';
 import type {
   EmailDeliveryEvent,
   EmailSender,

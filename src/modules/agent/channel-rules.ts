@@ -1,8 +1,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { newId } from '../../http/ids.js';
+import { newId } from '../../domain/ids.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
 import { emitOfferEvent } from '../offers/offers-service.js';

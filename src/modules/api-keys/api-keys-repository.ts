@@ -1,7 +1,7 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { offsetOf } from '../../http/pagination.js';
+import { offsetOf } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { apiKeys } from './api-keys-tables.js';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/client.js';
 import { registerUniqueConstraint } from '../../db/pg-errors.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { notFound, stateConflict } from '../../http/errors.js';
-import { newId } from '../../http/ids.js';
-import { pagination } from '../../http/pagination.js';
+import { notFound, stateConflict } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { pagination } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { type ApiKeyCredentials, announceApiKeyChange } from './api-key-credentials.js';
 import {
   type ApiKeyRow,

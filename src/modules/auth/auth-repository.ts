@@ -1,8 +1,9 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
-import { newId } from '../../http/ids.js';
-import { memberships, organizations, type Role, users } from './auth-tables.js';
+import { newId } from '../../domain/ids.js';
+import type { Role } from '../../domain/scope.js';
+import { memberships, organizations, users } from './auth-tables.js';
 
 const membershipsForAuthStatement = preparedFor((db) =>
   db

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { unauthenticated } from '../../domain/errors.js';
 import { access } from '../../http/access.js';
-import { unauthenticated } from '../../http/errors.js';
 import { errorResponses } from '../../http/schemas.js';
 import { loginBody, meSchema, tokenSchema } from './auth-schemas.js';
 import type { AuthService } from './auth-service.js';

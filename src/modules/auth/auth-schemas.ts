@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { ROLES } from '../../domain/scope.js';
 import { dateTime, text } from '../../http/schemas.js';
-import { ROLES } from './auth-tables.js';
 
 export const loginBody = z.object({
   email: text(254),

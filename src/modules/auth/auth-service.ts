@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { registerUniqueConstraint } from '../../db/pg-errors.js';
-import type { Principal } from '../../http/authentication.js';
-import { invalidCredentials, notFound, unauthenticated } from '../../http/errors.js';
+import { invalidCredentials, notFound, unauthenticated } from '../../domain/errors.js';
+import type { Principal, Role } from '../../domain/scope.js';
 import {
   findOrganization,
   findUserByEmail,
@@ -11,7 +11,6 @@ import {
   listMemberships,
   upsertMembership,
 } from './auth-repository.js';
-import type { Role } from './auth-tables.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { TokenService } from './tokens.js';
 

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps } from '../../db/columns.js';
+import { ROLES } from '../../domain/scope.js';
 
 export const organizations = pgTable('organizations', {
   id: text('id').primaryKey(),
@@ -26,9 +27,6 @@ export const users = pgTable(
   },
   (t) => [uniqueIndex('users_email_key').on(sql`lower(${t.email})`)],
 );
-
-export const ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;
-export type Role = (typeof ROLES)[number];
 
 export const memberships = pgTable(
   'memberships',

@@ -1,9 +1,9 @@
 import { and, asc, count, desc, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { type CallStatus, statusRank, TERMINAL_STATUSES } from '../../domain/calls.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { newId } from '../../http/ids.js';
-import { offsetOf } from '../../http/pagination.js';
+import { newId } from '../../domain/ids.js';
+import { offsetOf } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import type { CallAnalysis, TranscriptMessage } from '../../integrations/voice/voice-provider.js';
 import { carrierContacts, carriers } from '../carriers/carriers-tables.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';

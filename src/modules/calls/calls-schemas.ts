@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CALL_STATUSES, CALL_TYPES } from '../../domain/calls.js';
+import { toE164 } from '../../domain/phone.js';
 import { pageQuery } from '../../http/pagination.js';
-import { toE164 } from '../../http/phone.js';
 import { dateTime, dateTimeInput, queryList, text } from '../../http/schemas.js';
 import { VOICE_PURPOSES } from '../../integrations/voice/voice-provider.js';
 import { CALL_DIRECTIONS, type calls } from './calls-tables.js';

@@ -1,4 +1,4 @@
-import { toE164 } from '../../http/phone.js';
+import { toE164 } from '../../domain/phone.js';
 import type { ComplianceProvider } from '../../integrations/compliance/compliance-provider.js';
 import { carrierInput } from '../carriers/carriers-schemas.js';
 import type { CarriersService } from '../carriers/carriers-service.js';

@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
-import { type OrgScope, systemScope } from '../../http/authentication.js';
-import { AppError } from '../../http/errors.js';
-import { newId } from '../../http/ids.js';
+import { AppError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
 import { receiveOffer, stopContactRequested, WORKABLE_STATUSES } from '../agent/channel-rules.js';
 import { type LoadSummary, replyText } from '../agent/negotiation.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { notFound, unauthenticated } from '../../http/errors.js';
+import { notFound, unauthenticated } from '../../domain/errors.js';
 import { keepRawJsonBody } from '../../http/raw-json-body.js';
 import { errorResponses, text } from '../../http/schemas.js';
 import { VapiProvider } from '../../integrations/voice/vapi-provider.js';

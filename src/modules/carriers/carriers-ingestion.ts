@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { pathToParam } from '../../http/errors.js';
-import { newId } from '../../http/ids.js';
+import { pathToParam } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { emitEvents } from '../webhooks/events.js';
+import { toCarrier } from './carrier-shape.js';
 import {
   type AuditEntry,
   type Candidate,
@@ -22,7 +23,6 @@ import {
   type WritableColumn,
 } from './carriers-repository.js';
 import type { CarrierInput, LanePreferenceInput } from './carriers-schemas.js';
-import { toCarrier } from './carriers-service.js';
 import type { ComplianceService } from './compliance-service.js';
 import { ensureLanes, insertPreferences, laneIdentity, laneKeyOf } from './lanes-repository.js';
 
@@ -359,9 +359,11 @@ export class CarrierIngestion {
       return (await payloads).get(id) ?? { id };
     };
     await emitEvents(tx, scope.organizationId, [
-      ...inserts.map((i) => ({ type: 'carrier.created', data: payload(i.id) })),
-      ...updates.map((u) => ({ type: 'carrier.updated', data: payload(u.id) })),
-      ...updates.filter((u) => u.disable).map((u) => ({ type: 'carrier.disabled', data: payload(u.id) })),
+      ...inserts.map((i) => ({ type: 'carrier.created' as const, data: payload(i.id) })),
+      ...updates.map((u) => ({ type: 'carrier.updated' as const, data: payload(u.id) })),
+      ...updates
+        .filter((u) => u.disable)
+        .map((u) => ({ type: 'carrier.disabled' as const, data: payload(u.id) })),
     ]);
   }
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { offsetOf } from '../../http/pagination.js';
+import { offsetOf } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { digitsOnly, type ListCarriersQuery } from './carriers-schemas.js';
 import {
   auditLog,

@@ -1,7 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { parseCsv } from '../../http/csv.js';
 import {
   AppError,
   conflict,
@@ -9,16 +7,17 @@ import {
   pathToParam,
   unprocessable,
   validationFailed,
-} from '../../http/errors.js';
-import { newId } from '../../http/ids.js';
-import { pagination } from '../../http/pagination.js';
+} from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { pagination } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
+import { parseCsv } from '../../lib/csv.js';
 import { loads } from '../loads/loads-tables.js';
 import { emitEvent } from '../webhooks/events.js';
+import { toCarrier } from './carrier-shape.js';
 import { CarrierIngestion, type IngestItem, type ItemOutcome } from './carriers-ingestion.js';
 import {
   auditOf,
-  type CarrierRow,
-  type ContactRow,
   complianceChecksOf,
   contactsOf,
   findCarrier,
@@ -63,27 +62,6 @@ export const carrierPayload = (tx: DbOrTx, scope: OrgScope, id: string) => async
   const row = await findCarrier(tx, scope, id);
   return row ? toCarrier(row, (await contactsOf(tx, scope, [id])).get(id)) : { id };
 };
-
-export function toCarrier(
-  row: CarrierRow,
-  contacts: ContactRow[] = [],
-  laneTier: number | null = null,
-): Carrier {
-  const { compliance_check_due_at: _due, ...fields } = row;
-  return {
-    ...fields,
-    lane_routing_guide_tier: laneTier,
-    effective_routing_guide_tier: laneTier ?? row.routing_guide_tier,
-    contacts: contacts.map((c) => ({
-      id: c.id,
-      contact_type: c.contact_type,
-      name: c.name,
-      phone: c.phone,
-      email: c.email,
-      equipment_type: c.equipment_type,
-    })),
-  };
-}
 
 export function toLanePreference(row: {
   preference: typeof lanePreferences.$inferSelect;

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
-import { newId } from '../../http/ids.js';
-import { toE164 } from '../../http/phone.js';
+import { newId } from '../../domain/ids.js';
+import { toE164 } from '../../domain/phone.js';
 import type { ComplianceProvider, LookupResult } from '../../integrations/compliance/compliance-provider.js';
 import { emitEvent, emitEvents } from '../webhooks/events.js';
 import { carriers, complianceChecks } from './carriers-tables.js';

@@ -1,8 +1,8 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { newId } from '../../http/ids.js';
-import { offsetOf } from '../../http/pagination.js';
+import { newId } from '../../domain/ids.js';
+import { offsetOf } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import type { LanePreferenceInput } from './carriers-schemas.js';
 import { lanePreferences, lanes } from './carriers-tables.js';
 

@@ -1,8 +1,8 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { notFound } from '../../http/errors.js';
-import { offsetOf, pagination } from '../../http/pagination.js';
+import { notFound } from '../../domain/errors.js';
+import { offsetOf, pagination } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
 import { type CallRow, findCalls, transcriptsOf } from '../calls/calls-repository.js';
 import type { CallsService } from '../calls/calls-service.js';

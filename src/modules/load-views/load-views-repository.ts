@@ -1,7 +1,7 @@
 import { and, desc, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
-import type { OrgScope, Principal } from '../../http/authentication.js';
-import { offsetOf } from '../../http/pagination.js';
+import { offsetOf } from '../../domain/pagination.js';
+import type { OrgScope, Principal } from '../../domain/scope.js';
 import { loadViews } from './load-views-tables.js';
 
 export type LoadViewRow = typeof loadViews.$inferSelect;

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { forbidden, notFound } from '../../http/errors.js';
-import { newId } from '../../http/ids.js';
-import { pagination } from '../../http/pagination.js';
+import { forbidden, notFound } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { pagination } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import {
   deleteLoadView,
   findVisibleLoadView,

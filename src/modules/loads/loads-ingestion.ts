@@ -1,4 +1,4 @@
-import { newId } from '../../http/ids.js';
+import { newId } from '../../domain/ids.js';
 import type { LoadRow, StopRow } from './loads-repository.js';
 import type { LoadInput, StopInput } from './loads-schemas.js';
 import type { LoadStatus, StoredContact } from './loads-tables.js';

@@ -2,7 +2,7 @@ import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-
 import { type AnyPgColumn, PgDialect } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
-import type { OrgScope } from '../../http/authentication.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { calls } from '../calls/calls-tables.js';
 import { offers } from '../offers/offers-tables.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { toE164 } from '../../domain/phone.js';
 import { documentAs } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
-import { toE164 } from '../../http/phone.js';
 import {
   dateTime,
   dateTimeInput,

@@ -2,9 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { registerUniqueConstraint } from '../../db/pg-errors.js';
-import type { OrgScope, Principal } from '../../http/authentication.js';
-import { AppError, notFound, pathToParam, validationFailed } from '../../http/errors.js';
-import { offsetOf, pagination } from '../../http/pagination.js';
+import { AppError, notFound, pathToParam, validationFailed } from '../../domain/errors.js';
+import { offsetOf, pagination } from '../../domain/pagination.js';
+import type { OrgScope, Principal } from '../../domain/scope.js';
 import { toCall } from '../calls/calls-schemas.js';
 import { findVisibleLoadView } from '../load-views/load-views-repository.js';
 import { emitEvents } from '../webhooks/events.js';
@@ -461,12 +461,12 @@ export class LoadsService {
       // New loads have no stops to drop.
       await replaceStops(tx, scope, stopsSentFor, sentStops);
       await emitEvents(tx, scope.organizationId, [
-        ...created.map((r) => ({ type: 'load.created', data: loadEventData(r) })),
-        ...updated.map((r) => ({ type: 'load.updated', data: loadEventData(r) })),
+        ...created.map((r) => ({ type: 'load.created' as const, data: loadEventData(r) })),
+        ...updated.map((r) => ({ type: 'load.updated' as const, data: loadEventData(r) })),
         ...updated
           .filter((r) => (previousStatus.get(r.id) ?? null) !== (r.load_status ?? null))
           .map((r) => ({
-            type: 'load.status_changed',
+            type: 'load.status_changed' as const,
             data: { ...loadEventData(r), previous_load_status: previousStatus.get(r.id) ?? null },
           })),
       ]);

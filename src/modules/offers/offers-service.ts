@@ -1,12 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { notFound, stateConflict, unprocessable } from '../../http/errors.js';
-import { newId } from '../../http/ids.js';
-import { pagination } from '../../http/pagination.js';
+import { notFound, stateConflict, unprocessable } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { pagination } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { findUserById } from '../auth/auth-repository.js';
+import { toCarrier } from '../carriers/carrier-shape.js';
 import { contactsOf, findCarrier, findCarriers } from '../carriers/carriers-repository.js';
-import { toCarrier } from '../carriers/carriers-service.js';
 import { carrierContacts } from '../carriers/carriers-tables.js';
 import { loadExists } from '../loads/loads-repository.js';
 import { loads } from '../loads/loads-tables.js';

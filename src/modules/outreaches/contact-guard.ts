@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
+import type { OrgScope } from '../../domain/scope.js';
 
 /** Why a carrier must not be contacted about a load, strongest reason first. */
 export type RefusalReason =

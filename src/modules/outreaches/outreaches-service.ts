@@ -1,12 +1,12 @@
 import { and, asc, desc, eq, or } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { notFound, stateConflict, unprocessable, validationFailed } from '../../http/errors.js';
-import { newId } from '../../http/ids.js';
-import { pagination } from '../../http/pagination.js';
+import { notFound, stateConflict, unprocessable, validationFailed } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { pagination } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import type { CallsService } from '../calls/calls-service.js';
+import { toCarrier } from '../carriers/carrier-shape.js';
 import { type CarrierRow, contactsOf, findCarrier, findCarriers } from '../carriers/carriers-repository.js';
-import { toCarrier } from '../carriers/carriers-service.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads, stops } from '../loads/loads-tables.js';
 import { offers } from '../offers/offers-tables.js';

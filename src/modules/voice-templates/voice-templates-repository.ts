@@ -1,7 +1,7 @@
 import { and, count, desc, eq, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { offsetOf } from '../../http/pagination.js';
+import { offsetOf } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import type { VoicePurpose } from '../../integrations/voice/voice-provider.js';
 import { BUILTIN_CREATED_AT, BUILTIN_TEMPLATES } from './builtin-templates.js';
 import type { ListVoiceTemplatesQuery } from './voice-templates-schemas.js';

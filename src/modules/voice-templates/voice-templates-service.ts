@@ -1,9 +1,9 @@
 import type { Db } from '../../db/client.js';
 import type { CallType } from '../../domain/calls.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { AppError, notFound, unprocessable } from '../../http/errors.js';
-import { newId } from '../../http/ids.js';
-import { pagination } from '../../http/pagination.js';
+import { AppError, notFound, unprocessable } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { pagination } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import type { VoicePurpose } from '../../integrations/voice/voice-provider.js';
 import {
   clearDefault,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventType } from '../../domain/events.js';
 import { callSchema } from '../calls/calls-schemas.js';
 import { carrierSchema, lanePreferenceSchema } from '../carriers/carriers-schemas.js';
 import { offerSchema } from '../offers/offers-schemas.js';
@@ -75,10 +76,7 @@ export const EVENT_TYPES = {
   },
   'elp_test.scored': { description: 'An ELP test was scored.', data: elpEvent },
   ping: { description: 'A test event sent by POST /webhooks/endpoints/{id}/test.', data: pingEvent },
-} as const satisfies Record<string, { description: string; data: z.ZodType }>;
-
-export type EventType = keyof typeof EVENT_TYPES;
-export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
+} as const satisfies Record<EventType, { description: string; data: z.ZodType }>;
 
 /** JSON schema of a payload; datetimes are ISO 8601 strings on the wire. */
 export function payloadSchema(type: EventType): Record<string, unknown> {

@@ -1,11 +1,12 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
-import { newId } from '../../http/ids.js';
+import type { EventType } from '../../domain/events.js';
+import { newId } from '../../domain/ids.js';
 import { events, webhookDeliveries, webhookEndpoints } from './webhooks-tables.js';
 
 /** An event to emit: a catalogue type (see event-types.ts) and its payload. */
 export interface EventInput {
-  readonly type: string;
+  readonly type: EventType;
   /** The payload, or a function building it (called only when some endpoint subscribes). */
   readonly data: unknown;
 }
@@ -69,7 +70,7 @@ export async function emitEvents(
 }
 
 /** One event: `emitEvents` with a single item. */
-export async function emitEvent(tx: DbOrTx, organizationId: string, type: string, data: unknown) {
+export async function emitEvent(tx: DbOrTx, organizationId: string, type: EventType, data: unknown) {
   return (await emitEvents(tx, organizationId, [{ type, data }]))[0] ?? null;
 }
 

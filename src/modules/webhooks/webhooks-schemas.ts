@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { EVENT_TYPE_NAMES } from '../../domain/events.js';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, text } from '../../http/schemas.js';
-import { EVENT_TYPE_NAMES } from './event-types.js';
 import { ENDPOINT_STATUSES } from './webhooks-tables.js';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;

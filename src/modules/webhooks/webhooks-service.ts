@@ -2,12 +2,13 @@ import { isIP } from 'node:net';
 import { and, count, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import type { SecretBox } from '../../db/secret-box.js';
-import type { OrgScope } from '../../http/authentication.js';
-import { notFound, validationFailed } from '../../http/errors.js';
-import { newId } from '../../http/ids.js';
-import { offsetOf, pagination } from '../../http/pagination.js';
+import { notFound, validationFailed } from '../../domain/errors.js';
+import { EVENT_TYPE_NAMES } from '../../domain/events.js';
+import { newId } from '../../domain/ids.js';
+import { offsetOf, pagination } from '../../domain/pagination.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { hostOf, newSigningSecret, nonPublicRange } from './delivery.js';
-import { EVENT_TYPE_NAMES, EVENT_TYPES, payloadSchema } from './event-types.js';
+import { EVENT_TYPES, payloadSchema } from './event-types.js';
 import type { CreateEndpointInput, PatchEndpointInput, WebhookEndpoint } from './webhooks-schemas.js';
 import {
   events,

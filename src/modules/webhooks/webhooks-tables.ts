@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
+import type { EventType } from '../../domain/events.js';
 import { organizationId } from '../auth/auth-tables.js';
 
 export const ENDPOINT_STATUSES = ['ACTIVE', 'PAUSED', 'DISABLED'] as const;
@@ -50,7 +51,7 @@ export const events = pgTable(
   {
     id: text('id').primaryKey(),
     organization_id: organizationId(),
-    type: text('type').notNull(),
+    type: text('type').$type<EventType>().notNull(),
     data: jsonb('data').$type<unknown>().notNull(),
     created_at: tstz('created_at').notNull().defaultNow(),
   },

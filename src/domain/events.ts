@@ -1,0 +1,27 @@
+/**
+ * The webhook event types of the spec, in catalogue order (GET /webhooks/event-types and the
+ * OpenAPI enum list them in this order). An emitter names one of these or does not compile.
+ */
+export const EVENT_TYPE_NAMES = [
+  'load.created',
+  'load.updated',
+  'load.status_changed',
+  'carrier.created',
+  'carrier.updated',
+  'carrier.disabled',
+  'carrier.enabled',
+  'carrier.compliance_changed',
+  'lane_preference.restricted',
+  'lane_preference.unrestricted',
+  'offer.created',
+  'offer.status_changed',
+  'call.created',
+  'call.status_changed',
+  'outreach.created',
+  'outreach.status_changed',
+  'elp_test.completed',
+  'elp_test.scored',
+  'ping',
+] as const;
+
+export type EventType = (typeof EVENT_TYPE_NAMES)[number];
