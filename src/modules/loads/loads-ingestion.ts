@@ -1,6 +1,6 @@
 import { newId } from '../../http/ids.js';
+import type { LoadInput, StopInput } from './loads-input-schemas.js';
 import type { LoadRow, StopRow } from './loads-repository.js';
-import type { LoadInput, StopInput } from './loads-schemas.js';
 import type { LoadStatus, StoredContact } from './loads-tables.js';
 
 /** DESIGN.md section 6: the default tms_status -> load_status table (keys lower-cased). */

@@ -5,14 +5,13 @@ import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { callSchema } from '../calls/calls-schemas.js';
+import { loadBatchBody, loadInputBody } from './loads-input-schemas.js';
 import {
   carrierVerificationSchema,
   escalationSchema,
   listLoadsQuery,
-  loadBatchBody,
   loadBatchResultSchema,
   loadIdParams,
-  loadInputBody,
   loadSchema,
   loadStatsQuery,
   loadStatsSchema,
