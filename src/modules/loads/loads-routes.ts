@@ -22,21 +22,29 @@ import { LoadsService } from './loads-service.js';
 const tags = ['loads'];
 const MiB = 1024 * 1024;
 
-/**
- * The hot reads skip re-validating their response with zod before JSON.stringify (PERFORMANCE.md:
- * about half of a page's serialization cost). Safe because toLoad builds every field explicitly
- * from the row with the schema's type; OpenAPI still documents the response schema.
- */
 const RATE_WRITE_RULE =
   '`customer_rate` and `margin` are written only by API keys, OWNERs and ADMINs, as they are the ' +
   'only ones who read them. A MEMBER who sends either (even as null) gets 403 `forbidden` naming the ' +
   'field in `param`, and nothing is written; leave both out to update the rest of the load.';
 
+/**
+ * The hot reads skip re-validating their response with zod before JSON.stringify (PERFORMANCE.md:
+ * about half of a page's serialization cost). Safe because toLoad (loads-responses) builds every
+ * field explicitly from the row with the schema's type; OpenAPI still documents the response schema.
+ */
 const plainJson = () => (data: unknown) => JSON.stringify(data);
+
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
 export const loadsRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = new LoadsService(app.deps.database.db, app.log);
+  upsertRoutes(app, service);
+  listRoutes(app, service);
+  loadRoutes(app, service);
+};
 
+/** POST /loads and POST /loads/batch. */
+function upsertRoutes(app: App, service: LoadsService) {
   app.post(
     '/loads',
     {
@@ -89,7 +97,10 @@ export const loadsRoutes: FastifyPluginAsyncZod = async (app) => {
       return reply.status(result.success ? 200 : 207).send(result);
     },
   );
+}
 
+/** GET /loads and GET /loads/stats. */
+function listRoutes(app: App, service: LoadsService) {
   app.get(
     '/loads',
     {
@@ -127,7 +138,10 @@ export const loadsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => service.stats(scopeOf(request), request.query),
   );
+}
 
+/** One load, and the records attached to it. */
+function loadRoutes(app: App, service: LoadsService) {
   app.get(
     '/loads/:load_id',
     {
@@ -188,4 +202,4 @@ export const loadsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => service.escalations(scopeOf(request), request.params.load_id),
   );
-};
+}
