@@ -1,3 +1,7 @@
+// What the loads routes call: the upserts (loads-upsert does the work), one load and the records
+// attached to it, the list with its exact count (kept per instance and brought up to date), and
+// the stats.
+
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Db } from '../../db/client.js';
