@@ -82,15 +82,7 @@ const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
  */
 export function buildServices({ config, database, log }: ServiceDeps): Services {
   const { db } = database;
-  const tokens = new TokenService(config.jwt);
-  const credentials = new ApiKeyCredentials(db);
-  const keyChanges = new ChannelListener(
-    database.url,
-    API_KEY_CHANGES,
-    { message: (id) => credentials.forget(id), connected: () => credentials.forgetAll() },
-    log,
-  );
-  credentials.listenWith(() => keyChanges.listening);
+  const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
   const idempotency = new IdempotencyStore(
     db,
     new SecretBox(config.secretsEncryptionKey, 'idempotency response bodies'),
@@ -115,27 +107,7 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
     log,
   );
   const channels = channelsFrom(config);
-  const agent = new AgentService(
-    db,
-    calls,
-    {
-      ...channels,
-      emailFrom: config.channels.email.from,
-      replyDomain: config.channels.email.replyDomain,
-      whatsappTemplate: {
-        name: config.channels.whatsapp.templateName,
-        language: config.channels.whatsapp.templateLanguage,
-      },
-    },
-    log,
-    config.agent.batchSize,
-    config.agent.rankingTtlMs,
-  );
-  // The simulated carriers answer through the same inbound path real replies take.
-  if (channels.email instanceof SimulatedEmailSender) channels.email.attach((e) => agent.onInboundEmail(e));
-  if (channels.whatsapp instanceof SimulatedWhatsAppSender) {
-    channels.whatsapp.attach((m) => agent.onInboundWhatsApp(m));
-  }
+  const agent = agentOf(config, database, calls, channels, log);
 
   const services = {
     tokens,
@@ -173,6 +145,52 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
       await channels.whatsapp.close();
     },
   };
+}
+
+/** Who signs tokens and checks API keys; keys revoked on any instance are forgotten through keyChanges. */
+function credentialsOf(config: Config, database: Database, log: FastifyBaseLogger) {
+  const tokens = new TokenService(config.jwt);
+  const credentials = new ApiKeyCredentials(database.db);
+  const keyChanges = new ChannelListener(
+    database.url,
+    API_KEY_CHANGES,
+    { message: (id) => credentials.forget(id), connected: () => credentials.forgetAll() },
+    log,
+  );
+  credentials.listenWith(() => keyChanges.listening);
+  return { tokens, credentials, keyChanges };
+}
+
+/** The load-working agent on the configured channels. */
+function agentOf(
+  config: Config,
+  database: Database,
+  calls: CallsService,
+  channels: Channels,
+  log: FastifyBaseLogger,
+): AgentService {
+  const agent = new AgentService(
+    database.db,
+    calls,
+    {
+      ...channels,
+      emailFrom: config.channels.email.from,
+      replyDomain: config.channels.email.replyDomain,
+      whatsappTemplate: {
+        name: config.channels.whatsapp.templateName,
+        language: config.channels.whatsapp.templateLanguage,
+      },
+    },
+    log,
+    config.agent.batchSize,
+    config.agent.rankingTtlMs,
+  );
+  // The simulated carriers answer through the same inbound path real replies take.
+  if (channels.email instanceof SimulatedEmailSender) channels.email.attach((e) => agent.onInboundEmail(e));
+  if (channels.whatsapp instanceof SimulatedWhatsAppSender) {
+    channels.whatsapp.attach((m) => agent.onInboundWhatsApp(m));
+  }
+  return agent;
 }
 
 /** Every loop of the service, each one round at a time (see WorkerRunner). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lte, sql } from 'drizzle-orm';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
@@ -159,86 +159,83 @@ export interface IdempotencyOptions {
   store: IdempotencyStore;
 }
 
-async function idempotencyPlugin(app: FastifyInstance, { store }: IdempotencyOptions) {
-  app.decorateRequest('idempotencyClaim', null);
+/**
+ * Before the handler of an idempotent route: claims the key for this request, or replays the
+ * response stored for it, or refuses (the key reused by another credential or request, or its
+ * request still running).
+ */
+const claimOrReplay = (store: IdempotencyStore) => async (request: FastifyRequest, reply: FastifyReply) => {
+  if (!request.routeOptions.config.idempotent) return;
+  const key = request.headers[HEADER];
+  if (key === undefined) return;
+  if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
+    throw validationFailed('header', [HEADER], 'Must be 1 to 255 printable ASCII characters');
+  }
+  const claim: Claim = {
+    organizationId: scopeOf(request).organizationId,
+    endpoint: `${request.method} ${request.routeOptions.url}`,
+    key,
+    principal: principalOf(request),
+  };
+  const path = request.url.split('?')[0];
+  const fingerprint = createHash('sha256')
+    .update(`${request.method}\n${path}\n${canonicalJson(request.body)}`)
+    .digest('hex');
 
-  // Document the header on every route that accepts it.
-  app.addHook('onRoute', (route) => {
-    if (!route.config?.idempotent) return;
-    route.schema ??= {};
-    if (!route.schema.headers) route.schema.headers = z.looseObject({ [HEADER]: headerDoc });
-  });
-
-  app.addHook('preValidation', async (request, reply) => {
-    if (!request.routeOptions.config.idempotent) return;
-    const key = request.headers[HEADER];
-    if (key === undefined) return;
-    if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
-      throw validationFailed('header', [HEADER], 'Must be 1 to 255 printable ASCII characters');
+  // Two rounds: a record can expire or be released between the failed claim and the read.
+  for (let round = 0; round < 2; round++) {
+    if (await store.claim(claim, fingerprint)) {
+      request.idempotencyClaim = claim;
+      return;
     }
-    const claim: Claim = {
-      organizationId: scopeOf(request).organizationId,
-      endpoint: `${request.method} ${request.routeOptions.url}`,
-      key,
-      principal: principalOf(request),
-    };
-    const path = request.url.split('?')[0];
-    const fingerprint = createHash('sha256')
-      .update(`${request.method}\n${path}\n${canonicalJson(request.body)}`)
-      .digest('hex');
-
-    // Two rounds: a record can expire or be released between the failed claim and the read.
-    for (let round = 0; round < 2; round++) {
-      if (await store.claim(claim, fingerprint)) {
-        request.idempotencyClaim = claim;
-        return;
-      }
-      const existing = await store.find(claim);
-      if (!existing) continue;
-      // Another credential of the organization reusing the key learns nothing of the response.
-      if (existing.principal !== claim.principal) {
-        throw unprocessable(
-          'idempotency_key_reused',
-          `Idempotency-Key '${key}' was already used by another credential`,
-          HEADER,
-        );
-      }
-      if (existing.fingerprint !== fingerprint) {
-        throw unprocessable(
-          'idempotency_key_reused',
-          `Idempotency-Key '${key}' was already used with a different request`,
-          HEADER,
-        );
-      }
-      if (existing.state === 'in_progress') {
-        throw stateConflict(
-          'idempotency_key_in_progress',
-          `A request with Idempotency-Key '${key}' is still in progress; retry shortly`,
-          HEADER,
-        );
-      }
-      const body = store.openBody(claim, existing.response_body);
-      if (body === undefined) {
-        throw stateConflict(
-          'idempotency_key_unreadable',
-          `The response stored for Idempotency-Key '${key}' can no longer be read (the encryption key changed); check the outcome, then retry with a new key`,
-          HEADER,
-        );
-      }
-      reply
-        .status(existing.status_code ?? 200)
-        .headers(existing.response_headers ?? {})
-        .header('idempotent-replayed', 'true');
-      return reply.send(body ?? undefined);
+    const existing = await store.find(claim);
+    if (!existing) continue;
+    // Another credential of the organization reusing the key learns nothing of the response.
+    if (existing.principal !== claim.principal) {
+      throw unprocessable(
+        'idempotency_key_reused',
+        `Idempotency-Key '${key}' was already used by another credential`,
+        HEADER,
+      );
     }
-    throw stateConflict(
-      'idempotency_key_in_progress',
-      `Idempotency-Key '${key}' is busy; retry shortly`,
-      HEADER,
-    );
-  });
+    if (existing.fingerprint !== fingerprint) {
+      throw unprocessable(
+        'idempotency_key_reused',
+        `Idempotency-Key '${key}' was already used with a different request`,
+        HEADER,
+      );
+    }
+    if (existing.state === 'in_progress') {
+      throw stateConflict(
+        'idempotency_key_in_progress',
+        `A request with Idempotency-Key '${key}' is still in progress; retry shortly`,
+        HEADER,
+      );
+    }
+    const body = store.openBody(claim, existing.response_body);
+    if (body === undefined) {
+      throw stateConflict(
+        'idempotency_key_unreadable',
+        `The response stored for Idempotency-Key '${key}' can no longer be read (the encryption key changed); check the outcome, then retry with a new key`,
+        HEADER,
+      );
+    }
+    reply
+      .status(existing.status_code ?? 200)
+      .headers(existing.response_headers ?? {})
+      .header('idempotent-replayed', 'true');
+    return reply.send(body ?? undefined);
+  }
+  throw stateConflict(
+    'idempotency_key_in_progress',
+    `Idempotency-Key '${key}' is busy; retry shortly`,
+    HEADER,
+  );
+};
 
-  app.addHook('onSend', async (request, reply, payload) => {
+/** After the handler: stores the response under the claimed key, or frees the key (5xx, 429). */
+const recordResponse =
+  (store: IdempotencyStore) => async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = request.idempotencyClaim;
     if (!claim) return payload;
     request.idempotencyClaim = null;
@@ -261,7 +258,21 @@ async function idempotencyPlugin(app: FastifyInstance, { store }: IdempotencyOpt
       request.log.error({ err }, 'could not record the idempotent response');
     }
     return payload;
+  };
+
+async function idempotencyPlugin(app: FastifyInstance, { store }: IdempotencyOptions) {
+  app.decorateRequest('idempotencyClaim', null);
+
+  // Document the header on every route that accepts it.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.idempotent) return;
+    route.schema ??= {};
+    if (!route.schema.headers) route.schema.headers = z.looseObject({ [HEADER]: headerDoc });
   });
+
+  app.addHook('preValidation', claimOrReplay(store));
+
+  app.addHook('onSend', recordResponse(store));
 }
 
 export const idempotency = fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['authentication'] });

@@ -5,14 +5,13 @@ import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { callSchema } from '../calls/calls-schemas.js';
+import { loadBatchBody, loadInputBody } from './loads-input-schemas.js';
 import {
   carrierVerificationSchema,
   escalationSchema,
   listLoadsQuery,
-  loadBatchBody,
   loadBatchResultSchema,
   loadIdParams,
-  loadInputBody,
   loadSchema,
   loadStatsQuery,
   loadStatsSchema,
@@ -23,22 +22,31 @@ import type { LoadsService } from './loads-service.js';
 const tags = ['loads'];
 const MiB = 1024 * 1024;
 
-/**
- * The hot reads skip re-validating their response with zod before JSON.stringify (PERFORMANCE.md:
- * about half of a page's serialization cost). Safe because toLoad builds every field explicitly
- * from the row with the schema's type; OpenAPI still documents the response schema.
- */
 const RATE_WRITE_RULE =
   '`customer_rate` and `margin` are written only by API keys, OWNERs and ADMINs, as they are the ' +
   'only ones who read them. A MEMBER who sends either (even as null) gets 403 `forbidden` naming the ' +
   'field in `param`, and nothing is written; leave both out to update the rest of the load.';
 
+/**
+ * The hot reads skip re-validating their response with zod before JSON.stringify (PERFORMANCE.md:
+ * about half of a page's serialization cost). Safe because toLoad (loads-responses) builds every
+ * field explicitly from the row with the schema's type; OpenAPI still documents the response schema.
+ */
 const plainJson = () => (data: unknown) => JSON.stringify(data);
+
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
 export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService }> = async (
   app,
   { loads: service },
 ) => {
+  upsertRoutes(app, service);
+  listRoutes(app, service);
+  loadRoutes(app, service);
+};
+
+/** POST /loads and POST /loads/batch. */
+function upsertRoutes(app: App, service: LoadsService) {
   app.post(
     '/loads',
     {
@@ -91,7 +99,10 @@ export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService }> = async
       return reply.status(result.success ? 200 : 207).send(result);
     },
   );
+}
 
+/** GET /loads and GET /loads/stats. */
+function listRoutes(app: App, service: LoadsService) {
   app.get(
     '/loads',
     {
@@ -129,7 +140,10 @@ export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService }> = async
     },
     async (request) => service.stats(scopeOf(request), request.query),
   );
+}
 
+/** One load, and the records attached to it. */
+function loadRoutes(app: App, service: LoadsService) {
   app.get(
     '/loads/:load_id',
     {
@@ -190,4 +204,4 @@ export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService }> = async
     },
     async (request) => service.escalations(scopeOf(request), request.params.load_id),
   );
-};
+}

@@ -1,56 +1,57 @@
+// What the loads routes call: the upserts (loads-upsert does the work), one load and the records
+// attached to it, the list with its exact count (kept per instance and brought up to date), and
+// the stats.
+
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { registerUniqueConstraint } from '../../db/pg-errors.js';
-import { AppError, notFound, pathToParam, validationFailed } from '../../domain/errors.js';
+import { AppError, notFound, validationFailed } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
-import type { OrgScope, Principal } from '../../domain/scope.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { toCall } from '../calls/calls-schemas.js';
 import { findVisibleLoadView } from '../load-views/load-views-repository.js';
-import { emitEvents } from '../webhooks/events.js';
-import { derivedColumns, loadIdentifier, mergeLoad, stopRows } from './loads-ingestion.js';
+import type { LoadInput } from './loads-input-schemas.js';
+import { filterConditions, type LoadQuery } from './loads-list-filters.js';
 import {
   countChangesSince,
   countFromCounters,
   countKey,
   countLoads,
-  filterConditions,
-  findLoadsByIdentifiers,
-  findLoadView,
-  insertLoads,
-  type LoadQuery,
-  type LoadRow,
-  type LoadView,
-  listLoadCalls,
-  listLoadEscalations,
   listLoadPage,
-  listLoadVerifications,
   listVersions,
-  loadExists,
   loadStats,
   purgeLoadChanges,
-  replaceStops,
-  type StopJson,
-  type StopRow,
-  statusMappingsOf,
-  storedStops,
   tabSources,
-  updateLoads,
+} from './loads-list-repository.js';
+import {
+  findLoadView,
+  listLoadCalls,
+  listLoadEscalations,
+  listLoadVerifications,
+  loadExists,
 } from './loads-repository.js';
+import { toLoad } from './loads-responses.js';
 import {
   type ListLoadsQuery,
   LOAD_TABS,
   type Load,
   type LoadBatchResult,
   type LoadFilters,
-  type LoadInput,
   type LoadTab,
   loadFilters,
-  loadInput,
   type loadStatsQuery,
-  type Stop,
 } from './loads-schemas.js';
 import { LOAD_STATUSES } from './loads-tables.js';
+import {
+  applyItems,
+  batchResult,
+  type Item,
+  type ItemOutcome,
+  parseBatch,
+  pathOf,
+  screenItems,
+} from './loads-upsert.js';
 
 registerUniqueConstraint(
   'loads_organization_load_number_key',
@@ -68,150 +69,6 @@ registerUniqueConstraint(
   'Another load of the organization has this external_id',
 );
 
-/**
- * DESIGN.md sections 3 and 9: customer_rate and margin are read and written only by API keys,
- * OWNERs and ADMINs (and the service itself).
- */
-const seesRates = (p: Principal) => !(p.kind === 'bearer' && p.role === 'MEMBER');
-
-/** The load fields a MEMBER may neither read nor write. */
-export const RATE_FIELDS = ['customer_rate', 'margin'] as const;
-
-/** The first rate field a principal who may not write it sent (null included: null clears). */
-const forbiddenRateField = (p: Principal, input: Partial<Record<(typeof RATE_FIELDS)[number], unknown>>) =>
-  seesRates(p) ? undefined : RATE_FIELDS.find((f) => input[f] !== undefined);
-
-const dateOrNull = (s: string | null) => (s === null ? null : new Date(s));
-
-function toStop(s: StopJson): Stop {
-  const planned =
-    s.planned_start !== null || s.planned_end !== null
-      ? { start: dateOrNull(s.planned_start), end: dateOrNull(s.planned_end) }
-      : null;
-  const actual =
-    s.actual_arrival_datetime !== null || s.actual_departure_datetime !== null
-      ? {
-          arrival_datetime: dateOrNull(s.actual_arrival_datetime),
-          departure_datetime: dateOrNull(s.actual_departure_datetime),
-        }
-      : null;
-  return {
-    id: s.id,
-    stop_number: s.stop_number,
-    type: s.type as Stop['type'],
-    is_pickup: s.is_pickup,
-    is_dropoff: s.is_dropoff,
-    location: {
-      city: s.city,
-      state: s.state,
-      street: s.street,
-      postal_code: s.postal_code,
-      company_name: s.company_name,
-      county: s.county,
-      country: s.country,
-      latitude: s.latitude,
-      longitude: s.longitude,
-    },
-    expected_date: dateOrNull(s.expected_date),
-    planned,
-    pickup_delivery_number: s.pickup_delivery_number,
-    actual_stop_times: actual,
-    carrier_eta: dateOrNull(s.carrier_eta),
-    reference_numbers: s.reference_numbers,
-    notes: s.notes,
-    special_instructions: s.special_instructions,
-    contact: s.contact,
-    contacts: s.contacts,
-  };
-}
-
-export function toLoad(row: LoadView, principal: Principal): Load {
-  const rates = seesRates(principal);
-  return {
-    id: row.id,
-    load_number: row.load_number,
-    organization_id: row.organization_id,
-    equipment_type: row.equipment_type,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    tms_load_id: row.tms_load_id,
-    external_id: row.external_id,
-    mode: row.mode,
-    load_status: row.load_status as Load['load_status'],
-    tms_status: row.tms_status,
-    weight: row.weight,
-    distance: row.distance,
-    commodity: row.commodity,
-    handling_unit_count: row.handling_unit_count,
-    handling_unit_type: row.handling_unit_type,
-    po_numbers: row.po_numbers,
-    reference_numbers: row.reference_numbers,
-    posted_rate: row.posted_rate,
-    max_buy_rate: row.max_buy_rate,
-    suggested_market_rate: row.suggested_market_rate,
-    length_feet: row.length_feet,
-    special_instructions: row.special_instructions,
-    notes: row.notes,
-    is_posted: row.is_posted,
-    last_posted_at: row.last_posted_at,
-    last_unposted_at: row.last_unposted_at,
-    externally_posted_at: row.externally_posted_at,
-    temperature_setting_minimum: row.temperature_setting_minimum,
-    temperature_setting_maximum: row.temperature_setting_maximum,
-    temperature_run_type: row.temperature_run_type,
-    last_reported_state: row.last_reported_state,
-    last_reported_city: row.last_reported_city,
-    last_reported_long: row.last_reported_long,
-    last_reported_lat: row.last_reported_lat,
-    tms_carrier_id: row.tms_carrier_id,
-    carrier_name: row.carrier_name,
-    hauling_carrier_id: row.hauling_carrier_id,
-    hauling_carrier_name: row.hauling_carrier_name,
-    hauling_carrier_mc_number: row.hauling_carrier_mc_number,
-    hauling_carrier_dot_number: row.hauling_carrier_dot_number,
-    carrier_completed_rate: row.carrier_completed_rate,
-    customer_rate: rates ? row.customer_rate : null,
-    margin: rates ? row.margin : null,
-    customer_name: row.customer_name,
-    tms_sales_rep_names: row.tms_sales_rep_names,
-    carrier_rep: row.carrier_rep,
-    driver: row.driver,
-    carrier_rep_user_id: row.carrier_rep_user_id,
-    carrier_rep_user_name: row.carrier_rep_user_name,
-    carrier_rep_user_email: row.carrier_rep_user_email,
-    assigned_to_ai_agent: row.assigned_to_ai_agent,
-    stops: row.stops.map(toStop),
-    context: row.context ?? {},
-    custom_fields: row.custom_fields ?? {},
-    offer_count: row.offer_count,
-    max_offer_amount: row.max_offer_amount,
-    min_offer_amount: row.min_offer_amount,
-    active_escalation_count: row.active_escalation_count,
-  };
-}
-
-type ItemStatus = 'created' | 'updated' | 'skipped' | 'failed';
-interface ItemError {
-  code: string;
-  message: string;
-  param: string | null;
-}
-interface ItemOutcome {
-  index: number;
-  status: ItemStatus;
-  id: string | null;
-  externalId: string | null;
-  identifier: string | null;
-  error: ItemError | null;
-}
-
-const IDENTIFIERS = ['tms_load_id', 'external_id', 'load_number'] as const;
-
-function itemError(code: string, path: (string | number)[], message: string): ItemError {
-  const param = pathToParam(path);
-  return { code, message: param ? `${param}: ${message}` : message, param };
-}
-
 const COUNT_CACHE_MAX = 10_000;
 /** More changed loads than this since a kept count: counting afresh costs about the same. */
 const COUNT_MAX_CHANGES = 20_000;
@@ -224,15 +81,6 @@ interface KeptCount {
   snapshot?: string;
   version?: string;
 }
-
-/** The `data` of load.* webhook events: the load's identifiers and status. */
-const loadEventData = (r: LoadRow) => ({
-  load_id: r.id,
-  tms_load_id: r.tms_load_id,
-  external_id: r.external_id,
-  load_number: r.load_number,
-  load_status: r.load_status,
-});
 
 export class LoadsService {
   private readonly counts = new Map<string, KeptCount>();
@@ -276,204 +124,19 @@ export class LoadsService {
 
   /** POST /loads/batch: each item validated and applied on its own, in one transaction. */
   async upsertBatch(scope: OrgScope, raw: Record<string, unknown>[]): Promise<LoadBatchResult> {
-    const outcomes: ItemOutcome[] = [];
-    const valid: { index: number; input: LoadInput }[] = [];
-    raw.forEach((item, index) => {
-      const parsed = loadInput.safeParse(item);
-      if (parsed.success) {
-        valid.push({ index, input: parsed.data });
-        return;
-      }
-      const issue = parsed.error.issues[0]!;
-      outcomes.push({
-        index,
-        status: 'failed',
-        id: null,
-        externalId: typeof item.external_id === 'string' ? item.external_id : null,
-        identifier: loadIdentifier(item as Parameters<typeof loadIdentifier>[0]),
-        error: itemError(
-          'validation_error',
-          ['loads', index, ...(issue.path as (string | number)[])],
-          issue.message,
-        ),
-      });
-    });
+    const { outcomes, valid } = parseBatch(raw);
     outcomes.push(...(await this.ingest(scope, valid, ['loads'])));
     outcomes.sort((a, b) => a.index - b.index);
     return batchResult(outcomes);
   }
 
-  private async ingest(
-    scope: OrgScope,
-    items: { index: number; input: LoadInput }[],
-    prefix: (string | number)[],
-  ): Promise<ItemOutcome[]> {
-    const at = (index: number, ...path: (string | number)[]) =>
-      prefix.length ? [...prefix, index, ...path] : path;
-    const outcomes: ItemOutcome[] = [];
-    const fail = (index: number, input: LoadInput, status: ItemStatus, error: ItemError) =>
-      outcomes.push({
-        index,
-        status,
-        id: null,
-        externalId: input.external_id ?? null,
-        identifier: loadIdentifier(input),
-        error,
-      });
-
-    // An item repeating an identifier of an earlier item of the same request is skipped.
-    const seen = {
-      tms_load_id: new Map<string, number>(),
-      external_id: new Map<string, number>(),
-      load_number: new Map<string, number>(),
-    };
-    const accepted: { index: number; input: LoadInput }[] = [];
-    for (const item of items) {
-      const refused = forbiddenRateField(scope.principal, item.input);
-      if (refused) {
-        fail(
-          item.index,
-          item.input,
-          'failed',
-          itemError('forbidden', at(item.index, refused), 'only API keys, OWNERs and ADMINs may set it'),
-        );
-        continue;
-      }
-      const repeated = IDENTIFIERS.find((k) => {
-        const v = item.input[k];
-        return v != null && seen[k].has(v);
-      });
-      if (repeated) {
-        fail(
-          item.index,
-          item.input,
-          'skipped',
-          itemError(
-            'duplicate_in_batch',
-            at(item.index, repeated),
-            `repeats the ${repeated} of loads[${seen[repeated].get(item.input[repeated]!)}]`,
-          ),
-        );
-        continue;
-      }
-      for (const k of IDENTIFIERS) {
-        const v = item.input[k];
-        if (v != null) seen[k].set(v, item.index);
-      }
-      accepted.push(item);
-    }
-    if (accepted.length === 0) return outcomes;
-
-    const mappings = await statusMappingsOf(this.db, scope);
-    const applied = await this.db.transaction(async (tx) => {
-      const stored = await findLoadsByIdentifiers(tx, scope, {
-        tmsLoadIds: [...seen.tms_load_id.keys()],
-        externalIds: [...seen.external_id.keys()],
-        loadNumbers: [...seen.load_number.keys()],
-      });
-      const owners = {
-        tms_load_id: new Map(stored.filter((l) => l.tms_load_id).map((l) => [l.tms_load_id!, l])),
-        external_id: new Map(stored.filter((l) => l.external_id).map((l) => [l.external_id!, l])),
-        load_number: new Map(stored.map((l) => [l.load_number, l])),
-      };
-      const now = new Date();
-      const claimed = new Map<string, number>();
-      const created: LoadRow[] = [];
-      const updated: LoadRow[] = [];
-      const sentStops: StopRow[] = [];
-      const stopsSentFor: string[] = [];
-      const results: ItemOutcome[] = [];
-      const previousStatus = new Map<string, string | null>();
-      for (const { index, input } of accepted) {
-        const match =
-          (input.tms_load_id ? owners.tms_load_id.get(input.tms_load_id) : undefined) ??
-          (input.external_id ? owners.external_id.get(input.external_id) : undefined) ??
-          owners.load_number.get(input.load_number) ??
-          null;
-        const taken = IDENTIFIERS.find((k) => {
-          const owner = input[k] != null ? owners[k].get(input[k]!) : undefined;
-          return owner !== undefined && owner.id !== match?.id;
-        });
-        if (taken) {
-          const owner = owners[taken].get(input[taken]!)!;
-          fail(
-            index,
-            input,
-            'failed',
-            itemError('conflict', at(index, taken), `belongs to another load ('${owner.id}')`),
-          );
-          continue;
-        }
-        if (match && claimed.has(match.id)) {
-          fail(
-            index,
-            input,
-            'skipped',
-            itemError(
-              'duplicate_in_batch',
-              at(index),
-              `matches the same load as loads[${claimed.get(match.id)}]`,
-            ),
-          );
-          continue;
-        }
-        if (!match && (input.stops?.length ?? 0) < 2) {
-          fail(
-            index,
-            input,
-            'failed',
-            itemError('validation_error', at(index, 'stops'), 'A new load needs at least two stops'),
-          );
-          continue;
-        }
-        if (match) previousStatus.set(match.id, match.load_status);
-        const row = mergeLoad(scope.organizationId, match, input, mappings, now);
-        if (match) claimed.set(match.id, index);
-        if (input.stops) {
-          sentStops.push(...stopRows(scope.organizationId, row.id, input.stops));
-          if (match) stopsSentFor.push(row.id);
-        }
-        (match ? updated : created).push(row);
-        results.push({
-          index,
-          status: match ? 'updated' : 'created',
-          id: row.id,
-          externalId: row.external_id,
-          identifier: loadIdentifier(row),
-          error: null,
-        });
-      }
-
-      // Derived columns need each load's stops: those just sent, else the stored ones.
-      const stopsByLoad = new Map<string, StopRow[]>();
-      const resent = new Set(stopsSentFor);
-      const keptStops = updated.filter((r) => !resent.has(r.id)).map((r) => r.id);
-      for (const s of [...sentStops, ...(await storedStops(tx, scope, keptStops))]) {
-        const list = stopsByLoad.get(s.load_id) ?? [];
-        list.push(s);
-        stopsByLoad.set(s.load_id, list);
-      }
-      for (const row of [...created, ...updated]) {
-        Object.assign(row, derivedColumns(row, stopsByLoad.get(row.id) ?? []));
-      }
-      await insertLoads(tx, created);
-      await updateLoads(tx, scope, updated);
-      // New loads have no stops to drop.
-      await replaceStops(tx, scope, stopsSentFor, sentStops);
-      await emitEvents(tx, scope.organizationId, [
-        ...created.map((r) => ({ type: 'load.created' as const, data: loadEventData(r) })),
-        ...updated.map((r) => ({ type: 'load.updated' as const, data: loadEventData(r) })),
-        ...updated
-          .filter((r) => (previousStatus.get(r.id) ?? null) !== (r.load_status ?? null))
-          .map((r) => ({
-            type: 'load.status_changed' as const,
-            data: { ...loadEventData(r), previous_load_status: previousStatus.get(r.id) ?? null },
-          })),
-      ]);
-      return results;
-    });
+  private async ingest(scope: OrgScope, items: Item[], prefix: (string | number)[]): Promise<ItemOutcome[]> {
+    const at = pathOf(prefix);
+    const screened = screenItems(scope, items, at);
+    if (screened.accepted.length === 0) return screened.outcomes;
+    const applied = await applyItems(this.db, scope, screened, at);
     this.purgeChangesNow();
-    return [...outcomes, ...applied];
+    return [...screened.outcomes, ...applied];
   }
 
   // -------------------------------------------------------------------------------------------
@@ -649,38 +312,4 @@ function combine(organizationId: string, parts: (LoadFilters | null)[]): LoadQue
     conditions.push(...filterConditions(organizationId, f));
   }
   return { statuses, conditions, tabs: [...tabs] };
-}
-
-function batchResult(outcomes: ItemOutcome[]): LoadBatchResult {
-  const count = (s: ItemStatus) => outcomes.filter((o) => o.status === s).length;
-  const created = count('created');
-  const updated = count('updated');
-  const skipped = count('skipped');
-  const failed = count('failed');
-  return {
-    success: skipped + failed === 0,
-    total_loads: outcomes.length,
-    successful: created + updated,
-    failed: skipped + failed,
-    created,
-    updated,
-    processed_at: new Date(),
-    results: outcomes.map((o) => ({
-      load_identifier: o.identifier,
-      success: o.error === null,
-      load_id: o.id,
-      operation: o.status === 'created' || o.status === 'updated' ? o.status : null,
-      error: o.error?.message ?? null,
-      error_code: o.error?.code ?? null,
-    })),
-    data: outcomes.map((o) => ({
-      index: o.index,
-      status: o.status,
-      id: o.id,
-      external_id: o.externalId,
-      error: o.error,
-    })),
-    summary: { total: outcomes.length, created, updated, skipped, failed },
-    errors: outcomes.filter((o) => o.error).map((o) => ({ index: o.index, ...o.error! })),
-  };
 }

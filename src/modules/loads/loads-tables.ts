@@ -3,7 +3,6 @@ import {
   bigint,
   boolean,
   check,
-  customType,
   doublePrecision,
   index,
   integer,
@@ -109,8 +108,8 @@ export const loads = pgTable(
     assigned_to_ai_agent: boolean('assigned_to_ai_agent').notNull().default(false),
     context: jsonb('context').$type<Record<string, unknown>>(),
     custom_fields: jsonb('custom_fields').$type<Record<string, unknown>>(),
-    // Derived from the stops and the load's own fields on every write (loads-repository
-    // refreshDerived), so filters and search read one row and one index.
+    // Derived from the stops and the load's own fields on every write (loads-ingestion
+    // derivedColumns), so filters and search read one row and one index.
     origin_city: text('origin_city'),
     origin_state: text('origin_state'),
     destination_city: text('destination_city'),
@@ -142,7 +141,7 @@ export const loads = pgTable(
       .on(t.organization_id, t.external_id)
       .where(sql`${t.external_id} IS NOT NULL`),
     // Sorting: each order_by reads one of these in its ORDER BY order, so a page never sorts the
-    // organization (loads-repository orderOf / pageQuery). Columns that cannot be null read one
+    // organization (loads-list-repository sortPlan, pageIds). Columns that cannot be null read one
     // index either way round. A nullable column keeps nulls last both ways: its page is read as
     // the loads with a value (the index forwards or backwards) followed by those without (by id).
     // load_number is unique in the organization: its unique index is its order.
@@ -234,71 +233,6 @@ export const stops = pgTable(
   ],
 );
 
-/**
- * The distinct values of the load columns filtered case-insensitively or by substring
- * (`customer_name`, `origin_city`, `destination_city`), per organization, kept by a statement
- * trigger on loads in the same transaction as every write (migration 0010_load_list_indexes). A
- * filter first picks the matching values here (a few hundred rows), then reads the loads through
- * the (organization_id, column) index with `= ANY(values)`. Values are never removed: one no load
- * carries any more matches nothing.
- */
-export const loadFilterValues = pgTable(
-  'load_filter_values',
-  {
-    organization_id: text('organization_id').notNull(),
-    field: text('field').notNull(),
-    value: text('value').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.organization_id, t.field, t.value] })],
-);
-
-/** The filters whose counts load_facet_counts keeps, with the value each load is counted under. */
-export const LOAD_FACETS = ['tms_status', 'mode', 'equipment_type', 'is_posted', 'rep_name'] as const;
-export type LoadFacet = (typeof LOAD_FACETS)[number];
-
-/**
- * Loads per organization, facet, value and load_status ('' for none), kept by statement triggers
- * on loads in the same transaction as every write, as load_status_counts is: the exact count of a
- * list filtered by one of these alone (or with statuses) without counting loads. Values:
- * lower(tms_status), mode, equipment_type, is_posted ('true'/'false'), and each name of rep_names
- * (a load counts once under each of its names).
- */
-export const loadFacetCounts = pgTable(
-  'load_facet_counts',
-  {
-    organization_id: text('organization_id').notNull(),
-    facet: text('facet', { enum: LOAD_FACETS }).notNull(),
-    value: text('value').notNull(),
-    load_status: text('load_status').notNull(),
-    n: bigint('n', { mode: 'number' }).notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.organization_id, t.facet, t.value, t.load_status] })],
-);
-
-/** PostgreSQL's 64-bit transaction id, read and written as its decimal text. */
-const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
-
-/**
- * The loads each statement wrote, per organization: their ids and, for updates and deletes, each
- * row as it was before (the columns the list filters read; null for inserts), by the transaction
- * that wrote them; appended by statement triggers on loads. A count of the list kept with the
- * snapshot it was taken at is brought up to date by re-testing the loads changed since that
- * snapshot (LoadsService.count): exact, and as cheap as the changes are few. Entries older than
- * every snapshot still usable are purged (load_changes_purge); `load_changes_horizon` holds the
- * xmin below which entries may be gone.
- */
-export const loadChanges = pgTable(
-  'load_changes',
-  {
-    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    organization_id: text('organization_id').notNull(),
-    xid: xid8('xid').notNull(),
-    load_ids: text('load_ids').array().notNull(),
-    befores: jsonb('befores').array(),
-  },
-  (t) => [index('load_changes_organization_xid_idx').on(t.organization_id, t.xid)],
-);
-
 /** An organization's own tms_status -> load_status entries, consulted before the default table. */
 export const loadStatusMappings = pgTable(
   'load_status_mappings',
@@ -310,37 +244,6 @@ export const loadStatusMappings = pgTable(
     ...timestamps,
   },
   (t) => [primaryKey({ columns: [t.organization_id, t.tms_status] })],
-);
-
-/**
- * Loads per organization and load_status ('' for none), kept by statement triggers on loads in the
- * same transaction as every write (migration loads_custom): the exact total_count of the unfiltered
- * and status-only lists without counting a million rows.
- */
-export const loadStatusCounts = pgTable(
-  'load_status_counts',
-  {
-    organization_id: text('organization_id').notNull(),
-    load_status: text('load_status').notNull(),
-    n: bigint('n', { mode: 'number' }).notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.organization_id, t.load_status] })],
-);
-
-/**
- * Per organization and source table (loads, offers, calls, outreaches, notifications,
- * carrier_verifications, escalations): a version bumped by statement triggers on every write, in
- * the same transaction. An exact count computed at one set of versions is still exact while none
- * has moved. One row per source, so writers of different tables never wait on each other.
- */
-export const loadListVersions = pgTable(
-  'load_list_versions',
-  {
-    organization_id: text('organization_id').notNull(),
-    source: text('source').notNull(),
-    version: bigint('version', { mode: 'number' }).notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.organization_id, t.source] })],
 );
 
 /** Something a user should look at on a load; unread ones feed the `active_notifications` tab. */
@@ -407,21 +310,4 @@ export const carrierVerifications = pgTable(
       .on(t.organization_id, t.load_id)
       .where(sql`${t.status} = 'BLOCKED'`),
   ],
-);
-
-/** Marks written by each purge of load_changes: when, the log's last seq, and the snapshot xmin. */
-export const loadChangeMarks = pgTable('load_change_marks', {
-  taken_at: tstz('taken_at').primaryKey(),
-  seq: bigint('seq', { mode: 'number' }).notNull(),
-  snapshot_xmin: xid8('snapshot_xmin').notNull(),
-});
-
-/** One row: load_changes entries of transactions below this xmin may have been purged. */
-export const loadChangesHorizon = pgTable(
-  'load_changes_horizon',
-  {
-    id: integer('id').primaryKey().default(1),
-    snapshot_xmin: xid8('snapshot_xmin').notNull(),
-  },
-  (t) => [check('load_changes_horizon_one_row', sql`${t.id} = 1`)],
 );

@@ -1,0 +1,127 @@
+// The configuration the service runs with, as loadConfig (src/config.ts) builds it from the
+// environment: grouped by concern, frozen.
+
+import type { VapiServerAuth } from '../integrations/voice/vapi-server-auth.js';
+
+export interface Config {
+  readonly env: 'development' | 'production' | 'test';
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly embeddedPgPort: number;
+  readonly db: {
+    readonly poolMax: number;
+    readonly connectTimeoutMs: number;
+    readonly statementTimeoutMs: number;
+  };
+  readonly jwt: {
+    readonly secret: string;
+    readonly issuer: string;
+    readonly audience: string;
+    readonly ttlSeconds: number;
+  };
+  readonly redisUrl: string | undefined;
+  readonly redisKeyPrefix: string;
+  readonly redisTimeouts: {
+    readonly commandMs: number;
+    readonly connectMs: number;
+    readonly retryMs: number;
+  };
+  readonly rateLimits: {
+    readonly auth: number;
+    readonly apiKeys: number;
+    readonly uploads: number;
+    readonly general: number;
+  };
+  /** How long an idempotent response is replayed (the spec promises 24 h). */
+  readonly idempotencyTtlSeconds: number;
+  /** After this long an unfinished keyed request counts as crashed and a retry may run. */
+  readonly idempotencyLockSeconds: number;
+  readonly secretsEncryptionKey: string;
+  readonly compliance: {
+    readonly provider: 'registry' | 'fmcsa';
+    readonly registryFile: string;
+    /** The FMCSA provider: QCMobile, the open-data portal, and how both are paced and cached. */
+    readonly fmcsa: {
+      readonly webKey: string | undefined;
+      readonly baseUrl: string;
+      readonly openDataUrl: string;
+      readonly censusDataset: string;
+      readonly authorityHistoryDataset: string;
+      readonly openDataAppToken: string | undefined;
+      readonly minIntervalMs: number;
+      readonly maxRetries: number;
+      readonly retryBaseMs: number;
+      readonly timeoutMs: number;
+      readonly cacheTtlSeconds: number;
+    };
+    readonly minAuthorityDays: number;
+    readonly inlineBudgetMs: number;
+  };
+  /** Background loops (compliance re-checks, ...) run inside the server unless switched off. */
+  readonly workers: { readonly enabled: boolean; readonly pollMs: number };
+  /**
+   * Webhook delivery: the per-attempt timeout and a factor applied to the retry schedule (tests
+   * shrink it); `publicOnly` (production) refuses http and private targets.
+   */
+  readonly webhooks: {
+    readonly timeoutMs: number;
+    readonly retryScale: number;
+    readonly publicOnly: boolean;
+  };
+  /** E-mail and WhatsApp outreaches unanswered this long become no_response; swept this often. */
+  readonly outreach: { readonly noResponseHours: number; readonly sweepIntervalMs: number };
+  readonly voice: {
+    readonly provider: 'simulated' | 'vapi';
+    /** Divides every delay of the simulated provider (100: a 30 s call takes 0.3 s). */
+    readonly simulationSpeed: number;
+    readonly vapi: {
+      readonly apiKey: string;
+      readonly baseUrl: string;
+      readonly phoneNumberId: string;
+      /** How Vapi's server messages prove they are Vapi's (the credential below does it). */
+      readonly serverAuth: VapiServerAuth;
+      /** The Vapi Custom Credential named in every `server` block we send. */
+      readonly credentialId: string | null;
+    } | null;
+  };
+  /** The load-working agent: a worker loop in every instance unless switched off. */
+  readonly agent: { readonly enabled: boolean; readonly batchSize: number; readonly rankingTtlMs: number };
+  /** E-mail, WhatsApp and the optional chat model the agent talks through. */
+  readonly channels: {
+    readonly simulationProfile: 'realistic' | 'cooperative' | 'silent';
+    readonly email: {
+      readonly transport: 'simulated' | 'smtp';
+      readonly smtpUrl: string | undefined;
+      readonly from: string;
+      readonly replyDomain: string;
+      /** Inbound-parse webhook credential (HTTP Basic password or `token` query); unset: refused. */
+      readonly inboundSecret: string | undefined;
+      /** Body limit of the inbound-parse route only (Postmark allows 35 MB of attachments, base64). */
+      readonly inboundMaxBytes: number;
+    };
+    readonly whatsapp: {
+      readonly provider: 'simulated' | 'cloud_api';
+      readonly baseUrl: string;
+      readonly accessToken: string | undefined;
+      readonly phoneNumberId: string | undefined;
+      readonly appSecret: string | undefined;
+      readonly verifyToken: string | undefined;
+      readonly templateName: string;
+      readonly templateLanguage: string;
+    };
+    readonly llm: {
+      readonly baseUrl: string;
+      readonly apiKey: string | undefined;
+      readonly model: string;
+    } | null;
+  };
+  /** Where the outside world reaches this service, for callbacks such as voice events. */
+  readonly publicBaseUrl: string | undefined;
+  /** The base addresses the OpenAPI document lists as `servers`, besides this deployment's. */
+  readonly servers: { readonly production: string | undefined; readonly staging: string | undefined };
+  readonly trustProxy: boolean;
+  readonly shutdownTimeoutMs: number;
+}

@@ -1,0 +1,126 @@
+// Every setting the service reads from the environment, as one zod schema: names, types, bounds
+// and defaults. loadConfig (src/config.ts) parses it once at start.
+
+import { z } from 'zod';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** A dataset id on a Socrata open-data portal: two groups of four letters or digits. */
+const socrataId = z.string().regex(/^[a-z0-9]{4}-[a-z0-9]{4}$/, 'must be a dataset id like az4n-8mr2');
+const boolFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+/** Every setting the service reads from the environment, validated once at start. */
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  DB_POOL_MAX: positiveInt(10),
+  DB_CONNECT_TIMEOUT_MS: positiveInt(5000),
+  DB_STATEMENT_TIMEOUT_MS: positiveInt(30000),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_ISSUER: z.string().min(1).default('envoy'),
+  JWT_AUDIENCE: z.string().min(1).default('envoy-api'),
+  JWT_TTL_SECONDS: positiveInt(8 * 3600),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  REDIS_KEY_PREFIX: z.string().min(1).max(100).default('envoy:'),
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt(50),
+  REDIS_CONNECT_TIMEOUT_MS: positiveInt(1000),
+  REDIS_RETRY_MS: positiveInt(2000),
+  RATE_LIMIT_AUTH_PER_MINUTE: positiveInt(10),
+  RATE_LIMIT_API_KEYS_PER_MINUTE: positiveInt(1000),
+  RATE_LIMIT_UPLOADS_PER_MINUTE: positiveInt(20),
+  RATE_LIMIT_GENERAL_PER_MINUTE: positiveInt(100),
+  IDEMPOTENCY_TTL_SECONDS: positiveInt(24 * 3600),
+  IDEMPOTENCY_LOCK_SECONDS: positiveInt(60),
+  SECRETS_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  COMPLIANCE_PROVIDER: z.enum(['registry', 'fmcsa']).default('registry'),
+  COMPLIANCE_REGISTRY_FILE: z.string().min(1).optional(),
+  FMCSA_WEB_KEY: z.string().min(1).optional(),
+  FMCSA_BASE_URL: z.url().default('https://mobile.fmcsa.dot.gov/qc/services'),
+  FMCSA_OPEN_DATA_URL: z.url().default('https://data.transportation.gov'),
+  FMCSA_CENSUS_DATASET: socrataId.default('az4n-8mr2'),
+  FMCSA_AUTHORITY_HISTORY_DATASET: socrataId.default('9mw4-x3tu'),
+  FMCSA_OPEN_DATA_APP_TOKEN: z.string().min(1).max(200).optional(),
+  FMCSA_MIN_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(200),
+  FMCSA_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  FMCSA_RETRY_BASE_MS: z.coerce.number().int().min(1).max(60_000).default(500),
+  FMCSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  FMCSA_CACHE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .default(6 * 3600),
+  COMPLIANCE_MIN_AUTHORITY_DAYS: z.coerce.number().int().min(0).default(90),
+  COMPLIANCE_INLINE_BUDGET_MS: positiveInt(2000),
+  WORKER_POLL_MS: positiveInt(1000),
+  WORKERS_ENABLED: boolFlag(true),
+  WEBHOOK_TIMEOUT_MS: positiveInt(15_000),
+  WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
+  OUTREACH_NO_RESPONSE_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(24),
+  OUTREACH_SWEEP_INTERVAL_MS: positiveInt(60_000),
+  VOICE_PROVIDER: z.enum(['simulated', 'vapi']).default('simulated'),
+  SIMULATION_SPEED: z.coerce.number().positive().max(10_000).default(1),
+  VAPI_API_KEY: z.string().min(1).optional(),
+  VAPI_BASE_URL: z.url().default('https://api.vapi.ai'),
+  VAPI_PHONE_NUMBER_ID: z.string().min(1).optional(),
+  VAPI_WEBHOOK_SECRET: z.string().min(16).optional(),
+  VAPI_SERVER_AUTH: z.enum(['hmac', 'bearer']).default('hmac'),
+  VAPI_SERVER_CREDENTIAL_ID: z.string().min(1).max(200).optional(),
+  VAPI_HMAC_SIGNATURE_HEADER: z.string().min(1).max(100).default('x-signature'),
+  VAPI_HMAC_TIMESTAMP_HEADER: z.string().min(1).max(100).default('x-timestamp'),
+  VAPI_HMAC_ALGORITHM: z.enum(['sha256', 'sha512', 'sha1']).default('sha256'),
+  VAPI_HMAC_SIGNATURE_ENCODING: z.enum(['hex', 'base64']).default('hex'),
+  VAPI_HMAC_PAYLOAD_FORMAT: z.string().min(1).max(200).default('{timestamp}.{body}'),
+  VAPI_SIGNATURE_TOLERANCE_SECONDS: positiveInt(300),
+  VAPI_BEARER_HEADER: z.string().min(1).max(100).default('authorization'),
+  AGENT_ENABLED: boolFlag(true),
+  AGENT_BATCH_SIZE: positiveInt(200),
+  AGENT_RANKING_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  SIMULATION_PROFILE: z.enum(['realistic', 'cooperative', 'silent']).default('realistic'),
+  EMAIL_TRANSPORT: z.enum(['simulated', 'smtp']).default('simulated'),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  EMAIL_FROM: z.string().min(3).max(200).default('Envoy Dispatch <dispatch@envoy.local>'),
+  EMAIL_REPLY_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/i, 'must be a domain name')
+    .default('reply.envoy.local'),
+  EMAIL_INBOUND_SECRET: z.string().min(16).optional(),
+  EMAIL_INBOUND_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .max(256 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
+  WHATSAPP_PROVIDER: z.enum(['simulated', 'cloud_api']).default('simulated'),
+  WHATSAPP_API_BASE_URL: z.url().default('https://graph.facebook.com/v21.0'),
+  WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
+  WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional(),
+  WHATSAPP_APP_SECRET: z.string().min(1).optional(),
+  WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional(),
+  WHATSAPP_TEMPLATE_NAME: z.string().min(1).max(200).default('load_offer'),
+  WHATSAPP_TEMPLATE_LANGUAGE: z.string().min(2).max(20).default('en_US'),
+  LLM_BASE_URL: z.url().optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_MODEL: z.string().min(1).max(200).optional(),
+  PUBLIC_BASE_URL: z.url().optional(),
+  PRODUCTION_BASE_URL: z.url().optional(),
+  STAGING_BASE_URL: z.url().optional(),
+  TRUST_PROXY: boolFlag(false),
+  SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
+});
+
+export type Env = z.input<typeof envSchema>;
+/** The environment once parsed: defaults applied, numbers and flags converted. */
+export type ParsedEnv = z.output<typeof envSchema>;

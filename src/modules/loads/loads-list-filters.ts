@@ -1,0 +1,171 @@
+// The list's filters as SQL conditions on loads: what the page, the count and the stats of a list
+// share (loads-list-repository reads with them).
+
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { OrgScope } from '../../domain/scope.js';
+import { calls } from '../calls/calls-tables.js';
+import { offers } from '../offers/offers-tables.js';
+import { outreaches } from '../outreaches/outreaches-tables.js';
+import { type LoadFacet, loadFilterValues } from './loads-list-tables.js';
+import { loadsId, loadsOrganizationId, textArray } from './loads-repository.js';
+import type { LoadFilters, LoadTab } from './loads-schemas.js';
+import { carrierVerifications, distanceKey, escalations, loads, notifications } from './loads-tables.js';
+
+/** Start of a UTC day, and the start of the day after (ranges are inclusive of whole days). */
+const dayStart = (date: string) => `${date}T00:00:00.000Z`;
+const dayAfter = (date: string) => new Date(Date.parse(dayStart(date)) + 86_400_000).toISOString();
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+const lowerAll = (values: string[]) => [...new Set(values.map((v) => v.toLowerCase()))];
+
+/**
+ * One filter as two predicates that hold for the same loads. `indexed` is what the list runs: it
+ * reads the loads' indexes, resolving case-insensitive and substring matches of customers and
+ * cities to stored values through load_filter_values first. `row` tests the load's own columns
+ * only: what a count brought up to date re-tests on the old and the new version of each changed
+ * load (countChangesSince).
+ */
+export interface LoadCondition {
+  indexed: SQL;
+  row: SQL;
+  /** Set when load_facet_counts counts this filter alone: its facet and the values it keeps. */
+  facet?: { name: LoadFacet; values: string[] };
+}
+
+const plain = (condition: SQL, facet?: LoadCondition['facet']): LoadCondition => ({
+  indexed: condition,
+  row: condition,
+  ...(facet ? { facet } : {}),
+});
+
+/** The organization's stored values of a load_filter_values field that pass `test` (on `v.value`). */
+const storedValues = (organizationId: string, field: string, test: SQL) =>
+  sql`ARRAY(SELECT v.value FROM ${loadFilterValues} v WHERE v.organization_id = ${organizationId} AND v.field = ${field} AND ${test})`;
+
+/** Whole-value match of customer_name ignoring case. */
+function sameCustomer(organizationId: string, values: string[]): LoadCondition {
+  const lowered = textArray(lowerAll(values));
+  return {
+    indexed: sql`${loads.customer_name} = ANY(${storedValues(organizationId, 'customer_name', sql`lower(v.value) = ANY(${lowered})`)})`,
+    row: sql`lower(${loads.customer_name}) = ANY(${lowered})`,
+  };
+}
+
+/** Case-insensitive substring (origin_city, destination_city). */
+function containing(
+  organizationId: string,
+  field: 'origin_city' | 'destination_city',
+  column: AnyPgColumn,
+  term: string,
+): LoadCondition {
+  const pattern = `%${likeEscape(term)}%`;
+  return {
+    indexed: sql`${column} = ANY(${storedValues(organizationId, field, sql`v.value ILIKE ${pattern}`)})`,
+    row: sql`${column} ILIKE ${pattern}`,
+  };
+}
+
+function dateRange(column: AnyPgColumn, from?: string, to?: string): LoadCondition[] {
+  const out: LoadCondition[] = [];
+  if (from) out.push(plain(sql`${column} >= ${dayStart(from)}::timestamptz`));
+  if (to) out.push(plain(sql`${column} < ${dayAfter(to)}::timestamptz`));
+  return out;
+}
+
+/** Each tab is an existence condition over the load's related records. */
+export const tabConditions: Record<Exclude<LoadTab, 'all'>, SQL> = {
+  active_outreaches: sql`EXISTS (SELECT 1 FROM ${outreaches} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status IN ('pending', 'active'))`,
+  all_calls: sql`EXISTS (SELECT 1 FROM ${calls} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId})`,
+  active_offers: sql`EXISTS (SELECT 1 FROM ${offers} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'pending')`,
+  failed_verifications: sql`EXISTS (SELECT 1 FROM ${carrierVerifications} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'BLOCKED')`,
+  active_notifications: sql`EXISTS (SELECT 1 FROM ${notifications} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.read_at IS NULL)`,
+  active_escalations: sql`EXISTS (SELECT 1 FROM ${escalations} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'active')`,
+};
+
+/**
+ * The conditions of one set of filters on the load's own columns: not `status` (the caller
+ * intersects the statuses of the query and of a saved view, so the counter table can still answer
+ * a status-only list) and not `tab` (conditions on other tables, kept apart in LoadQuery.tabs).
+ */
+export function filterConditions(organizationId: string, f: LoadFilters): LoadCondition[] {
+  const out: LoadCondition[] = [];
+  if (f.search?.trim()) {
+    out.push(plain(sql`${loads.search_text} LIKE ${`%${likeEscape(f.search.trim().toLowerCase())}%`}`));
+  }
+  if (f.tms_status?.length) {
+    const values = lowerAll(f.tms_status);
+    out.push(
+      plain(sql`lower(${loads.tms_status}) = ANY(${textArray(values)})`, { name: 'tms_status', values }),
+    );
+  }
+  if (f.is_posted !== undefined) {
+    out.push(plain(eq(loads.is_posted, f.is_posted), { name: 'is_posted', values: [String(f.is_posted)] }));
+  }
+  if (f.mode?.length) {
+    const values = [...new Set<string>(f.mode)];
+    out.push(plain(sql`${loads.mode} = ANY(${textArray(values)})`, { name: 'mode', values }));
+  }
+  if (f.equipment_type?.length) {
+    const values = [...new Set<string>(f.equipment_type)];
+    out.push(
+      plain(sql`${loads.equipment_type} = ANY(${textArray(values)})`, { name: 'equipment_type', values }),
+    );
+  }
+  if (f.customer_name?.length) out.push(sameCustomer(organizationId, f.customer_name));
+  if (f.carrier_rep_name?.length) {
+    // A load counts under each of its names: the counter answers one name, not a list of them.
+    const values = lowerAll(f.carrier_rep_name);
+    const facet = values.length === 1 ? { name: 'rep_name' as const, values } : undefined;
+    out.push(plain(sql`${loads.rep_names} && ${textArray(values)}`, facet));
+  }
+  if (f.origin_city?.trim()) {
+    out.push(containing(organizationId, 'origin_city', loads.origin_city, f.origin_city.trim()));
+  }
+  if (f.destination_city?.trim()) {
+    out.push(
+      containing(organizationId, 'destination_city', loads.destination_city, f.destination_city.trim()),
+    );
+  }
+  out.push(
+    ...dateRange(loads.pickup_date, f.pickup_date_from, f.pickup_date_to),
+    ...dateRange(loads.delivery_date, f.delivery_date_from, f.delivery_date_to),
+    ...dateRange(loads.created_at, f.created_at_from, f.created_at_to),
+    ...dateRange(loads.updated_at, f.updated_at_from, f.updated_at_to),
+    ...dateRange(loads.last_posted_at, f.last_posted_at_from, f.last_posted_at_to),
+  );
+  // Distances are read on distance_key, which orders (and equals) as the distance does.
+  if (f.distance_min !== undefined) {
+    out.push({
+      indexed: sql`${loads.distance_key} >= ${distanceKey(sql`${f.distance_min}::float8`)}`,
+      row: sql`${loads.distance} >= ${f.distance_min}`,
+    });
+  }
+  if (f.distance_max !== undefined) {
+    out.push({
+      indexed: sql`${loads.distance_key} <= ${distanceKey(sql`${f.distance_max}::float8`)}`,
+      row: sql`${loads.distance} <= ${f.distance_max}`,
+    });
+  }
+  if (f.posted_rate_min !== undefined) out.push(plain(sql`${loads.posted_rate} >= ${f.posted_rate_min}`));
+  if (f.posted_rate_max !== undefined) out.push(plain(sql`${loads.posted_rate} <= ${f.posted_rate_max}`));
+  return out;
+}
+
+export interface LoadQuery {
+  /** Statuses to keep; null keeps every load, [] keeps none. */
+  statuses: string[] | null;
+  /** Conditions on the load's own columns. */
+  conditions: LoadCondition[];
+  /** Tabs to apply ('all' left out): existence conditions on related tables. */
+  tabs: Exclude<LoadTab, 'all'>[];
+}
+
+export function whereOf(scope: OrgScope, q: LoadQuery, form: 'indexed' | 'row' = 'indexed'): SQL {
+  const parts: SQL[] = [eq(loads.organization_id, scope.organizationId)];
+  if (q.statuses) parts.push(sql`${loads.load_status} = ANY(${textArray(q.statuses)})`);
+  parts.push(...q.conditions.map((c) => c[form]));
+  if (form === 'indexed') parts.push(...q.tabs.map((t) => tabConditions[t]));
+  return and(...parts)!;
+}

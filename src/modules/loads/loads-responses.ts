@@ -1,0 +1,132 @@
+/**
+ * A load as the API returns it, built field by field from its row (the list's hot path skips
+ * re-validating it: loads-routes), and who may read and write its rate fields.
+ */
+
+import type { Principal } from '../../domain/scope.js';
+import type { LoadView, StopJson } from './loads-repository.js';
+import type { Load, Stop } from './loads-schemas.js';
+
+/**
+ * DESIGN.md sections 3 and 9: customer_rate and margin are read and written only by API keys,
+ * OWNERs and ADMINs (and the service itself).
+ */
+const seesRates = (p: Principal) => !(p.kind === 'bearer' && p.role === 'MEMBER');
+
+/** The load fields a MEMBER may neither read nor write. */
+export const RATE_FIELDS = ['customer_rate', 'margin'] as const;
+
+/** The first rate field a principal who may not write it sent (null included: null clears). */
+export const forbiddenRateField = (
+  p: Principal,
+  input: Partial<Record<(typeof RATE_FIELDS)[number], unknown>>,
+) => (seesRates(p) ? undefined : RATE_FIELDS.find((f) => input[f] !== undefined));
+
+const dateOrNull = (s: string | null) => (s === null ? null : new Date(s));
+
+function toStop(s: StopJson): Stop {
+  const planned =
+    s.planned_start !== null || s.planned_end !== null
+      ? { start: dateOrNull(s.planned_start), end: dateOrNull(s.planned_end) }
+      : null;
+  const actual =
+    s.actual_arrival_datetime !== null || s.actual_departure_datetime !== null
+      ? {
+          arrival_datetime: dateOrNull(s.actual_arrival_datetime),
+          departure_datetime: dateOrNull(s.actual_departure_datetime),
+        }
+      : null;
+  return {
+    id: s.id,
+    stop_number: s.stop_number,
+    type: s.type as Stop['type'],
+    is_pickup: s.is_pickup,
+    is_dropoff: s.is_dropoff,
+    location: {
+      city: s.city,
+      state: s.state,
+      street: s.street,
+      postal_code: s.postal_code,
+      company_name: s.company_name,
+      county: s.county,
+      country: s.country,
+      latitude: s.latitude,
+      longitude: s.longitude,
+    },
+    expected_date: dateOrNull(s.expected_date),
+    planned,
+    pickup_delivery_number: s.pickup_delivery_number,
+    actual_stop_times: actual,
+    carrier_eta: dateOrNull(s.carrier_eta),
+    reference_numbers: s.reference_numbers,
+    notes: s.notes,
+    special_instructions: s.special_instructions,
+    contact: s.contact,
+    contacts: s.contacts,
+  };
+}
+
+export function toLoad(row: LoadView, principal: Principal): Load {
+  const rates = seesRates(principal);
+  return {
+    id: row.id,
+    load_number: row.load_number,
+    organization_id: row.organization_id,
+    equipment_type: row.equipment_type,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    tms_load_id: row.tms_load_id,
+    external_id: row.external_id,
+    mode: row.mode,
+    load_status: row.load_status as Load['load_status'],
+    tms_status: row.tms_status,
+    weight: row.weight,
+    distance: row.distance,
+    commodity: row.commodity,
+    handling_unit_count: row.handling_unit_count,
+    handling_unit_type: row.handling_unit_type,
+    po_numbers: row.po_numbers,
+    reference_numbers: row.reference_numbers,
+    posted_rate: row.posted_rate,
+    max_buy_rate: row.max_buy_rate,
+    suggested_market_rate: row.suggested_market_rate,
+    length_feet: row.length_feet,
+    special_instructions: row.special_instructions,
+    notes: row.notes,
+    is_posted: row.is_posted,
+    last_posted_at: row.last_posted_at,
+    last_unposted_at: row.last_unposted_at,
+    externally_posted_at: row.externally_posted_at,
+    temperature_setting_minimum: row.temperature_setting_minimum,
+    temperature_setting_maximum: row.temperature_setting_maximum,
+    temperature_run_type: row.temperature_run_type,
+    last_reported_state: row.last_reported_state,
+    last_reported_city: row.last_reported_city,
+    last_reported_long: row.last_reported_long,
+    last_reported_lat: row.last_reported_lat,
+    tms_carrier_id: row.tms_carrier_id,
+    carrier_name: row.carrier_name,
+    hauling_carrier_id: row.hauling_carrier_id,
+    hauling_carrier_name: row.hauling_carrier_name,
+    hauling_carrier_mc_number: row.hauling_carrier_mc_number,
+    hauling_carrier_dot_number: row.hauling_carrier_dot_number,
+    carrier_completed_rate: row.carrier_completed_rate,
+    customer_rate: rates ? row.customer_rate : null,
+    margin: rates ? row.margin : null,
+    customer_name: row.customer_name,
+    tms_sales_rep_names: row.tms_sales_rep_names,
+    carrier_rep: row.carrier_rep,
+    driver: row.driver,
+    carrier_rep_user_id: row.carrier_rep_user_id,
+    carrier_rep_user_name: row.carrier_rep_user_name,
+    carrier_rep_user_email: row.carrier_rep_user_email,
+    assigned_to_ai_agent: row.assigned_to_ai_agent,
+    stops: row.stops.map(toStop),
+    context: row.context ?? {},
+    custom_fields: row.custom_fields ?? {},
+    offer_count: row.offer_count,
+    max_offer_amount: row.max_offer_amount,
+    min_offer_amount: row.min_offer_amount,
+    active_escalation_count: row.active_escalation_count,
+  };
+}

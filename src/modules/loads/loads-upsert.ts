@@ -1,0 +1,362 @@
+/**
+ * The upsert of loads behind POST /loads and POST /loads/batch: each item screened on its own
+ * (rate fields, identifiers repeated within the request), matched to its stored load, merged, and
+ * written with its stops and webhook events in one transaction; then the batch result.
+ */
+
+import type { Db, DbOrTx } from '../../db/client.js';
+import { pathToParam } from '../../domain/errors.js';
+import type { OrgScope } from '../../domain/scope.js';
+import { emitEvents } from '../webhooks/events.js';
+import { derivedColumns, loadIdentifier, mergeLoad, stopRows } from './loads-ingestion.js';
+import { type LoadInput, loadInput } from './loads-input-schemas.js';
+import {
+  findLoadsByIdentifiers,
+  insertLoads,
+  type LoadRow,
+  replaceStops,
+  type StopRow,
+  statusMappingsOf,
+  storedStops,
+  updateLoads,
+} from './loads-repository.js';
+import { forbiddenRateField } from './loads-responses.js';
+import type { LoadBatchResult } from './loads-schemas.js';
+
+export type ItemStatus = 'created' | 'updated' | 'skipped' | 'failed';
+export interface ItemError {
+  code: string;
+  message: string;
+  param: string | null;
+}
+export interface ItemOutcome {
+  index: number;
+  status: ItemStatus;
+  id: string | null;
+  externalId: string | null;
+  identifier: string | null;
+  error: ItemError | null;
+}
+export interface Item {
+  index: number;
+  input: LoadInput;
+}
+
+type Path = (string | number)[];
+/** Where an item's field is named from: the body root of a batch (`loads[3].stops`), else the load. */
+type PathOf = (index: number, ...path: Path) => Path;
+
+const IDENTIFIERS = ['tms_load_id', 'external_id', 'load_number'] as const;
+type Seen = Record<(typeof IDENTIFIERS)[number], Map<string, number>>;
+
+function itemError(code: string, path: Path, message: string): ItemError {
+  const param = pathToParam(path);
+  return { code, message: param ? `${param}: ${message}` : message, param };
+}
+
+const refusal = (index: number, input: LoadInput, status: ItemStatus, error: ItemError): ItemOutcome => ({
+  index,
+  status,
+  id: null,
+  externalId: input.external_id ?? null,
+  identifier: loadIdentifier(input),
+  error,
+});
+
+/** The `data` of load.* webhook events: the load's identifiers and status. */
+const loadEventData = (r: LoadRow) => ({
+  load_id: r.id,
+  tms_load_id: r.tms_load_id,
+  external_id: r.external_id,
+  load_number: r.load_number,
+  load_status: r.load_status,
+});
+
+/** The items of a batch body validated one by one: the valid ones, and an outcome for each other. */
+export function parseBatch(raw: Record<string, unknown>[]): { outcomes: ItemOutcome[]; valid: Item[] } {
+  const outcomes: ItemOutcome[] = [];
+  const valid: Item[] = [];
+  raw.forEach((item, index) => {
+    const parsed = loadInput.safeParse(item);
+    if (parsed.success) {
+      valid.push({ index, input: parsed.data });
+      return;
+    }
+    const issue = parsed.error.issues[0]!;
+    outcomes.push({
+      index,
+      status: 'failed',
+      id: null,
+      externalId: typeof item.external_id === 'string' ? item.external_id : null,
+      identifier: loadIdentifier(item as Parameters<typeof loadIdentifier>[0]),
+      error: itemError('validation_error', ['loads', index, ...(issue.path as Path)], issue.message),
+    });
+  });
+  return { outcomes, valid };
+}
+
+/** `prefix` is ['loads'] for a batch (fields named from the body root), [] for a single load. */
+export const pathOf =
+  (prefix: Path): PathOf =>
+  (index, ...path) =>
+    prefix.length ? [...prefix, index, ...path] : path;
+
+/**
+ * What can be refused before reading the database: a rate field the caller may not write, or an
+ * identifier an earlier item of the same request already has (the item is skipped).
+ */
+export function screenItems(
+  scope: OrgScope,
+  items: Item[],
+  at: PathOf,
+): { outcomes: ItemOutcome[]; accepted: Item[]; seen: Seen } {
+  const outcomes: ItemOutcome[] = [];
+  const seen: Seen = {
+    tms_load_id: new Map<string, number>(),
+    external_id: new Map<string, number>(),
+    load_number: new Map<string, number>(),
+  };
+  const accepted: Item[] = [];
+  for (const item of items) {
+    const refused = forbiddenRateField(scope.principal, item.input);
+    if (refused) {
+      outcomes.push(
+        refusal(
+          item.index,
+          item.input,
+          'failed',
+          itemError('forbidden', at(item.index, refused), 'only API keys, OWNERs and ADMINs may set it'),
+        ),
+      );
+      continue;
+    }
+    const repeated = IDENTIFIERS.find((k) => {
+      const v = item.input[k];
+      return v != null && seen[k].has(v);
+    });
+    if (repeated) {
+      outcomes.push(
+        refusal(
+          item.index,
+          item.input,
+          'skipped',
+          itemError(
+            'duplicate_in_batch',
+            at(item.index, repeated),
+            `repeats the ${repeated} of loads[${seen[repeated].get(item.input[repeated]!)}]`,
+          ),
+        ),
+      );
+      continue;
+    }
+    for (const k of IDENTIFIERS) {
+      const v = item.input[k];
+      if (v != null) seen[k].set(v, item.index);
+    }
+    accepted.push(item);
+  }
+  return { outcomes, accepted, seen };
+}
+
+/** The rows an upsert writes, with each item's outcome. */
+interface Plan {
+  /** Items refused once matched (identifier of another load, same load twice, too few stops). */
+  refused: ItemOutcome[];
+  results: ItemOutcome[];
+  created: LoadRow[];
+  updated: LoadRow[];
+  sentStops: StopRow[];
+  /** Stored loads whose stops were sent again (replaced). */
+  stopsSentFor: string[];
+  previousStatus: Map<string, string | null>;
+}
+
+/** The stored load each accepted item matches (tms_load_id, then external_id, then load_number). */
+function matcher(stored: LoadRow[]) {
+  const owners = {
+    tms_load_id: new Map(stored.filter((l) => l.tms_load_id).map((l) => [l.tms_load_id!, l])),
+    external_id: new Map(stored.filter((l) => l.external_id).map((l) => [l.external_id!, l])),
+    load_number: new Map(stored.map((l) => [l.load_number, l])),
+  };
+  return {
+    owners,
+    match: (input: LoadInput) =>
+      (input.tms_load_id ? owners.tms_load_id.get(input.tms_load_id) : undefined) ??
+      (input.external_id ? owners.external_id.get(input.external_id) : undefined) ??
+      owners.load_number.get(input.load_number) ??
+      null,
+  };
+}
+
+/** Matches each accepted item to its stored load and merges what was sent into the row to write. */
+function planWrites(
+  scope: OrgScope,
+  accepted: Item[],
+  stored: LoadRow[],
+  mappings: ReadonlyMap<string, string>,
+  at: PathOf,
+): Plan {
+  const { owners, match: matchOf } = matcher(stored);
+  const now = new Date();
+  const claimed = new Map<string, number>();
+  const plan: Plan = {
+    refused: [],
+    results: [],
+    created: [],
+    updated: [],
+    sentStops: [],
+    stopsSentFor: [],
+    previousStatus: new Map(),
+  };
+  for (const { index, input } of accepted) {
+    const match = matchOf(input);
+    const taken = IDENTIFIERS.find((k) => {
+      const owner = input[k] != null ? owners[k].get(input[k]!) : undefined;
+      return owner !== undefined && owner.id !== match?.id;
+    });
+    if (taken) {
+      const owner = owners[taken].get(input[taken]!)!;
+      plan.refused.push(
+        refusal(
+          index,
+          input,
+          'failed',
+          itemError('conflict', at(index, taken), `belongs to another load ('${owner.id}')`),
+        ),
+      );
+      continue;
+    }
+    if (match && claimed.has(match.id)) {
+      plan.refused.push(
+        refusal(
+          index,
+          input,
+          'skipped',
+          itemError(
+            'duplicate_in_batch',
+            at(index),
+            `matches the same load as loads[${claimed.get(match.id)}]`,
+          ),
+        ),
+      );
+      continue;
+    }
+    if (!match && (input.stops?.length ?? 0) < 2) {
+      plan.refused.push(
+        refusal(
+          index,
+          input,
+          'failed',
+          itemError('validation_error', at(index, 'stops'), 'A new load needs at least two stops'),
+        ),
+      );
+      continue;
+    }
+    if (match) plan.previousStatus.set(match.id, match.load_status);
+    const row = mergeLoad(scope.organizationId, match, input, mappings, now);
+    if (match) claimed.set(match.id, index);
+    if (input.stops) {
+      plan.sentStops.push(...stopRows(scope.organizationId, row.id, input.stops));
+      if (match) plan.stopsSentFor.push(row.id);
+    }
+    (match ? plan.updated : plan.created).push(row);
+    plan.results.push({
+      index,
+      status: match ? 'updated' : 'created',
+      id: row.id,
+      externalId: row.external_id,
+      identifier: loadIdentifier(row),
+      error: null,
+    });
+  }
+  return plan;
+}
+
+/** Writes the planned loads (derived columns first), their stops, and the load.* events. */
+async function writePlan(tx: DbOrTx, scope: OrgScope, plan: Plan): Promise<void> {
+  const { created, updated, sentStops, stopsSentFor, previousStatus } = plan;
+  // Derived columns need each load's stops: those just sent, else the stored ones.
+  const stopsByLoad = new Map<string, StopRow[]>();
+  const resent = new Set(stopsSentFor);
+  const keptStops = updated.filter((r) => !resent.has(r.id)).map((r) => r.id);
+  for (const s of [...sentStops, ...(await storedStops(tx, scope, keptStops))]) {
+    const list = stopsByLoad.get(s.load_id) ?? [];
+    list.push(s);
+    stopsByLoad.set(s.load_id, list);
+  }
+  for (const row of [...created, ...updated]) {
+    Object.assign(row, derivedColumns(row, stopsByLoad.get(row.id) ?? []));
+  }
+  await insertLoads(tx, created);
+  await updateLoads(tx, scope, updated);
+  // New loads have no stops to drop.
+  await replaceStops(tx, scope, stopsSentFor, sentStops);
+  await emitEvents(tx, scope.organizationId, [
+    ...created.map((r) => ({ type: 'load.created' as const, data: loadEventData(r) })),
+    ...updated.map((r) => ({ type: 'load.updated' as const, data: loadEventData(r) })),
+    ...updated
+      .filter((r) => (previousStatus.get(r.id) ?? null) !== (r.load_status ?? null))
+      .map((r) => ({
+        type: 'load.status_changed' as const,
+        data: { ...loadEventData(r), previous_load_status: previousStatus.get(r.id) ?? null },
+      })),
+  ]);
+}
+
+/**
+ * Upserts the screened items in one transaction: the outcomes of the items refused once matched,
+ * then those of the items written.
+ */
+export async function applyItems(
+  db: Db,
+  scope: OrgScope,
+  screened: { accepted: Item[]; seen: Seen },
+  at: PathOf,
+): Promise<ItemOutcome[]> {
+  const { accepted, seen } = screened;
+  const mappings = await statusMappingsOf(db, scope);
+  return db.transaction(async (tx) => {
+    const stored = await findLoadsByIdentifiers(tx, scope, {
+      tmsLoadIds: [...seen.tms_load_id.keys()],
+      externalIds: [...seen.external_id.keys()],
+      loadNumbers: [...seen.load_number.keys()],
+    });
+    const plan = planWrites(scope, accepted, stored, mappings, at);
+    await writePlan(tx, scope, plan);
+    return [...plan.refused, ...plan.results];
+  });
+}
+
+export function batchResult(outcomes: ItemOutcome[]): LoadBatchResult {
+  const count = (s: ItemStatus) => outcomes.filter((o) => o.status === s).length;
+  const created = count('created');
+  const updated = count('updated');
+  const skipped = count('skipped');
+  const failed = count('failed');
+  return {
+    success: skipped + failed === 0,
+    total_loads: outcomes.length,
+    successful: created + updated,
+    failed: skipped + failed,
+    created,
+    updated,
+    processed_at: new Date(),
+    results: outcomes.map((o) => ({
+      load_identifier: o.identifier,
+      success: o.error === null,
+      load_id: o.id,
+      operation: o.status === 'created' || o.status === 'updated' ? o.status : null,
+      error: o.error?.message ?? null,
+      error_code: o.error?.code ?? null,
+    })),
+    data: outcomes.map((o) => ({
+      index: o.index,
+      status: o.status,
+      id: o.id,
+      external_id: o.externalId,
+      error: o.error,
+    })),
+    summary: { total: outcomes.length, created, updated, skipped, failed },
+    errors: outcomes.filter((o) => o.error).map((o) => ({ index: o.index, ...o.error! })),
+  };
+}
