@@ -7,7 +7,11 @@ import { SimulatedEmailSender } from '../src/integrations/email/simulated-email-
 import { SimulatedVoiceProvider } from '../src/integrations/voice/simulated-provider.js';
 import { SimulatedWhatsAppSender } from '../src/integrations/whatsapp/simulated-whatsapp-sender.js';
 import { AgentService } from '../src/modules/agent/agent-service.js';
-import { readAgentSettings, updateAgentSettings } from '../src/modules/agent/agent-settings.js';
+import {
+  agentOfferPolicy,
+  readAgentSettings,
+  updateAgentSettings,
+} from '../src/modules/agent/agent-settings.js';
 import {
   type LoadLane,
   laneKey,
@@ -444,7 +448,7 @@ async function planAll(agent: AgentService, pool: pg.Pool) {
 
 async function measurePlanning(db: Db, pool: pg.Pool, log: FastifyBaseLogger) {
   const voice = new SimulatedVoiceProvider(1000);
-  const calls = CallsService.build(db, voice, log);
+  const calls = CallsService.build(db, voice, log, agentOfferPolicy(db));
   const email = new SimulatedEmailSender(1000, 'silent');
   const whatsapp = new SimulatedWhatsAppSender(1000, 'silent');
   const channels = {

@@ -12,7 +12,7 @@ import { SimulatedEmailSender } from '../integrations/email/simulated-email-send
 import { SimulatedVoiceProvider } from '../integrations/voice/simulated-provider.js';
 import { SimulatedWhatsAppSender } from '../integrations/whatsapp/simulated-whatsapp-sender.js';
 import { AgentService } from '../modules/agent/agent-service.js';
-import { updateAgentSettings } from '../modules/agent/agent-settings.js';
+import { agentOfferPolicy, updateAgentSettings } from '../modules/agent/agent-settings.js';
 import { ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
 import { ApiKeysService } from '../modules/api-keys/api-keys-service.js';
 import { AuthService } from '../modules/auth/auth-service.js';
@@ -22,10 +22,12 @@ import { calls } from '../modules/calls/calls-tables.js';
 import { CarriersService } from '../modules/carriers/carriers-service.js';
 import { lanePreferences } from '../modules/carriers/carriers-tables.js';
 import { ComplianceService } from '../modules/carriers/compliance-service.js';
+import { StopContactRequests } from '../modules/carriers/stop-contact.js';
 import { LoadsService } from '../modules/loads/loads-service.js';
 import { OffersService } from '../modules/offers/offers-service.js';
 import { contactRefusals } from '../modules/outreaches/contact-guard.js';
 import {
+  queuedOutreaches,
   recordDeliveryFailure,
   recordReply,
   sweepUnanswered,
@@ -293,7 +295,12 @@ export async function seedDemo(
   const registryFile = path.join(workDir, 'census.json');
   writeFileSync(registryFile, JSON.stringify(census));
   const compliance = new ComplianceService(db, new RegistryProvider(registryFile), 90);
-  const carriersService = new CarriersService(db, compliance, { inlineBudgetMs: 2000 });
+  const carriersService = new CarriersService(
+    db,
+    compliance,
+    { inlineBudgetMs: 2000 },
+    new StopContactRequests(db, queuedOutreaches),
+  );
   const batch = await carriersService.batch(scope, { carriers: carrierItems });
   if (batch.status !== 200)
     throw new Error(`demo carriers not applied: ${JSON.stringify(batch.body.errors)}`);
@@ -497,7 +504,7 @@ export async function seedDemo(
   // Calls, outreaches and ELP tests on the simulated voice platform, fast.
   const provider = new SimulatedVoiceProvider(500);
   const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
-  const callsService = CallsService.build(db, provider, silent);
+  const callsService = CallsService.build(db, provider, silent, agentOfferPolicy(db));
   // The demo's carriers answer nobody: their replies are not wired to a sink.
   const emailSender = new SimulatedEmailSender(500, 'realistic');
   const whatsapp = new SimulatedWhatsAppSender(500, 'realistic');

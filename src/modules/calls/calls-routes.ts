@@ -13,6 +13,7 @@ import { VapiProvider } from '../../integrations/voice/vapi-provider.js';
 import { Poller } from '../../workers/poller.js';
 import { agentRoutes } from '../agent/agent-routes.js';
 import { AgentService } from '../agent/agent-service.js';
+import { agentOfferPolicy } from '../agent/agent-settings.js';
 import { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from '../elp/elp-schemas.js';
 import { ElpService } from '../elp/elp-service.js';
 import { outreachesRoutes } from '../outreaches/outreaches-routes.js';
@@ -39,6 +40,7 @@ export const callsRoutes: FastifyPluginAsyncZod = async (app) => {
     database.db,
     provider,
     app.log,
+    agentOfferPolicy(database.db),
     carrierEnrollment(database.db, config.compliance),
   );
   const elp = new ElpService(database.db, calls);

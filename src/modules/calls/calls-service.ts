@@ -10,11 +10,15 @@ import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/
 import { findUserById } from '../auth/auth-repository.js';
 import { organizations, users } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
+import { StopContactRequests } from '../carriers/stop-contact.js';
 import { scoreElp } from '../elp/elp-scoring.js';
 import { elpAnswers, elpTests } from '../elp/elp-tables.js';
+import { LOAD_ID_IN_BODY, requireLoad } from '../loads/load-lookup.js';
 import { LoadsService } from '../loads/loads-service.js';
 import { loads } from '../loads/loads-tables.js';
+import { OfferIntake, type OfferPolicy } from '../offers/offer-intake.js';
 import { contactRefusal } from '../outreaches/contact-guard.js';
+import { queuedOutreaches } from '../outreaches/outreaches-repository.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
 import { type VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent, outreachEventData } from '../webhooks/events.js';
@@ -80,21 +84,26 @@ export class CallsService {
 
   /**
    * The calls service with its collaborators: the load facts, the voice templates and the tools.
-   * `enroll` makes carriers of unknown inbound callers (none: such callers are told a rep will call).
+   * Offers made on a call are recorded by the offers module under the organization's `offerPolicy`;
+   * a stop-contact request goes through the carriers module's one rule. `enroll` makes carriers of
+   * unknown inbound callers (none: such callers are told a rep will call).
    */
   static build(
     db: Db,
     provider: VoiceProvider,
     log: FastifyBaseLogger,
+    offerPolicy: OfferPolicy,
     enroll: CarrierEnrollment | null = null,
   ): CallsService {
     const loads = new LoadsService(db);
+    const offers = new OfferIntake(db, offerPolicy, log);
+    const stopContact = new StopContactRequests(db, queuedOutreaches);
     return new CallsService(
       db,
       provider,
       loads,
       new VoiceTemplatesService(db),
-      new VoiceTools(db, loads, enroll, log),
+      new VoiceTools(db, loads, enroll, offers, stopContact, log),
       log,
     );
   }
@@ -115,11 +124,9 @@ export class CallsService {
     }
     let loadNumber: string | null = null;
     if (input.load_id) {
-      const [load] = await this.db
-        .select({ load_number: loads.load_number })
-        .from(loads)
-        .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, input.load_id)));
-      if (!load) throw unprocessable('validation_error', `Load '${input.load_id}' does not exist`, 'load_id');
+      const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, {
+        load_number: loads.load_number,
+      });
       loadNumber = load.load_number;
     }
     const callType = input.call_type ?? null;

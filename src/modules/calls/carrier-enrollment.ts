@@ -5,6 +5,8 @@ import { complianceProviderFrom } from '../../integrations/compliance/index.js';
 import { carrierInput } from '../carriers/carriers-schemas.js';
 import { CarriersService } from '../carriers/carriers-service.js';
 import { ComplianceService } from '../carriers/compliance-service.js';
+import { StopContactRequests } from '../carriers/stop-contact.js';
+import { queuedOutreaches } from '../outreaches/outreaches-repository.js';
 import type { CarrierEnrollment } from './voice-tools.js';
 
 /**
@@ -14,9 +16,12 @@ import type { CarrierEnrollment } from './voice-tools.js';
  */
 export function carrierEnrollment(db: Db, config: Config['compliance']): CarrierEnrollment {
   const registry = complianceProviderFrom(config);
-  const carriers = new CarriersService(db, new ComplianceService(db, registry, config.minAuthorityDays), {
-    inlineBudgetMs: config.inlineBudgetMs,
-  });
+  const carriers = new CarriersService(
+    db,
+    new ComplianceService(db, registry, config.minAuthorityDays),
+    { inlineBudgetMs: config.inlineBudgetMs },
+    new StopContactRequests(db, queuedOutreaches),
+  );
   return async (scope, ident) => {
     const found = await registry
       .lookup(

@@ -1,18 +1,20 @@
 import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
+import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
+import { type LoadSummary, replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
 import { newId } from '../../http/ids.js';
 import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
-import { receiveOffer, stopContactRequested, WORKABLE_STATUSES } from '../agent/channel-rules.js';
-import { type LoadSummary, replyText } from '../agent/negotiation.js';
 import { digitsOnly } from '../carriers/carriers-schemas.js';
 import { carriers } from '../carriers/carriers-tables.js';
+import type { StopContactRequests } from '../carriers/stop-contact.js';
 import { ELP_QUESTIONS, elpQuestion, nextElpQuestion } from '../elp/elp-questions.js';
 import { elpAnswers, elpTests } from '../elp/elp-tables.js';
 import type { LoadsService } from '../loads/loads-service.js';
 import { loads } from '../loads/loads-tables.js';
+import type { OfferIntake } from '../offers/offer-intake.js';
 import { offers } from '../offers/offers-tables.js';
 import { contactRefusal } from '../outreaches/contact-guard.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
@@ -73,6 +75,8 @@ export class VoiceTools {
     private readonly db: Db,
     private readonly loads: LoadsService,
     private readonly enroll: CarrierEnrollment | null,
+    private readonly offers: OfferIntake,
+    private readonly stopContact: StopContactRequests,
     private readonly log: FastifyBaseLogger,
   ) {}
 
@@ -152,7 +156,7 @@ export class VoiceTools {
     }
     const refused = await this.refusal(call);
     if (refused) return { result: NOT_AVAILABLE, metadata: { decision: 'not_available' } };
-    const outcome = await receiveOffer(this.db, this.log, systemScope(call.organization_id), {
+    const outcome = await this.offers.receive(systemScope(call.organization_id), {
       loadId: call.load_id!,
       carrierId: call.carrier_id,
       amount,
@@ -182,7 +186,7 @@ export class VoiceTools {
     if (!call.carrier_id) {
       throw toolError('No carrier is identified on this call: tell them a rep will take them off the list');
     }
-    await stopContactRequested(this.db, call.organization_id, call.carrier_id);
+    await this.stopContact.request(systemScope(call.organization_id), call.carrier_id, 'call');
     this.log.info(
       { callId: call.id, carrierId: call.carrier_id },
       'voice: carrier asked not to be contacted',
@@ -269,7 +273,7 @@ export class VoiceTools {
             eq(loads.organization_id, scope.organizationId),
             eq(loads.origin_state, origin),
             eq(loads.destination_state, destination),
-            or(isNull(loads.load_status), inArray(loads.load_status, [...WORKABLE_STATUSES])),
+            or(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES])),
             sql`NOT EXISTS (SELECT 1 FROM ${offers} a WHERE a.load_id = ${loads.id} AND a.status = 'accepted')`,
           ),
         )

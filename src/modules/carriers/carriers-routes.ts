@@ -6,6 +6,7 @@ import { pageOf } from '../../http/pagination.js';
 import { dateTime, errorResponses } from '../../http/schemas.js';
 import { complianceProviderFrom } from '../../integrations/compliance/index.js';
 import { ComplianceWorker } from '../../workers/compliance-worker.js';
+import { queuedOutreaches } from '../outreaches/outreaches-repository.js';
 import {
   batchBody,
   batchResultSchema,
@@ -24,6 +25,7 @@ import {
 } from './carriers-schemas.js';
 import { CarriersService } from './carriers-service.js';
 import { ComplianceService } from './compliance-service.js';
+import { StopContactRequests } from './stop-contact.js';
 
 const tags = ['carriers'];
 const admins = access.bearer('OWNER', 'ADMIN');
@@ -50,9 +52,12 @@ export const carriersRoutes: FastifyPluginAsyncZod = async (app) => {
     complianceProviderFrom(config.compliance),
     config.compliance.minAuthorityDays,
   );
-  const service = new CarriersService(database.db, compliance, {
-    inlineBudgetMs: config.compliance.inlineBudgetMs,
-  });
+  const service = new CarriersService(
+    database.db,
+    compliance,
+    { inlineBudgetMs: config.compliance.inlineBudgetMs },
+    new StopContactRequests(database.db, queuedOutreaches),
+  );
   if (config.workers.enabled) {
     const worker = new ComplianceWorker(database.db, compliance, config.workers.pollMs, app.log);
     app.addHook('onReady', async () => worker.start());

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../http/authentication.js';
 import { parseCsv } from '../../http/csv.js';
@@ -12,6 +12,7 @@ import {
 } from '../../http/errors.js';
 import { newId } from '../../http/ids.js';
 import { pagination } from '../../http/pagination.js';
+import { LOAD_ID_IN_BODY, requireLoad } from '../loads/load-lookup.js';
 import { loads } from '../loads/loads-tables.js';
 import { emitEvent } from '../webhooks/events.js';
 import { CarrierIngestion, type IngestItem, type ItemOutcome } from './carriers-ingestion.js';
@@ -55,6 +56,7 @@ import {
   listPreferences,
   setPreferenceFields,
 } from './lanes-repository.js';
+import type { StopContactRequests } from './stop-contact.js';
 
 type Reason = { reason?: string | null; reason_note?: string | null };
 
@@ -177,6 +179,7 @@ export class CarriersService {
     private readonly db: Db,
     private readonly compliance: ComplianceService,
     private readonly options: CarriersOptions,
+    private readonly stopContact: StopContactRequests,
   ) {
     this.ingestion = new CarrierIngestion(db, compliance);
   }
@@ -389,13 +392,9 @@ export class CarriersService {
     return this.view(scope, id);
   }
 
-  /** A carrier asked not to be contacted: stamped once, repeats leave it unchanged. */
+  /** A rep records that the carrier asked not to be contacted (the one rule: `StopContactRequests`). */
   async requestStopContact(scope: OrgScope, id: string): Promise<Carrier> {
-    const row = await findCarrier(this.db, scope, id);
-    if (!row) throw notFound('Carrier', id, 'carrier_id');
-    if (!row.stop_contact_requested_at) {
-      await setCarrierFields(this.db, scope, id, { stop_contact_requested_at: new Date() });
-    }
+    if (!(await this.stopContact.request(scope, id, 'api'))) throw notFound('Carrier', id, 'carrier_id');
     return this.view(scope, id);
   }
 
@@ -514,17 +513,13 @@ export class CarriersService {
     input: DisableForLoadInput,
   ): Promise<{ created: boolean; preference: LanePreference }> {
     await this.requireCarrier(scope, carrierId);
-    const [load] = await this.db
-      .select({
-        origin_city: loads.origin_city,
-        origin_state: loads.origin_state,
-        destination_city: loads.destination_city,
-        destination_state: loads.destination_state,
-        equipment_type: loads.equipment_type,
-      })
-      .from(loads)
-      .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, input.load_id)));
-    if (!load) throw unprocessable('validation_error', `Load '${input.load_id}' does not exist`, 'load_id');
+    const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, {
+      origin_city: loads.origin_city,
+      origin_state: loads.origin_state,
+      destination_city: loads.destination_city,
+      destination_state: loads.destination_state,
+      equipment_type: loads.equipment_type,
+    });
     if (!load.origin_state || !load.destination_state) {
       throw unprocessable(
         'validation_error',

@@ -8,6 +8,7 @@ import { offsetOf, pagination } from '../../http/pagination.js';
 import { toCall } from '../calls/calls-schemas.js';
 import { findVisibleLoadView } from '../load-views/load-views-repository.js';
 import { emitEvents } from '../webhooks/events.js';
+import { LOAD_ID_IN_PATH, requireLoad } from './load-lookup.js';
 import { derivedColumns, loadIdentifier, mergeLoad, stopRows } from './loads-ingestion.js';
 import {
   countChangesSince,
@@ -26,7 +27,6 @@ import {
   listLoadPage,
   listLoadVerifications,
   listVersions,
-  loadExists,
   loadStats,
   purgeLoadChanges,
   replaceStops,
@@ -620,7 +620,7 @@ export class LoadsService {
   }
 
   private async mustExist(scope: OrgScope, loadId: string) {
-    if (!(await loadExists(this.db, scope, loadId))) throw notFound('Load', loadId, 'load_id');
+    await requireLoad(this.db, scope, loadId, LOAD_ID_IN_PATH);
   }
 
   /** A saved view's filters; 404 when the view does not exist or is not visible to the caller. */
