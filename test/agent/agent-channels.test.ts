@@ -201,7 +201,9 @@ describe('the agent across instances and at send time', () => {
     for (const c of carriers) expect(all.filter((o) => o.carrier_id === c)).toHaveLength(4);
   });
 
-  it('re-checks the guard when a queued contact comes due: a carrier that asked to stop is not contacted', async () => {
+  // A stop-contact request withdraws queued contacts at once (test/agent/stop-contact.test.ts); a
+  // carrier disabled after its contact was queued is caught by the guard at send time.
+  it('re-checks the guard when a queued contact comes due: a carrier disabled meanwhile is not contacted', async () => {
     const { start, end } = quietNowInChicago();
     const { h } = await tenant(a, { quiet_hours_start: start, quiet_hours_end: end });
     const stays = await laneCarrier(a, h);
@@ -209,12 +211,14 @@ describe('the agent across instances and at send time', () => {
     const loadId = await agentLoad(a, h);
     const queued = await waitForWave(a, h, loadId, 2);
     expect(queued.map((o) => o.status)).toEqual(['pending', 'pending']);
-    const stop = await a.app.inject({
+    const disable = await a.app.inject({
       method: 'POST',
-      url: `/api/v1/carriers/${stops}/stop-contact`,
+      url: `/api/v1/carriers/${stops}/disable`,
       headers: h,
+      payload: { reason: 'compliance' },
     });
-    expect(stop.statusCode).toBe(200);
+    expect(disable.statusCode).toBe(200);
+    expect((await outreachesOf(a, h, loadId)).map((o) => o.status)).toEqual(['pending', 'pending']);
     // Quiet hours end.
     await a.database.db
       .update(outreaches)
@@ -228,7 +232,7 @@ describe('the agent across instances and at send time', () => {
     expect(byCarrier.get(stays)!.status).toBe('active');
     expect(byCarrier.get(stops)).toMatchObject({
       status: 'failed',
-      error_reason: 'not contacted: stop_contact_requested',
+      error_reason: 'not contacted: inactive',
     });
   });
 });
