@@ -20,6 +20,7 @@ import {
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { postmarkSpamComplaint } from '../helpers/postmark-payloads.js';
 import { startReceiver, waitUntil } from '../helpers/webhook-receiver.js';
+import { signWhatsApp, whatsappStandIn, whatsappWebhook } from '../helpers/whatsapp-stand-in.js';
 
 let phones = 0;
 const nextPhone = () => `+1415555${String(3000 + phones++).padStart(4, '0')}`;
@@ -29,8 +30,8 @@ const nextPhone = () => `+1415555${String(3000 + phones++).padStart(4, '0')}`;
  * (quiet hours hold, so that contact waits): whichever way the carrier asks to stop, the queued
  * one must be withdrawn.
  */
-async function carrierWithQueuedContact(t: TestApp, receiverUrl: string) {
-  const { h } = await tenant(t);
+async function carrierWithQueuedContact(t: TestApp, receiverUrl: string, channel = 'email') {
+  const { h } = await tenant(t, { channel_order: [channel] });
   const endpoint = await t.app.inject({
     method: 'POST',
     url: '/api/v1/webhooks/endpoints',
@@ -38,7 +39,7 @@ async function carrierWithQueuedContact(t: TestApp, receiverUrl: string) {
     payload: { url: receiverUrl, event_types: ['carrier.updated', 'outreach.status_changed'] },
   });
   expect(endpoint.statusCode, endpoint.body).toBe(201);
-  const email = nextEmail();
+  const email = channel === 'email' ? nextEmail() : null;
   const phone = nextPhone();
   const carrierId = await laneCarrier(t, h, { email, phone });
   const firstLoad = await agentLoad(t, h);
@@ -168,7 +169,7 @@ describe("a carrier's stop-contact request, by every path", () => {
   it('an e-mail reply asking to stop does the same', async () => {
     const receiver = await rx;
     const s = await carrierWithQueuedContact(t, receiver.url);
-    const res = await reply(t, s.sent, s.email, 'Please remove me from your list.');
+    const res = await reply(t, s.sent, s.email!, 'Please remove me from your list.');
     expect(res.json()).toMatchObject({ status: 'replied', reason: 'stop_contact' });
     await expectHonoured(t, receiver, s, 'asked in an e-mail reply');
   });
@@ -184,10 +185,48 @@ describe("a carrier's stop-contact request, by every path", () => {
         'content-type': 'application/json',
       },
       payload: JSON.stringify(
-        postmarkSpamComplaint({ Metadata: { outreach_id: s.sent.id }, Email: s.email }),
+        postmarkSpamComplaint({ Metadata: { outreach_id: s.sent.id }, Email: s.email! }),
       ),
     });
     expect(res.json()).toMatchObject({ status: 'stop_contact_recorded', carrier_id: s.carrierId });
     await expectHonoured(t, receiver, s, 'marked our e-mail as spam');
+  });
+});
+
+describe("a carrier's stop-contact request on WhatsApp", async () => {
+  const whatsapp = await whatsappStandIn();
+  const t = useTestApp({ env: whatsapp.env });
+  const rx = startReceiver();
+  afterAll(async () => (await rx).close());
+
+  it('a WhatsApp reply asking to stop does the same', async () => {
+    const receiver = await rx;
+    const s = await carrierWithQueuedContact(t, receiver.url, 'whatsapp');
+    const digits = s.phone.slice(1);
+    const opening = whatsapp.requests.find((r) => r.body.to === digits)!;
+    const body = whatsappWebhook({
+      contacts: [{ profile: { name: 'Dispatch' }, wa_id: digits }],
+      messages: [
+        {
+          from: digits,
+          id: `wamid.STOP${digits}`,
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          type: 'text',
+          text: { body: 'STOP. Remove me from your list.' },
+          context: { from: '15550001111', id: opening.id },
+        },
+      ],
+    });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/integrations/whatsapp/webhook',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsApp(body) },
+      payload: body,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().results).toEqual([
+      expect.objectContaining({ status: 'replied', outreach_id: s.sent.id, reason: 'stop_contact' }),
+    ]);
+    await expectHonoured(t, receiver, s, 'asked in a WhatsApp message');
   });
 });
