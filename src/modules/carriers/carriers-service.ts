@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../http/authentication.js';
+import { batchEnvelope } from '../../http/batch-envelope.js';
 import { parseCsv } from '../../http/csv.js';
 import {
   AppError,
@@ -263,49 +264,17 @@ export class CarriersService {
     return this.envelope(outcomes);
   }
 
+  /** The batch answer; `errors` only when some item was not applied (207). */
   private envelope(outcomes: ItemOutcome[]): { status: 200 | 207; body: BatchResult } {
-    const countOf = (s: ItemOutcome['status']) => outcomes.filter((o) => o.status === s).length;
-    const created = countOf('created');
-    const updated = countOf('updated');
-    const skipped = countOf('skipped');
-    const failed = countOf('failed');
-    const allApplied = created + updated === outcomes.length;
-    const errors = outcomes
-      .filter((o) => o.error)
-      .map((o) => ({
-        index: o.index,
-        code: o.error!.code,
-        message: o.error!.message,
-        param: o.error!.param,
-      }));
-    const body: BatchResult = {
-      success: allApplied,
-      total: outcomes.length,
-      successful: created + updated,
-      failed: failed + skipped,
-      created,
-      updated,
-      processed_at: new Date(),
-      results: outcomes.map((o) => ({
-        identifier: o.identifier,
-        success: o.status === 'created' || o.status === 'updated',
-        carrier_id: o.id,
-        operation: o.status === 'created' || o.status === 'updated' ? o.status : null,
-        error: o.error?.message ?? null,
-        error_code: o.error?.code ?? null,
-        lanes_created: o.lanes_created,
-      })),
-      data: outcomes.map((o) => ({
-        index: o.index,
-        status: o.status,
-        id: o.id,
-        external_id: o.external_id,
-        error: o.error ? { code: o.error.code, message: o.error.message, param: o.error.param } : null,
-      })),
-      summary: { total: outcomes.length, created, updated, skipped, failed },
-    };
-    if (!allApplied) body.errors = errors;
-    return { status: allApplied ? 200 : 207, body };
+    const { errors, ...envelope } = batchEnvelope(outcomes, (o, shared) => ({
+      identifier: o.identifier,
+      carrier_id: o.id,
+      lanes_created: o.lanes_created,
+      ...shared,
+    }));
+    const body: BatchResult = { ...envelope, total: outcomes.length };
+    if (!envelope.success) body.errors = errors;
+    return { status: envelope.success ? 200 : 207, body };
   }
 
   /** PATCH: only sent fields change; is_active is refused; identifiers stay unique. */
