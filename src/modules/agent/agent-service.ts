@@ -2,14 +2,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { EmailDeliveryEvent, InboundEmail } from '../../integrations/email/email-channel.js';
 import type { InboundWhatsApp } from '../../integrations/whatsapp/whatsapp-channel.js';
-import type { CallsService } from '../calls/calls-service.js';
 import { StopContactRequests } from '../carriers/stop-contact.js';
 import { OfferIntake } from '../offers/offer-intake.js';
 import { type OutreachRow, queuedOutreaches } from '../outreaches/outreaches-repository.js';
 import { type AgentChannels, AgentMessenger } from './agent-messenger.js';
 import type { AgentSettings } from './agent-settings.js';
 import { agentOfferPolicy } from './agent-settings.js';
-import { ContactDispatcher } from './contact-dispatcher.js';
+import { type CallPlacer, ContactDispatcher } from './contact-dispatcher.js';
 import { type DeliveryResult, type InboundResult, ReplyHandler } from './reply-handler.js';
 import { type LaneRanking, WavePlanner } from './wave-planner.js';
 
@@ -28,7 +27,7 @@ export class AgentService {
 
   constructor(
     db: Db,
-    calls: CallsService,
+    calls: CallPlacer,
     channels: AgentChannels,
     log: FastifyBaseLogger,
     batchSize = 50,

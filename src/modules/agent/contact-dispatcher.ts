@@ -1,8 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { replyText } from '../../domain/negotiation.js';
-import { systemScope } from '../../http/authentication.js';
-import type { CallsService } from '../calls/calls-service.js';
+import { type OrgScope, systemScope } from '../../http/authentication.js';
 import { findCarrier } from '../carriers/carriers-repository.js';
 import { cancelAutomatedOutreaches, type OutreachRow } from '../outreaches/outreaches-repository.js';
 import type { AgentMessenger } from './agent-messenger.js';
@@ -15,13 +14,30 @@ import {
 } from './agent-repository.js';
 
 /**
+ * Places the agent's calls: the calls module's service answers it (the agent needs no more of
+ * the calls module than this).
+ */
+export interface CallPlacer {
+  create(
+    scope: OrgScope,
+    input: {
+      phone_number: string;
+      load_id: string;
+      call_type: 'LOAD_BOOKING';
+      template_variables: Record<string, unknown>;
+    },
+    context: { carrier_id: string; outreach_id: string },
+  ): Promise<{ id: string }>;
+}
+
+/**
  * Sends the contacts the planner queued once their time has come: a call through the calls
  * module, a first e-mail or WhatsApp message through the messenger.
  */
 export class ContactDispatcher {
   constructor(
     private readonly db: Db,
-    private readonly calls: CallsService,
+    private readonly calls: CallPlacer,
     private readonly messenger: AgentMessenger,
     private readonly log: FastifyBaseLogger,
     private readonly batchSize: number,
