@@ -264,26 +264,7 @@ export class VoiceTools {
         )
         .limit(1);
     } else if (origin && destination) {
-      // Open loads on the lane, the pickup nearest the date asked for (else the soonest) first.
-      found = await this.db
-        .select({ id: loads.id, load_number: loads.load_number })
-        .from(loads)
-        .where(
-          and(
-            eq(loads.organization_id, scope.organizationId),
-            eq(loads.origin_state, origin),
-            eq(loads.destination_state, destination),
-            or(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES])),
-            sql`NOT EXISTS (SELECT 1 FROM ${offers} a WHERE a.load_id = ${loads.id} AND a.status = 'accepted')`,
-          ),
-        )
-        .orderBy(
-          pickupAt
-            ? sql`abs(extract(epoch from (${loads.pickup_date} - ${pickupAt.toISOString()}::timestamptz))) NULLS LAST`
-            : sql`${loads.pickup_date} ASC NULLS LAST`,
-          asc(loads.created_at),
-        )
-        .limit(5);
+      found = await this.openOnLane(scope.organizationId, origin, destination, pickupAt);
     } else {
       throw toolError('Give a load_number, or an origin_state and a destination_state');
     }
@@ -327,6 +308,29 @@ export class VoiceTools {
       },
       call: linked,
     };
+  }
+
+  /** Loads still taking offers on the lane, the pickup nearest the date asked for (else the soonest) first. */
+  private openOnLane(organizationId: string, origin: string, destination: string, pickupAt: Date | null) {
+    return this.db
+      .select({ id: loads.id, load_number: loads.load_number })
+      .from(loads)
+      .where(
+        and(
+          eq(loads.organization_id, organizationId),
+          eq(loads.origin_state, origin),
+          eq(loads.destination_state, destination),
+          or(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES])),
+          sql`NOT EXISTS (SELECT 1 FROM ${offers} a WHERE a.load_id = ${loads.id} AND a.status = 'accepted')`,
+        ),
+      )
+      .orderBy(
+        pickupAt
+          ? sql`abs(extract(epoch from (${loads.pickup_date} - ${pickupAt.toISOString()}::timestamptz))) NULLS LAST`
+          : sql`${loads.pickup_date} ASC NULLS LAST`,
+        asc(loads.created_at),
+      )
+      .limit(5);
   }
 
   /** Inbound: the caller's carrier by MC or DOT; an unknown one is made through the compliance check. */
