@@ -9,7 +9,6 @@ import { pagination } from '../../http/pagination.js';
 import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
 import { findUserById } from '../auth/auth-repository.js';
 import { organizations, users } from '../auth/auth-tables.js';
-import { carriers } from '../carriers/carriers-tables.js';
 import { StopContactRequests } from '../carriers/stop-contact.js';
 import { scoreElp } from '../elp/elp-scoring.js';
 import { elpAnswers, elpTests } from '../elp/elp-tables.js';
@@ -26,6 +25,7 @@ import { assistantFor, callVariables, organizationContact } from './call-script.
 import {
   advanceCall,
   type CallRow,
+  calleeById,
   carriersAtNumber,
   findCall,
   findCallForEvent,
@@ -61,7 +61,7 @@ export interface CallContext {
 export type ElpRequest = CallContext;
 
 /** The carrier a call reaches, as far as creating the call needs it. */
-type Callee = { id: string; name: string; mc_number: string | null; stop: Date | null };
+type Callee = NonNullable<Awaited<ReturnType<typeof calleeById>>>;
 
 /**
  * What a call is for. The call type decides (LOAD_BOOKING, ELP); without one, a `purpose` the
@@ -180,15 +180,7 @@ export class CallsService {
       );
     }
     if (!context?.carrier_id) return reachable[0] ?? null;
-    const [found] = await this.db
-      .select({
-        id: carriers.id,
-        name: carriers.name,
-        mc_number: carriers.mc_number,
-        stop: carriers.stop_contact_requested_at,
-      })
-      .from(carriers)
-      .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, context.carrier_id)));
+    const found = await calleeById(this.db, scope, context.carrier_id);
     if (!found) {
       throw unprocessable('validation_error', `Carrier '${context.carrier_id}' does not exist`, 'carrier_id');
     }
