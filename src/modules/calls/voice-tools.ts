@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
-import { type LoadSummary, replyText } from '../../domain/negotiation.js';
+import { replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
 import { newId } from '../../http/ids.js';
@@ -21,6 +21,15 @@ import { outreaches } from '../outreaches/outreaches-tables.js';
 import { emitEvent, outreachEventData } from '../webhooks/events.js';
 import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CallRow, linkCall } from './calls-repository.js';
+import {
+  argsOf,
+  loadSummary,
+  NO_LOAD,
+  NOT_AVAILABLE,
+  type Outcome,
+  textArg,
+  toolError,
+} from './voice-tool-support.js';
 
 /**
  * Makes a carrier from what a caller says (an MC or DOT number) through the compliance check, as
@@ -30,40 +39,6 @@ export type CarrierEnrollment = (
   scope: OrgScope,
   ident: { mc_number: string | null; dot_number: string | null; phone: string | null },
 ) => Promise<{ id: string }>;
-
-type Outcome = { result?: string; error?: string; metadata?: Record<string, unknown> };
-
-const NOT_AVAILABLE = 'I am sorry, this load is not available for you. Thank you for calling.';
-
-/** Tool errors that are the caller's to fix: their message goes back to the assistant. */
-const toolError = (message: string) => new AppError(422, 'tool_error', message);
-
-function loadSummary(s: SayableLoad): LoadSummary {
-  const place = (p: { city: string; state: string } | null) => (p ? `${p.city}, ${p.state}` : 'TBD');
-  return {
-    load_number: s.load_number,
-    equipment_type: s.equipment_type,
-    origin: place(s.origin),
-    destination: place(s.destination),
-    pickup_date: s.pickup_date ? new Date(`${s.pickup_date}T00:00:00Z`) : null,
-    posted_rate: s.posted_rate,
-  };
-}
-
-function argsOf(raw: unknown): Record<string, unknown> {
-  if (typeof raw === 'string') {
-    try {
-      const parsed = JSON.parse(raw) as unknown;
-      return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
-    } catch {
-      return {};
-    }
-  }
-  return raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-}
-
-const textArg = (v: unknown, max = 200) =>
-  typeof v === 'string' && v.trim() ? v.trim().slice(0, max) : null;
 
 /**
  * The voice assistant's tools, answered for one call. Each answer is the sentence or the facts the
@@ -426,13 +401,3 @@ export class VoiceTools {
     });
   }
 }
-
-/** The confirmation of a stop-contact request names no load. */
-const NO_LOAD: LoadSummary = {
-  load_number: '',
-  equipment_type: '',
-  origin: '',
-  destination: '',
-  pickup_date: null,
-  posted_rate: null,
-};
