@@ -11,6 +11,7 @@ import { voiceProviderFrom } from './integrations/voice/index.js';
 import type { VoiceProvider } from './integrations/voice/voice-provider.js';
 import { SimulatedWhatsAppSender } from './integrations/whatsapp/simulated-whatsapp-sender.js';
 import { AgentService } from './modules/agent/agent-service.js';
+import { agentOfferPolicy } from './modules/agent/agent-settings.js';
 import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import { AuthService } from './modules/auth/auth-service.js';
@@ -20,11 +21,14 @@ import { carrierEnrollment } from './modules/calls/carrier-enrollment.js';
 import { VoiceTools } from './modules/calls/voice-tools.js';
 import { CarriersService } from './modules/carriers/carriers-service.js';
 import { ComplianceService } from './modules/carriers/compliance-service.js';
+import { StopContactRequests } from './modules/carriers/stop-contact.js';
 import { ElpService } from './modules/elp/elp-service.js';
 import { LoadViewsService } from './modules/load-views/load-views-service.js';
 import { LoadsService } from './modules/loads/loads-service.js';
 import { StatusMappings } from './modules/loads/status-mappings.js';
+import { OfferIntake } from './modules/offers/offer-intake.js';
 import { OffersService } from './modules/offers/offers-service.js';
+import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js';
 import { OutreachesService } from './modules/outreaches/outreaches-service.js';
 import { VoiceTemplatesService } from './modules/voice-templates/index.js';
 import { webhookSecretBox } from './modules/webhooks/delivery.js';
@@ -93,7 +97,15 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
   const loads = new LoadsService(db, log);
   const registry = complianceProviderFrom(config.compliance);
   const compliance = new ComplianceService(db, registry, config.compliance.minAuthorityDays);
-  const carriers = new CarriersService(db, compliance, { inlineBudgetMs: config.compliance.inlineBudgetMs });
+  // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
+  const stopContact = new StopContactRequests(db, queuedOutreaches);
+  const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log);
+  const carriers = new CarriersService(
+    db,
+    compliance,
+    { inlineBudgetMs: config.compliance.inlineBudgetMs },
+    stopContact,
+  );
 
   const voiceProvider = voiceProviderFrom(config);
   const voiceTemplates = new VoiceTemplatesService(db);
@@ -103,11 +115,11 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
     voiceProvider,
     loads,
     voiceTemplates,
-    new VoiceTools(db, loads, enroll, log),
+    new VoiceTools(db, loads, enroll, offerIntake, stopContact, log),
     log,
   );
   const channels = channelsFrom(config);
-  const agent = agentOf(config, database, calls, channels, log);
+  const agent = agentOf(config, database, calls, channels, { offers: offerIntake, stopContact }, log);
 
   const services = {
     tokens,
@@ -167,6 +179,7 @@ function agentOf(
   database: Database,
   calls: CallsService,
   channels: Channels,
+  rules: { offers: OfferIntake; stopContact: StopContactRequests },
   log: FastifyBaseLogger,
 ): AgentService {
   const agent = new AgentService(
@@ -181,6 +194,7 @@ function agentOf(
         language: config.channels.whatsapp.templateLanguage,
       },
     },
+    rules,
     log,
     config.agent.batchSize,
     config.agent.rankingTtlMs,

@@ -41,3 +41,21 @@ export const AUDIT_REASONS = [
 export const auditReason = z.enum(AUDIT_REASONS);
 
 export const LOAD_MODES = ['FTL', 'PTL', 'LTL', 'DED', 'RAIL', 'PASS'] as const;
+
+/**
+ * Load statuses in which a load is still looking for a carrier: the agent works loads in these
+ * (handed to it, with no accepted offer), and a carrier's offer on any channel is recorded only on
+ * a load in one of these or with no status at all; on any other the carrier hears it is covered.
+ */
+export const OPEN_LOAD_STATUSES = ['Created', 'Unassigned', 'Quotes Received'] as const;
+
+/** Load statuses in which no offer can be accepted, by a rep or automatically (DESIGN.md section 7). */
+export const UNBOOKABLE_LOAD_STATUSES = ['Cancelled', 'Delivered'] as const;
+
+/** Whether a carrier's offer on a load in this status is taken (no status: still open). */
+export const takesCarrierOffers = (status: string | null): boolean =>
+  status === null || (OPEN_LOAD_STATUSES as readonly string[]).includes(status);
+
+/** Whether an offer on a load in this status may be accepted (no status: yes). */
+export const isBookable = (status: string | null): boolean =>
+  status === null || !(UNBOOKABLE_LOAD_STATUSES as readonly string[]).includes(status);

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
@@ -16,64 +15,11 @@ import {
   waitForWave,
 } from '../helpers/agent-factories.js';
 import { buildTestApp, fileDatabaseUrl, type TestApp, useTestApp } from '../helpers/app.js';
+import { signWhatsApp, whatsappStandIn, whatsappWebhook } from '../helpers/whatsapp-stand-in.js';
 
-/** A stand-in for the WhatsApp Cloud API's messages endpoint: records requests, answers with a wamid. */
-const graph = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const id = `wamid.TEST${graphRequests.length}`;
-    graphRequests.push({ url: req.url ?? '', authorization: req.headers.authorization ?? '', body, id });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        messaging_product: 'whatsapp',
-        contacts: [{ input: body.to, wa_id: body.to }],
-        messages: [{ id }],
-      }),
-    );
-  });
-});
-type GraphBody = { to?: string; type?: string; template?: { components?: unknown }; text?: { body: string } };
-const graphRequests: { url: string; authorization: string; body: GraphBody; id: string }[] = [];
-await new Promise<void>((r) => graph.listen(0, '127.0.0.1', r));
-afterAll(() => new Promise<void>((r) => graph.close(() => r())));
-
-const APP_SECRET = 'whatsapp-app-secret';
-const whatsappEnv = {
-  ...agentEnv,
-  WHATSAPP_PROVIDER: 'cloud_api',
-  WHATSAPP_API_BASE_URL: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/v21.0`,
-  WHATSAPP_ACCESS_TOKEN: 'graph-token',
-  WHATSAPP_PHONE_NUMBER_ID: '1098765',
-  WHATSAPP_APP_SECRET: APP_SECRET,
-  WHATSAPP_VERIFY_TOKEN: 'verify-me',
-};
-
-const sign = (body: string, secret = APP_SECRET) =>
-  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-
-/** A Cloud API webhook delivery with one text message and optional statuses. */
-function webhook(value: Record<string, unknown>) {
-  return JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: '1098765' },
-              ...value,
-            },
-          },
-        ],
-      },
-    ],
-  });
-}
+const { requests: graphRequests, env: whatsappEnv } = await whatsappStandIn();
+const sign = signWhatsApp;
+const webhook = whatsappWebhook;
 
 describe('the agent on WhatsApp (Cloud API)', () => {
   const t = useTestApp({ env: whatsappEnv });
@@ -201,20 +147,24 @@ describe('the agent across instances and at send time', () => {
     for (const c of carriers) expect(all.filter((o) => o.carrier_id === c)).toHaveLength(4);
   });
 
-  it('re-checks the guard when a queued contact comes due: a carrier that asked to stop is not contacted', async () => {
+  // A stop-contact request withdraws queued contacts at once (test/agent/stop-contact.test.ts); a
+  // carrier disabled after its contact was queued is caught by the guard at send time.
+  it('re-checks the guard when a queued contact comes due: a carrier disabled meanwhile is not contacted', async () => {
     const { start, end } = quietNowInChicago();
-    const { h } = await tenant(a, { quiet_hours_start: start, quiet_hours_end: end });
+    const { h, user } = await tenant(a, { quiet_hours_start: start, quiet_hours_end: end });
     const stays = await laneCarrier(a, h);
     const stops = await laneCarrier(a, h);
     const loadId = await agentLoad(a, h);
     const queued = await waitForWave(a, h, loadId, 2);
     expect(queued.map((o) => o.status)).toEqual(['pending', 'pending']);
-    const stop = await a.app.inject({
+    const disable = await a.app.inject({
       method: 'POST',
-      url: `/api/v1/carriers/${stops}/stop-contact`,
-      headers: h,
+      url: `/api/v1/carriers/${stops}/disable`,
+      headers: user.headers,
+      payload: { reason: 'compliance' },
     });
-    expect(stop.statusCode).toBe(200);
+    expect(disable.statusCode).toBe(200);
+    expect((await outreachesOf(a, h, loadId)).map((o) => o.status)).toEqual(['pending', 'pending']);
     // Quiet hours end.
     await a.database.db
       .update(outreaches)
@@ -228,7 +178,7 @@ describe('the agent across instances and at send time', () => {
     expect(byCarrier.get(stays)!.status).toBe('active');
     expect(byCarrier.get(stops)).toMatchObject({
       status: 'failed',
-      error_reason: 'not contacted: stop_contact_requested',
+      error_reason: 'not contacted: inactive',
     });
   });
 });

@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '../../db/client.js';
 import { text } from '../../http/schemas.js';
+import type { OfferPolicy } from '../offers/offer-intake.js';
 import { AGENT_CHANNELS, agentSettings } from './agent-tables.js';
 
 const hour = () => z.number().int().min(0).max(23);
@@ -88,6 +89,12 @@ export async function readAgentSettings(db: DbOrTx, organizationId: string): Pro
   const { organization_id: _o, created_at: _c, updated_at: _u, ...settings } = row;
   return settings as AgentSettings;
 }
+
+/** The offers module's policy for carriers' offers, as these settings hold it. */
+export const agentOfferPolicy = (db: DbOrTx): OfferPolicy => ({
+  autoAccept: async (organizationId) =>
+    (await readAgentSettings(db, organizationId)).auto_accept_at_or_under_posted_rate,
+});
 
 /** Applies a partial change over the current settings; returns the result. */
 export async function updateAgentSettings(

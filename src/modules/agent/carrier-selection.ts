@@ -164,7 +164,7 @@ async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v1',
+    'agent_pick_wave_v2',
     sql`
     WITH r AS (
       SELECT * FROM unnest(
@@ -177,7 +177,7 @@ async function checkInOrder(
     checked AS (
       SELECT r.ord, r.id, r.tier, r.on_time_pct, r.source, c.name, c.home_state,
              c.phone, c.email, c.dispatcher_phone, c.dispatcher_email,
-             ${refusalSql(organizationId)} IS NULL AS guard_ok,
+             ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('ld') })} IS NULL AS guard_ok,
              (SELECT count(*) FROM outreaches o
               WHERE o.organization_id = ${organizationId} AND o.carrier_id = c.id AND o.is_automated
                 AND o.cancelled_at IS NULL AND o.created_at > now() - interval '24 hours'

@@ -207,15 +207,27 @@ export async function listCalls(db: DbOrTx, scope: OrgScope, q: ListCallsQuery) 
   return { rows, total: total?.n ?? 0 };
 }
 
+/** What placing a call reads of the carrier it reaches. */
+const CALLEE = {
+  id: carriers.id,
+  name: carriers.name,
+  mc_number: carriers.mc_number,
+  stop: carriers.stop_contact_requested_at,
+};
+
+/** The carrier a call is for, by id. */
+export async function calleeById(db: DbOrTx, scope: OrgScope, id: string) {
+  const [row] = await db
+    .select(CALLEE)
+    .from(carriers)
+    .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, id)));
+  return row ?? null;
+}
+
 /** Carriers of the organization reachable at this number (their phone, dispatcher or a contact). */
 export async function carriersAtNumber(db: DbOrTx, scope: OrgScope, phone: string) {
   return db
-    .select({
-      id: carriers.id,
-      name: carriers.name,
-      mc_number: carriers.mc_number,
-      stop: carriers.stop_contact_requested_at,
-    })
+    .select(CALLEE)
     .from(carriers)
     .where(
       and(

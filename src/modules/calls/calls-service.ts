@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../db/client.js';
+import type { Db, DbOrTx } from '../../db/client.js';
 import { type CallType, TERMINAL_STATUSES } from '../../domain/calls.js';
 import { AppError, notFound, stateConflict, unprocessable } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -9,9 +9,9 @@ import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
 import { findUserById } from '../auth/auth-repository.js';
 import { organizations, users } from '../auth/auth-tables.js';
-import { carriers } from '../carriers/carriers-tables.js';
 import { scoreElp } from '../elp/elp-scoring.js';
 import { elpAnswers, elpTests } from '../elp/elp-tables.js';
+import { LOAD_ID_IN_BODY, requireLoad } from '../loads/load-lookup.js';
 import type { LoadsService } from '../loads/loads-service.js';
 import { loads } from '../loads/loads-tables.js';
 import { contactRefusal } from '../outreaches/contact-guard.js';
@@ -22,6 +22,7 @@ import { assistantFor, callVariables, organizationContact } from './call-script.
 import {
   advanceCall,
   type CallRow,
+  calleeById,
   carriersAtNumber,
   findCall,
   findCallForEvent,
@@ -56,6 +57,9 @@ export interface CallContext {
 
 export type ElpRequest = CallContext;
 
+/** The carrier a call reaches, as far as creating the call needs it. */
+type Callee = NonNullable<Awaited<ReturnType<typeof calleeById>>>;
+
 /**
  * What a call is for. The call type decides (LOAD_BOOKING, ELP); without one, a `purpose` the
  * service's own callers put in the variables (tracking check calls), else load booking.
@@ -83,22 +87,12 @@ export class CallsService {
    * opens the call outreach; an ELP call also opens its ELP test.
    */
   async create(scope: OrgScope, input: CreateCallInput, context?: CallContext): Promise<CallRow> {
-    const reachable = await carriersAtNumber(this.db, scope, input.phone_number);
-    const stopped = reachable.find((c) => c.stop);
-    if (stopped) {
-      throw stateConflict(
-        'stop_contact_requested',
-        `The carrier at ${input.phone_number} ('${stopped.id}') asked not to be contacted`,
-        'phone_number',
-      );
-    }
+    const carrier = await this.callee(scope, input, context);
     let loadNumber: string | null = null;
     if (input.load_id) {
-      const [load] = await this.db
-        .select({ load_number: loads.load_number })
-        .from(loads)
-        .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, input.load_id)));
-      if (!load) throw unprocessable('validation_error', `Load '${input.load_id}' does not exist`, 'load_id');
+      const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, {
+        load_number: loads.load_number,
+      });
       loadNumber = load.load_number;
     }
     const callType = input.call_type ?? null;
@@ -109,35 +103,7 @@ export class CallsService {
       callType,
       purposeOf(callType, input.template_variables),
     );
-    let carrierId = reachable[0]?.id ?? null;
-    let carrier = reachable[0] ?? null;
-    if (context?.carrier_id) {
-      const [found] = await this.db
-        .select({
-          id: carriers.id,
-          name: carriers.name,
-          mc_number: carriers.mc_number,
-          stop: carriers.stop_contact_requested_at,
-        })
-        .from(carriers)
-        .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, context.carrier_id)));
-      if (!found)
-        throw unprocessable(
-          'validation_error',
-          `Carrier '${context.carrier_id}' does not exist`,
-          'carrier_id',
-        );
-      carrierId = found.id;
-      carrier = found;
-    }
-    if (input.load_id && carrierId) {
-      // The contact guard: the stop-contact case keeps its own code above; the rest are refused here.
-      const refusal = await contactRefusal(this.db, scope, carrierId, input.load_id);
-      if (refusal?.reason === 'stop_contact_requested') {
-        throw stateConflict('stop_contact_requested', refusal.message, 'phone_number');
-      }
-      if (refusal) throw stateConflict('contact_not_allowed', refusal.message, 'phone_number');
-    }
+    await this.guard(scope, carrier?.id ?? null, input.load_id);
     const call = await this.db.transaction(async (tx) => {
       const row = await insertCall(tx, scope, {
         id: newId('call'),
@@ -149,7 +115,7 @@ export class CallsService {
         call_type: callType,
         load_id: input.load_id ?? null,
         load_number: loadNumber,
-        carrier_id: carrierId,
+        carrier_id: carrier?.id ?? null,
         created_by_id: scope.principal.userId,
         template_id: template.id,
         purpose: template.purpose,
@@ -158,49 +124,99 @@ export class CallsService {
         provider: this.provider.name,
       });
       await emitEvent(tx, scope.organizationId, 'call.created', toCall(row));
-      if (input.load_id && carrierId && context?.outreach_id) {
-        await tx
-          .update(outreaches)
-          .set({ call_id: row.id, updated_at: sql`now()` })
-          .where(
-            and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, context.outreach_id)),
-          );
-      } else if (input.load_id && carrierId) {
-        const [outreach] = await tx
-          .insert(outreaches)
-          .values({
-            id: newId('outreach'),
-            organization_id: scope.organizationId,
-            carrier_id: carrierId,
-            load_id: input.load_id,
-            modality: 'call',
-            direction: 'outbound',
-            status: 'pending',
-            load_number: loadNumber,
-            call_id: row.id,
-          })
-          .returning();
-        await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(outreach!));
-      }
-      if (callType === 'ELP') {
-        await tx.insert(elpTests).values({
-          id: newId('elpTest'),
-          organization_id: scope.organizationId,
-          call_id: row.id,
-          carrier_id: carrierId,
-          phone_number: input.phone_number,
-          driver_name: context?.driver_name ?? null,
-          carrier_name: carrier?.name ?? null,
-          mc_number: context?.mc_number ?? carrier?.mc_number ?? null,
-          status: 'REQUESTED',
-          scoring_status: 'PENDING',
-        });
-      }
+      await this.openRecords(tx, scope, row, carrier, context);
       return row;
     });
     // The provider is called after commit: never inside a transaction. A scheduled call waits.
     if (!input.scheduled_at) await this.place(call);
     return (await findCall(this.db, scope, call.id))!;
+  }
+
+  /**
+   * The carrier a new call reaches: the one the caller names (`context.carrier_id`), else the first
+   * at the number. A carrier at the number that asked not to be contacted refuses the call (409).
+   */
+  private async callee(
+    scope: OrgScope,
+    input: CreateCallInput,
+    context?: CallContext,
+  ): Promise<Callee | null> {
+    const reachable = await carriersAtNumber(this.db, scope, input.phone_number);
+    const stopped = reachable.find((c) => c.stop);
+    if (stopped) {
+      throw stateConflict(
+        'stop_contact_requested',
+        `The carrier at ${input.phone_number} ('${stopped.id}') asked not to be contacted`,
+        'phone_number',
+      );
+    }
+    if (!context?.carrier_id) return reachable[0] ?? null;
+    const found = await calleeById(this.db, scope, context.carrier_id);
+    if (!found) {
+      throw unprocessable('validation_error', `Carrier '${context.carrier_id}' does not exist`, 'carrier_id');
+    }
+    return found;
+  }
+
+  /** The contact guard for a call about a load: the stop-contact case keeps its own code. */
+  private async guard(scope: OrgScope, carrierId: string | null, loadId: string | null | undefined) {
+    if (!loadId || !carrierId) return;
+    const refusal = await contactRefusal(this.db, scope, carrierId, loadId);
+    if (refusal?.reason === 'stop_contact_requested') {
+      throw stateConflict('stop_contact_requested', refusal.message, 'phone_number');
+    }
+    if (refusal) throw stateConflict('contact_not_allowed', refusal.message, 'phone_number');
+  }
+
+  /**
+   * What a new call opens with it, in its transaction: the call outreach for a load and a known
+   * carrier (the agent's queued one when the call carries it), and an ELP call's test.
+   */
+  private async openRecords(
+    tx: DbOrTx,
+    scope: OrgScope,
+    row: CallRow,
+    carrier: Callee | null,
+    context?: CallContext,
+  ) {
+    if (row.load_id && carrier && context?.outreach_id) {
+      await tx
+        .update(outreaches)
+        .set({ call_id: row.id, updated_at: sql`now()` })
+        .where(
+          and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, context.outreach_id)),
+        );
+    } else if (row.load_id && carrier) {
+      const [outreach] = await tx
+        .insert(outreaches)
+        .values({
+          id: newId('outreach'),
+          organization_id: scope.organizationId,
+          carrier_id: carrier.id,
+          load_id: row.load_id,
+          modality: 'call',
+          direction: 'outbound',
+          status: 'pending',
+          load_number: row.load_number,
+          call_id: row.id,
+        })
+        .returning();
+      await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(outreach!));
+    }
+    if (row.call_type === 'ELP') {
+      await tx.insert(elpTests).values({
+        id: newId('elpTest'),
+        organization_id: scope.organizationId,
+        call_id: row.id,
+        carrier_id: carrier?.id ?? null,
+        phone_number: row.phone_number,
+        driver_name: context?.driver_name ?? null,
+        carrier_name: carrier?.name ?? null,
+        mc_number: context?.mc_number ?? carrier?.mc_number ?? null,
+        status: 'REQUESTED',
+        scoring_status: 'PENDING',
+      });
+    }
   }
 
   /** The template a call runs: the one it started with, else (deleted since) the default for its purpose. */

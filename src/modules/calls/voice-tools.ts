@@ -2,23 +2,34 @@ import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
+import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
+import { replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
-import { receiveOffer, stopContactRequested, WORKABLE_STATUSES } from '../agent/channel-rules.js';
-import { type LoadSummary, replyText } from '../agent/negotiation.js';
 import { digitsOnly } from '../carriers/carriers-schemas.js';
 import { carriers } from '../carriers/carriers-tables.js';
+import type { StopContactRequests } from '../carriers/stop-contact.js';
 import { ELP_QUESTIONS, elpQuestion, nextElpQuestion } from '../elp/elp-questions.js';
 import { elpAnswers, elpTests } from '../elp/elp-tables.js';
 import type { LoadsService } from '../loads/loads-service.js';
 import { loads } from '../loads/loads-tables.js';
+import type { OfferIntake } from '../offers/offer-intake.js';
 import { offers } from '../offers/offers-tables.js';
 import { contactRefusal } from '../outreaches/contact-guard.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
 import { emitEvent, outreachEventData } from '../webhooks/events.js';
 import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CallRow, linkCall } from './calls-repository.js';
+import {
+  argsOf,
+  loadSummary,
+  NO_LOAD,
+  NOT_AVAILABLE,
+  type Outcome,
+  textArg,
+  toolError,
+} from './voice-tool-support.js';
 
 /**
  * Makes a carrier from what a caller says (an MC or DOT number) through the compliance check, as
@@ -28,40 +39,6 @@ export type CarrierEnrollment = (
   scope: OrgScope,
   ident: { mc_number: string | null; dot_number: string | null; phone: string | null },
 ) => Promise<{ id: string }>;
-
-type Outcome = { result?: string; error?: string; metadata?: Record<string, unknown> };
-
-const NOT_AVAILABLE = 'I am sorry, this load is not available for you. Thank you for calling.';
-
-/** Tool errors that are the caller's to fix: their message goes back to the assistant. */
-const toolError = (message: string) => new AppError(422, 'tool_error', message);
-
-function loadSummary(s: SayableLoad): LoadSummary {
-  const place = (p: { city: string; state: string } | null) => (p ? `${p.city}, ${p.state}` : 'TBD');
-  return {
-    load_number: s.load_number,
-    equipment_type: s.equipment_type,
-    origin: place(s.origin),
-    destination: place(s.destination),
-    pickup_date: s.pickup_date ? new Date(`${s.pickup_date}T00:00:00Z`) : null,
-    posted_rate: s.posted_rate,
-  };
-}
-
-function argsOf(raw: unknown): Record<string, unknown> {
-  if (typeof raw === 'string') {
-    try {
-      const parsed = JSON.parse(raw) as unknown;
-      return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
-    } catch {
-      return {};
-    }
-  }
-  return raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-}
-
-const textArg = (v: unknown, max = 200) =>
-  typeof v === 'string' && v.trim() ? v.trim().slice(0, max) : null;
 
 /**
  * The voice assistant's tools, answered for one call. Each answer is the sentence or the facts the
@@ -73,6 +50,8 @@ export class VoiceTools {
     private readonly db: Db,
     private readonly loads: LoadsService,
     private readonly enroll: CarrierEnrollment | null,
+    private readonly offers: OfferIntake,
+    private readonly stopContact: StopContactRequests,
     private readonly log: FastifyBaseLogger,
   ) {}
 
@@ -152,7 +131,7 @@ export class VoiceTools {
     }
     const refused = await this.refusal(call);
     if (refused) return { result: NOT_AVAILABLE, metadata: { decision: 'not_available' } };
-    const outcome = await receiveOffer(this.db, this.log, systemScope(call.organization_id), {
+    const outcome = await this.offers.receive(systemScope(call.organization_id), {
       loadId: call.load_id!,
       carrierId: call.carrier_id,
       amount,
@@ -182,7 +161,7 @@ export class VoiceTools {
     if (!call.carrier_id) {
       throw toolError('No carrier is identified on this call: tell them a rep will take them off the list');
     }
-    await stopContactRequested(this.db, call.organization_id, call.carrier_id);
+    await this.stopContact.request(systemScope(call.organization_id), call.carrier_id, 'call');
     this.log.info(
       { callId: call.id, carrierId: call.carrier_id },
       'voice: carrier asked not to be contacted',
@@ -260,26 +239,7 @@ export class VoiceTools {
         )
         .limit(1);
     } else if (origin && destination) {
-      // Open loads on the lane, the pickup nearest the date asked for (else the soonest) first.
-      found = await this.db
-        .select({ id: loads.id, load_number: loads.load_number })
-        .from(loads)
-        .where(
-          and(
-            eq(loads.organization_id, scope.organizationId),
-            eq(loads.origin_state, origin),
-            eq(loads.destination_state, destination),
-            or(isNull(loads.load_status), inArray(loads.load_status, [...WORKABLE_STATUSES])),
-            sql`NOT EXISTS (SELECT 1 FROM ${offers} a WHERE a.load_id = ${loads.id} AND a.status = 'accepted')`,
-          ),
-        )
-        .orderBy(
-          pickupAt
-            ? sql`abs(extract(epoch from (${loads.pickup_date} - ${pickupAt.toISOString()}::timestamptz))) NULLS LAST`
-            : sql`${loads.pickup_date} ASC NULLS LAST`,
-          asc(loads.created_at),
-        )
-        .limit(5);
+      found = await this.openOnLane(scope.organizationId, origin, destination, pickupAt);
     } else {
       throw toolError('Give a load_number, or an origin_state and a destination_state');
     }
@@ -323,6 +283,29 @@ export class VoiceTools {
       },
       call: linked,
     };
+  }
+
+  /** Loads still taking offers on the lane, the pickup nearest the date asked for (else the soonest) first. */
+  private openOnLane(organizationId: string, origin: string, destination: string, pickupAt: Date | null) {
+    return this.db
+      .select({ id: loads.id, load_number: loads.load_number })
+      .from(loads)
+      .where(
+        and(
+          eq(loads.organization_id, organizationId),
+          eq(loads.origin_state, origin),
+          eq(loads.destination_state, destination),
+          or(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES])),
+          sql`NOT EXISTS (SELECT 1 FROM ${offers} a WHERE a.load_id = ${loads.id} AND a.status = 'accepted')`,
+        ),
+      )
+      .orderBy(
+        pickupAt
+          ? sql`abs(extract(epoch from (${loads.pickup_date} - ${pickupAt.toISOString()}::timestamptz))) NULLS LAST`
+          : sql`${loads.pickup_date} ASC NULLS LAST`,
+        asc(loads.created_at),
+      )
+      .limit(5);
   }
 
   /** Inbound: the caller's carrier by MC or DOT; an unknown one is made through the compliance check. */
@@ -418,13 +401,3 @@ export class VoiceTools {
     });
   }
 }
-
-/** The confirmation of a stop-contact request names no load. */
-const NO_LOAD: LoadSummary = {
-  load_number: '',
-  equipment_type: '',
-  origin: '',
-  destination: '',
-  pickup_date: null,
-  posted_rate: null,
-};

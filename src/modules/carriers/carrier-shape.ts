@@ -1,4 +1,6 @@
-import type { CarrierRow, ContactRow } from './carriers-repository.js';
+import type { DbOrTx } from '../../db/client.js';
+import type { OrgScope } from '../../domain/scope.js';
+import { type CarrierRow, type ContactRow, contactsOf, findCarrier } from './carriers-repository.js';
 import type { Carrier } from './carriers-schemas.js';
 
 /** The public Carrier from its row and contacts; the service and batch ingestion both answer with it. */
@@ -22,3 +24,9 @@ export function toCarrier(
     })),
   };
 }
+
+/** A carrier event's payload, read when the event is written (inside the writer's transaction). */
+export const carrierPayload = (tx: DbOrTx, scope: OrgScope, id: string) => async () => {
+  const row = await findCarrier(tx, scope, id);
+  return row ? toCarrier(row, (await contactsOf(tx, scope, [id])).get(id)) : { id };
+};

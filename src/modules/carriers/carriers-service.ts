@@ -1,5 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../../db/client.js';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { batchEnvelope } from '../../domain/batch-envelope.js';
 import {
   AppError,
   conflict,
@@ -12,9 +13,10 @@ import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { parseCsv } from '../../lib/csv.js';
+import { LOAD_ID_IN_BODY, requireLoad } from '../loads/load-lookup.js';
 import { loads } from '../loads/loads-tables.js';
 import { emitEvent } from '../webhooks/events.js';
-import { toCarrier } from './carrier-shape.js';
+import { carrierPayload, toCarrier } from './carrier-shape.js';
 import { CarrierIngestion, type IngestItem, type ItemOutcome } from './carriers-ingestion.js';
 import {
   auditOf,
@@ -54,15 +56,11 @@ import {
   listPreferences,
   setPreferenceFields,
 } from './lanes-repository.js';
+import type { StopContactRequests } from './stop-contact.js';
 
 type Reason = { reason?: string | null; reason_note?: string | null };
 
 /** A lazy carrier.* payload: the public Carrier shape read inside the caller's transaction. */
-export const carrierPayload = (tx: DbOrTx, scope: OrgScope, id: string) => async () => {
-  const row = await findCarrier(tx, scope, id);
-  return row ? toCarrier(row, (await contactsOf(tx, scope, [id])).get(id)) : { id };
-};
-
 export function toLanePreference(row: {
   preference: typeof lanePreferences.$inferSelect;
   lane: typeof lanes.$inferSelect;
@@ -155,6 +153,7 @@ export class CarriersService {
     private readonly db: Db,
     private readonly compliance: ComplianceService,
     private readonly options: CarriersOptions,
+    private readonly stopContact: StopContactRequests,
   ) {
     this.ingestion = new CarrierIngestion(db, compliance);
   }
@@ -238,49 +237,17 @@ export class CarriersService {
     return this.envelope(outcomes);
   }
 
+  /** The batch answer; `errors` only when some item was not applied (207). */
   private envelope(outcomes: ItemOutcome[]): { status: 200 | 207; body: BatchResult } {
-    const countOf = (s: ItemOutcome['status']) => outcomes.filter((o) => o.status === s).length;
-    const created = countOf('created');
-    const updated = countOf('updated');
-    const skipped = countOf('skipped');
-    const failed = countOf('failed');
-    const allApplied = created + updated === outcomes.length;
-    const errors = outcomes
-      .filter((o) => o.error)
-      .map((o) => ({
-        index: o.index,
-        code: o.error!.code,
-        message: o.error!.message,
-        param: o.error!.param,
-      }));
-    const body: BatchResult = {
-      success: allApplied,
-      total: outcomes.length,
-      successful: created + updated,
-      failed: failed + skipped,
-      created,
-      updated,
-      processed_at: new Date(),
-      results: outcomes.map((o) => ({
-        identifier: o.identifier,
-        success: o.status === 'created' || o.status === 'updated',
-        carrier_id: o.id,
-        operation: o.status === 'created' || o.status === 'updated' ? o.status : null,
-        error: o.error?.message ?? null,
-        error_code: o.error?.code ?? null,
-        lanes_created: o.lanes_created,
-      })),
-      data: outcomes.map((o) => ({
-        index: o.index,
-        status: o.status,
-        id: o.id,
-        external_id: o.external_id,
-        error: o.error ? { code: o.error.code, message: o.error.message, param: o.error.param } : null,
-      })),
-      summary: { total: outcomes.length, created, updated, skipped, failed },
-    };
-    if (!allApplied) body.errors = errors;
-    return { status: allApplied ? 200 : 207, body };
+    const { errors, ...envelope } = batchEnvelope(outcomes, (o, shared) => ({
+      identifier: o.identifier,
+      carrier_id: o.id,
+      lanes_created: o.lanes_created,
+      ...shared,
+    }));
+    const body: BatchResult = { ...envelope, total: outcomes.length };
+    if (!envelope.success) body.errors = errors;
+    return { status: envelope.success ? 200 : 207, body };
   }
 
   /** PATCH: only sent fields change; is_active is refused; identifiers stay unique. */
@@ -367,13 +334,9 @@ export class CarriersService {
     return this.view(scope, id);
   }
 
-  /** A carrier asked not to be contacted: stamped once, repeats leave it unchanged. */
+  /** A rep records that the carrier asked not to be contacted (the one rule: `StopContactRequests`). */
   async requestStopContact(scope: OrgScope, id: string): Promise<Carrier> {
-    const row = await findCarrier(this.db, scope, id);
-    if (!row) throw notFound('Carrier', id, 'carrier_id');
-    if (!row.stop_contact_requested_at) {
-      await setCarrierFields(this.db, scope, id, { stop_contact_requested_at: new Date() });
-    }
+    if (!(await this.stopContact.request(scope, id, 'api'))) throw notFound('Carrier', id, 'carrier_id');
     return this.view(scope, id);
   }
 
@@ -492,17 +455,13 @@ export class CarriersService {
     input: DisableForLoadInput,
   ): Promise<{ created: boolean; preference: LanePreference }> {
     await this.requireCarrier(scope, carrierId);
-    const [load] = await this.db
-      .select({
-        origin_city: loads.origin_city,
-        origin_state: loads.origin_state,
-        destination_city: loads.destination_city,
-        destination_state: loads.destination_state,
-        equipment_type: loads.equipment_type,
-      })
-      .from(loads)
-      .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, input.load_id)));
-    if (!load) throw unprocessable('validation_error', `Load '${input.load_id}' does not exist`, 'load_id');
+    const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, {
+      origin_city: loads.origin_city,
+      origin_state: loads.origin_state,
+      destination_city: loads.destination_city,
+      destination_state: loads.destination_state,
+      equipment_type: loads.equipment_type,
+    });
     if (!load.origin_state || !load.destination_state) {
       throw unprocessable(
         'validation_error',

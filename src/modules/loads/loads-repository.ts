@@ -94,15 +94,6 @@ export async function findLoadView(db: Db, scope: OrgScope, id: string): Promise
   return row ?? null;
 }
 
-export async function loadExists(db: DbOrTx, scope: OrgScope, id: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: loads.id })
-    .from(loads)
-    .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, id)))
-    .limit(1);
-  return row !== undefined;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Ingestion
 

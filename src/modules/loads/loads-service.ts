@@ -11,6 +11,7 @@ import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { toCall } from '../calls/calls-schemas.js';
 import { findVisibleLoadView } from '../load-views/load-views-repository.js';
+import { LOAD_ID_IN_PATH, requireLoad } from './load-lookup.js';
 import type { LoadInput } from './loads-input-schemas.js';
 import { filterConditions, type LoadQuery } from './loads-list-filters.js';
 import {
@@ -29,7 +30,6 @@ import {
   listLoadCalls,
   listLoadEscalations,
   listLoadVerifications,
-  loadExists,
 } from './loads-repository.js';
 import { toLoad } from './loads-responses.js';
 import {
@@ -283,7 +283,7 @@ export class LoadsService {
   }
 
   private async mustExist(scope: OrgScope, loadId: string) {
-    if (!(await loadExists(this.db, scope, loadId))) throw notFound('Load', loadId, 'load_id');
+    await requireLoad(this.db, scope, loadId, LOAD_ID_IN_PATH);
   }
 
   /** A saved view's filters; 404 when the view does not exist or is not visible to the caller. */

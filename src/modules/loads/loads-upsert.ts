@@ -1,3 +1,4 @@
+import { batchEnvelope } from '../../domain/batch-envelope.js';
 /**
  * The upsert of loads behind POST /loads and POST /loads/batch: each item screened on its own
  * (rate fields, identifiers repeated within the request), matched to its stored load, merged, and
@@ -328,35 +329,9 @@ export async function applyItems(
 }
 
 export function batchResult(outcomes: ItemOutcome[]): LoadBatchResult {
-  const count = (s: ItemStatus) => outcomes.filter((o) => o.status === s).length;
-  const created = count('created');
-  const updated = count('updated');
-  const skipped = count('skipped');
-  const failed = count('failed');
-  return {
-    success: skipped + failed === 0,
-    total_loads: outcomes.length,
-    successful: created + updated,
-    failed: skipped + failed,
-    created,
-    updated,
-    processed_at: new Date(),
-    results: outcomes.map((o) => ({
-      load_identifier: o.identifier,
-      success: o.error === null,
-      load_id: o.id,
-      operation: o.status === 'created' || o.status === 'updated' ? o.status : null,
-      error: o.error?.message ?? null,
-      error_code: o.error?.code ?? null,
-    })),
-    data: outcomes.map((o) => ({
-      index: o.index,
-      status: o.status,
-      id: o.id,
-      external_id: o.externalId,
-      error: o.error,
-    })),
-    summary: { total: outcomes.length, created, updated, skipped, failed },
-    errors: outcomes.filter((o) => o.error).map((o) => ({ index: o.index, ...o.error! })),
-  };
+  const envelope = batchEnvelope(
+    outcomes.map((o) => ({ ...o, external_id: o.externalId })),
+    (o, shared) => ({ load_identifier: o.identifier, load_id: o.id, ...shared }),
+  );
+  return { ...envelope, total_loads: outcomes.length };
 }

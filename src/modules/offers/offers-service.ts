@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { notFound, stateConflict, unprocessable } from '../../domain/errors.js';
+import { isBookable } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
@@ -8,7 +9,7 @@ import { findUserById } from '../auth/auth-repository.js';
 import { toCarrier } from '../carriers/carrier-shape.js';
 import { contactsOf, findCarrier, findCarriers } from '../carriers/carriers-repository.js';
 import { carrierContacts } from '../carriers/carriers-tables.js';
-import { loadExists } from '../loads/loads-repository.js';
+import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, requireLoad } from '../loads/load-lookup.js';
 import { loads } from '../loads/loads-tables.js';
 import { cancelAutomatedOutreaches } from '../outreaches/outreaches-repository.js';
 import { emitEvent } from '../webhooks/events.js';
@@ -22,8 +23,6 @@ import {
 } from './offers-repository.js';
 import type { CreateOfferInput, ListOffersQuery, Offer } from './offers-schemas.js';
 
-/** Loads that can no longer be booked (DESIGN.md section 7). */
-const UNBOOKABLE = new Set(['Cancelled', 'Delivered']);
 const ONE_ACCEPTED = 'offers_one_accepted_per_load_key';
 
 /** Whether `err` (or the driver error drizzle wraps) violates the one-accepted-offer index. */
@@ -111,11 +110,11 @@ export class OffersService {
 
   /** POST /offers: an offer entered by a rep or an API client (`channel` null, `source` api). */
   async create(scope: OrgScope, input: CreateOfferInput): Promise<Offer> {
-    const [load] = await this.db
-      .select({ id: loads.id, tms_load_id: loads.tms_load_id, load_number: loads.load_number })
-      .from(loads)
-      .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, input.load_id)));
-    if (!load) throw unprocessable('validation_error', `Load '${input.load_id}' does not exist`, 'load_id');
+    const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, {
+      id: loads.id,
+      tms_load_id: loads.tms_load_id,
+      load_number: loads.load_number,
+    });
     if (input.carrier_id && !(await findCarrier(this.db, scope, input.carrier_id))) {
       throw unprocessable('validation_error', `Carrier '${input.carrier_id}' does not exist`, 'carrier_id');
     }
@@ -189,12 +188,15 @@ export class OffersService {
         if (!current) throw notFound('Offer', id, 'offer_id');
         if (current.status === status) return current;
         if (status === 'accepted') {
-          const [load] = await tx
-            .select({ load_status: loads.load_status })
-            .from(loads)
-            .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, current.load_id)))
-            .for('update');
-          if (load?.load_status && UNBOOKABLE.has(load.load_status)) {
+          const load = await requireLoad(
+            tx,
+            scope,
+            current.load_id,
+            LOAD_ID_IN_PATH,
+            { load_status: loads.load_status },
+            true,
+          );
+          if (!isBookable(load.load_status)) {
             throw stateConflict(
               'load_not_bookable',
               `Load '${current.load_id}' is ${load.load_status} and cannot be booked`,
@@ -236,7 +238,7 @@ export class OffersService {
   }
 
   async forLoad(scope: OrgScope, loadId: string, q: ListOffersQuery) {
-    if (!(await loadExists(this.db, scope, loadId))) throw notFound('Load', loadId, 'load_id');
+    await requireLoad(this.db, scope, loadId, LOAD_ID_IN_PATH);
     return this.list(scope, { ...q, load_id: loadId });
   }
 }

@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
 
@@ -16,9 +16,15 @@ export interface ContactRefusal {
   message: string;
 }
 
+/** The rows the guard reads, as the caller's query names them (aliases, or table references). */
+export interface GuardedRows {
+  carrier: SQLWrapper;
+  load: SQLWrapper;
+}
+
 /**
- * THE contact guard, as one SQL expression over a `carriers` row aliased `c` and a `loads` row
- * aliased `ld`: null when the carrier may be contacted about the load, else `reason` or, for a lane
+ * THE contact guard, as one SQL expression over a `carriers` row and a `loads` row the caller names
+ * (`rows`; the expression's own aliases are `guard_`-prefixed, so they hide none of the caller's): null when the carrier may be contacted about the load, else `reason` or, for a lane
  * block, `reason:lane_preference_id`. A carrier is refused when it asked not to be contacted, is
  * disabled, failed compliance (BLOCKED), has insurance that expired, or holds an active restricted
  * (`dnu` or type `restricted`) or `admin_disabled` preference on the load's lane: the lane's states
@@ -26,27 +32,29 @@ export interface ContactRefusal {
  * lane names them, match too. Every path that starts contact (outreaches, calls, tracking prompts,
  * the agent's carrier selection) goes through this one expression.
  */
-export function refusalSql(organizationId: string | SQL): SQL {
+export function refusalSql(organizationId: string | SQL, rows: GuardedRows): SQL {
+  const { carrier: c, load: ld } = rows;
   return sql`CASE
-    WHEN c.stop_contact_requested_at IS NOT NULL THEN 'stop_contact_requested'
-    WHEN NOT c.is_active THEN 'inactive'
-    WHEN c.compliance_status = 'BLOCKED' THEN 'compliance_blocked'
-    WHEN c.insurance_expiration < now() THEN 'insurance_expired'
+    WHEN ${c}.stop_contact_requested_at IS NOT NULL THEN 'stop_contact_requested'
+    WHEN NOT ${c}.is_active THEN 'inactive'
+    WHEN ${c}.compliance_status = 'BLOCKED' THEN 'compliance_blocked'
+    WHEN ${c}.insurance_expiration < now() THEN 'insurance_expired'
     ELSE (
-      SELECT CASE WHEN lp.preference_type = 'admin_disabled' THEN 'admin_disabled_on_lane'
-                  ELSE 'restricted_on_lane' END || ':' || lp.id
-      FROM lane_preferences lp
-      JOIN lanes l ON l.id = lp.lane_id
-      WHERE lp.organization_id = ${organizationId}
-        AND lp.carrier_id = c.id
-        AND lp.is_active
-        AND (lp.dnu OR lp.preference_type IN ('restricted', 'admin_disabled'))
-        AND l.origin_state = ld.origin_state
-        AND l.destination_state = ld.destination_state
-        AND (l.origin_city IS NULL OR lower(l.origin_city) = lower(ld.origin_city))
-        AND (l.destination_city IS NULL OR lower(l.destination_city) = lower(ld.destination_city))
-        AND (l.equipment_type IS NULL OR l.equipment_type = ld.equipment_type)
-      ORDER BY (lp.preference_type = 'admin_disabled') DESC, lp.created_at
+      SELECT CASE WHEN guard_lp.preference_type = 'admin_disabled' THEN 'admin_disabled_on_lane'
+                  ELSE 'restricted_on_lane' END || ':' || guard_lp.id
+      FROM lane_preferences guard_lp
+      JOIN lanes guard_lane ON guard_lane.id = guard_lp.lane_id
+      WHERE guard_lp.organization_id = ${organizationId}
+        AND guard_lp.carrier_id = ${c}.id
+        AND guard_lp.is_active
+        AND (guard_lp.dnu OR guard_lp.preference_type IN ('restricted', 'admin_disabled'))
+        AND guard_lane.origin_state = ${ld}.origin_state
+        AND guard_lane.destination_state = ${ld}.destination_state
+        AND (guard_lane.origin_city IS NULL OR lower(guard_lane.origin_city) = lower(${ld}.origin_city))
+        AND (guard_lane.destination_city IS NULL
+             OR lower(guard_lane.destination_city) = lower(${ld}.destination_city))
+        AND (guard_lane.equipment_type IS NULL OR guard_lane.equipment_type = ${ld}.equipment_type)
+      ORDER BY (guard_lp.preference_type = 'admin_disabled') DESC, guard_lp.created_at
       LIMIT 1)
   END`;
 }
@@ -66,7 +74,8 @@ export async function contactRefusals(
   const out = new Map<string, ContactRefusal>();
   if (carrierIds.length === 0) return out;
   const result = await db.execute<Row>(sql`
-    SELECT c.id AS carrier_id, c.name, ${refusalSql(scope.organizationId)} AS refusal,
+    SELECT c.id AS carrier_id, c.name,
+           ${refusalSql(scope.organizationId, { carrier: sql.identifier('c'), load: sql.identifier('ld') })} AS refusal,
            c.insurance_expiration::text AS insurance_expiration
     FROM carriers c
     LEFT JOIN loads ld ON ld.organization_id = ${scope.organizationId} AND ld.id = ${loadId}

@@ -2,6 +2,7 @@ import { and, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import type { QueuedContacts } from '../carriers/stop-contact.js';
 import { emitEvents, outreachEventData } from '../webhooks/events.js';
 import type { ListOutreachesQuery } from './outreaches-schemas.js';
 import { outreaches } from './outreaches-tables.js';
@@ -124,6 +125,12 @@ export async function cancelAutomatedOutreaches(
   await emitMoved(tx, rows, 'pending');
   return rows;
 }
+
+/** The carriers module's queued contacts of a carrier: its automated outreaches not sent yet. */
+export const queuedOutreaches: QueuedContacts = {
+  withdrawForCarrier: (tx, organizationId, carrierId, reason) =>
+    cancelAutomatedOutreaches(tx, { carrierId, organizationId }, reason),
+};
 
 /** outreach.status_changed for moved rows, grouped by organization, in the caller's transaction. */
 async function emitMoved(tx: DbOrTx, rows: OutreachEventRow[], previous: string | Map<string, string>) {

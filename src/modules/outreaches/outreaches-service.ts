@@ -8,6 +8,7 @@ import type { CallsService } from '../calls/calls-service.js';
 import { toCarrier } from '../carriers/carrier-shape.js';
 import { type CarrierRow, contactsOf, findCarrier, findCarriers } from '../carriers/carriers-repository.js';
 import { carriers } from '../carriers/carriers-tables.js';
+import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, type LoadReference, requireLoad } from '../loads/load-lookup.js';
 import { loads, stops } from '../loads/loads-tables.js';
 import { offers } from '../offers/offers-tables.js';
 import { emitEvent, outreachEventData } from '../webhooks/events.js';
@@ -85,7 +86,7 @@ export class OutreachesService {
 
   /** POST /outreaches: contact the carrier about the load now, if the contact guard allows it. */
   async create(scope: OrgScope, input: CreateOutreachInput): Promise<Outreach> {
-    const load = await this.requireLoad(scope, input.load_id, 'body');
+    const load = await this.requireLoad(scope, input.load_id, LOAD_ID_IN_BODY);
     const carrier = await findCarrier(this.db, scope, input.carrier_id);
     if (!carrier) {
       throw unprocessable('validation_error', `Carrier '${input.carrier_id}' does not exist`, 'carrier_id');
@@ -100,7 +101,7 @@ export class OutreachesService {
    * booked offer or the load names one), by call, e-mail or WhatsApp.
    */
   async trackingPrompt(scope: OrgScope, loadId: string, input: TrackingPromptInput): Promise<Outreach> {
-    const load = await this.requireLoad(scope, loadId, 'path');
+    const load = await this.requireLoad(scope, loadId, LOAD_ID_IN_PATH);
     let stop: typeof stops.$inferSelect | undefined;
     if (input.stop_id) {
       [stop] = await this.db
@@ -150,22 +151,14 @@ export class OutreachesService {
     return this.one(scope, row);
   }
 
-  private async requireLoad(scope: OrgScope, loadId: string, source: 'body' | 'path') {
-    const [load] = await this.db
-      .select({
-        id: loads.id,
-        load_number: loads.load_number,
-        hauling_carrier_id: loads.hauling_carrier_id,
-        hauling_carrier_mc_number: loads.hauling_carrier_mc_number,
-        driver: loads.driver,
-      })
-      .from(loads)
-      .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, loadId)));
-    if (!load) {
-      if (source === 'path') throw notFound('Load', loadId, 'load_id');
-      throw unprocessable('validation_error', `Load '${loadId}' does not exist`, 'load_id');
-    }
-    return load;
+  private requireLoad(scope: OrgScope, loadId: string, ref: LoadReference) {
+    return requireLoad(this.db, scope, loadId, ref, {
+      id: loads.id,
+      load_number: loads.load_number,
+      hauling_carrier_id: loads.hauling_carrier_id,
+      hauling_carrier_mc_number: loads.hauling_carrier_mc_number,
+      driver: loads.driver,
+    });
   }
 
   private async guard(scope: OrgScope, carrierId: string, loadId: string) {

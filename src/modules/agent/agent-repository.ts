@@ -1,0 +1,307 @@
+import { and, desc, eq, inArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../db/client.js';
+import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
+import { newId } from '../../domain/ids.js';
+import type { LoadSummary } from '../../domain/negotiation.js';
+import { loads } from '../loads/loads-tables.js';
+import { refusalSql } from '../outreaches/contact-guard.js';
+import type { OutreachRow } from '../outreaches/outreaches-repository.js';
+import { outreaches } from '../outreaches/outreaches-tables.js';
+import { emitEvent, outreachEventData } from '../webhooks/events.js';
+import { agentLoadStates, agentMessages } from './agent-tables.js';
+import type { LoadLane } from './carrier-selection.js';
+
+const OPEN_STATUSES = sql.raw(OPEN_LOAD_STATUSES.map((s) => `'${s}'`).join(', '));
+
+/**
+ * A load the agent may work, as SQL over the `loads` row the caller names (`load`: an alias such
+ * as sql.identifier('l'), or the table): handed to the agent, in an open status, no accepted
+ * offer, and the organization has not switched the agent off.
+ */
+export function workableSql(load: SQLWrapper): SQL {
+  return sql`(${load}.assigned_to_ai_agent
+  AND ${load}.load_status IN (${OPEN_STATUSES})
+  AND NOT EXISTS (SELECT 1 FROM offers booked WHERE booked.load_id = ${load}.id AND booked.status = 'accepted')
+  AND NOT EXISTS (SELECT 1 FROM agent_settings agent_off
+                  WHERE agent_off.organization_id = ${load}.organization_id AND NOT agent_off.enabled))`;
+}
+
+const l = sql.identifier('l');
+const c = sql.identifier('c');
+
+// ------------------------------------------------------------------------------------ planning
+
+/** Queued automated outreaches whose load the agent no longer works, locked for withdrawal. */
+export async function unworkableQueued(tx: DbOrTx): Promise<string[]> {
+  const stale = await tx.execute<{ id: string }>(sql`
+    SELECT o.id FROM outreaches o JOIN loads l ON l.id = o.load_id
+    WHERE o.is_automated AND o.status = 'pending' AND NOT ${workableSql(l)}
+    FOR UPDATE OF o SKIP LOCKED`);
+  return stale.rows.map((r) => r.id);
+}
+
+/** Gives every workable load without one a planning state, due at `now`. */
+export async function enrolWorkableLoads(db: DbOrTx, now: Date) {
+  await db.execute(sql`
+    INSERT INTO agent_load_states (load_id, organization_id, next_wave_at)
+    SELECT l.id, l.organization_id, ${now} FROM loads l
+    WHERE ${workableSql(l)} AND NOT EXISTS (SELECT 1 FROM agent_load_states s WHERE s.load_id = l.id)
+    ON CONFLICT DO NOTHING`);
+}
+
+/** Leases up to `limit` workable loads whose next wave is due, for two minutes. */
+export async function leaseDueLoads(db: DbOrTx, now: Date, limit: number) {
+  const leased = await db.execute<{ load_id: string; organization_id: string }>(sql`
+    UPDATE agent_load_states SET lease_until = now() + interval '2 minutes'
+    WHERE load_id IN (
+      SELECT s.load_id FROM agent_load_states s JOIN loads l ON l.id = s.load_id
+      WHERE s.next_wave_at <= ${now} AND (s.lease_until IS NULL OR s.lease_until < now()) AND ${workableSql(l)}
+      ORDER BY s.next_wave_at LIMIT ${limit}
+      FOR UPDATE OF s SKIP LOCKED)
+    RETURNING load_id, organization_id`);
+  return leased.rows;
+}
+
+/** The lanes of these loads. */
+export async function lanesOf(db: DbOrTx, loadIds: string[]) {
+  if (loadIds.length === 0) return [];
+  const lanes = await db.execute<LoadLane & { organization_id: string }>(sql`
+    SELECT id, organization_id, origin_city, origin_state, destination_city, destination_state, equipment_type
+    FROM loads WHERE id = ANY(${sql.param(loadIds)}::text[])`);
+  return lanes.rows;
+}
+
+/** What the agent said about a load's last planning, and when it plans the next wave. */
+export async function recordDecision(
+  tx: DbOrTx,
+  loadId: string,
+  decision: { text: string; nextAt: Date; wave?: { tier: number | null } },
+) {
+  await tx
+    .update(agentLoadStates)
+    .set({
+      next_wave_at: decision.nextAt,
+      lease_until: null,
+      last_decision: decision.text,
+      updated_at: sql`now()`,
+      ...(decision.wave
+        ? { waves_planned: sql`${agentLoadStates.waves_planned} + 1`, last_wave_tier: decision.wave.tier }
+        : {}),
+    })
+    .where(eq(agentLoadStates.load_id, loadId));
+}
+
+/**
+ * The carriers of `ids` at the daily cap, counted under a per-carrier lock held until the
+ * transaction ends: the cap holds across loads planned at once, on any instance.
+ */
+export async function cappedCarriers(tx: DbOrTx, organizationId: string, ids: string[], cap: number) {
+  const sorted = [...ids].sort();
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('agent-carrier:' || id))
+    FROM unnest(${sql.param(sorted)}::text[]) AS id ORDER BY id`);
+  const counts = await tx.execute<{ carrier_id: string; n: number }>(sql`
+    SELECT carrier_id, count(*)::int AS n FROM outreaches
+    WHERE organization_id = ${organizationId} AND carrier_id = ANY(${sql.param(sorted)}::text[])
+      AND is_automated AND cancelled_at IS NULL AND created_at > now() - interval '24 hours'
+    GROUP BY carrier_id`);
+  return new Set(counts.rows.filter((r) => r.n >= cap).map((r) => r.carrier_id));
+}
+
+export type AgentLoad = LoadSummary & {
+  id: string;
+  organization_id: string;
+  max_buy_rate: number | null;
+  distance: number | null;
+  origin_state: string | null;
+};
+
+/** The load as the agent speaks of it (lane as "City, ST"), or null. */
+export async function agentLoadOf(
+  db: DbOrTx,
+  organizationId: string,
+  loadId: string,
+): Promise<AgentLoad | null> {
+  const [row] = await db
+    .select({
+      id: loads.id,
+      organization_id: loads.organization_id,
+      load_number: loads.load_number,
+      equipment_type: loads.equipment_type,
+      origin_city: loads.origin_city,
+      origin_state: loads.origin_state,
+      destination_city: loads.destination_city,
+      destination_state: loads.destination_state,
+      pickup_date: loads.pickup_date,
+      posted_rate: loads.posted_rate,
+      max_buy_rate: loads.max_buy_rate,
+      distance: loads.distance,
+    })
+    .from(loads)
+    .where(and(eq(loads.organization_id, organizationId), eq(loads.id, loadId)));
+  if (!row) return null;
+  const place = (city: string | null, state: string | null) =>
+    [city, state].filter(Boolean).join(', ') || 'TBD';
+  return {
+    ...row,
+    origin: place(row.origin_city, row.origin_state),
+    destination: place(row.destination_city, row.destination_state),
+  };
+}
+
+// ---------------------------------------------------------------------------------- dispatching
+
+export type DueOutreach = { id: string; refusal: string | null; workable: boolean };
+
+/**
+ * Queued automated outreaches whose time has come, locked (SKIP LOCKED: another instance takes
+ * others), each with the contact guard's verdict and whether its load is still worked.
+ */
+export async function dueOutreaches(tx: DbOrTx, limit: number): Promise<DueOutreach[]> {
+  const due = await tx.execute<DueOutreach>(sql`
+    SELECT o.id, ${refusalSql(sql`o.organization_id`, { carrier: c, load: l })} AS refusal,
+           ${workableSql(l)} AS workable
+    FROM outreaches o
+    JOIN carriers c ON c.id = o.carrier_id
+    JOIN loads l ON l.id = o.load_id
+    WHERE o.is_automated AND o.status = 'pending' AND o.send_after <= now()
+    ORDER BY o.send_after LIMIT ${limit}
+    FOR UPDATE OF o SKIP LOCKED`);
+  return due.rows;
+}
+
+/** Claims outreaches for sending: pending to active, sent now; emits outreach.status_changed. */
+export async function activateOutreaches(tx: DbOrTx, ids: string[]): Promise<OutreachRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx
+    .update(outreaches)
+    .set({ status: 'active', sent_at: sql`now()`, updated_at: sql`now()` })
+    .where(inArray(outreaches.id, ids))
+    .returning();
+  for (const row of rows) {
+    await emitEvent(tx, row.organization_id, 'outreach.status_changed', outreachEventData(row, 'pending'));
+  }
+  return rows;
+}
+
+/** The channel's id of the first message, once it went out. */
+export async function stampSent(db: DbOrTx, outreachId: string, externalId: string | null) {
+  await db
+    .update(outreaches)
+    .set({ external_message_id: externalId, sent_at: sql`now()`, updated_at: sql`now()` })
+    .where(eq(outreaches.id, outreachId));
+}
+
+/** An outreach the channel refused ends failed with the reason (if still open). */
+export async function failOutreach(db: Db, outreach: OutreachRow, reason: string) {
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(outreaches)
+      .set({ status: 'failed', error_reason: reason.slice(0, 500), updated_at: sql`now()` })
+      .where(and(eq(outreaches.id, outreach.id), inArray(outreaches.status, ['pending', 'active'])))
+      .returning();
+    if (row) {
+      await emitEvent(
+        tx,
+        row.organization_id,
+        'outreach.status_changed',
+        outreachEventData(row, outreach.status),
+      );
+    }
+  });
+}
+
+/** One message of a conversation, either way. */
+export async function insertMessage(
+  db: DbOrTx,
+  outreach: OutreachRow,
+  message: {
+    direction: 'outbound' | 'inbound';
+    intent: string | null;
+    body: string;
+    externalId: string | null;
+  },
+) {
+  await db.insert(agentMessages).values({
+    id: newId('agentMessage'),
+    organization_id: outreach.organization_id,
+    outreach_id: outreach.id,
+    load_id: outreach.load_id,
+    carrier_id: outreach.carrier_id,
+    channel: outreach.modality,
+    direction: message.direction,
+    intent: message.intent,
+    body: message.body.slice(0, 20_000),
+    external_message_id: message.externalId,
+  });
+}
+
+// -------------------------------------------------------------------------------- conversations
+
+export type Modality = 'email' | 'whatsapp';
+
+/** An outreach by id, on the channel. */
+export async function outreachOnChannel(db: DbOrTx, id: string, modality: Modality) {
+  const [row] = await db
+    .select()
+    .from(outreaches)
+    .where(and(eq(outreaches.id, id), eq(outreaches.modality, modality)));
+  return row ?? null;
+}
+
+export async function outreachOfConversation(db: DbOrTx, conversationId: string) {
+  const [row] = await db.select().from(outreaches).where(eq(outreaches.conversation_id, conversationId));
+  return row ?? null;
+}
+
+/** The outreach whose first message, or any later one, carries one of these channel message ids. */
+export async function outreachOfMessages(db: DbOrTx, modality: Modality, messageIds: string[]) {
+  if (!messageIds.length) return null;
+  const ids = sql.param(messageIds);
+  const [row] = await db
+    .select()
+    .from(outreaches)
+    .where(
+      and(
+        eq(outreaches.modality, modality),
+        sql`(${outreaches.external_message_id} = ANY(${ids}::text[]) OR ${outreaches.id} IN (
+          SELECT outreach_id FROM agent_messages WHERE external_message_id = ANY(${ids}::text[])))`,
+      ),
+    )
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * The latest outreaches (up to 20, newest first) on a channel to an address, started in the 30
+ * days before `at`; with `sentOnly`, those whose message went out.
+ */
+export async function recentToAddress(
+  db: DbOrTx,
+  modality: Modality,
+  address: string,
+  at: Date,
+  sentOnly: boolean,
+): Promise<OutreachRow[]> {
+  return db
+    .select()
+    .from(outreaches)
+    .where(
+      and(
+        eq(outreaches.modality, modality),
+        sql`lower(${outreaches.address}) = ${address.toLowerCase()}`,
+        sentOnly ? sql`${outreaches.sent_at} IS NOT NULL` : undefined,
+        sql`${outreaches.created_at} <= ${at.toISOString()}::timestamptz + interval '5 minutes'`,
+        sql`${outreaches.created_at} > ${at.toISOString()}::timestamptz - interval '30 days'`,
+      ),
+    )
+    .orderBy(desc(outreaches.created_at))
+    .limit(20);
+}
+
+/** Stamps `delivery_failed_at` on an outreach whose message never arrived; `status` stays. */
+export async function markUndelivered(db: DbOrTx, outreachId: string, reason: string, at: Date) {
+  await db
+    .update(outreaches)
+    .set({ delivery_failed_at: at, delivery_failure_reason: reason.slice(0, 500), updated_at: sql`now()` })
+    .where(eq(outreaches.id, outreachId));
+}

@@ -1,0 +1,114 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { replyText } from '../../domain/negotiation.js';
+import { type OrgScope, systemScope } from '../../domain/scope.js';
+import { findCarrier } from '../carriers/carriers-repository.js';
+import { cancelAutomatedOutreaches, type OutreachRow } from '../outreaches/outreaches-repository.js';
+import type { AgentMessenger } from './agent-messenger.js';
+import {
+  activateOutreaches,
+  agentLoadOf,
+  dueOutreaches,
+  failOutreach,
+  stampSent,
+} from './agent-repository.js';
+
+/**
+ * Places the agent's calls: the calls module's service answers it (the agent needs no more of
+ * the calls module than this).
+ */
+export interface CallPlacer {
+  create(
+    scope: OrgScope,
+    input: {
+      phone_number: string;
+      load_id: string;
+      call_type: 'LOAD_BOOKING';
+      template_variables: Record<string, unknown>;
+    },
+    context: { carrier_id: string; outreach_id: string },
+  ): Promise<{ id: string }>;
+}
+
+/**
+ * Sends the contacts the planner queued once their time has come: a call through the calls
+ * module, a first e-mail or WhatsApp message through the messenger.
+ */
+export class ContactDispatcher {
+  constructor(
+    private readonly db: Db,
+    private readonly calls: CallPlacer,
+    private readonly messenger: AgentMessenger,
+    private readonly log: FastifyBaseLogger,
+    private readonly batchSize: number,
+  ) {}
+
+  /**
+   * Sends queued automated contacts whose time has come. Each is claimed (pending to active, or
+   * to failed when the guard or the load says no) in one statement with SKIP LOCKED, so two
+   * instances never send one twice; the channel is called after the commit. A crash between the
+   * two leaves the outreach active without a message: it ends no_response rather than contacting a
+   * carrier twice.
+   */
+  async dispatchDue(): Promise<number> {
+    const claimed = await this.db.transaction(async (tx) => {
+      const due = await dueOutreaches(tx, this.batchSize);
+      for (const r of due.filter((d) => d.refusal || !d.workable)) {
+        const reason = r.refusal
+          ? `not contacted: ${r.refusal.split(':')[0]}`
+          : 'cancelled: the load is no longer worked';
+        await cancelAutomatedOutreaches(tx, { ids: [r.id] }, reason);
+      }
+      return activateOutreaches(
+        tx,
+        due.filter((d) => !d.refusal && d.workable).map((d) => d.id),
+      );
+    });
+    for (const outreach of claimed) await this.sendOrFail(outreach);
+    return claimed.length;
+  }
+
+  /** Sends the outreach; a channel that refuses ends it failed with the reason. */
+  async sendOrFail(outreach: OutreachRow): Promise<void> {
+    try {
+      await this.send(outreach);
+    } catch (err) {
+      this.log.warn(
+        { err, loadId: outreach.load_id, carrierId: outreach.carrier_id, outreachId: outreach.id },
+        'agent: contact failed',
+      );
+      await failOutreach(
+        this.db,
+        outreach,
+        err instanceof Error ? err.message : 'the channel refused the contact',
+      );
+    }
+  }
+
+  /** Sends one outreach now on its channel (the agent's queued ones, and POST /outreaches e-mail and WhatsApp). */
+  async send(outreach: OutreachRow): Promise<void> {
+    const scope = systemScope(outreach.organization_id);
+    const load = (await agentLoadOf(this.db, outreach.organization_id, outreach.load_id))!;
+    const ids = { loadId: load.id, carrierId: outreach.carrier_id, outreachId: outreach.id };
+    if (outreach.modality === 'call') {
+      const call = await this.calls.create(
+        scope,
+        {
+          phone_number: outreach.address!,
+          load_id: load.id,
+          call_type: 'LOAD_BOOKING',
+          template_variables: { purpose: 'load_booking', automated: true },
+        },
+        { carrier_id: outreach.carrier_id, outreach_id: outreach.id },
+      );
+      this.log.info({ ...ids, callId: call.id }, 'agent: call placed');
+      return;
+    }
+    const carrier = (await findCarrier(this.db, scope, outreach.carrier_id))!;
+    const text = replyText('first_contact', load, carrier.name);
+    const externalId = await this.messenger.deliver(outreach, load, text, null);
+    await stampSent(this.db, outreach.id, externalId);
+    await this.messenger.record(outreach, 'outbound', 'first_contact', text, externalId);
+    this.log.info({ ...ids, channel: outreach.modality }, 'agent: message sent');
+  }
+}

@@ -1,0 +1,263 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { type ReplyIntent, replyText } from '../../domain/negotiation.js';
+import { systemScope } from '../../domain/scope.js';
+import type { EmailDeliveryEvent, InboundEmail } from '../../integrations/email/email-channel.js';
+import type { ChatModel } from '../../integrations/llm/chat-model.js';
+import type { DraftIntent } from '../../integrations/llm/reply-extraction.js';
+import type { InboundWhatsApp } from '../../integrations/whatsapp/whatsapp-channel.js';
+import { findCarrier } from '../carriers/carriers-repository.js';
+import type { StopContactRequests } from '../carriers/stop-contact.js';
+import { counterOffered, type OfferIntake } from '../offers/offer-intake.js';
+import { type OutreachRow, recordReply } from '../outreaches/outreaches-repository.js';
+import type { AgentMessenger } from './agent-messenger.js';
+import { agentLoadOf, markUndelivered } from './agent-repository.js';
+import { readAgentSettings } from './agent-settings.js';
+import { Conversations } from './conversations.js';
+import { understandReply } from './reply-understanding.js';
+
+/** What became of a bounce, spam complaint or subscription change. */
+export interface DeliveryResult {
+  status: 'bounce_recorded' | 'stop_contact_recorded' | 'ignored';
+  record_type: string;
+  outreach_id: string | null;
+  carrier_id: string | null;
+  reason: string | null;
+}
+
+export interface InboundResult {
+  status: 'ignored' | 'recorded' | 'replied' | 'restriction_notice';
+  outreach_id: string | null;
+  offer_id: string | null;
+  reason: string | null;
+}
+
+type ReplyChannel = 'email' | 'messaging';
+
+/** The intents the chat model drafts wording of their own for; the others get its plain thanks. */
+const DRAFTED: Partial<Record<ReplyIntent, DraftIntent>> = {
+  counter: 'counter',
+  decline: 'decline',
+  ask_rate: 'ask_rate',
+  restriction_notice: 'restriction_notice',
+};
+
+/**
+ * Carriers' replies and the channels' delivery events: each is matched to its conversation,
+ * read (the reply extractor, the chat model when one is configured), and answered through the
+ * offers module's one negotiation rule and the carriers module's one stop-contact rule.
+ */
+export class ReplyHandler {
+  private readonly conversations: Conversations;
+
+  constructor(
+    private readonly db: Db,
+    private readonly messenger: AgentMessenger,
+    private readonly offers: OfferIntake,
+    private readonly stopContact: StopContactRequests,
+    private readonly chatModel: ChatModel | null,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.conversations = new Conversations(db, log);
+  }
+
+  /** A reply e-mail from the inbound-parse webhook (or the simulation). */
+  async onInboundEmail(email: InboundEmail): Promise<InboundResult> {
+    const outreach = await this.conversations.ofReply('email', {
+      conversationId: email.mailboxHash,
+      messageIds: [email.inReplyTo, ...email.references].filter((x): x is string => !!x),
+      address: email.from,
+    });
+    if (!outreach) return ignored('no conversation matches the reply');
+    await this.messenger.record(outreach, 'inbound', null, email.text, email.messageId);
+    const carrier = (await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id))!;
+    const settings = await readAgentSettings(this.db, outreach.organization_id);
+    const ids = { loadId: outreach.load_id, carrierId: outreach.carrier_id, outreachId: outreach.id };
+    if (!carrier.is_active) {
+      const status = carrier.tms_status?.trim().toLowerCase();
+      if (
+        settings.restriction_notices_enabled &&
+        status &&
+        settings.restriction_tms_statuses.includes(status)
+      ) {
+        await this.answer(outreach, 'restriction_notice', null, email.messageId, carrier.tms_status);
+        this.log.info(ids, 'agent: restriction notice sent to an inactive carrier');
+        return { status: 'restriction_notice', outreach_id: outreach.id, offer_id: null, reason: null };
+      }
+      this.log.info(ids, 'agent: reply from an inactive carrier recorded, not answered');
+      return recordedOnly(outreach.id);
+    }
+    return this.understand(outreach, email.text, email.messageId, 'email');
+  }
+
+  /**
+   * What the e-mail platform reports after a message left: a bounce stamps `delivery_failed_at`;
+   * a spam complaint or an unsubscribe is the carrier asking to stop, honoured like a "stop" reply
+   * (without an answer: nothing more is sent to that address).
+   */
+  async onEmailDelivery(e: EmailDeliveryEvent): Promise<DeliveryResult> {
+    const result = (status: DeliveryResult['status'], row: OutreachRow | null, reason: string | null) => ({
+      status,
+      record_type: e.recordType,
+      outreach_id: row?.id ?? null,
+      carrier_id: row?.carrier_id ?? null,
+      reason,
+    });
+    if (e.type === 'notice') return result('ignored', null, `not a failure or a stop request: ${e.reason}`);
+    const outreach = await this.conversations.ofEmailDelivery(e);
+    if (!outreach) return result('ignored', null, 'no e-mail outreach matches');
+    if (e.type === 'bounce') {
+      await this.undelivered(outreach, e.reason, e.at);
+      return result('bounce_recorded', outreach, null);
+    }
+    const spam = e.type === 'spam_complaint';
+    const said = spam ? `Marked our e-mail as spam (${e.reason})` : `Unsubscribed (${e.reason})`;
+    await this.messenger.record(outreach, 'inbound', e.type, said, null);
+    const scope = systemScope(outreach.organization_id);
+    await this.stopContact.request(scope, outreach.carrier_id, spam ? 'spam_complaint' : 'unsubscribe');
+    this.log.info(
+      { loadId: outreach.load_id, carrierId: outreach.carrier_id, outreachId: outreach.id, event: e.type },
+      'agent: carrier asked not to be e-mailed; stop-contact stamped',
+    );
+    return result('stop_contact_recorded', outreach, e.type);
+  }
+
+  /** A WhatsApp delivery failure: the message never reached the carrier. */
+  async onWhatsAppFailure(messageId: string, reason: string, at: Date) {
+    const outreach = await this.conversations.ofMessage('whatsapp', messageId);
+    if (outreach) await this.undelivered(outreach, reason, at);
+    return outreach;
+  }
+
+  /** A WhatsApp message from the Cloud API webhook (or the simulation). */
+  async onInboundWhatsApp(message: InboundWhatsApp): Promise<InboundResult> {
+    const outreach = await this.conversations.ofReply('whatsapp', {
+      conversationId: null,
+      messageIds: message.contextMessageId ? [message.contextMessageId] : [],
+      address: message.from,
+    });
+    if (!outreach) return ignored('no conversation matches the message');
+    await this.messenger.record(outreach, 'inbound', null, message.text, message.messageId);
+    const carrier = await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id);
+    if (!carrier!.is_active) return recordedOnly(outreach.id);
+    return this.understand(outreach, message.text, message.messageId, 'messaging');
+  }
+
+  /** Stamps `delivery_failed_at` on an outreach whose message never arrived; `status` stays as it is. */
+  private async undelivered(outreach: OutreachRow, reason: string, at: Date) {
+    await markUndelivered(this.db, outreach.id, reason, at);
+    this.log.info(
+      {
+        loadId: outreach.load_id,
+        carrierId: outreach.carrier_id,
+        outreachId: outreach.id,
+        modality: outreach.modality,
+      },
+      'agent: message not delivered',
+    );
+  }
+
+  /** What the carrier said, and the agent's answer: stop, an offer, a question for a rate. */
+  private async understand(
+    outreach: OutreachRow,
+    text: string,
+    theirMessageId: string | null,
+    channel: ReplyChannel,
+  ): Promise<InboundResult> {
+    const scope = systemScope(outreach.organization_id);
+    const ids = { loadId: outreach.load_id, carrierId: outreach.carrier_id, outreachId: outreach.id };
+    await recordReply(this.db, scope, outreach.id);
+    const load = (await agentLoadOf(this.db, outreach.organization_id, outreach.load_id))!;
+    const heard = await this.heard(text, load.distance, ids);
+    if (heard.stop_contact) {
+      await this.stopContact.request(scope, outreach.carrier_id, channel === 'email' ? 'email' : 'whatsapp');
+      await this.answer(outreach, 'stop_confirmed', null, theirMessageId);
+      this.log.info(ids, 'agent: carrier asked not to be contacted; stamped and withdrawn');
+      return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: 'stop_contact' };
+    }
+    let rate = heard.rate;
+    if (rate === null && heard.available === true) {
+      // "Yes, that works" after our counter-offer: the carrier takes the countered amount.
+      rate = await counterOffered(this.db, outreach.load_id, outreach.carrier_id);
+    }
+    if (rate !== null) {
+      const { offerId, decision, amount } = await this.offers.receive(scope, {
+        loadId: outreach.load_id,
+        carrierId: outreach.carrier_id,
+        amount: rate,
+        channel,
+        notes: heard.rate_basis === 'plus_fuel' ? 'plus fuel surcharge' : null,
+        conversationId: outreach.conversation_id,
+        emailMessageId: channel === 'email' ? theirMessageId : null,
+      });
+      const said = decision.kind === 'counter' ? decision.amount : amount;
+      await this.answer(outreach, decision.kind, said, theirMessageId);
+      return { status: 'replied', outreach_id: outreach.id, offer_id: offerId, reason: decision.kind };
+    }
+    const intent: ReplyIntent = heard.available === false ? 'not_available' : 'ask_rate';
+    await this.answer(outreach, intent, null, theirMessageId);
+    this.log.info({ ...ids, intent }, 'agent: reply without a rate');
+    return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: intent };
+  }
+
+  /** The reply read by the rules, and by the chat model when the rules found nothing. */
+  private async heard(text: string, distance: number | null, ids: Record<string, string>) {
+    const heard = understandReply(text, { distance });
+    if (!this.chatModel || heard.rate !== null || heard.available !== null || heard.stop_contact)
+      return heard;
+    try {
+      const { extractWithModel } = await import('../../integrations/llm/reply-extraction.js');
+      return { ...heard, ...(await extractWithModel(this.chatModel, text)) };
+    } catch (err) {
+      this.log.warn({ err, ...ids }, 'agent: the chat model could not read the reply');
+      return heard;
+    }
+  }
+
+  private async answer(
+    outreach: OutreachRow,
+    intent: ReplyIntent,
+    amount: number | null,
+    theirMessageId: string | null,
+    detail?: string | null,
+  ) {
+    const load = (await agentLoadOf(this.db, outreach.organization_id, outreach.load_id))!;
+    const carrier = (await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id))!;
+    let text = replyText(intent, load, carrier.name, amount, detail);
+    if (this.chatModel) {
+      try {
+        const { draftReply } = await import('../../integrations/llm/reply-extraction.js');
+        const drafted = await draftReply(this.chatModel, {
+          carrierName: carrier.name,
+          loadSummary: `load ${load.load_number}: ${load.origin} to ${load.destination}, ${load.equipment_type}`,
+          intent: DRAFTED[intent] ?? 'thanks',
+          ...(amount !== null ? { amount } : {}),
+        });
+        if (drafted) text = drafted;
+      } catch (err) {
+        this.log.warn(
+          { err, outreachId: outreach.id },
+          'agent: the chat model could not draft; default wording sent',
+        );
+      }
+    }
+    const externalId = await this.messenger.deliver(outreach, load, text, theirMessageId).catch((err) => {
+      this.log.warn({ err, outreachId: outreach.id }, 'agent: reply could not be sent');
+      return null;
+    });
+    await this.messenger.record(outreach, 'outbound', intent, text, externalId);
+  }
+}
+
+const recordedOnly = (outreachId: string): InboundResult => ({
+  status: 'recorded',
+  outreach_id: outreachId,
+  offer_id: null,
+  reason: 'the carrier is disabled',
+});
+const ignored = (reason: string): InboundResult => ({
+  status: 'ignored',
+  outreach_id: null,
+  offer_id: null,
+  reason,
+});

@@ -1,0 +1,302 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, DbOrTx } from '../../db/client.js';
+import { newId } from '../../domain/ids.js';
+import { acceptablePendingOffer } from '../offers/offers-repository.js';
+import { cancelAutomatedOutreaches } from '../outreaches/outreaches-repository.js';
+import { outreaches } from '../outreaches/outreaches-tables.js';
+import { emitEvents, outreachEventData } from '../webhooks/events.js';
+import {
+  type AgentLoad,
+  agentLoadOf,
+  cappedCarriers,
+  enrolWorkableLoads,
+  lanesOf,
+  leaseDueLoads,
+  recordDecision,
+  unworkableQueued,
+} from './agent-repository.js';
+import { type AgentSettings, readAgentSettings } from './agent-settings.js';
+import { DEFAULT_TIME_ZONE, nextContactTime, timeZoneOfState } from './cadence.js';
+import {
+  type Candidate,
+  type LoadLane,
+  laneKey,
+  pickWave,
+  type RankedCandidate,
+  type RefusedCarriers,
+  rankCandidates,
+  selectWave,
+} from './carrier-selection.js';
+
+/** A lane's ranked candidates, and the carriers a pick found refused (guard or cap) meanwhile. */
+export type LaneRanking = { ranked: RankedCandidate[]; refused: ExpiringSet };
+
+/**
+ * Carriers a pick found refused on a lane. A guard refusal is remembered for `ttlMs`; a carrier at
+ * its daily cap stays there until its contacts age out of the 24 hours, so that is remembered
+ * twenty times longer (withdrawn contacts can free it earlier; it is then seen a little late).
+ */
+class ExpiringSet implements RefusedCarriers {
+  private readonly until = new Map<string, number>();
+  constructor(private readonly ttlMs: number) {}
+  has(id: string) {
+    const t = this.until.get(id);
+    if (t === undefined) return false;
+    if (t > Date.now()) return true;
+    this.until.delete(id);
+    return false;
+  }
+  add(id: string, why: 'guard' | 'cap') {
+    this.until.set(id, Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs);
+  }
+}
+
+type Lane = LoadLane & { organization_id: string };
+type Leased = { load_id: string; organization_id: string };
+type Queued = { row: typeof outreaches.$inferInsert; candidate: Candidate };
+
+/**
+ * The agent's planning: which loads it works, and for each due load the next wave of carriers to
+ * contact (queued outreaches, sent later by the dispatcher). Every decision is logged with the
+ * load and carrier ids and kept on the load's planning state.
+ */
+export class WavePlanner {
+  private readonly rankings = new Map<
+    string,
+    { ranking: Promise<LaneRanking>; refused: ExpiringSet; until: number }
+  >();
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: FastifyBaseLogger,
+    private readonly batchSize: number,
+    private readonly rankingTtlMs: number,
+  ) {}
+
+  /** Withdraws queued automated outreaches whose load is no longer worked; returns how many. */
+  async cancelUnworkable(): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const stale = await unworkableQueued(tx);
+      if (stale.length === 0) return 0;
+      const moved = await cancelAutomatedOutreaches(
+        tx,
+        { ids: stale },
+        'cancelled: the load is no longer worked by the agent',
+      );
+      for (const o of moved) {
+        this.log.info(
+          { loadId: o.load_id, carrierId: o.carrier_id, outreachId: o.id },
+          'agent: contact withdrawn',
+        );
+      }
+      return moved.length;
+    });
+  }
+
+  /** Plans the next wave of every due load (at most `batchSize` per round); returns how many. */
+  async planDue(now = new Date()): Promise<number> {
+    await enrolWorkableLoads(this.db, now);
+    const leased = await leaseDueLoads(this.db, now, this.batchSize);
+    const settings = new Map<string, AgentSettings>();
+    for (const { organization_id } of leased) {
+      if (!settings.has(organization_id))
+        settings.set(organization_id, await readAgentSettings(this.db, organization_id));
+    }
+    // Loads of one lane share their ranked candidates within the round: ranked once, picked per load.
+    const laneOf = new Map(
+      (
+        await lanesOf(
+          this.db,
+          leased.map((r) => r.load_id),
+        )
+      ).map((l) => [l.id, l]),
+    );
+    // Two lanes at a time (the database has two cores), a lane's loads one after the other: loads
+    // of one lane want the same carriers, and would only wait on each other's carrier locks.
+    const byLane = new Map<string, Leased[]>();
+    for (const row of leased) {
+      const lane = laneOf.get(row.load_id);
+      const key = lane ? `${lane.organization_id}|${laneKey(lane)}` : row.load_id;
+      byLane.set(key, [...(byLane.get(key) ?? []), row]);
+    }
+    const groups = [...byLane.values()];
+    const worker = async () => {
+      for (let group = groups.shift(); group; group = groups.shift()) {
+        for (const next of group) {
+          const lane = laneOf.get(next.load_id);
+          try {
+            await this.planLoad(
+              next.organization_id,
+              next.load_id,
+              settings.get(next.organization_id)!,
+              now,
+              lane ? () => this.ranking(lane, now) : undefined,
+            );
+          } catch (err) {
+            this.log.error({ err, loadId: next.load_id }, 'agent: planning failed');
+          }
+        }
+      }
+    };
+    await Promise.all([worker(), worker()]);
+    return leased.length;
+  }
+
+  /**
+   * A lane's ranked candidates, shared by every load on the lane for `rankingTtlMs`: ranking reads
+   * every candidate of the lane, picking a wave only a few. The window is checked fresh on every
+   * pick, the guard and the cap too except for carriers a pick found refused in the last
+   * `rankingTtlMs` (each remembered that long, across renewals of the ranking, so a busy lane's
+   * capped carriers are not walked past again at every renewal). A carrier that joins a lane, or is
+   * cleared (stop contact lifted, cap freed), is seen within `rankingTtlMs`.
+   */
+  private ranking(lane: Lane, now: Date): Promise<LaneRanking> {
+    const key = `${lane.organization_id}|${laneKey(lane)}`;
+    const cached = this.rankings.get(key);
+    if (cached && cached.until > now.getTime()) return cached.ranking;
+    if (this.rankings.size > 10_000) this.rankings.clear();
+    // Refusals outlive a ranking: rediscovering every capped carrier at the top of a busy lane
+    // would cost a long walk each time the ranking is renewed.
+    const refused = cached?.refused ?? new ExpiringSet(this.rankingTtlMs);
+    const ranking = rankCandidates(this.db, lane.organization_id, lane).then((ranked) => ({
+      ranked,
+      refused,
+    }));
+    this.rankings.set(key, { ranking, refused, until: now.getTime() + this.rankingTtlMs });
+    ranking.catch(() => this.rankings.delete(key));
+    return ranking;
+  }
+
+  /** Plans one load's next wave in one transaction; returns the outreaches queued. */
+  async planLoad(
+    organizationId: string,
+    loadId: string,
+    settings: AgentSettings,
+    now = new Date(),
+    ranking?: () => Promise<LaneRanking>,
+  ) {
+    const waitMs = settings.wave_wait_minutes * 60_000;
+    const later = new Date(now.getTime() + waitMs);
+    return this.db.transaction(async (tx) => {
+      const load = await agentLoadOf(tx, organizationId, loadId);
+      if (!load) return [];
+      const acceptable = await acceptablePendingOffer(tx, loadId, load.posted_rate);
+      if (acceptable) {
+        const text = `holding: offer ${acceptable.id} (${acceptable.amount}) is pending for a rep`;
+        this.log.info({ loadId, offerId: acceptable.id }, 'agent: holding, an acceptable offer is pending');
+        await recordDecision(tx, loadId, { text, nextAt: later });
+        return [];
+      }
+      const wave = await this.pick(tx, organizationId, loadId, settings, ranking);
+      const queued = await this.queue(tx, load, this.addressed(wave, load, settings, now), now);
+      if (queued.length === 0) {
+        const text = 'no eligible carrier for the next wave';
+        this.log.info({ loadId }, `agent: ${text}`);
+        await recordDecision(tx, loadId, { text, nextAt: later });
+        return [];
+      }
+      const lastSend = Math.max(...queued.map((o) => o.send_after!.getTime()));
+      const tier = wave[0]!.tier;
+      await recordDecision(tx, loadId, {
+        text: `wave of ${queued.length} (tier ${tier ?? 'untiered'}) queued`,
+        nextAt: new Date(lastSend + waitMs),
+        wave: { tier: tier ?? null },
+      });
+      return queued;
+    });
+  }
+
+  /** The load's next wave: from the lane's shared ranking, else ranked for this load alone. */
+  private async pick(
+    tx: DbOrTx,
+    organizationId: string,
+    loadId: string,
+    settings: AgentSettings,
+    ranking?: () => Promise<LaneRanking>,
+  ): Promise<Candidate[]> {
+    const rules = {
+      waveSize: settings.wave_size,
+      recontactWindowHours: settings.recontact_window_hours,
+      dailyCapPerCarrier: settings.daily_cap_per_carrier,
+    };
+    const lane = ranking ? await ranking() : null;
+    const wave = lane
+      ? await pickWave(tx, organizationId, loadId, lane.ranked, rules, lane.refused)
+      : await selectWave(tx, organizationId, loadId, rules);
+    if (wave.length === 0) return wave;
+    const capped = await cappedCarriers(
+      tx,
+      organizationId,
+      wave.map((c) => c.carrier_id),
+      settings.daily_cap_per_carrier,
+    );
+    return wave.filter((c) => !capped.has(c.carrier_id));
+  }
+
+  /** Each carrier of the wave on its first channel with an address, sent after quiet hours. */
+  private addressed(wave: Candidate[], load: AgentLoad, settings: AgentSettings, now: Date): Queued[] {
+    const planned: Queued[] = [];
+    for (const candidate of wave) {
+      const channel = settings.channel_order.find((ch) =>
+        ch === 'email' ? candidate.email : candidate.phone,
+      );
+      if (!channel) {
+        this.log.info(
+          { loadId: load.id, carrierId: candidate.carrier_id },
+          'agent: carrier has no address for any channel',
+        );
+        continue;
+      }
+      const zone =
+        timeZoneOfState(candidate.home_state) ?? timeZoneOfState(load.origin_state) ?? DEFAULT_TIME_ZONE;
+      planned.push({
+        candidate,
+        row: {
+          id: newId('outreach'),
+          organization_id: load.organization_id,
+          carrier_id: candidate.carrier_id,
+          load_id: load.id,
+          load_number: load.load_number,
+          modality: channel,
+          direction: 'outbound',
+          status: 'pending',
+          is_automated: true,
+          send_after: nextContactTime(now, zone, settings.quiet_hours_start, settings.quiet_hours_end),
+          address: channel === 'email' ? candidate.email : candidate.phone,
+          conversation_id: channel === 'call' ? null : newId('conversation'),
+        },
+      });
+    }
+    return planned;
+  }
+
+  /** Inserts the planned outreaches and emits outreach.created for each. */
+  private async queue(tx: DbOrTx, load: AgentLoad, planned: Queued[], now: Date) {
+    const queued = planned.length
+      ? await tx
+          .insert(outreaches)
+          .values(planned.map((p) => p.row))
+          .returning()
+      : [];
+    for (const { row, candidate } of planned) {
+      this.log.info(
+        {
+          loadId: load.id,
+          carrierId: candidate.carrier_id,
+          outreachId: row.id,
+          channel: row.modality,
+          tier: candidate.tier,
+          source: candidate.source,
+          sendAfter: row.send_after!.toISOString(),
+        },
+        row.send_after! > now ? 'agent: contact queued until quiet hours end' : 'agent: contact queued',
+      );
+    }
+    await emitEvents(
+      tx,
+      load.organization_id,
+      queued.map((o) => ({ type: 'outreach.created', data: outreachEventData(o) })),
+    );
+    return queued;
+  }
+}

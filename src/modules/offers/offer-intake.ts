@@ -1,0 +1,152 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, DbOrTx } from '../../db/client.js';
+import { takesCarrierOffers } from '../../domain/freight.js';
+import { newId } from '../../domain/ids.js';
+import { decideOffer, type OfferDecision } from '../../domain/negotiation.js';
+import type { OrgScope } from '../../domain/scope.js';
+import { LOAD_ID_IN_BODY, requireLoad } from '../loads/load-lookup.js';
+import { loads } from '../loads/loads-tables.js';
+import { cancelAutomatedOutreaches } from '../outreaches/outreaches-repository.js';
+import { insertOffer } from './offers-repository.js';
+import { emitOfferEvent } from './offers-service.js';
+import { offers } from './offers-tables.js';
+
+/** The channel a carrier named the rate on: a call, an e-mail, WhatsApp. */
+export type OfferChannel = 'voice' | 'email' | 'messaging';
+
+export interface CarrierOffer {
+  loadId: string;
+  carrierId: string | null;
+  amount: number;
+  channel: OfferChannel;
+  callId?: string | null;
+  notes?: string | null;
+  conversationId?: string | null;
+  emailMessageId?: string | null;
+}
+
+export interface OfferOutcome {
+  offerId: string | null;
+  decision: OfferDecision;
+  status: 'pending' | 'accepted' | 'rejected' | null;
+  amount: number;
+}
+
+/**
+ * What the organization decided about carriers' offers: whether one at or under the posted rate
+ * books the load at once. The agent's settings hold it; the composition gives it to the intake.
+ */
+export interface OfferPolicy {
+  autoAccept(organizationId: string): Promise<boolean>;
+}
+
+/** The latest counter-offer made to this carrier on this load, or null when none was. */
+export async function counterOffered(db: DbOrTx, loadId: string, carrierId: string): Promise<number | null> {
+  const [countered] = await db
+    .select({ counter: offers.counter_amount })
+    .from(offers)
+    .where(
+      and(
+        eq(offers.load_id, loadId),
+        eq(offers.carrier_id, carrierId),
+        sql`${offers.counter_amount} IS NOT NULL`,
+      ),
+    )
+    .orderBy(desc(offers.created_at))
+    .limit(1);
+  return countered?.counter ?? null;
+}
+
+/**
+ * THE way a carrier's offer is recorded, whatever the channel (a call's `submit_offer`, an e-mail
+ * or WhatsApp reply): the negotiation rule decides, the offer is stored with its decision, in one
+ * transaction holding the load's row lock (so an automatic booking and a rep's accept cannot both
+ * win). Booking withdraws the load's queued contacts in the same transaction. An offer on a covered
+ * or closed load is answered `covered` and not recorded.
+ */
+export class OfferIntake {
+  constructor(
+    private readonly db: Db,
+    private readonly policy: OfferPolicy,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  async receive(scope: OrgScope, o: CarrierOffer): Promise<OfferOutcome> {
+    const autoAccept = await this.policy.autoAccept(scope.organizationId);
+    return this.db.transaction(async (tx) => {
+      const load = await requireLoad(
+        tx,
+        scope,
+        o.loadId,
+        LOAD_ID_IN_BODY,
+        {
+          tms_load_id: loads.tms_load_id,
+          load_number: loads.load_number,
+          load_status: loads.load_status,
+          posted_rate: loads.posted_rate,
+          max_buy_rate: loads.max_buy_rate,
+        },
+        true,
+      );
+      const countered = o.carrierId ? await counterOffered(tx, o.loadId, o.carrierId) : null;
+      const [booked] = await tx
+        .select({ id: offers.id })
+        .from(offers)
+        .where(and(eq(offers.load_id, o.loadId), eq(offers.status, 'accepted')));
+      if (booked || !takesCarrierOffers(load.load_status)) {
+        // Covered, or past booking: the carrier hears so, and nothing is recorded.
+        this.log.info(
+          { loadId: o.loadId, carrierId: o.carrierId, amount: o.amount },
+          'agent: offer on a covered load',
+        );
+        return { offerId: null, decision: { kind: 'covered' } as const, status: null, amount: o.amount };
+      }
+      const decision = decideOffer({
+        amount: o.amount,
+        postedRate: load.posted_rate,
+        maxBuyRate: load.max_buy_rate,
+        alreadyCountered: countered !== null,
+        autoAccept,
+      });
+      const status: 'pending' | 'accepted' | 'rejected' =
+        decision.kind === 'decline' ? 'rejected' : decision.kind === 'accept' ? 'accepted' : 'pending';
+      const offer = await insertOffer(tx, scope, {
+        id: newId('offer'),
+        load_id: o.loadId,
+        tms_load_id: load.tms_load_id,
+        load_number: load.load_number,
+        offer_amount: o.amount,
+        status,
+        source: 'agent',
+        channel: o.channel,
+        carrier_id: o.carrierId,
+        call_id: o.callId ?? null,
+        email_conversation_id: o.channel === 'email' ? (o.conversationId ?? null) : null,
+        email_message_id: o.emailMessageId ?? null,
+        notes: o.notes ?? null,
+        counter_amount: decision.kind === 'counter' ? decision.amount : null,
+        accepted_at: status === 'accepted' ? new Date() : null,
+      });
+      await emitOfferEvent(tx, scope, 'offer.created', offer);
+      if (status === 'accepted') {
+        await cancelAutomatedOutreaches(
+          tx,
+          { loadId: o.loadId },
+          `cancelled: load booked on offer ${offer.id}`,
+        );
+      }
+      this.log.info(
+        {
+          loadId: o.loadId,
+          carrierId: o.carrierId,
+          offerId: offer.id,
+          amount: o.amount,
+          decision: decision.kind,
+        },
+        'agent: offer received',
+      );
+      return { offerId: offer.id, decision, status, amount: o.amount };
+    });
+  }
+}

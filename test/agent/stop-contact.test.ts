@@ -1,0 +1,232 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
+import { events } from '../../src/modules/webhooks/webhooks-tables.js';
+import {
+  agentEnv,
+  agentLoad,
+  type Headers,
+  laneCarrier,
+  nextEmail,
+  type Outreach,
+  outreachesOf,
+  quietNowInChicago,
+  reply,
+  SECRET,
+  tenant,
+  waitFor,
+  waitForWave,
+} from '../helpers/agent-factories.js';
+import { type TestApp, useTestApp } from '../helpers/app.js';
+import { postmarkSpamComplaint } from '../helpers/postmark-payloads.js';
+import { startReceiver, waitUntil } from '../helpers/webhook-receiver.js';
+import { signWhatsApp, whatsappStandIn, whatsappWebhook } from '../helpers/whatsapp-stand-in.js';
+
+let phones = 0;
+const nextPhone = () => `+1415555${String(3000 + phones++).padStart(4, '0')}`;
+
+/**
+ * A carrier the agent e-mailed about one load (the conversation, sent) and has queued for another
+ * (quiet hours hold, so that contact waits): whichever way the carrier asks to stop, the queued
+ * one must be withdrawn.
+ */
+async function carrierWithQueuedContact(t: TestApp, receiverUrl: string, channel = 'email') {
+  const { h } = await tenant(t, { channel_order: [channel] });
+  const endpoint = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks/endpoints',
+    headers: h,
+    payload: { url: receiverUrl, event_types: ['carrier.updated', 'outreach.status_changed'] },
+  });
+  expect(endpoint.statusCode, endpoint.body).toBe(201);
+  const email = channel === 'email' ? nextEmail() : null;
+  const phone = nextPhone();
+  const carrierId = await laneCarrier(t, h, { email, phone });
+  const firstLoad = await agentLoad(t, h);
+  const [sent] = await waitFor(
+    () => outreachesOf(t, h, firstLoad),
+    (l) => l.length === 1 && l[0]!.status === 'active' && l[0]!.sent_at !== null,
+  );
+  const { start, end } = quietNowInChicago();
+  const quiet = await t.app.inject({
+    method: 'PATCH',
+    url: '/api/v1/agent/settings',
+    headers: h,
+    payload: { quiet_hours_start: start, quiet_hours_end: end },
+  });
+  expect(quiet.statusCode, quiet.body).toBe(200);
+  const secondLoad = await agentLoad(t, h);
+  const [queued] = await waitForWave(t, h, secondLoad, 1);
+  expect(queued).toMatchObject({ carrier_id: carrierId, status: 'pending', is_automated: true });
+  return { h, email, phone, carrierId, sent: sent!, queued: queued!, firstLoad, secondLoad };
+}
+
+/** The request was honoured once: stamped, audited, announced, and the queued contact withdrawn. */
+async function expectHonoured(
+  t: TestApp,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  s: { h: Headers; carrierId: string; queued: Outreach; secondLoad: string },
+  note: string,
+) {
+  const carrier = (
+    await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${s.carrierId}`, headers: s.h })
+  ).json();
+  expect(carrier.stop_contact_requested_at).toMatch(/Z$/);
+
+  const withdrawn = (await outreachesOf(t, s.h, s.secondLoad)).find((o) => o.id === s.queued.id);
+  expect(withdrawn).toMatchObject({
+    status: 'failed',
+    error_reason: 'cancelled: the carrier asked not to be contacted',
+  });
+  const [row] = await t.database.db
+    .select({ cancelled_at: outreaches.cancelled_at })
+    .from(outreaches)
+    .where(eq(outreaches.id, s.queued.id));
+  expect(row!.cancelled_at).not.toBeNull();
+
+  const audit = (
+    await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${s.carrierId}/audit-log`, headers: s.h })
+  ).json().data as { action: string; reason_note: string | null; after: Record<string, unknown> }[];
+  const stamped = audit.filter((a) => a.action === 'stop_contact_requested');
+  expect(stamped).toHaveLength(1);
+  expect(stamped[0]!.reason_note).toBe(note);
+  expect(stamped[0]!.after.stop_contact_requested_at).toBeTruthy();
+
+  const carrierEvents = await t.database.db
+    .select({ data: events.data })
+    .from(events)
+    .where(and(eq(events.type, 'carrier.updated'), sql`${events.data}->>'id' = ${s.carrierId}`));
+  expect(carrierEvents).toHaveLength(1);
+  expect(carrierEvents[0]!.data).toMatchObject({
+    id: s.carrierId,
+    stop_contact_requested_at: expect.any(String),
+  });
+  const outreachEvents = await t.database.db
+    .select({ data: events.data })
+    .from(events)
+    .where(
+      and(eq(events.type, 'outreach.status_changed'), sql`${events.data}->>'outreach_id' = ${s.queued.id}`),
+    );
+  expect(outreachEvents.map((e) => e.data)).toEqual([
+    expect.objectContaining({ status: 'failed', previous_status: 'pending' }),
+  ]);
+  // And the endpoint hears of it.
+  await waitUntil(
+    () => receiver.received.some((r) => r.json.type === 'carrier.updated' && r.json.data.id === s.carrierId),
+    5000,
+    'the carrier.updated delivery',
+  );
+}
+
+describe("a carrier's stop-contact request, by every path", () => {
+  const t = useTestApp({ env: agentEnv });
+  const rx = startReceiver();
+  afterAll(async () => (await rx).close());
+
+  it('POST /carriers/{id}/stop-contact withdraws the queued contacts, audited and announced once', async () => {
+    const receiver = await rx;
+    const s = await carrierWithQueuedContact(t, receiver.url);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${s.carrierId}/stop-contact`,
+      headers: s.h,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().stop_contact_requested_at).toMatch(/Z$/);
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${s.carrierId}/stop-contact`,
+      headers: s.h,
+    });
+    expect(again.json().stop_contact_requested_at).toBe(res.json().stop_contact_requested_at);
+    await expectHonoured(t, receiver, s, 'recorded through the API');
+    // The conversation already under way is not a queued contact: it stays as it was.
+    expect((await outreachesOf(t, s.h, s.firstLoad)).map((o) => o.status)).toEqual(['active']);
+  });
+
+  it('the voice tool request_stop_contact does the same', async () => {
+    const receiver = await rx;
+    const s = await carrierWithQueuedContact(t, receiver.url);
+    const call = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/calls',
+      headers: s.h,
+      payload: {
+        phone_number: s.phone,
+        load_id: s.secondLoad,
+        template_variables: { simulate_outcome: 'completed', simulate_stop_contact: true },
+      },
+    });
+    expect(call.statusCode, call.body).toBe(201);
+    await waitFor(
+      async () =>
+        (await t.app.inject({ method: 'GET', url: `/api/v1/calls/${call.json().id}`, headers: s.h })).json(),
+      (c) => c.status === 'COMPLETED',
+    );
+    await expectHonoured(t, receiver, s, 'asked on a call');
+  });
+
+  it('an e-mail reply asking to stop does the same', async () => {
+    const receiver = await rx;
+    const s = await carrierWithQueuedContact(t, receiver.url);
+    const res = await reply(t, s.sent, s.email!, 'Please remove me from your list.');
+    expect(res.json()).toMatchObject({ status: 'replied', reason: 'stop_contact' });
+    await expectHonoured(t, receiver, s, 'asked in an e-mail reply');
+  });
+
+  it('a Postmark spam complaint does the same', async () => {
+    const receiver = await rx;
+    const s = await carrierWithQueuedContact(t, receiver.url);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/integrations/email/events',
+      headers: {
+        authorization: `Basic ${Buffer.from(`postmark:${SECRET}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      payload: JSON.stringify(
+        postmarkSpamComplaint({ Metadata: { outreach_id: s.sent.id }, Email: s.email! }),
+      ),
+    });
+    expect(res.json()).toMatchObject({ status: 'stop_contact_recorded', carrier_id: s.carrierId });
+    await expectHonoured(t, receiver, s, 'marked our e-mail as spam');
+  });
+});
+
+describe("a carrier's stop-contact request on WhatsApp", async () => {
+  const whatsapp = await whatsappStandIn();
+  const t = useTestApp({ env: whatsapp.env });
+  const rx = startReceiver();
+  afterAll(async () => (await rx).close());
+
+  it('a WhatsApp reply asking to stop does the same', async () => {
+    const receiver = await rx;
+    const s = await carrierWithQueuedContact(t, receiver.url, 'whatsapp');
+    const digits = s.phone.slice(1);
+    const opening = whatsapp.requests.find((r) => r.body.to === digits)!;
+    const body = whatsappWebhook({
+      contacts: [{ profile: { name: 'Dispatch' }, wa_id: digits }],
+      messages: [
+        {
+          from: digits,
+          id: `wamid.STOP${digits}`,
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          type: 'text',
+          text: { body: 'STOP. Remove me from your list.' },
+          context: { from: '15550001111', id: opening.id },
+        },
+      ],
+    });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/integrations/whatsapp/webhook',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsApp(body) },
+      payload: body,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().results).toEqual([
+      expect.objectContaining({ status: 'replied', outreach_id: s.sent.id, reason: 'stop_contact' }),
+    ]);
+    await expectHonoured(t, receiver, s, 'asked in a WhatsApp message');
+  });
+});

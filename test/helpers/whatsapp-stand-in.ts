@@ -1,0 +1,75 @@
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
+import { agentEnv } from './agent-factories.js';
+
+export type GraphBody = {
+  to?: string;
+  type?: string;
+  template?: { components?: unknown };
+  text?: { body: string };
+};
+
+/**
+ * A stand-in for the WhatsApp Cloud API's messages endpoint, listening for the test file: records
+ * requests, answers each with a new wamid. `env` points the app at it.
+ */
+export async function whatsappStandIn() {
+  const requests: { url: string; authorization: string; body: GraphBody; id: string }[] = [];
+  const graph = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const id = `wamid.TEST${requests.length}`;
+      requests.push({ url: req.url ?? '', authorization: req.headers.authorization ?? '', body, id });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          messaging_product: 'whatsapp',
+          contacts: [{ input: body.to, wa_id: body.to }],
+          messages: [{ id }],
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => graph.listen(0, '127.0.0.1', r));
+  afterAll(() => new Promise<void>((r) => graph.close(() => r())));
+  const env = {
+    ...agentEnv,
+    WHATSAPP_PROVIDER: 'cloud_api',
+    WHATSAPP_API_BASE_URL: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/v21.0`,
+    WHATSAPP_ACCESS_TOKEN: 'graph-token',
+    WHATSAPP_PHONE_NUMBER_ID: '1098765',
+    WHATSAPP_APP_SECRET: WHATSAPP_APP_SECRET,
+    WHATSAPP_VERIFY_TOKEN: 'verify-me',
+  };
+  return { requests, env };
+}
+
+export const WHATSAPP_APP_SECRET = 'whatsapp-app-secret';
+
+export const signWhatsApp = (body: string, secret = WHATSAPP_APP_SECRET) =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** A Cloud API webhook delivery with the given messages or statuses. */
+export function whatsappWebhook(value: Record<string, unknown>) {
+  return JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: 'WABA',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550001111', phone_number_id: '1098765' },
+              ...value,
+            },
+          },
+        ],
+      },
+    ],
+  });
+}
