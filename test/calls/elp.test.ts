@@ -17,7 +17,12 @@ const waitForTest = (
   headers: Record<string, string>,
   id: string,
   done: (x: Record<string, unknown>) => boolean,
-) => waitFor(() => elpTest(t, headers, id), (x) => done(x), 10_000);
+) =>
+  waitFor(
+    () => elpTest(t, headers, id),
+    (x) => done(x),
+    10_000,
+  );
 
 function expectConsistentScores(test: Record<string, number | null>) {
   const competencies = [
