@@ -4,20 +4,23 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import {
+  afterRound,
   agentEnv,
   agentLoad,
+  agentRound,
   laneCarrier,
   outreachesOf,
   quietNowInChicago,
   reply,
   tenant,
-  waitFor,
-  waitForWave,
 } from '../helpers/agent-factories.js';
 import { buildTestApp, fileDatabaseUrl, type TestApp, useTestApp } from '../helpers/app.js';
 import { signWhatsApp, whatsappStandIn, whatsappWebhook } from '../helpers/whatsapp-stand-in.js';
 
-const { requests: graphRequests, env: whatsappEnv } = await whatsappStandIn();
+// No loop runs the agent here: each test runs its rounds with `agentRound` and asserts what one did.
+const drivenEnv = { ...agentEnv, WORKERS_ENABLED: 'false' };
+const { requests: graphRequests, env: standInEnv } = await whatsappStandIn();
+const whatsappEnv = { ...standInEnv, WORKERS_ENABLED: 'false' };
 const sign = signWhatsApp;
 const webhook = whatsappWebhook;
 
@@ -49,15 +52,12 @@ describe('the agent on WhatsApp (Cloud API)', () => {
     const { h } = await tenant(t, { channel_order: ['whatsapp'] });
     await laneCarrier(t, h, { email: null, phone: '+14155550177' });
     const loadId = await agentLoad(t, h);
-    const [sent] = await waitFor(
-      () => outreachesOf(t, h, loadId),
-      (l) => l.length === 1 && l[0]!.status === 'active',
-    );
-    expect(sent!.modality).toBe('whatsapp');
-    const opening = (await waitFor(
-      async () => graphRequests.find((r) => r.body.to === '14155550177'),
-      (r) => r !== undefined,
-    ))!;
+    // One round plans the contact and sends it to the Cloud API.
+    const list = await afterRound(t, h, loadId);
+    expect(list.map((o) => [o.modality, o.status])).toEqual([['whatsapp', 'active']]);
+    const sent = list[0];
+    const opening = graphRequests.find((r) => r.body.to === '14155550177')!;
+    expect(opening).toBeDefined();
     expect(opening.url).toBe('/v21.0/1098765/messages');
     expect(opening.authorization).toBe('Bearer graph-token');
     expect(opening.body).toMatchObject({ messaging_product: 'whatsapp', type: 'template' });
@@ -121,8 +121,8 @@ describe('the agent across instances and at send time', () => {
   let b: TestApp;
   beforeAll(async () => {
     const databaseUrl = await fileDatabaseUrl();
-    a = await buildTestApp({ databaseUrl, env: agentEnv });
-    b = await buildTestApp({ databaseUrl, env: agentEnv });
+    a = await buildTestApp({ databaseUrl, env: drivenEnv });
+    b = await buildTestApp({ databaseUrl, env: drivenEnv });
   });
   afterAll(async () => {
     await a?.close();
@@ -134,11 +134,8 @@ describe('the agent across instances and at send time', () => {
     const carriers = [await laneCarrier(a, h), await laneCarrier(a, h), await laneCarrier(a, h)];
     const loadIds: string[] = [];
     for (let i = 0; i < 6; i++) loadIds.push(await agentLoad(a, h));
-    await waitFor(
-      () => Promise.all(loadIds.map((id) => outreachesOf(b, h, id))),
-      (lists) => lists.flat().length >= 12,
-    );
-    await new Promise((r) => setTimeout(r, 400));
+    // A round on each instance at once: each load is leased by one of them, and every load is planned.
+    await Promise.all([agentRound(a), agentRound(b)]);
     const all = (await Promise.all(loadIds.map((id) => outreachesOf(a, h, id)))).flat();
     // Three carriers with a cap of four across six loads: twelve contacts, never a pair twice.
     expect(all).toHaveLength(12);
@@ -155,7 +152,7 @@ describe('the agent across instances and at send time', () => {
     const stays = await laneCarrier(a, h);
     const stops = await laneCarrier(a, h);
     const loadId = await agentLoad(a, h);
-    const queued = await waitForWave(a, h, loadId, 2);
+    const queued = await afterRound(a, h, loadId);
     expect(queued.map((o) => o.status)).toEqual(['pending', 'pending']);
     const disable = await a.app.inject({
       method: 'POST',
@@ -170,10 +167,8 @@ describe('the agent across instances and at send time', () => {
       .update(outreaches)
       .set({ send_after: sql`now()` })
       .where(eq(outreaches.load_id, loadId));
-    const done = await waitFor(
-      () => outreachesOf(a, h, loadId),
-      (l) => l.every((o) => o.status !== 'pending'),
-    );
+    // The other instance's next round sends one and withdraws the other.
+    const done = await afterRound(b, h, loadId);
     const byCarrier = new Map(done.map((o) => [o.carrier_id, o]));
     expect(byCarrier.get(stays)!.status).toBe('active');
     expect(byCarrier.get(stops)).toMatchObject({
@@ -209,7 +204,7 @@ afterAll(() => new Promise<void>((r) => llm.close(() => r())));
 describe('the agent with a chat model configured', () => {
   const t = useTestApp({
     env: {
-      ...agentEnv,
+      ...drivenEnv,
       LLM_BASE_URL: `http://127.0.0.1:${(llm.address() as AddressInfo).port}/v1`,
       LLM_API_KEY: 'llm-key',
       LLM_MODEL: 'freight-mini',
@@ -224,10 +219,9 @@ describe('the agent with a chat model configured', () => {
       String.fromCharCode(97 + Math.floor(Math.random() * 26)),
     ).join('');
     const loadId = await agentLoad(t, h, { load_number: `LN-${letters}` });
-    const [o] = await waitFor(
-      () => outreachesOf(t, h, loadId),
-      (l) => l.length === 1 && l[0]!.status === 'active',
-    );
+    const list = await afterRound(t, h, loadId);
+    expect(list.map((x) => x.status)).toEqual(['active']);
+    const [o] = list;
     const email = (
       await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${carrierId}`, headers: h })
     ).json().email;

@@ -2,9 +2,12 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import {
+  afterRound,
+  agentEnv,
   agentLoad,
+  agentRound,
+  agentStateOf,
   carrierEmail,
-  agentEnv as env,
   type Headers,
   inbound,
   laneCarrier,
@@ -17,12 +20,14 @@ import {
   reply,
   tenant,
   waitFor,
-  waitForWave,
 } from '../helpers/agent-factories.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
 import { createTenant, createUser } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
+
+// No loop runs the agent here: each test runs its rounds with `agentRound` and asserts what one did.
+const env = { ...agentEnv, WORKERS_ENABLED: 'false' };
 
 describe('the load-working agent', () => {
   const t = useTestApp({ env });
@@ -75,9 +80,8 @@ describe('the load-working agent', () => {
       payload: { ...(await loadBody(t, h, loadId)), assigned_to_ai_agent: true },
     });
 
-    const list = await waitForWave(t, h, loadId, 2);
-    await new Promise((r) => setTimeout(r, 300));
-    const contacted = (await outreachesOf(t, h, loadId)).map((o) => o.carrier_id).sort();
+    const list = await afterRound(t, h, loadId);
+    const contacted = list.map((o) => o.carrier_id).sort();
     // The carrier restricted on the lane also holds the generic primary preference: still refused.
     expect(contacted).toEqual([allowed, untyped].sort());
     for (const excluded of [
@@ -94,11 +98,11 @@ describe('the load-working agent', () => {
       expect(contacted).not.toContain(excluded);
     }
     expect(list.every((o) => o.is_automated && o.modality === 'email')).toBe(true);
-    // The first message names the lane and the posted rate, never the customer rate or the limit.
-    const sent = await waitFor(
-      () => messagesOf(t, h, list[0]!.id),
-      (m) => m.length > 0,
-    );
+    // Sent in the same round. The first message names the lane and the posted rate, never the
+    // customer rate or the limit.
+    expect(list.every((o) => o.status === 'active')).toBe(true);
+    const sent = await messagesOf(t, h, list[0]!.id);
+    expect(sent).toHaveLength(1);
     expect(sent[0]!.body).toContain('$2,000');
     expect(sent[0]!.body).not.toMatch(/\$2,?400|\$2,?900/);
   });
@@ -127,18 +131,25 @@ describe('the load-working agent', () => {
     expect(offered.statusCode, offered.body).toBe(201);
 
     const loadId = await agentLoad(t, h);
-    const wave1 = await waitForWave(t, h, loadId, 2);
+    const wave1 = await afterRound(t, h, loadId);
     expect(wave1.map((o) => o.carrier_id).sort()).toEqual([tier1Best, laneTier1].sort());
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await outreachesOf(t, h, loadId)).toHaveLength(2);
+    // The next wave is due after the wave wait (30 minutes): a round before then plans nothing more.
+    const planned = (await agentStateOf(t, loadId))!;
+    expect(planned.waves_planned).toBe(1);
+    expect(planned.next_wave_at.getTime()).toBeGreaterThan(Date.now() + 25 * 60_000);
+    expect(await afterRound(t, h, loadId)).toHaveLength(2);
+    expect((await agentStateOf(t, loadId))!.waves_planned).toBe(1);
 
+    // Once it is due, the same round plans it.
     await nextWaveNow(t, loadId);
-    const wave2 = await waitForWave(t, h, loadId, 3);
+    const wave2 = await afterRound(t, h, loadId);
+    expect(wave2).toHaveLength(3);
     expect(wave2.map((o) => o.carrier_id)).toContain(tier1Third);
     expect(wave2.map((o) => o.carrier_id)).not.toContain(tier2);
 
     await nextWaveNow(t, loadId);
-    const wave3 = await waitForWave(t, h, loadId, 4);
+    const wave3 = await afterRound(t, h, loadId);
+    expect(wave3).toHaveLength(4);
     expect(wave3.map((o) => o.carrier_id)).toContain(tier2);
     expect(wave3.map((o) => o.carrier_id)).not.toContain(history);
 
@@ -151,8 +162,11 @@ describe('the load-working agent', () => {
     });
     expect(hold.statusCode).toBe(201);
     await nextWaveNow(t, loadId);
-    await new Promise((r) => setTimeout(r, 400));
-    expect(await outreachesOf(t, h, loadId)).toHaveLength(4);
+    expect(await afterRound(t, h, loadId)).toHaveLength(4);
+    // The round did take the load up, and held it for the offer.
+    expect((await agentStateOf(t, loadId))!.last_decision).toBe(
+      `holding: offer ${hold.json().id} (1950) is pending for a rep`,
+    );
     const rejected = await t.app.inject({
       method: 'PATCH',
       url: `/api/v1/offers/${hold.json().id}`,
@@ -161,7 +175,8 @@ describe('the load-working agent', () => {
     });
     expect(rejected.statusCode).toBe(200);
     await nextWaveNow(t, loadId);
-    const wave4 = await waitForWave(t, h, loadId, 5);
+    const wave4 = await afterRound(t, h, loadId);
+    expect(wave4).toHaveLength(5);
     expect(wave4.map((o) => o.carrier_id)).toContain(history);
   });
 
@@ -184,13 +199,12 @@ describe('the load-working agent', () => {
       headers: h,
       payload: { ...(await loadBody(t, h, first)), assigned_to_ai_agent: true },
     });
-    await waitForWave(t, h, first, 1);
+    // `manual` is inside the recontact window for the first load: only `busy` is contacted.
+    const firstWave = (await afterRound(t, h, first)).filter((o) => o.is_automated);
+    expect(firstWave.map((o) => o.carrier_id)).toEqual([busy]);
     const loadIds = [first, await agentLoad(t, h), await agentLoad(t, h)];
-    await waitFor(
-      async () => Promise.all(loadIds.map((id) => outreachesOf(t, h, id))),
-      (lists) => lists.every((l) => l.some((o) => o.is_automated)),
-    );
-    await new Promise((r) => setTimeout(r, 300));
+    // One round plans both new loads, one after the other under the carriers' locks.
+    await agentRound(t);
     const lists = await Promise.all(loadIds.map((id) => outreachesOf(t, h, id)));
     const automated = lists.flat().filter((o) => o.is_automated);
     // Three loads, a cap of two: `busy` got two; `manual` was not contacted again about the first load.
@@ -209,10 +223,7 @@ describe('the load-working agent', () => {
         )})`,
       );
     await nextWaveNow(t, first);
-    const again = await waitFor(
-      () => outreachesOf(t, h, first),
-      (l) => l.some((o) => o.is_automated && o.carrier_id === manual),
-    );
+    const again = await afterRound(t, h, first);
     const fresh = again.filter((o) => o.is_automated && Date.now() - Date.parse(o.send_after!) < 60_000);
     expect(fresh.map((o) => o.carrier_id)).toContain(manual);
   });
@@ -223,13 +234,13 @@ describe('the load-working agent', () => {
     const chicago = await laneCarrier(t, h, { home_state: 'IL' });
     const honolulu = await laneCarrier(t, h, { home_state: 'hi' });
     const loadId = await agentLoad(t, h);
-    const list = await waitForWave(t, h, loadId, 2);
+    // One round plans both and sends what is due: Honolulu is four hours behind Chicago, outside
+    // the window there, so its e-mail went out in the round that kept Chicago's queued.
+    const list = await afterRound(t, h, loadId);
+    expect(list).toHaveLength(2);
     const byCarrier = new Map(list.map((o) => [o.carrier_id, o]));
-    // Honolulu is four hours behind Chicago: outside the window there, so the e-mail went out.
-    const hawaii = await waitFor(
-      () => outreachesOf(t, h, loadId).then((l) => l.find((o) => o.carrier_id === honolulu)!),
-      (o) => o.status === 'active',
-    );
+    const hawaii = byCarrier.get(honolulu)!;
+    expect(hawaii.status).toBe('active');
     expect(hawaii.sent_at).not.toBeNull();
     const queued = byCarrier.get(chicago)!;
     expect(queued.status).toBe('pending');
@@ -244,8 +255,6 @@ describe('the load-working agent', () => {
     expect(localEnd).toBe(`${String(end).padStart(2, '0')}:00`);
     expect(sendAfter.getTime() - Date.now()).toBeGreaterThan(0);
     expect(sendAfter.getTime() - Date.now()).toBeLessThanOrEqual(2 * 3600_000);
-    await new Promise((r) => setTimeout(r, 300));
-    expect((await outreachesOf(t, h, loadId)).find((o) => o.carrier_id === chicago)!.status).toBe('pending');
   });
 
   it('stops working a load once it is booked, re-covered in the TMS or unassigned, withdrawing queued contacts', async () => {
@@ -257,7 +266,10 @@ describe('the load-working agent', () => {
     const booked = await agentLoad(t, h);
     const covered = await agentLoad(t, h);
     const unassigned = await agentLoad(t, h);
-    for (const id of [booked, covered, unassigned]) await waitForWave(t, h, id, 2);
+    await agentRound(t);
+    for (const id of [booked, covered, unassigned]) {
+      expect((await outreachesOf(t, h, id)).map((o) => o.status)).toEqual(['pending', 'pending']);
+    }
 
     const offer = await t.app.inject({
       method: 'POST',
@@ -288,16 +300,18 @@ describe('the load-working agent', () => {
     };
     await upd(covered, { tms_status: 'Covered' });
     await upd(unassigned, { assigned_to_ai_agent: false });
+    // Their contacts stay queued until the agent's next round, which withdraws them and, though
+    // every load's next wave is due, plans no new wave for any of them.
     for (const id of [covered, unassigned]) {
-      const list = await waitFor(
-        () => outreachesOf(t, h, id),
-        (l) => l.every((o) => o.status === 'failed'),
-      );
+      expect((await outreachesOf(t, h, id)).map((o) => o.status)).toEqual(['pending', 'pending']);
+    }
+    for (const id of [booked, covered, unassigned]) await nextWaveNow(t, id);
+    await agentRound(t);
+    for (const id of [covered, unassigned]) {
+      const list = await outreachesOf(t, h, id);
+      expect(list.map((o) => o.status)).toEqual(['failed', 'failed']);
       expect(list.every((o) => o.error_reason?.includes('no longer worked'))).toBe(true);
     }
-    // No new wave for any of them.
-    for (const id of [booked, covered, unassigned]) await nextWaveNow(t, id);
-    await new Promise((r) => setTimeout(r, 300));
     for (const id of [booked, covered, unassigned]) expect(await outreachesOf(t, h, id)).toHaveLength(2);
   });
 });
@@ -309,12 +323,10 @@ describe('replies to the agent', () => {
     const { h, user } = await tenant(t, settings);
     const carrierId = await laneCarrier(t, h, carrier);
     const loadId = await agentLoad(t, h);
-    const [o] = await waitForWave(t, h, loadId, 1);
-    const sent = await waitFor(
-      () => outreachesOf(t, h, loadId),
-      (l) => l[0]!.status === 'active',
-    );
-    return { h, user, carrierId, loadId, outreach: sent[0]!, o, email: await carrierEmail(t, h, carrierId) };
+    // One round plans the contact and sends it.
+    const [o] = await afterRound(t, h, loadId);
+    expect(o).toMatchObject({ carrier_id: carrierId, status: 'active' });
+    return { h, user, carrierId, loadId, outreach: o!, o, email: await carrierEmail(t, h, carrierId) };
   }
 
   const offersOf = async (t: TestApp, h: Headers, loadId: string) =>
@@ -413,8 +425,9 @@ describe('replies to the agent', () => {
     expect(carrier.stop_contact_requested_at).not.toBeNull();
     // A later load on the lane: the agent never contacts the carrier again.
     const later = await agentLoad(t, h);
-    await new Promise((r) => setTimeout(r, 400));
-    expect(await outreachesOf(t, h, later)).toHaveLength(0);
+    expect(await afterRound(t, h, later)).toHaveLength(0);
+    // The round did take the load up: it found no one it may contact.
+    expect((await agentStateOf(t, later))!.last_decision).toBe('no eligible carrier for the next wave');
   });
 
   it('sends an operational restriction notice to an inactive carrier on the restriction list, where opted in', async () => {
@@ -494,6 +507,10 @@ describe('end to end on the simulated channels', () => {
       await laneCarrier(t, h, { routing_guide_tier: 1, email: null, phone: '+14155550123' }),
     ];
     const loadId = await agentLoad(t, h);
+    // One round contacts both carriers; the simulated carriers then answer on their own timers.
+    const contacted = await afterRound(t, h, loadId);
+    expect(contacted.map((o) => o.carrier_id).sort()).toEqual([...carriers].sort());
+    expect(contacted.map((o) => o.modality).sort()).toEqual(['email', 'whatsapp']);
     const booked = await waitFor(
       async () =>
         (
@@ -567,26 +584,37 @@ describe('agent settings and switches', () => {
     const { h } = await tenant(t, { enabled: false });
     await laneCarrier(t, h);
     const loadId = await agentLoad(t, h);
-    await new Promise((r) => setTimeout(r, 400));
+    // The same round works another organization's load.
+    const other = await tenant(t);
+    const otherCarrier = await laneCarrier(t, other.h);
+    const otherLoad = await agentLoad(t, other.h);
+    await agentRound(t);
+    expect((await outreachesOf(t, other.h, otherLoad)).map((o) => o.carrier_id)).toEqual([otherCarrier]);
     expect(await outreachesOf(t, h, loadId)).toHaveLength(0);
+    expect(await agentStateOf(t, loadId)).toBeUndefined();
     await t.app.inject({
       method: 'PATCH',
       url: '/api/v1/agent/settings',
       headers: h,
       payload: { enabled: true },
     });
-    await waitForWave(t, h, loadId, 1);
+    expect(await afterRound(t, h, loadId)).toHaveLength(1);
   });
 });
 
 describe('an instance with the agent switched off', () => {
-  const t = useTestApp({ env: { ...env, AGENT_ENABLED: 'false' } });
+  // Its loops run: the test reads which ones.
+  const t = useTestApp({ env: { ...agentEnv, AGENT_ENABLED: 'false' } });
 
-  it('plans nothing', async () => {
+  it('runs no agent loop, and a round of every worker it has plans nothing', async () => {
+    const others = ['compliance', 'idempotency-purge', 'outreach-sweeper', 'scheduled-calls', 'webhooks'];
+    expect(t.app.workers.names()).toEqual(others);
+    expect(t.services.workers.map((w) => w.name).sort()).toEqual(others);
     const { h } = await tenant(t);
     await laneCarrier(t, h);
     const loadId = await agentLoad(t, h);
-    await new Promise((r) => setTimeout(r, 400));
+    for (const worker of t.services.workers) await worker.drain();
     expect(await outreachesOf(t, h, loadId)).toHaveLength(0);
+    expect(await agentStateOf(t, loadId)).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { events } from '../../src/modules/webhooks/webhooks-tables.js';
 import {
+  afterRound,
   agentEnv,
   agentLoad,
   type Headers,
@@ -17,9 +18,9 @@ import {
   waitFor,
   waitForWave,
 } from '../helpers/agent-factories.js';
-import { type TestApp, useTestApp } from '../helpers/app.js';
+import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { postmarkSpamComplaint } from '../helpers/postmark-payloads.js';
-import { startReceiver, waitUntil } from '../helpers/webhook-receiver.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 import { signWhatsApp, whatsappStandIn, whatsappWebhook } from '../helpers/whatsapp-stand-in.js';
 
 let phones = 0;
@@ -44,7 +45,7 @@ async function carrierWithQueuedContact(t: TestApp, receiverUrl: string, channel
   const carrierId = await laneCarrier(t, h, { email, phone });
   const firstLoad = await agentLoad(t, h);
   const [sent] = await waitFor(
-    () => outreachesOf(t, h, firstLoad),
+    () => afterRound(t, h, firstLoad),
     (l) => l.length === 1 && l[0]!.status === 'active' && l[0]!.sent_at !== null,
   );
   const { start, end } = quietNowInChicago();
@@ -111,15 +112,15 @@ async function expectHonoured(
     expect.objectContaining({ status: 'failed', previous_status: 'pending' }),
   ]);
   // And the endpoint hears of it.
-  await waitUntil(
-    () => receiver.received.some((r) => r.json.type === 'carrier.updated' && r.json.data.id === s.carrierId),
-    5000,
-    'the carrier.updated delivery',
-  );
+  await drainWorker(t, 'webhooks');
+  expect(
+    receiver.received.some((r) => r.json.type === 'carrier.updated' && r.json.data.id === s.carrierId),
+  ).toBe(true);
 }
 
 describe("a carrier's stop-contact request, by every path", () => {
-  const t = useTestApp({ env: agentEnv });
+  // No loop runs here: the agent's and the webhooks' rounds are run by the test.
+  const t = useTestApp({ env: { ...agentEnv, WORKERS_ENABLED: 'false' } });
   const rx = startReceiver();
   afterAll(async () => (await rx).close());
 
@@ -195,7 +196,7 @@ describe("a carrier's stop-contact request, by every path", () => {
 
 describe("a carrier's stop-contact request on WhatsApp", async () => {
   const whatsapp = await whatsappStandIn();
-  const t = useTestApp({ env: whatsapp.env });
+  const t = useTestApp({ env: { ...whatsapp.env, WORKERS_ENABLED: 'false' } });
   const rx = startReceiver();
   afterAll(async () => (await rx).close());
 

@@ -1,5 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { type TestApp, useTestApp } from '../helpers/app.js';
+import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
@@ -204,30 +205,42 @@ describe('POST /calls on the simulated voice platform', () => {
 });
 
 describe('scheduled calls', () => {
+  // No loop places scheduled calls here: a test runs the scheduled-calls worker's round.
   const t = useTestApp({
-    env: { SIMULATION_SPEED: '40', WORKER_POLL_MS: '50', COMPLIANCE_REGISTRY_FILE: registry },
+    env: { SIMULATION_SPEED: '40', WORKERS_ENABLED: 'false', COMPLIANCE_REGISTRY_FILE: registry },
   });
 
   it('waits SCHEDULED until its time, then is placed and runs its course', async () => {
     const { user } = await createTenant(t);
-    const at = new Date(Date.now() + 600).toISOString();
-    const res = await startCall(t, user.headers, {
-      phone_number: '+14155550191',
-      scheduled_at: at,
-      template_variables: { simulate_outcome: 'completed' },
-    });
-    expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ status: 'SCHEDULED', scheduled_at: at });
-    const seen = new Set<string>();
-    const done = await waitFor(
-      () => getCall(t, user.headers, res.json().id),
-      (c) => {
-        seen.add(c.status);
-        return c.status === 'COMPLETED';
-      },
+    const schedule = async (phone: string) => {
+      const at = new Date(Date.now() + 3_600_000).toISOString();
+      const res = await startCall(t, user.headers, {
+        phone_number: phone,
+        scheduled_at: at,
+        template_variables: { simulate_outcome: 'completed' },
+      });
+      expect(res.statusCode).toBe(201);
+      expect(res.json()).toMatchObject({ status: 'SCHEDULED', scheduled_at: at });
+      return res.json().id as string;
+    };
+    const due = await schedule('+14155550191');
+    const notYet = await schedule('+14155550194');
+    // `due`'s time comes (moved into the past rather than waited for): the worker's round places
+    // it and leaves the other call, whose time has not come, SCHEDULED.
+    const moved = await t.database.db.execute<{ scheduled_at: string }>(
+      sql`UPDATE calls SET scheduled_at = now() - interval '1 second' WHERE id = ${due} RETURNING scheduled_at`,
     );
-    expect(seen.has('SCHEDULED')).toBe(true);
-    expect(Date.parse(done.call_start_time)).toBeGreaterThanOrEqual(Date.parse(at));
+    await drainWorker(t, 'scheduled-calls');
+    expect((await getCall(t, user.headers, due)).status).not.toBe('SCHEDULED');
+    expect((await getCall(t, user.headers, notYet)).status).toBe('SCHEDULED');
+    // The simulated platform then plays the call on its own timers.
+    const done = await waitFor(
+      () => getCall(t, user.headers, due),
+      (c) => c.status === 'COMPLETED',
+    );
+    expect(Date.parse(done.call_start_time)).toBeGreaterThanOrEqual(
+      new Date(moved.rows[0]!.scheduled_at).getTime(),
+    );
   });
 
   it('refuses a time in the past, and cancels a scheduled call that is ended', async () => {

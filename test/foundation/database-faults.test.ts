@@ -15,6 +15,21 @@ import { createTenant } from '../helpers/factories.js';
 import { loadPayload } from '../helpers/load-factories.js';
 import { waitFor } from '../helpers/wait.js';
 
+/** How many of the app's connections to its database are running a statement or a transaction. */
+async function busyBackends(url: string): Promise<number> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'envoy' AND state <> 'idle'`,
+    );
+    return rows[0]!.n;
+  } finally {
+    await admin.end();
+  }
+}
+
 /** Ends every connection the app holds to its database, as a failover or an operator would. */
 async function terminateBackends(url: string): Promise<number> {
   const admin = new pg.Client({ connectionString: url });
@@ -40,8 +55,9 @@ describe('a database that drops its connections', () => {
     let terminated = 0;
     // Writes of both kinds in flight while every connection of the app is cut, again and again.
     for (let round = 0; round < 8; round++) {
+      const inRound: Promise<number>[] = [];
       for (let i = 0; i < 4; i++) {
-        writes.push(
+        inRound.push(
           t.app
             .inject({
               method: 'POST',
@@ -52,7 +68,7 @@ describe('a database that drops its connections', () => {
             .then((r) => r.statusCode),
         );
       }
-      writes.push(
+      inRound.push(
         t.app
           .inject({
             method: 'POST',
@@ -62,7 +78,17 @@ describe('a database that drops its connections', () => {
           })
           .then((r) => r.statusCode),
       );
-      await new Promise((r) => setTimeout(r, 15));
+      writes.push(...inRound);
+      // Cut the connections once the round's writes are at the database (or, should they all have
+      // been answered already, at once).
+      let answered = false;
+      void Promise.allSettled(inRound).then(() => {
+        answered = true;
+      });
+      await waitFor(
+        () => busyBackends(url),
+        (busy) => busy > 0 || answered,
+      );
       terminated += await terminateBackends(url);
     }
     const statuses = await Promise.all(writes);

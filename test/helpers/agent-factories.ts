@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { agentLoadStates } from '../../src/modules/agent/agent-tables.js';
-import type { TestApp } from './app.js';
+import { drainWorker, type TestApp } from './app.js';
 import { createCarrier, goodStanding, registryFile } from './carrier-factories.js';
 import { createApiKey, createTenant } from './factories.js';
 import { createLoad, stopPayload } from './load-factories.js';
@@ -97,11 +97,38 @@ export const outreachesOf = async (t: TestApp, h: Headers, loadId: string): Prom
     })
   ).json().data;
 
+/**
+ * One round of the agent's worker, as its loop runs it: withdraws the contacts of loads no longer
+ * worked, plans the waves that are due, sends the contacts whose time has come. Returns how much
+ * it did. Tests that call it build their app with `WORKERS_ENABLED: 'false'`.
+ */
+export const agentRound = (t: TestApp) => drainWorker(t, 'agent');
+
+/** Runs one agent round, then returns the load's outreaches. */
+export async function afterRound(t: TestApp, h: Headers, loadId: string): Promise<Outreach[]> {
+  await agentRound(t);
+  return outreachesOf(t, h, loadId);
+}
+
+/**
+ * Runs agent rounds until the load has `count` automated outreaches. For an app that shares its
+ * database with other instances (whose loops may take the load first); a test on its own app
+ * runs one round with `afterRound` and asserts what it did.
+ */
 export const waitForWave = (t: TestApp, h: Headers, loadId: string, count: number) =>
   waitFor(
-    () => outreachesOf(t, h, loadId),
+    () => afterRound(t, h, loadId),
     (list) => list.filter((o) => o.is_automated).length >= count,
   );
+
+/** The agent's record of a load: when its next wave is due and what its last round decided. */
+export async function agentStateOf(t: TestApp, loadId: string) {
+  const [state] = await t.database.db
+    .select()
+    .from(agentLoadStates)
+    .where(eq(agentLoadStates.load_id, loadId));
+  return state;
+}
 
 /** Lets the wave wait pass at once: the next round plans the load's next wave. */
 export const nextWaveNow = (t: TestApp, loadId: string) =>

@@ -48,12 +48,3 @@ export async function startReceiver(
     },
   };
 }
-
-/** Polls `check` until it returns true, failing after `ms`. */
-export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 5000, what = 'condition') {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

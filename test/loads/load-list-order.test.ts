@@ -108,8 +108,15 @@ describe('GET /loads order_by', () => {
         payload: { loads: batch },
       });
       expect(res.statusCode, res.body).toBe(200);
-      await new Promise((r) => setTimeout(r, 5));
     }
+    // The first batch was written a minute before the second (moved back rather than waited for).
+    const moved = await t.database.pool.query(
+      `UPDATE loads SET created_at = created_at - interval '1 minute',
+         updated_at = updated_at - interval '1 minute', last_posted_at = last_posted_at - interval '1 minute'
+       WHERE organization_id = $1 AND load_number = ANY($2)`,
+      [tenant.orgId, first.map((l) => l.load_number)],
+    );
+    expect(moved.rowCount).toBe(first.length);
     const all = await t.app.inject({ method: 'GET', url: '/api/v1/loads?page_size=100', headers });
     loads = all.json().data;
     expect(loads).toHaveLength(7);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
@@ -232,14 +233,10 @@ describe('GET /loads', () => {
     const other = await createTenant(t);
     const key = (await createApiKey(t, other.user.headers)).headers;
     const first = await createLoad(t, key, { load_number: 'U1' });
-    await createLoad(t, key, { load_number: 'U2' });
-    await new Promise((r) => setTimeout(r, 5));
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/loads',
-      headers: key,
-      payload: { load_number: 'U1', equipment_type: 'VAN' },
-    });
+    const second = await createLoad(t, key, { load_number: 'U2' });
+    // Written two minutes and one minute ago (rather than a few milliseconds apart).
+    await t.database.db.execute(sql`UPDATE loads SET updated_at = now() - CASE WHEN id = ${first}
+      THEN interval '2 minutes' ELSE interval '1 minute' END WHERE id IN (${first}, ${second})`);
     const order = async (desc: boolean) =>
       (
         await t.app.inject({
@@ -250,8 +247,17 @@ describe('GET /loads', () => {
       )
         .json()
         .data.map((l: { id: string }) => l.id);
-    expect((await order(true))[0]).toBe(first);
-    expect((await order(false))[1]).toBe(first);
+    expect(await order(true)).toEqual([second, first]);
+    // A change to U1 makes it the most recently updated.
+    const updated = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/loads',
+      headers: key,
+      payload: { load_number: 'U1', equipment_type: 'VAN' },
+    });
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect(await order(true)).toEqual([first, second]);
+    expect(await order(false)).toEqual([second, first]);
   });
 
   it('pages: the last page, a page past the end, page_size 100', async () => {

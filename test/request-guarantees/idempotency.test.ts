@@ -1,15 +1,37 @@
+import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { access } from '../../src/http/access.js';
 import { scopeOf } from '../../src/http/authentication.js';
 import { canonicalJson } from '../../src/http/idempotency.js';
-import { buildTestApp, type TestApp, useTestApp } from '../helpers/app.js';
+import { idempotencyKeys } from '../../src/http/idempotency-tables.js';
+import { buildTestApp, drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A request the test keeps running: `entered` once its handler runs, until `release`. */
+interface Held {
+  entered: Promise<void>;
+  release(): void;
+}
 
-/** Probe routes: one that fails with a 500 on its first call, one that takes a while. */
+/** Handlers of the slow probe held open, by the `hold` the request names; each holds one request. */
+const holds = new Map<string, { enter(): void; released: Promise<void> }>();
+
+function hold(name: string): Held {
+  let enter!: () => void;
+  let release!: () => void;
+  const entered = new Promise<void>((r) => {
+    enter = r;
+  });
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  holds.set(name, { enter, released });
+  return { entered, release };
+}
+
+/** Probe routes: one that fails with a 500 on its first call, one the test holds open. */
 function probes(calls: { flaky: number; slow: number }): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
@@ -24,11 +46,16 @@ function probes(calls: { flaky: number; slow: number }): FastifyPluginAsyncZod {
     );
     app.post(
       '/probe/slow',
-      { config: { access: access.any, idempotent: true }, schema: { body: z.object({ ms: z.number() }) } },
+      { config: { access: access.any, idempotent: true }, schema: { body: z.object({ hold: z.string() }) } },
       async (request, reply) => {
         calls.slow += 1;
         const call = calls.slow;
-        await sleep(request.body.ms);
+        const held = holds.get(request.body.hold);
+        if (held) {
+          holds.delete(request.body.hold);
+          held.enter();
+          await held.released;
+        }
         return reply.status(201).send({ call });
       },
     );
@@ -45,7 +72,7 @@ describe('Idempotency-Key', () => {
   const calls = { flaky: 0, slow: 0 };
   beforeAll(async () => {
     t = await buildTestApp({
-      env: { IDEMPOTENCY_LOCK_SECONDS: '1' },
+      env: { IDEMPOTENCY_LOCK_SECONDS: '30' },
       extend: (app) => void app.register(probes(calls), { prefix: '/api/v1' }),
     });
   });
@@ -116,37 +143,51 @@ describe('Idempotency-Key', () => {
         method: 'POST',
         url: '/api/v1/probe/slow',
         headers: { ...user.headers, 'idempotency-key': 'slow-1' },
-        payload: { ms: 400 },
+        payload: { hold: 'slow-1' },
       });
+    const running = hold('slow-1');
     const first = send();
-    await sleep(100);
+    await running.entered;
     const duplicate = await send();
     expect(duplicate.statusCode).toBe(409);
     expect(duplicate.json().error.code).toBe('idempotency_key_in_progress');
+    running.release();
     expect((await first).statusCode).toBe(201);
     const replay = await send();
     expect(replay.headers['idempotent-replayed']).toBe('true');
   });
 
   it('lets a retry take over the key of a request that never finished', async () => {
-    const { user } = await createTenant(t);
+    const { orgId, user } = await createTenant(t);
     const before = calls.slow;
-    const send = (ms: number) =>
+    const send = () =>
       t.app.inject({
         method: 'POST',
         url: '/api/v1/probe/slow',
         headers: { ...user.headers, 'idempotency-key': 'stuck' },
-        payload: { ms },
+        payload: { hold: 'stuck' },
       });
-    // The lock lasts 1 s here; a request still running after that counts as crashed.
-    const stuck = send(1500).catch(() => null);
-    await sleep(1200);
-    // A different body would be a reuse; the same request takes the claim over.
-    const retry = await send(1500);
+    const running = hold('stuck');
+    const stuck = send();
+    await running.entered;
+    // The claim is locked for IDEMPOTENCY_LOCK_SECONDS (30 s here): until then a retry is refused.
+    const claim = and(eq(idempotencyKeys.organization_id, orgId), eq(idempotencyKeys.key, 'stuck'));
+    const [row] = await t.database.db.select().from(idempotencyKeys).where(claim);
+    expect(row!.state).toBe('in_progress');
+    expect(row!.locked_until.getTime() - row!.created_at.getTime()).toBe(30_000);
+    expect((await send()).statusCode).toBe(409);
+    // The lock runs out (moved into the past rather than waited for): the request counts as
+    // crashed. A different body would be a reuse; the same request takes the claim over.
+    await t.database.db
+      .update(idempotencyKeys)
+      .set({ locked_until: sql`now() - interval '1 second'` })
+      .where(claim);
+    const retry = await send();
     expect(retry.statusCode).toBe(201);
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
     expect(calls.slow - before).toBe(2);
-    await stuck;
+    running.release();
+    expect((await stuck).statusCode).toBe(201);
   });
 
   it('answers 422 idempotency_key_reused for the same key with another body or path', async () => {
@@ -231,10 +272,10 @@ describe('Idempotency-Key', () => {
 });
 
 describe('expired idempotency records', () => {
-  const t = useTestApp({ env: { IDEMPOTENCY_TTL_SECONDS: '1' } });
+  const t = useTestApp({ env: { IDEMPOTENCY_TTL_SECONDS: '600', WORKERS_ENABLED: 'false' } });
 
   it('are purged, and the key can be used afresh', async () => {
-    const { user } = await createTenant(t);
+    const { orgId, user } = await createTenant(t);
     const send = (name: string) =>
       t.app.inject({
         method: 'POST',
@@ -243,8 +284,19 @@ describe('expired idempotency records', () => {
         payload: { name },
       });
     expect((await send('one')).statusCode).toBe(201);
-    await sleep(1200);
-    expect(await t.services.idempotency.purgeExpired()).toBeGreaterThanOrEqual(1);
+    const record = and(eq(idempotencyKeys.organization_id, orgId), eq(idempotencyKeys.key, 'short-lived'));
+    const [row] = await t.database.db.select().from(idempotencyKeys).where(record);
+    expect(row!.expires_at.getTime() - row!.created_at.getTime()).toBe(600_000);
+    // Before its TTL the purge keeps it, and the key replays.
+    expect(await drainWorker(t, 'idempotency-purge')).toBe(0);
+    expect((await send('one')).headers['idempotent-replayed']).toBe('true');
+    // Its TTL runs out (moved into the past rather than waited for).
+    await t.database.db
+      .update(idempotencyKeys)
+      .set({ expires_at: sql`now() - interval '1 second'` })
+      .where(record);
+    expect(await drainWorker(t, 'idempotency-purge')).toBe(1);
+    expect(await t.database.db.select().from(idempotencyKeys).where(record)).toHaveLength(0);
     const fresh = await send('two');
     expect(fresh.statusCode).toBe(201);
     expect(fresh.headers['idempotent-replayed']).toBeUndefined();

@@ -3,11 +3,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emitEvents } from '../../src/modules/webhooks/events.js';
 import { buildTestApp, fileDatabaseUrl } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
-import { startReceiver, waitUntil } from '../helpers/webhook-receiver.js';
+import { waitFor } from '../helpers/wait.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const env = { WORKER_POLL_MS: '20', WEBHOOK_RETRY_SCALE: '0.001', WEBHOOK_TIMEOUT_MS: '2000' };
 
+// This test is about the loops themselves (a runner stopped mid-queue, another one taking over), so
+// both instances run theirs and the test waits on what the receiver gets.
 describe('webhook delivery across a restart', () => {
+  // A receiver that takes a few milliseconds over each answer, so the first instance is still
+  // working through the queue when it is stopped.
   const rx = startReceiver(async (_r, res) => {
     await new Promise((r) => setTimeout(r, 5));
     res.writeHead(200).end();
@@ -41,17 +46,21 @@ describe('webhook delivery across a restart', () => {
       ),
     );
     expect(ids).toHaveLength(N);
-    await waitUntil(() => receiver.received.length >= 20, 10_000, 'the first deliveries');
+    await waitFor(
+      async () => receiver.received.length,
+      (n) => n >= 20,
+      10_000,
+    );
     await first.close();
     const before = receiver.received.length;
     expect(before).toBeLessThan(N);
 
     const second = await buildTestApp({ databaseUrl: url, env });
     try {
-      await waitUntil(
-        () => new Set(receiver.received.map((r) => r.headers['webhook-id'])).size === N,
+      await waitFor(
+        async () => new Set(receiver.received.map((r) => r.headers['webhook-id'])).size,
+        (delivered) => delivered === N,
         20_000,
-        'every event',
       );
     } finally {
       await second.close();

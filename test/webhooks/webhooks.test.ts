@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type TestApp, useTestApp } from '../helpers/app.js';
+import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
-import { type Received, startReceiver, waitUntil } from '../helpers/webhook-receiver.js';
+import { type Received, startReceiver } from '../helpers/webhook-receiver.js';
 
 const BASE = '/api/v1/webhooks';
 const closers: (() => Promise<void>)[] = [];
@@ -41,10 +41,23 @@ async function attempts(t: TestApp, headers: Record<string, string>, id: string)
 
 const verify = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers);
 
+/**
+ * One round of the webhook worker: every due delivery is sent and its outcome recorded before it
+ * returns. The apps here run no loop (WORKERS_ENABLED=false).
+ */
+const deliver = (t: TestApp) => drainWorker(t, 'webhooks');
+
+/** The state of an endpoint's deliveries, with the seconds until each is due again. */
+async function deliveriesOf(t: TestApp, endpointId: string) {
+  const rows = await t.database.db.execute<{ status: string; attempt_count: number; due_in: string | null }>(
+    sql`SELECT status, attempt_count, extract(epoch FROM next_attempt_at - now()) AS due_in
+      FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`,
+  );
+  return rows.rows.map((r) => ({ ...r, due_in: r.due_in === null ? null : Number(r.due_in) }));
+}
+
 describe('webhooks', () => {
-  const t = useTestApp({
-    env: { WORKER_POLL_MS: '50', WEBHOOK_RETRY_SCALE: '0.001', WEBHOOK_TIMEOUT_MS: '400' },
-  });
+  const t = useTestApp({ env: { WORKERS_ENABLED: 'false', WEBHOOK_TIMEOUT_MS: '400' } });
 
   it('delivers a real change (offer.created) signed with Standard Webhooks', async () => {
     const { orgId, headers } = await setup(t);
@@ -69,7 +82,8 @@ describe('webhooks', () => {
     });
     expect(offer.statusCode, offer.body).toBe(201);
 
-    await waitUntil(() => rx.received.length >= 1, 5000, 'the delivery');
+    await deliver(t);
+    expect(rx.received).toHaveLength(1);
     const [r] = rx.received;
     expect(() => verify(ep.signing_secret, r!)).not.toThrow();
     expect(r!.headers['x-integration']).toBe('tms-1');
@@ -82,7 +96,6 @@ describe('webhooks', () => {
     expect(r!.json.id).toMatch(/^evt_/);
     // Another secret does not verify it.
     expect(() => verify(`whsec_${Buffer.alloc(24, 1).toString('base64')}`, r!)).toThrow();
-    await waitUntil(async () => (await attempts(t, headers, ep.id)).length === 1);
     const [a] = await attempts(t, headers, ep.id);
     expect(a).toMatchObject({ succeeded: true, status_code: 200, response_body: 'ok', attempt_number: 1 });
   });
@@ -94,10 +107,22 @@ describe('webhooks', () => {
     });
     const ep = await createEndpoint(t, headers, { url: rx.url, event_types: ['*'] });
     expect((await ping(t, headers, ep.id)).statusCode).toBe(202);
-    await waitUntil(() => rx.received.length >= 2, 5000, 'the retry');
+    await deliver(t);
+    expect(rx.received).toHaveLength(1);
+    // The retry is due about 5 s later (the schedule's first step, with jitter): brought forward
+    // rather than waited for.
+    const [due] = await deliveriesOf(t, ep.id);
+    expect(due).toMatchObject({ status: 'pending', attempt_count: 1 });
+    expect(due!.due_in).toBeGreaterThan(4);
+    expect(due!.due_in).toBeLessThan(6);
+    await t.database.db.execute(
+      sql`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = ${ep.id}`,
+    );
+    await deliver(t);
+    expect(rx.received).toHaveLength(2);
     expect(rx.received[1]!.headers['webhook-id']).toBe(rx.received[0]!.headers['webhook-id']);
     expect(rx.received[1]!.json.type).toBe('ping');
-    await waitUntil(async () => (await attempts(t, headers, ep.id)).length === 2);
+    expect(await deliveriesOf(t, ep.id)).toEqual([{ status: 'succeeded', attempt_count: 2, due_in: null }]);
     const list = await attempts(t, headers, ep.id);
     expect(list.map((a) => [a.attempt_number, a.status_code, a.succeeded, a.response_body])).toEqual([
       [2, 200, true, 'fine'],
@@ -110,8 +135,9 @@ describe('webhooks', () => {
     const silent = await receiver(() => {});
     const ep = await createEndpoint(t, headers, { url: silent.url, event_types: ['ping'] });
     await ping(t, headers, ep.id);
-    await waitUntil(async () => (await attempts(t, headers, ep.id)).length >= 1, 5000, 'the timeout');
-    const [a] = await attempts(t, headers, ep.id);
+    await deliver(t);
+    const [a, ...more] = await attempts(t, headers, ep.id);
+    expect(more).toHaveLength(0);
     expect(a).toMatchObject({ succeeded: false, status_code: null });
     expect(a!.error).toMatch(/timeout/);
     expect(a!.duration_ms as number).toBeGreaterThanOrEqual(350);
@@ -121,8 +147,8 @@ describe('webhooks', () => {
     });
     const ep2 = await createEndpoint(t, headers, { url: redirect.url, event_types: ['ping'] });
     await ping(t, headers, ep2.id);
-    await waitUntil(async () => (await attempts(t, headers, ep2.id)).length >= 1);
-    expect((await attempts(t, headers, ep2.id))[0]).toMatchObject({ succeeded: false, status_code: 302 });
+    await deliver(t);
+    expect(await attempts(t, headers, ep2.id)).toMatchObject([{ succeeded: false, status_code: 302 }]);
   });
 
   it('disables an endpoint after 5 days of failures with at least 10, and at once on 410', async () => {
@@ -135,34 +161,40 @@ describe('webhooks', () => {
     await t.database.db.execute(sql`UPDATE webhook_endpoints
       SET failing_since = now() - interval '5 days 1 minute', failures_since_success = 9 WHERE id = ${ep.id}`);
     await ping(t, headers, ep.id);
-    const get = async () =>
-      (await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${ep.id}`, headers })).json();
-    await waitUntil(async () => (await get()).status === 'DISABLED', 5000, 'auto-disable');
-    expect((await get()).disabled_reason).toMatch(/5 days/);
-    const count = failing.received.length;
-    await ping(t, headers, ep.id);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(failing.received.length).toBe(count);
+    const get = async (id = ep.id) =>
+      (await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${id}`, headers })).json();
+    await deliver(t);
+    expect(failing.received).toHaveLength(1);
+    expect(await get()).toMatchObject({
+      status: 'DISABLED',
+      disabled_reason: expect.stringMatching(/5 days/),
+    });
 
-    // Not yet five days: no disable, however many failures.
-    const ep3 = await createEndpoint(t, headers, { url: failing.url, event_types: ['ping'] });
+    // Not yet five days: no disable, however many failures. Its ping goes out in the same round
+    // that sends nothing to the disabled endpoint.
+    const failing3 = await receiver((_r, res) => {
+      res.writeHead(503).end();
+    });
+    const ep3 = await createEndpoint(t, headers, { url: failing3.url, event_types: ['ping'] });
     await t.database.db.execute(sql`UPDATE webhook_endpoints
       SET failing_since = now() - interval '4 days', failures_since_success = 50 WHERE id = ${ep3.id}`);
+    await ping(t, headers, ep.id);
     await ping(t, headers, ep3.id);
-    await waitUntil(async () => (await attempts(t, headers, ep3.id)).length >= 1);
-    const ep3Now = (
-      await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${ep3.id}`, headers })
-    ).json();
-    expect(ep3Now.status).toBe('ACTIVE');
+    await deliver(t);
+    expect(failing3.received).toHaveLength(1);
+    expect(await attempts(t, headers, ep3.id)).toHaveLength(1);
+    expect((await get(ep3.id)).status).toBe('ACTIVE');
+    expect(failing.received).toHaveLength(1);
 
     const gone = await receiver((_r, res) => {
       res.writeHead(410).end();
     });
     const ep2 = await createEndpoint(t, headers, { url: gone.url, event_types: ['ping'] });
     await ping(t, headers, ep2.id);
-    await waitUntil(async () => {
-      const e = (await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${ep2.id}`, headers })).json();
-      return e.status === 'DISABLED' && /410/.test(e.disabled_reason);
+    await deliver(t);
+    expect(await get(ep2.id)).toMatchObject({
+      status: 'DISABLED',
+      disabled_reason: expect.stringMatching(/410/),
     });
     expect(gone.received).toHaveLength(1);
 
@@ -189,15 +221,22 @@ describe('webhooks', () => {
     expect(paused.json().status).toBe('PAUSED');
     await ping(t, headers, ep.id);
     await ping(t, headers, ep.id);
-    await new Promise((r) => setTimeout(r, 400));
+    // An active endpoint's ping goes out in the same round that holds the paused one's.
+    const active = await receiver();
+    const other = await createEndpoint(t, headers, { url: active.url, event_types: ['ping'] });
+    await ping(t, headers, other.id);
+    await deliver(t);
+    expect(active.received).toHaveLength(1);
     expect(rx.received).toHaveLength(0);
+    expect((await deliveriesOf(t, ep.id)).map((d) => d.status)).toEqual(['pending', 'pending']);
     await t.app.inject({
       method: 'PATCH',
       url: `${BASE}/endpoints/${ep.id}`,
       headers,
       payload: { status: 'ACTIVE' },
     });
-    await waitUntil(() => rx.received.length === 2, 5000, 'the held events');
+    await deliver(t);
+    expect(rx.received).toHaveLength(2);
   });
 
   it('deletes an endpoint with its secrets, deliveries and attempts (204, then 404)', async () => {
@@ -205,7 +244,8 @@ describe('webhooks', () => {
     const rx = await receiver();
     const ep = await createEndpoint(t, headers, { url: rx.url, event_types: ['ping'] });
     await ping(t, headers, ep.id);
-    await waitUntil(async () => (await attempts(t, headers, ep.id)).length === 1);
+    await deliver(t);
+    expect(await attempts(t, headers, ep.id)).toHaveLength(1);
     const del = await t.app.inject({ method: 'DELETE', url: `${BASE}/endpoints/${ep.id}`, headers });
     expect(del.statusCode).toBe(204);
     expect(
@@ -234,7 +274,8 @@ describe('webhooks', () => {
     const fresh = rotated.json().signing_secret as string;
     expect(fresh).not.toBe(ep.signing_secret);
     await ping(t, headers, ep.id);
-    await waitUntil(() => rx.received.length === 1);
+    await deliver(t);
+    expect(rx.received).toHaveLength(1);
     const r = rx.received[0]!;
     expect(r.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(() => verify(fresh, r)).not.toThrow();
@@ -245,7 +286,8 @@ describe('webhooks', () => {
       sql`UPDATE webhook_secrets SET expires_at = now() - interval '1 second' WHERE expires_at IS NOT NULL AND endpoint_id = ${ep.id}`,
     );
     await ping(t, headers, ep.id);
-    await waitUntil(() => rx.received.length === 2);
+    await deliver(t);
+    expect(rx.received).toHaveLength(2);
     expect(rx.received[1]!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
     expect(() => verify(fresh, rx.received[1]!)).not.toThrow();
   });
@@ -255,15 +297,17 @@ describe('webhooks', () => {
     const rx = await receiver();
     const ep = await createEndpoint(t, headers, { url: rx.url, event_types: ['ping'] });
     await ping(t, headers, ep.id);
-    await waitUntil(async () => (await attempts(t, headers, ep.id)).length === 1);
-    const [a] = await attempts(t, headers, ep.id);
+    await deliver(t);
+    const [a, ...more] = await attempts(t, headers, ep.id);
+    expect(more).toHaveLength(0);
     const replay = await t.app.inject({
       method: 'POST',
       url: `${BASE}/deliveries/${a!.delivery_id}/replay`,
       headers,
     });
     expect(replay.statusCode, replay.body).toBe(202);
-    await waitUntil(() => rx.received.length === 2);
+    await deliver(t);
+    expect(rx.received).toHaveLength(2);
     expect(rx.received[1]!.headers['webhook-id']).toBe(rx.received[0]!.headers['webhook-id']);
 
     const types = await t.app.inject({ method: 'GET', url: `${BASE}/event-types`, headers });
@@ -319,7 +363,9 @@ describe('webhooks', () => {
 });
 
 describe('webhooks in production mode (server-side request forgery)', () => {
-  const t = useTestApp({ env: { NODE_ENV: 'production', WORKER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000' } });
+  const t = useTestApp({
+    env: { NODE_ENV: 'production', WORKERS_ENABLED: 'false', WEBHOOK_TIMEOUT_MS: '1000' },
+  });
 
   it('refuses http, private, loopback and link-local targets, also after DNS resolution', async () => {
     const { headers } = await setup(t);
@@ -353,8 +399,9 @@ describe('webhooks in production mode (server-side request forgery)', () => {
       sql`UPDATE webhook_endpoints SET url = 'https://localhost:1/x' WHERE id = ${ok.id}`,
     );
     await ping(t, headers, ok.id);
-    await waitUntil(async () => (await attempts(t, headers, ok.id)).length >= 1, 5000, 'the refused attempt');
-    const [a] = await attempts(t, headers, ok.id);
+    await deliver(t);
+    const [a, ...more] = await attempts(t, headers, ok.id);
+    expect(more).toHaveLength(0);
     expect(a).toMatchObject({ succeeded: false, status_code: null });
     expect(a!.error).toMatch(/private address/);
   });
