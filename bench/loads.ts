@@ -35,7 +35,7 @@ import { ingest, loadPayload, percentile, pickupAt, postBatch } from './lib/load
  *
  * BENCH_DATABASE_URL uses a server of your own (else an embedded PostgreSQL); BENCH_DURATION,
  * BENCH_ROUNDS and BENCH_CONNECTIONS set the measurement (default 8 s, 2 rounds, 8 connections);
- * BENCH_ONLY=<substring> keeps the matching scenarios only; BENCH_EXPLAIN=all explains every
+ * BENCH_ONLY=<substring>[|<substring>...] keeps the matching scenarios only; BENCH_EXPLAIN=all explains every
  * scenario; BENCH_KEEP=1 keeps the database.
  *
  * BENCH_REUSE=<database name> measures on a database an earlier run kept (BENCH_KEEP=1) on
@@ -96,7 +96,8 @@ export async function run() {
     const loadId = picked[0]!.id;
     const list = listScenarios(loadCount);
     const only = process.env.BENCH_ONLY;
-    const kept = only ? list.filter((s) => s.name.includes(only)) : list;
+    const wanted = only?.split('|');
+    const kept = wanted ? list.filter((s) => wanted.some((w) => s.name.includes(w))) : list;
     const scenarios: Scenario[] = [
       ...kept.map((s) => ({ name: s.name, url: `${api}/loads${s.query ? `?${s.query}` : ''}`, headers })),
       { name: GET_BY_ID, url: `${api}/loads/${loadId}`, headers },
