@@ -72,8 +72,10 @@ export async function run() {
         `${loadCount.toLocaleString('en-US')} loads`,
     );
     const keys = services.apiKeys;
-    const headers = { 'x-api-key': (await keys.create(systemScope(org.id), { name: 'bench' })).key };
-    const otherHeaders = { 'x-api-key': (await keys.create(systemScope(other.id), { name: 'bench' })).key };
+    // A reused database keeps the keys of earlier runs: each run's keys are named apart.
+    const name = reuse ? `bench ${new Date().toISOString()}` : 'bench';
+    const headers = { 'x-api-key': (await keys.create(systemScope(org.id), { name })).key };
+    const otherHeaders = { 'x-api-key': (await keys.create(systemScope(other.id), { name })).key };
     const api = `${url}/api/v1`;
 
     await autovacuum.start();
