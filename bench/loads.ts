@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { systemScope } from '../src/domain/scope.js';
+import type { Services } from '../src/services.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
 import {
   benchConfig,
@@ -9,6 +10,7 @@ import {
   type Measurement,
   measure,
   optionsFromEnv,
+  reusedBenchDatabase,
   type Scenario,
   smoke,
 } from './lib/harness.js';
@@ -33,8 +35,14 @@ import { ingest, loadPayload, percentile, pickupAt, postBatch } from './lib/load
  *
  * BENCH_DATABASE_URL uses a server of your own (else an embedded PostgreSQL); BENCH_DURATION,
  * BENCH_ROUNDS and BENCH_CONNECTIONS set the measurement (default 8 s, 2 rounds, 8 connections);
- * BENCH_ONLY=<substring> keeps the matching scenarios only; BENCH_EXPLAIN=all explains every
+ * BENCH_ONLY=<substring>[|<substring>...] keeps the matching scenarios only; BENCH_EXPLAIN=all explains every
  * scenario; BENCH_KEEP=1 keeps the database.
+ *
+ * BENCH_REUSE=<database name> measures on a database an earlier run kept (BENCH_KEEP=1) on
+ * BENCH_DATABASE_URL's server: it is migrated (so a new migration applies), the two organizations
+ * are found by name and given fresh API keys, and creating, ingesting and seeding are skipped
+ * (LOADS is then the organization's own count). The database is kept. With BENCH_ONLY, a scenario
+ * is re-measured in minutes.
  */
 
 interface ListScenario {
@@ -47,36 +55,38 @@ interface ListScenario {
 const GET_BY_ID = 'GET /loads/{id} (baseline)';
 
 export async function run() {
-  const loadCount = Number(process.env.LOADS ?? (smoke ? 400 : 1_000_000));
-  const otherCount = Math.max(100, Math.round(loadCount / 10));
-  const window = Math.min(loadCount, Number(process.env.WRITER_WINDOW ?? 50_000));
+  const reuse = process.env.BENCH_REUSE;
   const options = { connections: 8, durationSeconds: 8, rounds: 2, warmupSeconds: 2, ...optionsFromEnv() };
-  const db = await benchDatabase();
+  const db = reuse ? await reusedBenchDatabase(reuse) : await benchDatabase();
   const { pool } = db.database;
   const { app, url, services } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
   const autovacuum = new AutovacuumStandIn(pool);
   let writer: Writer | null = null;
   try {
+    const { org, other, loadCount, otherCount } = reuse
+      ? await existingOrganizations(pool)
+      : await newOrganizations(services);
+    const window = Math.min(loadCount, Number(process.env.WRITER_WINDOW ?? 50_000));
     console.log(
-      `database: ${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL' : 'embedded PostgreSQL'}; ` +
+      `database: ${reuse ? `BENCH_REUSE ${reuse}` : process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL' : 'embedded PostgreSQL'}; ` +
         `${loadCount.toLocaleString('en-US')} loads`,
     );
-    const auth = services.auth;
     const keys = services.apiKeys;
-    const org = await auth.createOrganization('Bench Brokerage');
-    const other = await auth.createOrganization('Other Brokerage');
-    const headers = { 'x-api-key': (await keys.create(systemScope(org.id), { name: 'bench' })).key };
-    const otherHeaders = { 'x-api-key': (await keys.create(systemScope(other.id), { name: 'bench' })).key };
+    // A reused database keeps the keys of earlier runs: each run's keys are named apart.
+    const name = reuse ? `bench ${new Date().toISOString()}` : 'bench';
+    const headers = { 'x-api-key': (await keys.create(systemScope(org.id), { name })).key };
+    const otherHeaders = { 'x-api-key': (await keys.create(systemScope(other.id), { name })).key };
     const api = `${url}/api/v1`;
 
     await autovacuum.start();
     console.log(`autovacuum: ${autovacuum.active ? 'off on the server; the bench stands in for it' : 'on'}`);
-    const ingestion = await ingest(api, headers, 'BL', 0, loadCount, {
-      onBatch: progress(loadCount),
-    });
-    await ingest(api, otherHeaders, 'OL', 0, otherCount);
-    await seedRelated(pool, org.id, 'BL', loadCount);
-    await seedRelated(pool, other.id, 'OL', otherCount);
+    let ingestion: Ingestion | null = null;
+    if (!reuse) {
+      ingestion = await ingest(api, headers, 'BL', 0, loadCount, { onBatch: progress(loadCount) });
+      await ingest(api, otherHeaders, 'OL', 0, otherCount);
+      await seedRelated(pool, org.id, 'BL', loadCount);
+      await seedRelated(pool, other.id, 'OL', otherCount);
+    }
     // The measurement starts where autovacuum's next visit has caught up with the ingestion.
     await autovacuum.pass();
     await checkCounter(pool, org.id);
@@ -88,7 +98,8 @@ export async function run() {
     const loadId = picked[0]!.id;
     const list = listScenarios(loadCount);
     const only = process.env.BENCH_ONLY;
-    const kept = only ? list.filter((s) => s.name.includes(only)) : list;
+    const wanted = only?.split('|');
+    const kept = wanted ? list.filter((s) => wanted.some((w) => s.name.includes(w))) : list;
     const scenarios: Scenario[] = [
       ...kept.map((s) => ({ name: s.name, url: `${api}/loads${s.query ? `?${s.query}` : ''}`, headers })),
       { name: GET_BY_ID, url: `${api}/loads/${loadId}`, headers },
@@ -136,13 +147,36 @@ export async function run() {
     await autovacuum.stop();
     await app.close();
     // BENCH_KEEP=1 leaves the database in place (on BENCH_DATABASE_URL's server) to look into.
-    if (process.env.BENCH_KEEP === '1' && process.env.BENCH_DATABASE_URL) {
+    if (reuse || (process.env.BENCH_KEEP === '1' && process.env.BENCH_DATABASE_URL)) {
       console.log(`kept database: ${db.url}`);
       await db.database.close();
     } else {
       await db.close();
     }
   }
+}
+
+type Ingestion = Awaited<ReturnType<typeof ingest>>;
+
+/** The two organizations of a fresh run, and how many loads each is given. */
+async function newOrganizations(services: Services) {
+  const loadCount = Number(process.env.LOADS ?? (smoke ? 400 : 1_000_000));
+  const otherCount = Math.max(100, Math.round(loadCount / 10));
+  const org = await services.auth.createOrganization('Bench Brokerage');
+  const other = await services.auth.createOrganization('Other Brokerage');
+  return { org, other, loadCount, otherCount };
+}
+
+/** The two organizations of a kept database (BENCH_REUSE), found by name, with their loads counted. */
+async function existingOrganizations(pool: pg.Pool) {
+  const { rows } = await pool.query<{ id: string; name: string; n: number }>(
+    `SELECT o.id, o.name, (SELECT count(*)::int FROM loads l WHERE l.organization_id = o.id) AS n
+     FROM organizations o WHERE o.name IN ('Bench Brokerage', 'Other Brokerage')`,
+  );
+  const org = rows.find((r) => r.name === 'Bench Brokerage');
+  const other = rows.find((r) => r.name === 'Other Brokerage');
+  if (!org || !other) throw new Error('BENCH_REUSE: the database has no Bench Brokerage / Other Brokerage');
+  return { org, other, loadCount: org.n, otherCount: other.n };
 }
 
 function progress(total: number) {
@@ -365,7 +399,7 @@ function report(r: {
   otherCount: number;
   window: number;
   options: { connections: number; durationSeconds: number; rounds: number; requests?: number };
-  ingestion: { loads: number; seconds: number; batchMs: number[] };
+  ingestion: Ingestion | null;
   writer: Writer;
   quiet: Measurement[];
   busy: Measurement[];
@@ -373,12 +407,13 @@ function report(r: {
   autovacuum: AutovacuumStandIn;
 }) {
   const i = r.ingestion;
-  console.log(
-    `\n### ingestion: ${i.loads.toLocaleString('en-US')} loads through POST /loads/batch (1000 a request, ` +
-      `2-3 stops each, two in flight)\n\n${Math.round(i.loads / i.seconds)} loads/s; batch p50 ` +
-      `${percentile(i.batchMs, 50).toFixed(0)} ms, p95 ${percentile(i.batchMs, 95).toFixed(0)} ms, ` +
-      `p99 ${percentile(i.batchMs, 99).toFixed(0)} ms`,
-  );
+  if (i)
+    console.log(
+      `\n### ingestion: ${i.loads.toLocaleString('en-US')} loads through POST /loads/batch (1000 a request, ` +
+        `2-3 stops each, two in flight)\n\n${Math.round(i.loads / i.seconds)} loads/s; batch p50 ` +
+        `${percentile(i.batchMs, 50).toFixed(0)} ms, p95 ${percentile(i.batchMs, 95).toFixed(0)} ms, ` +
+        `p99 ${percentile(i.batchMs, 99).toFixed(0)} ms`,
+    );
   console.log(
     `\nwriter (100 loads of the newest ${r.window.toLocaleString('en-US')} re-sent with a changed rate every 500 ms): ` +
       `${r.writer.batchMs.length} batches, ${r.writer.batchesPerSecond.toFixed(2)}/s, ` +

@@ -70,6 +70,24 @@ export async function benchDatabase(poolMax = 20): Promise<BenchDatabase> {
   };
 }
 
+/**
+ * An existing database on BENCH_DATABASE_URL's server (by name), migrated to the current schema so
+ * a new migration applies; kept on close.
+ */
+export async function reusedBenchDatabase(name: string, poolMax = 20): Promise<BenchDatabase> {
+  const serverUrl = process.env.BENCH_DATABASE_URL;
+  if (!serverUrl) throw new Error('reusing a database needs BENCH_DATABASE_URL (its server)');
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const database = createDatabase(url.toString(), {
+    poolMax,
+    connectTimeoutMs: 10_000,
+    statementTimeoutMs: 600_000,
+  });
+  await runMigrations(database.pool);
+  return { url: url.toString(), database, close: () => database.close() };
+}
+
 async function adminQuery(url: string, sql: string) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

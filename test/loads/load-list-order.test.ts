@@ -291,3 +291,68 @@ function findAll(node: PlanNode, test: (n: PlanNode) => boolean): PlanNode[] {
   for (const child of node.Plans ?? []) out.push(...findAll(child, test));
   return out;
 }
+
+describe('GET /loads pages of a list with many matches', () => {
+  const t = useTestApp();
+  let headers: Record<string, string>;
+  let orgId: string;
+
+  // 3000 loads created a minute apart (load i at minute i). Every third is in Spread City (matches
+  // spread over the sort order: the page is found by walking it); the 400 oldest are in Far City
+  // (a walk from the newest meets none of them for 2600 loads: the page is read from its matches).
+  beforeAll(async () => {
+    const tenant = await createTenant(t);
+    orgId = tenant.orgId;
+    headers = (await createApiKey(t, tenant.user.headers)).headers;
+    await t.database.pool.query(
+      `INSERT INTO loads (id, organization_id, load_number, equipment_type, mode, tms_status, load_status,
+         origin_city, customer_name, created_at, updated_at)
+       SELECT 'load_many_' || lpad(i::text, 5, '0'), $1, 'M-' || i, 'VAN', 'FTL', 'Open', 'Unassigned',
+         CASE WHEN i <= 400 THEN 'Far City' WHEN i % 3 = 0 THEN 'Spread City' ELSE 'Other City' END,
+         'Customer ' || (i % 7),
+         timestamptz '2026-01-01' + (i / 2) * interval '1 minute', timestamptz '2026-01-01'
+       FROM generate_series(1, 3000) AS i`,
+      [orgId],
+    );
+    await t.database.pool.query('ANALYZE loads, load_filter_values');
+  });
+
+  async function expectedPage(where: string, order: string, page: number, size: number) {
+    const { rows } = await t.database.pool.query<{ load_number: string }>(
+      `SELECT load_number FROM loads WHERE organization_id = $1 AND ${where}
+       ORDER BY ${order} LIMIT ${size} OFFSET ${(page - 1) * size}`,
+      [orgId],
+    );
+    return rows.map((r) => r.load_number);
+  }
+
+  const lists: [string, string, string, string][] = [
+    ['origin_city=spread', "origin_city = 'Spread City'", 'created_at DESC, id DESC', ''],
+    ['origin_city=spread', "origin_city = 'Spread City'", 'created_at ASC, id ASC', '&order_desc=false'],
+    ['origin_city=far', "origin_city = 'Far City'", 'created_at DESC, id DESC', ''],
+    ['origin_city=far', "origin_city = 'Far City'", 'load_number DESC', '&order_by=load_number'],
+    [
+      'customer_name=customer%203',
+      "customer_name = 'Customer 3'",
+      'updated_at DESC, id DESC',
+      '&order_by=updated_at',
+    ],
+  ];
+  it.each(lists)('reads the pages of %s (%s, by %s) exactly', async (query, where, order, sort) => {
+    for (const [page, size] of [
+      [1, 10],
+      [3, 10],
+      [2, 50],
+      [9, 40],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/loads?${query}${sort}&page=${page}&page_size=${size}`,
+        headers,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const got = res.json().data.map((l: Listed) => l.load_number);
+      expect(got, `page ${page} of ${size}`).toEqual(await expectedPage(where, order, page, size));
+    }
+  });
+});

@@ -32,6 +32,11 @@ export interface LoadCondition {
   row: SQL;
   /** Set when load_facet_counts counts this filter alone: its facet and the values it keeps. */
   facet?: { name: LoadFacet; values: string[] };
+  /**
+   * Set on a date range: its loads sit together in time, so a time-ordered sort index holds them
+   * in one stretch, possibly far from its start (the page is not read by walking that index).
+   */
+  ranged?: true;
 }
 
 const plain = (condition: SQL, facet?: LoadCondition['facet']): LoadCondition => ({
@@ -69,8 +74,8 @@ function containing(
 
 function dateRange(column: AnyPgColumn, from?: string, to?: string): LoadCondition[] {
   const out: LoadCondition[] = [];
-  if (from) out.push(plain(sql`${column} >= ${dayStart(from)}::timestamptz`));
-  if (to) out.push(plain(sql`${column} < ${dayAfter(to)}::timestamptz`));
+  if (from) out.push({ ...plain(sql`${column} >= ${dayStart(from)}::timestamptz`), ranged: true });
+  if (to) out.push({ ...plain(sql`${column} < ${dayAfter(to)}::timestamptz`), ranged: true });
   return out;
 }
 

@@ -130,10 +130,9 @@ function sortPlan(sort: LoadSort): { order: SQL[]; split?: { column: SQL; keys: 
  * as many loads without one as are still needed: the page is the loads numbered past `offset`.
  * Each part stops as soon as it has enough rows; nothing is sorted but runs of equal values.
  *
- * `fewMatches`: the list is known to match few loads (its count). Walking a sort index until
- * enough of them turn up can then read most of the organization when the matches sit at its far
- * end (filters correlate with time: a week of pickups, an old customer). So the matches are read
- * first, through the filters' own indexes, and only they are sorted.
+ * The other modes (see PageMode): `matches` reads the matches first, through the filters' own
+ * indexes, and sorts only them; `bounded` walks the sort index as the plain read does but over its
+ * first `cap` loads only, testing each.
  */
 function pageIds(
   scope: OrgScope,
@@ -141,22 +140,31 @@ function pageIds(
   sort: LoadSort,
   limit: number,
   offset: number,
-  fewMatches: boolean,
+  mode: PageMode,
 ): SQL {
   const plan = sortPlan(sort);
   const where = whereOf(scope, q);
   const orderBy = sql.join(plan.order, sql`, `);
-  if (fewMatches) {
+  const dir = sql.raw(sort.desc ? 'DESC' : 'ASC');
+  if (mode.kind === 'matches') {
     return sql`WITH matches AS MATERIALIZED (SELECT ${loads.id} AS id, ${sortColumns[sort.field]} AS key FROM ${loads} WHERE ${where})
-      SELECT id FROM matches ORDER BY key ${sql.raw(sort.desc ? 'DESC NULLS LAST' : 'ASC')}, id ${sql.raw(sort.desc ? 'DESC' : 'ASC')}
+      SELECT id FROM matches ORDER BY key ${sql.raw(sort.desc ? 'DESC NULLS LAST' : 'ASC')}, id ${dir}
       LIMIT ${limit} OFFSET ${offset}`;
+  }
+  if (mode.kind === 'bounded') {
+    // Only for a sort read in one part (no split): its index order is `plan.order`, which the
+    // outer ORDER BY repeats on the subquery's columns (so nothing is sorted again).
+    const outer = sort.field === 'load_number' ? sql`w.key ${dir}` : sql`w.key ${dir}, w.id ${dir}`;
+    return sql`SELECT w.id FROM (SELECT ${loads.id} AS id, ${sortColumns[sort.field]} AS key, (${where}) AS ok
+        FROM ${loads} WHERE ${eq(loads.organization_id, scope.organizationId)}
+        ORDER BY ${orderBy} LIMIT ${mode.cap}) w
+      WHERE w.ok ORDER BY ${outer} LIMIT ${limit} OFFSET ${offset}`;
   }
   if (!plan.split) {
     return sql`SELECT ${loads.id} FROM ${loads} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
   }
   const { column, keys, nullKeys } = plan.split;
   const upTo = offset + limit;
-  const dir = sql.raw(sort.desc ? 'DESC' : 'ASC');
   // Each part returns its keys as columns, in its own order: row_number's ORDER BY is that same
   // order, so numbering the rows sorts nothing.
   const part = (exprs: SQL[], filter: SQL, cap: SQL, alias: string) => {
@@ -202,16 +210,60 @@ export async function listLoadPage(
   matches: number,
 ): Promise<LoadView[]> {
   if (offset >= matches) return [];
+  const read = (mode: PageMode) =>
+    selectLoads(
+      db,
+      and(
+        eq(loads.organization_id, scope.organizationId),
+        sql`${loads.id} IN (${pageIds(scope, q, sort, limit, offset, mode)})`,
+      ),
+    ).orderBy(...sortPlan(sort).order);
   const filtered = q.conditions.length > 0 || q.tabs.length > 0;
-  const ids = pageIds(scope, q, sort, limit, offset, filtered && matches <= FEW_MATCHES);
-  return selectLoads(
-    db,
-    and(eq(loads.organization_id, scope.organizationId), sql`${loads.id} IN (${ids})`),
-  ).orderBy(...sortPlan(sort).order);
+  if (!filtered || matches > FEW_MATCHES) return read({ kind: 'walk' });
+  const cap = await walkCap(db, scope, q, sort, offset + limit, matches);
+  if (cap !== null) {
+    // A full page found within the cap is the page; a short one may only mean the cap ran out.
+    const rows = await read({ kind: 'bounded', cap });
+    if (rows.length === limit) return rows;
+  }
+  return read({ kind: 'matches' });
 }
 
-/** Up to this many matches, a filtered page is read as its matches sorted (pageIds fewMatches). */
+/**
+ * How a page is read: `walk`, the sort index in order until the page is found (the matches are
+ * many, so they turn up soon); `matches`, the matches first and only they sorted; `bounded`, the
+ * walk over the first `cap` loads of the sort order only.
+ */
+type PageMode = { kind: 'walk' } | { kind: 'matches' } | { kind: 'bounded'; cap: number };
+
+/** Over this many matches, a filtered page walks the sort index (PageMode walk). */
 const FEW_MATCHES = 25_000;
+
+/**
+ * Up to FEW_MATCHES, the matches may still be many enough that walking the sort index finds the
+ * page sooner than reading every match (which costs a row read per match): a walk reads about
+ * `upTo * total / matches` loads when the matches are spread over the sort order. The walk is
+ * bounded at a few times that, since the matches may sit together far from the start (a customer
+ * of long ago): the page is then read from its matches after all. Null when reading the matches
+ * first is expected to be cheaper, or when a filter is a date range (its loads sit together in
+ * time: see LoadCondition.ranged), or when the sort is read in two parts.
+ */
+async function walkCap(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: LoadQuery,
+  sort: LoadSort,
+  upTo: number,
+  matches: number,
+): Promise<number | null> {
+  if (sortPlan(sort).split || q.conditions.some((c) => c.ranged)) return null;
+  const [row] = await db
+    .select({ n: sql<string | null>`sum(${loadStatusCounts.n})` })
+    .from(loadStatusCounts)
+    .where(eq(loadStatusCounts.organization_id, scope.organizationId));
+  const expected = (upTo * Number(row?.n ?? 0)) / matches;
+  return expected < matches ? Math.ceil(3 * expected) + 200 : null;
+}
 
 /**
  * The exact count of a list when a maintained structure answers it without counting loads: no
