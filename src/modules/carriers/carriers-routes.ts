@@ -26,6 +26,8 @@ const tags = ['carriers'];
 const admins = access.bearer('OWNER', 'ADMIN');
 const MiB = 1024 * 1024;
 
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
 const auditEntrySchema = z.object({
   id: z.string(),
   entity_type: z.string(),
@@ -49,6 +51,16 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
     done(null, body),
   );
 
+  upsertRoutes(app, service);
+  readRoutes(app, service);
+  statusRoutes(app, service);
+  historyRoutes(app, service);
+  lanePreferenceRoutes(app, service);
+  lanePreferenceAdminRoutes(app, service);
+};
+
+/** POST /carriers and POST /carriers/batch. */
+function upsertRoutes(app: App, service: CarriersService) {
   app.post(
     '/carriers',
     {
@@ -100,7 +112,10 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
       return reply.status(status).send(body);
     },
   );
+}
 
+/** List, read and patch carriers. */
+function readRoutes(app: App, service: CarriersService) {
   app.get(
     '/carriers',
     {
@@ -151,7 +166,10 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
     },
     async (request) => service.patch(scopeOf(request), request.params.carrier_id, request.body),
   );
+}
 
+/** Disable, enable and stop-contact. */
+function statusRoutes(app: App, service: CarriersService) {
   app.post(
     '/carriers/:carrier_id/disable',
     {
@@ -213,7 +231,10 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
     },
     async (request) => service.clearStopContact(scopeOf(request), request.params.carrier_id),
   );
+}
 
+/** The audit log and the compliance checks of a carrier. */
+function historyRoutes(app: App, service: CarriersService) {
   app.get(
     '/carriers/:carrier_id/audit-log',
     {
@@ -269,7 +290,10 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
       data: await service.complianceChecks(scopeOf(request), request.params.carrier_id),
     }),
   );
+}
 
+/** List and create lane preferences; disable a carrier for a load's lane. */
+function lanePreferenceRoutes(app: App, service: CarriersService) {
   app.get(
     '/carriers/:carrier_id/lane-preferences',
     {
@@ -336,7 +360,10 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
       return reply.status(created ? 201 : 200).send(preference);
     },
   );
+}
 
+/** A lane preference's audit log, restrict and unrestrict. */
+function lanePreferenceAdminRoutes(app: App, service: CarriersService) {
   app.get(
     '/carriers/:carrier_id/lane-preferences/:preference_id/audit-log',
     {
@@ -387,4 +414,4 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
         ),
     );
   }
-};
+}
