@@ -3,14 +3,16 @@ import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
-import { dateTime, errorResponses } from '../../http/schemas.js';
+import { errorResponses } from '../../http/schemas.js';
 import {
+  auditEntrySchema,
   batchBody,
   batchResultSchema,
   carrierIdParams,
   carrierInput,
   carrierPatch,
   carrierSchema,
+  complianceCheckSchema,
   disableBody,
   disableForLoadBody,
   enableBody,
@@ -27,20 +29,6 @@ const admins = access.bearer('OWNER', 'ADMIN');
 const MiB = 1024 * 1024;
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
-
-const auditEntrySchema = z.object({
-  id: z.string(),
-  entity_type: z.string(),
-  entity_id: z.string(),
-  action: z.string(),
-  reason: z.string().nullable(),
-  reason_note: z.string().nullable(),
-  actor_type: z.string(),
-  actor_id: z.string().nullable(),
-  before: z.unknown(),
-  after: z.unknown(),
-  created_at: dateTime(),
-});
 
 export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }> = async (
   app,
@@ -268,19 +256,7 @@ function historyRoutes(app: App, service: CarriersService) {
         params: carrierIdParams,
         response: {
           200: z.object({
-            data: z.array(
-              z.object({
-                id: z.string(),
-                provider: z.string(),
-                verdict: z.enum(['PASSED', 'BLOCKED', 'UNVERIFIED']),
-                reasons: z.array(z.string()),
-                detail: z.string().nullable().meta({
-                  description:
-                    'The facts behind the reasons in words: a grant date and its source, an out-of-service order, what failed when the provider gave no answer',
-                }),
-                checked_at: dateTime(),
-              }),
-            ),
+            data: z.array(complianceCheckSchema),
           }),
           ...errorResponses(401, 403, 404, 429),
         },
