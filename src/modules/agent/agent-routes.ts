@@ -48,12 +48,22 @@ const inboundResultSchema = z.object({
   reason: z.string().nullable(),
 });
 
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
 export const agentRoutes: FastifyPluginAsyncZod<{ agent: AgentService; channels: Channels }> = async (
   app,
   { agent, channels },
 ) => {
   const { config, database } = app.deps;
 
+  settingsRoutes(app, database);
+  messageRoutes(app, database);
+  await app.register(async (hooks) => emailWebhooks(hooks, agent, config.channels.email));
+  await app.register(async (hooks) => channelWebhooks(hooks, agent, config.channels));
+};
+
+/** Read and change the agent's settings. */
+function settingsRoutes(app: App, database: App['deps']['database']) {
   app.get(
     '/agent/settings',
     {
@@ -83,7 +93,10 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agent: AgentService; channels:
     },
     async (request) => updateAgentSettings(database.db, scopeOf(request).organizationId, request.body),
   );
+}
 
+/** The conversation of an outreach. */
+function messageRoutes(app: App, database: App['deps']['database']) {
   app.get(
     '/outreaches/:outreach_id/messages',
     {
@@ -125,10 +138,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agent: AgentService; channels:
       return { data };
     },
   );
-
-  await app.register(async (hooks) => emailWebhooks(hooks, agent, config.channels.email));
-  await app.register(async (hooks) => channelWebhooks(hooks, agent, config.channels));
-};
+}
 
 const sameSecret = (given: string, expected: string) => {
   const a = Buffer.from(given);

@@ -16,6 +16,8 @@
  *   6. pickAskingPrice        skip the broker's own number ("you posted 2000"), prefer cued amounts,
  *                             then the first one stated
  *   7. readAvailability / asksToStopContact on the normalized text
+ *
+ * Size: one pipeline whose steps are mostly tables of patterns; split up, its rules would be read apart.
  */
 
 export interface ReplyUnderstanding {

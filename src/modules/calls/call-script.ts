@@ -1,5 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import type { CallType } from '../../domain/calls.js';
 import { systemScope } from '../../domain/scope.js';
 import type { AssistantSpec, ToolDefinition, VoicePurpose } from '../../integrations/voice/voice-provider.js';
 import { memberships, organizations, users } from '../auth/auth-tables.js';
@@ -270,4 +271,14 @@ export function assistantFor(
     questions: purpose === 'elp' ? ELP_QUESTIONS : null,
     metadata: { envoy_call_id: call.id, organization_id: call.organization_id },
   };
+}
+
+/**
+ * What a call is for. The call type decides (LOAD_BOOKING, ELP); without one, a `purpose` the
+ * service's own callers put in the variables (tracking check calls), else load booking.
+ */
+export function purposeOf(callType: CallType | null, variables: Record<string, unknown> | null | undefined) {
+  if (callType === 'ELP') return 'elp' as const;
+  if (callType === 'LOAD_BOOKING') return 'load_booking' as const;
+  return variables?.purpose === 'tracking_check' ? ('tracking_check' as const) : ('load_booking' as const);
 }

@@ -18,11 +18,20 @@ import {
 } from './calls-schemas.js';
 import type { CallsService } from './calls-service.js';
 
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
 /** Calls and ELP tests (an ELP test runs as a call). */
 export const callsRoutes: FastifyPluginAsyncZod<{ calls: CallsService; elp: ElpService }> = async (
   app,
   { calls, elp },
 ) => {
+  callRoutes(app, calls);
+  liveCallRoutes(app, calls);
+  elpRoutes(app, elp);
+};
+
+/** Start, list and read calls, and a call's recording. */
+function callRoutes(app: App, calls: CallsService) {
   app.post(
     '/calls',
     {
@@ -92,7 +101,10 @@ export const callsRoutes: FastifyPluginAsyncZod<{ calls: CallsService; elp: ElpS
     },
     async (request) => calls.recording(scopeOf(request), request.params.call_id),
   );
+}
 
+/** Join and end a live call. */
+function liveCallRoutes(app: App, calls: CallsService) {
   app.post(
     '/calls/:call_id/join',
     {
@@ -125,7 +137,10 @@ export const callsRoutes: FastifyPluginAsyncZod<{ calls: CallsService; elp: ElpS
     },
     async (request) => calls.end(scopeOf(request), request.params.call_id),
   );
+}
 
+/** Start, list and read ELP tests. */
+function elpRoutes(app: App, elp: ElpService) {
   app.post(
     '/elp/tests',
     {
@@ -170,4 +185,4 @@ export const callsRoutes: FastifyPluginAsyncZod<{ calls: CallsService; elp: ElpS
     },
     async (request) => elp.get(scopeOf(request), request.params.elp_test_id),
   );
-};
+}

@@ -229,82 +229,7 @@ export class CarrierIngestion {
     options: IngestOptions,
     out: Map<number, ItemOutcome>,
   ) {
-    const inserts: NewCarrier[] = [];
-    const updates: CarrierUpdate[] = [];
-    const audits: AuditEntry[] = [];
-    const contactOwners: string[] = [];
-    const contacts: NewContact[] = [];
-    const laneRequests: { carrierId: string; input: LanePreferenceInput }[] = [];
-
-    for (const plan of plans) {
-      const { item } = plan;
-      const c = item.carrier;
-      const base = {
-        index: item.index,
-        identifier: identifierOf(c, item.index),
-        external_id: c.tms_carrier_id ?? null,
-        lanes_created: 0,
-      };
-      if (plan.kind === 'skip' || plan.kind === 'fail') {
-        out.set(item.index, {
-          ...base,
-          status: plan.kind === 'skip' ? 'skipped' : 'failed',
-          id: null,
-          error: plan.error,
-        });
-        continue;
-      }
-      const { sent, values } = sentValues(c);
-      let carrierId: string;
-      if (plan.kind === 'create') {
-        carrierId = plan.id;
-        inserts.push({
-          id: carrierId,
-          values,
-          is_active: c.is_active !== false,
-          ingestion_method: options.method,
-        });
-        out.set(item.index, { ...base, status: 'created', id: carrierId, error: null });
-      } else {
-        carrierId = plan.target.id;
-        const disable = c.is_active === false && plan.target.is_active;
-        updates.push({
-          id: carrierId,
-          sent,
-          values,
-          disable,
-          ingestion_method: options.method,
-          recheck: sent.some((f) => RECHECK_FIELDS.has(f)),
-        });
-        if (disable) {
-          audits.push({
-            entity_type: 'carrier',
-            entity_id: carrierId,
-            action: 'disable',
-            reason_note: 'is_active false in an ingestion',
-            before: { is_active: true },
-            after: { is_active: false },
-          });
-        }
-        out.set(item.index, { ...base, status: 'updated', id: carrierId, error: null });
-      }
-      if (c.contacts) {
-        contactOwners.push(carrierId);
-        c.contacts.forEach((contact, position) => {
-          contacts.push({
-            id: newId('contact'),
-            carrier_id: carrierId,
-            contact_type: contact.contact_type,
-            name: contact.name ?? null,
-            phone: contact.phone ?? null,
-            email: contact.email ?? null,
-            equipment_type: contact.equipment_type ?? null,
-            position,
-          });
-        });
-      }
-      for (const lane of item.lanes) laneRequests.push({ carrierId, input: lane });
-    }
+    const { inserts, updates, audits, contactOwners, contacts, laneRequests } = writesOf(plans, options, out);
 
     await insertCarriers(tx, scope, inserts);
     await updateCarriers(tx, scope, updates);
@@ -316,54 +241,147 @@ export class CarrierIngestion {
         UPDATE carriers SET compliance_check_due_at = now() + ${`${options.inlineCheckGraceSeconds} seconds`}::interval
         WHERE organization_id = ${scope.organizationId} AND id = ANY(${sql.param(ids)}::text[])`);
     }
-    if (laneRequests.length) {
-      const laneIds = await ensureLanes(
-        tx,
-        scope,
-        laneRequests.map((r) => laneKeyOf(r.input)),
-      );
-      const created = await insertPreferences(
-        tx,
-        scope,
-        laneRequests.map((r) => ({
-          carrier_id: r.carrierId,
-          lane_id: laneIds.get(laneIdentity(laneKeyOf(r.input)))!,
-          preference_type: r.input.preference_type ?? 'primary',
-          routing_guide_tier: r.input.routing_guide_tier ?? null,
-        })),
-      );
-      const perCarrier = new Map<string, number>();
-      for (const row of created) perCarrier.set(row.carrier_id, (perCarrier.get(row.carrier_id) ?? 0) + 1);
-      for (const outcome of out.values()) {
-        if (outcome.id && perCarrier.has(outcome.id)) {
-          outcome.lanes_created = perCarrier.get(outcome.id)!;
-          perCarrier.delete(outcome.id);
-        }
-      }
-    }
+    if (laneRequests.length) await createLanePreferences(tx, scope, laneRequests, out);
     // Fraud known locally blocks at once; the provider check follows in the background.
     const touched = [...inserts.map((i) => i.id), ...updates.filter((u) => u.recheck).map((u) => u.id)];
     await this.compliance.blockSharedContacts(tx, scope.organizationId, touched);
 
-    // Webhook events, in this transaction; payloads are read in one go, only if someone listens.
-    let payloads: Promise<Map<string, unknown>> | undefined;
-    const payload = (id: string) => async () => {
-      payloads ??= (async () => {
-        const ids = [...inserts.map((i) => i.id), ...updates.map((u) => u.id)];
-        const [rows, contacts] = await Promise.all([
-          findCarriers(tx, scope, ids),
-          contactsOf(tx, scope, ids),
-        ]);
-        return new Map(rows.map((r) => [r.id, toCarrier(r, contacts.get(r.id))]));
-      })();
-      return (await payloads).get(id) ?? { id };
-    };
-    await emitEvents(tx, scope.organizationId, [
-      ...inserts.map((i) => ({ type: 'carrier.created' as const, data: payload(i.id) })),
-      ...updates.map((u) => ({ type: 'carrier.updated' as const, data: payload(u.id) })),
-      ...updates
-        .filter((u) => u.disable)
-        .map((u) => ({ type: 'carrier.disabled' as const, data: payload(u.id) })),
-    ]);
+    await emitCarrierEvents(tx, scope, inserts, updates);
   }
+}
+
+/** The rows one ingestion writes, from its plans; records each item's outcome in `out`. */
+function writesOf(plans: Plan[], options: IngestOptions, out: Map<number, ItemOutcome>) {
+  const inserts: NewCarrier[] = [];
+  const updates: CarrierUpdate[] = [];
+  const audits: AuditEntry[] = [];
+  const contactOwners: string[] = [];
+  const contacts: NewContact[] = [];
+  const laneRequests: LaneRequest[] = [];
+
+  for (const plan of plans) {
+    const { item } = plan;
+    const c = item.carrier;
+    const base = {
+      index: item.index,
+      identifier: identifierOf(c, item.index),
+      external_id: c.tms_carrier_id ?? null,
+      lanes_created: 0,
+    };
+    if (plan.kind === 'skip' || plan.kind === 'fail') {
+      out.set(item.index, {
+        ...base,
+        status: plan.kind === 'skip' ? 'skipped' : 'failed',
+        id: null,
+        error: plan.error,
+      });
+      continue;
+    }
+    const { sent, values } = sentValues(c);
+    let carrierId: string;
+    if (plan.kind === 'create') {
+      carrierId = plan.id;
+      inserts.push({
+        id: carrierId,
+        values,
+        is_active: c.is_active !== false,
+        ingestion_method: options.method,
+      });
+      out.set(item.index, { ...base, status: 'created', id: carrierId, error: null });
+    } else {
+      carrierId = plan.target.id;
+      const disable = c.is_active === false && plan.target.is_active;
+      updates.push({
+        id: carrierId,
+        sent,
+        values,
+        disable,
+        ingestion_method: options.method,
+        recheck: sent.some((f) => RECHECK_FIELDS.has(f)),
+      });
+      if (disable) {
+        audits.push({
+          entity_type: 'carrier',
+          entity_id: carrierId,
+          action: 'disable',
+          reason_note: 'is_active false in an ingestion',
+          before: { is_active: true },
+          after: { is_active: false },
+        });
+      }
+      out.set(item.index, { ...base, status: 'updated', id: carrierId, error: null });
+    }
+    if (c.contacts) {
+      contactOwners.push(carrierId);
+      c.contacts.forEach((contact, position) => {
+        contacts.push({
+          id: newId('contact'),
+          carrier_id: carrierId,
+          contact_type: contact.contact_type,
+          name: contact.name ?? null,
+          phone: contact.phone ?? null,
+          email: contact.email ?? null,
+          equipment_type: contact.equipment_type ?? null,
+          position,
+        });
+      });
+    }
+    for (const lane of item.lanes) laneRequests.push({ carrierId, input: lane });
+  }
+  return { inserts, updates, audits, contactOwners, contacts, laneRequests };
+}
+
+type LaneRequest = { carrierId: string; input: LanePreferenceInput };
+
+/** The carriers' lane preferences (lanes created or reused); counts each outcome's new ones. */
+async function createLanePreferences(
+  tx: Tx,
+  scope: OrgScope,
+  laneRequests: LaneRequest[],
+  out: Map<number, ItemOutcome>,
+) {
+  const laneIds = await ensureLanes(
+    tx,
+    scope,
+    laneRequests.map((r) => laneKeyOf(r.input)),
+  );
+  const created = await insertPreferences(
+    tx,
+    scope,
+    laneRequests.map((r) => ({
+      carrier_id: r.carrierId,
+      lane_id: laneIds.get(laneIdentity(laneKeyOf(r.input)))!,
+      preference_type: r.input.preference_type ?? 'primary',
+      routing_guide_tier: r.input.routing_guide_tier ?? null,
+    })),
+  );
+  const perCarrier = new Map<string, number>();
+  for (const row of created) perCarrier.set(row.carrier_id, (perCarrier.get(row.carrier_id) ?? 0) + 1);
+  for (const outcome of out.values()) {
+    if (outcome.id && perCarrier.has(outcome.id)) {
+      outcome.lanes_created = perCarrier.get(outcome.id)!;
+      perCarrier.delete(outcome.id);
+    }
+  }
+}
+
+/** carrier.created, .updated and .disabled events for what one ingestion wrote. */
+async function emitCarrierEvents(tx: Tx, scope: OrgScope, inserts: NewCarrier[], updates: CarrierUpdate[]) {
+  // Webhook events, in this transaction; payloads are read in one go, only if someone listens.
+  let payloads: Promise<Map<string, unknown>> | undefined;
+  const payload = (id: string) => async () => {
+    payloads ??= (async () => {
+      const ids = [...inserts.map((i) => i.id), ...updates.map((u) => u.id)];
+      const [rows, contacts] = await Promise.all([findCarriers(tx, scope, ids), contactsOf(tx, scope, ids)]);
+      return new Map(rows.map((r) => [r.id, toCarrier(r, contacts.get(r.id))]));
+    })();
+    return (await payloads).get(id) ?? { id };
+  };
+  await emitEvents(tx, scope.organizationId, [
+    ...inserts.map((i) => ({ type: 'carrier.created' as const, data: payload(i.id) })),
+    ...updates.map((u) => ({ type: 'carrier.updated' as const, data: payload(u.id) })),
+    ...updates
+      .filter((u) => u.disable)
+      .map((u) => ({ type: 'carrier.disabled' as const, data: payload(u.id) })),
+  ]);
 }

@@ -3,14 +3,16 @@ import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
-import { dateTime, errorResponses } from '../../http/schemas.js';
+import { errorResponses } from '../../http/schemas.js';
 import {
+  auditEntrySchema,
   batchBody,
   batchResultSchema,
   carrierIdParams,
   carrierInput,
   carrierPatch,
   carrierSchema,
+  complianceCheckSchema,
   disableBody,
   disableForLoadBody,
   enableBody,
@@ -26,19 +28,7 @@ const tags = ['carriers'];
 const admins = access.bearer('OWNER', 'ADMIN');
 const MiB = 1024 * 1024;
 
-const auditEntrySchema = z.object({
-  id: z.string(),
-  entity_type: z.string(),
-  entity_id: z.string(),
-  action: z.string(),
-  reason: z.string().nullable(),
-  reason_note: z.string().nullable(),
-  actor_type: z.string(),
-  actor_id: z.string().nullable(),
-  before: z.unknown(),
-  after: z.unknown(),
-  created_at: dateTime(),
-});
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
 export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }> = async (
   app,
@@ -49,6 +39,16 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
     done(null, body),
   );
 
+  upsertRoutes(app, service);
+  readRoutes(app, service);
+  statusRoutes(app, service);
+  historyRoutes(app, service);
+  lanePreferenceRoutes(app, service);
+  lanePreferenceAdminRoutes(app, service);
+};
+
+/** POST /carriers and POST /carriers/batch. */
+function upsertRoutes(app: App, service: CarriersService) {
   app.post(
     '/carriers',
     {
@@ -100,7 +100,10 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
       return reply.status(status).send(body);
     },
   );
+}
 
+/** List, read and patch carriers. */
+function readRoutes(app: App, service: CarriersService) {
   app.get(
     '/carriers',
     {
@@ -151,7 +154,10 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
     },
     async (request) => service.patch(scopeOf(request), request.params.carrier_id, request.body),
   );
+}
 
+/** Disable, enable and stop-contact. */
+function statusRoutes(app: App, service: CarriersService) {
   app.post(
     '/carriers/:carrier_id/disable',
     {
@@ -213,7 +219,10 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
     },
     async (request) => service.clearStopContact(scopeOf(request), request.params.carrier_id),
   );
+}
 
+/** The audit log and the compliance checks of a carrier. */
+function historyRoutes(app: App, service: CarriersService) {
   app.get(
     '/carriers/:carrier_id/audit-log',
     {
@@ -247,19 +256,7 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
         params: carrierIdParams,
         response: {
           200: z.object({
-            data: z.array(
-              z.object({
-                id: z.string(),
-                provider: z.string(),
-                verdict: z.enum(['PASSED', 'BLOCKED', 'UNVERIFIED']),
-                reasons: z.array(z.string()),
-                detail: z.string().nullable().meta({
-                  description:
-                    'The facts behind the reasons in words: a grant date and its source, an out-of-service order, what failed when the provider gave no answer',
-                }),
-                checked_at: dateTime(),
-              }),
-            ),
+            data: z.array(complianceCheckSchema),
           }),
           ...errorResponses(401, 403, 404, 429),
         },
@@ -269,7 +266,10 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
       data: await service.complianceChecks(scopeOf(request), request.params.carrier_id),
     }),
   );
+}
 
+/** List and create lane preferences; disable a carrier for a load's lane. */
+function lanePreferenceRoutes(app: App, service: CarriersService) {
   app.get(
     '/carriers/:carrier_id/lane-preferences',
     {
@@ -336,7 +336,10 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
       return reply.status(created ? 201 : 200).send(preference);
     },
   );
+}
 
+/** A lane preference's audit log, restrict and unrestrict. */
+function lanePreferenceAdminRoutes(app: App, service: CarriersService) {
   app.get(
     '/carriers/:carrier_id/lane-preferences/:preference_id/audit-log',
     {
@@ -387,4 +390,4 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
         ),
     );
   }
-};
+}

@@ -13,8 +13,6 @@ import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { parseCsv } from '../../lib/csv.js';
-import { LOAD_ID_IN_BODY, requireLoad } from '../loads/load-lookup.js';
-import { loads } from '../loads/loads-tables.js';
 import { emitEvent } from '../webhooks/events.js';
 import { carrierPayload, toCarrier } from './carrier-shape.js';
 import { CarrierIngestion, type IngestItem, type ItemOutcome } from './carriers-ingestion.js';
@@ -38,54 +36,14 @@ import {
   type CarrierInput,
   type CarrierPatch,
   carrierInput,
-  type DisableForLoadInput,
-  type LanePreference,
-  type LanePreferenceInput,
   type ListCarriersQuery,
   MAX_BATCH,
 } from './carriers-schemas.js';
-import type { lanePreferences, lanes } from './carriers-tables.js';
 import type { ComplianceService } from './compliance-service.js';
-import {
-  ensureLanes,
-  findPreference,
-  findPreferenceOnLane,
-  insertPreferences,
-  laneIdentity,
-  laneKeyOf,
-  listPreferences,
-  setPreferenceFields,
-} from './lanes-repository.js';
+import { CarrierLanePreferences, requireCarrier } from './lane-preferences.js';
 import type { StopContactRequests } from './stop-contact.js';
 
 type Reason = { reason?: string | null; reason_note?: string | null };
-
-/** A lazy carrier.* payload: the public Carrier shape read inside the caller's transaction. */
-export function toLanePreference(row: {
-  preference: typeof lanePreferences.$inferSelect;
-  lane: typeof lanes.$inferSelect;
-}): LanePreference {
-  const { preference: p, lane: l } = row;
-  return {
-    id: p.id,
-    carrier_id: p.carrier_id,
-    lane_id: p.lane_id,
-    is_active: p.is_active,
-    preference_type: p.preference_type,
-    routing_guide_tier: p.routing_guide_tier,
-    dnu: p.dnu,
-    dnu_reason: p.dnu_reason,
-    dnu_set_at: p.dnu_set_at,
-    created_at: p.created_at,
-    updated_at: p.updated_at,
-    lane: {
-      id: l.id,
-      origin: { city: l.origin_city, state: l.origin_state, country: l.origin_country },
-      destination: { city: l.destination_city, state: l.destination_state, country: l.destination_country },
-      equipment_type: l.equipment_type,
-    },
-  };
-}
 
 /** Turns a failed item's error into the AppError a single create answers with. */
 const itemError = (o: ItemOutcome) =>
@@ -148,6 +106,7 @@ export interface CarriersOptions {
 
 export class CarriersService {
   private readonly ingestion: CarrierIngestion;
+  private readonly lanes: CarrierLanePreferences;
 
   constructor(
     private readonly db: Db,
@@ -156,6 +115,7 @@ export class CarriersService {
     private readonly stopContact: StopContactRequests,
   ) {
     this.ingestion = new CarrierIngestion(db, compliance);
+    this.lanes = new CarrierLanePreferences(db);
   }
 
   async view(scope: OrgScope, id: string): Promise<Carrier> {
@@ -386,183 +346,19 @@ export class CarriersService {
     return auditOf(this.db, scope, id);
   }
 
-  /** The audit rows of one of the carrier's lane preferences; 404 when it is not the carrier's. */
-  async lanePreferenceAudit(scope: OrgScope, carrierId: string, preferenceId: string) {
-    await this.requireCarrier(scope, carrierId);
-    if (!(await findPreference(this.db, scope, carrierId, preferenceId))) {
-      throw notFound('Lane preference', preferenceId, 'preference_id');
-    }
-    const rows = await auditOf(this.db, scope, preferenceId);
-    return rows.filter((r) => r.entity_type === 'lane_preference');
-  }
-
-  // Lane preferences
+  // Lane preferences (CarrierLanePreferences)
+  readonly lanePreferenceAudit: CarrierLanePreferences['lanePreferenceAudit'] = (...args) =>
+    this.lanes.lanePreferenceAudit(...args);
+  readonly listLanePreferences: CarrierLanePreferences['listLanePreferences'] = (...args) =>
+    this.lanes.listLanePreferences(...args);
+  readonly createLanePreference: CarrierLanePreferences['createLanePreference'] = (...args) =>
+    this.lanes.createLanePreference(...args);
+  readonly disableForLoad: CarrierLanePreferences['disableForLoad'] = (...args) =>
+    this.lanes.disableForLoad(...args);
+  readonly setRestricted: CarrierLanePreferences['setRestricted'] = (...args) =>
+    this.lanes.setRestricted(...args);
 
   private async requireCarrier(scope: OrgScope, carrierId: string) {
-    const row = await findCarrier(this.db, scope, carrierId);
-    if (!row) throw notFound('Carrier', carrierId, 'carrier_id');
-    return row;
-  }
-
-  async listLanePreferences(
-    scope: OrgScope,
-    carrierId: string,
-    q: { page: number; page_size: number; is_active?: boolean },
-  ) {
-    await this.requireCarrier(scope, carrierId);
-    const { rows, total } = await listPreferences(this.db, scope, carrierId, q);
-    return { data: rows.map(toLanePreference), pagination: pagination(q.page, q.page_size, total) };
-  }
-
-  async createLanePreference(
-    scope: OrgScope,
-    carrierId: string,
-    input: LanePreferenceInput,
-  ): Promise<LanePreference> {
-    await this.requireCarrier(scope, carrierId);
-    const key = laneKeyOf(input);
-    const id = await this.db.transaction(async (tx) => {
-      const laneIds = await ensureLanes(tx, scope, [key]);
-      const laneId = laneIds.get(laneIdentity(key))!;
-      const [created] = await insertPreferences(tx, scope, [
-        {
-          carrier_id: carrierId,
-          lane_id: laneId,
-          preference_type: input.preference_type ?? 'primary',
-          routing_guide_tier: input.routing_guide_tier ?? null,
-        },
-      ]);
-      if (!created) {
-        const existing = await findPreferenceOnLane(tx, scope, carrierId, laneId);
-        throw conflict(
-          `The carrier already has a preference on this lane ('${existing?.preference.id}')`,
-          'origin',
-        );
-      }
-      return created.id;
-    });
-    return toLanePreference((await findPreference(this.db, scope, carrierId, id))!);
-  }
-
-  /**
-   * DESIGN.md section 5: an `admin_disabled` preference on the load's lane: the load's first pickup
-   * and last drop-off (cities and states) and its equipment, the narrowest lane the load names. A
-   * preference the carrier already holds on that lane turns admin_disabled (and active); audited.
-   */
-  async disableForLoad(
-    scope: OrgScope,
-    carrierId: string,
-    input: DisableForLoadInput,
-  ): Promise<{ created: boolean; preference: LanePreference }> {
-    await this.requireCarrier(scope, carrierId);
-    const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, {
-      origin_city: loads.origin_city,
-      origin_state: loads.origin_state,
-      destination_city: loads.destination_city,
-      destination_state: loads.destination_state,
-      equipment_type: loads.equipment_type,
-    });
-    if (!load.origin_state || !load.destination_state) {
-      throw unprocessable(
-        'validation_error',
-        `Load '${input.load_id}' has no pickup and drop-off states, so it names no lane`,
-        'load_id',
-      );
-    }
-    const key = laneKeyOf({
-      origin: { city: load.origin_city, state: load.origin_state },
-      destination: { city: load.destination_city, state: load.destination_state },
-      equipment_type: load.equipment_type as LanePreferenceInput['equipment_type'],
-    });
-    const { id, created } = await this.db.transaction(async (tx) => {
-      const laneId = (await ensureLanes(tx, scope, [key])).get(laneIdentity(key))!;
-      const [inserted] = await insertPreferences(tx, scope, [
-        {
-          carrier_id: carrierId,
-          lane_id: laneId,
-          preference_type: 'admin_disabled',
-          routing_guide_tier: null,
-        },
-      ]);
-      const current = inserted
-        ? null
-        : (await findPreferenceOnLane(tx, scope, carrierId, laneId))!.preference;
-      const preferenceId = inserted?.id ?? current!.id;
-      if (current && current.preference_type === 'admin_disabled' && current.is_active) {
-        return { id: preferenceId, created: false };
-      }
-      if (current) {
-        await setPreferenceFields(tx, scope, preferenceId, {
-          preference_type: 'admin_disabled',
-          is_active: true,
-        });
-      }
-      await insertAudit(
-        tx,
-        scope,
-        [
-          {
-            entity_type: 'lane_preference',
-            entity_id: preferenceId,
-            action: 'disable_for_load',
-            reason: input.reason ?? null,
-            reason_note: input.reason_note ?? null,
-            before: current
-              ? { preference_type: current.preference_type, is_active: current.is_active }
-              : null,
-            after: { preference_type: 'admin_disabled', is_active: true, load_id: input.load_id },
-          },
-        ],
-        () => newId('audit'),
-      );
-      return { id: preferenceId, created: inserted !== undefined };
-    });
-    return { created, preference: toLanePreference((await findPreference(this.db, scope, carrierId, id))!) };
-  }
-
-  /** Restrict (dnu on) or unrestrict (dnu off); a change is audited, a repeat returns the row as is. */
-  async setRestricted(
-    scope: OrgScope,
-    carrierId: string,
-    preferenceId: string,
-    restricted: boolean,
-    reason: Reason,
-  ): Promise<LanePreference> {
-    await this.db.transaction(async (tx) => {
-      const current = await findPreference(tx, scope, carrierId, preferenceId, true);
-      if (!current) throw notFound('Lane preference', preferenceId, 'preference_id');
-      if (current.preference.dnu === restricted) return;
-      const after = restricted
-        ? { dnu: true, dnu_reason: reason.reason ?? null, dnu_set_at: new Date() }
-        : { dnu: false, dnu_reason: null, dnu_set_at: null };
-      await setPreferenceFields(tx, scope, preferenceId, after);
-      await insertAudit(
-        tx,
-        scope,
-        [
-          {
-            entity_type: 'lane_preference',
-            entity_id: preferenceId,
-            action: restricted ? 'restrict' : 'unrestrict',
-            reason: reason.reason ?? null,
-            reason_note: reason.reason_note ?? null,
-            before: {
-              dnu: current.preference.dnu,
-              dnu_reason: current.preference.dnu_reason,
-              dnu_set_at: current.preference.dnu_set_at,
-            },
-            after,
-          },
-        ],
-        () => newId('audit'),
-      );
-      await emitEvent(
-        tx,
-        scope.organizationId,
-        restricted ? 'lane_preference.restricted' : 'lane_preference.unrestricted',
-        async () => toLanePreference((await findPreference(tx, scope, carrierId, preferenceId))!),
-      );
-    });
-    return toLanePreference((await findPreference(this.db, scope, carrierId, preferenceId))!);
+    return requireCarrier(this.db, scope, carrierId);
   }
 }

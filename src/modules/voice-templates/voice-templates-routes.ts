@@ -22,6 +22,8 @@ const placeholders =
   `(${Object.keys(VOICE_VARIABLES).join(', ')}); any other is a 422 naming it. A variable without a ` +
   'value is rendered as "not given". The customer rate, margin, max buy rate and stop notes are never variables.';
 
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
 /** Call scripts: the built-in one per purpose, and the organization's own. */
 export const voiceTemplatesRoutes: FastifyPluginAsyncZod<{ templates: VoiceTemplatesService }> = async (
   app,
@@ -35,6 +37,12 @@ export const voiceTemplatesRoutes: FastifyPluginAsyncZod<{ templates: VoiceTempl
       .catch((err) => app.log.warn({ err }, 'voice templates: built-ins not synced'));
   });
 
+  collectionRoutes(app, templates);
+  templateRoutes(app, templates);
+};
+
+/** List templates and variables; create a template. */
+function collectionRoutes(app: App, templates: VoiceTemplatesService) {
   app.get(
     '/voice-templates',
     {
@@ -79,7 +87,10 @@ export const voiceTemplatesRoutes: FastifyPluginAsyncZod<{ templates: VoiceTempl
     },
     async (request, reply) => reply.status(201).send(await templates.create(scopeOf(request), request.body)),
   );
+}
 
+/** Read, update and delete one template. */
+function templateRoutes(app: App, templates: VoiceTemplatesService) {
   app.get(
     '/voice-templates/:template_id',
     {
@@ -130,4 +141,4 @@ export const voiceTemplatesRoutes: FastifyPluginAsyncZod<{ templates: VoiceTempl
       return reply.status(204).send(null);
     },
   );
-};
+}

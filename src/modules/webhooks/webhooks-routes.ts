@@ -27,10 +27,19 @@ const DELIVERY_NOTES =
   '`webhook-timestamp`; `webhook-signature: v1,<base64 HMAC-SHA256>`), at least once, with no ordering ' +
   'promise: order by the event `created_at` (or the time-ordered event id) when it matters.';
 
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
 export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }> = async (
   app,
   { webhooks: service },
 ) => {
+  collectionRoutes(app, service);
+  endpointRoutes(app, service);
+  deliveryRoutes(app, service);
+};
+
+/** The event types; create and list endpoints. */
+function collectionRoutes(app: App, service: WebhooksService) {
   app.get(
     '/webhooks/event-types',
     {
@@ -82,7 +91,10 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
     },
     async (request) => service.list(scopeOf(request), request.query),
   );
+}
 
+/** Read, update and delete one endpoint. */
+function endpointRoutes(app: App, service: WebhooksService) {
   app.get(
     '/webhooks/endpoints/:endpoint_id',
     {
@@ -134,7 +146,10 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
       return reply.status(204).send(null);
     },
   );
+}
 
+/** Rotate an endpoint's secret, its attempts, a test event, and replaying a delivery. */
+function deliveryRoutes(app: App, service: WebhooksService) {
   app.post(
     '/webhooks/endpoints/:endpoint_id/rotate-secret',
     {
@@ -199,4 +214,4 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
     async (request, reply) =>
       reply.status(202).send(await service.replay(scopeOf(request), request.params.delivery_id)),
   );
-};
+}

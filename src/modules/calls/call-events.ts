@@ -1,0 +1,236 @@
+import { eq, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { TERMINAL_STATUSES } from '../../domain/calls.js';
+import { newId } from '../../domain/ids.js';
+import { systemScope } from '../../domain/scope.js';
+import type {
+  AssistantSpec,
+  VoiceAnswer,
+  VoiceEvent,
+  VoiceProvider,
+} from '../../integrations/voice/voice-provider.js';
+import { organizations, users } from '../auth/auth-tables.js';
+import { scoreElp } from '../elp/elp-scoring.js';
+import { elpAnswers, elpTests } from '../elp/elp-tables.js';
+import { loads } from '../loads/loads-tables.js';
+import type { VoiceTemplatesService } from '../voice-templates/index.js';
+import { emitEvent } from '../webhooks/events.js';
+import { organizationContact } from './call-script.js';
+import {
+  advanceCall,
+  type CallRow,
+  carriersAtNumber,
+  findCallForEvent,
+  followCallOutreach,
+  insertCall,
+  setCallOutcome,
+  setRecording,
+  storeTranscript,
+} from './calls-repository.js';
+import { toCall } from './calls-schemas.js';
+import { calls } from './calls-tables.js';
+import type { VoiceTools } from './voice-tools.js';
+
+/** What the voice platform reports about calls, applied; and what it asks, answered. */
+export class CallEvents {
+  constructor(
+    private readonly db: Db,
+    private readonly provider: VoiceProvider,
+    private readonly templates: VoiceTemplatesService,
+    private readonly tools: VoiceTools,
+    private readonly log: FastifyBaseLogger,
+    /** The assistant the calls service defines for a call. */
+    private readonly assistantOf: (call: CallRow) => Promise<{ assistant: AssistantSpec }>,
+  ) {}
+
+  /**
+   * Applies what the voice platform reports, and answers what it asks (tool calls, a transfer
+   * destination, the assistant for an inbound call); safe with late, repeated or shuffled events.
+   */
+  async applyEvent(event: VoiceEvent): Promise<VoiceAnswer | undefined> {
+    if (event.kind === 'assistant_request') return this.answerInbound(event);
+    const call = await findCallForEvent(this.db, this.provider.name, event.providerCallId, event.callId);
+    if (!call) {
+      this.log.warn({ providerCallId: event.providerCallId }, 'voice event for an unknown call');
+      if (event.kind === 'tool_calls') {
+        return {
+          kind: 'tool_results',
+          results: event.calls.map((c) => ({
+            toolCallId: c.id,
+            name: c.function.name,
+            error: 'This call is not known to the service',
+          })),
+        };
+      }
+      return event.kind === 'transfer_destination'
+        ? { kind: 'error', error: 'This call is not known to the service' }
+        : undefined;
+    }
+    if (event.kind === 'tool_calls') {
+      return { kind: 'tool_results', results: await this.tools.run(call, event.calls) };
+    }
+    if (event.kind === 'transfer_destination') return this.transferDestination(call);
+    const moved = await this.db.transaction(async (tx) => {
+      const row =
+        event.kind === 'status'
+          ? await advanceCall(tx, call.id, event.status, { at: event.at })
+          : await advanceCall(tx, call.id, event.status, {
+              at: event.endedAt ?? new Date(),
+              startedAt: event.startedAt,
+              endedAt: event.endedAt,
+            });
+      if (row) {
+        await emitEvent(tx, call.organization_id, 'call.status_changed', {
+          ...toCall(row),
+          previous_status: call.status,
+        });
+        await followCallOutreach(tx, call.id, row.status);
+      }
+      if (event.endedReason || (event.kind === 'report' && event.analysis)) {
+        await setCallOutcome(tx, call.id, {
+          endedReason: event.endedReason ?? null,
+          analysis: event.kind === 'report' ? (event.analysis ?? null) : null,
+        });
+      }
+      if (event.kind === 'report') {
+        await storeTranscript(tx, call, event.transcript);
+        await setRecording(tx, call.id, event.recordingUrl);
+      }
+      return row;
+    });
+    if (
+      event.kind === 'report' ||
+      (moved && TERMINAL_STATUSES.has(moved.status) && call.call_type === 'ELP')
+    ) {
+      await this.finishElp(call.id);
+    }
+    return undefined;
+  }
+
+  /**
+   * Where a transfer goes: the user joining the call, else the load's rep, else the organization's
+   * owner; with nobody's phone on file the assistant hears that no one is available.
+   */
+  private async transferDestination(call: CallRow): Promise<VoiceAnswer> {
+    let number = call.transfer_to;
+    let who = 'a member of our team';
+    if (!number && call.load_id) {
+      const [rep] = await this.db
+        .select({ name: users.name, phone: users.phone })
+        .from(loads)
+        .innerJoin(users, eq(users.id, loads.carrier_rep_user_id))
+        .where(eq(loads.id, call.load_id));
+      if (rep?.phone) {
+        number = rep.phone;
+        who = rep.name ?? 'the load’s rep';
+      }
+    }
+    if (!number) {
+      const org = await organizationContact(this.db, call.organization_id);
+      number = org.ownerPhone;
+      if (org.ownerName) who = org.ownerName;
+    }
+    if (!number) return { kind: 'error', error: 'No one is available to take the call right now.' };
+    this.log.info({ callId: call.id }, 'voice: transfer destination given');
+    return { kind: 'transfer_destination', number, message: `Connecting you to ${who} now.` };
+  }
+
+  /**
+   * A carrier calls the brokerage's number: the call is stored (INBOUND, LOAD_BOOKING, linked to a
+   * carrier whose number it is) and answered by the organization's inbound script, whose tools find
+   * the load and identify the carrier. Vapi may ask twice: the same call is answered the same way.
+   */
+  private async answerInbound(
+    event: Extract<VoiceEvent, { kind: 'assistant_request' }>,
+  ): Promise<VoiceAnswer> {
+    const [org] = event.organizationId
+      ? await this.db
+          .select({ id: organizations.id })
+          .from(organizations)
+          .where(eq(organizations.id, event.organizationId))
+      : [];
+    if (!org) {
+      this.log.warn(
+        { providerCallId: event.providerCallId },
+        'voice: inbound call to a number of no organization',
+      );
+      return { kind: 'error', error: 'Sorry, this number is not taking calls right now.' };
+    }
+    const scope = systemScope(org.id);
+    let call = await findCallForEvent(this.db, this.provider.name, event.providerCallId, null);
+    if (call && call.organization_id !== org.id) {
+      return { kind: 'error', error: 'Sorry, this number is not taking calls right now.' };
+    }
+    if (!call) {
+      const template = await this.templates.defaultFor(scope, 'inbound_sales');
+      const [known] = event.from ? await carriersAtNumber(this.db, scope, event.from) : [];
+      call = await this.db.transaction(async (tx) => {
+        const row = await insertCall(tx, scope, {
+          id: newId('call'),
+          status: 'AGENT_ASSIGNED',
+          call_direction: 'INBOUND',
+          phone_number: event.from,
+          from_number: event.from,
+          to_number: event.to,
+          call_type: 'LOAD_BOOKING',
+          carrier_id: known?.id ?? null,
+          template_id: template.id,
+          purpose: 'inbound_sales',
+          provider: this.provider.name,
+          provider_call_id: event.providerCallId,
+          control_url: event.controlUrl,
+        });
+        await emitEvent(tx, scope.organizationId, 'call.created', toCall(row));
+        return row;
+      });
+      this.log.info({ callId: call.id, carrierId: call.carrier_id }, 'voice: inbound call answered');
+    }
+    const { assistant } = await this.assistantOf(call);
+    return { kind: 'assistant', assistant };
+  }
+
+  /** Post-call analysis of an ELP call, once the call has ended. */
+  private async finishElp(callId: string) {
+    const [test] = await this.db.select().from(elpTests).where(eq(elpTests.call_id, callId));
+    const [call] = await this.db.select({ status: calls.status }).from(calls).where(eq(calls.id, callId));
+    if (!test || !call || !TERMINAL_STATUSES.has(call.status)) return;
+    const answers = await this.db.select().from(elpAnswers).where(eq(elpAnswers.elp_test_id, test.id));
+    const outcome = scoreElp(answers, call.status);
+    await this.db.transaction(async (tx) => {
+      const [current] = await tx.select().from(elpTests).where(eq(elpTests.id, test.id)).for('update');
+      if (!current) return;
+      const [updated] = await tx
+        .update(elpTests)
+        .set({
+          status: outcome.status,
+          scoring_status: outcome.scoring_status,
+          conversational_communication: outcome.scores?.conversational_communication ?? null,
+          instruction_comprehension: outcome.scores?.instruction_comprehension ?? null,
+          sign_recognition: outcome.scores?.sign_recognition ?? null,
+          verbal_reporting: outcome.scores?.verbal_reporting ?? null,
+          total_score: outcome.total_score,
+          total_questions: outcome.total_questions,
+          questions_answered: outcome.questions_answered,
+          valid_answers: outcome.valid_answers,
+          notes: outcome.notes,
+          updated_at: sql`now()`,
+        })
+        .where(eq(elpTests.id, test.id))
+        .returning();
+      const data = {
+        elp_test_id: updated!.id,
+        call_id: updated!.call_id,
+        status: updated!.status,
+        scoring_status: updated!.scoring_status,
+        total_score: updated!.total_score,
+      };
+      if (current.status === 'REQUESTED' && updated!.status !== 'REQUESTED') {
+        await emitEvent(tx, updated!.organization_id, 'elp_test.completed', data);
+      }
+      if (current.scoring_status !== 'SCORED' && updated!.scoring_status === 'SCORED') {
+        await emitEvent(tx, updated!.organization_id, 'elp_test.scored', data);
+      }
+    });
+  }
+}
