@@ -198,6 +198,11 @@ function statusRoutes(app: App, service: CarriersService) {
         operationId: 'requestStopContact',
         tags,
         summary: 'Record that the carrier asked not to be contacted (stamped once)',
+        description:
+          'The same rule as a carrier asking by reply, on a call or by a spam complaint: the first request ' +
+          'stamps `stop_contact_requested_at`, is audited and emits `carrier.updated`; every request withdraws ' +
+          'the carrier\'s queued contacts (outreaches `failed` with `error_reason` "cancelled: ..." and ' +
+          '`cancelled_at`), and the contact guard refuses new ones until an OWNER or ADMIN clears it.',
         params: carrierIdParams,
         response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 429) },
       },
