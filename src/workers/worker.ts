@@ -62,10 +62,13 @@ class Loop {
   schedule() {
     if (this.signal.aborted) return;
     this.timer = setTimeout(() => {
-      this.round = this.worker.drain(this.signal).then(
-        () => undefined,
-        (err) => this.log.warn({ err, worker: this.worker.name }, 'worker round failed'),
-      );
+      // Started inside a promise, so even a drain that throws before its first await fails one round.
+      this.round = Promise.resolve()
+        .then(() => this.worker.drain(this.signal))
+        .then(
+          () => undefined,
+          (err) => this.log.warn({ err, worker: this.worker.name }, 'worker round failed'),
+        );
       void this.round.then(() => this.schedule());
     }, this.worker.intervalMs);
   }
