@@ -57,6 +57,32 @@ module.exports = {
       to: { path: '^src/http/' },
     },
     {
+      name: 'module-entry-only',
+      comment:
+        'Another module is used through its index.ts only, so its tables, repository and helpers stay its own to change.',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/', pathNot: '-tables\\.ts$' },
+      to: { path: '^src/modules/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'module-entry-only',
+      comment:
+        'The FK exception: a foreign key (.references(), organizationId()) is part of the one database schema, so a *-tables.ts file may name another module\'s *-tables.ts; nothing else outside the index.',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/[^/]+-tables\\.ts$' },
+      to: {
+        path: '^src/modules/',
+        pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$', '^src/modules/[^/]+/[^/]+-tables\\.ts$'],
+      },
+    },
+    {
+      name: 'entry-hides-tables-and-repository',
+      comment: 'An index.ts that re-exported its tables or repository would hand other modules the very internals the entry rule hides.',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/index\\.ts$' },
+      to: { path: '^src/modules/$1/[^/]+-(tables|repository)\\.ts$' },
+    },
+    {
       name: 'src-not-tests',
       comment: 'Shipped code must build and run without the test suite or the benchmarks.',
       severity: 'error',
