@@ -5,6 +5,8 @@ import { newId } from '../../domain/ids.js';
 import type { Role } from '../../domain/scope.js';
 import { memberships, organizations, users } from './auth-tables.js';
 
+export { findUserById } from './user-reads.js';
+
 const membershipsForAuthStatement = preparedFor((db) =>
   db
     .select({ user_id: users.id, organization_id: memberships.organization_id, role: memberships.role })
@@ -22,11 +24,6 @@ export function membershipsForAuth(db: Db, userId: string) {
 
 export async function findUserByEmail(db: DbOrTx, email: string) {
   const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
-  return row ?? null;
-}
-
-export async function findUserById(db: DbOrTx, id: string) {
-  const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
   return row ?? null;
 }
 

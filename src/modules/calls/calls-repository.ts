@@ -8,10 +8,11 @@ import type { CallAnalysis, TranscriptMessage } from '../../integrations/voice/v
 import { carrierContacts, carriers } from '../carriers/carriers-tables.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
 import { emitEvents, outreachEventData } from '../webhooks/events.js';
+import { type CallRow, transcriptsOf } from './call-reads.js';
 import type { ListCallsQuery } from './calls-schemas.js';
 import { calls, transcriptMessages } from './calls-tables.js';
 
-export type CallRow = typeof calls.$inferSelect;
+export { type CallRow, findCalls, transcriptsOf } from './call-reads.js';
 
 export async function insertCall(
   db: DbOrTx,
@@ -142,47 +143,6 @@ export async function transcriptOf(
   callId: string,
 ): Promise<TranscriptMessage[]> {
   return (await transcriptsOf(db, scope, [callId])).get(callId) ?? [];
-}
-
-/** The transcripts of several calls in one query. */
-export async function transcriptsOf(db: DbOrTx, scope: OrgScope, callIds: string[]) {
-  const out = new Map<string, TranscriptMessage[]>();
-  if (callIds.length === 0) return out;
-  const rows = await db
-    .select()
-    .from(transcriptMessages)
-    .where(
-      and(
-        eq(transcriptMessages.organization_id, scope.organizationId),
-        inArray(transcriptMessages.call_id, callIds),
-      ),
-    )
-    .orderBy(asc(transcriptMessages.call_id), asc(transcriptMessages.position));
-  for (const r of rows) {
-    const list = out.get(r.call_id) ?? [];
-    list.push({
-      ...(r.extra ?? {}),
-      role: r.role,
-      content: r.content,
-      id: r.message_id,
-      timestamp: r.timestamp,
-      interrupted: r.interrupted,
-      transcript_confidence: r.transcript_confidence,
-      tool_calls: r.tool_calls as TranscriptMessage['tool_calls'],
-      tool_call_id: r.tool_call_id,
-    });
-    out.set(r.call_id, list);
-  }
-  return out;
-}
-
-export async function findCalls(db: DbOrTx, scope: OrgScope, ids: string[]) {
-  if (ids.length === 0) return new Map<string, CallRow>();
-  const rows = await db
-    .select()
-    .from(calls)
-    .where(and(eq(calls.organization_id, scope.organizationId), inArray(calls.id, ids)));
-  return new Map(rows.map((r) => [r.id, r]));
 }
 
 export async function listCalls(db: DbOrTx, scope: OrgScope, q: ListCallsQuery) {

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { type CarrierRow, contactsOf } from './carrier-reads.js';
 import { digitsOnly, type ListCarriersQuery } from './carriers-schemas.js';
 import {
   auditLog,
@@ -12,8 +13,7 @@ import {
   lanes,
 } from './carriers-tables.js';
 
-export type CarrierRow = typeof carriers.$inferSelect;
-export type ContactRow = typeof carrierContacts.$inferSelect;
+export { type CarrierRow, type ContactRow, contactsOf, findCarrier, findCarriers } from './carrier-reads.js';
 
 /** Columns an ingestion or a PATCH may write, with their PostgreSQL types for jsonb_to_recordset. */
 export const WRITABLE_COLUMNS = {
@@ -187,49 +187,6 @@ export async function replaceContacts(db: DbOrTx, scope: OrgScope, owners: strin
     SELECT x.id, ${scope.organizationId}, x.carrier_id, x.contact_type, x.name, x.phone, x.email, x.equipment_type, x.position
     FROM jsonb_to_recordset(${JSON.stringify(contacts)}::jsonb) AS x(
       id text, carrier_id text, contact_type text, name text, phone text, email text, equipment_type text, position int)`);
-}
-
-export async function contactsOf(
-  db: DbOrTx,
-  scope: OrgScope,
-  carrierIds: string[],
-): Promise<Map<string, ContactRow[]>> {
-  const out = new Map<string, ContactRow[]>();
-  if (carrierIds.length === 0) return out;
-  const rows = await db
-    .select()
-    .from(carrierContacts)
-    .where(
-      and(
-        eq(carrierContacts.organization_id, scope.organizationId),
-        inArray(carrierContacts.carrier_id, carrierIds),
-      ),
-    )
-    .orderBy(asc(carrierContacts.carrier_id), asc(carrierContacts.position));
-  for (const row of rows) {
-    const list = out.get(row.carrier_id) ?? [];
-    list.push(row);
-    out.set(row.carrier_id, list);
-  }
-  return out;
-}
-
-export async function findCarrier(db: DbOrTx, scope: OrgScope, id: string, forUpdate = false) {
-  const query = db
-    .select()
-    .from(carriers)
-    .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, id)))
-    .limit(1);
-  const [row] = forUpdate ? await query.for('update') : await query;
-  return row ?? null;
-}
-
-export async function findCarriers(db: DbOrTx, scope: OrgScope, ids: string[]) {
-  if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(carriers)
-    .where(and(eq(carriers.organization_id, scope.organizationId), inArray(carriers.id, ids)));
 }
 
 export async function setCarrierFields(db: DbOrTx, scope: OrgScope, id: string, fields: Partial<CarrierRow>) {

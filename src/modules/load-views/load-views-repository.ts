@@ -1,37 +1,11 @@
-import { and, desc, eq, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { offsetOf } from '../../domain/pagination.js';
-import type { OrgScope, Principal } from '../../domain/scope.js';
+import type { OrgScope } from '../../domain/scope.js';
+import { type LoadViewRow, visibleTo } from './load-view-reads.js';
 import { loadViews } from './load-views-tables.js';
 
-export type LoadViewRow = typeof loadViews.$inferSelect;
-
-/** Who owns what a caller creates: the signed-in user, else the API key itself. */
-export function ownerIdOf(p: Principal): string {
-  if (p.kind === 'bearer') return p.userId;
-  if (p.kind === 'api_key') return p.apiKeyId;
-  return 'system';
-}
-
-/** Organization views, and the caller's own private ones. */
-const visibleTo = (scope: OrgScope): SQL =>
-  and(
-    eq(loadViews.organization_id, scope.organizationId),
-    or(eq(loadViews.visibility, 'organization'), eq(loadViews.owner_id, ownerIdOf(scope.principal))),
-  )!;
-
-export async function findVisibleLoadView(
-  db: DbOrTx,
-  scope: OrgScope,
-  id: string,
-): Promise<LoadViewRow | null> {
-  const [row] = await db
-    .select()
-    .from(loadViews)
-    .where(and(visibleTo(scope), eq(loadViews.id, id)))
-    .limit(1);
-  return row ?? null;
-}
+export { findVisibleLoadView, type LoadViewRow, ownerIdOf } from './load-view-reads.js';
 
 export async function listVisibleLoadViews(db: DbOrTx, scope: OrgScope, page: number, pageSize: number) {
   const [rows, [total]] = await Promise.all([

@@ -1,9 +1,11 @@
-import { and, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { ListOffersQuery } from './offers-schemas.js';
 import { offers } from './offers-tables.js';
+
+export { acceptablePendingOffer } from './offer-queries.js';
 
 export type OfferRow = typeof offers.$inferSelect;
 
@@ -88,23 +90,4 @@ export async function listOffers(
     db.select({ n: count() }).from(offers).where(where),
   ]);
   return { rows, total: total?.n ?? 0 };
-}
-
-/**
- * A pending offer on the load a rep could accept as it stands: at or under the posted rate (any
- * pending offer when the load has none).
- */
-export async function acceptablePendingOffer(db: DbOrTx, loadId: string, postedRate: number | null) {
-  const [row] = await db
-    .select({ id: offers.id, amount: offers.offer_amount })
-    .from(offers)
-    .where(
-      and(
-        eq(offers.load_id, loadId),
-        eq(offers.status, 'pending'),
-        postedRate === null ? sql`true` : sql`${offers.offer_amount} <= ${postedRate}`,
-      ),
-    )
-    .limit(1);
-  return row ?? null;
 }
