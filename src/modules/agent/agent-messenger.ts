@@ -3,7 +3,7 @@ import { newId } from '../../domain/ids.js';
 import type { EmailSender } from '../../integrations/email/email-channel.js';
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import type { WhatsAppSender } from '../../integrations/whatsapp/whatsapp-channel.js';
-import type { OutreachRow } from '../outreaches/outreaches-repository.js';
+import type { OutreachRow } from '../outreaches/index.js';
 import { type AgentLoad, insertMessage } from './agent-repository.js';
 
 export interface AgentChannels {

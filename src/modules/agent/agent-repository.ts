@@ -4,10 +4,9 @@ import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import type { LoadSummary } from '../../domain/negotiation.js';
 import { loads } from '../loads/loads-tables.js';
-import { refusalSql } from '../outreaches/contact-guard.js';
-import type { OutreachRow } from '../outreaches/outreaches-repository.js';
+import { type OutreachRow, refusalSql } from '../outreaches/index.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
-import { emitEvent, outreachEventData } from '../webhooks/events.js';
+import { emitEvent, outreachEventData } from '../webhooks/index.js';
 import { agentLoadStates, agentMessages } from './agent-tables.js';
 import type { LoadLane } from './carrier-selection.js';
 

@@ -16,8 +16,7 @@ import {
   verifyChallenge,
   verifyWhatsAppSignature,
 } from '../../integrations/whatsapp/cloud-api-webhook.js';
-import { findOutreach } from '../outreaches/outreaches-repository.js';
-import { outreachIdParams } from '../outreaches/outreaches-schemas.js';
+import { findOutreach, outreachIdParams } from '../outreaches/index.js';
 import type { AgentService } from './agent-service.js';
 import {
   agentSettingsPatch,

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '../../db/client.js';
 import { text } from '../../http/schemas.js';
-import type { OfferPolicy } from '../offers/offer-intake.js';
+import type { OfferPolicy } from '../offers/index.js';
 import { AGENT_CHANNELS, agentSettings } from './agent-tables.js';
 
 const hour = () => z.number().int().min(0).max(23);

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { executeNamed } from '../../db/prepared.js';
-import { refusalSql } from '../outreaches/contact-guard.js';
+import { refusalSql } from '../outreaches/index.js';
 
 export interface SelectionRules {
   waveSize: number;

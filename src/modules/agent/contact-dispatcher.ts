@@ -2,8 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
-import { findCarrier } from '../carriers/carriers-repository.js';
-import { cancelAutomatedOutreaches, type OutreachRow } from '../outreaches/outreaches-repository.js';
+import { findCarrier } from '../carriers/index.js';
+import { cancelAutomatedOutreaches, type OutreachRow } from '../outreaches/index.js';
 import type { AgentMessenger } from './agent-messenger.js';
 import {
   activateOutreaches,

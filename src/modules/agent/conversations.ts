@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DbOrTx } from '../../db/client.js';
 import type { EmailDeliveryEvent } from '../../integrations/email/email-channel.js';
-import type { OutreachRow } from '../outreaches/outreaches-repository.js';
+import type { OutreachRow } from '../outreaches/index.js';
 import {
   type Modality,
   outreachOfConversation,

@@ -6,10 +6,9 @@ import type { EmailDeliveryEvent, InboundEmail } from '../../integrations/email/
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import type { DraftIntent } from '../../integrations/llm/reply-extraction.js';
 import type { InboundWhatsApp } from '../../integrations/whatsapp/whatsapp-channel.js';
-import { findCarrier } from '../carriers/carriers-repository.js';
-import type { StopContactRequests } from '../carriers/stop-contact.js';
-import { counterOffered, type OfferIntake } from '../offers/offer-intake.js';
-import { type OutreachRow, recordReply } from '../outreaches/outreaches-repository.js';
+import { findCarrier, type StopContactRequests } from '../carriers/index.js';
+import { counterOffered, type OfferIntake } from '../offers/index.js';
+import { type OutreachRow, recordReply } from '../outreaches/index.js';
 import type { AgentMessenger } from './agent-messenger.js';
 import { agentLoadOf, markUndelivered } from './agent-repository.js';
 import { readAgentSettings } from './agent-settings.js';

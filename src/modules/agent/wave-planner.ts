@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
-import { acceptablePendingOffer } from '../offers/offers-repository.js';
-import { cancelAutomatedOutreaches } from '../outreaches/outreaches-repository.js';
+import { acceptablePendingOffer } from '../offers/index.js';
+import { cancelAutomatedOutreaches } from '../outreaches/index.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
-import { emitEvents, outreachEventData } from '../webhooks/events.js';
+import { emitEvents, outreachEventData } from '../webhooks/index.js';
 import {
   type AgentLoad,
   agentLoadOf,

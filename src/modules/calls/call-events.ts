@@ -11,11 +11,11 @@ import type {
   VoiceProvider,
 } from '../../integrations/voice/voice-provider.js';
 import { organizations, users } from '../auth/auth-tables.js';
-import { scoreElp } from '../elp/elp-scoring.js';
 import { elpAnswers, elpTests } from '../elp/elp-tables.js';
+import { scoreElp } from '../elp/index.js';
 import { loads } from '../loads/loads-tables.js';
 import type { VoiceTemplatesService } from '../voice-templates/index.js';
-import { emitEvent } from '../webhooks/events.js';
+import { emitEvent } from '../webhooks/index.js';
 import { organizationContact } from './call-script.js';
 import {
   advanceCall,

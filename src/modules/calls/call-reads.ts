@@ -1,6 +1,6 @@
-// The call reads other modules use: calls by id and their transcripts.
+// The call reads other modules use: calls by id, their transcripts, a load's calls and SQL fragments over calls.
 
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
@@ -47,4 +47,21 @@ export async function transcriptsOf(db: DbOrTx, scope: OrgScope, callIds: string
     out.set(r.call_id, list);
   }
   return out;
+}
+
+/** EXISTS of a call on the load the caller's query names (its columns or aliases). */
+export const loadHasCall = (organizationId: SQL, loadId: SQL): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${calls} x WHERE x.organization_id = ${organizationId} AND x.load_id = ${loadId})`;
+
+/** How many of the organization's loads have a call (one row, `n`). */
+export const countLoadsWithCalls = (organizationId: string): SQL =>
+  sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${calls} WHERE organization_id = ${organizationId} AND load_id IS NOT NULL) d`;
+
+/** A load's calls, newest first. */
+export function listLoadCalls(db: DbOrTx, scope: OrgScope, loadId: string) {
+  return db
+    .select()
+    .from(calls)
+    .where(and(eq(calls.organization_id, scope.organizationId), eq(calls.load_id, loadId)))
+    .orderBy(desc(calls.created_at), desc(calls.id));
 }

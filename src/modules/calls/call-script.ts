@@ -5,10 +5,9 @@ import { systemScope } from '../../domain/scope.js';
 import type { AssistantSpec, ToolDefinition, VoicePurpose } from '../../integrations/voice/voice-provider.js';
 import { memberships, organizations, users } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
-import { ELP_QUESTIONS, ELP_RUBRIC, INTERVIEW_PASS } from '../elp/elp-questions.js';
 import { elpTests } from '../elp/elp-tables.js';
-import type { Load } from '../loads/loads-schemas.js';
-import type { LoadsService } from '../loads/loads-service.js';
+import { ELP_QUESTIONS, ELP_RUBRIC, INTERVIEW_PASS } from '../elp/index.js';
+import type { Load, LoadsService } from '../loads/index.js';
 import { renderScript, type VoiceTemplateRow, type VoiceVariables } from '../voice-templates/index.js';
 import type { CallRow } from './calls-repository.js';
 

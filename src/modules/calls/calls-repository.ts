@@ -7,7 +7,7 @@ import type { OrgScope } from '../../domain/scope.js';
 import type { CallAnalysis, TranscriptMessage } from '../../integrations/voice/voice-provider.js';
 import { carrierContacts, carriers } from '../carriers/carriers-tables.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
-import { emitEvents, outreachEventData } from '../webhooks/events.js';
+import { emitEvents, outreachEventData } from '../webhooks/index.js';
 import { type CallRow, transcriptsOf } from './call-reads.js';
 import type { ListCallsQuery } from './calls-schemas.js';
 import { calls, transcriptMessages } from './calls-tables.js';

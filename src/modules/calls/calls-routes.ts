@@ -3,8 +3,7 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
-import { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from '../elp/elp-schemas.js';
-import type { ElpService } from '../elp/elp-service.js';
+import { type ElpService, elpIdParams, elpTestSchema, listElpQuery, startElpBody } from '../elp/index.js';
 import {
   callDetailSchema,
   callIdParams,

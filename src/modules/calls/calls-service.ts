@@ -7,15 +7,13 @@ import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
-import { findUserById } from '../auth/auth-repository.js';
+import { findUserById } from '../auth/index.js';
 import { elpTests } from '../elp/elp-tables.js';
-import { LOAD_ID_IN_BODY, requireLoad } from '../loads/load-lookup.js';
-import type { LoadsService } from '../loads/loads-service.js';
-import { loads } from '../loads/loads-tables.js';
-import { contactRefusal } from '../outreaches/contact-guard.js';
+import { LOAD_ID_IN_BODY, type LoadsService, requireLoad } from '../loads/index.js';
+import { contactRefusal } from '../outreaches/index.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
-import { emitEvent, outreachEventData } from '../webhooks/events.js';
+import { emitEvent, outreachEventData } from '../webhooks/index.js';
 import { CallEvents } from './call-events.js';
 import { assistantFor, callVariables, purposeOf } from './call-script.js';
 import {
@@ -76,9 +74,7 @@ export class CallsService {
     const carrier = await this.callee(scope, input, context);
     let loadNumber: string | null = null;
     if (input.load_id) {
-      const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, {
-        load_number: loads.load_number,
-      });
+      const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, ['load_number']);
       loadNumber = load.load_number;
     }
     const callType = input.call_type ?? null;

@@ -1,7 +1,6 @@
 import { toE164 } from '../../domain/phone.js';
 import type { ComplianceProvider } from '../../integrations/compliance/compliance-provider.js';
-import { carrierInput } from '../carriers/carriers-schemas.js';
-import type { CarriersService } from '../carriers/carriers-service.js';
+import { type CarriersService, carrierInput } from '../carriers/index.js';
 import type { CarrierEnrollment } from './voice-tools.js';
 
 /**

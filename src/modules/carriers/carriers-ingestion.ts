@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/client.js';
 import { pathToParam } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { emitEvents } from '../webhooks/events.js';
+import { emitEvents } from '../webhooks/index.js';
 import { toCarrier } from './carrier-shape.js';
 import {
   type AuditEntry,

@@ -3,7 +3,7 @@ import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import { toE164 } from '../../domain/phone.js';
 import type { ComplianceProvider, LookupResult } from '../../integrations/compliance/compliance-provider.js';
-import { emitEvent, emitEvents } from '../webhooks/events.js';
+import { emitEvent, emitEvents } from '../webhooks/index.js';
 import { carriers, complianceChecks } from './carriers-tables.js';
 import { type Verdict, verdictOf } from './compliance-rules.js';
 

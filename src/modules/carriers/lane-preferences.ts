@@ -3,9 +3,8 @@ import { conflict, notFound, unprocessable } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { LOAD_ID_IN_BODY, requireLoad } from '../loads/load-lookup.js';
-import { loads } from '../loads/loads-tables.js';
-import { emitEvent } from '../webhooks/events.js';
+import { LOAD_ID_IN_BODY, requireLoad } from '../loads/index.js';
+import { emitEvent } from '../webhooks/index.js';
 import { auditOf, findCarrier, insertAudit } from './carriers-repository.js';
 import type { DisableForLoadInput, LanePreference, LanePreferenceInput } from './carriers-schemas.js';
 import type { lanePreferences, lanes } from './carriers-tables.js';
@@ -125,13 +124,13 @@ export class CarrierLanePreferences {
     input: DisableForLoadInput,
   ): Promise<{ created: boolean; preference: LanePreference }> {
     await this.requireCarrier(scope, carrierId);
-    const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, {
-      origin_city: loads.origin_city,
-      origin_state: loads.origin_state,
-      destination_city: loads.destination_city,
-      destination_state: loads.destination_state,
-      equipment_type: loads.equipment_type,
-    });
+    const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, [
+      'origin_city',
+      'origin_state',
+      'destination_city',
+      'destination_state',
+      'equipment_type',
+    ]);
     if (!load.origin_state || !load.destination_state) {
       throw unprocessable(
         'validation_error',

@@ -1,7 +1,7 @@
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { emitEvent } from '../webhooks/events.js';
+import { emitEvent } from '../webhooks/index.js';
 import { carrierPayload } from './carrier-shape.js';
 import { findCarrier, insertAudit, setCarrierFields } from './carriers-repository.js';
 

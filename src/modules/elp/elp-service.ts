@@ -4,8 +4,7 @@ import { notFound } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
-import { type CallRow, findCalls, transcriptsOf } from '../calls/calls-repository.js';
-import type { CallsService } from '../calls/calls-service.js';
+import { type CallRow, type CallsService, findCalls, transcriptsOf } from '../calls/index.js';
 import { elpTests } from './elp-tables.js';
 
 type ElpRow = typeof elpTests.$inferSelect;

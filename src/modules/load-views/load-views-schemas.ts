@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, nonEmptyText, text } from '../../http/schemas.js';
-import { loadFilters } from '../loads/loads-schemas.js';
+import { loadFilters } from '../loads/index.js';
 import { VIEW_VISIBILITIES } from './load-views-tables.js';
 
 type StoredFilters = Record<string, string | string[]>;

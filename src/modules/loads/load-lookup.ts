@@ -1,10 +1,8 @@
-import { and, eq } from 'drizzle-orm';
-import type { SelectedFields } from 'drizzle-orm/pg-core';
-import type { SelectResultFields } from 'drizzle-orm/query-builders/select.types';
+import { and, eq, getTableColumns } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { notFound, unprocessable } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { loads } from './loads-tables.js';
+import { loads, stops } from './loads-tables.js';
 
 /**
  * Where a request names the load: a path parameter (a missing load is 404 `not_found`) or a body
@@ -18,26 +16,48 @@ export interface LoadReference {
 export const LOAD_ID_IN_PATH: LoadReference = { in: 'path', param: 'load_id' };
 export const LOAD_ID_IN_BODY: LoadReference = { in: 'body', param: 'load_id' };
 
+/** A column of loads, by its name in the row. */
+export type LoadColumn = keyof typeof loads.$inferSelect;
+
 /**
- * THE "the load must exist in this organization" lookup: the columns asked for (the id alone when
- * none are), else the error for where the request named it. `lock` takes the row for update, in
- * the caller's transaction.
+ * THE "the load must exist in this organization" lookup: the columns named (the id alone when none
+ * are), else the error for where the request named it. `lock` takes the row for update, in the
+ * caller's transaction.
  */
-export async function requireLoad<T extends SelectedFields = { id: typeof loads.id }>(
+export async function requireLoad<K extends LoadColumn = 'id'>(
   db: DbOrTx,
   scope: OrgScope,
   loadId: string,
   ref: LoadReference,
-  columns?: T,
+  columns?: readonly K[],
   lock = false,
-): Promise<SelectResultFields<T>> {
+): Promise<Pick<typeof loads.$inferSelect, K>> {
+  const all = getTableColumns(loads);
   const query = db
-    .select(columns ?? { id: loads.id })
+    .select(columns ? Object.fromEntries(columns.map((c) => [c, all[c]])) : { id: loads.id })
     .from(loads)
     .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, loadId)))
     .limit(1);
   const [row] = lock ? await query.for('update') : await query;
-  if (row) return row as SelectResultFields<T>;
+  if (row) return row as unknown as Pick<typeof loads.$inferSelect, K>;
   if (ref.in === 'path') throw notFound('Load', loadId, ref.param);
   throw unprocessable('validation_error', `Load '${loadId}' does not exist`, ref.param);
+}
+
+export type StopRow = typeof stops.$inferSelect;
+
+/** One stop of the load, or undefined when the load has no such stop. */
+export async function findStopOfLoad(
+  db: DbOrTx,
+  scope: OrgScope,
+  loadId: string,
+  stopId: string,
+): Promise<StopRow | undefined> {
+  const [stop] = await db
+    .select()
+    .from(stops)
+    .where(
+      and(eq(stops.organization_id, scope.organizationId), eq(stops.load_id, loadId), eq(stops.id, stopId)),
+    );
+  return stop;
 }

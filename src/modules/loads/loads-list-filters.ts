@@ -4,9 +4,9 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { OrgScope } from '../../domain/scope.js';
-import { calls } from '../calls/calls-tables.js';
-import { offers } from '../offers/offers-tables.js';
-import { outreaches } from '../outreaches/outreaches-tables.js';
+import { loadHasCall } from '../calls/index.js';
+import { loadHasPendingOffer } from '../offers/index.js';
+import { loadHasActiveOutreach } from '../outreaches/index.js';
 import { type LoadFacet, loadFilterValues } from './loads-list-tables.js';
 import { loadsId, loadsOrganizationId, textArray } from './loads-repository.js';
 import type { LoadFilters, LoadTab } from './loads-schemas.js';
@@ -81,9 +81,9 @@ function dateRange(column: AnyPgColumn, from?: string, to?: string): LoadConditi
 
 /** Each tab is an existence condition over the load's related records. */
 export const tabConditions: Record<Exclude<LoadTab, 'all'>, SQL> = {
-  active_outreaches: sql`EXISTS (SELECT 1 FROM ${outreaches} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status IN ('pending', 'active'))`,
-  all_calls: sql`EXISTS (SELECT 1 FROM ${calls} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId})`,
-  active_offers: sql`EXISTS (SELECT 1 FROM ${offers} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'pending')`,
+  active_outreaches: loadHasActiveOutreach(loadsOrganizationId, loadsId),
+  all_calls: loadHasCall(loadsOrganizationId, loadsId),
+  active_offers: loadHasPendingOffer(loadsOrganizationId, loadsId),
   failed_verifications: sql`EXISTS (SELECT 1 FROM ${carrierVerifications} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'BLOCKED')`,
   active_notifications: sql`EXISTS (SELECT 1 FROM ${notifications} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.read_at IS NULL)`,
   active_escalations: sql`EXISTS (SELECT 1 FROM ${escalations} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'active')`,

@@ -5,9 +5,9 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { type AnyPgColumn, PgDialect } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { calls } from '../calls/calls-tables.js';
-import { offers } from '../offers/offers-tables.js';
-import { outreaches } from '../outreaches/outreaches-tables.js';
+import { countLoadsWithCalls } from '../calls/index.js';
+import { countLoadsWithPendingOffer } from '../offers/index.js';
+import { countLoadsWithActiveOutreach } from '../outreaches/index.js';
 import { type LoadQuery, tabConditions, whereOf } from './loads-list-filters.js';
 import {
   loadChanges,
@@ -26,12 +26,9 @@ import { carrierVerifications, escalations, loads, notifications } from './loads
  * index order; count(DISTINCT ...) would sort every entry again.
  */
 const tabOnlyCounts: Record<Exclude<LoadTab, 'all'>, (organizationId: string) => SQL> = {
-  active_outreaches: (o) =>
-    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${outreaches} WHERE organization_id = ${o} AND status IN ('pending', 'active')) d`,
-  all_calls: (o) =>
-    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${calls} WHERE organization_id = ${o} AND load_id IS NOT NULL) d`,
-  active_offers: (o) =>
-    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${offers} WHERE organization_id = ${o} AND status = 'pending') d`,
+  active_outreaches: countLoadsWithActiveOutreach,
+  all_calls: countLoadsWithCalls,
+  active_offers: countLoadsWithPendingOffer,
   failed_verifications: (o) =>
     sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${carrierVerifications} WHERE organization_id = ${o} AND status = 'BLOCKED') d`,
   active_notifications: (o) =>

@@ -6,7 +6,6 @@ import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { calls } from '../calls/calls-tables.js';
 import { carrierVerifications, escalations, loadStatusMappings, loads, stops } from './loads-tables.js';
 
 /** A load as written by the app: every column but the generated one. */
@@ -173,14 +172,6 @@ export async function statusMappingsOf(db: DbOrTx, scope: OrgScope): Promise<Map
 
 // ---------------------------------------------------------------------------------------------
 // Records attached to a load
-
-export function listLoadCalls(db: DbOrTx, scope: OrgScope, loadId: string) {
-  return db
-    .select()
-    .from(calls)
-    .where(and(eq(calls.organization_id, scope.organizationId), eq(calls.load_id, loadId)))
-    .orderBy(desc(calls.created_at), desc(calls.id));
-}
 
 export function listLoadVerifications(db: DbOrTx, scope: OrgScope, loadId: string) {
   return db

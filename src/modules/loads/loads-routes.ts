@@ -4,7 +4,7 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
-import { callSchema } from '../calls/calls-schemas.js';
+import { callSchema } from '../calls/index.js';
 import { loadBatchBody, loadInputBody } from './loads-input-schemas.js';
 import {
   carrierVerificationSchema,

@@ -9,8 +9,8 @@ import { registerUniqueConstraint } from '../../db/pg-errors.js';
 import { AppError, notFound, validationFailed } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { toCall } from '../calls/calls-schemas.js';
-import { findVisibleLoadView } from '../load-views/load-views-repository.js';
+import { listLoadCalls, toCall } from '../calls/index.js';
+import { findVisibleLoadView } from '../load-views/index.js';
 import { LOAD_ID_IN_PATH, requireLoad } from './load-lookup.js';
 import type { LoadInput } from './loads-input-schemas.js';
 import { filterConditions, type LoadQuery } from './loads-list-filters.js';
@@ -25,12 +25,7 @@ import {
   purgeLoadChanges,
   tabSources,
 } from './loads-list-repository.js';
-import {
-  findLoadView,
-  listLoadCalls,
-  listLoadEscalations,
-  listLoadVerifications,
-} from './loads-repository.js';
+import { findLoadView, listLoadEscalations, listLoadVerifications } from './loads-repository.js';
 import { toLoad } from './loads-responses.js';
 import {
   type ListLoadsQuery,

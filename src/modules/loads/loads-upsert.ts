@@ -8,7 +8,7 @@ import { batchEnvelope } from '../../domain/batch-envelope.js';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { pathToParam } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { emitEvents } from '../webhooks/events.js';
+import { emitEvents } from '../webhooks/index.js';
 import { derivedColumns, loadIdentifier, mergeLoad, stopRows } from './loads-ingestion.js';
 import { type LoadInput, loadInput } from './loads-input-schemas.js';
 import {

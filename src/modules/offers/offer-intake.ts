@@ -5,9 +5,8 @@ import { takesCarrierOffers } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import { decideOffer, type OfferDecision } from '../../domain/negotiation.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { LOAD_ID_IN_BODY, requireLoad } from '../loads/load-lookup.js';
-import { loads } from '../loads/loads-tables.js';
-import { cancelAutomatedOutreaches } from '../outreaches/outreaches-repository.js';
+import { LOAD_ID_IN_BODY, requireLoad } from '../loads/index.js';
+import { cancelAutomatedOutreaches } from '../outreaches/index.js';
 import { insertOffer } from './offers-repository.js';
 import { emitOfferEvent } from './offers-service.js';
 import { offers } from './offers-tables.js';
@@ -80,13 +79,7 @@ export class OfferIntake {
         scope,
         o.loadId,
         LOAD_ID_IN_BODY,
-        {
-          tms_load_id: loads.tms_load_id,
-          load_number: loads.load_number,
-          load_status: loads.load_status,
-          posted_rate: loads.posted_rate,
-          max_buy_rate: loads.max_buy_rate,
-        },
+        ['tms_load_id', 'load_number', 'load_status', 'posted_rate', 'max_buy_rate'],
         true,
       );
       const countered = o.carrierId ? await counterOffered(tx, o.loadId, o.carrierId) : null;

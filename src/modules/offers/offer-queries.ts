@@ -1,7 +1,8 @@
 // Offer reads and SQL fragments other modules use; the offers table stays this module's.
 
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { offers } from './offers-tables.js';
 
 /**
@@ -21,4 +22,27 @@ export async function acceptablePendingOffer(db: DbOrTx, loadId: string, postedR
     )
     .limit(1);
   return row ?? null;
+}
+
+/** EXISTS of a pending offer on the load the caller's query names (its columns or aliases). */
+export const loadHasPendingOffer = (organizationId: SQL, loadId: SQL): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${offers} x WHERE x.organization_id = ${organizationId} AND x.load_id = ${loadId} AND x.status = 'pending')`;
+
+/** How many of the organization's loads have a pending offer (one row, `n`). */
+export const countLoadsWithPendingOffer = (organizationId: string): SQL =>
+  sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${offers} WHERE organization_id = ${organizationId} AND status = 'pending') d`;
+
+/** The carrier and driver phone of the load's accepted offer, if it has one. */
+export async function acceptedOfferOfLoad(db: DbOrTx, scope: OrgScope, loadId: string) {
+  const [booked] = await db
+    .select({ carrier_id: offers.carrier_id, driver_phone: offers.driver_phone })
+    .from(offers)
+    .where(
+      and(
+        eq(offers.organization_id, scope.organizationId),
+        eq(offers.load_id, loadId),
+        eq(offers.status, 'accepted'),
+      ),
+    );
+  return booked;
 }

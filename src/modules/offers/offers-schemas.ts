@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, queryList, text } from '../../http/schemas.js';
-import { carrierSchema } from '../carriers/carriers-schemas.js';
+import { carrierSchema } from '../carriers/index.js';
 import { OFFER_CHANNELS, OFFER_STATUSES } from './offers-tables.js';
 
 export const offerSchema = z

@@ -1,18 +1,14 @@
-import { and, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { notFound, stateConflict, unprocessable } from '../../domain/errors.js';
 import { isBookable } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { findUserById } from '../auth/auth-repository.js';
-import { toCarrier } from '../carriers/carrier-shape.js';
-import { contactsOf, findCarrier, findCarriers } from '../carriers/carriers-repository.js';
-import { carrierContacts } from '../carriers/carriers-tables.js';
-import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, requireLoad } from '../loads/load-lookup.js';
-import { loads } from '../loads/loads-tables.js';
-import { cancelAutomatedOutreaches } from '../outreaches/outreaches-repository.js';
-import { emitEvent } from '../webhooks/events.js';
+import { findUserById } from '../auth/index.js';
+import { contactsOf, findCarrier, findCarriers, findContactOfCarrier, toCarrier } from '../carriers/index.js';
+import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, requireLoad } from '../loads/index.js';
+import { cancelAutomatedOutreaches } from '../outreaches/index.js';
+import { emitEvent } from '../webhooks/index.js';
 import {
   acceptedOfferOf,
   findOffer,
@@ -110,11 +106,11 @@ export class OffersService {
 
   /** POST /offers: an offer entered by a rep or an API client (`channel` null, `source` api). */
   async create(scope: OrgScope, input: CreateOfferInput): Promise<Offer> {
-    const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, {
-      id: loads.id,
-      tms_load_id: loads.tms_load_id,
-      load_number: loads.load_number,
-    });
+    const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, [
+      'id',
+      'tms_load_id',
+      'load_number',
+    ]);
     if (input.carrier_id && !(await findCarrier(this.db, scope, input.carrier_id))) {
       throw unprocessable('validation_error', `Carrier '${input.carrier_id}' does not exist`, 'carrier_id');
     }
@@ -127,16 +123,7 @@ export class OffersService {
           'contact_id',
         );
       }
-      const [found] = await this.db
-        .select({ name: carrierContacts.name, phone: carrierContacts.phone })
-        .from(carrierContacts)
-        .where(
-          and(
-            eq(carrierContacts.organization_id, scope.organizationId),
-            eq(carrierContacts.carrier_id, input.carrier_id),
-            eq(carrierContacts.id, input.contact_id),
-          ),
-        );
+      const found = await findContactOfCarrier(this.db, scope, input.carrier_id, input.contact_id);
       if (!found) {
         throw unprocessable(
           'validation_error',
@@ -188,14 +175,7 @@ export class OffersService {
         if (!current) throw notFound('Offer', id, 'offer_id');
         if (current.status === status) return current;
         if (status === 'accepted') {
-          const load = await requireLoad(
-            tx,
-            scope,
-            current.load_id,
-            LOAD_ID_IN_PATH,
-            { load_status: loads.load_status },
-            true,
-          );
+          const load = await requireLoad(tx, scope, current.load_id, LOAD_ID_IN_PATH, ['load_status'], true);
           if (!isBookable(load.load_status)) {
             throw stateConflict(
               'load_not_bookable',

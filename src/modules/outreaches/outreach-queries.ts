@@ -1,9 +1,9 @@
 // Outreach reads, writes and SQL fragments other modules use; the outreaches table stays this module's.
 
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { emitEvents, outreachEventData } from '../webhooks/events.js';
+import { emitEvents, outreachEventData } from '../webhooks/index.js';
 import { outreaches } from './outreaches-tables.js';
 
 export type OutreachRow = typeof outreaches.$inferSelect;
@@ -92,3 +92,14 @@ export async function emitMoved(
     );
   }
 }
+
+/**
+ * EXISTS of a pending or active outreach on the load whose organization and id the caller's query
+ * names (`organizationId`, `loadId`: its columns or aliases).
+ */
+export const loadHasActiveOutreach = (organizationId: SQL, loadId: SQL): SQL =>
+  sql`EXISTS (SELECT 1 FROM ${outreaches} x WHERE x.organization_id = ${organizationId} AND x.load_id = ${loadId} AND x.status IN ('pending', 'active'))`;
+
+/** How many of the organization's loads have a pending or active outreach (one row, `n`). */
+export const countLoadsWithActiveOutreach = (organizationId: string): SQL =>
+  sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${outreaches} WHERE organization_id = ${organizationId} AND status IN ('pending', 'active')) d`;

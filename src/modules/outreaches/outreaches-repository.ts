@@ -2,7 +2,7 @@ import { and, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import type { QueuedContacts } from '../carriers/stop-contact.js';
+import type { QueuedContacts } from '../carriers/index.js';
 import { cancelAutomatedOutreaches, emitMoved, type OutreachEventRow } from './outreach-queries.js';
 import type { ListOutreachesQuery } from './outreaches-schemas.js';
 import { outreaches } from './outreaches-tables.js';

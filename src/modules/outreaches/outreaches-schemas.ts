@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, nonEmptyText, queryList, text } from '../../http/schemas.js';
-import { carrierSchema } from '../carriers/carriers-schemas.js';
+import { carrierSchema } from '../carriers/index.js';
 import { OUTREACH_DIRECTIONS, OUTREACH_MODALITIES, OUTREACH_STATUSES } from './outreaches-tables.js';
 
 export const outreachSchema = z

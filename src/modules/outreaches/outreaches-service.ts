@@ -1,17 +1,27 @@
-import { and, asc, desc, eq, or } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { notFound, stateConflict, unprocessable, validationFailed } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import type { CallsService } from '../calls/calls-service.js';
-import { toCarrier } from '../carriers/carrier-shape.js';
-import { type CarrierRow, contactsOf, findCarrier, findCarriers } from '../carriers/carriers-repository.js';
-import { carriers } from '../carriers/carriers-tables.js';
-import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, type LoadReference, requireLoad } from '../loads/load-lookup.js';
-import { loads, stops } from '../loads/loads-tables.js';
-import { offers } from '../offers/offers-tables.js';
-import { emitEvent, outreachEventData } from '../webhooks/events.js';
+import type { CallsService } from '../calls/index.js';
+import {
+  type CarrierRow,
+  contactsOf,
+  findCarrier,
+  findCarriers,
+  findHaulingCarrier,
+  toCarrier,
+} from '../carriers/index.js';
+import {
+  findStopOfLoad,
+  LOAD_ID_IN_BODY,
+  LOAD_ID_IN_PATH,
+  type LoadReference,
+  requireLoad,
+  type StopRow,
+} from '../loads/index.js';
+import { acceptedOfferOfLoad } from '../offers/index.js';
+import { emitEvent, outreachEventData } from '../webhooks/index.js';
 import { contactRefusal } from './contact-guard.js';
 import {
   findOutreach,
@@ -102,18 +112,9 @@ export class OutreachesService {
    */
   async trackingPrompt(scope: OrgScope, loadId: string, input: TrackingPromptInput): Promise<Outreach> {
     const load = await this.requireLoad(scope, loadId, LOAD_ID_IN_PATH);
-    let stop: typeof stops.$inferSelect | undefined;
+    let stop: StopRow | undefined;
     if (input.stop_id) {
-      [stop] = await this.db
-        .select()
-        .from(stops)
-        .where(
-          and(
-            eq(stops.organization_id, scope.organizationId),
-            eq(stops.load_id, load.id),
-            eq(stops.id, input.stop_id),
-          ),
-        );
+      stop = await findStopOfLoad(this.db, scope, load.id, input.stop_id);
       if (!stop) {
         throw validationFailed(
           'body',
@@ -152,13 +153,13 @@ export class OutreachesService {
   }
 
   private requireLoad(scope: OrgScope, loadId: string, ref: LoadReference) {
-    return requireLoad(this.db, scope, loadId, ref, {
-      id: loads.id,
-      load_number: loads.load_number,
-      hauling_carrier_id: loads.hauling_carrier_id,
-      hauling_carrier_mc_number: loads.hauling_carrier_mc_number,
-      driver: loads.driver,
-    });
+    return requireLoad(this.db, scope, loadId, ref, [
+      'id',
+      'load_number',
+      'hauling_carrier_id',
+      'hauling_carrier_mc_number',
+      'driver',
+    ]);
   }
 
   private async guard(scope: OrgScope, carrierId: string, loadId: string) {
@@ -177,37 +178,15 @@ export class OutreachesService {
     scope: OrgScope,
     load: Awaited<ReturnType<OutreachesService['requireLoad']>>,
   ): Promise<{ carrier: CarrierRow; driverPhone: string | null } | null> {
-    const [booked] = await this.db
-      .select({ carrier_id: offers.carrier_id, driver_phone: offers.driver_phone })
-      .from(offers)
-      .where(
-        and(
-          eq(offers.organization_id, scope.organizationId),
-          eq(offers.load_id, load.id),
-          eq(offers.status, 'accepted'),
-        ),
-      );
+    const booked = await acceptedOfferOfLoad(this.db, scope, load.id);
     let carrier = booked?.carrier_id ? await findCarrier(this.db, scope, booked.carrier_id) : null;
     if (!carrier && (load.hauling_carrier_id || load.hauling_carrier_mc_number)) {
-      const matches = [];
-      if (load.hauling_carrier_id) {
-        matches.push(
-          eq(carriers.id, load.hauling_carrier_id),
-          eq(carriers.tms_carrier_id, load.hauling_carrier_id),
-        );
-      }
-      if (load.hauling_carrier_mc_number) {
-        matches.push(
-          eq(carriers.mc_number, load.hauling_carrier_mc_number.replace(/\D/g, '').replace(/^0+/, '')),
-        );
-      }
-      const [found] = await this.db
-        .select()
-        .from(carriers)
-        .where(and(eq(carriers.organization_id, scope.organizationId), or(...matches)))
-        .orderBy(desc(eq(carriers.id, load.hauling_carrier_id ?? '')), asc(carriers.created_at))
-        .limit(1);
-      carrier = found ?? null;
+      carrier = await findHaulingCarrier(
+        this.db,
+        scope,
+        load.hauling_carrier_id,
+        load.hauling_carrier_mc_number,
+      );
     }
     if (!carrier) return null;
     return { carrier, driverPhone: booked?.driver_phone ?? load.driver?.phone ?? null };

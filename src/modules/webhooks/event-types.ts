@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { EventType } from '../../domain/events.js';
-import { callSchema } from '../calls/calls-schemas.js';
-import { carrierSchema, lanePreferenceSchema } from '../carriers/carriers-schemas.js';
-import { offerSchema } from '../offers/offers-schemas.js';
+import { callSchema } from '../calls/index.js';
+import { carrierSchema, lanePreferenceSchema } from '../carriers/index.js';
+import { offerSchema } from '../offers/index.js';
 
 const loadEvent = z.object({
   load_id: z.string(),

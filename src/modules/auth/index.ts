@@ -1,0 +1,2 @@
+/** What other modules use of the users and organizations. */
+export { findUserById } from './user-reads.js';

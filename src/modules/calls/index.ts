@@ -1,0 +1,11 @@
+/** What other modules use of the calls. */
+export {
+  type CallRow,
+  countLoadsWithCalls,
+  findCalls,
+  listLoadCalls,
+  loadHasCall,
+  transcriptsOf,
+} from './call-reads.js';
+export { callSchema, e164, toCall, transcriptMessageSchema } from './calls-schemas.js';
+export type { CallsService } from './calls-service.js';

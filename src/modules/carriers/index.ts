@@ -1,0 +1,13 @@
+/** What other modules use of the carriers. */
+export {
+  type CarrierRow,
+  contactsOf,
+  findCarrier,
+  findCarriers,
+  findContactOfCarrier,
+  findHaulingCarrier,
+} from './carrier-reads.js';
+export { toCarrier } from './carrier-shape.js';
+export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
+export type { CarriersService } from './carriers-service.js';
+export type { QueuedContacts, StopContactRequests } from './stop-contact.js';

@@ -1,0 +1,5 @@
+/** What other modules use of the English-proficiency tests. */
+export { ELP_QUESTIONS, ELP_RUBRIC, elpQuestion, INTERVIEW_PASS, nextElpQuestion } from './elp-questions.js';
+export { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from './elp-schemas.js';
+export { scoreElp } from './elp-scoring.js';
+export type { ElpService } from './elp-service.js';

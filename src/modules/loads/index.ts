@@ -1,0 +1,11 @@
+/** What other modules use of the loads. */
+export {
+  findStopOfLoad,
+  LOAD_ID_IN_BODY,
+  LOAD_ID_IN_PATH,
+  type LoadReference,
+  requireLoad,
+  type StopRow,
+} from './load-lookup.js';
+export { type Load, loadFilters } from './loads-schemas.js';
+export type { LoadsService } from './loads-service.js';
