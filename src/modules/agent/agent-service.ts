@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import type { EmailDeliveryEvent, InboundEmail } from '../../integrations/email/email-channel.js';
 import type { InboundWhatsApp } from '../../integrations/whatsapp/whatsapp-channel.js';
 import type { StopContactRequests } from '../carriers/index.js';
-import type { OfferIntake } from '../offers/index.js';
+import type { OfferReceiver } from '../offers/index.js';
 import type { OutreachRow } from '../outreaches/index.js';
 import { type AgentChannels, AgentMessenger } from './agent-messenger.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -28,7 +28,7 @@ export class AgentService {
     db: Db,
     calls: CallPlacer,
     channels: AgentChannels,
-    rules: { offers: OfferIntake; stopContact: StopContactRequests },
+    rules: { offers: OfferReceiver; stopContact: StopContactRequests },
     log: FastifyBaseLogger,
     batchSize = 50,
     rankingTtlMs = 30_000,

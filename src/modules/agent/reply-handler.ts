@@ -7,7 +7,7 @@ import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import type { DraftIntent } from '../../integrations/llm/reply-extraction.js';
 import type { InboundWhatsApp } from '../../integrations/whatsapp/whatsapp-channel.js';
 import { findCarrier, type StopContactRequests } from '../carriers/index.js';
-import { counterOffered, type OfferIntake } from '../offers/index.js';
+import { counterOffered, type OfferReceiver } from '../offers/index.js';
 import { type OutreachRow, recordReply } from '../outreaches/index.js';
 import type { AgentMessenger } from './agent-messenger.js';
 import { agentLoadOf, markUndelivered } from './agent-repository.js';
@@ -52,7 +52,7 @@ export class ReplyHandler {
   constructor(
     private readonly db: Db,
     private readonly messenger: AgentMessenger,
-    private readonly offers: OfferIntake,
+    private readonly offers: OfferReceiver,
     private readonly stopContact: StopContactRequests,
     private readonly chatModel: ChatModel | null,
     private readonly log: FastifyBaseLogger,

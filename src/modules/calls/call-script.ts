@@ -7,7 +7,7 @@ import { memberships, organizations, users } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { elpTests } from '../elp/elp-tables.js';
 import { ELP_QUESTIONS, ELP_RUBRIC, INTERVIEW_PASS } from '../elp/index.js';
-import type { Load, LoadsService } from '../loads/index.js';
+import type { Load, LoadReader } from '../loads/index.js';
 import { renderScript, type VoiceTemplateRow, type VoiceVariables } from '../voice-templates/index.js';
 import type { CallRow } from './calls-repository.js';
 
@@ -100,7 +100,7 @@ const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null
  * and the tracking instructions. `template_variables` the caller sent fill only `driver_name` and
  * `instructions`: the facts of a load come from the load.
  */
-export async function callVariables(db: DbOrTx, loads: LoadsService, call: CallRow): Promise<VoiceVariables> {
+export async function callVariables(db: DbOrTx, loads: LoadReader, call: CallRow): Promise<VoiceVariables> {
   const scope = systemScope(call.organization_id);
   const given = call.template_variables ?? {};
   const org = await organizationContact(db, call.organization_id);

@@ -9,13 +9,14 @@ import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
 import { findUserById } from '../auth/index.js';
 import { elpTests } from '../elp/elp-tables.js';
-import { LOAD_ID_IN_BODY, type LoadsService, requireLoad } from '../loads/index.js';
+import { LOAD_ID_IN_BODY, type LoadReader, requireLoad } from '../loads/index.js';
 import { contactRefusal } from '../outreaches/index.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent, outreachEventData } from '../webhooks/index.js';
 import { CallEvents } from './call-events.js';
 import { assistantFor, callVariables, purposeOf } from './call-script.js';
+import type { CallContext } from './call-starter.js';
 import {
   type CallRow,
   calleeById,
@@ -36,16 +37,7 @@ const JOINABLE = new Set(['AGENT_ASSIGNED', 'IN_PROGRESS']);
 /** Variables never handed to a voice platform, whatever a client puts in `template_variables`. */
 const NEVER_SENT = ['customer_rate', 'margin', 'max_buy_rate'];
 
-/** What a caller inside the service knows beyond the request: the carrier the call is for, ELP details. */
-export interface CallContext {
-  driver_name?: string | null;
-  /** The carrier the call is for, when the number may not be on file (a driver's phone). */
-  carrier_id?: string | null;
-  mc_number?: string | null;
-  /** An outreach the agent queued: the call carries it instead of opening a new one. */
-  outreach_id?: string | null;
-}
-
+export type { CallContext } from './call-starter.js';
 export type ElpRequest = CallContext;
 
 /** The carrier a call reaches, as far as creating the call needs it. */
@@ -55,7 +47,7 @@ export class CallsService {
   constructor(
     private readonly db: Db,
     private readonly provider: VoiceProvider,
-    private readonly loads: LoadsService,
+    private readonly loads: LoadReader,
     private readonly templates: VoiceTemplatesService,
     tools: VoiceTools,
     private readonly log: FastifyBaseLogger,

@@ -1,6 +1,6 @@
 import { toE164 } from '../../domain/phone.js';
 import type { ComplianceProvider } from '../../integrations/compliance/compliance-provider.js';
-import { type CarriersService, carrierInput } from '../carriers/index.js';
+import { type CarrierCreator, carrierInput } from '../carriers/index.js';
 import type { CarrierEnrollment } from './voice-tools.js';
 
 /**
@@ -9,7 +9,7 @@ import type { CarrierEnrollment } from './voice-tools.js';
  * BLOCKED verdict then keeps the load from it like any other blocked carrier.
  */
 export function carrierEnrollment(
-  carriers: CarriersService,
+  carriers: CarrierCreator,
   registry: ComplianceProvider,
   inlineBudgetMs: number,
 ): CarrierEnrollment {

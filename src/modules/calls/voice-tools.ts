@@ -16,9 +16,9 @@ import { carriers } from '../carriers/carriers-tables.js';
 import { digitsOnly, type StopContactRequests } from '../carriers/index.js';
 import { elpAnswers, elpTests } from '../elp/elp-tables.js';
 import { ELP_QUESTIONS, elpQuestion, nextElpQuestion } from '../elp/index.js';
-import type { LoadsService } from '../loads/index.js';
+import type { LoadReader } from '../loads/index.js';
 import { loads } from '../loads/loads-tables.js';
-import type { OfferIntake } from '../offers/index.js';
+import type { OfferReceiver } from '../offers/index.js';
 import { offers } from '../offers/offers-tables.js';
 import { contactRefusal } from '../outreaches/index.js';
 import { outreaches } from '../outreaches/outreaches-tables.js';
@@ -52,9 +52,9 @@ export type CarrierEnrollment = (
 export class VoiceTools {
   constructor(
     private readonly db: Db,
-    private readonly loads: LoadsService,
+    private readonly loads: LoadReader,
     private readonly enroll: CarrierEnrollment | null,
-    private readonly offers: OfferIntake,
+    private readonly offers: OfferReceiver,
     private readonly stopContact: StopContactRequests,
     private readonly log: FastifyBaseLogger,
   ) {}

@@ -1,4 +1,6 @@
 /** What other modules use of the carriers. */
+
+export type { CarrierCreator } from './carrier-creator.js';
 export {
   type CarrierRow,
   contactsOf,
@@ -9,5 +11,4 @@ export {
 } from './carrier-reads.js';
 export { toCarrier } from './carrier-shape.js';
 export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
-export type { CarriersService } from './carriers-service.js';
 export type { QueuedContacts, StopContactRequests } from './stop-contact.js';

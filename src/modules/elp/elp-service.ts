@@ -4,7 +4,7 @@ import { notFound } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
-import { type CallRow, type CallsService, findCalls, transcriptsOf } from '../calls/index.js';
+import { type CallRow, type CallStarter, findCalls, transcriptsOf } from '../calls/index.js';
 import { elpTests } from './elp-tables.js';
 
 type ElpRow = typeof elpTests.$inferSelect;
@@ -12,7 +12,7 @@ type ElpRow = typeof elpTests.$inferSelect;
 export class ElpService {
   constructor(
     private readonly db: Db,
-    private readonly calls: CallsService,
+    private readonly calls: CallStarter,
   ) {}
 
   /** Starts an ELP test: an ELP call to the driver, with its test REQUESTED. */

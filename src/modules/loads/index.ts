@@ -3,9 +3,9 @@ export {
   findStopOfLoad,
   LOAD_ID_IN_BODY,
   LOAD_ID_IN_PATH,
+  type LoadReader,
   type LoadReference,
   requireLoad,
   type StopRow,
 } from './load-lookup.js';
 export { type Load, loadFilters } from './loads-schemas.js';
-export type { LoadsService } from './loads-service.js';

@@ -2,6 +2,7 @@ import { and, eq, getTableColumns } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { notFound, unprocessable } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
+import type { Load } from './loads-schemas.js';
 import { loads, stops } from './loads-tables.js';
 
 /**
@@ -60,4 +61,9 @@ export async function findStopOfLoad(
       and(eq(stops.organization_id, scope.organizationId), eq(stops.load_id, loadId), eq(stops.id, stopId)),
     );
   return stop;
+}
+
+/** Reads one load in its API shape (LoadsService.get); given to other modules by the composition root. */
+export interface LoadReader {
+  get(scope: OrgScope, id: string): Promise<Load>;
 }

@@ -1,9 +1,10 @@
 /** What other modules use of the offers. */
-export { counterOffered, type OfferIntake, type OfferPolicy } from './offer-intake.js';
 export {
   acceptablePendingOffer,
   acceptedOfferOfLoad,
+  counterOffered,
   countLoadsWithPendingOffer,
   loadHasPendingOffer,
 } from './offer-queries.js';
+export type { CarrierOffer, OfferPolicy, OfferReceiver } from './offer-types.js';
 export { loadIdParams, offerSchema } from './offers-schemas.js';

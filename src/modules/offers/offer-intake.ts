@@ -7,55 +7,13 @@ import { decideOffer, type OfferDecision } from '../../domain/negotiation.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { LOAD_ID_IN_BODY, requireLoad } from '../loads/index.js';
 import { cancelAutomatedOutreaches } from '../outreaches/index.js';
+import { counterOffered } from './offer-queries.js';
+import type { CarrierOffer, OfferOutcome, OfferPolicy } from './offer-types.js';
 import { insertOffer } from './offers-repository.js';
 import { emitOfferEvent } from './offers-service.js';
 import { offers } from './offers-tables.js';
 
-/** The channel a carrier named the rate on: a call, an e-mail, WhatsApp. */
-export type OfferChannel = 'voice' | 'email' | 'messaging';
-
-export interface CarrierOffer {
-  loadId: string;
-  carrierId: string | null;
-  amount: number;
-  channel: OfferChannel;
-  callId?: string | null;
-  notes?: string | null;
-  conversationId?: string | null;
-  emailMessageId?: string | null;
-}
-
-export interface OfferOutcome {
-  offerId: string | null;
-  decision: OfferDecision;
-  status: 'pending' | 'accepted' | 'rejected' | null;
-  amount: number;
-}
-
-/**
- * What the organization decided about carriers' offers: whether one at or under the posted rate
- * books the load at once. The agent's settings hold it; the composition gives it to the intake.
- */
-export interface OfferPolicy {
-  autoAccept(organizationId: string): Promise<boolean>;
-}
-
-/** The latest counter-offer made to this carrier on this load, or null when none was. */
-export async function counterOffered(db: DbOrTx, loadId: string, carrierId: string): Promise<number | null> {
-  const [countered] = await db
-    .select({ counter: offers.counter_amount })
-    .from(offers)
-    .where(
-      and(
-        eq(offers.load_id, loadId),
-        eq(offers.carrier_id, carrierId),
-        sql`${offers.counter_amount} IS NOT NULL`,
-      ),
-    )
-    .orderBy(desc(offers.created_at))
-    .limit(1);
-  return countered?.counter ?? null;
-}
+export type { CarrierOffer, OfferChannel, OfferOutcome, OfferPolicy } from './offer-types.js';
 
 /**
  * THE way a carrier's offer is recorded, whatever the channel (a call's `submit_offer`, an e-mail

@@ -1,6 +1,6 @@
 // Offer reads and SQL fragments other modules use; the offers table stays this module's.
 
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { offers } from './offers-tables.js';
@@ -45,4 +45,21 @@ export async function acceptedOfferOfLoad(db: DbOrTx, scope: OrgScope, loadId: s
       ),
     );
   return booked;
+}
+
+/** The latest counter-offer made to this carrier on this load, or null when none was. */
+export async function counterOffered(db: DbOrTx, loadId: string, carrierId: string): Promise<number | null> {
+  const [countered] = await db
+    .select({ counter: offers.counter_amount })
+    .from(offers)
+    .where(
+      and(
+        eq(offers.load_id, loadId),
+        eq(offers.carrier_id, carrierId),
+        sql`${offers.counter_amount} IS NOT NULL`,
+      ),
+    )
+    .orderBy(desc(offers.created_at))
+    .limit(1);
+  return countered?.counter ?? null;
 }

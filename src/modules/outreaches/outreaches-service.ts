@@ -3,7 +3,7 @@ import { notFound, stateConflict, unprocessable, validationFailed } from '../../
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import type { CallsService } from '../calls/index.js';
+import type { CallStarter } from '../calls/index.js';
 import {
   type CarrierRow,
   contactsOf,
@@ -73,7 +73,7 @@ export async function toOutreaches(db: DbOrTx, scope: OrgScope, rows: OutreachRo
 export class OutreachesService {
   constructor(
     private readonly db: Db,
-    private readonly calls: CallsService,
+    private readonly calls: CallStarter,
     /** Puts e-mail and WhatsApp outreaches on their channel. */
     private readonly messenger: { sendOrFail(outreach: OutreachRow): Promise<void> },
   ) {}
