@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { TERMINAL_STATUSES } from '../../domain/calls.js';
@@ -10,19 +10,17 @@ import type {
   VoiceEvent,
   VoiceProvider,
 } from '../../integrations/voice/voice-provider.js';
-import { organizations, users } from '../auth/auth-tables.js';
-import { elpAnswers, elpTests } from '../elp/elp-tables.js';
-import { scoreElp } from '../elp/index.js';
-import { loads } from '../loads/loads-tables.js';
+import { findOrganizationId, findUserContact, organizationContact } from '../auth/index.js';
+import { carriersAtNumber } from '../carriers/index.js';
+import { findElpTestOfCall, scoreElpTest } from '../elp/index.js';
+import { repUserIdOf } from '../loads/index.js';
+import { followCallOutreach } from '../outreaches/index.js';
 import type { VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent } from '../webhooks/index.js';
-import { organizationContact } from './call-script.js';
 import {
   advanceCall,
   type CallRow,
-  carriersAtNumber,
   findCallForEvent,
-  followCallOutreach,
   insertCall,
   setCallOutcome,
   setRecording,
@@ -116,11 +114,7 @@ export class CallEvents {
     let number = call.transfer_to;
     let who = 'a member of our team';
     if (!number && call.load_id) {
-      const [rep] = await this.db
-        .select({ name: users.name, phone: users.phone })
-        .from(loads)
-        .innerJoin(users, eq(users.id, loads.carrier_rep_user_id))
-        .where(eq(loads.id, call.load_id));
+      const rep = await findUserContact(this.db, repUserIdOf(call.load_id));
       if (rep?.phone) {
         number = rep.phone;
         who = rep.name ?? 'the load’s rep';
@@ -144,12 +138,7 @@ export class CallEvents {
   private async answerInbound(
     event: Extract<VoiceEvent, { kind: 'assistant_request' }>,
   ): Promise<VoiceAnswer> {
-    const [org] = event.organizationId
-      ? await this.db
-          .select({ id: organizations.id })
-          .from(organizations)
-          .where(eq(organizations.id, event.organizationId))
-      : [];
+    const org = event.organizationId ? await findOrganizationId(this.db, event.organizationId) : undefined;
     if (!org) {
       this.log.warn(
         { providerCallId: event.providerCallId },
@@ -192,45 +181,9 @@ export class CallEvents {
 
   /** Post-call analysis of an ELP call, once the call has ended. */
   private async finishElp(callId: string) {
-    const [test] = await this.db.select().from(elpTests).where(eq(elpTests.call_id, callId));
+    const test = await findElpTestOfCall(this.db, callId);
     const [call] = await this.db.select({ status: calls.status }).from(calls).where(eq(calls.id, callId));
     if (!test || !call || !TERMINAL_STATUSES.has(call.status)) return;
-    const answers = await this.db.select().from(elpAnswers).where(eq(elpAnswers.elp_test_id, test.id));
-    const outcome = scoreElp(answers, call.status);
-    await this.db.transaction(async (tx) => {
-      const [current] = await tx.select().from(elpTests).where(eq(elpTests.id, test.id)).for('update');
-      if (!current) return;
-      const [updated] = await tx
-        .update(elpTests)
-        .set({
-          status: outcome.status,
-          scoring_status: outcome.scoring_status,
-          conversational_communication: outcome.scores?.conversational_communication ?? null,
-          instruction_comprehension: outcome.scores?.instruction_comprehension ?? null,
-          sign_recognition: outcome.scores?.sign_recognition ?? null,
-          verbal_reporting: outcome.scores?.verbal_reporting ?? null,
-          total_score: outcome.total_score,
-          total_questions: outcome.total_questions,
-          questions_answered: outcome.questions_answered,
-          valid_answers: outcome.valid_answers,
-          notes: outcome.notes,
-          updated_at: sql`now()`,
-        })
-        .where(eq(elpTests.id, test.id))
-        .returning();
-      const data = {
-        elp_test_id: updated!.id,
-        call_id: updated!.call_id,
-        status: updated!.status,
-        scoring_status: updated!.scoring_status,
-        total_score: updated!.total_score,
-      };
-      if (current.status === 'REQUESTED' && updated!.status !== 'REQUESTED') {
-        await emitEvent(tx, updated!.organization_id, 'elp_test.completed', data);
-      }
-      if (current.scoring_status !== 'SCORED' && updated!.scoring_status === 'SCORED') {
-        await emitEvent(tx, updated!.organization_id, 'elp_test.scored', data);
-      }
-    });
+    await scoreElpTest(this.db, test.id, call.status);
   }
 }

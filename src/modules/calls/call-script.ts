@@ -1,12 +1,10 @@
-import { and, asc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import type { CallType } from '../../domain/calls.js';
 import { systemScope } from '../../domain/scope.js';
 import type { AssistantSpec, ToolDefinition, VoicePurpose } from '../../integrations/voice/voice-provider.js';
-import { memberships, organizations, users } from '../auth/auth-tables.js';
-import { carriers } from '../carriers/carriers-tables.js';
-import { elpTests } from '../elp/elp-tables.js';
-import { ELP_QUESTIONS, ELP_RUBRIC, INTERVIEW_PASS } from '../elp/index.js';
+import { organizationContact } from '../auth/index.js';
+import { carrierNameOf } from '../carriers/index.js';
+import { ELP_QUESTIONS, ELP_RUBRIC, elpNamesOfCall, INTERVIEW_PASS } from '../elp/index.js';
 import type { Load, LoadReader } from '../loads/index.js';
 import { renderScript, type VoiceTemplateRow, type VoiceVariables } from '../voice-templates/index.js';
 import type { CallRow } from './calls-repository.js';
@@ -77,22 +75,6 @@ export function loadVariables(s: SayableLoad): VoiceVariables {
   };
 }
 
-/** The organization's name, and its owner (the oldest OWNER): who takes a call nobody else can. */
-export async function organizationContact(db: DbOrTx, organizationId: string) {
-  const [org] = await db
-    .select({ name: organizations.name })
-    .from(organizations)
-    .where(eq(organizations.id, organizationId));
-  const [owner] = await db
-    .select({ name: users.name, phone: users.phone })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.user_id))
-    .where(and(eq(memberships.organization_id, organizationId), eq(memberships.role, 'OWNER')))
-    .orderBy(asc(memberships.created_at))
-    .limit(1);
-  return { name: org?.name ?? null, ownerName: owner?.name ?? null, ownerPhone: owner?.phone ?? null };
-}
-
 const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /**
@@ -105,16 +87,8 @@ export async function callVariables(db: DbOrTx, loads: LoadReader, call: CallRow
   const given = call.template_variables ?? {};
   const org = await organizationContact(db, call.organization_id);
   const load = call.load_id ? await loads.get(scope, call.load_id).catch(() => null) : null;
-  const [carrier] = call.carrier_id
-    ? await db.select({ name: carriers.name }).from(carriers).where(eq(carriers.id, call.carrier_id))
-    : [];
-  const [elp] =
-    call.call_type === 'ELP'
-      ? await db
-          .select({ driver_name: elpTests.driver_name, carrier_name: elpTests.carrier_name })
-          .from(elpTests)
-          .where(eq(elpTests.call_id, call.id))
-      : [];
+  const carrier = call.carrier_id ? await carrierNameOf(db, call.carrier_id) : undefined;
+  const elp = call.call_type === 'ELP' ? await elpNamesOfCall(db, call.id) : undefined;
   const loadDriver = load?.driver
     ? [load.driver.first_name, load.driver.last_name].filter(Boolean).join(' ') || null
     : null;

@@ -1,13 +1,10 @@
-import { and, asc, count, desc, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { type CallStatus, statusRank, TERMINAL_STATUSES } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { CallAnalysis, TranscriptMessage } from '../../integrations/voice/voice-provider.js';
-import { carrierContacts, carriers } from '../carriers/carriers-tables.js';
-import { outreaches } from '../outreaches/outreaches-tables.js';
-import { emitEvents, outreachEventData } from '../webhooks/index.js';
 import { type CallRow, transcriptsOf } from './call-reads.js';
 import type { ListCallsQuery } from './calls-schemas.js';
 import { calls, transcriptMessages } from './calls-tables.js';
@@ -165,85 +162,6 @@ export async function listCalls(db: DbOrTx, scope: OrgScope, q: ListCallsQuery) 
     db.select({ n: count() }).from(calls).where(where),
   ]);
   return { rows, total: total?.n ?? 0 };
-}
-
-/** What placing a call reads of the carrier it reaches. */
-const CALLEE = {
-  id: carriers.id,
-  name: carriers.name,
-  mc_number: carriers.mc_number,
-  stop: carriers.stop_contact_requested_at,
-};
-
-/** The carrier a call is for, by id. */
-export async function calleeById(db: DbOrTx, scope: OrgScope, id: string) {
-  const [row] = await db
-    .select(CALLEE)
-    .from(carriers)
-    .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, id)));
-  return row ?? null;
-}
-
-/** Carriers of the organization reachable at this number (their phone, dispatcher or a contact). */
-export async function carriersAtNumber(db: DbOrTx, scope: OrgScope, phone: string) {
-  return db
-    .select(CALLEE)
-    .from(carriers)
-    .where(
-      and(
-        eq(carriers.organization_id, scope.organizationId),
-        or(
-          eq(carriers.phone, phone),
-          eq(carriers.dispatcher_phone, phone),
-          sql`EXISTS (SELECT 1 FROM ${carrierContacts} WHERE ${carrierContacts.carrier_id} = ${carriers.id}
-                      AND ${carrierContacts.organization_id} = ${scope.organizationId} AND ${carrierContacts.phone} = ${phone})`,
-        ),
-      ),
-    )
-    .orderBy(asc(carriers.created_at));
-}
-
-/** The outreach of a call follows it: active when answered, then completed, no_response or failed. */
-export async function followCallOutreach(db: DbOrTx, callId: string, status: CallStatus) {
-  const next =
-    status === 'IN_PROGRESS'
-      ? 'active'
-      : status === 'COMPLETED' || status === 'TRANSFERRED'
-        ? 'completed'
-        : status === 'VOICEMAIL' || status === 'NO_RESPONSE'
-          ? 'no_response'
-          : status === 'FAILED' || status === 'CANCELLED'
-            ? 'failed'
-            : null;
-  if (!next) return;
-  const before = await db
-    .select({ id: outreaches.id, status: outreaches.status })
-    .from(outreaches)
-    .where(and(eq(outreaches.call_id, callId), inArray(outreaches.status, ['pending', 'active'])))
-    .for('update');
-  if (before.length === 0) return;
-  const moved = await db
-    .update(outreaches)
-    .set({
-      status: next,
-      carrier_engaged:
-        status === 'COMPLETED' || status === 'TRANSFERRED' ? true : sql`${outreaches.carrier_engaged}`,
-      error_reason: next === 'failed' ? `call ${status.toLowerCase()}` : sql`${outreaches.error_reason}`,
-      updated_at: sql`now()`,
-    })
-    .where(and(eq(outreaches.call_id, callId), inArray(outreaches.status, ['pending', 'active'])))
-    .returning();
-  const previous = new Map(before.map((o) => [o.id, o.status]));
-  if (moved.length) {
-    await emitEvents(
-      db,
-      moved[0]!.organization_id,
-      moved.map((o) => ({
-        type: 'outreach.status_changed',
-        data: outreachEventData(o, previous.get(o.id) ?? null),
-      })),
-    );
-  }
 }
 
 /** Links a call to the load and carrier its tools found (inbound calls); returns the row. */

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { type CallType, TERMINAL_STATUSES } from '../../domain/calls.js';
@@ -8,19 +8,17 @@ import { pagination } from '../../domain/pagination.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
 import { findUserById } from '../auth/index.js';
-import { elpTests } from '../elp/elp-tables.js';
+import { calleeById, carriersAtNumber } from '../carriers/index.js';
+import { requestElpTest } from '../elp/index.js';
 import { LOAD_ID_IN_BODY, type LoadReader, requireLoad } from '../loads/index.js';
-import { contactRefusal } from '../outreaches/index.js';
-import { outreaches } from '../outreaches/outreaches-tables.js';
+import { attachCallToOutreach, contactRefusal, openCallOutreach } from '../outreaches/index.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
-import { emitEvent, outreachEventData } from '../webhooks/index.js';
+import { emitEvent } from '../webhooks/index.js';
 import { CallEvents } from './call-events.js';
 import { assistantFor, callVariables, purposeOf } from './call-script.js';
 import type { CallContext } from './call-starter.js';
 import {
   type CallRow,
-  calleeById,
-  carriersAtNumber,
   findCall,
   insertCall,
   listCalls,
@@ -154,32 +152,17 @@ export class CallsService {
     context?: CallContext,
   ) {
     if (row.load_id && carrier && context?.outreach_id) {
-      await tx
-        .update(outreaches)
-        .set({ call_id: row.id, updated_at: sql`now()` })
-        .where(
-          and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, context.outreach_id)),
-        );
+      await attachCallToOutreach(tx, scope, context.outreach_id, row.id);
     } else if (row.load_id && carrier) {
-      const [outreach] = await tx
-        .insert(outreaches)
-        .values({
-          id: newId('outreach'),
-          organization_id: scope.organizationId,
-          carrier_id: carrier.id,
-          load_id: row.load_id,
-          modality: 'call',
-          direction: 'outbound',
-          status: 'pending',
-          load_number: row.load_number,
-          call_id: row.id,
-        })
-        .returning();
-      await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(outreach!));
+      await openCallOutreach(tx, scope, {
+        carrierId: carrier.id,
+        loadId: row.load_id,
+        loadNumber: row.load_number,
+        callId: row.id,
+      });
     }
     if (row.call_type === 'ELP') {
-      await tx.insert(elpTests).values({
-        id: newId('elpTest'),
+      await requestElpTest(tx, {
         organization_id: scope.organizationId,
         call_id: row.id,
         carrier_id: carrier?.id ?? null,

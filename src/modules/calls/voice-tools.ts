@@ -1,28 +1,26 @@
-/**
- * The tools the voice assistant calls during a call (load details, offers, stop-contact, ELP answers,
- * finding a load, identifying the carrier).
- * Size: one class with one method per tool; the tools share the call's lookups, so they stay together.
- */
-import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
-import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
-import { newId } from '../../domain/ids.js';
 import { replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
-import { carriers } from '../carriers/carriers-tables.js';
-import { digitsOnly, type StopContactRequests } from '../carriers/index.js';
-import { elpAnswers, elpTests } from '../elp/elp-tables.js';
-import { ELP_QUESTIONS, elpQuestion, nextElpQuestion } from '../elp/index.js';
-import type { LoadReader } from '../loads/index.js';
-import { loads } from '../loads/loads-tables.js';
+import {
+  carrierNameOf,
+  digitsOnly,
+  findCarrierIdByNumber,
+  type StopContactRequests,
+} from '../carriers/index.js';
+import {
+  ELP_QUESTIONS,
+  elpAnswersOf,
+  elpQuestion,
+  elpTestIdOfCall,
+  nextElpQuestion,
+  recordElpAnswer,
+} from '../elp/index.js';
+import { findLoadsByNumber, type LoadReader, openLoadsOnLane } from '../loads/index.js';
 import type { OfferReceiver } from '../offers/index.js';
-import { offers } from '../offers/offers-tables.js';
-import { contactRefusal } from '../outreaches/index.js';
-import { outreaches } from '../outreaches/outreaches-tables.js';
-import { emitEvent, outreachEventData } from '../webhooks/index.js';
+import { contactRefusal, recordInboundCallOutreach } from '../outreaches/index.js';
 import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CallRow, linkCall } from './calls-repository.js';
 import {
@@ -174,10 +172,7 @@ export class VoiceTools {
   }
 
   private async recordElpAnswer(call: CallRow, args: Record<string, unknown>): Promise<Outcome> {
-    const [test] = await this.db
-      .select({ id: elpTests.id })
-      .from(elpTests)
-      .where(eq(elpTests.call_id, call.id));
+    const test = await elpTestIdOfCall(this.db, call.id);
     if (!test) throw toolError('This call is not an ELP test');
     const questionId = textArg(args.question_id, 100) ?? '';
     const question = elpQuestion(questionId);
@@ -187,11 +182,7 @@ export class VoiceTools {
       );
     }
     if (typeof args.valid !== 'boolean') throw toolError('valid must be true or false');
-    const answered = () =>
-      this.db
-        .select({ question_id: elpAnswers.question_id, valid: elpAnswers.valid })
-        .from(elpAnswers)
-        .where(eq(elpAnswers.elp_test_id, test.id));
+    const answered = () => elpAnswersOf(this.db, test.id);
     // Once the test is over (a failed interview, or every question), later answers count for nothing.
     if (nextElpQuestion(await answered()) === null) {
       return {
@@ -199,20 +190,16 @@ export class VoiceTools {
         metadata: { recorded: false, next_question_id: null, test_over: true },
       };
     }
-    await this.db
-      .insert(elpAnswers)
-      .values({
-        id: newId('elpAnswer'),
-        organization_id: call.organization_id,
-        elp_test_id: test.id,
-        question_id: question.id,
-        step: question.step,
-        competency: question.competency,
-        question: question.text,
-        answer: textArg(args.answer, 2000),
-        valid: args.valid,
-      })
-      .onConflictDoNothing();
+    await recordElpAnswer(this.db, {
+      organization_id: call.organization_id,
+      elp_test_id: test.id,
+      question_id: question.id,
+      step: question.step,
+      competency: question.competency,
+      question: question.text,
+      answer: textArg(args.answer, 2000),
+      valid: args.valid,
+    });
     const next = nextElpQuestion(await answered());
     return {
       result: next
@@ -232,16 +219,7 @@ export class VoiceTools {
     const pickupAt = pickup && /^\d{4}-\d{2}-\d{2}$/.test(pickup) ? new Date(`${pickup}T00:00:00Z`) : null;
     let found: { id: string; load_number: string }[];
     if (number) {
-      found = await this.db
-        .select({ id: loads.id, load_number: loads.load_number })
-        .from(loads)
-        .where(
-          and(
-            eq(loads.organization_id, scope.organizationId),
-            sql`lower(${loads.load_number}) = ${number.toLowerCase()}`,
-          ),
-        )
-        .limit(1);
+      found = await findLoadsByNumber(this.db, scope.organizationId, number);
     } else if (origin && destination) {
       found = await this.openOnLane(scope.organizationId, origin, destination, pickupAt);
     } else {
@@ -291,25 +269,7 @@ export class VoiceTools {
 
   /** Loads still taking offers on the lane, the pickup nearest the date asked for (else the soonest) first. */
   private openOnLane(organizationId: string, origin: string, destination: string, pickupAt: Date | null) {
-    return this.db
-      .select({ id: loads.id, load_number: loads.load_number })
-      .from(loads)
-      .where(
-        and(
-          eq(loads.organization_id, organizationId),
-          eq(loads.origin_state, origin),
-          eq(loads.destination_state, destination),
-          or(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES])),
-          sql`NOT EXISTS (SELECT 1 FROM ${offers} a WHERE a.load_id = ${loads.id} AND a.status = 'accepted')`,
-        ),
-      )
-      .orderBy(
-        pickupAt
-          ? sql`abs(extract(epoch from (${loads.pickup_date} - ${pickupAt.toISOString()}::timestamptz))) NULLS LAST`
-          : sql`${loads.pickup_date} ASC NULLS LAST`,
-        asc(loads.created_at),
-      )
-      .limit(5);
+    return openLoadsOnLane(this.db, organizationId, origin, destination, pickupAt);
   }
 
   /** Inbound: the caller's carrier by MC or DOT; an unknown one is made through the compliance check. */
@@ -318,17 +278,7 @@ export class VoiceTools {
     const mc = digitsOnly(textArg(args.mc_number, 30) ?? '') || null;
     const dot = digitsOnly(textArg(args.dot_number, 30) ?? '') || null;
     if (!mc && !dot) throw toolError("Give the carrier's MC number or DOT number (digits)");
-    const [known] = await this.db
-      .select({ id: carriers.id })
-      .from(carriers)
-      .where(
-        and(
-          eq(carriers.organization_id, scope.organizationId),
-          mc ? eq(carriers.mc_number, mc) : eq(carriers.dot_number, dot!),
-        ),
-      )
-      .orderBy(asc(carriers.created_at))
-      .limit(1);
+    const known = await findCarrierIdByNumber(this.db, scope, mc, dot);
     let carrierId = known?.id ?? null;
     if (!carrierId) {
       if (!this.enroll) throw toolError('This carrier is not on file; a rep will call them back');
@@ -342,10 +292,7 @@ export class VoiceTools {
       this.log.info({ callId: call.id, carrierId }, 'voice: an unknown caller became a carrier');
     }
     const linked = (await linkCall(this.db, call.id, { carrier_id: carrierId }))!;
-    const [carrier] = await this.db
-      .select({ name: carriers.name })
-      .from(carriers)
-      .where(eq(carriers.id, carrierId));
+    const carrier = await carrierNameOf(this.db, carrierId);
     const refused = await this.refusal(linked);
     if (refused) {
       this.log.info(
@@ -374,34 +321,14 @@ export class VoiceTools {
   private async recordInbound(call: CallRow) {
     if (call.call_direction !== 'INBOUND' || !call.load_id || !call.carrier_id) return;
     await this.db.transaction(async (tx) => {
-      const [existing] = await tx
-        .select({ id: outreaches.id })
-        .from(outreaches)
-        .where(
-          and(
-            eq(outreaches.call_id, call.id),
-            eq(outreaches.load_id, call.load_id!),
-            eq(outreaches.carrier_id, call.carrier_id!),
-          ),
-        );
-      if (existing) return;
-      const [outreach] = await tx
-        .insert(outreaches)
-        .values({
-          id: newId('outreach'),
-          organization_id: call.organization_id,
-          carrier_id: call.carrier_id!,
-          load_id: call.load_id!,
-          load_number: call.load_number,
-          modality: 'call',
-          direction: 'inbound',
-          status: 'completed',
-          carrier_engaged: true,
-          call_id: call.id,
-          address: call.from_number,
-        })
-        .returning();
-      await emitEvent(tx, call.organization_id, 'outreach.created', outreachEventData(outreach!));
+      await recordInboundCallOutreach(tx, {
+        id: call.id,
+        organization_id: call.organization_id,
+        carrier_id: call.carrier_id!,
+        load_id: call.load_id!,
+        load_number: call.load_number,
+        from_number: call.from_number,
+      });
     });
   }
 }

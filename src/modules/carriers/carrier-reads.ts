@@ -1,6 +1,6 @@
 // The carrier reads other modules use: one carrier, several, a load's hauler, and their contacts.
 
-import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { carrierContacts, carriers } from './carriers-tables.js';
@@ -92,4 +92,67 @@ export async function findContactOfCarrier(
       ),
     );
   return found;
+}
+
+/** What placing a call reads of the carrier it reaches. */
+const CALLEE = {
+  id: carriers.id,
+  name: carriers.name,
+  mc_number: carriers.mc_number,
+  stop: carriers.stop_contact_requested_at,
+};
+
+/** The carrier a call is for, by id. */
+export async function calleeById(db: DbOrTx, scope: OrgScope, id: string) {
+  const [row] = await db
+    .select(CALLEE)
+    .from(carriers)
+    .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, id)));
+  return row ?? null;
+}
+
+/** Carriers of the organization reachable at this number (their phone, dispatcher or a contact). */
+export async function carriersAtNumber(db: DbOrTx, scope: OrgScope, phone: string) {
+  return db
+    .select(CALLEE)
+    .from(carriers)
+    .where(
+      and(
+        eq(carriers.organization_id, scope.organizationId),
+        or(
+          eq(carriers.phone, phone),
+          eq(carriers.dispatcher_phone, phone),
+          sql`EXISTS (SELECT 1 FROM ${carrierContacts} WHERE ${carrierContacts.carrier_id} = ${carriers.id}
+                      AND ${carrierContacts.organization_id} = ${scope.organizationId} AND ${carrierContacts.phone} = ${phone})`,
+        ),
+      ),
+    )
+    .orderBy(asc(carriers.created_at));
+}
+
+/** The organization's first carrier with this MC number (else, with no MC, this DOT number). */
+export async function findCarrierIdByNumber(
+  db: DbOrTx,
+  scope: OrgScope,
+  mc: string | null,
+  dot: string | null,
+) {
+  const [known] = await db
+    .select({ id: carriers.id })
+    .from(carriers)
+    .where(
+      and(
+        eq(carriers.organization_id, scope.organizationId),
+        mc ? eq(carriers.mc_number, mc) : eq(carriers.dot_number, dot!),
+      ),
+    )
+    .orderBy(asc(carriers.created_at))
+    .limit(1);
+  return known;
+}
+
+/** A carrier's name, by id alone. */
+export async function carrierNameOf(db: DbOrTx, id: string) {
+  const [carrier] = await db.select({ name: carriers.name }).from(carriers).where(eq(carriers.id, id));
+  return carrier;
 }

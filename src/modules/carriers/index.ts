@@ -3,8 +3,12 @@
 export type { CarrierCreator } from './carrier-creator.js';
 export {
   type CarrierRow,
+  calleeById,
+  carrierNameOf,
+  carriersAtNumber,
   contactsOf,
   findCarrier,
+  findCarrierIdByNumber,
   findCarriers,
   findContactOfCarrier,
   findHaulingCarrier,

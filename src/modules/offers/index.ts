@@ -5,6 +5,7 @@ export {
   counterOffered,
   countLoadsWithPendingOffer,
   loadHasPendingOffer,
+  loadNotBooked,
 } from './offer-queries.js';
 export type { CarrierOffer, OfferPolicy, OfferReceiver } from './offer-types.js';
 export { loadIdParams, offerSchema } from './offers-schemas.js';

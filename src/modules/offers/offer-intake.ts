@@ -1,9 +1,9 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, DbOrTx } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
 import { takesCarrierOffers } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
-import { decideOffer, type OfferDecision } from '../../domain/negotiation.js';
+import { decideOffer } from '../../domain/negotiation.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { LOAD_ID_IN_BODY, requireLoad } from '../loads/index.js';
 import { cancelAutomatedOutreaches } from '../outreaches/index.js';

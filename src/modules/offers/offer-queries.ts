@@ -1,6 +1,7 @@
 // Offer reads and SQL fragments other modules use; the offers table stays this module's.
 
 import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { offers } from './offers-tables.js';
@@ -63,3 +64,7 @@ export async function counterOffered(db: DbOrTx, loadId: string, carrierId: stri
     .limit(1);
   return countered?.counter ?? null;
 }
+
+/** NOT EXISTS of an accepted offer on the load the caller's query names (its id column). */
+export const loadNotBooked = (loadId: SQL | AnyPgColumn): SQL =>
+  sql`NOT EXISTS (SELECT 1 FROM ${offers} a WHERE a.load_id = ${loadId} AND a.status = 'accepted')`;

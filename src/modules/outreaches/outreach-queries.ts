@@ -2,8 +2,10 @@
 
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import type { CallStatus } from '../../domain/calls.js';
+import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { emitEvents, outreachEventData } from '../webhooks/index.js';
+import { emitEvent, emitEvents, outreachEventData } from '../webhooks/index.js';
 import { outreaches } from './outreaches-tables.js';
 
 export type OutreachRow = typeof outreaches.$inferSelect;
@@ -103,3 +105,122 @@ export const loadHasActiveOutreach = (organizationId: SQL, loadId: SQL): SQL =>
 /** How many of the organization's loads have a pending or active outreach (one row, `n`). */
 export const countLoadsWithActiveOutreach = (organizationId: string): SQL =>
   sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${outreaches} WHERE organization_id = ${organizationId} AND status IN ('pending', 'active')) d`;
+
+/** The outreach of a call follows it: active when answered, then completed, no_response or failed. */
+export async function followCallOutreach(db: DbOrTx, callId: string, status: CallStatus) {
+  const next =
+    status === 'IN_PROGRESS'
+      ? 'active'
+      : status === 'COMPLETED' || status === 'TRANSFERRED'
+        ? 'completed'
+        : status === 'VOICEMAIL' || status === 'NO_RESPONSE'
+          ? 'no_response'
+          : status === 'FAILED' || status === 'CANCELLED'
+            ? 'failed'
+            : null;
+  if (!next) return;
+  const before = await db
+    .select({ id: outreaches.id, status: outreaches.status })
+    .from(outreaches)
+    .where(and(eq(outreaches.call_id, callId), inArray(outreaches.status, ['pending', 'active'])))
+    .for('update');
+  if (before.length === 0) return;
+  const moved = await db
+    .update(outreaches)
+    .set({
+      status: next,
+      carrier_engaged:
+        status === 'COMPLETED' || status === 'TRANSFERRED' ? true : sql`${outreaches.carrier_engaged}`,
+      error_reason: next === 'failed' ? `call ${status.toLowerCase()}` : sql`${outreaches.error_reason}`,
+      updated_at: sql`now()`,
+    })
+    .where(and(eq(outreaches.call_id, callId), inArray(outreaches.status, ['pending', 'active'])))
+    .returning();
+  const previous = new Map(before.map((o) => [o.id, o.status]));
+  if (moved.length) {
+    await emitEvents(
+      db,
+      moved[0]!.organization_id,
+      moved.map((o) => ({
+        type: 'outreach.status_changed',
+        data: outreachEventData(o, previous.get(o.id) ?? null),
+      })),
+    );
+  }
+}
+
+/** Puts a call on the outreach the agent queued for it, in the caller's transaction. */
+export async function attachCallToOutreach(tx: DbOrTx, scope: OrgScope, outreachId: string, callId: string) {
+  await tx
+    .update(outreaches)
+    .set({ call_id: callId, updated_at: sql`now()` })
+    .where(and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, outreachId)));
+}
+
+/** Opens the pending outreach of an outbound call and emits outreach.created, in the caller's transaction. */
+export async function openCallOutreach(
+  tx: DbOrTx,
+  scope: OrgScope,
+  call: { carrierId: string; loadId: string; loadNumber: string | null; callId: string },
+) {
+  const [outreach] = await tx
+    .insert(outreaches)
+    .values({
+      id: newId('outreach'),
+      organization_id: scope.organizationId,
+      carrier_id: call.carrierId,
+      load_id: call.loadId,
+      modality: 'call',
+      direction: 'outbound',
+      status: 'pending',
+      load_number: call.loadNumber,
+      call_id: call.callId,
+    })
+    .returning();
+  await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(outreach!));
+}
+
+/**
+ * The outreach of an inbound call about a load from an identified carrier, once (spec: completed);
+ * emits outreach.created. In the caller's transaction.
+ */
+export async function recordInboundCallOutreach(
+  tx: DbOrTx,
+  call: {
+    id: string;
+    organization_id: string;
+    carrier_id: string;
+    load_id: string;
+    load_number: string | null;
+    from_number: string | null;
+  },
+) {
+  const [existing] = await tx
+    .select({ id: outreaches.id })
+    .from(outreaches)
+    .where(
+      and(
+        eq(outreaches.call_id, call.id),
+        eq(outreaches.load_id, call.load_id),
+        eq(outreaches.carrier_id, call.carrier_id),
+      ),
+    );
+  if (existing) return;
+  const [outreach] = await tx
+    .insert(outreaches)
+    .values({
+      id: newId('outreach'),
+      organization_id: call.organization_id,
+      carrier_id: call.carrier_id,
+      load_id: call.load_id,
+      load_number: call.load_number,
+      modality: 'call',
+      direction: 'inbound',
+      status: 'completed',
+      carrier_engaged: true,
+      call_id: call.id,
+      address: call.from_number,
+    })
+    .returning();
+  await emitEvent(tx, call.organization_id, 'outreach.created', outreachEventData(outreach!));
+}

@@ -1,0 +1,98 @@
+// The ELP test records other modules write and read while a test call runs; the tables stay this module's.
+
+import { eq, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../db/client.js';
+import type { CallStatus } from '../../domain/calls.js';
+import { newId } from '../../domain/ids.js';
+import { emitEvent } from '../webhooks/index.js';
+import { scoreElp } from './elp-scoring.js';
+import { elpAnswers, elpTests } from './elp-tables.js';
+
+type NewElpTest = Omit<typeof elpTests.$inferInsert, 'id'>;
+type NewElpAnswer = Omit<typeof elpAnswers.$inferInsert, 'id'>;
+
+/** Opens the test of an ELP call, in the caller's transaction. */
+export async function requestElpTest(tx: DbOrTx, values: NewElpTest) {
+  await tx.insert(elpTests).values({ id: newId('elpTest'), ...values });
+}
+
+/** The test of a call, if it is an ELP call. */
+export async function findElpTestOfCall(db: DbOrTx, callId: string) {
+  const [test] = await db.select().from(elpTests).where(eq(elpTests.call_id, callId));
+  return test;
+}
+
+/** The id of a call's test. */
+export async function elpTestIdOfCall(db: DbOrTx, callId: string) {
+  const [test] = await db.select({ id: elpTests.id }).from(elpTests).where(eq(elpTests.call_id, callId));
+  return test;
+}
+
+/** The driver and carrier names a call's test was requested with. */
+export async function elpNamesOfCall(db: DbOrTx, callId: string) {
+  const [elp] = await db
+    .select({ driver_name: elpTests.driver_name, carrier_name: elpTests.carrier_name })
+    .from(elpTests)
+    .where(eq(elpTests.call_id, callId));
+  return elp;
+}
+
+/** The questions answered so far in a test, and whether each answer was valid. */
+export function elpAnswersOf(db: DbOrTx, testId: string) {
+  return db
+    .select({ question_id: elpAnswers.question_id, valid: elpAnswers.valid })
+    .from(elpAnswers)
+    .where(eq(elpAnswers.elp_test_id, testId));
+}
+
+/** Records an answer; an answer to a question already answered is ignored. */
+export async function recordElpAnswer(db: DbOrTx, values: NewElpAnswer) {
+  await db
+    .insert(elpAnswers)
+    .values({ id: newId('elpAnswer'), ...values })
+    .onConflictDoNothing();
+}
+
+/**
+ * Scores a test once its call has ended, and emits elp_test.completed and elp_test.scored when the
+ * test reaches them.
+ */
+export async function scoreElpTest(db: Db, testId: string, callStatus: CallStatus) {
+  const answers = await db.select().from(elpAnswers).where(eq(elpAnswers.elp_test_id, testId));
+  const outcome = scoreElp(answers, callStatus);
+  await db.transaction(async (tx) => {
+    const [current] = await tx.select().from(elpTests).where(eq(elpTests.id, testId)).for('update');
+    if (!current) return;
+    const [updated] = await tx
+      .update(elpTests)
+      .set({
+        status: outcome.status,
+        scoring_status: outcome.scoring_status,
+        conversational_communication: outcome.scores?.conversational_communication ?? null,
+        instruction_comprehension: outcome.scores?.instruction_comprehension ?? null,
+        sign_recognition: outcome.scores?.sign_recognition ?? null,
+        verbal_reporting: outcome.scores?.verbal_reporting ?? null,
+        total_score: outcome.total_score,
+        total_questions: outcome.total_questions,
+        questions_answered: outcome.questions_answered,
+        valid_answers: outcome.valid_answers,
+        notes: outcome.notes,
+        updated_at: sql`now()`,
+      })
+      .where(eq(elpTests.id, testId))
+      .returning();
+    const data = {
+      elp_test_id: updated!.id,
+      call_id: updated!.call_id,
+      status: updated!.status,
+      scoring_status: updated!.scoring_status,
+      total_score: updated!.total_score,
+    };
+    if (current.status === 'REQUESTED' && updated!.status !== 'REQUESTED') {
+      await emitEvent(tx, updated!.organization_id, 'elp_test.completed', data);
+    }
+    if (current.scoring_status !== 'SCORED' && updated!.scoring_status === 'SCORED') {
+      await emitEvent(tx, updated!.organization_id, 'elp_test.scored', data);
+    }
+  });
+}
