@@ -67,17 +67,22 @@ module.exports = {
     {
       name: 'module-entry-only',
       comment:
-        'The FK exception: a foreign key (.references(), organizationId()) is part of the one database schema, so a *-tables.ts file may name another module\'s *-tables.ts; nothing else outside the index.',
+        "The FK exception: a foreign key (.references(), organizationId()) is part of the one database schema, so a *-tables.ts file may name another module's *-tables.ts; nothing else outside the index.",
       severity: 'error',
       from: { path: '^src/modules/([^/]+)/[^/]+-tables\\.ts$' },
       to: {
         path: '^src/modules/',
-        pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$', '^src/modules/[^/]+/[^/]+-tables\\.ts$'],
+        pathNot: [
+          '^src/modules/$1/',
+          '^src/modules/[^/]+/index\\.ts$',
+          '^src/modules/[^/]+/[^/]+-tables\\.ts$',
+        ],
       },
     },
     {
       name: 'entry-hides-tables-and-repository',
-      comment: 'An index.ts that re-exported its tables or repository would hand other modules the very internals the entry rule hides.',
+      comment:
+        'An index.ts that re-exported its tables or repository would hand other modules the very internals the entry rule hides.',
       severity: 'error',
       from: { path: '^src/modules/([^/]+)/index\\.ts$' },
       to: { path: '^src/modules/$1/[^/]+-(tables|repository)\\.ts$' },

@@ -1,12 +1,10 @@
-import { and, desc, eq, inArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../../db/client.js';
+import { eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client.js';
 import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import type { LoadSummary } from '../../domain/negotiation.js';
-import { loads } from '../loads/loads-tables.js';
-import { type OutreachRow, refusalSql } from '../outreaches/index.js';
-import { outreaches } from '../outreaches/outreaches-tables.js';
-import { emitEvent, outreachEventData } from '../webhooks/index.js';
+import { findLoadFields } from '../loads/index.js';
+import { type OutreachRow, outreachOfMessageIds, refusalSql } from '../outreaches/index.js';
 import { agentLoadStates, agentMessages } from './agent-tables.js';
 import type { LoadLane } from './carrier-selection.js';
 
@@ -120,23 +118,20 @@ export async function agentLoadOf(
   organizationId: string,
   loadId: string,
 ): Promise<AgentLoad | null> {
-  const [row] = await db
-    .select({
-      id: loads.id,
-      organization_id: loads.organization_id,
-      load_number: loads.load_number,
-      equipment_type: loads.equipment_type,
-      origin_city: loads.origin_city,
-      origin_state: loads.origin_state,
-      destination_city: loads.destination_city,
-      destination_state: loads.destination_state,
-      pickup_date: loads.pickup_date,
-      posted_rate: loads.posted_rate,
-      max_buy_rate: loads.max_buy_rate,
-      distance: loads.distance,
-    })
-    .from(loads)
-    .where(and(eq(loads.organization_id, organizationId), eq(loads.id, loadId)));
+  const row = await findLoadFields(db, organizationId, loadId, [
+    'id',
+    'organization_id',
+    'load_number',
+    'equipment_type',
+    'origin_city',
+    'origin_state',
+    'destination_city',
+    'destination_state',
+    'pickup_date',
+    'posted_rate',
+    'max_buy_rate',
+    'distance',
+  ]);
   if (!row) return null;
   const place = (city: string | null, state: string | null) =>
     [city, state].filter(Boolean).join(', ') || 'TBD';
@@ -168,47 +163,6 @@ export async function dueOutreaches(tx: DbOrTx, limit: number): Promise<DueOutre
   return due.rows;
 }
 
-/** Claims outreaches for sending: pending to active, sent now; emits outreach.status_changed. */
-export async function activateOutreaches(tx: DbOrTx, ids: string[]): Promise<OutreachRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await tx
-    .update(outreaches)
-    .set({ status: 'active', sent_at: sql`now()`, updated_at: sql`now()` })
-    .where(inArray(outreaches.id, ids))
-    .returning();
-  for (const row of rows) {
-    await emitEvent(tx, row.organization_id, 'outreach.status_changed', outreachEventData(row, 'pending'));
-  }
-  return rows;
-}
-
-/** The channel's id of the first message, once it went out. */
-export async function stampSent(db: DbOrTx, outreachId: string, externalId: string | null) {
-  await db
-    .update(outreaches)
-    .set({ external_message_id: externalId, sent_at: sql`now()`, updated_at: sql`now()` })
-    .where(eq(outreaches.id, outreachId));
-}
-
-/** An outreach the channel refused ends failed with the reason (if still open). */
-export async function failOutreach(db: Db, outreach: OutreachRow, reason: string) {
-  await db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(outreaches)
-      .set({ status: 'failed', error_reason: reason.slice(0, 500), updated_at: sql`now()` })
-      .where(and(eq(outreaches.id, outreach.id), inArray(outreaches.status, ['pending', 'active'])))
-      .returning();
-    if (row) {
-      await emitEvent(
-        tx,
-        row.organization_id,
-        'outreach.status_changed',
-        outreachEventData(row, outreach.status),
-      );
-    }
-  });
-}
-
 /** One message of a conversation, either way. */
 export async function insertMessage(
   db: DbOrTx,
@@ -236,71 +190,18 @@ export async function insertMessage(
 
 // -------------------------------------------------------------------------------- conversations
 
-export type Modality = 'email' | 'whatsapp';
+export type { ChannelModality as Modality } from '../outreaches/index.js';
 
-/** An outreach by id, on the channel. */
-export async function outreachOnChannel(db: DbOrTx, id: string, modality: Modality) {
-  const [row] = await db
-    .select()
-    .from(outreaches)
-    .where(and(eq(outreaches.id, id), eq(outreaches.modality, modality)));
-  return row ?? null;
-}
-
-export async function outreachOfConversation(db: DbOrTx, conversationId: string) {
-  const [row] = await db.select().from(outreaches).where(eq(outreaches.conversation_id, conversationId));
-  return row ?? null;
-}
+import type { ChannelModality as Modality } from '../outreaches/index.js';
 
 /** The outreach whose first message, or any later one, carries one of these channel message ids. */
 export async function outreachOfMessages(db: DbOrTx, modality: Modality, messageIds: string[]) {
   if (!messageIds.length) return null;
   const ids = sql.param(messageIds);
-  const [row] = await db
-    .select()
-    .from(outreaches)
-    .where(
-      and(
-        eq(outreaches.modality, modality),
-        sql`(${outreaches.external_message_id} = ANY(${ids}::text[]) OR ${outreaches.id} IN (
-          SELECT outreach_id FROM agent_messages WHERE external_message_id = ANY(${ids}::text[])))`,
-      ),
-    )
-    .limit(1);
-  return row ?? null;
-}
-
-/**
- * The latest outreaches (up to 20, newest first) on a channel to an address, started in the 30
- * days before `at`; with `sentOnly`, those whose message went out.
- */
-export async function recentToAddress(
-  db: DbOrTx,
-  modality: Modality,
-  address: string,
-  at: Date,
-  sentOnly: boolean,
-): Promise<OutreachRow[]> {
-  return db
-    .select()
-    .from(outreaches)
-    .where(
-      and(
-        eq(outreaches.modality, modality),
-        sql`lower(${outreaches.address}) = ${address.toLowerCase()}`,
-        sentOnly ? sql`${outreaches.sent_at} IS NOT NULL` : undefined,
-        sql`${outreaches.created_at} <= ${at.toISOString()}::timestamptz + interval '5 minutes'`,
-        sql`${outreaches.created_at} > ${at.toISOString()}::timestamptz - interval '30 days'`,
-      ),
-    )
-    .orderBy(desc(outreaches.created_at))
-    .limit(20);
-}
-
-/** Stamps `delivery_failed_at` on an outreach whose message never arrived; `status` stays. */
-export async function markUndelivered(db: DbOrTx, outreachId: string, reason: string, at: Date) {
-  await db
-    .update(outreaches)
-    .set({ delivery_failed_at: at, delivery_failure_reason: reason.slice(0, 500), updated_at: sql`now()` })
-    .where(eq(outreaches.id, outreachId));
+  return outreachOfMessageIds(
+    db,
+    modality,
+    ids,
+    sql`SELECT outreach_id FROM agent_messages WHERE external_message_id = ANY(${ids}::text[])`,
+  );
 }

@@ -3,15 +3,15 @@ import type { Db } from '../../db/client.js';
 import { replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import { findCarrier } from '../carriers/index.js';
-import { cancelAutomatedOutreaches, type OutreachRow } from '../outreaches/index.js';
-import type { AgentMessenger } from './agent-messenger.js';
 import {
   activateOutreaches,
-  agentLoadOf,
-  dueOutreaches,
+  cancelAutomatedOutreaches,
   failOutreach,
+  type OutreachRow,
   stampSent,
-} from './agent-repository.js';
+} from '../outreaches/index.js';
+import type { AgentMessenger } from './agent-messenger.js';
+import { agentLoadOf, dueOutreaches } from './agent-repository.js';
 
 /**
  * Places the agent's calls: the calls module's service answers it (the agent needs no more of

@@ -1,14 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DbOrTx } from '../../db/client.js';
 import type { EmailDeliveryEvent } from '../../integrations/email/email-channel.js';
-import type { OutreachRow } from '../outreaches/index.js';
 import {
-  type Modality,
+  type OutreachRow,
   outreachOfConversation,
-  outreachOfMessages,
   outreachOnChannel,
   recentToAddress,
-} from './agent-repository.js';
+} from '../outreaches/index.js';
+import { type Modality, outreachOfMessages } from './agent-repository.js';
 
 /** Finds the outreach a carrier's message or a channel's delivery event belongs to. */
 export class Conversations {

@@ -2,8 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import { acceptablePendingOffer } from '../offers/index.js';
-import { cancelAutomatedOutreaches } from '../outreaches/index.js';
-import { outreaches } from '../outreaches/outreaches-tables.js';
+import { cancelAutomatedOutreaches, insertOutreaches, type NewOutreach } from '../outreaches/index.js';
 import { emitEvents, outreachEventData } from '../webhooks/index.js';
 import {
   type AgentLoad,
@@ -53,7 +52,7 @@ class ExpiringSet implements RefusedCarriers {
 
 type Lane = LoadLane & { organization_id: string };
 type Leased = { load_id: string; organization_id: string };
-type Queued = { row: typeof outreaches.$inferInsert; candidate: Candidate };
+type Queued = { row: NewOutreach; candidate: Candidate };
 
 /**
  * The agent's planning: which loads it works, and for each due load the next wave of carriers to
@@ -273,10 +272,10 @@ export class WavePlanner {
   /** Inserts the planned outreaches and emits outreach.created for each. */
   private async queue(tx: DbOrTx, load: AgentLoad, planned: Queued[], now: Date) {
     const queued = planned.length
-      ? await tx
-          .insert(outreaches)
-          .values(planned.map((p) => p.row))
-          .returning()
+      ? await insertOutreaches(
+          tx,
+          planned.map((p) => p.row),
+        )
       : [];
     for (const { row, candidate } of planned) {
       this.log.info(

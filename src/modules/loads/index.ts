@@ -1,5 +1,6 @@
 /** What other modules use of the loads. */
 export {
+  findLoadFields,
   findLoadsByNumber,
   findStopOfLoad,
   LOAD_ID_IN_BODY,

@@ -47,6 +47,21 @@ export async function requireLoad<K extends LoadColumn = 'id'>(
   throw unprocessable('validation_error', `Load '${loadId}' does not exist`, ref.param);
 }
 
+/** The columns named of the organization's load, or undefined when it has no such load. */
+export async function findLoadFields<K extends LoadColumn>(
+  db: DbOrTx,
+  organizationId: string,
+  loadId: string,
+  columns: readonly K[],
+): Promise<Pick<typeof loads.$inferSelect, K> | undefined> {
+  const all = getTableColumns(loads);
+  const [row] = await db
+    .select(Object.fromEntries(columns.map((c) => [c, all[c]])))
+    .from(loads)
+    .where(and(eq(loads.organization_id, organizationId), eq(loads.id, loadId)));
+  return row as Pick<typeof loads.$inferSelect, K> | undefined;
+}
+
 export type StopRow = typeof stops.$inferSelect;
 
 /** One stop of the load, or undefined when the load has no such stop. */

@@ -1,12 +1,25 @@
 /** What other modules use of the outreaches. */
 export { contactRefusal, refusalSql } from './contact-guard.js';
 export {
+  activateOutreaches,
+  type ChannelModality,
+  failOutreach,
+  insertOutreaches,
+  markUndelivered,
+  outreachOfConversation,
+  outreachOfMessageIds,
+  outreachOnChannel,
+  recentToAddress,
+  stampSent,
+} from './outreach-channel.js';
+export {
   attachCallToOutreach,
   cancelAutomatedOutreaches,
   countLoadsWithActiveOutreach,
   findOutreach,
   followCallOutreach,
   loadHasActiveOutreach,
+  type NewOutreach,
   type OutreachRow,
   openCallOutreach,
   recordInboundCallOutreach,

@@ -9,6 +9,7 @@ import { emitEvent, emitEvents, outreachEventData } from '../webhooks/index.js';
 import { outreaches } from './outreaches-tables.js';
 
 export type OutreachRow = typeof outreaches.$inferSelect;
+export type NewOutreach = typeof outreaches.$inferInsert;
 
 export async function findOutreach(db: DbOrTx, scope: OrgScope, id: string) {
   const [row] = await db
