@@ -22,6 +22,12 @@ export const LOAD_ID_IN_BODY: LoadReference = { in: 'body', param: 'load_id' };
 /** A column of loads, by its name in the row. */
 export type LoadColumn = keyof typeof loads.$inferSelect;
 
+/** The selection of the named columns of loads, keyed by their names. */
+const fieldsOf = (columns: readonly LoadColumn[]) => {
+  const all = getTableColumns(loads);
+  return Object.fromEntries(columns.map((c) => [c, all[c]]));
+};
+
 /**
  * THE "the load must exist in this organization" lookup: the columns named (the id alone when none
  * are), else the error for where the request named it. `lock` takes the row for update, in the
@@ -35,9 +41,8 @@ export async function requireLoad<K extends LoadColumn = 'id'>(
   columns?: readonly K[],
   lock = false,
 ): Promise<Pick<typeof loads.$inferSelect, K>> {
-  const all = getTableColumns(loads);
   const query = db
-    .select(columns ? Object.fromEntries(columns.map((c) => [c, all[c]])) : { id: loads.id })
+    .select(columns ? fieldsOf(columns) : { id: loads.id })
     .from(loads)
     .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, loadId)))
     .limit(1);
@@ -54,9 +59,8 @@ export async function findLoadFields<K extends LoadColumn>(
   loadId: string,
   columns: readonly K[],
 ): Promise<Pick<typeof loads.$inferSelect, K> | undefined> {
-  const all = getTableColumns(loads);
   const [row] = await db
-    .select(Object.fromEntries(columns.map((c) => [c, all[c]])))
+    .select(fieldsOf(columns))
     .from(loads)
     .where(and(eq(loads.organization_id, organizationId), eq(loads.id, loadId)));
   return row as Pick<typeof loads.$inferSelect, K> | undefined;
@@ -89,10 +93,13 @@ export interface LoadReader {
 export const repUserIdOf = (loadId: string): SQL =>
   sql`(SELECT ${loads.carrier_rep_user_id} FROM ${loads} WHERE ${loads.id} = ${loadId})`;
 
+/** What a search for loads answers: their ids and numbers. */
+const ID_AND_NUMBER = { id: loads.id, load_number: loads.load_number };
+
 /** The organization's load with this number (ignoring case), at most one. */
 export function findLoadsByNumber(db: DbOrTx, organizationId: string, number: string) {
   return db
-    .select({ id: loads.id, load_number: loads.load_number })
+    .select(ID_AND_NUMBER)
     .from(loads)
     .where(
       and(
@@ -112,7 +119,7 @@ export function openLoadsOnLane(
   pickupAt: Date | null,
 ) {
   return db
-    .select({ id: loads.id, load_number: loads.load_number })
+    .select(ID_AND_NUMBER)
     .from(loads)
     .where(
       and(

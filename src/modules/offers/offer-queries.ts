@@ -33,18 +33,20 @@ export const loadHasPendingOffer = (organizationId: SQL, loadId: SQL): SQL =>
 export const countLoadsWithPendingOffer = (organizationId: string): SQL =>
   sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${offers} WHERE organization_id = ${organizationId} AND status = 'pending') d`;
 
+/** The condition on offers: the load's accepted offer, in the organization. */
+export const acceptedOn = (scope: OrgScope, loadId: string) =>
+  and(
+    eq(offers.organization_id, scope.organizationId),
+    eq(offers.load_id, loadId),
+    eq(offers.status, 'accepted'),
+  );
+
 /** The carrier and driver phone of the load's accepted offer, if it has one. */
 export async function acceptedOfferOfLoad(db: DbOrTx, scope: OrgScope, loadId: string) {
   const [booked] = await db
     .select({ carrier_id: offers.carrier_id, driver_phone: offers.driver_phone })
     .from(offers)
-    .where(
-      and(
-        eq(offers.organization_id, scope.organizationId),
-        eq(offers.load_id, loadId),
-        eq(offers.status, 'accepted'),
-      ),
-    );
+    .where(acceptedOn(scope, loadId));
   return booked;
 }
 

@@ -2,6 +2,7 @@ import { and, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { acceptedOn } from './offer-queries.js';
 import type { ListOffersQuery } from './offers-schemas.js';
 import { offers } from './offers-tables.js';
 
@@ -33,17 +34,7 @@ export async function findOffer(db: DbOrTx, scope: OrgScope, id: string, forUpda
 
 /** Another accepted offer of the load than `exceptId`, if any. */
 export async function acceptedOfferOf(db: DbOrTx, scope: OrgScope, loadId: string, exceptId: string) {
-  const [row] = await db
-    .select({ id: offers.id })
-    .from(offers)
-    .where(
-      and(
-        eq(offers.organization_id, scope.organizationId),
-        eq(offers.load_id, loadId),
-        eq(offers.status, 'accepted'),
-      ),
-    )
-    .limit(2);
+  const [row] = await db.select({ id: offers.id }).from(offers).where(acceptedOn(scope, loadId)).limit(2);
   return row && row.id !== exceptId ? row.id : null;
 }
 
