@@ -93,21 +93,16 @@ export interface LoadReader {
 export const repUserIdOf = (loadId: string): SQL =>
   sql`(SELECT ${loads.carrier_rep_user_id} FROM ${loads} WHERE ${loads.id} = ${loadId})`;
 
-/** What a search for loads answers: their ids and numbers. */
-const ID_AND_NUMBER = { id: loads.id, load_number: loads.load_number };
+/** The ids and numbers of the organization's loads that meet `conditions`. */
+const searchLoads = (db: DbOrTx, organizationId: string, ...conditions: SQL[]) =>
+  db
+    .select({ id: loads.id, load_number: loads.load_number })
+    .from(loads)
+    .where(and(eq(loads.organization_id, organizationId), ...conditions));
 
 /** The organization's load with this number (ignoring case), at most one. */
 export function findLoadsByNumber(db: DbOrTx, organizationId: string, number: string) {
-  return db
-    .select(ID_AND_NUMBER)
-    .from(loads)
-    .where(
-      and(
-        eq(loads.organization_id, organizationId),
-        sql`lower(${loads.load_number}) = ${number.toLowerCase()}`,
-      ),
-    )
-    .limit(1);
+  return searchLoads(db, organizationId, sql`lower(${loads.load_number}) = ${number.toLowerCase()}`).limit(1);
 }
 
 /** Loads still taking offers on the lane, the pickup nearest the date asked for (else the soonest) first. */
@@ -118,18 +113,14 @@ export function openLoadsOnLane(
   destination: string,
   pickupAt: Date | null,
 ) {
-  return db
-    .select(ID_AND_NUMBER)
-    .from(loads)
-    .where(
-      and(
-        eq(loads.organization_id, organizationId),
-        eq(loads.origin_state, origin),
-        eq(loads.destination_state, destination),
-        or(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES])),
-        loadNotBooked(loads.id),
-      ),
-    )
+  return searchLoads(
+    db,
+    organizationId,
+    eq(loads.origin_state, origin),
+    eq(loads.destination_state, destination),
+    or(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES]))!,
+    loadNotBooked(loads.id),
+  )
     .orderBy(
       pickupAt
         ? sql`abs(extract(epoch from (${loads.pickup_date} - ${pickupAt.toISOString()}::timestamptz))) NULLS LAST`
