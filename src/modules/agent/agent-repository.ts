@@ -4,7 +4,12 @@ import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import type { LoadSummary } from '../../domain/negotiation.js';
 import { findLoadFields } from '../loads/index.js';
-import { type OutreachRow, outreachOfMessageIds, refusalSql } from '../outreaches/index.js';
+import {
+  type ChannelModality,
+  type OutreachRow,
+  outreachOfMessageIds,
+  refusalSql,
+} from '../outreaches/index.js';
 import { agentLoadStates, agentMessages } from './agent-tables.js';
 import type { LoadLane } from './carrier-selection.js';
 
@@ -190,12 +195,8 @@ export async function insertMessage(
 
 // -------------------------------------------------------------------------------- conversations
 
-export type { ChannelModality as Modality } from '../outreaches/index.js';
-
-import type { ChannelModality as Modality } from '../outreaches/index.js';
-
 /** The outreach whose first message, or any later one, carries one of these channel message ids. */
-export async function outreachOfMessages(db: DbOrTx, modality: Modality, messageIds: string[]) {
+export async function outreachOfMessages(db: DbOrTx, modality: ChannelModality, messageIds: string[]) {
   if (!messageIds.length) return null;
   const ids = sql.param(messageIds);
   return outreachOfMessageIds(

@@ -2,12 +2,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DbOrTx } from '../../db/client.js';
 import type { EmailDeliveryEvent } from '../../integrations/email/email-channel.js';
 import {
+  type ChannelModality,
   type OutreachRow,
   outreachOfConversation,
   outreachOnChannel,
   recentToAddress,
 } from '../outreaches/index.js';
-import { type Modality, outreachOfMessages } from './agent-repository.js';
+import { outreachOfMessages } from './agent-repository.js';
 
 /** Finds the outreach a carrier's message or a channel's delivery event belongs to. */
 export class Conversations {
@@ -22,7 +23,7 @@ export class Conversations {
    * a single organization contacted that address).
    */
   async ofReply(
-    modality: Modality,
+    modality: ChannelModality,
     key: { conversationId: string | null; messageIds: string[]; address: string },
   ): Promise<OutreachRow | null> {
     if (key.conversationId) {
@@ -49,7 +50,7 @@ export class Conversations {
   }
 
   /** The outreach whose message, or a later one, carries this channel message id. */
-  ofMessage(modality: Modality, messageId: string): Promise<OutreachRow | null> {
+  ofMessage(modality: ChannelModality, messageId: string): Promise<OutreachRow | null> {
     return outreachOfMessages(this.db, modality, [messageId]);
   }
 
@@ -60,7 +61,7 @@ export class Conversations {
    * another organization's conversation.
    */
   private async latestToAddress(
-    modality: Modality,
+    modality: ChannelModality,
     address: string,
     at: Date,
     sentOnly = false,
