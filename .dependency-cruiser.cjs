@@ -10,6 +10,10 @@
  * A layer imports only layers listed before it. The one exception: a module's *-routes.ts and
  * *-schemas.ts files are its HTTP face and may use http/ (schemas, pagination, access, scopeOf).
  * Type-only imports count: a layer that names another's types depends on it.
+ *
+ * Inside modules/, a module uses another only through that module's index.ts, which never passes
+ * on its own tables or repository; *-tables.ts files may name each other for foreign keys. The rule
+ * `module-entry-only` is written twice, once for the ordinary files and once for the tables files.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
