@@ -7,5 +7,5 @@ export {
   loadHasCall,
   transcriptsOf,
 } from './call-reads.js';
-export type { CallContext, CallStarter } from './call-starter.js';
+export type { CallStarter } from './call-starter.js';
 export { callSchema, e164, toCall, transcriptMessageSchema } from './calls-schemas.js';

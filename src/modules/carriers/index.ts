@@ -1,5 +1,4 @@
 /** What other modules use of the carriers. */
-
 export type { CarrierCreator } from './carrier-creator.js';
 export {
   type CarrierRow,

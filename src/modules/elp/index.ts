@@ -10,5 +10,4 @@ export {
   scoreElpTest,
 } from './elp-records.js';
 export { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from './elp-schemas.js';
-export { scoreElp } from './elp-scoring.js';
 export type { ElpService } from './elp-service.js';

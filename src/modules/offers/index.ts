@@ -7,5 +7,5 @@ export {
   loadHasPendingOffer,
   loadNotBooked,
 } from './offer-queries.js';
-export type { CarrierOffer, OfferPolicy, OfferReceiver } from './offer-types.js';
+export type { OfferPolicy, OfferReceiver } from './offer-types.js';
 export { loadIdParams, offerSchema } from './offers-schemas.js';
