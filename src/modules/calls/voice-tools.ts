@@ -1,3 +1,8 @@
+/**
+ * The tools the voice assistant calls during a call (load details, offers, stop-contact, ELP answers,
+ * finding a load, identifying the carrier).
+ * Size: one class with one method per tool; the tools share the call's lookups, so they stay together.
+ */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
