@@ -1,9 +1,7 @@
-import { and, asc, eq, getTableColumns, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { notFound, unprocessable } from '../../domain/errors.js';
-import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { loadNotBooked } from '../offers/index.js';
 import type { Load } from './loads-schemas.js';
 import { loads, stops } from './loads-tables.js';
 
@@ -92,40 +90,3 @@ export interface LoadReader {
 /** The id of the load's rep, as a subquery for the caller's statement. */
 export const repUserIdOf = (loadId: string): SQL =>
   sql`(SELECT ${loads.carrier_rep_user_id} FROM ${loads} WHERE ${loads.id} = ${loadId})`;
-
-/** The ids and numbers of the organization's loads that meet `conditions`. */
-const searchLoads = (db: DbOrTx, organizationId: string, ...conditions: SQL[]) =>
-  db
-    .select({ id: loads.id, load_number: loads.load_number })
-    .from(loads)
-    .where(and(eq(loads.organization_id, organizationId), ...conditions));
-
-/** The organization's load with this number (ignoring case), at most one. */
-export function findLoadsByNumber(db: DbOrTx, organizationId: string, number: string) {
-  return searchLoads(db, organizationId, sql`lower(${loads.load_number}) = ${number.toLowerCase()}`).limit(1);
-}
-
-/** Loads still taking offers on the lane, the pickup nearest the date asked for (else the soonest) first. */
-export function openLoadsOnLane(
-  db: DbOrTx,
-  organizationId: string,
-  origin: string,
-  destination: string,
-  pickupAt: Date | null,
-) {
-  return searchLoads(
-    db,
-    organizationId,
-    eq(loads.origin_state, origin),
-    eq(loads.destination_state, destination),
-    or(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES]))!,
-    loadNotBooked(loads.id),
-  )
-    .orderBy(
-      pickupAt
-        ? sql`abs(extract(epoch from (${loads.pickup_date} - ${pickupAt.toISOString()}::timestamptz))) NULLS LAST`
-        : sql`${loads.pickup_date} ASC NULLS LAST`,
-      asc(loads.created_at),
-    )
-    .limit(5);
-}
