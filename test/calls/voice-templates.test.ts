@@ -6,6 +6,7 @@ import { useTestApp } from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
 import { createLoad, stopPayload } from '../helpers/load-factories.js';
+import { withoutGeneratedIds } from '../helpers/secrets.js';
 import { scriptOf, sendVapi, useVapiStandIn, vapiCall, vapiEnv } from '../helpers/vapi-stand-in.js';
 
 type Headers = Record<string, string>;
@@ -299,13 +300,6 @@ describe('voice templates', () => {
     });
   });
 
-  // Generated identifiers (UUIDs, hex load numbers and names) can hold any digit
-  // run, so the numeric secrets are looked for outside them.
-  const withoutIds = (text: string) =>
-    text
-      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<id>')
-      .replace(/\b[0-9a-f]{8,12}\b/gi, '<hex>');
-
   it('never puts the max buy rate, the customer rate, the margin or stop notes into the assistant of any template', async () => {
     const { orgId, user } = await createTenant(t);
     await createCarrier(t, user.headers, { phone: '+14155550150', name: 'Careful Carriers' });
@@ -361,7 +355,7 @@ describe('voice templates', () => {
         expect(res.statusCode, res.body).toBe(201);
         const body = standIn.lastCall().body;
         const sent = JSON.stringify(body);
-        const said = withoutIds(sent);
+        const said = withoutGeneratedIds(sent);
         for (const secret of secrets)
           expect(said, `${purpose} ${templateId}: ${secret}`).not.toContain(secret);
         // The facts that may be said are there.
@@ -382,7 +376,7 @@ describe('voice templates', () => {
             toolWithToolCallList: [],
           },
         } satisfies Vapi.ServerMessage);
-        for (const secret of secrets) expect(withoutIds(details.body)).not.toContain(secret);
+        for (const secret of secrets) expect(withoutGeneratedIds(details.body)).not.toContain(secret);
         checked.push(templateId);
       }
     }
@@ -400,6 +394,6 @@ describe('voice templates', () => {
       { query: `?organization_id=${orgId}` },
     );
     expect(inbound.json().assistant).toBeDefined();
-    for (const secret of secrets) expect(withoutIds(inbound.body)).not.toContain(secret);
+    for (const secret of secrets) expect(withoutGeneratedIds(inbound.body)).not.toContain(secret);
   });
 });

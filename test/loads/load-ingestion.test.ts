@@ -432,6 +432,26 @@ describe('POST /loads/batch', () => {
     ]);
   });
 
+  it('reports an item whose identifiers have the wrong type as failed, naming the field (was a 500)', async () => {
+    const { headers } = await keyedTenant(t);
+    const res = await batch(headers, [
+      { ...loadPayload({ load_number: 'W-0' }), external_id: true },
+      { ...loadPayload({ load_number: 'W-1' }), tms_load_id: 7 },
+      loadPayload({ load_number: 'W-2' }),
+    ]);
+    expect(res.statusCode, res.body).toBe(207);
+    const body = res.json();
+    expect(body.summary).toEqual({ total: 3, created: 1, updated: 0, skipped: 0, failed: 2 });
+    expect(body.data[0]).toMatchObject({
+      status: 'failed',
+      external_id: null,
+      error: { code: 'validation_error', param: 'loads[0].external_id' },
+    });
+    expect(body.results[0]).toMatchObject({ load_identifier: 'W-0', success: false });
+    expect(body.results[1]).toMatchObject({ load_identifier: 'W-1', success: false });
+    expect(body.data[1].error.param).toBe('loads[1].tms_load_id');
+  });
+
   it('refuses an empty batch and one over 1000 loads with 422', async () => {
     const { headers } = await keyedTenant(t);
     expect((await batch(headers, [])).statusCode).toBe(422);

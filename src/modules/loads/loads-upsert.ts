@@ -88,13 +88,20 @@ export function parseBatch(raw: Record<string, unknown>[]): { outcomes: ItemOutc
       index,
       status: 'failed',
       id: null,
-      externalId: typeof item.external_id === 'string' ? item.external_id : null,
-      identifier: loadIdentifier(item as Parameters<typeof loadIdentifier>[0]),
+      externalId: textOrNull(item.external_id),
+      // The item failed validation, so any of its identifiers may be of the wrong type.
+      identifier: loadIdentifier({
+        tms_load_id: textOrNull(item.tms_load_id),
+        external_id: textOrNull(item.external_id),
+        load_number: item.load_number,
+      }),
       error: itemError('validation_error', ['loads', index, ...(issue.path as Path)], issue.message),
     });
   });
   return { outcomes, valid };
 }
+
+const textOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
 
 /** `prefix` is ['loads'] for a batch (fields named from the body root), [] for a single load. */
 export const pathOf =
