@@ -19,7 +19,7 @@ import { tstz } from '../../db/columns.js';
 /**
  * The distinct values of the load columns filtered case-insensitively or by substring
  * (`customer_name`, `origin_city`, `destination_city`), per organization, kept by a statement
- * trigger on loads in the same transaction as every write (migration 0010_load_list_indexes). A
+ * trigger on loads in the same transaction as every write (migration 0013_load_list_indexes). A
  * filter first picks the matching values here (a few hundred rows), then reads the loads through
  * the (organization_id, column) index with `= ANY(values)`. Values are never removed: one no load
  * carries any more matches nothing.

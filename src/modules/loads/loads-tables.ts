@@ -147,6 +147,9 @@ export const loads = pgTable(
     // load_number is unique in the organization: its unique index is its order.
     index('loads_organization_created_idx').on(t.organization_id, t.created_at, t.id),
     index('loads_organization_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    // pickup and delivery also INCLUDE (created_at, load_status, tms_status, mode, equipment_type,
+    // is_posted), added by migration 0014 (drizzle's builder has no INCLUDE): a date range with a
+    // status or a few-valued filter, and its page in the default order, read the index alone.
     index('loads_organization_pickup_idx').on(t.organization_id, t.pickup_date, t.id),
     index('loads_organization_delivery_idx').on(t.organization_id, t.delivery_date, t.id),
     index('loads_organization_last_posted_idx').on(t.organization_id, t.last_posted_at, t.id),
@@ -172,6 +175,9 @@ export const loads = pgTable(
     // load_status second so such a filter with a status is counted on the index alone. The few-
     // valued ones (tms_status, mode, equipment_type, is_posted) and rep names are counted in
     // load_facet_counts instead; their pages walk the sort index (rep names: the GIN index).
+    // The three INCLUDE (id, created_at, pickup_date, delivery_date), added by migration 0014: such
+    // a filter with a tab (joined on id) or a pickup/delivery range is counted, and its matches
+    // put in the default order, on the index alone.
     index('loads_organization_customer_idx').on(t.organization_id, t.customer_name, t.load_status),
     index('loads_organization_origin_city_idx').on(t.organization_id, t.origin_city, t.load_status),
     index('loads_organization_destination_city_idx').on(t.organization_id, t.destination_city, t.load_status),
