@@ -84,6 +84,27 @@ function exactness(t: TestApp) {
   };
 }
 
+/** The SQL text of every statement the app sends on its pool while `fn` runs. */
+async function statementsSentDuring(t: TestApp, fn: () => Promise<void>): Promise<string[]> {
+  const pool = t.database.pool;
+  const sent: string[] = [];
+  const original = pool.query.bind(pool);
+  (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
+    if (typeof config === 'object' && config && 'text' in config)
+      sent.push((config as { text: string }).text);
+    return (original as (...a: unknown[]) => unknown)(config, values);
+  };
+  try {
+    await fn();
+  } finally {
+    (pool as unknown as { query: unknown }).query = original;
+  }
+  return sent;
+}
+
+/** Whether a statement counts a list afresh (countLoads) rather than bringing a kept count up to date. */
+const isFreshCount = (q: string) => /^select count\(\*\)::int AS n, pg_current_snapshot/i.test(q);
+
 const LISTS: [string, string][] = [
   ['posted_rate_min=1000&posted_rate_max=1999', 'posted_rate BETWEEN 1000 AND 1999'],
   ['origin_city=reno', `origin_city ILIKE '%reno%'`],
@@ -297,21 +318,46 @@ describe('total_count stays exact while loads are written', () => {
     await batch(headers, [
       body(3, { stops: [stopPayload('Pickup', { city: 'Carson' }), stopPayload('Dropoff')] }),
     ]);
-    const pool = t.database.pool;
-    const sent: string[] = [];
-    const original = pool.query.bind(pool);
-    (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
-      if (typeof config === 'object' && config && 'text' in config)
-        sent.push((config as { text: string }).text);
-      return (original as (...a: unknown[]) => unknown)(config, values);
-    };
-    try {
-      await expectExact(orgId, headers, list);
-    } finally {
-      (pool as unknown as { query: unknown }).query = original;
-    }
+    const sent = await statementsSentDuring(t, () => expectExact(orgId, headers, list));
     expect(sent.some((q) => q.includes('"load_changes"'))).toBe(true);
-    expect(sent.some((q) => /^select count\(\*\)::int AS n, pg_current_snapshot/i.test(q))).toBe(false);
+    expect(sent.some(isFreshCount)).toBe(false);
+  });
+
+  it('brings the count of a tab with a filter up to date while the tab table is unchanged, and counts afresh after it changes', async () => {
+    const { orgId, user } = await createTenant(t);
+    const headers = (await createApiKey(t, user.headers)).headers;
+    await batch(
+      headers,
+      Array.from({ length: 10 }, (_, n) => body(n)),
+    );
+    const { rows } = await t.database.pool.query<{ id: string; load_number: string }>(
+      `SELECT id, load_number FROM loads WHERE organization_id = $1`,
+      [orgId],
+    );
+    const idOf = (n: number) => rows.find((r) => r.load_number === `E-${n}`)!.id;
+    // Odd loads start in Reno: E-1 and E-3 are in the list, E-2 has an offer but is in Boise.
+    for (const n of [1, 2, 3]) await addOffer(t, orgId, idOf(n), { status: 'pending' });
+    const list: [string, string][] = [
+      [
+        'tab=active_offers&origin_city=reno',
+        `origin_city ILIKE '%reno%' AND EXISTS (SELECT 1 FROM offers o WHERE o.load_id = loads.id AND o.status = 'pending')`,
+      ],
+    ];
+    await expectExact(orgId, headers, list);
+
+    // Loads move in (E-2 to Reno) and out (E-3 to Carson); the offers stay as they were.
+    await batch(headers, [
+      body(2, { stops: [stopPayload('Pickup', { city: 'Reno', state: 'NV' }), stopPayload('Dropoff')] }),
+      body(3, { stops: [stopPayload('Pickup', { city: 'Carson' }), stopPayload('Dropoff')] }),
+    ]);
+    const updated = await statementsSentDuring(t, () => expectExact(orgId, headers, list));
+    expect(updated.some((q) => q.includes('"load_changes"'))).toBe(true);
+    expect(updated.some(isFreshCount)).toBe(false);
+
+    // A new pending offer changes the tab's table: the kept count no longer holds.
+    await addOffer(t, orgId, idOf(5), { status: 'pending' });
+    const offered = await statementsSentDuring(t, () => expectExact(orgId, headers, list));
+    expect(offered.some(isFreshCount)).toBe(true);
   });
 
   it('counts a few-valued filter or a rep name, alone or with statuses, from load_facet_counts', async () => {

@@ -167,10 +167,15 @@ export interface LoadQuery {
   tabs: Exclude<LoadTab, 'all'>[];
 }
 
+/**
+ * The WHERE clause of a list. The row form tests the load's own columns and, for tabs, the related
+ * tables as they are now: a count brought up to date with it is exact only while those tables
+ * have not changed (countChangesSince reports their versions).
+ */
 export function whereOf(scope: OrgScope, q: LoadQuery, form: 'indexed' | 'row' = 'indexed'): SQL {
   const parts: SQL[] = [eq(loads.organization_id, scope.organizationId)];
   if (q.statuses) parts.push(sql`${loads.load_status} = ANY(${textArray(q.statuses)})`);
   parts.push(...q.conditions.map((c) => c[form]));
-  if (form === 'indexed') parts.push(...q.tabs.map((t) => tabConditions[t]));
+  parts.push(...q.tabs.map((t) => tabConditions[t]));
   return and(...parts)!;
 }

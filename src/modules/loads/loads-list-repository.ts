@@ -291,24 +291,42 @@ export async function countFromCounters(db: DbOrTx, scope: OrgScope, q: LoadQuer
   return Number(row?.n ?? 0);
 }
 
-/** Counts the loads a list matches on the indexes, with the snapshot the count was taken at. */
+/**
+ * The write versions of the tables a list's tabs read, as one string, read in the statement's own
+ * snapshot (so they describe exactly the tables the statement's count saw).
+ */
+function tabVersionsOf(scope: OrgScope, q: LoadQuery): SQL {
+  if (q.tabs.length === 0) return sql`''`;
+  const sources = textArray([...new Set(q.tabs.map((t) => tabSources[t]))].sort());
+  return sql`coalesce((SELECT string_agg(${loadListVersions.source} || ':' || ${loadListVersions.version}, ',' ORDER BY ${loadListVersions.source})
+    FROM ${loadListVersions} WHERE ${loadListVersions.organization_id} = ${scope.organizationId}
+      AND ${loadListVersions.source} = ANY(${sources})), '')`;
+}
+
+/**
+ * Counts the loads a list matches on the indexes, with the snapshot the count was taken at and
+ * the versions of its tabs' tables in that snapshot.
+ */
 export async function countLoads(
   db: DbOrTx,
   scope: OrgScope,
   q: LoadQuery,
-): Promise<{ count: number; snapshot: string }> {
-  const result = await db.execute<{ n: number; snapshot: string }>(
-    sql`SELECT count(*)::int AS n, pg_current_snapshot()::text AS snapshot FROM ${loads} WHERE ${whereOf(scope, q)}`,
+): Promise<{ count: number; snapshot: string; tabVersions: string }> {
+  const result = await db.execute<{ n: number; snapshot: string; tab_versions: string }>(
+    sql`SELECT count(*)::int AS n, pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions
+        FROM ${loads} WHERE ${whereOf(scope, q)}`,
   );
   const row = result.rows[0]!;
-  return { count: row.n, snapshot: row.snapshot };
+  return { count: row.n, snapshot: row.snapshot, tabVersions: row.tab_versions };
 }
 
 /**
- * How the count of a list (without tabs) moved between `snapshot` and now: each load written by a
- * transaction the old snapshot did not see is tested as it is now and as it was then (the row
- * before the first such write, from load_changes). Null when that history may be purged already,
- * or when more than `maxChanges` loads changed (counting afresh is then as cheap).
+ * How the count of a list moved between `snapshot` and now: each load written by a transaction
+ * the old snapshot did not see is tested as it is now and as it was then (the row before the first
+ * such write, from load_changes). Null when that history may be purged already, or when more than
+ * `maxChanges` loads changed (counting afresh is then as cheap). A tab is tested against its table
+ * as it is now, which is what it was then only if that table has not been written since: the
+ * caller compares `tabVersions` (read in this statement's snapshot) with those of the old count.
  */
 export async function countChangesSince(
   db: DbOrTx,
@@ -316,13 +334,14 @@ export async function countChangesSince(
   q: LoadQuery,
   snapshot: string,
   maxChanges: number,
-): Promise<{ delta: number; snapshot: string } | null> {
+): Promise<{ delta: number; snapshot: string; tabVersions: string } | null> {
   const where = whereOf(scope, q, 'row');
   const result = await db.execute<{
     snapshot: string;
     usable: boolean;
     changed: number;
     delta: number | null;
+    tab_versions: string;
   }>(
     sql`WITH ch AS (
           SELECT DISTINCT ON (u.load_id) u.load_id, u.before
@@ -332,7 +351,7 @@ export async function countChangesSince(
             AND NOT pg_visible_in_snapshot(c.xid, ${snapshot}::pg_snapshot)
           ORDER BY u.load_id, c.seq
         ), changed AS (SELECT count(*)::int AS n FROM ch)
-        SELECT pg_current_snapshot()::text AS snapshot,
+        SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions,
           coalesce((SELECT h.snapshot_xmin <= pg_snapshot_xmin(${snapshot}::pg_snapshot) FROM ${loadChangesHorizon} h), false) AS usable,
           (SELECT n FROM changed) AS changed,
           CASE WHEN (SELECT n FROM changed) <= ${maxChanges} THEN
@@ -343,7 +362,7 @@ export async function countChangesSince(
   );
   const row = result.rows[0]!;
   if (!row.usable || row.delta === null) return null;
-  return { delta: row.delta, snapshot: row.snapshot };
+  return { delta: row.delta, snapshot: row.snapshot, tabVersions: row.tab_versions };
 }
 
 /** Drops load_changes entries no usable count needs any more (see load_changes_purge). */

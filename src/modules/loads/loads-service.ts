@@ -70,11 +70,14 @@ const COUNT_MAX_CHANGES = 20_000;
 const PURGE_EVERY_MS = 15_000;
 const PURGE_KEEP_SECONDS = 60;
 
-/** A count kept for reuse: with the snapshot it is exact at, or (lists with a tab) the write versions. */
+/**
+ * A count kept for reuse: with the snapshot it is exact at and the write versions of its tabs'
+ * tables then ('' without tabs), or (a tab alone) only the version of the tab's table.
+ */
 interface KeptCount {
   count: number;
   snapshot?: string;
-  version?: string;
+  version: string;
 }
 
 export class LoadsService {
@@ -168,37 +171,34 @@ export class LoadsService {
    * (what the matching entries cost, never a pass over the organization) and the count is kept,
    * per instance, with the snapshot it was taken at: the next count of the same list re-tests only
    * the loads written since (load_changes), so it stays exact and cheap while a sync writes. A
-   * list with a tab also depends on the tab's table, so its count is kept per set of write
-   * versions of the organization's loads and tab tables instead, and recounted after any write.
+   * list with a tab and a filter also depends on the tab's table: its kept count is brought up to
+   * date the same way while that table is unchanged (the versions read with the count and with
+   * the change say so), and counted afresh once it has been written.
    */
   private async count(scope: OrgScope, q: LoadQuery): Promise<number> {
     const tab = q.tabs.length === 1 && q.conditions.length === 0 && q.statuses === null ? q.tabs[0] : null;
-    if (!tab) {
-      const counted = await countFromCounters(this.db, scope, q);
-      if (counted !== null) return counted;
-    }
     const key = countKey(scope, q);
     const cached = this.counts.get(key);
-    if (q.tabs.length > 0) {
-      // A tab alone depends on its own table only.
-      const version = await listVersions(this.db, scope, tab ? [tabSources[tab]] : undefined);
+    if (tab) {
+      // A tab alone is counted on its own table, and depends on that table only.
+      const version = await listVersions(this.db, scope, [tabSources[tab]]);
       if (cached?.version === version) return cached.count;
-      const count = tab
-        ? ((await countFromCounters(this.db, scope, q)) ?? 0)
-        : (await countLoads(this.db, scope, q)).count;
+      const count = (await countFromCounters(this.db, scope, q)) ?? 0;
       this.remember(key, { count, version });
       return count;
     }
+    const counted = await countFromCounters(this.db, scope, q);
+    if (counted !== null) return counted;
     if (cached?.snapshot) {
       const moved = await countChangesSince(this.db, scope, q, cached.snapshot, COUNT_MAX_CHANGES);
-      if (moved) {
+      if (moved && moved.tabVersions === cached.version) {
         const count = cached.count + moved.delta;
-        this.remember(key, { count, snapshot: moved.snapshot });
+        this.remember(key, { count, snapshot: moved.snapshot, version: moved.tabVersions });
         return count;
       }
     }
     const fresh = await countLoads(this.db, scope, q);
-    this.remember(key, fresh);
+    this.remember(key, { count: fresh.count, snapshot: fresh.snapshot, version: fresh.tabVersions });
     return fresh.count;
   }
 
