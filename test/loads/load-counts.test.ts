@@ -378,15 +378,7 @@ describe('total_count stays exact while loads are written', () => {
       ['carrier_rep_name=jane', `rep_names && '{jane}'`],
       ['carrier_rep_name=KIM&status=Unassigned', `rep_names && '{kim}' AND load_status = 'Unassigned'`],
     ];
-    const pool = t.database.pool;
-    const sent: string[] = [];
-    const original = pool.query.bind(pool);
-    (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
-      if (typeof config === 'object' && config && 'text' in config)
-        sent.push((config as { text: string }).text);
-      return (original as (...a: unknown[]) => unknown)(config, values);
-    };
-    try {
+    const sent = await statementsSentDuring(t, async () => {
       await expectExact(orgId, headers, lists);
       // Writes move the counters in the same transaction.
       await batch(
@@ -404,9 +396,7 @@ describe('total_count stays exact while loads are written', () => {
         [orgId],
       );
       await expectExact(orgId, headers, lists);
-    } finally {
-      (pool as unknown as { query: unknown }).query = original;
-    }
+    });
     expect(sent.filter((q) => q.includes('"load_facet_counts"')).length).toBe(2 * lists.length);
     expect(sent.filter((q) => q.includes('pg_current_snapshot') || q.includes('"load_changes"'))).toEqual([]);
   });
