@@ -145,6 +145,17 @@ describe('total_count stays exact while loads are written', () => {
     expect(res.statusCode, res.body).toBe(200);
   }
 
+  /** A new organization with an API key and `n` loads (body(0) to body(n - 1)). */
+  async function tenantWithLoads(n: number) {
+    const { orgId, user } = await createTenant(t);
+    const headers = (await createApiKey(t, user.headers)).headers;
+    await batch(
+      headers,
+      Array.from({ length: n }, (_, i) => body(i)),
+    );
+    return { orgId, headers };
+  }
+
   it('follows inserts, updates moving loads in and out of a filter, and deletes', async () => {
     const { orgId, user } = await createTenant(t);
     const headers = (await createApiKey(t, user.headers)).headers;
@@ -249,12 +260,7 @@ describe('total_count stays exact while loads are written', () => {
   });
 
   it('counts a change committed by a transaction that was still open when the count was kept', async () => {
-    const { orgId, user } = await createTenant(t);
-    const headers = (await createApiKey(t, user.headers)).headers;
-    await batch(
-      headers,
-      Array.from({ length: 10 }, (_, n) => body(n)),
-    );
+    const { orgId, headers } = await tenantWithLoads(10);
     const list: [string, string][] = [LISTS[0]!];
     await expectExact(orgId, headers, list);
     const writer = new pg.Client({ connectionString: await fileDatabaseUrl() });
@@ -307,12 +313,7 @@ describe('total_count stays exact while loads are written', () => {
   });
 
   it('brings a kept count up to date from the loads written since, without counting the list again', async () => {
-    const { orgId, user } = await createTenant(t);
-    const headers = (await createApiKey(t, user.headers)).headers;
-    await batch(
-      headers,
-      Array.from({ length: 10 }, (_, n) => body(n)),
-    );
+    const { orgId, headers } = await tenantWithLoads(10);
     const list: [string, string][] = [LISTS[1]!];
     await expectExact(orgId, headers, list);
     await batch(headers, [
@@ -323,13 +324,22 @@ describe('total_count stays exact while loads are written', () => {
     expect(sent.some(isFreshCount)).toBe(false);
   });
 
-  it('brings the count of a tab with a filter up to date while the tab table is unchanged, and counts afresh after it changes', async () => {
-    const { orgId, user } = await createTenant(t);
-    const headers = (await createApiKey(t, user.headers)).headers;
+  it('counts a cheap list afresh when more loads changed since its kept count than re-testing them is worth', async () => {
+    const { orgId, headers } = await tenantWithLoads(10);
+    const list: [string, string][] = [LISTS[1]!];
+    await expectExact(orgId, headers, list);
+    // 300 loads written since (more than the 200 a count this quick is brought up to date over).
     await batch(
       headers,
-      Array.from({ length: 10 }, (_, n) => body(n)),
+      Array.from({ length: 300 }, (_, n) => body(100 + n)),
     );
+    const sent = await statementsSentDuring(t, () => expectExact(orgId, headers, list));
+    expect(sent.some((q) => q.includes('"load_changes"'))).toBe(true);
+    expect(sent.some(isFreshCount)).toBe(true);
+  });
+
+  it('brings the count of a tab with a filter up to date while the tab table is unchanged, and counts afresh after it changes', async () => {
+    const { orgId, headers } = await tenantWithLoads(10);
     const { rows } = await t.database.pool.query<{ id: string; load_number: string }>(
       `SELECT id, load_number FROM loads WHERE organization_id = $1`,
       [orgId],
@@ -402,12 +412,7 @@ describe('total_count stays exact while loads are written', () => {
   });
 
   it('counts afresh once the history behind a kept count is purged', async () => {
-    const { orgId, user } = await createTenant(t);
-    const headers = (await createApiKey(t, user.headers)).headers;
-    await batch(
-      headers,
-      Array.from({ length: 10 }, (_, n) => body(n)),
-    );
+    const { orgId, headers } = await tenantWithLoads(10);
     await expectExact(orgId, headers, LISTS);
     await batch(
       headers,

@@ -343,18 +343,31 @@ export async function countChangesSince(
     delta: number | null;
     tab_versions: string;
   }>(
-    sql`WITH ch AS (
-          SELECT DISTINCT ON (u.load_id) u.load_id, u.before
-          FROM ${loadChanges} c CROSS JOIN LATERAL unnest(c.load_ids, c.befores) AS u(load_id, before)
-          WHERE c.organization_id = ${scope.organizationId}
+    // Each step only runs when the one before leaves the count worth bringing up to date: the
+    // log is not read when its history may be purged (`usable`), and the rows as they were
+    // (`befores`, the bulk of the log) are not read when more loads changed than `maxChanges`.
+    // A count kept long ago by a list nobody read since costs a look at the horizon, not a pass
+    // over every change the log still holds.
+    sql`WITH usable AS MATERIALIZED (
+          SELECT coalesce((SELECT h.snapshot_xmin <= pg_snapshot_xmin(${snapshot}::pg_snapshot) FROM ${loadChangesHorizon} h), false) AS ok
+        ), entries AS (
+          SELECT c.seq, c.load_ids, c.befores FROM ${loadChanges} c
+          WHERE (SELECT ok FROM usable)
+            AND c.organization_id = ${scope.organizationId}
             AND c.xid >= pg_snapshot_xmin(${snapshot}::pg_snapshot)
             AND NOT pg_visible_in_snapshot(c.xid, ${snapshot}::pg_snapshot)
+        ), changed AS MATERIALIZED (
+          SELECT count(DISTINCT u.load_id)::int AS n FROM entries e CROSS JOIN LATERAL unnest(e.load_ids) AS u(load_id)
+        ), ch AS MATERIALIZED (
+          SELECT DISTINCT ON (u.load_id) u.load_id, u.before
+          FROM entries c CROSS JOIN LATERAL unnest(c.load_ids, c.befores) AS u(load_id, before)
+          WHERE (SELECT n FROM changed) <= ${maxChanges}
           ORDER BY u.load_id, c.seq
-        ), changed AS (SELECT count(*)::int AS n FROM ch)
+        )
         SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions,
-          coalesce((SELECT h.snapshot_xmin <= pg_snapshot_xmin(${snapshot}::pg_snapshot) FROM ${loadChangesHorizon} h), false) AS usable,
+          (SELECT ok FROM usable) AS usable,
           (SELECT n FROM changed) AS changed,
-          CASE WHEN (SELECT n FROM changed) <= ${maxChanges} THEN
+          CASE WHEN (SELECT ok FROM usable) AND (SELECT n FROM changed) <= ${maxChanges} THEN
             (SELECT count(*) FROM ch JOIN ${loads} ON ${loads.id} = ch.load_id WHERE ${where})::int
             - (SELECT count(*) FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
                WHERE ch.before IS NOT NULL AND ${where})::int
