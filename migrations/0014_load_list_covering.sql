@@ -12,8 +12,8 @@
 -- load was read from the table (a heap page per load), which cost hundreds of milliseconds for a
 -- few thousand matches once the table no longer fit in shared buffers.
 --
--- Building them locks loads against writes for the length of the build (about a minute at a
--- million loads on a 2-core machine): run this migration outside a busy sync.
+-- Building them locks loads against writes for the length of the build (about 20 seconds for the
+-- five at a million loads on a 2-core machine): run this migration outside a busy sync.
 DROP INDEX IF EXISTS "loads_organization_customer_idx";--> statement-breakpoint
 CREATE INDEX "loads_organization_customer_idx" ON "loads" USING btree ("organization_id","customer_name","load_status")
   INCLUDE ("id","created_at","pickup_date","delivery_date");--> statement-breakpoint

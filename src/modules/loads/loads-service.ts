@@ -67,7 +67,9 @@ registerUniqueConstraint(
 const COUNT_CACHE_MAX = 10_000;
 /**
  * Bringing a kept count up to date costs about this much per changed load (re-testing it as it is
- * and as it was; measured at 1,000,000 loads with `npm run bench -- loads`). A list whose fresh
+ * and as it was): in `npm run bench -- loads` at 1,000,000 loads, PostgreSQL's slow-statement log
+ * showed eight such statements over about 7,000 changed loads each finishing in 500-700 ms side
+ * by side on two cores, about 0.02-0.03 ms of one core a load. A list whose fresh
  * count took less than the changes would cost is counted afresh instead: a filter counted on a
  * covering index recounts in milliseconds, a substring search reads its matches from the table.
  */
