@@ -1,5 +1,5 @@
 // The list's filters as SQL conditions on loads: what the page, the count and the stats of a list
-// share (loads-list-repository reads with them).
+// share (loads-list-repository and loads-list-counts read with them).
 
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';

@@ -1,6 +1,6 @@
 // One load as the API reads it (with its stops and offer and escalation aggregates), the writes of
-// an upsert, and the records attached to a load. The list (page, counts, stats) is in
-// loads-list-repository, its filters in loads-list-filters.
+// an upsert, and the records attached to a load. The list's pages are in
+// loads-list-repository, its counts and stats in loads-list-counts, its filters in loads-list-filters.
 
 import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';

@@ -13,18 +13,18 @@ import { listLoadCalls, toCall } from '../calls/index.js';
 import { findVisibleLoadView } from '../load-views/index.js';
 import { LOAD_ID_IN_PATH, requireLoad } from './load-lookup.js';
 import type { LoadInput } from './loads-input-schemas.js';
-import { filterConditions, type LoadQuery } from './loads-list-filters.js';
 import {
   countChangesSince,
   countFromCounters,
   countKey,
   countLoads,
-  listLoadPage,
   listVersions,
   loadStats,
   purgeLoadChanges,
   tabSources,
-} from './loads-list-repository.js';
+} from './loads-list-counts.js';
+import { filterConditions, type LoadQuery } from './loads-list-filters.js';
+import { listLoadPage } from './loads-list-repository.js';
 import { findLoadView, listLoadEscalations, listLoadVerifications } from './loads-repository.js';
 import { toLoad } from './loads-responses.js';
 import {

@@ -1,0 +1,222 @@
+// The load list's counts: its exact total (from the counters, kept, or brought up to date from
+// the change log) and the per-status and per-tab stats. Its pages are in loads-list-repository.
+
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { DbOrTx } from '../../db/client.js';
+import type { OrgScope } from '../../domain/scope.js';
+import { countLoadsWithCalls } from '../calls/index.js';
+import { countLoadsWithPendingOffer } from '../offers/index.js';
+import { countLoadsWithActiveOutreach } from '../outreaches/index.js';
+import { type LoadQuery, tabConditions, whereOf } from './loads-list-filters.js';
+import {
+  loadChanges,
+  loadChangesHorizon,
+  loadFacetCounts,
+  loadListVersions,
+  loadStatusCounts,
+} from './loads-list-tables.js';
+import { textArray } from './loads-repository.js';
+import type { LoadTab } from './loads-schemas.js';
+import { carrierVerifications, escalations, loads, notifications } from './loads-tables.js';
+
+/**
+ * A tab alone is counted on its table's narrow (organization_id, load_id) index: the distinct
+ * loads with such a record, without visiting the loads. DISTINCT in a subquery streams over the
+ * index order; count(DISTINCT ...) would sort every entry again.
+ */
+const tabOnlyCounts: Record<Exclude<LoadTab, 'all'>, (organizationId: string) => SQL> = {
+  active_outreaches: countLoadsWithActiveOutreach,
+  all_calls: countLoadsWithCalls,
+  active_offers: countLoadsWithPendingOffer,
+  failed_verifications: (o) =>
+    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${carrierVerifications} WHERE organization_id = ${o} AND status = 'BLOCKED') d`,
+  active_notifications: (o) =>
+    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${notifications} WHERE organization_id = ${o} AND read_at IS NULL AND load_id IS NOT NULL) d`,
+  active_escalations: (o) =>
+    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${escalations} WHERE organization_id = ${o} AND status = 'active') d`,
+};
+
+/** The table each tab reads (its source in load_list_versions). */
+export const tabSources: Record<Exclude<LoadTab, 'all'>, string> = {
+  active_outreaches: 'outreaches',
+  all_calls: 'calls',
+  active_offers: 'offers',
+  failed_verifications: 'carrier_verifications',
+  active_notifications: 'notifications',
+  active_escalations: 'escalations',
+};
+
+/**
+ * The organization's write versions of the loads and of the tables its tabs read (or of the
+ * `sources` named), as one string.
+ */
+export async function listVersions(db: DbOrTx, scope: OrgScope, sources?: string[]): Promise<string> {
+  const rows = await db
+    .select({ source: loadListVersions.source, version: loadListVersions.version })
+    .from(loadListVersions)
+    .where(
+      and(
+        eq(loadListVersions.organization_id, scope.organizationId),
+        sources ? inArray(loadListVersions.source, sources) : undefined,
+      ),
+    )
+    .orderBy(loadListVersions.source);
+  return rows.map((r) => `${r.source}:${r.version}`).join(',');
+}
+
+const dialect = new PgDialect();
+
+/** A stable key for what a count depends on (the rendered WHERE clause and its parameters). */
+export function countKey(scope: OrgScope, q: LoadQuery): string {
+  const rendered = dialect.sqlToQuery(whereOf(scope, q));
+  return `${rendered.sql}\u0000${JSON.stringify(rendered.params)}`;
+}
+
+/**
+ * The exact count of a list when a maintained structure answers it without counting loads: no
+ * condition but statuses (load_status_counts), one tab alone (its table's index), or one filter
+ * load_facet_counts keeps, alone or with statuses. Null when none applies.
+ */
+export async function countFromCounters(db: DbOrTx, scope: OrgScope, q: LoadQuery): Promise<number | null> {
+  if (q.conditions.length === 0 && q.statuses === null && q.tabs.length === 1) {
+    const result = await db.execute<{ n: number }>(tabOnlyCounts[q.tabs[0]!](scope.organizationId));
+    return result.rows[0]?.n ?? 0;
+  }
+  if (q.tabs.length > 0 || q.conditions.length > 1) return null;
+  if (q.statuses && q.statuses.length === 0) return 0;
+  const facet = q.conditions[0]?.facet;
+  if (q.conditions.length === 1 && !facet) return null;
+  const counter = facet ? loadFacetCounts : loadStatusCounts;
+  const [row] = await db
+    .select({ n: sql<string | null>`sum(${counter.n})` })
+    .from(counter)
+    .where(
+      and(
+        eq(counter.organization_id, scope.organizationId),
+        facet ? eq(loadFacetCounts.facet, facet.name) : undefined,
+        facet ? sql`${loadFacetCounts.value} = ANY(${textArray(facet.values)})` : undefined,
+        q.statuses ? inArray(counter.load_status, q.statuses) : undefined,
+      ),
+    );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The write versions of the tables a list's tabs read, as one string, read in the statement's own
+ * snapshot (so they describe exactly the tables the statement's count saw).
+ */
+function tabVersionsOf(scope: OrgScope, q: LoadQuery): SQL {
+  if (q.tabs.length === 0) return sql`''`;
+  const sources = textArray([...new Set(q.tabs.map((t) => tabSources[t]))].sort());
+  return sql`coalesce((SELECT string_agg(${loadListVersions.source} || ':' || ${loadListVersions.version}, ',' ORDER BY ${loadListVersions.source})
+    FROM ${loadListVersions} WHERE ${loadListVersions.organization_id} = ${scope.organizationId}
+      AND ${loadListVersions.source} = ANY(${sources})), '')`;
+}
+
+/**
+ * Counts the loads a list matches on the indexes, with the snapshot the count was taken at and
+ * the versions of its tabs' tables in that snapshot.
+ */
+export async function countLoads(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: LoadQuery,
+): Promise<{ count: number; snapshot: string; tabVersions: string }> {
+  const result = await db.execute<{ n: number; snapshot: string; tab_versions: string }>(
+    sql`SELECT count(*)::int AS n, pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions
+        FROM ${loads} WHERE ${whereOf(scope, q)}`,
+  );
+  const row = result.rows[0]!;
+  return { count: row.n, snapshot: row.snapshot, tabVersions: row.tab_versions };
+}
+
+/**
+ * How the count of a list moved between `snapshot` and now: each load written by a transaction
+ * the old snapshot did not see is tested as it is now and as it was then (the row before the first
+ * such write, from load_changes). Null when that history may be purged already, or when more than
+ * `maxChanges` loads changed (counting afresh is then as cheap). A tab is tested against its table
+ * as it is now, which is what it was then only if that table has not been written since: the
+ * caller compares `tabVersions` (read in this statement's snapshot) with those of the old count.
+ */
+export async function countChangesSince(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: LoadQuery,
+  snapshot: string,
+  maxChanges: number,
+): Promise<{ delta: number; snapshot: string; tabVersions: string } | null> {
+  const where = whereOf(scope, q, 'row');
+  const result = await db.execute<{
+    snapshot: string;
+    usable: boolean;
+    changed: number;
+    delta: number | null;
+    tab_versions: string;
+  }>(
+    // Each step only runs when the one before leaves the count worth bringing up to date: the
+    // log is not read when its history may be purged (`usable`), and the rows as they were
+    // (`befores`, the bulk of the log) are not read when more loads changed than `maxChanges`.
+    // A count kept long ago by a list nobody read since costs a look at the horizon, not a pass
+    // over every change the log still holds.
+    sql`WITH usable AS MATERIALIZED (
+          SELECT coalesce((SELECT h.snapshot_xmin <= pg_snapshot_xmin(${snapshot}::pg_snapshot) FROM ${loadChangesHorizon} h), false) AS ok
+        ), entries AS (
+          SELECT c.seq, c.load_ids, c.befores FROM ${loadChanges} c
+          WHERE (SELECT ok FROM usable)
+            AND c.organization_id = ${scope.organizationId}
+            AND c.xid >= pg_snapshot_xmin(${snapshot}::pg_snapshot)
+            AND NOT pg_visible_in_snapshot(c.xid, ${snapshot}::pg_snapshot)
+        ), changed AS MATERIALIZED (
+          SELECT count(DISTINCT u.load_id)::int AS n FROM entries e CROSS JOIN LATERAL unnest(e.load_ids) AS u(load_id)
+        ), ch AS MATERIALIZED (
+          SELECT DISTINCT ON (u.load_id) u.load_id, u.before
+          FROM entries c CROSS JOIN LATERAL unnest(c.load_ids, c.befores) AS u(load_id, before)
+          WHERE (SELECT n FROM changed) <= ${maxChanges}
+          ORDER BY u.load_id, c.seq
+        )
+        SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions,
+          (SELECT ok FROM usable) AS usable,
+          (SELECT n FROM changed) AS changed,
+          CASE WHEN (SELECT ok FROM usable) AND (SELECT n FROM changed) <= ${maxChanges} THEN
+            (SELECT count(*) FROM ch JOIN ${loads} ON ${loads.id} = ch.load_id WHERE ${where})::int
+            - (SELECT count(*) FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
+               WHERE ch.before IS NOT NULL AND ${where})::int
+          END AS delta`,
+  );
+  const row = result.rows[0]!;
+  if (!row.usable || row.delta === null) return null;
+  return { delta: row.delta, snapshot: row.snapshot, tabVersions: row.tab_versions };
+}
+
+/** Drops load_changes entries no usable count needs any more (see load_changes_purge). */
+export async function purgeLoadChanges(db: DbOrTx, keepSeconds: number): Promise<void> {
+  await db.execute(sql`SELECT load_changes_purge(make_interval(secs => ${keepSeconds}))`);
+}
+
+/** Per-status and per-tab counts of the loads a list matches (GET /loads/stats). */
+export async function loadStats(db: DbOrTx, scope: OrgScope, q: LoadQuery, tabs: LoadTab[]) {
+  const where = whereOf(scope, q);
+  const [byStatus, [byTab]] = await Promise.all([
+    db
+      .select({ load_status: loads.load_status, n: sql<number>`count(*)::int` })
+      .from(loads)
+      .where(where)
+      .groupBy(loads.load_status),
+    db
+      .select(
+        Object.fromEntries(
+          tabs.map((tab) => {
+            const condition = tab === 'all' ? null : tabConditions[tab];
+            return [
+              tab,
+              condition ? sql<number>`count(*) FILTER (WHERE ${condition})::int` : sql<number>`count(*)::int`,
+            ];
+          }),
+        ),
+      )
+      .from(loads)
+      .where(where),
+  ]);
+  return { byStatus, byTab: (byTab ?? {}) as Record<string, number> };
+}
