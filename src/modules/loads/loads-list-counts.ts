@@ -38,7 +38,7 @@ const tabOnlyCounts: Record<Exclude<LoadTab, 'all'>, (organizationId: string) =>
 };
 
 /** The table each tab reads (its source in load_list_versions). */
-export const tabSources: Record<Exclude<LoadTab, 'all'>, string> = {
+const tabSources: Record<Exclude<LoadTab, 'all'>, string> = {
   active_outreaches: 'outreaches',
   all_calls: 'calls',
   active_offers: 'offers',
@@ -47,22 +47,10 @@ export const tabSources: Record<Exclude<LoadTab, 'all'>, string> = {
   active_escalations: 'escalations',
 };
 
-/**
- * The organization's write versions of the loads and of the tables its tabs read (or of the
- * `sources` named), as one string.
- */
-export async function listVersions(db: DbOrTx, scope: OrgScope, sources?: string[]): Promise<string> {
-  const rows = await db
-    .select({ source: loadListVersions.source, version: loadListVersions.version })
-    .from(loadListVersions)
-    .where(
-      and(
-        eq(loadListVersions.organization_id, scope.organizationId),
-        sources ? inArray(loadListVersions.source, sources) : undefined,
-      ),
-    )
-    .orderBy(loadListVersions.source);
-  return rows.map((r) => `${r.source}:${r.version}`).join(',');
+/** The write versions of the tables a list's tabs read, as tabVersionsOf gives them. */
+export async function listVersions(db: DbOrTx, scope: OrgScope, q: LoadQuery): Promise<string> {
+  const result = await db.execute<{ v: string }>(sql`SELECT ${tabVersionsOf(scope, q)} AS v`);
+  return result.rows[0]?.v ?? '';
 }
 
 const dialect = new PgDialect();

@@ -21,7 +21,6 @@ import {
   listVersions,
   loadStats,
   purgeLoadChanges,
-  tabSources,
 } from './loads-list-counts.js';
 import { filterConditions, type LoadQuery } from './loads-list-filters.js';
 import { listLoadPage } from './loads-list-repository.js';
@@ -195,7 +194,7 @@ export class LoadsService {
     const cached = this.counts.get(key);
     if (tab) {
       // A tab alone is counted on its own table, and depends on that table only.
-      const version = await listVersions(this.db, scope, [tabSources[tab]]);
+      const version = await listVersions(this.db, scope, q);
       if (cached?.version === version) return cached.count;
       const count = (await countFromCounters(this.db, scope, q)) ?? 0;
       this.remember(key, { count, version });
