@@ -338,6 +338,30 @@ describe('total_count stays exact while loads are written', () => {
     expect(sent.some(isFreshCount)).toBe(true);
   });
 
+  it('counts a list once when several requests for it arrive together, and each total is exact', async () => {
+    const { orgId, headers } = await tenantWithLoads(20);
+    const [query, where] = LISTS[1]!;
+    const { rows } = await t.database.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM loads WHERE organization_id = $1 AND ${where}`,
+      [orgId],
+    );
+    let totals: number[] = [];
+    const sent = await statementsSentDuring(t, async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          t.app.inject({ method: 'GET', url: `/api/v1/loads?${query}`, headers }),
+        ),
+      );
+      totals = answers.map((res) => {
+        expect(res.statusCode, res.body).toBe(200);
+        return res.json().pagination.total_count as number;
+      });
+    });
+    expect(totals).toEqual(Array(6).fill(rows[0]!.n));
+    // One fresh count; the requests that waited for it brought its result up to date instead.
+    expect(sent.filter(isFreshCount)).toHaveLength(1);
+  });
+
   it('brings the count of a tab with a filter up to date while the tab table is unchanged, and counts afresh after it changes', async () => {
     const { orgId, headers } = await tenantWithLoads(10);
     const { rows } = await t.database.pool.query<{ id: string; load_number: string }>(

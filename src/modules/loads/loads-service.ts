@@ -93,6 +93,8 @@ interface KeptCount {
 
 export class LoadsService {
   private readonly counts = new Map<string, KeptCount>();
+  /** The count of each list being taken now (by count key), for the requests that arrive meanwhile. */
+  private readonly counting = new Map<string, Promise<number>>();
   /** Fresh counts (countLoads) running in this instance now. */
   private freshCounting = 0;
   private lastPurge = 0;
@@ -189,8 +191,27 @@ export class LoadsService {
    * the change say so), and counted afresh once it has been written.
    */
   private async count(scope: OrgScope, q: LoadQuery): Promise<number> {
-    const tab = q.tabs.length === 1 && q.conditions.length === 0 && q.statuses === null ? q.tabs[0] : null;
     const key = countKey(scope, q);
+    // One count of a list at a time per instance. A request arriving while one is under way (the
+    // dashboards of a team opening the same screen, a sync's write invalidating a count several
+    // readers want) waits for it and then brings its result up to date, which costs the few
+    // changes since rather than a second count of the same list side by side. The running count's
+    // failure is its own request's: a waiter goes on and counts for itself.
+    const running = this.counting.get(key);
+    if (running) await running.catch(() => undefined);
+    const work = this.countNow(scope, q, key);
+    if (!this.counting.has(key)) {
+      this.counting.set(key, work);
+      const done = () => {
+        if (this.counting.get(key) === work) this.counting.delete(key);
+      };
+      work.then(done, done);
+    }
+    return work;
+  }
+
+  private async countNow(scope: OrgScope, q: LoadQuery, key: string): Promise<number> {
+    const tab = q.tabs.length === 1 && q.conditions.length === 0 && q.statuses === null ? q.tabs[0] : null;
     const cached = this.counts.get(key);
     if (tab) {
       // A tab alone is counted on its own table, and depends on that table only.
@@ -213,8 +234,8 @@ export class LoadsService {
       }
     }
     // What a fresh count of this list costs, for the choice above: its time shared among the
-    // fresh counts this instance runs at once (several requests for a list nobody read lately
-    // arrive together and count side by side), and the cheapest seen so far.
+    // fresh counts of other lists this instance runs at once (a dashboard opening several lists
+    // nobody read lately), and the cheapest seen so far.
     const started = performance.now();
     const alongside = ++this.freshCounting;
     let fresh: Awaited<ReturnType<typeof countLoads>>;
