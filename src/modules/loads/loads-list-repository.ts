@@ -82,8 +82,13 @@ function pageIds(
   const orderBy = sql.join(plan.order, sql`, `);
   const dir = sql.raw(sort.desc ? 'DESC' : 'ASC');
   if (mode.kind === 'matches') {
-    return sql`WITH matches AS MATERIALIZED (SELECT ${loads.id} AS id, ${sortColumns[sort.field]} AS key FROM ${loads} WHERE ${where})
-      SELECT id FROM matches ORDER BY key ${sql.raw(sort.desc ? 'DESC NULLS LAST' : 'ASC')}, id ${dir}
+    // OFFSET 0 keeps the matches a subquery of their own, planned for every row (so on the
+    // filters' indexes, never as a walk of the sort index under the outer LIMIT), and streams
+    // them into the top-N sort. A MATERIALIZED CTE fenced the plan the same way but copied every
+    // match into a tuplestore first: 17 ms against 5 ms for the 20,160 loads of a pickup week
+    // (pgbench, one connection, 1,000,000 loads).
+    return sql`SELECT m.id FROM (SELECT ${loads.id} AS id, ${sortColumns[sort.field]} AS key FROM ${loads} WHERE ${where} OFFSET 0) m
+      ORDER BY m.key ${sql.raw(sort.desc ? 'DESC NULLS LAST' : 'ASC')}, m.id ${dir}
       LIMIT ${limit} OFFSET ${offset}`;
   }
   if (mode.kind === 'bounded') {
