@@ -197,6 +197,14 @@ describe('total_count stays exact while loads are written', () => {
       [orgId],
     );
     await expectExact(orgId, headers, LISTS);
+    // A city and a customer spelled in a way no load had before join the lists they match.
+    await batch(headers, [
+      body(200, {
+        customer_name: 'aCmE',
+        stops: [stopPayload('Pickup', { city: 'North Reno', state: 'NV' }), stopPayload('Dropoff')],
+      }),
+    ]);
+    await expectExact(orgId, headers, LISTS);
   });
 
   it('keeps the count of every filter exact when a column the filter reads changes', async () => {

@@ -3,6 +3,7 @@
 
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { loadHasCall } from '../calls/index.js';
 import { loadHasPendingOffer } from '../offers/index.js';
@@ -45,31 +46,63 @@ const plain = (condition: SQL, facet?: LoadCondition['facet']): LoadCondition =>
   ...(facet ? { facet } : {}),
 });
 
-/** The organization's stored values of a load_filter_values field that pass `test` (on `v.value`). */
-const storedValues = (organizationId: string, field: string, test: SQL) =>
-  sql`ARRAY(SELECT v.value FROM ${loadFilterValues} v WHERE v.organization_id = ${organizationId} AND v.field = ${field} AND ${test})`;
+/**
+ * A filter matched against the stored values of a load_filter_values field (`test` on `v.value`):
+ * the values are looked up before the list's statements run (resolveStoredValues), so those
+ * statements carry them as a plain array. PostgreSQL then plans with the values' own statistics:
+ * with the lookup as a subquery it could not see them, and read `origin_city` + a pickup week
+ * through the pickup index and the table (10 ms) rather than the covering city index (2.5 ms).
+ */
+interface StoredLookup {
+  field: string;
+  test: SQL;
+  condition: (values: SQL) => LoadCondition;
+}
 
 /** Whole-value match of customer_name ignoring case. */
-function sameCustomer(organizationId: string, values: string[]): LoadCondition {
+function sameCustomer(values: string[]): StoredLookup {
   const lowered = textArray(lowerAll(values));
   return {
-    indexed: sql`${loads.customer_name} = ANY(${storedValues(organizationId, 'customer_name', sql`lower(v.value) = ANY(${lowered})`)})`,
-    row: sql`lower(${loads.customer_name}) = ANY(${lowered})`,
+    field: 'customer_name',
+    test: sql`lower(v.value) = ANY(${lowered})`,
+    condition: (stored) => ({
+      indexed: sql`${loads.customer_name} = ANY(${stored})`,
+      row: sql`lower(${loads.customer_name}) = ANY(${lowered})`,
+    }),
   };
 }
 
 /** Case-insensitive substring (origin_city, destination_city). */
 function containing(
-  organizationId: string,
   field: 'origin_city' | 'destination_city',
   column: AnyPgColumn,
   term: string,
-): LoadCondition {
+): StoredLookup {
   const pattern = `%${likeEscape(term)}%`;
   return {
-    indexed: sql`${column} = ANY(${storedValues(organizationId, field, sql`v.value ILIKE ${pattern}`)})`,
-    row: sql`${column} ILIKE ${pattern}`,
+    field,
+    test: sql`v.value ILIKE ${pattern}`,
+    condition: (stored) => ({
+      indexed: sql`${column} = ANY(${stored})`,
+      row: sql`${column} ILIKE ${pattern}`,
+    }),
   };
+}
+
+/** The stored values each lookup matches, in one statement. */
+async function resolveStoredValues(
+  db: DbOrTx,
+  organizationId: string,
+  lookups: StoredLookup[],
+): Promise<LoadCondition[]> {
+  if (lookups.length === 0) return [];
+  const columns = lookups.map(
+    (l, i) =>
+      sql`ARRAY(SELECT v.value FROM ${loadFilterValues} v WHERE v.organization_id = ${organizationId} AND v.field = ${l.field} AND ${l.test} ORDER BY v.value) AS ${sql.raw(`v${i}`)}`,
+  );
+  const result = await db.execute<Record<string, string[]>>(sql`SELECT ${sql.join(columns, sql`, `)}`);
+  const row = result.rows[0]!;
+  return lookups.map((l, i) => l.condition(textArray(row[`v${i}`] ?? [])));
 }
 
 function dateRange(column: AnyPgColumn, from?: string, to?: string): LoadCondition[] {
@@ -94,8 +127,13 @@ export const tabConditions: Record<Exclude<LoadTab, 'all'>, SQL> = {
  * intersects the statuses of the query and of a saved view, so the counter table can still answer
  * a status-only list) and not `tab` (conditions on other tables, kept apart in LoadQuery.tabs).
  */
-export function filterConditions(organizationId: string, f: LoadFilters): LoadCondition[] {
+export async function filterConditions(
+  db: DbOrTx,
+  organizationId: string,
+  f: LoadFilters,
+): Promise<LoadCondition[]> {
   const out: LoadCondition[] = [];
+  const lookups: StoredLookup[] = [];
   if (f.search?.trim()) {
     out.push(plain(sql`${loads.search_text} LIKE ${`%${likeEscape(f.search.trim().toLowerCase())}%`}`));
   }
@@ -118,21 +156,18 @@ export function filterConditions(organizationId: string, f: LoadFilters): LoadCo
       plain(sql`${loads.equipment_type} = ANY(${textArray(values)})`, { name: 'equipment_type', values }),
     );
   }
-  if (f.customer_name?.length) out.push(sameCustomer(organizationId, f.customer_name));
+  if (f.customer_name?.length) lookups.push(sameCustomer(f.customer_name));
   if (f.carrier_rep_name?.length) {
     // A load counts under each of its names: the counter answers one name, not a list of them.
     const values = lowerAll(f.carrier_rep_name);
     const facet = values.length === 1 ? { name: 'rep_name' as const, values } : undefined;
     out.push(plain(sql`${loads.rep_names} && ${textArray(values)}`, facet));
   }
-  if (f.origin_city?.trim()) {
-    out.push(containing(organizationId, 'origin_city', loads.origin_city, f.origin_city.trim()));
-  }
+  if (f.origin_city?.trim()) lookups.push(containing('origin_city', loads.origin_city, f.origin_city.trim()));
   if (f.destination_city?.trim()) {
-    out.push(
-      containing(organizationId, 'destination_city', loads.destination_city, f.destination_city.trim()),
-    );
+    lookups.push(containing('destination_city', loads.destination_city, f.destination_city.trim()));
   }
+  out.push(...(await resolveStoredValues(db, organizationId, lookups)));
   out.push(
     ...dateRange(loads.pickup_date, f.pickup_date_from, f.pickup_date_to),
     ...dateRange(loads.delivery_date, f.delivery_date_from, f.delivery_date_to),

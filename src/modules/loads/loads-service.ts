@@ -164,7 +164,7 @@ export class LoadsService {
   async list(scope: OrgScope, query: ListLoadsQuery) {
     const { page, page_size, view_id, ...filters } = query;
     const viewFilters = view_id ? await this.viewFilters(scope, view_id) : null;
-    const q = combine(scope.organizationId, [filters, viewFilters]);
+    const q = await combine(this.db, scope.organizationId, [filters, viewFilters]);
     const sort = {
       field: filters.order_by ?? viewFilters?.order_by ?? 'created_at',
       desc: filters.order_desc ?? viewFilters?.order_desc ?? true,
@@ -278,7 +278,7 @@ export class LoadsService {
   async stats(scope: OrgScope, query: z.output<typeof loadStatsQuery>) {
     const { view_id, ...filters } = query;
     const viewFilters = view_id ? await this.viewFilters(scope, view_id) : null;
-    const q = combine(scope.organizationId, [filters, viewFilters]);
+    const q = await combine(this.db, scope.organizationId, [filters, viewFilters]);
     const { byStatus, byTab } = await loadStats(this.db, scope, q, [...LOAD_TABS]);
     const by_status: Record<string, number> = Object.fromEntries(
       [...LOAD_STATUSES, 'none'].map((s) => [s, 0]),
@@ -345,7 +345,7 @@ export class LoadsService {
  * Filters of the query and of a saved view narrow together: statuses intersect, every other
  * condition of both applies.
  */
-function combine(organizationId: string, parts: (LoadFilters | null)[]): LoadQuery {
+async function combine(db: Db, organizationId: string, parts: (LoadFilters | null)[]): Promise<LoadQuery> {
   let statuses: string[] | null = null;
   const conditions = [];
   const tabs = new Set<Exclude<LoadTab, 'all'>>();
@@ -356,7 +356,7 @@ function combine(organizationId: string, parts: (LoadFilters | null)[]): LoadQue
       statuses =
         statuses === null ? [...new Set(f.status)] : statuses.filter((s) => f.status!.includes(s as never));
     }
-    conditions.push(...filterConditions(organizationId, f));
+    conditions.push(...(await filterConditions(db, organizationId, f)));
   }
   return { statuses, conditions, tabs: [...tabs] };
 }
