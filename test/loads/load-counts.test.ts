@@ -102,6 +102,9 @@ async function statementsSentDuring(t: TestApp, fn: () => Promise<void>): Promis
   return sent;
 }
 
+/** Whether a statement finds the ids of a page (listLoadPage) rather than reading known ids. */
+const findsPage = (q: string) => q.includes('"loads"."id" IN (');
+
 /** Whether a statement counts a list afresh (countLoads) rather than bringing a kept count up to date. */
 const isFreshCount = (q: string) => /^select count\(\*\)::int AS n, pg_current_snapshot/i.test(q);
 
@@ -368,6 +371,76 @@ describe('total_count stays exact while loads are written', () => {
     expect(totals).toEqual(Array(6).fill(rows[0]!.n));
     // One fresh count; the requests that waited for it brought its result up to date instead.
     expect(sent.filter(isFreshCount)).toHaveLength(1);
+  });
+
+  it('reads a page again by its ids while no load it could hold is written, and finds it afresh after one is', async () => {
+    const { orgId, headers } = await tenantWithLoads(10);
+    // The odd loads start in Reno, rated 900 + 50 n: E-9, E-7 and E-5 lead by rate.
+    const page = async (query: string) => {
+      const res = await t.app.inject({ method: 'GET', url: `/api/v1/loads?${query}`, headers });
+      expect(res.statusCode, res.body).toBe(200);
+      return res
+        .json()
+        .data.map((l: { load_number: string; posted_rate: number }) => [l.load_number, l.posted_rate]);
+    };
+    const byRate = 'origin_city=reno&order_by=posted_rate&order_desc=true&page_size=3';
+    const pageOf = async (query: string) => {
+      let rows: unknown[] = [];
+      const sent = await statementsSentDuring(t, async () => {
+        rows = await page(query);
+      });
+      return { rows, found: sent.some(findsPage) };
+    };
+    expect(await pageOf(byRate)).toEqual({
+      rows: [
+        ['E-9', 1350],
+        ['E-7', 1250],
+        ['E-5', 1150],
+      ],
+      found: true,
+    });
+    // Nothing written: the same ids, read as they are.
+    expect((await pageOf(byRate)).found).toBe(false);
+    // A load outside the list (E-4 is in Boise) changes: the page still holds.
+    await batch(headers, [body(4, { posted_rate: 5000 })]);
+    expect(await pageOf(byRate)).toEqual({
+      rows: [
+        ['E-9', 1350],
+        ['E-7', 1250],
+        ['E-5', 1150],
+      ],
+      found: false,
+    });
+    // A load of the list moves to its top; another leaves it.
+    await batch(headers, [
+      body(1, { posted_rate: 9000 }),
+      body(7, { stops: [stopPayload('Pickup', { city: 'Carson' }), stopPayload('Dropoff')] }),
+    ]);
+    expect(await pageOf(byRate)).toEqual({
+      rows: [
+        ['E-1', 9000],
+        ['E-9', 1350],
+        ['E-5', 1150],
+      ],
+      found: true,
+    });
+    // A list with a tab also follows the tab's table: a new pending offer puts E-3 in it.
+    const offered = 'tab=active_offers&origin_city=reno&order_by=posted_rate&order_desc=true';
+    const { rows: ids } = await t.database.pool.query<{ id: string; load_number: string }>(
+      `SELECT id, load_number FROM loads WHERE organization_id = $1 AND load_number IN ('E-3', 'E-9')`,
+      [orgId],
+    );
+    await addOffer(t, orgId, ids.find((r) => r.load_number === 'E-9')!.id, { status: 'pending' });
+    expect(await pageOf(offered)).toEqual({ rows: [['E-9', 1350]], found: true });
+    expect((await pageOf(offered)).found).toBe(false);
+    await addOffer(t, orgId, ids.find((r) => r.load_number === 'E-3')!.id, { status: 'pending' });
+    expect(await pageOf(offered)).toEqual({
+      rows: [
+        ['E-9', 1350],
+        ['E-3', 1050],
+      ],
+      found: true,
+    });
   });
 
   it('brings the count of a tab with a filter up to date while the tab table is unchanged, and counts afresh after it changes', async () => {

@@ -122,7 +122,9 @@ export async function countLoads(
 /**
  * How the count of a list moved between `snapshot` and now: each load written by a transaction
  * the old snapshot did not see is tested as it is now and as it was then (the row before the first
- * such write, from load_changes). Null when that history may be purged already, or when more than
+ * such write, from load_changes). `touched`: how many of those loads the list matches now or
+ * matched then; at 0, no load entered, left or changed inside the list, so every page of it is
+ * what it was (a tab aside, see below). Null when that history may be purged already, or when more than
  * `maxChanges` loads changed (counting afresh is then as cheap). A tab is tested against its table
  * as it is now, which is what it was then only if that table has not been written since: the
  * caller compares `tabVersions` (read in this statement's snapshot) with those of the old count.
@@ -133,13 +135,14 @@ export async function countChangesSince(
   q: LoadQuery,
   snapshot: string,
   maxChanges: number,
-): Promise<{ delta: number; snapshot: string; tabVersions: string } | null> {
+): Promise<{ delta: number; touched: number; snapshot: string; tabVersions: string } | null> {
   const where = whereOf(scope, q, 'row');
   const result = await db.execute<{
     snapshot: string;
     usable: boolean;
     changed: number;
-    delta: number | null;
+    matching_now: number | null;
+    matching_before: number | null;
     tab_versions: string;
   }>(
     // Each step only runs when the one before leaves the count worth bringing up to date: the
@@ -168,13 +171,20 @@ export async function countChangesSince(
           (SELECT n FROM changed) AS changed,
           CASE WHEN (SELECT ok FROM usable) AND (SELECT n FROM changed) <= ${maxChanges} THEN
             (SELECT count(*) FROM ch JOIN ${loads} ON ${loads.id} = ch.load_id WHERE ${where})::int
-            - (SELECT count(*) FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
-               WHERE ch.before IS NOT NULL AND ${where})::int
-          END AS delta`,
+          END AS matching_now,
+          CASE WHEN (SELECT ok FROM usable) AND (SELECT n FROM changed) <= ${maxChanges} THEN
+            (SELECT count(*) FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
+             WHERE ch.before IS NOT NULL AND ${where})::int
+          END AS matching_before`,
   );
   const row = result.rows[0]!;
-  if (!row.usable || row.delta === null) return null;
-  return { delta: row.delta, snapshot: row.snapshot, tabVersions: row.tab_versions };
+  if (!row.usable || row.matching_now === null || row.matching_before === null) return null;
+  return {
+    delta: row.matching_now - row.matching_before,
+    touched: row.matching_now + row.matching_before,
+    snapshot: row.snapshot,
+    tabVersions: row.tab_versions,
+  };
 }
 
 /** Drops load_changes entries no usable count needs any more (see load_changes_purge). */

@@ -7,7 +7,7 @@ import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { type LoadQuery, whereOf } from './loads-list-filters.js';
 import { loadStatusCounts } from './loads-list-tables.js';
-import { type LoadView, selectLoads } from './loads-repository.js';
+import { type LoadView, selectLoads, textArray } from './loads-repository.js';
 import type { LoadSortField } from './loads-schemas.js';
 import { loads } from './loads-tables.js';
 
@@ -167,6 +167,14 @@ export async function listLoadPage(
     if (rows.length === limit) return rows;
   }
   return read({ kind: 'matches' });
+}
+
+/** The rows of a page whose ids are known (LoadsService keeps them), in the page's order. */
+export function readLoadsInOrder(db: DbOrTx, scope: OrgScope, ids: string[], sort: LoadSort) {
+  return selectLoads(
+    db,
+    and(eq(loads.organization_id, scope.organizationId), sql`${loads.id} = ANY(${textArray(ids)})`),
+  ).orderBy(...sortPlan(sort).order);
 }
 
 /**

@@ -13,17 +13,9 @@ import { listLoadCalls, toCall } from '../calls/index.js';
 import { findVisibleLoadView } from '../load-views/index.js';
 import { LOAD_ID_IN_PATH, requireLoad } from './load-lookup.js';
 import type { LoadInput } from './loads-input-schemas.js';
-import {
-  countChangesSince,
-  countFromCounters,
-  countKey,
-  countLoads,
-  listVersions,
-  loadStats,
-  purgeLoadChanges,
-} from './loads-list-counts.js';
+import { loadStats } from './loads-list-counts.js';
 import { filterConditions, type LoadQuery } from './loads-list-filters.js';
-import { listLoadPage } from './loads-list-repository.js';
+import { LoadListReader } from './loads-list-reader.js';
 import { findLoadView, listLoadEscalations, listLoadVerifications } from './loads-repository.js';
 import { toLoad } from './loads-responses.js';
 import {
@@ -63,46 +55,15 @@ registerUniqueConstraint(
   'Another load of the organization has this external_id',
 );
 
-const COUNT_CACHE_MAX = 10_000;
-/**
- * Bringing a kept count up to date costs about this much per changed load (re-testing it as it is
- * and as it was): in `npm run bench -- loads` at 1,000,000 loads, PostgreSQL's slow-statement log
- * showed eight such statements over about 7,000 changed loads each finishing in 500-700 ms side
- * by side on two cores, about 0.02-0.03 ms of one core a load. A list whose fresh
- * count took less than the changes would cost is counted afresh instead: a filter counted on a
- * covering index recounts in milliseconds, a substring search reads its matches from the table.
- */
-const DELTA_MS_PER_CHANGE = 0.03;
-/** Bounds on how many changed loads a kept count is brought up to date over. */
-const COUNT_MIN_CHANGES = 200;
-const COUNT_MAX_CHANGES = 20_000;
-const PURGE_EVERY_MS = 15_000;
-const PURGE_KEEP_SECONDS = 60;
-
-/**
- * A count kept for reuse: with the snapshot it is exact at and the write versions of its tabs'
- * tables then ('' without tabs), or (a tab alone) only the version of the tab's table.
- */
-interface KeptCount {
-  count: number;
-  snapshot?: string;
-  version: string;
-  /** How long the last fresh count of the list took (ms). */
-  freshMs?: number;
-}
-
 export class LoadsService {
-  private readonly counts = new Map<string, KeptCount>();
-  /** The count of each list being taken now (by count key), for the requests that arrive meanwhile. */
-  private readonly counting = new Map<string, Promise<number>>();
-  /** Fresh counts (countLoads) running in this instance now. */
-  private freshCounting = 0;
-  private lastPurge = 0;
+  private readonly lists: LoadListReader;
 
   constructor(
     private readonly db: Db,
-    private readonly log?: Pick<FastifyBaseLogger, 'warn'>,
-  ) {}
+    log?: Pick<FastifyBaseLogger, 'warn'>,
+  ) {
+    this.lists = new LoadListReader(db, log);
+  }
 
   // -------------------------------------------------------------------------------------------
   // Ingestion
@@ -148,7 +109,7 @@ export class LoadsService {
     const screened = screenItems(scope, items, at);
     if (screened.accepted.length === 0) return screened.outcomes;
     const applied = await applyItems(this.db, scope, screened, at);
-    this.purgeChangesNow();
+    this.lists.purgeChangesNow();
     return [...screened.outcomes, ...applied];
   }
 
@@ -169,110 +130,11 @@ export class LoadsService {
       field: filters.order_by ?? viewFilters?.order_by ?? 'created_at',
       desc: filters.order_desc ?? viewFilters?.order_desc ?? true,
     };
-    // The count first: it is cheap (kept, or from a counter), and the page reads differently when
-    // it is small (listLoadPage).
-    const total = await this.count(scope, q);
-    const rows = await listLoadPage(this.db, scope, q, sort, page_size, offsetOf(page, page_size), total);
+    const { total, rows } = await this.lists.read(scope, q, sort, page_size, offsetOf(page, page_size));
     return {
       data: rows.map((r) => toLoad(r, scope.principal)),
       pagination: pagination(page, page_size, total),
     };
-  }
-
-  /**
-   * The exact total of a list. Maintained structures answer the unfiltered and status-only lists,
-   * a few-valued filter or a rep name alone or with statuses, and a tab alone (its table's index,
-   * kept until that table is written). Any other list is counted on the indexes of its filters
-   * (what the matching entries cost, never a pass over the organization) and the count is kept,
-   * per instance, with the snapshot it was taken at: the next count of the same list re-tests only
-   * the loads written since (load_changes), so it stays exact and cheap while a sync writes. A
-   * list with a tab and a filter also depends on the tab's table: its kept count is brought up to
-   * date the same way while that table is unchanged (the versions read with the count and with
-   * the change say so), and counted afresh once it has been written.
-   */
-  private async count(scope: OrgScope, q: LoadQuery): Promise<number> {
-    const key = countKey(scope, q);
-    // One count of a list at a time per instance. A request arriving while one is under way (the
-    // dashboards of a team opening the same screen, a sync's write invalidating a count several
-    // readers want) waits for it and then brings its result up to date, which costs the few
-    // changes since rather than a second count of the same list side by side. The running count's
-    // failure is its own request's: a waiter goes on and counts for itself.
-    const running = this.counting.get(key);
-    if (running) await running.catch(() => undefined);
-    const work = this.countNow(scope, q, key);
-    if (!this.counting.has(key)) {
-      this.counting.set(key, work);
-      const done = () => {
-        if (this.counting.get(key) === work) this.counting.delete(key);
-      };
-      work.then(done, done);
-    }
-    return work;
-  }
-
-  private async countNow(scope: OrgScope, q: LoadQuery, key: string): Promise<number> {
-    const tab = q.tabs.length === 1 && q.conditions.length === 0 && q.statuses === null ? q.tabs[0] : null;
-    const cached = this.counts.get(key);
-    if (tab) {
-      // A tab alone is counted on its own table, and depends on that table only.
-      const version = await listVersions(this.db, scope, q);
-      if (cached?.version === version) return cached.count;
-      const count = (await countFromCounters(this.db, scope, q)) ?? 0;
-      this.remember(key, { count, version });
-      return count;
-    }
-    const counted = await countFromCounters(this.db, scope, q);
-    if (counted !== null) return counted;
-    if (cached?.snapshot) {
-      const worth = Math.round((cached.freshMs ?? 0) / DELTA_MS_PER_CHANGE);
-      const maxChanges = Math.min(COUNT_MAX_CHANGES, Math.max(COUNT_MIN_CHANGES, worth));
-      const moved = await countChangesSince(this.db, scope, q, cached.snapshot, maxChanges);
-      if (moved && moved.tabVersions === cached.version) {
-        const count = cached.count + moved.delta;
-        this.remember(key, { ...cached, count, snapshot: moved.snapshot });
-        return count;
-      }
-    }
-    // What a fresh count of this list costs, for the choice above: its time shared among the
-    // fresh counts of other lists this instance runs at once (a dashboard opening several lists
-    // nobody read lately), and the cheapest seen so far.
-    const started = performance.now();
-    const alongside = ++this.freshCounting;
-    let fresh: Awaited<ReturnType<typeof countLoads>>;
-    try {
-      fresh = await countLoads(this.db, scope, q);
-    } finally {
-      this.freshCounting--;
-    }
-    const ms = (performance.now() - started) / alongside;
-    this.remember(key, {
-      count: fresh.count,
-      snapshot: fresh.snapshot,
-      version: fresh.tabVersions,
-      freshMs: Math.min(ms, cached?.freshMs ?? ms),
-    });
-    return fresh.count;
-  }
-
-  private remember(key: string, entry: KeptCount) {
-    this.counts.delete(key);
-    if (this.counts.size >= COUNT_CACHE_MAX) this.counts.delete(this.counts.keys().next().value!);
-    this.counts.set(key, entry);
-  }
-
-  /**
-   * load_changes only has to reach back as far as the oldest count worth bringing up to date:
-   * after a write, at most every PURGE_EVERY_MS per instance, older entries are dropped in the
-   * background (counts kept longer than PURGE_KEEP_SECONDS are counted afresh).
-   */
-  private purgeChangesNow() {
-    const now = Date.now();
-    if (now - this.lastPurge < PURGE_EVERY_MS) return;
-    this.lastPurge = now;
-    purgeLoadChanges(this.db, PURGE_KEEP_SECONDS).catch((err: unknown) => {
-      this.log?.warn({ err }, 'purging load_changes failed; the next write retries');
-      this.lastPurge = 0;
-    });
   }
 
   async stats(scope: OrgScope, query: z.output<typeof loadStatsQuery>) {

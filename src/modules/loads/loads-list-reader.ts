@@ -1,0 +1,210 @@
+// The load list as LoadsService serves it: the exact total (from the counters, or counted once and
+// then brought up to date from the change log) and the page, both kept per instance for as long as
+// the change log says they still hold. What the statements read is in loads-list-counts and
+// loads-list-repository.
+
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import type { OrgScope } from '../../domain/scope.js';
+import {
+  countChangesSince,
+  countFromCounters,
+  countKey,
+  countLoads,
+  listVersions,
+  purgeLoadChanges,
+} from './loads-list-counts.js';
+import type { LoadQuery } from './loads-list-filters.js';
+import { listLoadPage, readLoadsInOrder } from './loads-list-repository.js';
+import type { LoadView } from './loads-repository.js';
+import type { LoadSortField } from './loads-schemas.js';
+
+const COUNT_CACHE_MAX = 10_000;
+/** Pages kept at most (of up to 100 ids each: a few MB). */
+const PAGE_CACHE_MAX = 2_000;
+/**
+ * Bringing a kept count up to date costs about this much per changed load (re-testing it as it is
+ * and as it was): in `npm run bench -- loads` at 1,000,000 loads, PostgreSQL's slow-statement log
+ * showed eight such statements over about 7,000 changed loads each finishing in 500-700 ms side
+ * by side on two cores, about 0.02-0.03 ms of one core a load. A list whose fresh
+ * count took less than the changes would cost is counted afresh instead: a filter counted on a
+ * covering index recounts in milliseconds, a substring search reads its matches from the table.
+ */
+const DELTA_MS_PER_CHANGE = 0.03;
+/** Bounds on how many changed loads a kept count is brought up to date over. */
+const COUNT_MIN_CHANGES = 200;
+const COUNT_MAX_CHANGES = 20_000;
+const PURGE_EVERY_MS = 15_000;
+const PURGE_KEEP_SECONDS = 60;
+
+/**
+ * A count kept for reuse: with the snapshot it is exact at and the write versions of its tabs'
+ * tables then ('' without tabs), or (a tab alone) only the version of the tab's table.
+ */
+interface KeptCount {
+  count: number;
+  snapshot?: string;
+  version: string;
+  /** How long the last fresh count of the list took (ms). */
+  freshMs?: number;
+  /**
+   * Set with a snapshot: changes when the count is taken afresh or when a load the list matches
+   * (now or at the last snapshot) was written. A page read under the same generation still holds.
+   */
+  generation?: number;
+}
+
+/** A total, and for a list counted with a snapshot, what its pages are kept under. */
+interface Counted {
+  total: number;
+  key: string;
+  generation?: number;
+}
+
+type LoadSort = { field: LoadSortField; desc: boolean };
+
+export class LoadListReader {
+  private readonly counts = new Map<string, KeptCount>();
+  /** The count of each list being taken now (by count key), for the requests that arrive meanwhile. */
+  private readonly counting = new Map<string, Promise<Counted>>();
+  /** Page ids by count key, sort and position, with the generation of the count they were read under. */
+  private readonly pages = new Map<string, { generation: number; ids: string[] }>();
+  private generation = 0;
+  /** Fresh counts (countLoads) running in this instance now. */
+  private freshCounting = 0;
+  private lastPurge = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log?: Pick<FastifyBaseLogger, 'warn'>,
+  ) {}
+
+  /**
+   * One page of a list and its exact total. The count comes first: it is cheap (kept, or from a
+   * counter), and the page reads differently when it is small (listLoadPage). A page read since
+   * the list's count last changed generation is read again by its ids alone: no load it could
+   * hold has been written since, so it is the same page (its rows are read as they are now).
+   */
+  async read(
+    scope: OrgScope,
+    q: LoadQuery,
+    sort: LoadSort,
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; rows: LoadView[] }> {
+    const counted = await this.count(scope, q);
+    const { total, generation } = counted;
+    if (generation === undefined) {
+      return { total, rows: await listLoadPage(this.db, scope, q, sort, limit, offset, total) };
+    }
+    const pageKey = `${counted.key}\u0000${sort.field} ${sort.desc} ${limit} ${offset}`;
+    const kept = this.pages.get(pageKey);
+    if (kept?.generation === generation) {
+      return { total, rows: await readLoadsInOrder(this.db, scope, kept.ids, sort) };
+    }
+    const rows = await listLoadPage(this.db, scope, q, sort, limit, offset, total);
+    this.pages.delete(pageKey);
+    if (this.pages.size >= PAGE_CACHE_MAX) this.pages.delete(this.pages.keys().next().value!);
+    this.pages.set(pageKey, { generation, ids: rows.map((r) => r.id) });
+    return { total, rows };
+  }
+
+  /**
+   * The exact total of a list. Maintained structures answer the unfiltered and status-only lists,
+   * a few-valued filter or a rep name alone or with statuses, and a tab alone (its table's index,
+   * kept until that table is written). Any other list is counted on the indexes of its filters
+   * (what the matching entries cost, never a pass over the organization) and the count is kept,
+   * per instance, with the snapshot it was taken at: the next count of the same list re-tests only
+   * the loads written since (load_changes), so it stays exact and cheap while a sync writes. A
+   * list with a tab and a filter also depends on the tab's table: its kept count is brought up to
+   * date the same way while that table is unchanged (the versions read with the count and with
+   * the change say so), and counted afresh once it has been written.
+   */
+  private async count(scope: OrgScope, q: LoadQuery): Promise<Counted> {
+    const key = countKey(scope, q);
+    // One count of a list at a time per instance. A request arriving while one is under way (the
+    // dashboards of a team opening the same screen, a sync's write invalidating a count several
+    // readers want) waits for it and then brings its result up to date, which costs the few
+    // changes since rather than a second count of the same list side by side. The running count's
+    // failure is its own request's: a waiter goes on and counts for itself.
+    const running = this.counting.get(key);
+    if (running) await running.catch(() => undefined);
+    const work = this.countNow(scope, q, key);
+    if (!this.counting.has(key)) {
+      this.counting.set(key, work);
+      const done = () => {
+        if (this.counting.get(key) === work) this.counting.delete(key);
+      };
+      work.then(done, done);
+    }
+    return work;
+  }
+
+  private async countNow(scope: OrgScope, q: LoadQuery, key: string): Promise<Counted> {
+    const tab = q.tabs.length === 1 && q.conditions.length === 0 && q.statuses === null ? q.tabs[0] : null;
+    const cached = this.counts.get(key);
+    if (tab) {
+      // A tab alone is counted on its own table, and depends on that table only.
+      const version = await listVersions(this.db, scope, q);
+      if (cached?.version === version) return { total: cached.count, key };
+      const count = (await countFromCounters(this.db, scope, q)) ?? 0;
+      this.remember(key, { count, version });
+      return { total: count, key };
+    }
+    const counted = await countFromCounters(this.db, scope, q);
+    if (counted !== null) return { total: counted, key };
+    if (cached?.snapshot) {
+      const worth = Math.round((cached.freshMs ?? 0) / DELTA_MS_PER_CHANGE);
+      const maxChanges = Math.min(COUNT_MAX_CHANGES, Math.max(COUNT_MIN_CHANGES, worth));
+      const moved = await countChangesSince(this.db, scope, q, cached.snapshot, maxChanges);
+      if (moved && moved.tabVersions === cached.version) {
+        const count = cached.count + moved.delta;
+        const generation = moved.touched === 0 ? cached.generation : ++this.generation;
+        this.remember(key, { ...cached, count, snapshot: moved.snapshot, generation });
+        return { total: count, key, ...(generation === undefined ? {} : { generation }) };
+      }
+    }
+    // What a fresh count of this list costs, for the choice above: its time shared among the
+    // fresh counts of other lists this instance runs at once (a dashboard opening several lists
+    // nobody read lately), and the cheapest seen so far.
+    const started = performance.now();
+    const alongside = ++this.freshCounting;
+    let fresh: Awaited<ReturnType<typeof countLoads>>;
+    try {
+      fresh = await countLoads(this.db, scope, q);
+    } finally {
+      this.freshCounting--;
+    }
+    const ms = (performance.now() - started) / alongside;
+    const generation = ++this.generation;
+    this.remember(key, {
+      count: fresh.count,
+      snapshot: fresh.snapshot,
+      version: fresh.tabVersions,
+      freshMs: Math.min(ms, cached?.freshMs ?? ms),
+      generation,
+    });
+    return { total: fresh.count, key, generation };
+  }
+
+  private remember(key: string, entry: KeptCount) {
+    this.counts.delete(key);
+    if (this.counts.size >= COUNT_CACHE_MAX) this.counts.delete(this.counts.keys().next().value!);
+    this.counts.set(key, entry);
+  }
+
+  /**
+   * load_changes only has to reach back as far as the oldest count worth bringing up to date:
+   * after a write, at most every PURGE_EVERY_MS per instance, older entries are dropped in the
+   * background (counts kept longer than PURGE_KEEP_SECONDS are counted afresh).
+   */
+  purgeChangesNow() {
+    const now = Date.now();
+    if (now - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = now;
+    purgeLoadChanges(this.db, PURGE_KEEP_SECONDS).catch((err: unknown) => {
+      this.log?.warn({ err }, 'purging load_changes failed; the next write retries');
+      this.lastPurge = 0;
+    });
+  }
+}
