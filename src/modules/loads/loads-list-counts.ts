@@ -120,14 +120,45 @@ export async function countLoads(
 }
 
 /**
+ * The loads written since `snapshot` by transactions it did not see, as a WITH prefix: `usable`
+ * (false when the log's history behind the snapshot may be purged already), `changed` (how many
+ * distinct loads) and `ch` (each changed load with its row as it was at the snapshot: the `before`
+ * of its first change since, null for a load inserted since). Each step only runs when the one
+ * before leaves the answer worth having: the log is not read when its history may be purged, and
+ * the rows as they were (`befores`, the bulk of the log) are not read when more loads changed
+ * than `maxChanges`. A snapshot kept long ago costs a look at the horizon, not a pass over every
+ * change the log still holds.
+ */
+function changesSince(scope: OrgScope, snapshot: string, maxChanges: number): SQL {
+  return sql`WITH usable AS MATERIALIZED (
+      SELECT coalesce((SELECT h.snapshot_xmin <= pg_snapshot_xmin(${snapshot}::pg_snapshot) FROM ${loadChangesHorizon} h), false) AS ok
+    ), entries AS (
+      SELECT c.seq, c.load_ids, c.befores FROM ${loadChanges} c
+      WHERE (SELECT ok FROM usable)
+        AND c.organization_id = ${scope.organizationId}
+        AND c.xid >= pg_snapshot_xmin(${snapshot}::pg_snapshot)
+        AND NOT pg_visible_in_snapshot(c.xid, ${snapshot}::pg_snapshot)
+    ), changed AS MATERIALIZED (
+      SELECT count(DISTINCT u.load_id)::int AS n FROM entries e CROSS JOIN LATERAL unnest(e.load_ids) AS u(load_id)
+    ), ch AS MATERIALIZED (
+      SELECT DISTINCT ON (u.load_id) u.load_id, u.before
+      FROM entries c CROSS JOIN LATERAL unnest(c.load_ids, c.befores) AS u(load_id, before)
+      WHERE (SELECT n FROM changed) <= ${maxChanges}
+      ORDER BY u.load_id, c.seq
+    )`;
+}
+
+/** Whether the changes since the snapshot may be read (see changesSince). */
+const changesReadable = (maxChanges: number) =>
+  sql`(SELECT ok FROM usable) AND (SELECT n FROM changed) <= ${maxChanges}`;
+
+/**
  * How the count of a list moved between `snapshot` and now: each load written by a transaction
- * the old snapshot did not see is tested as it is now and as it was then (the row before the first
- * such write, from load_changes). `touched`: how many of those loads the list matches now or
- * matched then; at 0, no load entered, left or changed inside the list, so every page of it is
- * what it was (a tab aside, see below). Null when that history may be purged already, or when more than
- * `maxChanges` loads changed (counting afresh is then as cheap). A tab is tested against its table
- * as it is now, which is what it was then only if that table has not been written since: the
- * caller compares `tabVersions` (read in this statement's snapshot) with those of the old count.
+ * the old snapshot did not see is tested as it is now and as it was then. Null when that history
+ * may be purged already, or when more than `maxChanges` loads changed (counting afresh is then as
+ * cheap). A tab is tested against its table as it is now, which is what it was then only if that
+ * table has not been written since: the caller compares `tabVersions` (read in this statement's
+ * snapshot) with those of the old count.
  */
 export async function countChangesSince(
   db: DbOrTx,
@@ -135,56 +166,66 @@ export async function countChangesSince(
   q: LoadQuery,
   snapshot: string,
   maxChanges: number,
-): Promise<{ delta: number; touched: number; snapshot: string; tabVersions: string } | null> {
+): Promise<{ delta: number; snapshot: string; tabVersions: string } | null> {
   const where = whereOf(scope, q, 'row');
-  const result = await db.execute<{
-    snapshot: string;
-    usable: boolean;
-    changed: number;
-    matching_now: number | null;
-    matching_before: number | null;
-    tab_versions: string;
-  }>(
-    // Each step only runs when the one before leaves the count worth bringing up to date: the
-    // log is not read when its history may be purged (`usable`), and the rows as they were
-    // (`befores`, the bulk of the log) are not read when more loads changed than `maxChanges`.
-    // A count kept long ago by a list nobody read since costs a look at the horizon, not a pass
-    // over every change the log still holds.
-    sql`WITH usable AS MATERIALIZED (
-          SELECT coalesce((SELECT h.snapshot_xmin <= pg_snapshot_xmin(${snapshot}::pg_snapshot) FROM ${loadChangesHorizon} h), false) AS ok
-        ), entries AS (
-          SELECT c.seq, c.load_ids, c.befores FROM ${loadChanges} c
-          WHERE (SELECT ok FROM usable)
-            AND c.organization_id = ${scope.organizationId}
-            AND c.xid >= pg_snapshot_xmin(${snapshot}::pg_snapshot)
-            AND NOT pg_visible_in_snapshot(c.xid, ${snapshot}::pg_snapshot)
-        ), changed AS MATERIALIZED (
-          SELECT count(DISTINCT u.load_id)::int AS n FROM entries e CROSS JOIN LATERAL unnest(e.load_ids) AS u(load_id)
-        ), ch AS MATERIALIZED (
-          SELECT DISTINCT ON (u.load_id) u.load_id, u.before
-          FROM entries c CROSS JOIN LATERAL unnest(c.load_ids, c.befores) AS u(load_id, before)
-          WHERE (SELECT n FROM changed) <= ${maxChanges}
-          ORDER BY u.load_id, c.seq
-        )
+  const result = await db.execute<{ snapshot: string; delta: number | null; tab_versions: string }>(
+    sql`${changesSince(scope, snapshot, maxChanges)}
         SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions,
-          (SELECT ok FROM usable) AS usable,
-          (SELECT n FROM changed) AS changed,
-          CASE WHEN (SELECT ok FROM usable) AND (SELECT n FROM changed) <= ${maxChanges} THEN
+          CASE WHEN ${changesReadable(maxChanges)} THEN
             (SELECT count(*) FROM ch JOIN ${loads} ON ${loads.id} = ch.load_id WHERE ${where})::int
-          END AS matching_now,
-          CASE WHEN (SELECT ok FROM usable) AND (SELECT n FROM changed) <= ${maxChanges} THEN
-            (SELECT count(*) FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
-             WHERE ch.before IS NOT NULL AND ${where})::int
-          END AS matching_before`,
+            - (SELECT count(*) FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
+               WHERE ch.before IS NOT NULL AND ${where})::int
+          END AS delta`,
   );
   const row = result.rows[0]!;
-  if (!row.usable || row.matching_now === null || row.matching_before === null) return null;
-  return {
-    delta: row.matching_now - row.matching_before,
-    touched: row.matching_now + row.matching_before,
-    snapshot: row.snapshot,
-    tabVersions: row.tab_versions,
-  };
+  if (row.delta === null) return null;
+  return { delta: row.delta, snapshot: row.snapshot, tabVersions: row.tab_versions };
+}
+
+/**
+ * How many loads written since `snapshot` could move a page of the list in this sort order: those
+ * that entered or left it, and those in it whose sort key changed (a sort key load_changes does
+ * not keep, load_number, counts as changed). At 0, every page of the list in this order holds the
+ * same loads as at the snapshot, as long as its tabs' tables are unchanged (`tabVersions`, read
+ * in this statement's snapshot). Null when the history may be purged or more than `maxChanges`
+ * loads changed.
+ */
+export async function pageChangesSince(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: LoadQuery,
+  sortKey: SQL,
+  snapshot: string,
+  maxChanges: number,
+): Promise<{ moved: number; snapshot: string; tabVersions: string } | null> {
+  const where = whereOf(scope, q, 'row');
+  const result = await db.execute<{ snapshot: string; moved: number | null; tab_versions: string }>(
+    sql`${changesSince(scope, snapshot, maxChanges)},
+        now_in AS (SELECT ch.load_id, ${sortKey} AS k FROM ch JOIN ${loads} ON ${loads.id} = ch.load_id WHERE ${where}),
+        then_in AS (SELECT ch.load_id, ${sortKey} AS k FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
+          WHERE ch.before IS NOT NULL AND ${where})
+        SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions,
+          CASE WHEN ${changesReadable(maxChanges)} THEN
+            (SELECT count(*) FROM now_in FULL JOIN then_in ON then_in.load_id = now_in.load_id
+             WHERE now_in.load_id IS NULL OR then_in.load_id IS NULL OR now_in.k IS DISTINCT FROM then_in.k)::int
+          END AS moved`,
+  );
+  const row = result.rows[0]!;
+  if (row.moved === null) return null;
+  return { moved: row.moved, snapshot: row.snapshot, tabVersions: row.tab_versions };
+}
+
+/** The current snapshot and the versions of the list's tabs' tables in it. */
+export async function listSnapshot(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: LoadQuery,
+): Promise<{ snapshot: string; tabVersions: string }> {
+  const result = await db.execute<{ snapshot: string; tab_versions: string }>(
+    sql`SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions`,
+  );
+  const row = result.rows[0]!;
+  return { snapshot: row.snapshot, tabVersions: row.tab_versions };
 }
 
 /** Drops load_changes entries no usable count needs any more (see load_changes_purge). */

@@ -11,17 +11,24 @@ import {
   countFromCounters,
   countKey,
   countLoads,
+  listSnapshot,
   listVersions,
+  pageChangesSince,
   purgeLoadChanges,
 } from './loads-list-counts.js';
 import type { LoadQuery } from './loads-list-filters.js';
-import { listLoadPage, readLoadsInOrder } from './loads-list-repository.js';
+import { listLoadPage, readLoadsInOrder, sortKeyOf } from './loads-list-repository.js';
 import type { LoadView } from './loads-repository.js';
 import type { LoadSortField } from './loads-schemas.js';
 
 const COUNT_CACHE_MAX = 10_000;
 /** Pages kept at most (of up to 100 ids each: a few MB). */
 const PAGE_CACHE_MAX = 2_000;
+/**
+ * A kept page is checked against at most this many changed loads (about 0.03 ms each, see
+ * DELTA_MS_PER_CHANGE); past that it is read again, which costs a few milliseconds at most.
+ */
+const PAGE_MAX_CHANGES = 300;
 /**
  * Bringing a kept count up to date costs about this much per changed load (re-testing it as it is
  * and as it was): in `npm run bench -- loads` at 1,000,000 loads, PostgreSQL's slow-statement log
@@ -47,29 +54,29 @@ interface KeptCount {
   version: string;
   /** How long the last fresh count of the list took (ms). */
   freshMs?: number;
-  /**
-   * Set with a snapshot: changes when the count is taken afresh or when a load the list matches
-   * (now or at the last snapshot) was written. A page read under the same generation still holds.
-   */
-  generation?: number;
 }
 
-/** A total, and for a list counted with a snapshot, what its pages are kept under. */
-interface Counted {
-  total: number;
-  key: string;
-  generation?: number;
+/** The ids of a page, with the snapshot they were read at (or before) and its tabs' versions then. */
+interface KeptPage {
+  ids: string[];
+  snapshot: string;
+  tabVersions: string;
 }
 
 type LoadSort = { field: LoadSortField; desc: boolean };
+
+/** A list's total and the key its count is kept under. */
+interface Counted {
+  total: number;
+  key: string;
+}
 
 export class LoadListReader {
   private readonly counts = new Map<string, KeptCount>();
   /** The count of each list being taken now (by count key), for the requests that arrive meanwhile. */
   private readonly counting = new Map<string, Promise<Counted>>();
-  /** Page ids by count key, sort and position, with the generation of the count they were read under. */
-  private readonly pages = new Map<string, { generation: number; ids: string[] }>();
-  private generation = 0;
+  /** Page ids by count key, sort and position. */
+  private readonly pages = new Map<string, KeptPage>();
   /** Fresh counts (countLoads) running in this instance now. */
   private freshCounting = 0;
   private lastPurge = 0;
@@ -81,9 +88,11 @@ export class LoadListReader {
 
   /**
    * One page of a list and its exact total. The count comes first: it is cheap (kept, or from a
-   * counter), and the page reads differently when it is small (listLoadPage). A page read since
-   * the list's count last changed generation is read again by its ids alone: no load it could
-   * hold has been written since, so it is the same page (its rows are read as they are now).
+   * counter), and the page reads differently when it is small (listLoadPage). A page read before
+   * is read again by its ids alone when no load written since could move it (pageChangesSince:
+   * none entered or left the list, none in it changed its sort key, its tabs' tables are
+   * unchanged); its rows are read as they are now. A dashboard polling a deep page, or a filter
+   * whose matches the sync does not touch, then costs what its ids cost.
    */
   async read(
     scope: OrgScope,
@@ -92,20 +101,37 @@ export class LoadListReader {
     limit: number,
     offset: number,
   ): Promise<{ total: number; rows: LoadView[] }> {
-    const counted = await this.count(scope, q);
-    const { total, generation } = counted;
-    if (generation === undefined) {
-      return { total, rows: await listLoadPage(this.db, scope, q, sort, limit, offset, total) };
-    }
-    const pageKey = `${counted.key}\u0000${sort.field} ${sort.desc} ${limit} ${offset}`;
+    const { total, key } = await this.count(scope, q);
+    if (offset >= total) return { total, rows: [] };
+    const pageKey = `${key}\u0000${sort.field} ${sort.desc} ${limit} ${offset}`;
     const kept = this.pages.get(pageKey);
-    if (kept?.generation === generation) {
-      return { total, rows: await readLoadsInOrder(this.db, scope, kept.ids, sort) };
+    let stamp: { snapshot: string; tabVersions: string } | null = null;
+    if (kept) {
+      const check = await pageChangesSince(
+        this.db,
+        scope,
+        q,
+        sortKeyOf(sort.field),
+        kept.snapshot,
+        PAGE_MAX_CHANGES,
+      );
+      if (check?.moved === 0 && check.tabVersions === kept.tabVersions) {
+        kept.snapshot = check.snapshot;
+        return { total, rows: await readLoadsInOrder(this.db, scope, kept.ids, sort) };
+      }
+      stamp = check;
     }
+    // The page read below sees at least what this snapshot saw: checking from it later can only
+    // find more changes than there were since the read, never fewer.
+    stamp ??= await listSnapshot(this.db, scope, q);
     const rows = await listLoadPage(this.db, scope, q, sort, limit, offset, total);
     this.pages.delete(pageKey);
     if (this.pages.size >= PAGE_CACHE_MAX) this.pages.delete(this.pages.keys().next().value!);
-    this.pages.set(pageKey, { generation, ids: rows.map((r) => r.id) });
+    this.pages.set(pageKey, {
+      ids: rows.map((r) => r.id),
+      snapshot: stamp.snapshot,
+      tabVersions: stamp.tabVersions,
+    });
     return { total, rows };
   }
 
@@ -159,9 +185,8 @@ export class LoadListReader {
       const moved = await countChangesSince(this.db, scope, q, cached.snapshot, maxChanges);
       if (moved && moved.tabVersions === cached.version) {
         const count = cached.count + moved.delta;
-        const generation = moved.touched === 0 ? cached.generation : ++this.generation;
-        this.remember(key, { ...cached, count, snapshot: moved.snapshot, generation });
-        return { total: count, key, ...(generation === undefined ? {} : { generation }) };
+        this.remember(key, { ...cached, count, snapshot: moved.snapshot });
+        return { total: count, key };
       }
     }
     // What a fresh count of this list costs, for the choice above: its time shared among the
@@ -176,15 +201,13 @@ export class LoadListReader {
       this.freshCounting--;
     }
     const ms = (performance.now() - started) / alongside;
-    const generation = ++this.generation;
     this.remember(key, {
       count: fresh.count,
       snapshot: fresh.snapshot,
       version: fresh.tabVersions,
       freshMs: Math.min(ms, cached?.freshMs ?? ms),
-      generation,
     });
-    return { total: fresh.count, key, generation };
+    return { total: fresh.count, key };
   }
 
   private remember(key: string, entry: KeptCount) {

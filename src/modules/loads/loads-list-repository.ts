@@ -24,6 +24,9 @@ const sortColumns: Record<LoadSortField, AnyPgColumn> = {
   last_posted_at: loads.last_posted_at,
 };
 
+/** The column a sort orders by (as load_changes keeps it, for pageChangesSince). */
+export const sortKeyOf = (field: LoadSortField): SQL => sql`${sortColumns[field]}`;
+
 /**
  * How a page of each sort is read, matching the sort indexes of loads-tables exactly:
  * - created_at, updated_at: (organization_id, column, id) forwards or backwards; load_number: its
