@@ -549,6 +549,64 @@ describe('total_count stays exact while loads are written', () => {
     expect(sent.filter((q) => isFreshCount(q) || isCountUpdate(q))).toEqual([]);
   });
 
+  it('answers the stats of a whole organization, or of a few-valued filter, without reading its loads', async () => {
+    const { orgId, headers } = await tenantWithLoads(12);
+    await batch(headers, [
+      body(1, { tms_status: 'Delivered' }),
+      body(2, { tms_status: 'something unmapped' }),
+      body(3, { mode: 'LTL' }),
+    ]);
+    const { rows } = await t.database.pool.query<{ id: string; load_number: string }>(
+      `SELECT id, load_number FROM loads WHERE organization_id = $1`,
+      [orgId],
+    );
+    for (const n of [1, 4, 4]) {
+      await addOffer(t, orgId, rows.find((r) => r.load_number === `E-${n}`)!.id, { status: 'pending' });
+    }
+    const sqlStats = async (where: string) => {
+      const counts = await t.database.pool.query<{ s: string | null; n: number }>(
+        `SELECT load_status AS s, count(*)::int AS n FROM loads WHERE organization_id = $1 AND ${where} GROUP BY 1`,
+        [orgId],
+      );
+      const offered = await t.database.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM loads WHERE organization_id = $1 AND ${where}
+           AND EXISTS (SELECT 1 FROM offers o WHERE o.load_id = loads.id AND o.status = 'pending')`,
+        [orgId],
+      );
+      return {
+        total: counts.rows.reduce((sum, r) => sum + r.n, 0),
+        byStatus: Object.fromEntries(counts.rows.map((r) => [r.s ?? 'none', r.n])),
+        offered: offered.rows[0]!.n,
+      };
+    };
+    for (const [query, where] of [
+      ['', 'true'],
+      ['mode=FTL', `mode = 'FTL'`],
+    ] as const) {
+      let body: Record<string, unknown> = {};
+      const sent = await statementsSentDuring(t, async () => {
+        const res = await t.app.inject({ method: 'GET', url: `/api/v1/loads/stats?${query}`, headers });
+        expect(res.statusCode, res.body).toBe(200);
+        body = res.json();
+      });
+      const expected = await sqlStats(where);
+      expect(body.total_count, query).toBe(expected.total);
+      expect(body.by_status, query).toMatchObject(expected.byStatus);
+      expect((body.by_tab as Record<string, number>).active_offers, query).toBe(expected.offered);
+      expect((body.by_tab as Record<string, number>).all, query).toBe(expected.total);
+      // By status from the counters; a filter still counts its tabs over its own loads.
+      expect(
+        sent.filter((q) => /group by "loads"\."load_status"/i.test(q)),
+        query,
+      ).toEqual([]);
+      if (query === '')
+        expect(
+          sent.filter((q) => /from "loads"/i.test(q)),
+          query,
+        ).toEqual([]);
+    }
+  });
+
   it('counts afresh once the history behind a kept count is purged', async () => {
     const { orgId, headers } = await tenantWithLoads(10);
     await expectExact(orgId, headers, LISTS);

@@ -233,29 +233,79 @@ export async function purgeLoadChanges(db: DbOrTx, keepSeconds: number): Promise
   await db.execute(sql`SELECT load_changes_purge(make_interval(secs => ${keepSeconds}))`);
 }
 
-/** Per-status and per-tab counts of the loads a list matches (GET /loads/stats). */
+/**
+ * Per-status counts from the counters when they answer the list (no condition but statuses, or one
+ * filter load_facet_counts keeps, alone or with statuses); null otherwise. Loads without a status
+ * come back as null, as in a count over loads.
+ */
+async function statusCountsFromCounters(db: DbOrTx, scope: OrgScope, q: LoadQuery) {
+  if (q.tabs.length > 0 || q.conditions.length > 1) return null;
+  const facet = q.conditions[0]?.facet;
+  if (q.conditions.length === 1 && !facet) return null;
+  if (q.statuses && q.statuses.length === 0) return [];
+  const counter = facet ? loadFacetCounts : loadStatusCounts;
+  const rows = await db
+    .select({ load_status: counter.load_status, n: sql<string>`sum(${counter.n})` })
+    .from(counter)
+    .where(
+      and(
+        eq(counter.organization_id, scope.organizationId),
+        facet ? eq(loadFacetCounts.facet, facet.name) : undefined,
+        facet ? sql`${loadFacetCounts.value} = ANY(${textArray(facet.values)})` : undefined,
+        q.statuses ? inArray(counter.load_status, q.statuses) : undefined,
+      ),
+    )
+    .groupBy(counter.load_status);
+  return rows.map((r) => ({ load_status: r.load_status === '' ? null : r.load_status, n: Number(r.n) }));
+}
+
+/** Each tab's count over the whole organization, on the tabs' own indexes ('all' from the counters). */
+async function tabCountsOfOrganization(db: DbOrTx, scope: OrgScope, tabs: LoadTab[]) {
+  const columns = tabs.map((tab) =>
+    tab === 'all'
+      ? sql`(SELECT coalesce(sum(${loadStatusCounts.n}), 0)::int FROM ${loadStatusCounts} WHERE ${loadStatusCounts.organization_id} = ${scope.organizationId}) AS ${sql.identifier(tab)}`
+      : sql`(${tabOnlyCounts[tab](scope.organizationId)}) AS ${sql.identifier(tab)}`,
+  );
+  return (await db.execute<Record<string, number>>(sql`SELECT ${sql.join(columns, sql`, `)}`)).rows;
+}
+
+/**
+ * Per-status and per-tab counts of the loads a list matches (GET /loads/stats). The counters give
+ * the statuses when they answer the list, and the tabs' own indexes give the tabs of the whole
+ * organization (as for a tab alone), so a dashboard's unfiltered stats never pass over its loads.
+ * Any other list is counted over its matching loads, on the indexes of its filters.
+ */
 export async function loadStats(db: DbOrTx, scope: OrgScope, q: LoadQuery, tabs: LoadTab[]) {
   const where = whereOf(scope, q);
+  const whole = q.conditions.length === 0 && q.statuses === null && q.tabs.length === 0;
   const [byStatus, [byTab]] = await Promise.all([
-    db
-      .select({ load_status: loads.load_status, n: sql<number>`count(*)::int` })
-      .from(loads)
-      .where(where)
-      .groupBy(loads.load_status),
-    db
-      .select(
-        Object.fromEntries(
-          tabs.map((tab) => {
-            const condition = tab === 'all' ? null : tabConditions[tab];
-            return [
-              tab,
-              condition ? sql<number>`count(*) FILTER (WHERE ${condition})::int` : sql<number>`count(*)::int`,
-            ];
-          }),
-        ),
-      )
-      .from(loads)
-      .where(where),
+    statusCountsFromCounters(db, scope, q).then(
+      (countered) =>
+        countered ??
+        db
+          .select({ load_status: loads.load_status, n: sql<number>`count(*)::int` })
+          .from(loads)
+          .where(where)
+          .groupBy(loads.load_status),
+    ),
+    whole
+      ? tabCountsOfOrganization(db, scope, tabs)
+      : db
+          .select(
+            Object.fromEntries(
+              tabs.map((tab) => {
+                const condition = tab === 'all' ? null : tabConditions[tab];
+                return [
+                  tab,
+                  condition
+                    ? sql<number>`count(*) FILTER (WHERE ${condition})::int`
+                    : sql<number>`count(*)::int`,
+                ];
+              }),
+            ),
+          )
+          .from(loads)
+          .where(where),
   ]);
   return { byStatus, byTab: (byTab ?? {}) as Record<string, number> };
 }
