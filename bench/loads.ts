@@ -22,7 +22,8 @@ import { ingest, loadPayload, percentile, pickupAt, postBatch } from './lib/load
  * LOADS loads (default 1,000,000; BENCH_SMOKE=1: 400) with 2-3 stops each are ingested into one
  * organization through POST /loads/batch (1000 a request, two in flight), and a tenth as many into
  * a second one; offers, calls and outreaches are added in SQL for the tabs. Then every scenario
- * (the list's hot filters, alone and combined, and every order_by both ways) is measured with 8
+ * (the list's hot filters, alone and combined, every order_by both ways, and the organization's
+ * GET /loads/stats, whose total and active_offers tab are checked too) is measured with 8
  * connections twice: quiet, and under writes, while a sustained writer re-sends 100 existing
  * loads with a changed rate through POST /loads/batch every 500 ms (a TMS sync: loads picked at
  * random among the newest WRITER_WINDOW, default 50,000, the ones still moving). Each phase also
@@ -53,6 +54,7 @@ interface ListScenario {
 }
 
 const GET_BY_ID = 'GET /loads/{id} (baseline)';
+const STATS = 'GET /loads/stats';
 
 export async function run() {
   const reuse = process.env.BENCH_REUSE;
@@ -100,8 +102,10 @@ export async function run() {
     const only = process.env.BENCH_ONLY;
     const wanted = only?.split('|');
     const kept = wanted ? list.filter((s) => wanted.some((w) => s.name.includes(w))) : list;
+    const withStats = !wanted || wanted.some((w) => STATS.includes(w));
     const scenarios: Scenario[] = [
       ...kept.map((s) => ({ name: s.name, url: `${api}/loads${s.query ? `?${s.query}` : ''}`, headers })),
+      ...(withStats ? [{ name: STATS, url: `${api}/loads/stats`, headers }] : []),
       { name: GET_BY_ID, url: `${api}/loads/${loadId}`, headers },
     ];
     for (const s of scenarios) await expectOk(s);
@@ -125,6 +129,19 @@ export async function run() {
         [org.id],
       );
       counts.set(s.name, { api: body.pagination.total_count, sql: rows[0]!.n });
+    }
+    if (withStats) {
+      // The stats' total and one tab, against SQL.
+      const res = await fetch(`${api}/loads/stats`, { headers });
+      const stats = (await res.json()) as { total_count: number; by_tab: { active_offers: number } };
+      const { rows } = await pool.query<{ n: number; offered: number }>(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM offers o
+           WHERE o.load_id = loads.id AND o.status = 'pending'))::int AS offered
+         FROM loads WHERE organization_id = $1`,
+        [org.id],
+      );
+      counts.set(STATS, { api: stats.total_count, sql: rows[0]!.n });
+      counts.set(`${STATS} active_offers`, { api: stats.by_tab.active_offers, sql: rows[0]!.offered });
     }
 
     report({ loadCount, otherCount, window, options, ingestion, writer: w, quiet, busy, counts, autovacuum });
