@@ -605,6 +605,10 @@ describe('total_count stays exact while loads are written', () => {
           query,
         ).toEqual([]);
     }
+    // A tab's count is kept until its table is written: a new pending offer shows at once.
+    await addOffer(t, orgId, rows.find((r) => r.load_number === 'E-7')!.id, { status: 'pending' });
+    const after = await t.app.inject({ method: 'GET', url: '/api/v1/loads/stats', headers });
+    expect(after.json().by_tab.active_offers).toBe((await sqlStats('true')).offered);
   });
 
   it('counts afresh once the history behind a kept count is purged', async () => {

@@ -259,53 +259,41 @@ async function statusCountsFromCounters(db: DbOrTx, scope: OrgScope, q: LoadQuer
   return rows.map((r) => ({ load_status: r.load_status === '' ? null : r.load_status, n: Number(r.n) }));
 }
 
-/** Each tab's count over the whole organization, on the tabs' own indexes ('all' from the counters). */
-async function tabCountsOfOrganization(db: DbOrTx, scope: OrgScope, tabs: LoadTab[]) {
-  const columns = tabs.map((tab) =>
-    tab === 'all'
-      ? sql`(SELECT coalesce(sum(${loadStatusCounts.n}), 0)::int FROM ${loadStatusCounts} WHERE ${loadStatusCounts.organization_id} = ${scope.organizationId}) AS ${sql.identifier(tab)}`
-      : sql`(${tabOnlyCounts[tab](scope.organizationId)}) AS ${sql.identifier(tab)}`,
+/** Per-status counts of the loads a list matches: from the counters when they answer it. */
+export async function statusCounts(db: DbOrTx, scope: OrgScope, q: LoadQuery) {
+  return (
+    (await statusCountsFromCounters(db, scope, q)) ??
+    (await db
+      .select({ load_status: loads.load_status, n: sql<number>`count(*)::int` })
+      .from(loads)
+      .where(whereOf(scope, q))
+      .groupBy(loads.load_status))
   );
-  return (await db.execute<Record<string, number>>(sql`SELECT ${sql.join(columns, sql`, `)}`)).rows;
 }
 
 /**
- * Per-status and per-tab counts of the loads a list matches (GET /loads/stats). The counters give
- * the statuses when they answer the list, and the tabs' own indexes give the tabs of the whole
- * organization (as for a tab alone), so a dashboard's unfiltered stats never pass over its loads.
- * Any other list is counted over its matching loads, on the indexes of its filters.
+ * Per-tab counts of the loads a list matches, over those loads (GET /loads/stats of a filtered
+ * list; the whole organization's come from the tabs' own tables, LoadListReader.tabTotals).
  */
-export async function loadStats(db: DbOrTx, scope: OrgScope, q: LoadQuery, tabs: LoadTab[]) {
-  const where = whereOf(scope, q);
-  const whole = q.conditions.length === 0 && q.statuses === null && q.tabs.length === 0;
-  const [byStatus, [byTab]] = await Promise.all([
-    statusCountsFromCounters(db, scope, q).then(
-      (countered) =>
-        countered ??
-        db
-          .select({ load_status: loads.load_status, n: sql<number>`count(*)::int` })
-          .from(loads)
-          .where(where)
-          .groupBy(loads.load_status),
-    ),
-    whole
-      ? tabCountsOfOrganization(db, scope, tabs)
-      : db
-          .select(
-            Object.fromEntries(
-              tabs.map((tab) => {
-                const condition = tab === 'all' ? null : tabConditions[tab];
-                return [
-                  tab,
-                  condition
-                    ? sql<number>`count(*) FILTER (WHERE ${condition})::int`
-                    : sql<number>`count(*)::int`,
-                ];
-              }),
-            ),
-          )
-          .from(loads)
-          .where(where),
-  ]);
-  return { byStatus, byTab: (byTab ?? {}) as Record<string, number> };
+export async function tabCounts(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: LoadQuery,
+  tabs: LoadTab[],
+): Promise<Record<string, number>> {
+  const [row] = await db
+    .select(
+      Object.fromEntries(
+        tabs.map((tab) => {
+          const condition = tab === 'all' ? null : tabConditions[tab];
+          return [
+            tab,
+            condition ? sql<number>`count(*) FILTER (WHERE ${condition})::int` : sql<number>`count(*)::int`,
+          ];
+        }),
+      ),
+    )
+    .from(loads)
+    .where(whereOf(scope, q));
+  return (row ?? {}) as Record<string, number>;
 }

@@ -13,7 +13,7 @@ import { listLoadCalls, toCall } from '../calls/index.js';
 import { findVisibleLoadView } from '../load-views/index.js';
 import { LOAD_ID_IN_PATH, requireLoad } from './load-lookup.js';
 import type { LoadInput } from './loads-input-schemas.js';
-import { loadStats } from './loads-list-counts.js';
+import { statusCounts, tabCounts } from './loads-list-counts.js';
 import { filterConditions, type LoadQuery } from './loads-list-filters.js';
 import { LoadListReader } from './loads-list-reader.js';
 import { findLoadView, listLoadEscalations, listLoadVerifications } from './loads-repository.js';
@@ -141,7 +141,18 @@ export class LoadsService {
     const { view_id, ...filters } = query;
     const viewFilters = view_id ? await this.viewFilters(scope, view_id) : null;
     const q = await combine(this.db, scope.organizationId, [filters, viewFilters]);
-    const { byStatus, byTab } = await loadStats(this.db, scope, q, [...LOAD_TABS]);
+    // The whole organization's tabs are counted on the tabs' own tables and kept until they are
+    // written, as the list counts a tab alone; a filtered list's over its matching loads.
+    const whole = q.conditions.length === 0 && q.statuses === null && q.tabs.length === 0;
+    const [byStatus, byTab] = await Promise.all([
+      statusCounts(this.db, scope, q),
+      whole
+        ? this.lists.tabTotals(
+            scope,
+            LOAD_TABS.filter((t) => t !== 'all'),
+          )
+        : tabCounts(this.db, scope, q, [...LOAD_TABS]),
+    ]);
     const by_status: Record<string, number> = Object.fromEntries(
       [...LOAD_STATUSES, 'none'].map((s) => [s, 0]),
     );
@@ -153,10 +164,9 @@ export class LoadsService {
     return {
       total_count: total,
       by_status,
-      by_tab: Object.fromEntries(LOAD_TABS.map((t) => [t, byTab[t] ?? 0])) as Record<
-        (typeof LOAD_TABS)[number],
-        number
-      >,
+      by_tab: Object.fromEntries(
+        LOAD_TABS.map((t) => [t, t === 'all' && whole ? total : (byTab[t] ?? 0)]),
+      ) as Record<(typeof LOAD_TABS)[number], number>,
     };
   }
 
