@@ -117,6 +117,9 @@ export class LoadListReader {
       );
       if (check?.moved === 0 && check.tabVersions === kept.tabVersions) {
         kept.snapshot = check.snapshot;
+        // Last used goes last: the pages evicted first are those nobody asked for longest.
+        this.pages.delete(pageKey);
+        this.pages.set(pageKey, kept);
         return { total, rows: await readLoadsInOrder(this.db, scope, kept.ids, sort) };
       }
       stamp = check;
