@@ -109,7 +109,7 @@ const findsPage = (q: string) => q.includes('"loads"."id" IN (');
 const isFreshCount = (q: string) => /^select count\(\*\)::int AS n, pg_current_snapshot/i.test(q);
 
 /** Whether a statement brings a kept count up to date from load_changes (countChangesSince). */
-const isCountUpdate = (q: string) => q.includes('"load_changes"') && q.includes('AS delta');
+const isCountUpdate = (q: string) => q.includes('"load_changes"') && !q.includes('now_in AS');
 
 const LISTS: [string, string][] = [
   ['posted_rate_min=1000&posted_rate_max=1999', 'posted_rate BETWEEN 1000 AND 1999'],

@@ -148,9 +148,43 @@ function changesSince(scope: OrgScope, snapshot: string, maxChanges: number): SQ
     )`;
 }
 
-/** Whether the changes since the snapshot may be read (see changesSince). */
-const changesReadable = (maxChanges: number) =>
-  sql`(SELECT ok FROM usable) AND (SELECT n FROM changed) <= ${maxChanges}`;
+/**
+ * One statement over the changes since `snapshot` (changesSince, then the CTEs `more` adds): the
+ * integer `value` computes from them, with the statement's own snapshot and its tabs' versions in
+ * it. Null when the changes may not be read (history purged, or more than `maxChanges` loads).
+ */
+async function overChangesSince(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: LoadQuery,
+  snapshot: string,
+  maxChanges: number,
+  value: SQL,
+  more?: SQL,
+): Promise<{ value: number; snapshot: string; tabVersions: string } | null> {
+  const result = await db.execute<{ snapshot: string; value: number | null; tab_versions: string }>(
+    sql`${changesSince(scope, snapshot, maxChanges)}${more ? sql`, ${more}` : sql``}
+        SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions,
+          CASE WHEN (SELECT ok FROM usable) AND (SELECT n FROM changed) <= ${maxChanges}
+            THEN (${value})::int END AS value`,
+  );
+  const row = result.rows[0]!;
+  if (row.value === null) return null;
+  return { value: row.value, snapshot: row.snapshot, tabVersions: row.tab_versions };
+}
+
+/**
+ * The changed loads (`ch`) the list matches, with `columns`: as they are now (`now`), and as they
+ * were at the snapshot (`before`: each row as it was, read back into the loads' own columns).
+ */
+function matchingChanges(scope: OrgScope, q: LoadQuery, columns: SQL) {
+  const where = whereOf(scope, q, 'row');
+  return {
+    now: sql`SELECT ${columns} FROM ch JOIN ${loads} ON ${loads.id} = ch.load_id WHERE ${where}`,
+    before: sql`SELECT ${columns} FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
+      WHERE ch.before IS NOT NULL AND ${where}`,
+  };
+}
 
 /**
  * How the count of a list moved between `snapshot` and now: each load written by a transaction
@@ -167,19 +201,16 @@ export async function countChangesSince(
   snapshot: string,
   maxChanges: number,
 ): Promise<{ delta: number; snapshot: string; tabVersions: string } | null> {
-  const where = whereOf(scope, q, 'row');
-  const result = await db.execute<{ snapshot: string; delta: number | null; tab_versions: string }>(
-    sql`${changesSince(scope, snapshot, maxChanges)}
-        SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions,
-          CASE WHEN ${changesReadable(maxChanges)} THEN
-            (SELECT count(*) FROM ch JOIN ${loads} ON ${loads.id} = ch.load_id WHERE ${where})::int
-            - (SELECT count(*) FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
-               WHERE ch.before IS NOT NULL AND ${where})::int
-          END AS delta`,
+  const { now, before } = matchingChanges(scope, q, sql`ch.load_id`);
+  const moved = await overChangesSince(
+    db,
+    scope,
+    q,
+    snapshot,
+    maxChanges,
+    sql`(SELECT count(*) FROM (${now}) n) - (SELECT count(*) FROM (${before}) t)`,
   );
-  const row = result.rows[0]!;
-  if (row.delta === null) return null;
-  return { delta: row.delta, snapshot: row.snapshot, tabVersions: row.tab_versions };
+  return moved && { delta: moved.value, snapshot: moved.snapshot, tabVersions: moved.tabVersions };
 }
 
 /**
@@ -198,21 +229,18 @@ export async function pageChangesSince(
   snapshot: string,
   maxChanges: number,
 ): Promise<{ moved: number; snapshot: string; tabVersions: string } | null> {
-  const where = whereOf(scope, q, 'row');
-  const result = await db.execute<{ snapshot: string; moved: number | null; tab_versions: string }>(
-    sql`${changesSince(scope, snapshot, maxChanges)},
-        now_in AS (SELECT ch.load_id, ${sortKey} AS k FROM ch JOIN ${loads} ON ${loads.id} = ch.load_id WHERE ${where}),
-        then_in AS (SELECT ch.load_id, ${sortKey} AS k FROM ch CROSS JOIN LATERAL jsonb_populate_record(NULL::loads, ch.before) AS loads
-          WHERE ch.before IS NOT NULL AND ${where})
-        SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions,
-          CASE WHEN ${changesReadable(maxChanges)} THEN
-            (SELECT count(*) FROM now_in FULL JOIN then_in ON then_in.load_id = now_in.load_id
-             WHERE now_in.load_id IS NULL OR then_in.load_id IS NULL OR now_in.k IS DISTINCT FROM then_in.k)::int
-          END AS moved`,
+  const { now, before } = matchingChanges(scope, q, sql`ch.load_id, ${sortKey} AS k`);
+  const moved = await overChangesSince(
+    db,
+    scope,
+    q,
+    snapshot,
+    maxChanges,
+    sql`SELECT count(*) FROM now_in FULL JOIN then_in ON then_in.load_id = now_in.load_id
+      WHERE now_in.load_id IS NULL OR then_in.load_id IS NULL OR now_in.k IS DISTINCT FROM then_in.k`,
+    sql`now_in AS (${now}), then_in AS (${before})`,
   );
-  const row = result.rows[0]!;
-  if (row.moved === null) return null;
-  return { moved: row.moved, snapshot: row.snapshot, tabVersions: row.tab_versions };
+  return moved && { moved: moved.value, snapshot: moved.snapshot, tabVersions: moved.tabVersions };
 }
 
 /** The current snapshot and the versions of the list's tabs' tables in it. */
