@@ -71,23 +71,8 @@ export async function countFromCounters(db: DbOrTx, scope: OrgScope, q: LoadQuer
     const result = await db.execute<{ n: number }>(tabOnlyCounts[q.tabs[0]!](scope.organizationId));
     return result.rows[0]?.n ?? 0;
   }
-  if (q.tabs.length > 0 || q.conditions.length > 1) return null;
-  if (q.statuses && q.statuses.length === 0) return 0;
-  const facet = q.conditions[0]?.facet;
-  if (q.conditions.length === 1 && !facet) return null;
-  const counter = facet ? loadFacetCounts : loadStatusCounts;
-  const [row] = await db
-    .select({ n: sql<string | null>`sum(${counter.n})` })
-    .from(counter)
-    .where(
-      and(
-        eq(counter.organization_id, scope.organizationId),
-        facet ? eq(loadFacetCounts.facet, facet.name) : undefined,
-        facet ? sql`${loadFacetCounts.value} = ANY(${textArray(facet.values)})` : undefined,
-        q.statuses ? inArray(counter.load_status, q.statuses) : undefined,
-      ),
-    );
-  return Number(row?.n ?? 0);
+  const byStatus = await statusCountsFromCounters(db, scope, q);
+  return byStatus && byStatus.reduce((sum, r) => sum + r.n, 0);
 }
 
 /**
