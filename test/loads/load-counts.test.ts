@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fileDatabaseUrl, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { addOffer, createLoad, stopPayload } from '../helpers/load-factories.js';
+import { statementConfigsDuring } from '../helpers/statements.js';
 
 describe('total_count stays exact as loads change', () => {
   const t = useTestApp();
@@ -86,20 +87,7 @@ function exactness(t: TestApp) {
 
 /** The SQL text of every statement the app sends on its pool while `fn` runs. */
 async function statementsSentDuring(t: TestApp, fn: () => Promise<void>): Promise<string[]> {
-  const pool = t.database.pool;
-  const sent: string[] = [];
-  const original = pool.query.bind(pool);
-  (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
-    if (typeof config === 'object' && config && 'text' in config)
-      sent.push((config as { text: string }).text);
-    return (original as (...a: unknown[]) => unknown)(config, values);
-  };
-  try {
-    await fn();
-  } finally {
-    (pool as unknown as { query: unknown }).query = original;
-  }
-  return sent;
+  return (await statementConfigsDuring(t, fn)).map((s) => s.text);
 }
 
 /** Whether a statement finds the ids of a page (listLoadPage) rather than reading known ids. */
@@ -336,6 +324,47 @@ describe('total_count stays exact while loads are written', () => {
     const sent = await statementsSentDuring(t, () => expectExact(orgId, headers, list));
     expect(sent.some(isCountUpdate)).toBe(true);
     expect(sent.some(isFreshCount)).toBe(false);
+  });
+
+  it('runs the statements of a kept list as prepared statements, one name per text, and a fresh count unnamed', async () => {
+    const { orgId, headers } = await tenantWithLoads(10);
+    const url = '/api/v1/loads?origin_city=reno&order_by=posted_rate&order=desc';
+    const get = async () => {
+      const res = await t.app.inject({ method: 'GET', url, headers });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { data: { id: string }[]; pagination: { total_count: number } };
+    };
+    const first = await get();
+    // A load outside the list changes: the kept count is brought up to date, the kept page stays.
+    await batch(headers, [body(8, { posted_rate: 4321 })]);
+    const requests = [await statementConfigsDuring(t, async () => void (await get()))];
+    requests.push(await statementConfigsDuring(t, async () => void (await get())));
+    for (const sent of requests) {
+      const unnamed = sent.filter((s) => !s.name).map((s) => s.text);
+      // The stored-values lookup, the count update, the page check and the rows of the kept page.
+      expect(sent.filter((s) => s.name && s.text.includes('"load_filter_values"'))).toHaveLength(1);
+      expect(sent.filter((s) => s.name && isCountUpdate(s.text))).toHaveLength(1);
+      expect(sent.filter((s) => s.name && s.text.includes('now_in AS'))).toHaveLength(1);
+      expect(sent.filter((s) => s.name && s.text.includes('"loads"."id" = ANY('))).toHaveLength(1);
+      expect(unnamed.filter((q) => isFreshCount(q) || findsPage(q))).toEqual([]);
+    }
+    // The same text is sent under the same name every time.
+    const names = new Map<string, Set<string>>();
+    for (const { text, name } of requests.flat().filter((s) => s.name)) {
+      names.set(text, (names.get(text) ?? new Set()).add(name!));
+    }
+    expect([...names.values()].every((n) => n.size === 1)).toBe(true);
+    expect(new Set([...names.values()].flatMap((n) => [...n])).size).toBe(names.size);
+    const again = await get();
+    expect(again.pagination.total_count).toBe(first.pagination.total_count);
+    // A fresh count of a list never seen runs unnamed: its plan depends on the values.
+    const fresh = await statementConfigsDuring(t, async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/loads?origin_city=boise', headers });
+      expect(res.statusCode, res.body).toBe(200);
+    });
+    expect(fresh.filter((s) => isFreshCount(s.text)).map((s) => s.name)).toEqual([undefined]);
+    expect(again.data.map((l) => l.id)).toEqual(first.data.map((l) => l.id));
+    await expectExact(orgId, headers, [['origin_city=reno', `origin_city ILIKE '%reno%'`]]);
   });
 
   it('counts a cheap list afresh when more loads changed since its kept count than re-testing them is worth', async () => {

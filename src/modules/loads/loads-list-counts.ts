@@ -4,6 +4,7 @@
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { executeReused } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { countLoadsWithCalls } from '../calls/index.js';
 import { countLoadsWithPendingOffer } from '../offers/index.js';
@@ -147,13 +148,16 @@ async function overChangesSince(
   value: SQL,
   more?: SQL,
 ): Promise<{ value: number; snapshot: string; tabVersions: string } | null> {
-  const result = await db.execute<{ snapshot: string; value: number | null; tab_versions: string }>(
+  // The same few texts run for every request of a list: planned once per connection (their plan
+  // walks the few changed loads by key whatever the values).
+  const [row] = await executeReused<{ snapshot: string; value: number | null; tab_versions: string }>(
+    db,
     sql`${changesSince(scope, snapshot, maxChanges)}${more ? sql`, ${more}` : sql``}
         SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions,
           CASE WHEN (SELECT ok FROM usable) AND (SELECT n FROM changed) <= ${maxChanges}
             THEN (${value})::int END AS value`,
   );
-  const row = result.rows[0]!;
+  if (!row) throw new Error('the change-log statement returned no row');
   if (row.value === null) return null;
   return { value: row.value, snapshot: row.snapshot, tabVersions: row.tab_versions };
 }

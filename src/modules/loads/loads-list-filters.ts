@@ -4,6 +4,7 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { executeReused } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { loadHasCall } from '../calls/index.js';
 import { loadHasPendingOffer } from '../offers/index.js';
@@ -100,8 +101,8 @@ async function resolveStoredValues(
     (l, i) =>
       sql`ARRAY(SELECT v.value FROM ${loadFilterValues} v WHERE v.organization_id = ${organizationId} AND v.field = ${l.field} AND ${l.test} ORDER BY v.value) AS ${sql.raw(`v${i}`)}`,
   );
-  const result = await db.execute<Record<string, string[]>>(sql`SELECT ${sql.join(columns, sql`, `)}`);
-  const row = result.rows[0]!;
+  const [row] = await executeReused<Record<string, string[]>>(db, sql`SELECT ${sql.join(columns, sql`, `)}`);
+  if (!row) throw new Error('the stored-values lookup returned no row');
   return lookups.map((l, i) => l.condition(textArray(row[`v${i}`] ?? [])));
 }
 

@@ -4,6 +4,7 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { selectReused } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { type LoadQuery, whereOf } from './loads-list-filters.js';
 import { loadStatusCounts } from './loads-list-tables.js';
@@ -174,10 +175,13 @@ export async function listLoadPage(
 
 /** The rows of a page whose ids are known (LoadsService keeps them), in the page's order. */
 export function readLoadsInOrder(db: DbOrTx, scope: OrgScope, ids: string[], sort: LoadSort) {
-  return selectLoads(
-    db,
-    and(eq(loads.organization_id, scope.organizationId), sql`${loads.id} = ANY(${textArray(ids)})`),
-  ).orderBy(...sortPlan(sort).order);
+  // One text per sort order, read by primary key whatever the ids: planned once per connection.
+  return selectReused(
+    selectLoads(
+      db,
+      and(eq(loads.organization_id, scope.organizationId), sql`${loads.id} = ANY(${textArray(ids)})`),
+    ).orderBy(...sortPlan(sort).order),
+  );
 }
 
 /**
