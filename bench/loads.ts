@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
+import { namedTextCount } from '../src/db/prepared.js';
 import { systemScope } from '../src/domain/scope.js';
 import type { Services } from '../src/services.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
@@ -445,6 +446,8 @@ function report(r: {
   }
   const summary = [...runs].map(([k, e]) => `${k} x${e.n} (${(e.ms / 1000).toFixed(1)} s)`);
   console.log(`\nautovacuum stand-in ran: ${summary.length ? summary.join('; ') : 'nothing'}`);
+  const texts = namedTextCount();
+  console.log(`statement texts prepared by name: ${texts.named} of at most ${texts.max}`);
   const measured = r.options.requests
     ? `${r.options.requests} requests`
     : `${r.options.durationSeconds} s x ${r.options.rounds} rounds, medians`;

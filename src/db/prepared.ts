@@ -37,21 +37,41 @@ export async function executeNamed<T extends Record<string, unknown>>(
 }
 
 /**
- * Statement texts named so far. Every pooled connection may end up holding a prepared statement
- * for each, so their number is bounded: past it, a new text runs unnamed (parsed and planned each
- * time, as any other statement).
+ * Statement texts named so far. PostgreSQL keeps each named statement per connection, with its
+ * query tree and plan: 150-350 KB for the load list's statements (measured in
+ * pg_backend_memory_contexts). A name is never taken back (node-postgres has no way to forget a
+ * statement it prepared), so their number bounds what every pooled connection may hold: 100 texts
+ * (psycopg's default too), about 30 MB per connection at most. Past the bound a text runs unnamed
+ * (parsed and planned each time, as any other statement).
  */
-const MAX_NAMED_TEXTS = 500;
+const MAX_NAMED_TEXTS = 100;
+/** A text is named on its third use: a list shape asked for once or twice takes no slot. */
+const NAMED_FROM_USE = 3;
+/** Texts used fewer times so far, with their count; forgotten all at once when this many. */
+const MAX_CANDIDATES = 1000;
 const namedTexts = new Map<string, string>();
+const candidates = new Map<string, number>();
 
-/** The name a statement text is prepared under (from its hash), or none once the bound is reached. */
+/** How many texts are named, and the bound (for a benchmark's report). */
+export const namedTextCount = () => ({ named: namedTexts.size, max: MAX_NAMED_TEXTS });
+
+/**
+ * The name a statement text is prepared under (from its hash) once it has been used often enough,
+ * or none: before that, or once the bound is reached.
+ */
 export function nameOfText(text: string): string | undefined {
-  let name = namedTexts.get(text);
-  if (name === undefined && namedTexts.size < MAX_NAMED_TEXTS) {
-    name = `t_${createHash('sha1').update(text).digest('hex').slice(0, 32)}`;
-    namedTexts.set(text, name);
+  const name = namedTexts.get(text);
+  if (name !== undefined || namedTexts.size >= MAX_NAMED_TEXTS) return name;
+  const uses = (candidates.get(text) ?? 0) + 1;
+  if (uses < NAMED_FROM_USE) {
+    if (candidates.size >= MAX_CANDIDATES) candidates.clear();
+    candidates.set(text, uses);
+    return undefined;
   }
-  return name;
+  candidates.delete(text);
+  const named = `t_${createHash('sha1').update(text).digest('hex').slice(0, 32)}`;
+  namedTexts.set(text, named);
+  return named;
 }
 
 /**

@@ -11,22 +11,27 @@ describe('statements prepared by their text (executeReused)', () => {
   const run = (k: number, v: number) =>
     executeReused<{ n: number }>(t.database.db, sql`SELECT ${v}::int + ${sql.raw(String(k))} AS n`);
 
-  it('names a text the same way each time, apart from other texts, and stops naming new texts past its bound', async () => {
+  it('names a text from its third use, the same way each time and apart from other texts', async () => {
     const sent = await statementConfigsDuring(t, async () => {
-      expect(await run(0, 1)).toEqual([{ n: 1 }]);
-      expect(await run(0, 2)).toEqual([{ n: 2 }]);
-      expect(await run(1, 2)).toEqual([{ n: 3 }]);
+      for (let v = 1; v <= 4; v++) expect(await run(0, v)).toEqual([{ n: v }]);
+      for (let v = 1; v <= 3; v++) expect(await run(1, v)).toEqual([{ n: v + 1 }]);
     });
-    expect(sent.map((s) => s.name)).toEqual([sent[0]!.name, sent[0]!.name, sent[2]!.name]);
-    expect(sent[0]!.name).toMatch(/^t_[0-9a-f]{32}$/);
-    expect(sent[2]!.name).not.toBe(sent[0]!.name);
+    const names = sent.map((s) => s.name);
+    expect(names.slice(0, 2)).toEqual([undefined, undefined]);
+    expect(names[2]).toMatch(/^t_[0-9a-f]{32}$/);
+    expect(names[3]).toBe(names[2]);
+    expect(names.slice(4)).toEqual([undefined, undefined, expect.stringMatching(/^t_[0-9a-f]{32}$/)]);
+    expect(names[6]).not.toBe(names[2]);
+  });
 
-    // 500 texts are named in all (two above); the ones past that run unnamed, and still answer.
-    for (let k = 2; k < 500; k++) await run(k, 0);
+  it('names no more than 100 texts: later ones run unnamed and still answer', async () => {
+    // Texts 0 to 99, three uses each, fill the bound (those named above stay named).
+    for (let k = 0; k < 100; k++) for (let v = 0; v < 3; v++) await run(k, v);
     const past = await statementConfigsDuring(t, async () => {
-      expect(await run(500, 1)).toEqual([{ n: 501 }]);
+      for (let v = 0; v < 4; v++) expect(await run(100, v)).toEqual([{ n: 100 + v }]);
       expect(await run(0, 5)).toEqual([{ n: 5 }]);
     });
-    expect(past.map((s) => s.name)).toEqual([undefined, sent[0]!.name]);
+    expect(past.slice(0, 4).map((s) => s.name)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(past[4]!.name).toMatch(/^t_[0-9a-f]{32}$/);
   });
 });
