@@ -506,6 +506,32 @@ describe('total_count stays exact while loads are written', () => {
       ],
       found: true,
     });
+
+    // Sorted by load_number: a load of the page re-rated keeps its place (the page holds); one
+    // renumbered moves.
+    const byNumber = 'order_by=load_number&order_desc=false&page_size=3';
+    expect((await pageOf(byNumber)).rows.map((r) => (r as [string])[0])).toEqual(['E-0', 'E-1', 'E-2']);
+    await batch(headers, [body(1, { posted_rate: 7777 })]);
+    expect(await pageOf(byNumber)).toEqual({
+      rows: [
+        ['E-0', 900],
+        ['E-1', 7777],
+        ['E-2', 1000],
+      ],
+      found: false,
+    });
+    await t.database.pool.query(
+      `UPDATE loads SET load_number = 'E-00' WHERE organization_id = $1 AND load_number = 'E-2'`,
+      [orgId],
+    );
+    expect(await pageOf(byNumber)).toEqual({
+      rows: [
+        ['E-0', 900],
+        ['E-00', 1000],
+        ['E-1', 7777],
+      ],
+      found: true,
+    });
   });
 
   it('brings the count of a tab with a filter up to date while the tab table is unchanged, and counts afresh after it changes', async () => {

@@ -204,11 +204,11 @@ export async function countChangesSince(
 
 /**
  * How many loads written since `snapshot` could move a page of the list in this sort order: those
- * that entered or left it, and those in it whose sort key changed (a sort key load_changes does
- * not keep, load_number, counts as changed). At 0, every page of the list in this order holds the
- * same loads as at the snapshot, as long as its tabs' tables are unchanged (`tabVersions`, read
- * in this statement's snapshot). Null when the history may be purged or more than `maxChanges`
- * loads changed.
+ * that entered or left it, and those in it whose sort key changed (load_list_image keeps every
+ * sort key; one missing from an entry logged before migration 0015 counts as changed). At 0, every
+ * page of the list in this order holds the same loads as at the snapshot, as long as its tabs'
+ * tables are unchanged (`tabVersions`, read in this statement's snapshot). Null when the history
+ * may be purged or more than `maxChanges` loads changed.
  */
 export async function pageChangesSince(
   db: DbOrTx,
