@@ -30,8 +30,14 @@ export async function executeNamed<T extends Record<string, unknown>>(
   name: string,
   query: SQL,
 ): Promise<T[]> {
+  return runPrepared<T>(db, query, () => name);
+}
+
+/** Renders `query` and runs it under the name `nameOf` gives its text (none: unnamed). */
+async function runPrepared<T>(db: DbOrTx, query: SQL, nameOf: (text: string) => string | undefined) {
   const { session, dialect } = db as unknown as { session: PgSession; dialect: PgDialect };
-  const prepared = session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false);
+  const rendered = dialect.sqlToQuery(query);
+  const prepared = session.prepareQuery(rendered, undefined, nameOf(rendered.sql), false);
   const result = (await prepared.execute()) as { rows: T[] };
   return result.rows;
 }
@@ -81,12 +87,8 @@ export function nameOfText(text: string): string | undefined {
  * whose plan does (a count or a page over a filter's index) stays unnamed and is planned for its
  * values each time.
  */
-export async function executeReused<T extends Record<string, unknown>>(db: DbOrTx, query: SQL): Promise<T[]> {
-  const { session, dialect } = db as unknown as { session: PgSession; dialect: PgDialect };
-  const rendered = dialect.sqlToQuery(query);
-  const prepared = session.prepareQuery(rendered, undefined, nameOfText(rendered.sql), false);
-  const result = (await prepared.execute()) as { rows: T[] };
-  return result.rows;
+export function executeReused<T extends Record<string, unknown>>(db: DbOrTx, query: SQL): Promise<T[]> {
+  return runPrepared<T>(db, query, nameOfText);
 }
 
 /** A query builder run as executeReused runs raw SQL (same rule: a plan that values do not change). */
