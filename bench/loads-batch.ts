@@ -1,12 +1,14 @@
 import { systemScope } from '../src/domain/scope.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
+import { cpuSince, cpuTimes } from './lib/cpu.js';
 import { benchConfig, benchDatabase, listenApp } from './lib/harness.js';
 import { ingest, percentile } from './lib/load-payloads.js';
 
 /**
  * Ingestion through POST /loads/batch: LOADS new loads (default 100,000; 1000 a request with 2-3
  * stops each, two requests in flight) into an empty organization, then UPDATES requests re-sending
- * 1000 of them with a changed rate. Reports batch p50/p95/p99 and loads per second.
+ * 1000 of them with a changed rate. Reports batch p50/p95/p99, loads per second, and the CPU time
+ * spent per 1000 loads by this process and by the local PostgreSQL server (lib/cpu.ts).
  *
  * BENCH_SMOKE=1 ingests 3,000 (a few seconds); BENCH_DATABASE_URL uses a server of your own.
  * Where the server runs with autovacuum off, the bench vacuums and analyzes as autovacuum would.
@@ -28,23 +30,33 @@ export async function run() {
     await autovacuum.start();
     // Warm-up outside the measured figures.
     await ingest(api, headers, 'WARM', 0, 2000);
+    let cpu = cpuTimes();
     const created = await ingest(api, headers, 'BB', 0, total);
+    const createdCpu = cpuSince(cpu);
+    cpu = cpuTimes();
     const updated = await ingest(api, headers, 'BB', 0, Math.min(total, updates * 1000), {
       rateBump: () => 25,
     });
+    const updatedCpu = cpuSince(cpu);
     await autovacuum.stop();
     console.log(`\n### loads-batch (${total.toLocaleString('en-US')} new loads, then updates)\n`);
     console.log(
       `autovacuum stand-in: ${autovacuum.active ? `${autovacuum.log.length} runs` : 'off (server autovacuums)'}`,
     );
-    console.log('| requests (1000 loads, 2-3 stops) | n | p50 ms | p95 ms | p99 ms | loads/s |');
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
-    for (const [name, t] of [
-      ['new loads', created],
-      ['the same loads re-sent, rate changed', updated],
+    console.log(
+      'CPU per 1000 loads: this process (app and client) and every PostgreSQL process on the machine\n',
+    );
+    console.log(
+      '| requests (1000 loads, 2-3 stops) | n | p50 ms | p95 ms | p99 ms | loads/s | node CPU ms | PostgreSQL CPU ms |',
+    );
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const [name, t, c] of [
+      ['new loads', created, createdCpu],
+      ['the same loads re-sent, rate changed', updated, updatedCpu],
     ] as const) {
+      const per1000 = (ms: number | null) => (ms === null ? 'n/a' : ((ms * 1000) / t.loads).toFixed(0));
       console.log(
-        `| ${name} | ${t.batchMs.length} | ${percentile(t.batchMs, 50).toFixed(0)} | ${percentile(t.batchMs, 95).toFixed(0)} | ${percentile(t.batchMs, 99).toFixed(0)} | ${Math.round(t.loads / t.seconds)} |`,
+        `| ${name} | ${t.batchMs.length} | ${percentile(t.batchMs, 50).toFixed(0)} | ${percentile(t.batchMs, 95).toFixed(0)} | ${percentile(t.batchMs, 99).toFixed(0)} | ${Math.round(t.loads / t.seconds)} | ${per1000(c.nodeMs)} | ${per1000(c.postgresMs)} |`,
       );
     }
   } finally {
