@@ -1,7 +1,8 @@
+import type pg from 'pg';
 import { systemScope } from '../src/domain/scope.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
 import { cpuSince, cpuTimes } from './lib/cpu.js';
-import { benchConfig, benchDatabase, listenApp } from './lib/harness.js';
+import { benchConfig, benchDatabase, listenApp, reusedBenchDatabase } from './lib/harness.js';
 import { ingest, percentile } from './lib/load-payloads.js';
 
 /**
@@ -11,35 +12,46 @@ import { ingest, percentile } from './lib/load-payloads.js';
  * spent per 1000 loads by this process and by the local PostgreSQL server (lib/cpu.ts).
  *
  * BENCH_SMOKE=1 ingests 3,000 (a few seconds); BENCH_DATABASE_URL uses a server of your own.
+ * BENCH_REUSE=<database name> (on BENCH_DATABASE_URL's server) adds the loads to the 'Bench
+ * Brokerage' organization of a database `npm run bench -- loads` kept, under a prefix of their own:
+ * ingestion measured at that table's size (a million loads) rather than into an empty one. The
+ * database is kept, with the loads added.
  * Where the server runs with autovacuum off, the bench vacuums and analyzes as autovacuum would.
  */
 export async function run() {
   const smoke = process.env.BENCH_SMOKE === '1';
   const total = Number(process.env.LOADS ?? (smoke ? 3_000 : 100_000));
   const updates = Number(process.env.UPDATES ?? (smoke ? 2 : 20));
-  const db = await benchDatabase();
+  const reuse = process.env.BENCH_REUSE;
+  const db = reuse ? await reusedBenchDatabase(reuse) : await benchDatabase();
   const { app, url, services } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
   const autovacuum = new AutovacuumStandIn(db.database.pool);
   try {
-    const org = await services.auth.createOrganization('Bench');
+    const org = reuse
+      ? await benchBrokerage(db.database.pool)
+      : await services.auth.createOrganization('Bench');
+    // A reused database keeps earlier runs' keys and loads: each run's are named apart.
+    const run = reuse ? Date.now().toString(36).toUpperCase() : '';
     const { key } = await services.apiKeys.create(systemScope(org.id), {
-      name: 'bench',
+      name: reuse ? `bench ${run}` : 'bench',
     });
     const headers = { 'x-api-key': key };
     const api = `${url}/api/v1`;
     await autovacuum.start();
     // Warm-up outside the measured figures.
-    await ingest(api, headers, 'WARM', 0, 2000);
+    await ingest(api, headers, `WARM${run}`, 0, 2000);
     let cpu = cpuTimes();
-    const created = await ingest(api, headers, 'BB', 0, total);
+    const created = await ingest(api, headers, `BB${run}`, 0, total);
     const createdCpu = cpuSince(cpu);
     cpu = cpuTimes();
-    const updated = await ingest(api, headers, 'BB', 0, Math.min(total, updates * 1000), {
+    const updated = await ingest(api, headers, `BB${run}`, 0, Math.min(total, updates * 1000), {
       rateBump: () => 25,
     });
     const updatedCpu = cpuSince(cpu);
     await autovacuum.stop();
-    console.log(`\n### loads-batch (${total.toLocaleString('en-US')} new loads, then updates)\n`);
+    console.log(
+      `\n### loads-batch (${total.toLocaleString('en-US')} new loads, then updates${reuse ? `, into ${reuse}` : ''})\n`,
+    );
     console.log(
       `autovacuum stand-in: ${autovacuum.active ? `${autovacuum.log.length} runs` : 'off (server autovacuums)'}`,
     );
@@ -62,6 +74,15 @@ export async function run() {
   } finally {
     await autovacuum.stop();
     await app.close();
-    await db.close();
+    if (reuse) await db.database.close();
+    else await db.close();
   }
+}
+
+async function benchBrokerage(pool: pg.Pool): Promise<{ id: string }> {
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT id FROM organizations WHERE name = 'Bench Brokerage'`,
+  );
+  if (!rows[0]) throw new Error('BENCH_REUSE: the database has no Bench Brokerage organization');
+  return rows[0];
 }
