@@ -31,20 +31,20 @@ export async function run() {
       ? await benchBrokerage(db.database.pool)
       : await services.auth.createOrganization('Bench');
     // A reused database keeps earlier runs' keys and loads: each run's are named apart.
-    const run = reuse ? Date.now().toString(36).toUpperCase() : '';
+    const tag = reuse ? Date.now().toString(36).toUpperCase() : '';
     const { key } = await services.apiKeys.create(systemScope(org.id), {
-      name: reuse ? `bench ${run}` : 'bench',
+      name: reuse ? `bench ${tag}` : 'bench',
     });
     const headers = { 'x-api-key': key };
     const api = `${url}/api/v1`;
     await autovacuum.start();
     // Warm-up outside the measured figures.
-    await ingest(api, headers, `WARM${run}`, 0, 2000);
+    await ingest(api, headers, `WARM${tag}`, 0, 2000);
     let cpu = cpuTimes();
-    const created = await ingest(api, headers, `BB${run}`, 0, total);
+    const created = await ingest(api, headers, `BB${tag}`, 0, total);
     const createdCpu = cpuSince(cpu);
     cpu = cpuTimes();
-    const updated = await ingest(api, headers, `BB${run}`, 0, Math.min(total, updates * 1000), {
+    const updated = await ingest(api, headers, `BB${tag}`, 0, Math.min(total, updates * 1000), {
       rateBump: () => 25,
     });
     const updatedCpu = cpuSince(cpu);

@@ -129,7 +129,7 @@ export async function findLoadsByIdentifiers(
  * first building a sorted jsonb value; in a 1000-load batch the stops insert drops from about 80
  * to 56 ms.)
  */
-export function recordsetJson(rows: readonly object[]): SQL {
+function recordsetJson(rows: readonly object[]): SQL {
   const compact = new Array<Record<string, unknown>>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as Record<string, unknown>;
