@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { systemScope } from '../src/domain/scope.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
-import { cpuSince, cpuTimes } from './lib/cpu.js';
+import { cpuSince, cpuTimes, perThousand } from './lib/cpu.js';
 import { benchConfig, benchDatabase, listenApp, reusedBenchDatabase } from './lib/harness.js';
 import { ingest, percentile } from './lib/load-payloads.js';
 
@@ -66,9 +66,8 @@ export async function run() {
       ['new loads', created, createdCpu],
       ['the same loads re-sent, rate changed', updated, updatedCpu],
     ] as const) {
-      const per1000 = (ms: number | null) => (ms === null ? 'n/a' : ((ms * 1000) / t.loads).toFixed(0));
       console.log(
-        `| ${name} | ${t.batchMs.length} | ${percentile(t.batchMs, 50).toFixed(0)} | ${percentile(t.batchMs, 95).toFixed(0)} | ${percentile(t.batchMs, 99).toFixed(0)} | ${Math.round(t.loads / t.seconds)} | ${per1000(c.nodeMs)} | ${per1000(c.postgresMs)} |`,
+        `| ${name} | ${t.batchMs.length} | ${percentile(t.batchMs, 50).toFixed(0)} | ${percentile(t.batchMs, 95).toFixed(0)} | ${percentile(t.batchMs, 99).toFixed(0)} | ${Math.round(t.loads / t.seconds)} | ${perThousand(c.nodeMs, t.loads)} | ${perThousand(c.postgresMs, t.loads)} |`,
       );
     }
   } finally {

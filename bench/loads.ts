@@ -4,6 +4,7 @@ import { namedTextCount } from '../src/db/prepared.js';
 import { systemScope } from '../src/domain/scope.js';
 import type { Services } from '../src/services.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
+import { type CpuTimes, cpuSince, cpuTimes, perThousand } from './lib/cpu.js';
 import {
   benchConfig,
   benchDatabase,
@@ -85,7 +86,9 @@ export async function run() {
     console.log(`autovacuum: ${autovacuum.active ? 'off on the server; the bench stands in for it' : 'on'}`);
     let ingestion: Ingestion | null = null;
     if (!reuse) {
-      ingestion = await ingest(api, headers, 'BL', 0, loadCount, { onBatch: progress(loadCount) });
+      const cpu = cpuTimes();
+      const timings = await ingest(api, headers, 'BL', 0, loadCount, { onBatch: progress(loadCount) });
+      ingestion = { ...timings, cpu: cpuSince(cpu) };
       await ingest(api, otherHeaders, 'OL', 0, otherCount);
       await seedRelated(pool, org.id, 'BL', loadCount);
       await seedRelated(pool, other.id, 'OL', otherCount);
@@ -174,7 +177,7 @@ export async function run() {
   }
 }
 
-type Ingestion = Awaited<ReturnType<typeof ingest>>;
+type Ingestion = Awaited<ReturnType<typeof ingest>> & { cpu: CpuTimes };
 
 /** The two organizations of a fresh run, and how many loads each is given. */
 async function newOrganizations(services: Services) {
@@ -430,7 +433,8 @@ function report(r: {
       `\n### ingestion: ${i.loads.toLocaleString('en-US')} loads through POST /loads/batch (1000 a request, ` +
         `2-3 stops each, two in flight)\n\n${Math.round(i.loads / i.seconds)} loads/s; batch p50 ` +
         `${percentile(i.batchMs, 50).toFixed(0)} ms, p95 ${percentile(i.batchMs, 95).toFixed(0)} ms, ` +
-        `p99 ${percentile(i.batchMs, 99).toFixed(0)} ms`,
+        `p99 ${percentile(i.batchMs, 99).toFixed(0)} ms; CPU per 1000 loads: node ${perThousand(i.cpu.nodeMs, i.loads)} ms, ` +
+        `PostgreSQL ${perThousand(i.cpu.postgresMs, i.loads)} ms`,
     );
   console.log(
     `\nwriter (100 loads of the newest ${r.window.toLocaleString('en-US')} re-sent with a changed rate every 500 ms): ` +

@@ -54,3 +54,7 @@ function postgresCpuMs(): number | null {
   }
   return found ? ticks * MS_PER_TICK : null;
 }
+
+/** CPU ms per 1000 units of work, as printed; n/a when it could not be read. */
+export const perThousand = (ms: number | null, units: number) =>
+  ms === null ? 'n/a' : ((ms * 1000) / units).toFixed(0);
