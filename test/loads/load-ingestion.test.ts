@@ -142,6 +142,35 @@ describe('POST /loads', () => {
     expect(Date.parse(load.updated_at)).toBeGreaterThan(Date.parse(load.created_at));
   });
 
+  it('clears a field sent as null, of any column type, and keeps the ones not sent', async () => {
+    const { headers } = await keyedTenant(t);
+    const id = await createLoad(t, headers, {
+      load_number: 'L-N',
+      notes: 'gate 4',
+      po_numbers: ['PO-1'],
+      custom_fields: { priority: 2 },
+      context: { hot: true },
+      driver: { first_name: 'Dan' },
+    });
+    const cleared = await post(headers, {
+      load_number: 'L-N',
+      equipment_type: 'VAN',
+      notes: null,
+      po_numbers: null,
+      custom_fields: null,
+      driver: null,
+    });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    expect((await get(headers, id)).json()).toMatchObject({
+      notes: null,
+      po_numbers: null,
+      // The response shows custom_fields as an object, {} when none is stored.
+      custom_fields: {},
+      driver: null,
+      context: { hot: true },
+    });
+  });
+
   it('replaces the stops when they are sent and keeps them when they are not', async () => {
     const { headers } = await keyedTenant(t);
     const id = await createLoad(t, headers, { load_number: 'L-2' });
