@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * CPU time spent so far, in ms: by this process (the app and the benchmark's client), and by every
- * PostgreSQL server process on the machine, read from /proc (Linux only; null elsewhere, or when
+ * PostgreSQL server process on the machine (ended ones included), read from /proc (Linux only; null elsewhere, or when
  * the server runs on another machine and shows no process here). On a machine whose cores are the
  * bottleneck, CPU per unit of work is steadier from run to run than wall-clock rates.
  */
@@ -48,8 +48,10 @@ function postgresCpuMs(): number | null {
     const close = stat.lastIndexOf(')');
     if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
     const fields = stat.slice(close + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after "state".
-    ticks += Number(fields[11]) + Number(fields[12]);
+    // utime, stime, cutime and cstime are fields 14-17 of the line, 12-15 after "state". cutime
+    // and cstime hold the children a process has reaped: a backend or autovacuum worker that
+    // exits mid-measurement has its time moved into the postmaster's, so none is lost.
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     found = true;
   }
   return found ? ticks * MS_PER_TICK : null;
