@@ -8,8 +8,9 @@ import { ingest, percentile } from './lib/load-payloads.js';
 /**
  * Ingestion through POST /loads/batch: LOADS new loads (default 100,000; 1000 a request with 2-3
  * stops each, two requests in flight) into an empty organization, then UPDATES requests re-sending
- * 1000 of them with a changed rate. Reports batch p50/p95/p99, loads per second, and the CPU time
- * spent per 1000 loads by this process and by the local PostgreSQL server (lib/cpu.ts).
+ * 1000 of them with a changed rate, then the same UPDATES requests again, unchanged (matched, not
+ * written). Reports batch p50/p95/p99, loads per second, and the CPU time spent per 1000 loads by
+ * this process and by the local PostgreSQL server (lib/cpu.ts).
  *
  * BENCH_SMOKE=1 ingests 3,000 (a few seconds); BENCH_DATABASE_URL uses a server of your own.
  * BENCH_REUSE=<database name> (on BENCH_DATABASE_URL's server) adds the loads to the 'Bench
@@ -48,6 +49,12 @@ export async function run() {
       rateBump: () => 25,
     });
     const updatedCpu = cpuSince(cpu);
+    // The same again: nothing changes, so nothing is written (a TMS full sync of unchanged loads).
+    cpu = cpuTimes();
+    const unchanged = await ingest(api, headers, `BB${tag}`, 0, Math.min(total, updates * 1000), {
+      rateBump: () => 25,
+    });
+    const unchangedCpu = cpuSince(cpu);
     await autovacuum.stop();
     console.log(
       `\n### loads-batch (${total.toLocaleString('en-US')} new loads, then updates${reuse ? `, into ${reuse}` : ''})\n`,
@@ -65,6 +72,7 @@ export async function run() {
     for (const [name, t, c] of [
       ['new loads', created, createdCpu],
       ['the same loads re-sent, rate changed', updated, updatedCpu],
+      ['the same loads re-sent unchanged', unchanged, unchangedCpu],
     ] as const) {
       console.log(
         `| ${name} | ${t.batchMs.length} | ${percentile(t.batchMs, 50).toFixed(0)} | ${percentile(t.batchMs, 95).toFixed(0)} | ${percentile(t.batchMs, 99).toFixed(0)} | ${Math.round(t.loads / t.seconds)} | ${perThousand(c.nodeMs, t.loads)} | ${perThousand(c.postgresMs, t.loads)} |`,

@@ -196,6 +196,97 @@ describe('POST /loads', () => {
     expect(list.json().data.map((l: { id: string }) => l.id)).toEqual([id]);
   });
 
+  it('writes nothing for a load re-sent unchanged: updated_at, stop ids and webhooks stay; stops sent again unchanged keep their ids', async () => {
+    const tenant = await keyedTenant(t);
+    const { headers } = tenant;
+    const hook = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/endpoints',
+      headers: tenant.user.headers,
+      payload: { url: 'https://receiver.example/hooks', event_types: ['*'] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const payload = loadPayload({
+      load_number: 'L-SAME',
+      tms_status: 'Booked',
+      posted_rate: 1800,
+      po_numbers: ['PO-1', 'PO-2'],
+      custom_fields: { lane: 'east', nested: { b: [1, 2], a: null } },
+      driver: { first_name: 'Dan', phone: '+13125550100' },
+      stops: [
+        stopPayload('Pickup', { city: 'Reno' }),
+        {
+          ...stopPayload('Dropoff', { city: 'Boise' }),
+          notes: 'dock 2',
+          contact: { first_name: 'Ann', email: 'ann@dock.example' },
+        },
+      ],
+    });
+    const id = await createLoad(t, headers, payload);
+    const events = async (type: string) => {
+      const { rows } = await t.database.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM events WHERE type = $1 AND data->>'load_id' = $2`,
+        [type, id],
+      );
+      return rows[0]!.n;
+    };
+    expect(await events('load.created')).toBe(1);
+    const first = (await get(headers, id)).json();
+
+    // The same load again, its jsonb keys in another order and its datetimes spelt otherwise.
+    const again = {
+      ...payload,
+      custom_fields: { nested: { a: null, b: [1, 2] }, lane: 'east' },
+      stops: [
+        stopPayload('Pickup', { city: 'Reno', date: '2026-03-02T08:00:00-06:00' }),
+        {
+          ...stopPayload('Dropoff', { city: 'Boise' }),
+          notes: 'dock 2',
+          contact: { first_name: 'Ann', email: 'ann@dock.example' },
+        },
+      ],
+    };
+    const same = await post(headers, again);
+    expect(same.statusCode, same.body).toBe(200);
+    expect(same.json()).toMatchObject({ load_id: id, operation: 'updated' });
+    const batch = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/loads/batch',
+      headers,
+      payload: { loads: [again] },
+    });
+    expect(batch.statusCode, batch.body).toBe(200);
+    expect(batch.json()).toMatchObject({
+      summary: { total: 1, created: 0, updated: 1, skipped: 0, failed: 0 },
+      results: [{ load_id: id, operation: 'updated' }],
+    });
+    const unchanged = (await get(headers, id)).json();
+    expect(unchanged).toEqual(first);
+    expect(await events('load.updated')).toBe(0);
+
+    // A changed rate is written, and its stops, sent again unchanged, keep their ids.
+    const rate = await post(headers, { ...again, posted_rate: 1900 });
+    expect(rate.statusCode, rate.body).toBe(200);
+    const rated = (await get(headers, id)).json();
+    expect(rated.posted_rate).toBe(1900);
+    expect(Date.parse(rated.updated_at)).toBeGreaterThan(Date.parse(first.updated_at));
+    expect(rated.stops).toEqual(first.stops);
+    expect(await events('load.updated')).toBe(1);
+
+    // One changed stop replaces the stops: the load is updated with them.
+    const moved = await post(headers, {
+      ...again,
+      posted_rate: 1900,
+      stops: [again.stops[0], { ...again.stops[1], notes: 'dock 3' }],
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const restopped = (await get(headers, id)).json();
+    expect(restopped.stops.map((s: { notes: string | null }) => s.notes)).toEqual([null, 'dock 3']);
+    expect(restopped.stops[0].id).not.toBe(first.stops[0].id);
+    expect(Date.parse(restopped.updated_at)).toBeGreaterThan(Date.parse(rated.updated_at));
+    expect(await events('load.updated')).toBe(2);
+  });
+
   it('refuses a new load with fewer than two stops, naming stops', async () => {
     const { headers } = await keyedTenant(t);
     const res = await post(headers, loadPayload({ stops: [stopPayload('Pickup')] }));

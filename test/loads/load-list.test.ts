@@ -253,7 +253,7 @@ describe('GET /loads', () => {
       method: 'POST',
       url: '/api/v1/loads',
       headers: key,
-      payload: { load_number: 'U1', equipment_type: 'VAN' },
+      payload: { load_number: 'U1', equipment_type: 'REEFER' },
     });
     expect(updated.statusCode, updated.body).toBe(200);
     expect(await order(true)).toEqual([first, second]);

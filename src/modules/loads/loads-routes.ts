@@ -27,6 +27,11 @@ const RATE_WRITE_RULE =
   'only ones who read them. A MEMBER who sends either (even as null) gets 403 `forbidden` naming the ' +
   'field in `param`, and nothing is written; leave both out to update the rest of the load.';
 
+const UNCHANGED_RULE =
+  'A load matched and sent again with nothing different is answered `updated` but not written: ' +
+  'its `updated_at` stays, and no `load.updated` event is sent. `stops` sent again exactly as ' +
+  'stored keep their `stop_` ids; stops that differ in anything replace them, with new ids.';
+
 /**
  * The hot reads skip re-validating their response with zod before JSON.stringify (PERFORMANCE.md:
  * about half of a page's serialization cost). Safe because toLoad (loads-responses) builds every
@@ -55,7 +60,7 @@ function upsertRoutes(app: App, service: LoadsService) {
         operationId: 'upsertLoad',
         tags,
         summary: 'Create or update one load (201 created, 200 updated)',
-        description: RATE_WRITE_RULE,
+        description: `${UNCHANGED_RULE} ${RATE_WRITE_RULE}`,
         body: loadInputBody,
         response: {
           200: loadUpsertResultSchema,
@@ -85,7 +90,8 @@ function upsertRoutes(app: App, service: LoadsService) {
           'is reported in `data[].error` and `errors[]`, naming the field from the body root ' +
           "(`loads[3].stops[0].type`); the others are applied. A MEMBER's item that sends " +
           '`customer_rate` or `margin` fails with `error_code` `forbidden` and `param` ' +
-          '`loads[3].customer_rate`.',
+          '`loads[3].customer_rate`. ' +
+          UNCHANGED_RULE,
         body: loadBatchBody,
         response: {
           200: loadBatchResultSchema,

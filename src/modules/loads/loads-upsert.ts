@@ -23,6 +23,7 @@ import {
 } from './loads-repository.js';
 import { forbiddenRateField } from './loads-responses.js';
 import type { LoadBatchResult } from './loads-schemas.js';
+import { groupByLoad, sameLoad, sameStops } from './loads-unchanged.js';
 
 export type ItemStatus = 'created' | 'updated' | 'skipped' | 'failed';
 export interface ItemError {
@@ -174,9 +175,10 @@ interface Plan {
   created: LoadRow[];
   updated: LoadRow[];
   sentStops: StopRow[];
-  /** Stored loads whose stops were sent again (replaced). */
+  /** Stored loads whose stops were sent again (replaced unless they are the same). */
   stopsSentFor: string[];
-  previousStatus: Map<string, string | null>;
+  /** The stored row of each matched load, as it was read. */
+  before: Map<string, LoadRow>;
 }
 
 /** The stored load each accepted item matches (tms_load_id, then external_id, then load_number). */
@@ -214,7 +216,7 @@ function planWrites(
     updated: [],
     sentStops: [],
     stopsSentFor: [],
-    previousStatus: new Map(),
+    before: new Map(),
   };
   for (const { index, input } of accepted) {
     const match = matchOf(input);
@@ -260,7 +262,7 @@ function planWrites(
       );
       continue;
     }
-    if (match) plan.previousStatus.set(match.id, match.load_status);
+    if (match) plan.before.set(match.id, match);
     const row = mergeLoad(scope.organizationId, match, input, mappings, now);
     if (match) claimed.set(match.id, index);
     if (input.stops) {
@@ -280,33 +282,49 @@ function planWrites(
   return plan;
 }
 
-/** Writes the planned loads (derived columns first), their stops, and the load.* events. */
+/**
+ * Writes the planned loads (derived columns first), their stops, and the load.* events. A matched
+ * load whose merged row and stops equal what is stored is not written at all: its updated_at, its
+ * stop ids and its events stay as they were (a TMS sync re-sending unchanged loads costs a read).
+ * Stops sent again unchanged are kept, ids and all, even when the load itself changed.
+ */
 async function writePlan(tx: DbOrTx, scope: OrgScope, plan: Plan): Promise<void> {
-  const { created, updated, sentStops, stopsSentFor, previousStatus } = plan;
-  // Derived columns need each load's stops: those just sent, else the stored ones.
-  const stopsByLoad = new Map<string, StopRow[]>();
-  const resent = new Set(stopsSentFor);
-  const keptStops = updated.filter((r) => !resent.has(r.id)).map((r) => r.id);
-  for (const s of [...sentStops, ...(await storedStops(tx, scope, keptStops))]) {
-    const list = stopsByLoad.get(s.load_id) ?? [];
-    list.push(s);
-    stopsByLoad.set(s.load_id, list);
-  }
-  for (const row of [...created, ...updated]) {
-    Object.assign(row, derivedColumns(row, stopsByLoad.get(row.id) ?? []));
+  const { created, updated, before } = plan;
+  const stored = groupByLoad(
+    await storedStops(
+      tx,
+      scope,
+      updated.map((r) => r.id),
+    ),
+  );
+  const sent = groupByLoad(plan.sentStops);
+  const replaced = plan.stopsSentFor.filter((id) => !sameStops(sent.get(id)!, stored.get(id) ?? []));
+  const replacing = new Set(replaced);
+  // Derived columns need each load's stops: those written, else the stored ones.
+  for (const row of created) Object.assign(row, derivedColumns(row, sent.get(row.id) ?? []));
+  const written: LoadRow[] = [];
+  for (const row of updated) {
+    const stops = (replacing.has(row.id) ? sent.get(row.id) : stored.get(row.id)) ?? [];
+    Object.assign(row, derivedColumns(row, stops));
+    if (replacing.has(row.id) || !sameLoad(row, before.get(row.id)!)) written.push(row);
   }
   await insertLoads(tx, created);
-  await updateLoads(tx, scope, updated);
-  // New loads have no stops to drop.
-  await replaceStops(tx, scope, stopsSentFor, sentStops);
+  await updateLoads(tx, scope, written);
+  await replaceStops(
+    tx,
+    scope,
+    replaced,
+    plan.sentStops.filter((s) => !before.has(s.load_id) || replacing.has(s.load_id)),
+  );
+  const previousStatus = (r: LoadRow) => before.get(r.id)!.load_status ?? null;
   await emitEvents(tx, scope.organizationId, [
     ...created.map((r) => ({ type: 'load.created' as const, data: loadEventData(r) })),
-    ...updated.map((r) => ({ type: 'load.updated' as const, data: loadEventData(r) })),
-    ...updated
-      .filter((r) => (previousStatus.get(r.id) ?? null) !== (r.load_status ?? null))
+    ...written.map((r) => ({ type: 'load.updated' as const, data: loadEventData(r) })),
+    ...written
+      .filter((r) => previousStatus(r) !== (r.load_status ?? null))
       .map((r) => ({
         type: 'load.status_changed' as const,
-        data: { ...loadEventData(r), previous_load_status: previousStatus.get(r.id) ?? null },
+        data: { ...loadEventData(r), previous_load_status: previousStatus(r) },
       })),
   ]);
 }

@@ -1,0 +1,50 @@
+// What an upsert compares to find a matched load it would not change: its merged row and its
+// stops against the stored ones, value by value as PostgreSQL stores them.
+
+import { isDeepStrictEqual } from 'node:util';
+import type { LoadRow, StopRow } from './loads-repository.js';
+
+/** Stops by load id, each load's in the order given. */
+export function groupByLoad(rows: StopRow[]): Map<string, StopRow[]> {
+  const byLoad = new Map<string, StopRow[]>();
+  for (const s of rows) {
+    const list = byLoad.get(s.load_id);
+    if (list) list.push(s);
+    else byLoad.set(s.load_id, [s]);
+  }
+  return byLoad;
+}
+
+/** Whether a merged row changes nothing stored but its updated_at. */
+export function sameLoad(row: LoadRow, stored: LoadRow): boolean {
+  const a = row as unknown as Record<string, unknown>;
+  const b = stored as unknown as Record<string, unknown>;
+  for (const key in a) {
+    if (key !== 'updated_at' && !sameValue(a[key], b[key])) return false;
+  }
+  return true;
+}
+
+/** Whether stops sent again equal the stored ones, in order (their new ids aside). */
+export function sameStops(sent: StopRow[], stored: StopRow[]): boolean {
+  if (sent.length !== stored.length) return false;
+  return sent.every((s, i) => {
+    const a = s as unknown as Record<string, unknown>;
+    const b = stored[i] as unknown as Record<string, unknown>;
+    for (const key in a) {
+      if (key !== 'id' && !sameValue(a[key], b[key])) return false;
+    }
+    return true;
+  });
+}
+
+/**
+ * Column values as PostgreSQL stores them: null and absent alike, datetimes by instant, and jsonb
+ * by value (its object keys come back in an order of its own, without those left undefined).
+ */
+function sameValue(a: unknown, b: unknown): boolean {
+  if ((a ?? null) === (b ?? null)) return true;
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+}
