@@ -285,6 +285,22 @@ describe('POST /loads', () => {
     expect(restopped.stops[0].id).not.toBe(first.stops[0].id);
     expect(Date.parse(restopped.updated_at)).toBeGreaterThan(Date.parse(rated.updated_at));
     expect(await events('load.updated')).toBe(2);
+
+    // A change deep inside a jsonb field is a change, and so is a key holding null left out.
+    const restoppedBody = {
+      ...again,
+      posted_rate: 1900,
+      stops: [again.stops[0], { ...again.stops[1], notes: 'dock 3' }],
+    };
+    for (const [n, custom_fields] of [
+      [3, { lane: 'east', nested: { a: null, b: [1, 3] } }],
+      [4, { lane: 'east', nested: { b: [1, 3] } }],
+    ] as const) {
+      const res = await post(headers, { ...restoppedBody, custom_fields });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((await get(headers, id)).json().custom_fields).toEqual(custom_fields);
+      expect(await events('load.updated')).toBe(n);
+    }
   });
 
   it('refuses a new load with fewer than two stops, naming stops', async () => {

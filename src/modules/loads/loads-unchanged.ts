@@ -1,7 +1,6 @@
 // What an upsert compares to find a matched load it would not change: its merged row and its
 // stops against the stored ones, value by value as PostgreSQL stores them.
 
-import { isDeepStrictEqual } from 'node:util';
 import type { LoadRow, StopRow } from './loads-repository.js';
 
 /** Stops by load id, each load's in the order given. */
@@ -40,11 +39,20 @@ export function sameStops(sent: StopRow[], stored: StopRow[]): boolean {
 
 /**
  * Column values as PostgreSQL stores them: null and absent alike, datetimes by instant, and jsonb
- * by value (its object keys come back in an order of its own, without those left undefined).
+ * by value (its object keys come back in an order of its own, and a key left undefined is never
+ * stored, while one holding null is).
  */
 function sameValue(a: unknown, b: unknown): boolean {
   if ((a ?? null) === (b ?? null)) return true;
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  return isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => sameValue(v, b[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x).filter((k) => x[k] !== undefined);
+  if (keys.length !== Object.keys(y).filter((k) => y[k] !== undefined).length) return false;
+  return keys.every((k) => y[k] !== undefined && sameValue(x[k], y[k]));
 }
