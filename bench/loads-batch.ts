@@ -12,7 +12,8 @@ import { ingest, percentile } from './lib/load-payloads.js';
  * written). Reports batch p50/p95/p99, loads per second, and the CPU time spent per 1000 loads by
  * this process and by the local PostgreSQL server (lib/cpu.ts).
  *
- * BENCH_SMOKE=1 ingests 3,000 (a few seconds); BENCH_DATABASE_URL uses a server of your own.
+ * BENCH_SMOKE=1 ingests 3,000 (a few seconds); BENCH_DATABASE_URL uses a server of your own;
+ * IN_FLIGHT sets how many requests of new loads are in flight at once (default 2).
  * BENCH_REUSE=<database name> (on BENCH_DATABASE_URL's server) adds the loads to the 'Bench
  * Brokerage' organization of a database `npm run bench -- loads` kept, under a prefix of their own:
  * ingestion measured at that table's size (a million loads) rather than into an empty one. The
@@ -24,6 +25,7 @@ export async function run() {
   const total = Number(process.env.LOADS ?? (smoke ? 3_000 : 100_000));
   const updates = Number(process.env.UPDATES ?? (smoke ? 2 : 20));
   const reuse = process.env.BENCH_REUSE;
+  const inFlight = Number(process.env.IN_FLIGHT ?? 2);
   const db = reuse ? await reusedBenchDatabase(reuse) : await benchDatabase();
   const { app, url, services } = await listenApp(db.database, benchConfig({ WORKERS_ENABLED: 'false' }));
   const autovacuum = new AutovacuumStandIn(db.database.pool);
@@ -42,7 +44,7 @@ export async function run() {
     // Warm-up outside the measured figures.
     await ingest(api, headers, `WARM${tag}`, 0, 2000);
     let cpu = cpuTimes();
-    const created = await ingest(api, headers, `BB${tag}`, 0, total);
+    const created = await ingest(api, headers, `BB${tag}`, 0, total, { inFlight });
     const createdCpu = cpuSince(cpu);
     cpu = cpuTimes();
     const updated = await ingest(api, headers, `BB${tag}`, 0, Math.min(total, updates * 1000), {
