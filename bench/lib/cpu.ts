@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * CPU time spent so far, in ms: by this process (the app and the benchmark's client), and by every
- * PostgreSQL server process on the machine (ended ones included), read from /proc (Linux only; null elsewhere, or when
- * the server runs on another machine and shows no process here). On a machine whose cores are the
- * bottleneck, CPU per unit of work is steadier from run to run than wall-clock rates.
+ * PostgreSQL server process on the machine, ended ones included, read from /proc (Linux only; null
+ * elsewhere, or when the server runs on another machine and shows no process here). On a machine
+ * whose cores are the bottleneck, CPU per unit of work is steadier from run to run than wall-clock
+ * rates.
  */
 export interface CpuTimes {
   nodeMs: number;

@@ -290,13 +290,8 @@ function planWrites(
  */
 async function writePlan(tx: DbOrTx, scope: OrgScope, plan: Plan): Promise<void> {
   const { created, updated, before } = plan;
-  const stored = groupByLoad(
-    await storedStops(
-      tx,
-      scope,
-      updated.map((r) => r.id),
-    ),
-  );
+  const matched = updated.map((r) => r.id);
+  const stored = groupByLoad(await storedStops(tx, scope, matched));
   const sent = groupByLoad(plan.sentStops);
   const replaced = plan.stopsSentFor.filter((id) => !sameStops(sent.get(id)!, stored.get(id) ?? []));
   const replacing = new Set(replaced);
