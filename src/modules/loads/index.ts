@@ -8,7 +8,7 @@ export {
   type LoadReference,
   repUserIdOf,
   requireLoad,
-  type StopRow,
+  type StoredStop,
 } from './load-lookup.js';
 export { type Load, loadFilters } from './loads-schemas.js';
 export { findLoadsByNumber, openLoadsOnLane } from './loads-search.js';

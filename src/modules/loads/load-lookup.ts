@@ -3,7 +3,7 @@ import type { DbOrTx } from '../../db/client.js';
 import { notFound, unprocessable } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { Load } from './loads-schemas.js';
-import { loads, stops } from './loads-tables.js';
+import { loads, type StoredStop } from './loads-tables.js';
 
 /**
  * Where a request names the load: a path parameter (a missing load is 404 `not_found`) or a body
@@ -64,22 +64,17 @@ export async function findLoadFields<K extends LoadColumn>(
   return row as Pick<typeof loads.$inferSelect, K> | undefined;
 }
 
-export type StopRow = typeof stops.$inferSelect;
+export type { StoredStop };
 
-/** One stop of the load, or undefined when the load has no such stop. */
+/** One stop of the load, or undefined when the load (or its stop) is not there. */
 export async function findStopOfLoad(
   db: DbOrTx,
   scope: OrgScope,
   loadId: string,
   stopId: string,
-): Promise<StopRow | undefined> {
-  const [stop] = await db
-    .select()
-    .from(stops)
-    .where(
-      and(eq(stops.organization_id, scope.organizationId), eq(stops.load_id, loadId), eq(stops.id, stopId)),
-    );
-  return stop;
+): Promise<StoredStop | undefined> {
+  const row = await findLoadFields(db, scope.organizationId, loadId, ['stops']);
+  return row?.stops.find((s) => s.id === stopId);
 }
 
 /** Reads one load in its API shape (LoadsService.get); given to other modules by the composition root. */

@@ -1,7 +1,7 @@
 import { newId } from '../../domain/ids.js';
 import type { LoadInput, StopInput } from './loads-input-schemas.js';
-import type { LoadRow, StopRow } from './loads-repository.js';
-import type { LoadStatus, StoredContact } from './loads-tables.js';
+import type { LoadRow } from './loads-repository.js';
+import type { LoadStatus, StoredContact, StoredStop } from './loads-tables.js';
 
 /** DESIGN.md section 6: the default tms_status -> load_status table (keys lower-cased). */
 export const DEFAULT_STATUS_MAP: ReadonlyMap<string, LoadStatus> = new Map<string, LoadStatus>([
@@ -55,56 +55,74 @@ const contactOf = (c: StopInput['contact'] | undefined): StoredContact | null =>
       }
     : null;
 
-export function stopRows(organizationId: string, loadId: string, input: StopInput[]): StopRow[] {
+/** An ISO 8601 datetime in UTC (as loads.stops stores it), or undefined. */
+const isoOf = (d: Date | null | undefined) => (d ? d.toISOString() : undefined);
+
+/**
+ * The stops as loads.stops stores them, with new ids: each field that has a value (the others are
+ * left out, never null), the type and its flags filled in from each other.
+ */
+export function storedStops(input: StopInput[]): StoredStop[] {
   return input.map((s, position) => {
     const type = s.type ?? (s.is_pickup ? 'Pickup' : s.is_dropoff ? 'Dropoff' : null);
-    return {
+    return present({
       id: newId('stop'),
-      organization_id: organizationId,
-      load_id: loadId,
-      position,
       stop_number: s.stop_number ?? position + 1,
       type,
       is_pickup: s.is_pickup ?? (type === null ? null : type === 'Pickup'),
       is_dropoff: s.is_dropoff ?? (type === null ? null : type === 'Dropoff'),
-      expected_date: s.expected_date ?? null,
-      planned_start: s.planned?.start ?? null,
-      planned_end: s.planned?.end ?? null,
-      pickup_delivery_number: s.pickup_delivery_number ?? null,
-      actual_arrival_datetime: s.actual_stop_times?.arrival_datetime ?? null,
-      actual_departure_datetime: s.actual_stop_times?.departure_datetime ?? null,
-      carrier_eta: s.carrier_eta ?? null,
-      notes: s.notes ?? null,
-      special_instructions: s.special_instructions ?? null,
-      reference_numbers: s.reference_numbers?.map((r) => ({ value: r.value, type: r.type ?? null })) ?? null,
+      expected_date: isoOf(s.expected_date),
+      planned_start: isoOf(s.planned?.start),
+      planned_end: isoOf(s.planned?.end),
+      pickup_delivery_number: s.pickup_delivery_number,
+      actual_arrival_datetime: isoOf(s.actual_stop_times?.arrival_datetime),
+      actual_departure_datetime: isoOf(s.actual_stop_times?.departure_datetime),
+      carrier_eta: isoOf(s.carrier_eta),
+      notes: s.notes,
+      special_instructions: s.special_instructions,
+      reference_numbers: s.reference_numbers?.map((r) => ({ value: r.value, type: r.type ?? null })),
       contact: contactOf(s.contact),
-      contacts: s.contacts?.map((c) => contactOf(c)!) ?? null,
+      contacts: s.contacts?.map((c) => contactOf(c)!),
       city: s.location.city.trim(),
       state: s.location.state.trim(),
-      street: s.location.street ?? null,
-      postal_code: s.location.postal_code ?? null,
-      company_name: s.location.company_name ?? null,
-      county: s.location.county ?? null,
+      street: s.location.street,
+      postal_code: s.location.postal_code,
+      company_name: s.location.company_name,
+      county: s.location.county,
       country: s.location.country ?? 'US',
-      latitude: s.location.latitude ?? null,
-      longitude: s.location.longitude ?? null,
-    };
+      latitude: s.location.latitude,
+      longitude: s.location.longitude,
+    });
   });
 }
 
+type Nullable<T> = { [K in keyof T]: T[K] | null | undefined };
+
+/** The fields that have a value (a new object: deleting keys would slow every later read of it). */
+function present(stop: Nullable<StoredStop>): StoredStop {
+  const kept: Record<string, unknown> = {};
+  for (const key in stop) {
+    const value = stop[key as keyof StoredStop];
+    if (value !== null && value !== undefined) kept[key] = value;
+  }
+  return kept as unknown as StoredStop;
+}
+
 type StopForDerive = Pick<
-  StopRow,
+  StoredStop,
   'type' | 'is_pickup' | 'is_dropoff' | 'city' | 'state' | 'expected_date' | 'planned_start'
 >;
 
-const isPickup = (s: StopForDerive) => s.type === 'Pickup' || (s.type === null && s.is_pickup === true);
-const isDropoff = (s: StopForDerive) => s.type === 'Dropoff' || (s.type === null && s.is_dropoff === true);
+const isPickup = (s: StopForDerive) => s.type === 'Pickup' || (s.type === undefined && s.is_pickup === true);
+const isDropoff = (s: StopForDerive) =>
+  s.type === 'Dropoff' || (s.type === undefined && s.is_dropoff === true);
+const dateOf = (iso: string | undefined) => (iso === undefined ? null : new Date(iso));
 
 /**
  * The columns filters and search read, from the load and its stops (in order): origin is the first
  * pickup (else the first stop), destination the last drop-off (else the last stop).
  */
-export function derivedColumns(load: LoadRow, stops: StopForDerive[]) {
+export function derivedColumns(load: LoadRow, stops: readonly StopForDerive[]) {
   const origin = stops.find(isPickup) ?? stops[0];
   const destination = [...stops].reverse().find(isDropoff) ?? (stops.length > 1 ? stops.at(-1) : undefined);
   const repNames = new Set<string>();
@@ -131,8 +149,8 @@ export function derivedColumns(load: LoadRow, stops: StopForDerive[]) {
     origin_state: origin?.state ?? null,
     destination_city: destination?.city ?? null,
     destination_state: destination?.state ?? null,
-    pickup_date: origin ? (origin.expected_date ?? origin.planned_start ?? null) : null,
-    delivery_date: destination ? (destination.expected_date ?? destination.planned_start ?? null) : null,
+    pickup_date: origin ? dateOf(origin.expected_date ?? origin.planned_start) : null,
+    delivery_date: destination ? dateOf(destination.expected_date ?? destination.planned_start) : null,
     rep_names: [...repNames],
     search_text: searchText,
   };
@@ -245,6 +263,7 @@ function newLoadRow(organizationId: string, input: LoadInput, now: Date): LoadRo
     destination_state: null,
     pickup_date: null,
     delivery_date: null,
+    stops: [],
     rep_names: [],
     search_text: '',
     created_at: now,

@@ -2,34 +2,15 @@
 // an upsert, and the records attached to a load. The list's pages are in
 // loads-list-repository, its counts and stats in loads-list-counts, its filters in loads-list-filters.
 
-import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { carrierVerifications, escalations, loadStatusMappings, loads, stops } from './loads-tables.js';
+import { carrierVerifications, escalations, loadStatusMappings, loads } from './loads-tables.js';
 
 /** A load as written by the app: every column but the generated one. */
 export type LoadRow = Omit<typeof loads.$inferSelect, 'distance_key'>;
 export type LoadInsert = typeof loads.$inferInsert;
-export type StopRow = typeof stops.$inferSelect;
-
-/** A stop as it comes back inside a load query: JSON, so datetimes are strings. */
-export type StopJson = Omit<
-  StopRow,
-  | 'expected_date'
-  | 'planned_start'
-  | 'planned_end'
-  | 'actual_arrival_datetime'
-  | 'actual_departure_datetime'
-  | 'carrier_eta'
-> & {
-  expected_date: string | null;
-  planned_start: string | null;
-  planned_end: string | null;
-  actual_arrival_datetime: string | null;
-  actual_departure_datetime: string | null;
-  carrier_eta: string | null;
-};
 
 // Inside subqueries columns must be qualified: drizzle renders \${loads.id} as a bare "id" when
 // selecting from one table, which a subquery would resolve to its own table's column.
@@ -54,14 +35,11 @@ const {
 const { distance_key: _generated, ...storedLoadColumns } = getTableColumns(loads);
 
 /**
- * A load with what the API derives in the database: its stops (as JSON, in order) and the offer
- * and escalation aggregates. Used for a single load and for a page of them alike.
+ * A load (its stops included) with what the API derives in the database: the offer and escalation
+ * aggregates. Used for a single load and for a page of them alike.
  */
 const loadSelection = {
   ...loadColumns,
-  stops: sql<
-    StopJson[]
-  >`(SELECT coalesce(json_agg(s ORDER BY s.position), '[]'::json) FROM stops s WHERE s.load_id = ${loadsId})`,
   offer_count: sql<number>`(SELECT count(DISTINCT o.carrier_id)::int FROM offers o WHERE o.load_id = ${loadsId})`,
   max_offer_amount: sql<
     number | null
@@ -100,7 +78,6 @@ export async function findLoadView(db: Db, scope: OrgScope, id: string): Promise
 export const textArray = (values: string[]) => sql`${sql.param(values)}::text[]`;
 
 const loadColumnNames = Object.values(storedLoadColumns).map((c) => c.name);
-const stopColumnNames = Object.values(getTableColumns(stops)).map((c) => c.name);
 const columnList = (names: string[]) => sql.raw(names.map((n) => `"${n}"`).join(', '));
 
 /** Loads of the organization carrying any of these identifiers, locked for the upsert. */
@@ -126,8 +103,7 @@ export async function findLoadsByIdentifiers(
  * Rows as one JSON array for json_populate_recordset, each without its null fields: a missing key
  * reads as NULL, and a new load is mostly nulls, so this halves what is encoded, sent and parsed.
  * (json rather than jsonb: PostgreSQL reads each record's fields straight from the text instead of
- * first building a sorted jsonb value; in a 1000-load batch the stops insert drops from about 80
- * to 56 ms.)
+ * first building a sorted jsonb value of the whole record.)
  */
 function recordsetJson(rows: readonly object[]): SQL {
   const compact = new Array<Record<string, unknown>>(rows.length);
@@ -158,29 +134,6 @@ export async function updateLoads(db: DbOrTx, scope: OrgScope, rows: LoadRow[]):
   await db.execute(
     sql`UPDATE loads l SET (${columnList(assigned)}) = (${sql.raw(assigned.map((n) => `r."${n}"`).join(', '))}) FROM json_populate_recordset(NULL::loads, ${recordsetJson(rows)}) r WHERE l.id = r.id AND l.organization_id = ${scope.organizationId}`,
   );
-}
-
-/** Drops the stored stops of `replacedFor` (loads that had some), then writes `rows`. */
-export async function replaceStops(db: DbOrTx, scope: OrgScope, replacedFor: string[], rows: StopRow[]) {
-  if (replacedFor.length > 0) {
-    await db
-      .delete(stops)
-      .where(and(eq(stops.organization_id, scope.organizationId), inArray(stops.load_id, replacedFor)));
-  }
-  if (rows.length === 0) return;
-  await db.execute(
-    sql`INSERT INTO stops (${columnList(stopColumnNames)}) SELECT ${columnList(stopColumnNames)} FROM json_populate_recordset(NULL::stops, ${recordsetJson(rows)})`,
-  );
-}
-
-/** The stored stops of loads whose stops were not sent again: what their derived columns need. */
-export async function storedStops(db: DbOrTx, scope: OrgScope, loadIds: string[]): Promise<StopRow[]> {
-  if (loadIds.length === 0) return [];
-  return db
-    .select()
-    .from(stops)
-    .where(and(eq(stops.organization_id, scope.organizationId), inArray(stops.load_id, loadIds)))
-    .orderBy(stops.load_id, stops.position);
 }
 
 export async function statusMappingsOf(db: DbOrTx, scope: OrgScope): Promise<Map<string, string>> {

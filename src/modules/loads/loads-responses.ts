@@ -4,8 +4,9 @@
  */
 
 import type { Principal } from '../../domain/scope.js';
-import type { LoadView, StopJson } from './loads-repository.js';
+import type { LoadView } from './loads-repository.js';
 import type { Load, Stop } from './loads-schemas.js';
+import type { StoredStop } from './loads-tables.js';
 
 /**
  * DESIGN.md sections 3 and 9: customer_rate and margin are read and written only by API keys,
@@ -22,15 +23,16 @@ export const forbiddenRateField = (
   input: Partial<Record<(typeof RATE_FIELDS)[number], unknown>>,
 ) => (seesRates(p) ? undefined : RATE_FIELDS.find((f) => input[f] !== undefined));
 
-const dateOrNull = (s: string | null) => (s === null ? null : new Date(s));
+const dateOrNull = (s: string | undefined) => (s === undefined ? null : new Date(s));
 
-function toStop(s: StopJson): Stop {
+/** A stored stop in its API shape: every field, null where the stop has no value. */
+function toStop(s: StoredStop): Stop {
   const planned =
-    s.planned_start !== null || s.planned_end !== null
+    s.planned_start !== undefined || s.planned_end !== undefined
       ? { start: dateOrNull(s.planned_start), end: dateOrNull(s.planned_end) }
       : null;
   const actual =
-    s.actual_arrival_datetime !== null || s.actual_departure_datetime !== null
+    s.actual_arrival_datetime !== undefined || s.actual_departure_datetime !== undefined
       ? {
           arrival_datetime: dateOrNull(s.actual_arrival_datetime),
           departure_datetime: dateOrNull(s.actual_departure_datetime),
@@ -38,31 +40,31 @@ function toStop(s: StopJson): Stop {
       : null;
   return {
     id: s.id,
-    stop_number: s.stop_number,
-    type: s.type as Stop['type'],
-    is_pickup: s.is_pickup,
-    is_dropoff: s.is_dropoff,
+    stop_number: s.stop_number ?? null,
+    type: s.type ?? null,
+    is_pickup: s.is_pickup ?? null,
+    is_dropoff: s.is_dropoff ?? null,
     location: {
       city: s.city,
       state: s.state,
-      street: s.street,
-      postal_code: s.postal_code,
-      company_name: s.company_name,
-      county: s.county,
+      street: s.street ?? null,
+      postal_code: s.postal_code ?? null,
+      company_name: s.company_name ?? null,
+      county: s.county ?? null,
       country: s.country,
-      latitude: s.latitude,
-      longitude: s.longitude,
+      latitude: s.latitude ?? null,
+      longitude: s.longitude ?? null,
     },
     expected_date: dateOrNull(s.expected_date),
     planned,
-    pickup_delivery_number: s.pickup_delivery_number,
+    pickup_delivery_number: s.pickup_delivery_number ?? null,
     actual_stop_times: actual,
     carrier_eta: dateOrNull(s.carrier_eta),
-    reference_numbers: s.reference_numbers,
-    notes: s.notes,
-    special_instructions: s.special_instructions,
-    contact: s.contact,
-    contacts: s.contacts,
+    reference_numbers: s.reference_numbers ?? null,
+    notes: s.notes ?? null,
+    special_instructions: s.special_instructions ?? null,
+    contact: s.contact ?? null,
+    contacts: s.contacts ?? null,
   };
 }
 

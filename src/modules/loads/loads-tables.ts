@@ -46,6 +46,39 @@ export interface StoredReferenceNumber {
 }
 
 /**
+ * One stop of a load as loads.stops holds it (the stops in their order): a field without a value
+ * is left out rather than stored as null, and datetimes are ISO 8601 strings in UTC.
+ */
+export interface StoredStop {
+  id: string;
+  stop_number?: number;
+  type?: 'Pickup' | 'Dropoff';
+  is_pickup?: boolean;
+  is_dropoff?: boolean;
+  expected_date?: string;
+  planned_start?: string;
+  planned_end?: string;
+  pickup_delivery_number?: string;
+  actual_arrival_datetime?: string;
+  actual_departure_datetime?: string;
+  carrier_eta?: string;
+  notes?: string;
+  special_instructions?: string[];
+  reference_numbers?: StoredReferenceNumber[];
+  contact?: StoredContact;
+  contacts?: StoredContact[];
+  city: string;
+  state: string;
+  street?: string;
+  postal_code?: string;
+  company_name?: string;
+  county?: string;
+  country: string;
+  latitude?: number;
+  longitude?: number;
+}
+
+/**
  * A float8 as a bigint that orders the same and is equal exactly when the floats are (IEEE 754
  * bits of the magnitude; negative values mirrored below zero; -0 is 0). Immutable, so a
  * generated column and a filter's bound use the same expression.
@@ -108,6 +141,12 @@ export const loads = pgTable(
     assigned_to_ai_agent: boolean('assigned_to_ai_agent').notNull().default(false),
     context: jsonb('context').$type<Record<string, unknown>>(),
     custom_fields: jsonb('custom_fields').$type<Record<string, unknown>>(),
+    /**
+     * The stops, in order. They are written and replaced with the load, never one by one, and read
+     * with it: in the row, they cost neither a table of their own (its two indexes and foreign-key
+     * checks on every insert) nor a subquery on every read.
+     */
+    stops: jsonb('stops').$type<StoredStop[]>().notNull().default(sql`'[]'::jsonb`),
     // Derived from the stops and the load's own fields on every write (loads-ingestion
     // derivedColumns), so filters and search read one row and one index.
     origin_city: text('origin_city'),
@@ -193,49 +232,7 @@ export const loads = pgTable(
     // Carrier selection by lane history: earlier loads on the same state pair.
     index('loads_organization_lane_idx').on(t.organization_id, t.origin_state, t.destination_state),
     index('loads_search_trgm_idx').using('gin', sql`${t.search_text} gin_trgm_ops`),
-  ],
-);
-
-export const stops = pgTable(
-  'stops',
-  {
-    id: text('id').primaryKey(),
-    organization_id: organizationId(),
-    load_id: text('load_id')
-      .notNull()
-      .references(() => loads.id, { onDelete: 'cascade' }),
-    /** Position in the request, from 0; the order stops are returned in. */
-    position: integer('position').notNull(),
-    stop_number: integer('stop_number'),
-    type: text('type'),
-    is_pickup: boolean('is_pickup'),
-    is_dropoff: boolean('is_dropoff'),
-    expected_date: tstz('expected_date'),
-    planned_start: tstz('planned_start'),
-    planned_end: tstz('planned_end'),
-    pickup_delivery_number: text('pickup_delivery_number'),
-    actual_arrival_datetime: tstz('actual_arrival_datetime'),
-    actual_departure_datetime: tstz('actual_departure_datetime'),
-    carrier_eta: tstz('carrier_eta'),
-    notes: text('notes'),
-    special_instructions: jsonb('special_instructions').$type<string[]>(),
-    reference_numbers: jsonb('reference_numbers').$type<StoredReferenceNumber[]>(),
-    contact: jsonb('contact').$type<StoredContact>(),
-    contacts: jsonb('contacts').$type<StoredContact[]>(),
-    // Location
-    city: text('city').notNull(),
-    state: text('state').notNull(),
-    street: text('street'),
-    postal_code: text('postal_code'),
-    company_name: text('company_name'),
-    county: text('county'),
-    country: text('country').notNull().default('US'),
-    latitude: doublePrecision('latitude'),
-    longitude: doublePrecision('longitude'),
-  },
-  (t) => [
-    index('stops_load_idx').on(t.load_id, t.position),
-    check('stops_type_check', sql`${t.type} IS NULL OR ${t.type} IN ('Pickup', 'Dropoff')`),
+    check('loads_stops_array_check', sql`jsonb_typeof(${t.stops}) = 'array'`),
   ],
 );
 

@@ -1,18 +1,8 @@
 // What an upsert compares to find a matched load it would not change: its merged row and its
 // stops against the stored ones, value by value as PostgreSQL stores them.
 
-import type { LoadRow, StopRow } from './loads-repository.js';
-
-/** Stops by load id, each load's in the order given. */
-export function groupByLoad(rows: StopRow[]): Map<string, StopRow[]> {
-  const byLoad = new Map<string, StopRow[]>();
-  for (const s of rows) {
-    const list = byLoad.get(s.load_id);
-    if (list) list.push(s);
-    else byLoad.set(s.load_id, [s]);
-  }
-  return byLoad;
-}
+import type { LoadRow } from './loads-repository.js';
+import type { StoredStop } from './loads-tables.js';
 
 /** Whether a merged row changes nothing stored but its updated_at. */
 export function sameLoad(row: LoadRow, stored: LoadRow): boolean {
@@ -25,16 +15,9 @@ export function sameLoad(row: LoadRow, stored: LoadRow): boolean {
 }
 
 /** Whether stops sent again equal the stored ones, in order (their new ids aside). */
-export function sameStops(sent: StopRow[], stored: StopRow[]): boolean {
+export function sameStops(sent: readonly StoredStop[], stored: readonly StoredStop[]): boolean {
   if (sent.length !== stored.length) return false;
-  return sent.every((s, i) => {
-    const a = s as unknown as Record<string, unknown>;
-    const b = stored[i] as unknown as Record<string, unknown>;
-    for (const key in a) {
-      if (key !== 'id' && !sameValue(a[key], b[key])) return false;
-    }
-    return true;
-  });
+  return sent.every((s, i) => sameValue({ ...s, id: undefined }, { ...stored[i], id: undefined }));
 }
 
 /**

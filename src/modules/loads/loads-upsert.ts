@@ -9,21 +9,18 @@ import type { Db, DbOrTx } from '../../db/client.js';
 import { pathToParam } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { emitEvents } from '../webhooks/index.js';
-import { derivedColumns, loadIdentifier, mergeLoad, stopRows } from './loads-ingestion.js';
+import { derivedColumns, loadIdentifier, mergeLoad, storedStops } from './loads-ingestion.js';
 import { type LoadInput, loadInput } from './loads-input-schemas.js';
 import {
   findLoadsByIdentifiers,
   insertLoads,
   type LoadRow,
-  replaceStops,
-  type StopRow,
   statusMappingsOf,
-  storedStops,
   updateLoads,
 } from './loads-repository.js';
 import { forbiddenRateField } from './loads-responses.js';
 import type { LoadBatchResult } from './loads-schemas.js';
-import { groupByLoad, sameLoad, sameStops } from './loads-unchanged.js';
+import { sameLoad, sameStops } from './loads-unchanged.js';
 
 export type ItemStatus = 'created' | 'updated' | 'skipped' | 'failed';
 export interface ItemError {
@@ -174,9 +171,6 @@ interface Plan {
   results: ItemOutcome[];
   created: LoadRow[];
   updated: LoadRow[];
-  sentStops: StopRow[];
-  /** Stored loads whose stops were sent again (replaced unless they are the same). */
-  stopsSentFor: string[];
   /** The stored row of each matched load, as it was read. */
   before: Map<string, LoadRow>;
 }
@@ -214,8 +208,6 @@ function planWrites(
     results: [],
     created: [],
     updated: [],
-    sentStops: [],
-    stopsSentFor: [],
     before: new Map(),
   };
   for (const { index, input } of accepted) {
@@ -266,9 +258,11 @@ function planWrites(
     const row = mergeLoad(scope.organizationId, match, input, mappings, now);
     if (match) claimed.set(match.id, index);
     if (input.stops) {
-      plan.sentStops.push(...stopRows(scope.organizationId, row.id, input.stops));
-      if (match) plan.stopsSentFor.push(row.id);
+      // Stops sent again exactly as stored are kept, ids and all.
+      const sent = storedStops(input.stops);
+      if (!match || !sameStops(sent, match.stops)) row.stops = sent;
     }
+    Object.assign(row, derivedColumns(row, row.stops));
     (match ? plan.updated : plan.created).push(row);
     plan.results.push({
       index,
@@ -283,34 +277,15 @@ function planWrites(
 }
 
 /**
- * Writes the planned loads (derived columns first), their stops, and the load.* events. A matched
- * load whose merged row and stops equal what is stored is not written at all: its updated_at, its
- * stop ids and its events stay as they were (a TMS sync re-sending unchanged loads costs a read).
- * Stops sent again unchanged are kept, ids and all, even when the load itself changed.
+ * Writes the planned loads (their stops in the row) and the load.* events. A matched load whose
+ * merged row equals what is stored is not written at all: its updated_at, its stop ids and its
+ * events stay as they were (a TMS sync re-sending unchanged loads costs a read).
  */
 async function writePlan(tx: DbOrTx, scope: OrgScope, plan: Plan): Promise<void> {
   const { created, updated, before } = plan;
-  const matched = updated.map((r) => r.id);
-  const stored = groupByLoad(await storedStops(tx, scope, matched));
-  const sent = groupByLoad(plan.sentStops);
-  const replaced = plan.stopsSentFor.filter((id) => !sameStops(sent.get(id)!, stored.get(id) ?? []));
-  const replacing = new Set(replaced);
-  // Derived columns need each load's stops: those written, else the stored ones.
-  for (const row of created) Object.assign(row, derivedColumns(row, sent.get(row.id) ?? []));
-  const written: LoadRow[] = [];
-  for (const row of updated) {
-    const stops = (replacing.has(row.id) ? sent.get(row.id) : stored.get(row.id)) ?? [];
-    Object.assign(row, derivedColumns(row, stops));
-    if (replacing.has(row.id) || !sameLoad(row, before.get(row.id)!)) written.push(row);
-  }
+  const written = updated.filter((row) => !sameLoad(row, before.get(row.id)!));
   await insertLoads(tx, created);
   await updateLoads(tx, scope, written);
-  await replaceStops(
-    tx,
-    scope,
-    replaced,
-    plan.sentStops.filter((s) => !before.has(s.load_id) || replacing.has(s.load_id)),
-  );
   const previousStatus = (r: LoadRow) => before.get(r.id)!.load_status ?? null;
   await emitEvents(tx, scope.organizationId, [
     ...created.map((r) => ({ type: 'load.created' as const, data: loadEventData(r) })),

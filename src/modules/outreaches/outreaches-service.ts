@@ -18,7 +18,7 @@ import {
   LOAD_ID_IN_PATH,
   type LoadReference,
   requireLoad,
-  type StopRow,
+  type StoredStop,
 } from '../loads/index.js';
 import { acceptedOfferOfLoad } from '../offers/index.js';
 import { emitEvent, outreachEventData } from '../webhooks/index.js';
@@ -112,7 +112,7 @@ export class OutreachesService {
    */
   async trackingPrompt(scope: OrgScope, loadId: string, input: TrackingPromptInput): Promise<Outreach> {
     const load = await this.requireLoad(scope, loadId, LOAD_ID_IN_PATH);
-    let stop: StopRow | undefined;
+    let stop: StoredStop | undefined;
     if (input.stop_id) {
       stop = await findStopOfLoad(this.db, scope, load.id, input.stop_id);
       if (!stop) {
@@ -141,10 +141,10 @@ export class OutreachesService {
         ? {
             stop_id: stop.id,
             stop: {
-              type: stop.type,
+              type: stop.type ?? null,
               city: stop.city,
               state: stop.state,
-              expected_date: stop.expected_date?.toISOString() ?? null,
+              expected_date: stop.expected_date ?? null,
             },
           }
         : {}),
