@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createDatabase } from '../../src/db/client.js';
+import { migrationsFolder, runMigrations } from '../../src/db/migrate.js';
+import { systemScope } from '../../src/domain/scope.js';
+import { buildTestApp } from '../helpers/app.js';
+import { databaseUrl, dropDatabase } from '../helpers/pg-admin.js';
+
+/** An empty database of the test server, dropped after the file. */
+const created: string[] = [];
+async function emptyDatabase(): Promise<string> {
+  const name = `envoy_t_${inject('runId')}_m${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: inject('adminUrl') });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  created.push(name);
+  return databaseUrl(inject('adminUrl'), name);
+}
+
+afterAll(async () => {
+  const admin = new pg.Client({ connectionString: inject('adminUrl') });
+  await admin.connect();
+  try {
+    for (const name of created) await dropDatabase(admin, name);
+  } finally {
+    await admin.end();
+  }
+});
+
+/** A copy of the migrations folder holding those before `tag` only. */
+function migrationsBefore(tag: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'envoy-migrations-'));
+  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  };
+  const cut = journal.entries.findIndex((e) => e.tag === tag);
+  expect(cut).toBeGreaterThan(0);
+  const kept = journal.entries.slice(0, cut);
+  for (const e of kept) cpSync(path.join(migrationsFolder, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
+  mkdirSync(path.join(dir, 'meta'));
+  writeFileSync(path.join(dir, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: kept }), {
+    flag: 'w',
+  });
+  return dir;
+}
+
+describe('migrations', () => {
+  it('apply every migration through a pool whose statement timeout is far below what they take', async () => {
+    // The pool's timeout is the per-request cap (DB_STATEMENT_TIMEOUT_MS); creating the extensions
+    // alone takes longer than 5 ms, so the migration runner must lift it for its own session.
+    const database = createDatabase(await emptyDatabase(), {
+      poolMax: 1,
+      connectTimeoutMs: 10_000,
+      statementTimeoutMs: 5,
+    });
+    try {
+      await runMigrations(database.pool);
+      const { rows } = await database.pool.query<{ n: number; timeout: string }>(
+        `SELECT (SELECT count(*)::int FROM drizzle.__drizzle_migrations) AS n,
+                current_setting('statement_timeout') AS timeout`,
+      );
+      expect(rows[0]!.n).toBe(readdirSync(migrationsFolder).filter((f) => f.endsWith('.sql')).length);
+      // The pooled connection is handed back with the cap it had.
+      expect(rows[0]!.timeout).toBe('5ms');
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('0016 moves each stop into its load row: ids, order, values and datetimes kept, a re-send unchanged', async () => {
+    const url = await emptyDatabase();
+    const before = migrationsBefore('0016_load_stops_in_row');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await migrate(drizzle({ client }), { migrationsFolder: before });
+      // A load with its stops as the stops table held them, written in the order of neither
+      // position nor id, with a datetime stored from a non-UTC offset and nulls inside jsonb.
+      await client.query(
+        `INSERT INTO organizations (id, name) VALUES ('org_m16', 'Migrating Brokerage');
+         INSERT INTO loads (id, organization_id, load_number, equipment_type, origin_city, origin_state,
+             destination_city, destination_state, pickup_date, delivery_date, search_text)
+           VALUES ('load_m16', 'org_m16', 'M-16', 'VAN', 'Chicago', 'IL', 'Dallas', 'TX',
+             '2026-03-02T14:00:00Z', '2026-03-04T18:00:00Z', 'm-16 van chicago il dallas tx');
+         INSERT INTO stops (id, organization_id, load_id, position, stop_number, type, is_pickup, is_dropoff,
+             expected_date, city, state, country, postal_code)
+           VALUES ('stop_m16_c', 'org_m16', 'load_m16', 2, 3, 'Dropoff', false, true,
+             '2026-03-04T18:00:00Z', 'Dallas', 'TX', 'US', '75201');
+         INSERT INTO stops (id, organization_id, load_id, position, stop_number, type, is_pickup, is_dropoff,
+             expected_date, planned_start, planned_end, actual_arrival_datetime, carrier_eta, notes,
+             special_instructions, reference_numbers, contact, city, state, country, street, latitude, longitude)
+           VALUES ('stop_m16_a', 'org_m16', 'load_m16', 0, 1, 'Pickup', true, false,
+             '2026-03-02T09:00:00-05:00', '2026-03-02T13:00:00.250Z', NULL, '2026-03-02T14:05:00Z',
+             '2026-03-02T13:30:00Z', 'Dock 4', '["Call ahead"]',
+             '[{"value": "PU-1", "type": null}]',
+             '{"type": null, "first_name": "Ana", "last_name": null, "phone": "+13125550100", "email": null}',
+             'Chicago', 'IL', 'US', '1 Main St', 41.88, -87.63);
+         INSERT INTO stops (id, organization_id, load_id, position, stop_number, type, is_pickup, is_dropoff,
+             city, state, country)
+           VALUES ('stop_m16_b', 'org_m16', 'load_m16', 1, 2, NULL, NULL, NULL, 'Memphis', 'TN', 'US');`,
+      );
+    } finally {
+      await client.end();
+      rmSync(before, { recursive: true, force: true });
+    }
+    const upgrading = createDatabase(url, {
+      poolMax: 1,
+      connectTimeoutMs: 10_000,
+      statementTimeoutMs: 30_000,
+    });
+    try {
+      await runMigrations(upgrading.pool);
+    } finally {
+      await upgrading.close();
+    }
+
+    const t = await buildTestApp({ databaseUrl: url });
+    try {
+      const { key } = await t.services.apiKeys.create(systemScope('org_m16'), { name: 'migration' });
+      const headers = { 'x-api-key': key };
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/loads/load_m16', headers });
+      expect(res.statusCode, res.body).toBe(200);
+      const load = res.json();
+      expect(load.stops).toEqual([
+        {
+          id: 'stop_m16_a',
+          stop_number: 1,
+          type: 'Pickup',
+          is_pickup: true,
+          is_dropoff: false,
+          location: {
+            city: 'Chicago',
+            state: 'IL',
+            street: '1 Main St',
+            postal_code: null,
+            company_name: null,
+            county: null,
+            country: 'US',
+            latitude: 41.88,
+            longitude: -87.63,
+          },
+          expected_date: '2026-03-02T14:00:00.000Z',
+          planned: { start: '2026-03-02T13:00:00.250Z', end: null },
+          pickup_delivery_number: null,
+          actual_stop_times: { arrival_datetime: '2026-03-02T14:05:00.000Z', departure_datetime: null },
+          carrier_eta: '2026-03-02T13:30:00.000Z',
+          reference_numbers: [{ value: 'PU-1', type: null }],
+          notes: 'Dock 4',
+          special_instructions: ['Call ahead'],
+          contact: { type: null, first_name: 'Ana', last_name: null, phone: '+13125550100', email: null },
+          contacts: null,
+        },
+        expect.objectContaining({ id: 'stop_m16_b', stop_number: 2, type: null, is_pickup: null }),
+        expect.objectContaining({
+          id: 'stop_m16_c',
+          stop_number: 3,
+          type: 'Dropoff',
+          expected_date: '2026-03-04T18:00:00.000Z',
+        }),
+      ]);
+      const stored = await t.database.pool.query(`SELECT stops FROM loads WHERE id = 'load_m16'`);
+      // Fields without a value are left out, as the app writes them.
+      expect(Object.keys(stored.rows[0].stops[1]).sort()).toEqual([
+        'city',
+        'country',
+        'id',
+        'state',
+        'stop_number',
+      ]);
+
+      // The TMS re-sends the load with the same stops: the ids stay, and (the load row holding what
+      // the app would have written) nothing is written at all.
+      const resent = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/loads',
+        headers,
+        payload: {
+          load_number: 'M-16',
+          equipment_type: 'VAN',
+          stops: load.stops.map((s: Record<string, unknown>) => {
+            const { id: _id, planned, actual_stop_times, location, ...rest } = s as Record<string, never>;
+            return {
+              ...rest,
+              location,
+              planned,
+              actual_stop_times,
+              // The same instant spelt with the offset it was first sent with.
+              ...(s.id === 'stop_m16_a' ? { expected_date: '2026-03-02T09:00:00-05:00' } : {}),
+            };
+          }),
+        },
+      });
+      expect(resent.statusCode, resent.body).toBe(200);
+      const after = await t.app.inject({ method: 'GET', url: '/api/v1/loads/load_m16', headers });
+      expect(after.json().stops).toEqual(load.stops);
+      expect(after.json().updated_at).toBe(load.updated_at);
+    } finally {
+      await t.close();
+    }
+  });
+});
