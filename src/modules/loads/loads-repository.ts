@@ -127,12 +127,19 @@ export async function insertLoads(db: DbOrTx, rows: LoadRow[]): Promise<void> {
   );
 }
 
-/** Rewrites whole rows (the service merged what was sent into what was stored). */
-export async function updateLoads(db: DbOrTx, scope: OrgScope, rows: LoadRow[]): Promise<void> {
+/** A row to rewrite; without `stops`, the stored stops stay. */
+export type LoadUpdate = Omit<LoadRow, 'stops'> & { stops?: LoadRow['stops'] };
+
+/**
+ * Rewrites whole rows (the service merged what was sent into what was stored). A row whose stops
+ * did not change leaves them out, so they are neither sent nor parsed again.
+ */
+export async function updateLoads(db: DbOrTx, scope: OrgScope, rows: LoadUpdate[]): Promise<void> {
   if (rows.length === 0) return;
   const assigned = loadColumnNames.filter((n) => n !== 'id' && n !== 'organization_id' && n !== 'created_at');
+  const values = assigned.map((n) => (n === 'stops' ? 'coalesce(r."stops", l."stops")' : `r."${n}"`));
   await db.execute(
-    sql`UPDATE loads l SET (${columnList(assigned)}) = (${sql.raw(assigned.map((n) => `r."${n}"`).join(', '))}) FROM json_populate_recordset(NULL::loads, ${recordsetJson(rows)}) r WHERE l.id = r.id AND l.organization_id = ${scope.organizationId}`,
+    sql`UPDATE loads l SET (${columnList(assigned)}) = (${sql.raw(values.join(', '))}) FROM json_populate_recordset(NULL::loads, ${recordsetJson(rows)}) r WHERE l.id = r.id AND l.organization_id = ${scope.organizationId}`,
   );
 }
 

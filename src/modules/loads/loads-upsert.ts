@@ -285,7 +285,11 @@ async function writePlan(tx: DbOrTx, scope: OrgScope, plan: Plan): Promise<void>
   const { created, updated, before } = plan;
   const written = updated.filter((row) => !sameLoad(row, before.get(row.id)!));
   await insertLoads(tx, created);
-  await updateLoads(tx, scope, written);
+  await updateLoads(
+    tx,
+    scope,
+    written.map((r) => (r.stops === before.get(r.id)!.stops ? { ...r, stops: undefined } : r)),
+  );
   const previousStatus = (r: LoadRow) => before.get(r.id)!.load_status ?? null;
   await emitEvents(tx, scope.organizationId, [
     ...created.map((r) => ({ type: 'load.created' as const, data: loadEventData(r) })),
