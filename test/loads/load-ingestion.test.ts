@@ -171,6 +171,38 @@ describe('POST /loads', () => {
     });
   });
 
+  it('stores every kind of value as sent: quotes, backslashes and braces in text, fractions, nested jsonb', async () => {
+    const { headers } = await keyedTenant(t);
+    const odd = 'Dana "DJ" O\\Neil {ops}';
+    const id = await createLoad(t, headers, {
+      load_number: 'L-"odd"\\{1}',
+      carrier_rep_user_name: odd,
+      tms_sales_rep_names: 'Ann {A}; B\\"C',
+      weight: 1234.5,
+      customer_rate: 1999.99,
+      custom_fields: { nested: { list: [1, 'two', null], quote: '"' } },
+    });
+    const load = (await get(headers, id)).json();
+    expect(load).toMatchObject({
+      load_number: 'L-"odd"\\{1}',
+      carrier_rep_user_name: odd,
+      tms_sales_rep_names: 'Ann {A}; B\\"C',
+      weight: 1234.5,
+      customer_rate: 1999.99,
+      custom_fields: { nested: { list: [1, 'two', null], quote: '"' } },
+    });
+    // The rep names are filtered on as stored (lower-cased), each name one element.
+    const list = (q: string) =>
+      t.app.inject({ method: 'GET', url: `/api/v1/loads?${q}`, headers }).then((r) => r.json());
+    for (const name of [odd, 'Ann {A}', 'B\\"C']) {
+      const body = await list(`carrier_rep_name=${encodeURIComponent(name.toLowerCase())}`);
+      expect(
+        body.data.map((l: { id: string }) => l.id),
+        name,
+      ).toEqual([id]);
+    }
+  });
+
   it('replaces the stops when they are sent and keeps them when they are not', async () => {
     const { headers } = await keyedTenant(t);
     const id = await createLoad(t, headers, { load_number: 'L-2' });

@@ -100,30 +100,49 @@ export async function findLoadsByIdentifiers(
 }
 
 /**
- * Rows as one JSON array for json_populate_recordset, each without its null fields: a missing key
- * reads as NULL, and a new load is mostly nulls, so this halves what is encoded, sent and parsed.
- * (json rather than jsonb: PostgreSQL reads each record's fields straight from the text instead of
- * first building a sorted jsonb value of the whole record.)
+ * The stored columns in order, each with how PostgreSQL reads it back from its position in a row
+ * of a JSON array: jsonb as it is (a JSON null is SQL NULL), text as text, other types cast from
+ * their text (text[] is sent as an array literal).
  */
-function recordsetJson(rows: readonly object[]): SQL {
-  const compact = new Array<Record<string, unknown>>(rows.length);
+const storedColumnList = Object.values(storedLoadColumns);
+const readColumn = (i: number) => {
+  const type = storedColumnList[i]!.getSQLType();
+  if (type === 'jsonb') return `nullif(r->${i}, 'null')`;
+  if (type === 'text') return `r->>${i}`;
+  return `(r->>${i})::${type}`;
+};
+
+/** A text[] as an array literal: each element quoted, with its quotes and backslashes escaped. */
+const arrayLiteral = (values: readonly string[]) =>
+  `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+
+const repNamesAt = loadColumnNames.indexOf('rep_names');
+
+/**
+ * Rows as one JSON array of arrays, each a row's columns by position: PostgreSQL parses it into
+ * jsonb once and reads each column from its position, with no column names to send or match, and
+ * the jsonb columns (stops among them) copied out without being parsed again.
+ */
+function rowsJson(rows: readonly object[]): SQL {
+  const out = new Array<unknown[]>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as Record<string, unknown>;
-    const kept: Record<string, unknown> = {};
-    for (const key in row) {
-      const value = row[key];
-      if (value !== null && value !== undefined) kept[key] = value;
+    const values = new Array<unknown>(loadColumnNames.length);
+    for (let c = 0; c < loadColumnNames.length; c++) {
+      const value = row[loadColumnNames[c]!];
+      values[c] =
+        value === undefined ? null : Array.isArray(value) && c === repNamesAt ? arrayLiteral(value) : value;
     }
-    compact[i] = kept;
+    out[i] = values;
   }
-  return sql`${JSON.stringify(compact)}::json`;
+  return sql`${JSON.stringify(out)}::jsonb`;
 }
 
 /** Every column of every row is given: one statement over a JSON array, whatever the batch size. */
 export async function insertLoads(db: DbOrTx, rows: LoadRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.execute(
-    sql`INSERT INTO loads (${columnList(loadColumnNames)}) SELECT ${columnList(loadColumnNames)} FROM json_populate_recordset(NULL::loads, ${recordsetJson(rows)})`,
+    sql`INSERT INTO loads (${columnList(loadColumnNames)}) SELECT ${sql.raw(loadColumnNames.map((_, i) => readColumn(i)).join(', '))} FROM jsonb_array_elements(${rowsJson(rows)}) AS r`,
   );
 }
 
@@ -136,10 +155,15 @@ export type LoadUpdate = Omit<LoadRow, 'stops'> & { stops?: LoadRow['stops'] };
  */
 export async function updateLoads(db: DbOrTx, scope: OrgScope, rows: LoadUpdate[]): Promise<void> {
   if (rows.length === 0) return;
-  const assigned = loadColumnNames.filter((n) => n !== 'id' && n !== 'organization_id' && n !== 'created_at');
-  const values = assigned.map((n) => (n === 'stops' ? 'coalesce(r."stops", l."stops")' : `r."${n}"`));
+  const assigned = loadColumnNames
+    .map((n, i) => ({ n, i }))
+    .filter(({ n }) => n !== 'id' && n !== 'organization_id' && n !== 'created_at');
+  const values = assigned.map(({ n, i }) =>
+    n === 'stops' ? `coalesce(${readColumn(i)}, l."stops")` : readColumn(i),
+  );
+  const idAt = loadColumnNames.indexOf('id');
   await db.execute(
-    sql`UPDATE loads l SET (${columnList(assigned)}) = (${sql.raw(values.join(', '))}) FROM json_populate_recordset(NULL::loads, ${recordsetJson(rows)}) r WHERE l.id = r.id AND l.organization_id = ${scope.organizationId}`,
+    sql`UPDATE loads l SET (${columnList(assigned.map((a) => a.n))}) = (${sql.raw(values.join(', '))}) FROM jsonb_array_elements(${rowsJson(rows)}) AS r WHERE l.id = r->>${sql.raw(String(idAt))} AND l.organization_id = ${scope.organizationId}`,
   );
 }
 
