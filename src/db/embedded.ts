@@ -70,7 +70,13 @@ const PASSWORD = 'envoy-embedded';
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(options.dataDir);
   mkdirSync(path.dirname(databaseDir), { recursive: true });
-  const log = options.onLog ?? (() => {});
+  // The server's last lines, for the error when it does not start (the package rejects with none).
+  const recent: string[] = [];
+  const log = (line: string) => {
+    recent.push(line);
+    if (recent.length > 5) recent.shift();
+    options.onLog?.(line);
+  };
   const EmbeddedPostgres = await loadEmbeddedPostgres(options.ownSignals ?? false);
   const server = new EmbeddedPostgres({
     databaseDir,
@@ -88,7 +94,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   } else {
     removeStalePidFile(databaseDir);
   }
-  await server.start();
+  try {
+    await server.start();
+  } catch (err) {
+    const why = err instanceof Error ? `${err.message}; ` : '';
+    throw new Error(
+      `embedded PostgreSQL did not start on port ${options.port}: ${why}its last output: ${recent.join(' | ') || 'none'}`,
+    );
+  }
   let state: EmbeddedState = 'running';
   const report = options.onSupervisorEvent ?? (() => {});
 

@@ -149,6 +149,17 @@ describe('the embedded PostgreSQL under supervision', () => {
     for (const step of cleanup.reverse()) await step();
   });
 
+  it('refuses to start on a port already taken, with an error naming the port (the package rejects with none)', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '::', resolve));
+    cleanup.push(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as { port: number }).port;
+    const dataDir = path.join(os.tmpdir(), `envoy-taken-${process.pid}-${Date.now()}`);
+    await expect(startEmbeddedPostgres({ dataDir, port, persistent: false })).rejects.toThrow(
+      `embedded PostgreSQL did not start on port ${port}`,
+    );
+  });
+
   it('restarts a killed postmaster and serves again without a restart of the service', async () => {
     const dataDir = path.join(os.tmpdir(), `envoy-supervised-${process.pid}-${Date.now()}`);
     const events: SupervisorEvent[] = [];
