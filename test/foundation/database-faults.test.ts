@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -155,6 +155,7 @@ describe('the embedded PostgreSQL under supervision', () => {
     cleanup.push(() => new Promise<void>((resolve) => taken.close(() => resolve())));
     const port = (taken.address() as { port: number }).port;
     const dataDir = path.join(os.tmpdir(), `envoy-taken-${process.pid}-${Date.now()}`);
+    cleanup.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     await expect(startEmbeddedPostgres({ dataDir, port, persistent: false })).rejects.toThrow(
       `embedded PostgreSQL did not start on port ${port}`,
     );
