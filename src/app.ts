@@ -8,6 +8,7 @@ import type { Database } from './db/client.js';
 import type { EmbeddedDatabase } from './db/embedded.js';
 import { access } from './http/access.js';
 import { authentication, enforceAccess } from './http/authentication.js';
+import { cors } from './http/cors.js';
 import {
   answerClientError,
   errorHandler,
@@ -18,6 +19,7 @@ import { healthRoutes } from './http/health-routes.js';
 import { idempotency } from './http/idempotency.js';
 import { jsonNestingExceeds, jsonTooDeep } from './http/json-depth.js';
 import { swaggerOptions } from './http/openapi.js';
+import { queryParams } from './http/query-params.js';
 import { rateLimits } from './http/rate-limit.js';
 import { loggerOptions } from './logger.js';
 import { agentRoutes } from './modules/agent/agent-routes.js';
@@ -32,6 +34,7 @@ import { statusMappingRoutes } from './modules/loads/status-mappings.js';
 import { offersRoutes } from './modules/offers/offers-routes.js';
 import { outreachesRoutes } from './modules/outreaches/outreaches-routes.js';
 import { voiceTemplatesRoutes } from './modules/voice-templates/index.js';
+import { eventStreamRoutes } from './modules/webhooks/event-stream-routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks-routes.js';
 import type { Services } from './services.js';
 import { WorkerRunner } from './workers/worker.js';
@@ -109,11 +112,14 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  // onRequest order: identify the caller, count the request, then enforce the route's access.
+  // onRequest order: answer CORS preflights (before any credential or limit), identify the caller,
+  // count the request, then enforce the route's access.
+  await app.register(cors, { cors: config.cors });
   await app.register(authentication, {
     prefix: API_PREFIX,
     tokens: services.tokens,
     credentials: services.credentials,
+    tickets: services.eventStream,
   });
   await app.register(rateLimits, {
     prefix: API_PREFIX,
@@ -124,6 +130,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   });
   app.addHook('onRequest', enforceAccess);
   await app.register(idempotency, { store: services.idempotency });
+  await app.register(queryParams);
 
   // Stage 3: routes.
   await app.register(healthRoutes);
@@ -142,6 +149,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   app.addHook('onReady', async () => {
     await services.start();
     runner.start();
+  });
+  // Open event streams never finish on their own: they end first, so the server can close.
+  app.addHook('preClose', async () => {
+    await services.eventStream.stop();
   });
   app.addHook('onClose', async () => {
     await runner.stop();
@@ -165,4 +176,5 @@ async function registerModules(api: FastifyInstance, s: Services) {
   await api.register(voiceWebhookRoutes, { calls: s.calls, provider: s.voiceProvider });
   await api.register(offersRoutes, { offers: s.offers });
   await api.register(webhooksRoutes, { webhooks: s.webhooks });
+  await api.register(eventStreamRoutes, { hub: s.eventStream, apiPrefix: API_PREFIX });
 }

@@ -91,8 +91,23 @@ export function loadConfig(
     channels: channelsConfig(env),
     publicBaseUrl: env.PUBLIC_BASE_URL,
     servers: Object.freeze({ production: env.PRODUCTION_BASE_URL, staging: env.STAGING_BASE_URL }),
+    cors: corsConfig(env),
+    eventStream: Object.freeze({
+      replaySeconds: env.EVENT_STREAM_REPLAY_SECONDS,
+      heartbeatMs: env.EVENT_STREAM_HEARTBEAT_SECONDS * 1000,
+      maxPerOrganization: env.EVENT_STREAM_MAX_PER_ORGANIZATION,
+    }),
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  });
+}
+
+function corsConfig(env: ParsedEnv): Config['cors'] {
+  const listed = env.CORS_ORIGINS;
+  return Object.freeze({
+    origins: Object.freeze((listed ?? []).filter((o) => o !== '*')),
+    any: listed?.includes('*') ?? false,
+    localDevelopment: listed === undefined && env.NODE_ENV === 'development',
   });
 }
 
@@ -132,6 +147,11 @@ function parseEnv(source: Record<string, string | undefined>): ParsedEnv {
       'WHATSAPP_APP_SECRET',
       'WHATSAPP_VERIFY_TOKEN',
     ]);
+  }
+  if (env.NODE_ENV === 'production' && env.CORS_ORIGINS?.includes('*')) {
+    throw new ConfigError(
+      "Invalid configuration:\n  CORS_ORIGINS: '*' is refused when NODE_ENV is production; list the dashboard origins",
+    );
   }
   if (env.LLM_BASE_URL) required('LLM_BASE_URL is set', ['LLM_MODEL']);
   if (env.COMPLIANCE_PROVIDER === 'fmcsa' && !env.FMCSA_WEB_KEY) {

@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { ChannelListener } from './db/notifications.js';
 import { SecretBox } from './db/secret-box.js';
+import { principalOfGrant } from './http/authentication.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { type Channels, channelsFrom } from './integrations/channels.js';
 import { complianceProviderFrom } from './integrations/compliance/index.js';
@@ -32,6 +33,7 @@ import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js'
 import { OutreachesService } from './modules/outreaches/outreaches-service.js';
 import { VoiceTemplatesService } from './modules/voice-templates/index.js';
 import { webhookSecretBox } from './modules/webhooks/delivery.js';
+import { EventStreamHub } from './modules/webhooks/index.js';
 import { WebhooksService } from './modules/webhooks/webhooks-service.js';
 import { ComplianceWorker } from './workers/compliance-worker.js';
 import { OutreachSweeper } from './workers/outreach-sweeper.js';
@@ -65,18 +67,24 @@ export interface Services {
   readonly agent: AgentService;
   readonly outreaches: OutreachesService;
   readonly webhooks: WebhooksService;
+  /** The live event streams this instance holds (GET /events/stream). */
+  readonly eventStream: EventStreamHub;
   /**
    * The background work of the service (the agent's only while AGENT_ENABLED). The app runs them
    * unless WORKERS_ENABLED=false; a test or a CLI calls a worker's `drain` itself.
    */
   readonly workers: readonly Worker[];
-  /** Starts what listens in the background (API-key revocations); the workers are started apart. */
+  /**
+   * Starts what listens in the background (API-key revocations, new events for the streams); the
+   * workers are started apart.
+   */
   start(): Promise<void>;
   /** Stops the listeners and closes the providers' connections and timers. */
   close(): Promise<void>;
 }
 
 const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
+const EVENT_STREAM_PURGE_MS = 60_000;
 
 /**
  * The composition root: builds the configured providers, every service and the workers from the
@@ -120,6 +128,13 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
   );
   const channels = channelsFrom(config);
   const agent = agentOf(config, database, calls, channels, { offers: offerIntake, stopContact }, log);
+  const grantOwner = principalOfGrant(database, credentials);
+  const eventStream = new EventStreamHub(
+    database,
+    config.eventStream,
+    async (owner) => (await grantOwner(owner)) !== null,
+    log,
+  );
 
   const services = {
     tokens,
@@ -145,12 +160,17 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
       config.webhooks.publicOnly,
       webhookSecretBox(config.secretsEncryptionKey),
     ),
+    eventStream,
   };
   return {
     ...services,
     workers: workersOf(config, database, log, services),
-    start: () => keyChanges.start(),
+    async start() {
+      await keyChanges.start();
+      await eventStream.start();
+    },
     async close() {
+      await eventStream.stop();
       await keyChanges.stop();
       await voiceProvider.close();
       await channels.email.close();
@@ -212,7 +232,7 @@ function workersOf(
   config: Config,
   database: Database,
   log: FastifyBaseLogger,
-  services: Pick<Services, 'idempotency' | 'compliance' | 'calls' | 'agent'>,
+  services: Pick<Services, 'idempotency' | 'compliance' | 'calls' | 'agent' | 'eventStream'>,
 ): Worker[] {
   const { db } = database;
   const { pollMs } = config.workers;
@@ -221,6 +241,11 @@ function workersOf(
     new ComplianceWorker(db, services.compliance, pollMs, log),
     { name: 'scheduled-calls', intervalMs: pollMs, drain: () => services.calls.placeDue() },
     new OutreachSweeper(db, config.outreach.noResponseHours, config.outreach.sweepIntervalMs, log),
+    {
+      name: 'event-stream-purge',
+      intervalMs: EVENT_STREAM_PURGE_MS,
+      drain: () => services.eventStream.purge(),
+    },
     {
       name: 'idempotency-purge',
       intervalMs: IDEMPOTENCY_PURGE_MS,

@@ -122,6 +122,24 @@ export interface Config {
   readonly publicBaseUrl: string | undefined;
   /** The base addresses the OpenAPI document lists as `servers`, besides this deployment's. */
   readonly servers: { readonly production: string | undefined; readonly staging: string | undefined };
+  /**
+   * Which browser origins may call the API (CORS). `origins` are exact origins; `any` answers every
+   * origin (refused in production); `localDevelopment` allows http://localhost, 127.0.0.1 and [::1]
+   * on any port, the default in development when CORS_ORIGINS is not set.
+   */
+  readonly cors: {
+    readonly origins: readonly string[];
+    readonly any: boolean;
+    readonly localDevelopment: boolean;
+  };
+  /** The live event stream (GET /events/stream). */
+  readonly eventStream: {
+    /** How long events are kept for a stream to resume from, counted from its last heartbeat. */
+    readonly replaySeconds: number;
+    readonly heartbeatMs: number;
+    /** Open streams per organization, across every instance. */
+    readonly maxPerOrganization: number;
+  };
   readonly trustProxy: boolean;
   readonly shutdownTimeoutMs: number;
 }

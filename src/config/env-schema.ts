@@ -12,6 +12,16 @@ const boolFlag = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 
+/** `https://app.example.com`: what a browser sends as `Origin` (no path, no trailing slash). */
+function isExactOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
 /** Every setting the service reads from the environment, validated once at start. */
 export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -117,6 +127,34 @@ export const envSchema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   PRODUCTION_BASE_URL: z.url().optional(),
   STAGING_BASE_URL: z.url().optional(),
+  CORS_ORIGINS: z
+    .string()
+    .max(4000)
+    .transform((raw, ctx) => {
+      const origins = raw
+        .split(',')
+        .map((o) => o.trim())
+        .filter((o) => o !== '');
+      for (const origin of origins) {
+        if (origin !== '*' && !isExactOrigin(origin)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `'${origin}' is not an origin like https://app.example.com (scheme, host and port only, no path or trailing slash)`,
+          });
+          return z.NEVER;
+        }
+      }
+      return origins;
+    })
+    .optional(),
+  EVENT_STREAM_REPLAY_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .default(3600),
+  EVENT_STREAM_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
+  EVENT_STREAM_MAX_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(20),
   TRUST_PROXY: boolFlag(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
 });

@@ -31,6 +31,8 @@ export const idPrefixes = {
   conversation: 'conv',
   agentMessage: 'amsg',
   voiceTemplate: 'vt',
+  eventStream: 'evs',
+  eventStreamTicket: 'stk',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -13,6 +13,11 @@ export interface Access {
   readonly roles: readonly Role[];
   /** A bearer user without any organization may call it (GET /auth/me). */
   readonly organizationOptional?: boolean;
+  /**
+   * A one-use stream ticket (`?ticket=`) may stand in for the credential: for a browser's
+   * EventSource, which cannot send headers.
+   */
+  readonly ticket?: boolean;
 }
 
 export const access = {
@@ -32,5 +37,6 @@ export function describeAccess(a: Access): string {
   if (a.apiKey) parts.push('an API key');
   if (a.roles.length === ROLES.length) parts.push('a bearer token');
   else if (a.roles.length) parts.push(`a bearer token of an ${a.roles.join(' or ')}`);
+  if (a.ticket) parts.push('a one-use `ticket` from POST /events/stream-tickets');
   return `Accepts ${parts.join(' or ')}.`;
 }

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Database } from '../db/client.js';
 import { type AppError, forbidden, unauthenticated } from '../domain/errors.js';
 import type { OrgScope, Principal } from '../domain/scope.js';
 import type { ApiKeyCredential, ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
 import { membershipsForAuth } from '../modules/auth/auth-repository.js';
 import type { TokenService } from '../modules/auth/tokens.js';
+import type { TicketGrant } from '../modules/webhooks/index.js';
 import { type Access, describeAccess } from './access.js';
 
 declare module 'fastify' {
@@ -33,17 +35,33 @@ export interface AuthenticationOptions {
   prefix: string;
   tokens: TokenService;
   credentials: ApiKeyCredentials;
+  /** Uses up a stream ticket (routes declaring `access.ticket`). */
+  tickets: { redeemTicket(ticket: string): Promise<TicketGrant | null> };
 }
 
-async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOptions) {
-  const { database } = app.deps;
-  const { tokens, credentials } = opts;
-  app.decorateRequest('principal', null);
-  app.decorateRequest('authFailure', null);
+/**
+ * The principal a stored grant (a stream ticket, an open stream) stands for now, or null when its
+ * API key was deactivated or expired, or its user left the organization.
+ */
+export function principalOfGrant(database: Database, credentials: ApiKeyCredentials) {
+  return async (grant: TicketGrant): Promise<Principal | null> => {
+    if (grant.kind === 'api_key') {
+      const key = grant.apiKeyId ? await credentials.activeById(grant.apiKeyId) : null;
+      return key && key.organizationId === grant.organizationId ? principalOfKey(key) : null;
+    }
+    if (!grant.userId) return null;
+    const rows = await membershipsForAuth(database.db, grant.userId);
+    const membership = rows.find((r) => r.organization_id === grant.organizationId);
+    return membership
+      ? { kind: 'bearer', userId: grant.userId, organizationId: grant.organizationId, role: membership.role }
+      : null;
+  };
+}
 
-  // Every route under the API prefix must say what it accepts; OpenAPI shows it.
+/** Every route under the API prefix must say what it accepts; OpenAPI shows it as its security. */
+function requireDeclaredAccess(app: FastifyInstance, prefix: string) {
   app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith(opts.prefix)) return;
+    if (!route.url.startsWith(prefix)) return;
     const a = route.config?.access;
     if (!a) throw new Error(`${route.method} ${route.url} does not declare config.access`);
     if (route.schema?.hide) return;
@@ -60,6 +78,16 @@ async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOp
       : [route.schema.description, line].filter(Boolean).join('\n\n');
     Object.assign(route.schema, { security, description });
   });
+}
+
+async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOptions) {
+  const { database } = app.deps;
+  const { tokens, credentials, tickets } = opts;
+  const principalOf = principalOfGrant(database, credentials);
+  app.decorateRequest('principal', null);
+  app.decorateRequest('authFailure', null);
+
+  requireDeclaredAccess(app, opts.prefix);
 
   async function identifyApiKey(request: FastifyRequest, secret: string) {
     const key = await credentials.verify(secret);
@@ -104,6 +132,20 @@ async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOp
     };
   }
 
+  async function identifyTicket(request: FastifyRequest, ticket: string) {
+    const grant = await tickets.redeemTicket(ticket);
+    if (!grant) {
+      request.authFailure = unauthenticated('The stream ticket is unknown, already used or expired');
+      return;
+    }
+    const principal = await principalOf(grant);
+    if (!principal) {
+      request.authFailure = unauthenticated('The credential that obtained this ticket is no longer valid');
+      return;
+    }
+    request.principal = principal;
+  }
+
   // Identify: who is calling, if anyone. Refusals are kept, not thrown, so later onRequest hooks
   // (rate limits) see the caller, and public routes ignore stray credentials.
   app.addHook('onRequest', async (request) => {
@@ -122,6 +164,9 @@ async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOp
         return;
       }
       await identifyBearer(request, match[1]);
+    } else if (request.routeOptions.config?.access?.ticket) {
+      const ticket = (request.query as Record<string, unknown> | undefined)?.ticket;
+      if (typeof ticket === 'string' && ticket !== '') await identifyTicket(request, ticket);
     }
   });
 }

@@ -10,7 +10,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/healthz',
     {
-      config: { rateLimit: false },
+      config: { rateLimit: false, unknownQuery: 'ignore' },
       schema: {
         operationId: 'getHealth',
         tags: ['health'],
@@ -24,7 +24,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/readyz',
     {
-      config: { rateLimit: false },
+      config: { rateLimit: false, unknownQuery: 'ignore' },
       schema: {
         operationId: 'getReadiness',
         tags: ['health'],

@@ -50,6 +50,10 @@ export const TAGS = [
   { name: 'agent', description: "The load-working agent's settings for the organization." },
   { name: 'webhooks', description: 'Endpoints that receive signed event deliveries, and their attempts.' },
   {
+    name: 'events',
+    description: 'The same events live in the browser: a Server-Sent Events stream, and tickets to open it.',
+  },
+  {
     name: 'integrations',
     description: 'Where the voice, e-mail and WhatsApp platforms call in; authenticated by their signatures.',
   },
@@ -170,6 +174,7 @@ function transformRoute(prefix: string): SwaggerTransform {
       access?: Access;
       rateLimit?: unknown;
       idempotent?: boolean;
+      unknownQuery?: 'ignore';
     };
     const traits: OperationTraits = {
       public: !config.access || !!config.access.public,
@@ -179,6 +184,8 @@ function transformRoute(prefix: string): SwaggerTransform {
       // (the WhatsApp handshake's query) is not what refuses the request.
       validates:
         !!config.idempotent ||
+        // An undeclared query parameter is a 422 (see query-params.ts).
+        config.unknownQuery !== 'ignore' ||
         [schema.body, schema.querystring, schema.params, schema.headers].some(
           (s) => s !== undefined && !documented(s as z.ZodType),
         ),

@@ -10,6 +10,7 @@ import {
   sign,
   webhookSecretBox,
 } from '../modules/webhooks/delivery.js';
+import { eventEnvelope } from '../modules/webhooks/index.js';
 import type { Worker } from './worker.js';
 
 const BATCH = 200;
@@ -158,14 +159,15 @@ export class WebhooksWorker implements Worker {
 
   /** Sends one delivery; a success is returned to be recorded with the round, a failure is recorded now. */
   private async deliver(row: Claimed, secrets: string[]): Promise<Success | null> {
-    const createdAt = new Date(row.event_created_at);
-    const body = JSON.stringify({
-      id: row.event_id,
-      type: row.type,
-      created_at: createdAt.toISOString(),
-      organization_id: row.organization_id,
-      data: row.data,
-    });
+    const body = JSON.stringify(
+      eventEnvelope({
+        id: row.event_id,
+        type: row.type,
+        created_at: new Date(row.event_created_at),
+        organization_id: row.organization_id,
+        data: row.data,
+      }),
+    );
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       ...(row.headers ?? {}),

@@ -7,7 +7,10 @@ import { createApiKey, createTenant } from '../helpers/factories.js';
 // biome-ignore lint/suspicious/noExplicitAny: the test walks an arbitrary JSON document
 type Json = Record<string, any>;
 
-/** Transport headers every HTTP response has; OpenAPI does not describe them per response. */
+/**
+ * Transport headers every HTTP response has, and the CORS protocol's (`Vary: Origin` and the
+ * `Access-Control-*` answers): OpenAPI does not describe them per response.
+ */
 const TRANSPORT = new Set([
   'content-type',
   'content-length',
@@ -15,6 +18,9 @@ const TRANSPORT = new Set([
   'connection',
   'keep-alive',
   'transfer-encoding',
+  'vary',
+  'access-control-allow-origin',
+  'access-control-expose-headers',
 ]);
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];

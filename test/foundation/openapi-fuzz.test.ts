@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
+import type { InjectOptions } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildTestApp, fileDatabaseUrl } from '../helpers/app.js';
 import { registryFile } from '../helpers/carrier-factories.js';
@@ -338,6 +339,8 @@ interface Operation {
   isPublic: boolean;
   /** A platform callback (tag `integrations`): signed by the platform, served by `channels`. */
   callback: boolean;
+  /** Answers a `text/event-stream` that stays open: read its status and headers, then hang up. */
+  streams: boolean;
 }
 
 const operations: Operation[] = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(
@@ -355,6 +358,7 @@ const operations: Operation[] = Object.entries(doc.paths as Record<string, Recor
         apiKey: security.some((s) => 'apiKey' in s),
         isPublic: security.length === 0,
         callback: ((op.tags ?? []) as string[]).includes('integrations'),
+        streams: !!op.responses?.['200']?.content?.['text/event-stream'],
       } satisfies Operation;
     }),
 );
@@ -834,6 +838,25 @@ function regressionsFor(op: Operation): [FuzzRequest][] {
   }
 }
 
+/**
+ * Sends a request and reads the whole answer; a stream that opened (200 `text/event-stream`) is
+ * read no further than its head, and closed.
+ */
+async function answerOf(op: Operation, request: InjectOptions) {
+  const app = (op.callback ? channels : t).app;
+  if (!op.streams) return app.inject(request);
+  const res = await app.inject({ ...request, payloadAsStream: true });
+  const body = res.stream();
+  if (res.statusCode === 200) {
+    expect(String(res.headers['content-type'])).toMatch(/^text\/event-stream/);
+    body.destroy();
+    return { statusCode: 200, headers: res.headers, body: '' };
+  }
+  let text = '';
+  for await (const chunk of body) text += String(chunk);
+  return { statusCode: res.statusCode, headers: res.headers, body: text };
+}
+
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 
 describe('OpenAPI-driven fuzzing: no 5xx, the error body on every 4xx', () => {
@@ -847,14 +870,14 @@ describe('OpenAPI-driven fuzzing: no 5xx, the error body on every 4xx', () => {
   it.each(operations.map((op) => [op.id, op] as const))('%s', async (_id, op) => {
     await fc.assert(
       fc.asyncProperty(requestFor(op), async (req) => {
-        const res = await (op.callback ? channels : t).app.inject({
+        const res = await answerOf(op, {
           method: op.method,
           url: req.url,
           headers: { ...req.headers, ...(req.body ? { 'content-type': req.body.contentType } : {}) },
           ...(req.body ? { payload: req.body.payload } : {}),
         });
         checkAnswer(res);
-        const k = `${op.id} ${res.statusCode}${res.statusCode >= 400 ? ` ${res.json().error.code}` : ''}`;
+        const k = `${op.id} ${res.statusCode}${res.statusCode >= 400 ? ` ${JSON.parse(res.body).error.code}` : ''}`;
         STATS.set(k, (STATS.get(k) ?? 0) + 1);
       }),
       { numRuns: runsFor(op), examples: regressionsFor(op), ...(seed === undefined ? {} : { seed }) },

@@ -328,7 +328,7 @@ describe('total_count stays exact while loads are written', () => {
 
   it('runs the statements of a kept list as prepared statements, one name per text, and a fresh count unnamed', async () => {
     const { orgId, headers } = await tenantWithLoads(10);
-    const url = '/api/v1/loads?origin_city=reno&order_by=posted_rate&order=desc';
+    const url = '/api/v1/loads?origin_city=reno&order_by=posted_rate&order_desc=true';
     const get = async () => {
       const res = await t.app.inject({ method: 'GET', url, headers });
       expect(res.statusCode, res.body).toBe(200);

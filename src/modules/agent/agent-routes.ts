@@ -174,7 +174,11 @@ async function emailWebhooks(
   agent: AgentService,
   email: import('../../config.js').Config['channels']['email'],
 ) {
-  const integration = { access: { public: true, apiKey: false, roles: [] }, rateLimit: false } as const;
+  const integration = {
+    access: { public: true, apiKey: false, roles: [] },
+    rateLimit: false,
+    unknownQuery: 'ignore',
+  } as const;
   const authenticate = async (request: FastifyRequest) => {
     const given = inboundCredential(request);
     if (!email.inboundSecret || !given || !sameSecret(given, email.inboundSecret)) {
@@ -257,7 +261,11 @@ async function channelWebhooks(
   channels: import('../../config.js').Config['channels'],
 ) {
   keepRawJsonBody(app);
-  const integration = { access: { public: true, apiKey: false, roles: [] }, rateLimit: false } as const;
+  const integration = {
+    access: { public: true, apiKey: false, roles: [] },
+    rateLimit: false,
+    unknownQuery: 'ignore',
+  } as const;
 
   const cloudApi = channels.whatsapp.provider === 'cloud_api' ? channels.whatsapp : null;
   app.get(

@@ -44,6 +44,20 @@ const byHash = preparedFor((db) =>
     .prepare('api_key_by_hash'),
 );
 
+const byId = preparedFor((db) =>
+  db
+    .select({
+      id: apiKeys.id,
+      organizationId: apiKeys.organization_id,
+      createdById: apiKeys.created_by_id,
+      isActive: apiKeys.is_active,
+      expiresAt: apiKeys.expires_at,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.id, sql.placeholder('id')))
+    .prepare('api_key_by_id'),
+);
+
 const stamp = preparedFor((db) =>
   db
     .update(apiKeys)
@@ -92,6 +106,16 @@ export class ApiKeyCredentials {
     }
     await this.stampLastUsed(credential.id, now);
     return { ok: true, credential };
+  }
+
+  /**
+   * A key that was verified earlier (a stream ticket it obtained, a stream it holds), looked up
+   * again by id: null once it is deactivated or expired.
+   */
+  async activeById(id: string): Promise<ApiKeyCredential | null> {
+    const [row] = await byId(this.db).execute({ id });
+    if (!row?.isActive || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return null;
+    return row;
   }
 
   /** Drops a key from the cache: called when it is deactivated or its expiry changes. */

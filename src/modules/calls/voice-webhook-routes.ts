@@ -65,7 +65,11 @@ export const voiceWebhookRoutes: FastifyPluginAsync<{
   app.post(
     '/integrations/voice/events',
     {
-      config: { access: { public: true, apiKey: false, roles: [] }, rateLimit: false },
+      config: {
+        access: { public: true, apiKey: false, roles: [] },
+        rateLimit: false,
+        unknownQuery: 'ignore',
+      },
       schema: {
         ...schema,
         operationId: 'voiceEvents',
@@ -77,7 +81,11 @@ export const voiceWebhookRoutes: FastifyPluginAsync<{
   app.post(
     '/integrations/voice/tools/:name',
     {
-      config: { access: { public: true, apiKey: false, roles: [] }, rateLimit: false },
+      config: {
+        access: { public: true, apiKey: false, roles: [] },
+        rateLimit: false,
+        unknownQuery: 'ignore',
+      },
       schema: {
         ...schema,
         operationId: 'voiceTools',

@@ -1,8 +1,8 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import type { EventType } from '../../domain/events.js';
 import { newId } from '../../domain/ids.js';
-import { events, webhookDeliveries, webhookEndpoints } from './webhooks-tables.js';
+import { eventRetention, events, webhookDeliveries, webhookEndpoints } from './webhooks-tables.js';
 
 /** An event to emit: a catalogue type (see event-types.ts) and its payload. */
 export interface EventInput {
@@ -14,12 +14,17 @@ export interface EventInput {
 const payloadOf = async (data: unknown) =>
   typeof data === 'function' ? await (data as () => unknown)() : data;
 
+/** The NOTIFY channel that tells every instance's live streams an organization has new events. */
+export const EVENT_NOTIFICATIONS = 'envoy_events';
+
 /**
- * THE way to emit webhook events. Call it with the transaction that makes the change, so the
- * event exists exactly when the change does (an outbox). Writes one `events` row per event that
- * at least one ACTIVE or PAUSED endpoint of the organization subscribes to (its type or `*`), and
- * one pending delivery per such endpoint; the delivery worker sends them after the commit.
- * Events nobody subscribes to are not stored. Returns the ids of the events written.
+ * THE way to emit events. Call it with the transaction that makes the change, so the event exists
+ * exactly when the change does (an outbox). Writes one `events` row per event that someone will
+ * read: an ACTIVE or PAUSED webhook endpoint of the organization subscribing to its type (or `*`),
+ * or the organization's live streams (while `event_retention` says so, every event is kept for
+ * them to resume from). Writes one pending delivery per subscribing endpoint; the delivery worker
+ * sends them after the commit, and the streams hear of them through a NOTIFY that leaves only if
+ * the transaction commits. Events nobody reads are not stored. Returns the ids of the events written.
  */
 export async function emitEvents(
   tx: DbOrTx,
@@ -27,7 +32,8 @@ export async function emitEvents(
   items: readonly EventInput[],
 ): Promise<string[]> {
   if (items.length === 0) return [];
-  const endpoints = await tx
+  // Endpoints and stream interest in one round trip: a stream reads every type, as `*` does.
+  const readers = await tx
     .select({ id: webhookEndpoints.id, event_types: webhookEndpoints.event_types })
     .from(webhookEndpoints)
     .where(
@@ -35,14 +41,27 @@ export async function emitEvents(
         eq(webhookEndpoints.organization_id, organizationId),
         inArray(webhookEndpoints.status, ['ACTIVE', 'PAUSED']),
       ),
+    )
+    .unionAll(
+      tx
+        .select({ id: sql<string>`null`, event_types: sql<string[]>`'["*"]'::jsonb` })
+        .from(eventRetention)
+        .where(
+          and(
+            eq(eventRetention.organization_id, organizationId),
+            gt(eventRetention.retain_until, sql`now()`),
+          ),
+        ),
     );
-  if (endpoints.length === 0) return [];
+  if (readers.length === 0) return [];
+  const endpoints = readers.filter((r) => r.id !== null);
+  const streamed = endpoints.length < readers.length;
   const now = new Date();
   const eventRows: (typeof events.$inferInsert)[] = [];
   const deliveryRows: (typeof webhookDeliveries.$inferInsert)[] = [];
   for (const item of items) {
     const targets = endpoints.filter((e) => e.event_types.includes('*') || e.event_types.includes(item.type));
-    if (targets.length === 0) continue;
+    if (targets.length === 0 && !streamed) continue;
     const id = newId('event');
     eventRows.push({
       id,
@@ -62,12 +81,30 @@ export async function emitEvents(
     }
   }
   if (eventRows.length === 0) return [];
-  await tx.insert(events).values(eventRows);
+  for (let i = 0; i < eventRows.length; i += 1000) {
+    await tx.insert(events).values(eventRows.slice(i, i + 1000));
+  }
   for (let i = 0; i < deliveryRows.length; i += 1000) {
     await tx.insert(webhookDeliveries).values(deliveryRows.slice(i, i + 1000));
   }
+  if (streamed) await tx.execute(sql`SELECT pg_notify(${EVENT_NOTIFICATIONS}, ${organizationId})`);
   return eventRows.map((e) => e.id);
 }
+
+/** What a receiver gets for an event, as a webhook body and as a stream message alike. */
+export const eventEnvelope = (e: {
+  id: string;
+  type: string;
+  created_at: Date;
+  organization_id: string;
+  data: unknown;
+}) => ({
+  id: e.id,
+  type: e.type,
+  created_at: e.created_at.toISOString(),
+  organization_id: e.organization_id,
+  data: e.data,
+});
 
 /** One event: `emitEvents` with a single item. */
 export async function emitEvent(tx: DbOrTx, organizationId: string, type: EventType, data: unknown) {

@@ -1,2 +1,5 @@
 /** What other modules use of the webhook events. */
-export { emitEvent, emitEvents, outreachEventData } from './events.js';
+
+export { EventStreamHub, type StreamOwner } from './event-stream.js';
+export type { TicketGrant } from './event-stream-repository.js';
+export { emitEvent, emitEvents, eventEnvelope, outreachEventData } from './events.js';

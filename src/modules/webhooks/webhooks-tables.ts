@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgSequence,
+  pgTable,
+  text,
+} from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import type { EventType } from '../../domain/events.js';
 import { organizationId } from '../auth/auth-tables.js';
@@ -45,7 +56,21 @@ export const webhookSecrets = pgTable(
   (t) => [index('webhook_secrets_endpoint_idx').on(t.endpoint_id)],
 );
 
-/** The outbox: one row per event, written in the transaction of the change that caused it. */
+/**
+ * A PostgreSQL transaction id (xid8), read and written as its decimal text: 64 bits, never
+ * wrapping, ordered like the transactions that wrote the rows.
+ */
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => 'xid8' });
+
+/** The order of events within their transaction (see `events`). */
+export const eventsSeq = pgSequence('events_seq');
+
+/**
+ * The outbox: one row per event, written in the transaction of the change that caused it. The
+ * live stream reads it in (txid, seq) order: `txid` is the writing transaction, `seq` the order
+ * within it, and rows of transactions older than every running one can no longer appear, so a
+ * stream's cursor never skips an event that commits late.
+ */
 export const events = pgTable(
   'events',
   {
@@ -54,8 +79,14 @@ export const events = pgTable(
     type: text('type').$type<EventType>().notNull(),
     data: jsonb('data').$type<unknown>().notNull(),
     created_at: tstz('created_at').notNull().defaultNow(),
+    // Rows from before the stream existed hold 0 in both: older than any stream's cursor.
+    txid: xid8('txid').notNull().default(sql`pg_current_xact_id()`),
+    seq: bigint('seq', { mode: 'number' }).notNull().default(sql`nextval('events_seq')`),
   },
-  (t) => [index('events_organization_idx').on(t.organization_id, t.created_at)],
+  (t) => [
+    index('events_organization_idx').on(t.organization_id, t.created_at),
+    index('events_stream_idx').on(t.organization_id, t.txid, t.seq),
+  ],
 );
 
 /** One event owed to one endpoint; the worker claims due rows with FOR UPDATE SKIP LOCKED. */
@@ -105,4 +136,52 @@ export const webhookAttempts = pgTable(
     created_at: tstz('created_at').notNull().defaultNow(),
   },
   (t) => [index('webhook_attempts_endpoint_idx').on(t.endpoint_id, t.created_at)],
+);
+
+/**
+ * Open live streams, one row each, across every instance: the per-organization cap counts them.
+ * A row whose instance stopped without closing it stops counting once its heartbeat is stale.
+ */
+export const eventStreams = pgTable(
+  'event_streams',
+  {
+    id: text('id').primaryKey(),
+    organization_id: organizationId(),
+    instance_id: text('instance_id').notNull(),
+    opened_at: tstz('opened_at').notNull().defaultNow(),
+    last_seen_at: tstz('last_seen_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('event_streams_organization_idx').on(t.organization_id, t.last_seen_at),
+    index('event_streams_instance_idx').on(t.instance_id),
+  ],
+);
+
+/**
+ * Until when an organization's events are stored for its streams to resume from, even when no
+ * webhook endpoint subscribes to them: pushed forward while a stream is open.
+ */
+export const eventRetention = pgTable('event_retention', {
+  organization_id: organizationId().primaryKey(),
+  retain_until: tstz('retain_until').notNull(),
+});
+
+/** One-use tickets that open a stream from a browser (EventSource cannot send headers). */
+export const eventStreamTickets = pgTable(
+  'event_stream_tickets',
+  {
+    id: text('id').primaryKey(),
+    organization_id: organizationId(),
+    /** SHA-256 of the ticket; the ticket itself is shown once. */
+    ticket_hash: text('ticket_hash').notNull().unique('event_stream_tickets_hash_key'),
+    principal_kind: text('principal_kind', { enum: ['api_key', 'bearer'] }).notNull(),
+    user_id: text('user_id'),
+    api_key_id: text('api_key_id'),
+    /** The sign-in session of a bearer ticket: signing out closes what it opened. */
+    session_id: text('session_id'),
+    expires_at: tstz('expires_at').notNull(),
+    used_at: tstz('used_at'),
+    created_at: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('event_stream_tickets_expiry_idx').on(t.expires_at)],
 );
