@@ -22,6 +22,7 @@ import { rateLimits } from './http/rate-limit.js';
 import { loggerOptions } from './logger.js';
 import { agentRoutes } from './modules/agent/agent-routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
+import { auditRoutes } from './modules/audit/audit-routes.js';
 import { authRoutes } from './modules/auth/auth-routes.js';
 import { callsRoutes } from './modules/calls/calls-routes.js';
 import { voiceWebhookRoutes } from './modules/calls/voice-webhook-routes.js';
@@ -165,4 +166,5 @@ async function registerModules(api: FastifyInstance, s: Services) {
   await api.register(voiceWebhookRoutes, { calls: s.calls, provider: s.voiceProvider });
   await api.register(offersRoutes, { offers: s.offers });
   await api.register(webhooksRoutes, { webhooks: s.webhooks });
+  await api.register(auditRoutes, { audit: s.audit });
 }

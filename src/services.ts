@@ -14,6 +14,7 @@ import { AgentService } from './modules/agent/agent-service.js';
 import { agentOfferPolicy } from './modules/agent/agent-settings.js';
 import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
+import { AuditLogService } from './modules/audit/audit-service.js';
 import { AuthService } from './modules/auth/auth-service.js';
 import { TokenService } from './modules/auth/tokens.js';
 import { CallsService } from './modules/calls/calls-service.js';
@@ -65,6 +66,7 @@ export interface Services {
   readonly agent: AgentService;
   readonly outreaches: OutreachesService;
   readonly webhooks: WebhooksService;
+  readonly audit: AuditLogService;
   /**
    * The background work of the service (the agent's only while AGENT_ENABLED). The app runs them
    * unless WORKERS_ENABLED=false; a test or a CLI calls a worker's `drain` itself.
@@ -145,6 +147,7 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
       config.webhooks.publicOnly,
       webhookSecretBox(config.secretsEncryptionKey),
     ),
+    audit: new AuditLogService(db),
   };
   return {
     ...services,

@@ -53,6 +53,10 @@ export const TAGS = [
     name: 'integrations',
     description: 'Where the voice, e-mail and WhatsApp platforms call in; authenticated by their signatures.',
   },
+  {
+    name: 'audit',
+    description: 'The organization’s audit log: carrier, lane-preference and team changes, who made them.',
+  },
   { name: 'health', description: 'Probes for load balancers: no credentials, no rate limit.' },
 ];
 
