@@ -153,7 +153,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
 
 /** One plugin per module, each given the services it uses and nothing else. */
 async function registerModules(api: FastifyInstance, s: Services) {
-  await api.register(authRoutes, { auth: s.auth });
+  await api.register(authRoutes, { auth: s.auth, sessions: s.sessions });
   await api.register(apiKeysRoutes, { apiKeys: s.apiKeys });
   await api.register(loadsRoutes, { loads: s.loads });
   await api.register(statusMappingRoutes, { mappings: s.statusMappings });

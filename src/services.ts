@@ -16,6 +16,7 @@ import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-c
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import { AuditLogService } from './modules/audit/audit-service.js';
 import { AuthService } from './modules/auth/auth-service.js';
+import { SessionsService } from './modules/auth/sessions-service.js';
 import { TokenService } from './modules/auth/tokens.js';
 import { CallsService } from './modules/calls/calls-service.js';
 import { carrierEnrollment } from './modules/calls/carrier-enrollment.js';
@@ -48,6 +49,7 @@ export interface ServiceDeps {
 /** Every service of the application, built once and shared by the routes, the CLI and the workers. */
 export interface Services {
   readonly tokens: TokenService;
+  readonly sessions: SessionsService;
   readonly credentials: ApiKeyCredentials;
   readonly idempotency: IdempotencyStore;
   readonly auth: AuthService;
@@ -79,6 +81,7 @@ export interface Services {
 }
 
 const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
+const SESSIONS_PURGE_MS = 60 * 60_000;
 
 /**
  * The composition root: builds the configured providers, every service and the workers from the
@@ -89,6 +92,7 @@ const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
 export function buildServices({ config, database, log }: ServiceDeps): Services {
   const { db } = database;
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
+  const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
   const idempotency = new IdempotencyStore(
     db,
     new SecretBox(config.secretsEncryptionKey, 'idempotency response bodies'),
@@ -125,9 +129,10 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
 
   const services = {
     tokens,
+    sessions,
     credentials,
     idempotency,
-    auth: new AuthService(db, tokens),
+    auth: new AuthService(db, sessions),
     apiKeys: new ApiKeysService(db, credentials),
     loads,
     statusMappings: new StatusMappings(db),
@@ -215,7 +220,7 @@ function workersOf(
   config: Config,
   database: Database,
   log: FastifyBaseLogger,
-  services: Pick<Services, 'idempotency' | 'compliance' | 'calls' | 'agent'>,
+  services: Pick<Services, 'idempotency' | 'sessions' | 'compliance' | 'calls' | 'agent'>,
 ): Worker[] {
   const { db } = database;
   const { pollMs } = config.workers;
@@ -228,6 +233,11 @@ function workersOf(
       name: 'idempotency-purge',
       intervalMs: IDEMPOTENCY_PURGE_MS,
       drain: () => services.idempotency.purgeExpired(),
+    },
+    {
+      name: 'sessions-purge',
+      intervalMs: SESSIONS_PURGE_MS,
+      drain: () => services.sessions.purgeExpired(),
     },
   ];
   if (config.agent.enabled) {

@@ -31,6 +31,9 @@ export const idPrefixes = {
   conversation: 'conv',
   agentMessage: 'amsg',
   voiceTemplate: 'vt',
+  session: 'ses',
+  refreshToken: 'rtk',
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -76,14 +76,15 @@ async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOp
   }
 
   async function identifyBearer(request: FastifyRequest, token: string) {
-    const userId = await tokens.verify(token);
-    if (!userId) {
+    const subject = await tokens.verify(token);
+    if (!subject) {
       request.authFailure = unauthenticated('The bearer token is invalid or expired');
       return;
     }
-    const rows = await membershipsForAuth(database.db, userId);
+    const { userId, sessionId } = subject;
+    const rows = await membershipsForAuth(database.db, userId, sessionId);
     if (rows.length === 0) {
-      request.authFailure = unauthenticated('The bearer token is invalid or expired');
+      request.authFailure = unauthenticated('The bearer token is invalid, expired or signed out');
       return;
     }
     const memberships = rows.filter((r) => r.organization_id !== null);
@@ -99,6 +100,7 @@ async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOp
     request.principal = {
       kind: 'bearer',
       userId,
+      sessionId,
       organizationId: active?.organization_id ?? null,
       role: active?.role ?? null,
     };

@@ -607,7 +607,14 @@ describe('an instance with the agent switched off', () => {
   const t = useTestApp({ env: { ...agentEnv, AGENT_ENABLED: 'false' } });
 
   it('runs no agent loop, and a round of every worker it has plans nothing', async () => {
-    const others = ['compliance', 'idempotency-purge', 'outreach-sweeper', 'scheduled-calls', 'webhooks'];
+    const others = [
+      'compliance',
+      'idempotency-purge',
+      'outreach-sweeper',
+      'scheduled-calls',
+      'sessions-purge',
+      'webhooks',
+    ];
     expect(t.app.workers.names()).toEqual(others);
     expect(t.services.workers.map((w) => w.name).sort()).toEqual(others);
     const { h } = await tenant(t);
