@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
-import type { Database } from './db/client.js';
+import type { Database, Db } from './db/client.js';
 import { ChannelListener } from './db/notifications.js';
 import { SecretBox } from './db/secret-box.js';
 import { IdempotencyStore } from './http/idempotency.js';
@@ -16,6 +16,8 @@ import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-c
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import { AuditLogService } from './modules/audit/audit-service.js';
 import { AuthService } from './modules/auth/auth-service.js';
+import { InvitationsService } from './modules/auth/invitations-service.js';
+import { MembersService } from './modules/auth/members-service.js';
 import { SessionsService } from './modules/auth/sessions-service.js';
 import { TokenService } from './modules/auth/tokens.js';
 import { CallsService } from './modules/calls/calls-service.js';
@@ -53,6 +55,8 @@ export interface Services {
   readonly credentials: ApiKeyCredentials;
   readonly idempotency: IdempotencyStore;
   readonly auth: AuthService;
+  readonly members: MembersService;
+  readonly invitations: InvitationsService;
   readonly apiKeys: ApiKeysService;
   readonly loads: LoadsService;
   readonly statusMappings: StatusMappings;
@@ -133,6 +137,7 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
     credentials,
     idempotency,
     auth: new AuthService(db, sessions),
+    ...teamOf(config, db, sessions, channels, log),
     apiKeys: new ApiKeysService(db, credentials),
     loads,
     statusMappings: new StatusMappings(db),
@@ -164,6 +169,32 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
       await channels.email.close();
       await channels.whatsapp.close();
     },
+  };
+}
+
+/** The team's services: members and roles, and invitations e-mailed through the e-mail channel. */
+function teamOf(
+  config: Config,
+  db: Db,
+  sessions: SessionsService,
+  channels: Channels,
+  log: FastifyBaseLogger,
+) {
+  const { email } = config.channels;
+  return {
+    members: new MembersService(db, sessions),
+    invitations: new InvitationsService(
+      db,
+      sessions,
+      channels.email,
+      {
+        ttlSeconds: config.invitations.ttlSeconds,
+        dashboardUrl: config.invitations.dashboardUrl,
+        from: email.from,
+        replyDomain: email.replyDomain,
+      },
+      log,
+    ),
   };
 }
 

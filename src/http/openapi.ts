@@ -19,7 +19,15 @@ import { finalizeDocument, type OperationTraits, TRAITS_KEY } from './openapi-do
 
 /** Every tag an operation may carry; the lint refuses an operation tagged with anything else. */
 export const TAGS = [
-  { name: 'auth', description: 'Sign in with e-mail and password for a bearer token; who you are.' },
+  {
+    name: 'auth',
+    description:
+      'Sign in with e-mail and password (or an invitation) for an access token and a refresh token; refresh, sign out; who you are.',
+  },
+  {
+    name: 'members',
+    description: 'The team: members and their roles, invitations by e-mail, removals.',
+  },
   {
     name: 'api-keys',
     description: 'Long-lived keys for integrations, shown once, rotated without downtime.',
