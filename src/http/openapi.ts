@@ -256,8 +256,10 @@ export function swaggerOptions(config: Config, prefix: string): FastifyDynamicSw
             scheme: 'bearer',
             bearerFormat: 'JWT',
             description:
-              'An access token from POST /auth/login: a JWS signed with HS256, its algorithm pinned on ' +
-              'verification and `iss`, `aud` and `exp` checked, following the best practices of RFC8725.',
+              'An access token from POST /auth/login, /auth/refresh or /auth/accept-invitation: a JWS signed ' +
+              'with HS256, its algorithm pinned on verification and `iss`, `aud` and `exp` checked, following ' +
+              'the best practices of RFC8725; valid 15 minutes by default, and only while its session (`sid`) ' +
+              'has not ended.',
           },
         },
       },
