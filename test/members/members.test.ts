@@ -199,6 +199,19 @@ describe('invitations', () => {
     expect(members.json().data.filter((m: { status: string }) => m.status === 'active')).toHaveLength(1);
   });
 
+  it('replays an invitation retried with the same Idempotency-Key instead of e-mailing it again', async () => {
+    const { user: owner } = await createTenant(t);
+    const email = `retried-${unique()}@example.com`;
+    const headers = { ...owner.headers, 'idempotency-key': `invite-${unique()}` };
+    const first = await invite(t, headers, { email, role: 'MEMBER' });
+    const second = await invite(t, headers, { email, role: 'MEMBER' });
+    expect(first.statusCode).toBe(201);
+    expect(second.statusCode).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.json()).toEqual(first.json());
+    expect(outbox(t).filter((m) => m.to === email)).toHaveLength(1);
+  });
+
   it('holds a new password to 12 to 1024 characters, and asks for one only without an account', async () => {
     const { user: owner } = await createTenant(t);
     const email = `pw-${unique()}@example.com`;

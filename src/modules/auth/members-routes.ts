@@ -99,7 +99,8 @@ function invitationRoutes(app: App, invitations: InvitationsService) {
   app.post(
     '/members',
     {
-      config: { access: managers },
+      // A retry with the same Idempotency-Key replays the answer instead of e-mailing a new token.
+      config: { access: managers, idempotent: true },
       schema: {
         operationId: 'inviteMember',
         tags,
