@@ -164,7 +164,7 @@ export class InvitationsService {
   }): Promise<SessionTokens> {
     if (!isSecretOf(INVITATION_TOKEN_PREFIX, input.token)) throw refusal(null);
     const found = await findInvitationByTokenHash(this.db, hashSecret(input.token));
-    if (!found || found.status !== 'pending' || found.expires_at.getTime() <= Date.now()) {
+    if (found?.status !== 'pending' || found.expires_at.getTime() <= Date.now()) {
       throw refusal(found);
     }
     const existing = await findUserByEmail(this.db, found.email);
