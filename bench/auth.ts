@@ -21,7 +21,8 @@ export async function run() {
     password: 'bench-password',
     role: 'OWNER',
   });
-  const { token } = await services.tokens.issue(user.id);
+  const { access_token: token } = await services.sessions.open(user.id);
+  const { sessionId } = (await services.tokens.verify(token))!;
   const scope = systemScope(org.id);
   const key = await services.apiKeys.create(scope, { name: 'bench' });
   const created = await fetch(`${url}/api/v1/carriers`, {
@@ -38,7 +39,7 @@ export async function run() {
 
   const bare = Fastify();
   bare.get('/me', async () => {
-    const rows = await membershipsForAuth(db.database.db, user.id);
+    const rows = await membershipsForAuth(db.database.db, user.id, sessionId);
     const found = await findUserById(db.database.db, user.id);
     const memberships = await listMemberships(db.database.db, user.id);
     return { rows, found, memberships };

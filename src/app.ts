@@ -24,7 +24,9 @@ import { rateLimits } from './http/rate-limit.js';
 import { loggerOptions } from './logger.js';
 import { agentRoutes } from './modules/agent/agent-routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
+import { auditRoutes } from './modules/audit/audit-routes.js';
 import { authRoutes } from './modules/auth/auth-routes.js';
+import { membersRoutes } from './modules/auth/members-routes.js';
 import { callsRoutes } from './modules/calls/calls-routes.js';
 import { voiceWebhookRoutes } from './modules/calls/voice-webhook-routes.js';
 import { carriersRoutes } from './modules/carriers/carriers-routes.js';
@@ -163,7 +165,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
 
 /** One plugin per module, each given the services it uses and nothing else. */
 async function registerModules(api: FastifyInstance, s: Services) {
-  await api.register(authRoutes, { auth: s.auth });
+  await api.register(authRoutes, { auth: s.auth, sessions: s.sessions });
+  await api.register(membersRoutes, { members: s.members, invitations: s.invitations });
   await api.register(apiKeysRoutes, { apiKeys: s.apiKeys });
   await api.register(loadsRoutes, { loads: s.loads });
   await api.register(statusMappingRoutes, { mappings: s.statusMappings });
@@ -177,4 +180,5 @@ async function registerModules(api: FastifyInstance, s: Services) {
   await api.register(offersRoutes, { offers: s.offers });
   await api.register(webhooksRoutes, { webhooks: s.webhooks });
   await api.register(eventStreamRoutes, { hub: s.eventStream, apiPrefix: API_PREFIX });
+  await api.register(auditRoutes, { audit: s.audit });
 }

@@ -54,6 +54,11 @@ export function loadConfig(
       audience: env.JWT_AUDIENCE,
       ttlSeconds: env.JWT_TTL_SECONDS,
     }),
+    sessions: Object.freeze({ refreshTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS }),
+    invitations: Object.freeze({
+      ttlSeconds: env.INVITATION_TTL_SECONDS,
+      dashboardUrl: env.DASHBOARD_URL?.replace(/\/+$/, ''),
+    }),
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     redisTimeouts: Object.freeze({

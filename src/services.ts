@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
-import type { Database } from './db/client.js';
+import type { Database, Db } from './db/client.js';
 import { ChannelListener } from './db/notifications.js';
 import { SecretBox } from './db/secret-box.js';
 import { principalOfGrant } from './http/authentication.js';
@@ -15,7 +15,11 @@ import { AgentService } from './modules/agent/agent-service.js';
 import { agentOfferPolicy } from './modules/agent/agent-settings.js';
 import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
+import { AuditLogService } from './modules/audit/audit-service.js';
 import { AuthService } from './modules/auth/auth-service.js';
+import { InvitationsService } from './modules/auth/invitations-service.js';
+import { MembersService } from './modules/auth/members-service.js';
+import { SessionsService } from './modules/auth/sessions-service.js';
 import { TokenService } from './modules/auth/tokens.js';
 import { CallsService } from './modules/calls/calls-service.js';
 import { carrierEnrollment } from './modules/calls/carrier-enrollment.js';
@@ -49,9 +53,12 @@ export interface ServiceDeps {
 /** Every service of the application, built once and shared by the routes, the CLI and the workers. */
 export interface Services {
   readonly tokens: TokenService;
+  readonly sessions: SessionsService;
   readonly credentials: ApiKeyCredentials;
   readonly idempotency: IdempotencyStore;
   readonly auth: AuthService;
+  readonly members: MembersService;
+  readonly invitations: InvitationsService;
   readonly apiKeys: ApiKeysService;
   readonly loads: LoadsService;
   readonly statusMappings: StatusMappings;
@@ -69,6 +76,7 @@ export interface Services {
   readonly webhooks: WebhooksService;
   /** The live event streams this instance holds (GET /events/stream). */
   readonly eventStream: EventStreamHub;
+  readonly audit: AuditLogService;
   /**
    * The background work of the service (the agent's only while AGENT_ENABLED). The app runs them
    * unless WORKERS_ENABLED=false; a test or a CLI calls a worker's `drain` itself.
@@ -85,6 +93,7 @@ export interface Services {
 
 const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
 const EVENT_STREAM_PURGE_MS = 60_000;
+const SESSIONS_PURGE_MS = 60 * 60_000;
 
 /**
  * The composition root: builds the configured providers, every service and the workers from the
@@ -95,6 +104,7 @@ const EVENT_STREAM_PURGE_MS = 60_000;
 export function buildServices({ config, database, log }: ServiceDeps): Services {
   const { db } = database;
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
+  const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
   const idempotency = new IdempotencyStore(
     db,
     new SecretBox(config.secretsEncryptionKey, 'idempotency response bodies'),
@@ -138,9 +148,11 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
 
   const services = {
     tokens,
+    sessions,
     credentials,
     idempotency,
-    auth: new AuthService(db, tokens),
+    auth: new AuthService(db, sessions),
+    ...teamOf(config, db, sessions, channels, log),
     apiKeys: new ApiKeysService(db, credentials),
     loads,
     statusMappings: new StatusMappings(db),
@@ -161,6 +173,7 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
       webhookSecretBox(config.secretsEncryptionKey),
     ),
     eventStream,
+    audit: new AuditLogService(db),
   };
   return {
     ...services,
@@ -176,6 +189,32 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
       await channels.email.close();
       await channels.whatsapp.close();
     },
+  };
+}
+
+/** The team's services: members and roles, and invitations e-mailed through the e-mail channel. */
+function teamOf(
+  config: Config,
+  db: Db,
+  sessions: SessionsService,
+  channels: Channels,
+  log: FastifyBaseLogger,
+) {
+  const { email } = config.channels;
+  return {
+    members: new MembersService(db, sessions),
+    invitations: new InvitationsService(
+      db,
+      sessions,
+      channels.email,
+      {
+        ttlSeconds: config.invitations.ttlSeconds,
+        dashboardUrl: config.invitations.dashboardUrl,
+        from: email.from,
+        replyDomain: email.replyDomain,
+      },
+      log,
+    ),
   };
 }
 
@@ -232,7 +271,7 @@ function workersOf(
   config: Config,
   database: Database,
   log: FastifyBaseLogger,
-  services: Pick<Services, 'idempotency' | 'compliance' | 'calls' | 'agent' | 'eventStream'>,
+  services: Pick<Services, 'idempotency' | 'sessions' | 'compliance' | 'calls' | 'agent' | 'eventStream'>,
 ): Worker[] {
   const { db } = database;
   const { pollMs } = config.workers;
@@ -250,6 +289,11 @@ function workersOf(
       name: 'idempotency-purge',
       intervalMs: IDEMPOTENCY_PURGE_MS,
       drain: () => services.idempotency.purgeExpired(),
+    },
+    {
+      name: 'sessions-purge',
+      intervalMs: SESSIONS_PURGE_MS,
+      drain: () => services.sessions.purgeExpired(),
     },
   ];
   if (config.agent.enabled) {

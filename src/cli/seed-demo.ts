@@ -152,7 +152,13 @@ async function seedOrganization(services: Services, db: Db, tag: string) {
   });
   const scope: OrgScope = {
     organizationId: org.id,
-    principal: { kind: 'bearer', userId: user.id, organizationId: org.id, role: 'OWNER' },
+    principal: {
+      kind: 'bearer',
+      userId: user.id,
+      sessionId: null,
+      organizationId: org.id,
+      role: 'OWNER',
+    },
   };
   const apiKey = await services.apiKeys.create(scope, {
     name: 'Demo TMS integration',

@@ -20,8 +20,16 @@ export interface Config {
     readonly secret: string;
     readonly issuer: string;
     readonly audience: string;
+    /** Lifetime of an access token. */
     readonly ttlSeconds: number;
   };
+  /** Sign-in sessions: each refresh token lives this long, and each refresh issues a new one. */
+  readonly sessions: { readonly refreshTtlSeconds: number };
+  /**
+   * Team invitations: how long the e-mailed token is valid, and the dashboard the e-mail links to
+   * (`<dashboardUrl>/accept-invitation?token=...`; no link without one).
+   */
+  readonly invitations: { readonly ttlSeconds: number; readonly dashboardUrl: string | undefined };
   readonly redisUrl: string | undefined;
   readonly redisKeyPrefix: string;
   readonly redisTimeouts: {

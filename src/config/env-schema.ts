@@ -37,7 +37,30 @@ export const envSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_ISSUER: z.string().min(1).default('envoy'),
   JWT_AUDIENCE: z.string().min(1).default('envoy-api'),
-  JWT_TTL_SECONDS: positiveInt(8 * 3600),
+  // Access tokens are short-lived: a refresh token renews them, and a session ended elsewhere
+  // is refused at once anyway (every bearer request reads its session).
+  JWT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86_400)
+    .default(15 * 60),
+  REFRESH_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .max(365 * 86_400)
+    .default(30 * 86_400),
+  INVITATION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .max(90 * 86_400)
+    .default(7 * 86_400),
+  DASHBOARD_URL: z
+    .url({ protocol: /^https?$/ })
+    .max(500)
+    .optional(),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   REDIS_KEY_PREFIX: z.string().min(1).max(100).default('envoy:'),
   REDIS_COMMAND_TIMEOUT_MS: positiveInt(50),

@@ -41,8 +41,10 @@ export const unauthenticated = (message = 'Missing or invalid credentials') =>
 
 export const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Invalid email or password');
 
-export const forbidden = (message = 'You do not have permission to perform this action') =>
-  new AppError(403, 'forbidden', message);
+export const forbidden = (
+  message = 'You do not have permission to perform this action',
+  param: string | null = null,
+) => new AppError(403, 'forbidden', message, param);
 
 export const notFound = (resource: string, id?: string, param: string | null = null) =>
   new AppError(

@@ -33,6 +33,9 @@ export const idPrefixes = {
   voiceTemplate: 'vt',
   eventStream: 'evs',
   eventStreamTicket: 'stk',
+  session: 'ses',
+  refreshToken: 'rtk',
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -14,6 +14,8 @@ export type Principal =
   | {
       readonly kind: 'bearer';
       readonly userId: string;
+      /** The sign-in session of the access token; null for work done as the user without one (the CLI). */
+      readonly sessionId: string | null;
       readonly organizationId: string | null;
       readonly role: Role | null;
     }

@@ -41,7 +41,7 @@ export interface AuthenticationOptions {
 
 /**
  * The principal a stored grant (a stream ticket, an open stream) stands for now, or null when its
- * API key was deactivated or expired, or its user left the organization.
+ * API key was deactivated or expired, or its user left the organization or signed out.
  */
 export function principalOfGrant(database: Database, credentials: ApiKeyCredentials) {
   return async (grant: TicketGrant): Promise<Principal | null> => {
@@ -49,11 +49,18 @@ export function principalOfGrant(database: Database, credentials: ApiKeyCredenti
       const key = grant.apiKeyId ? await credentials.activeById(grant.apiKeyId) : null;
       return key && key.organizationId === grant.organizationId ? principalOfKey(key) : null;
     }
-    if (!grant.userId) return null;
-    const rows = await membershipsForAuth(database.db, grant.userId);
+    // The sign-in session must still be alive, as for the bearer token that obtained the grant.
+    if (!grant.userId || !grant.sessionId) return null;
+    const rows = await membershipsForAuth(database.db, grant.userId, grant.sessionId);
     const membership = rows.find((r) => r.organization_id === grant.organizationId);
     return membership
-      ? { kind: 'bearer', userId: grant.userId, organizationId: grant.organizationId, role: membership.role }
+      ? {
+          kind: 'bearer',
+          userId: grant.userId,
+          sessionId: grant.sessionId,
+          organizationId: grant.organizationId,
+          role: membership.role,
+        }
       : null;
   };
 }
@@ -104,14 +111,15 @@ async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOp
   }
 
   async function identifyBearer(request: FastifyRequest, token: string) {
-    const userId = await tokens.verify(token);
-    if (!userId) {
+    const subject = await tokens.verify(token);
+    if (!subject) {
       request.authFailure = unauthenticated('The bearer token is invalid or expired');
       return;
     }
-    const rows = await membershipsForAuth(database.db, userId);
+    const { userId, sessionId } = subject;
+    const rows = await membershipsForAuth(database.db, userId, sessionId);
     if (rows.length === 0) {
-      request.authFailure = unauthenticated('The bearer token is invalid or expired');
+      request.authFailure = unauthenticated('The bearer token is invalid, expired or signed out');
       return;
     }
     const memberships = rows.filter((r) => r.organization_id !== null);
@@ -127,6 +135,7 @@ async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOp
     request.principal = {
       kind: 'bearer',
       userId,
+      sessionId,
       organizationId: active?.organization_id ?? null,
       role: active?.role ?? null,
     };

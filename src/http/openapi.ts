@@ -19,7 +19,15 @@ import { finalizeDocument, type OperationTraits, TRAITS_KEY } from './openapi-do
 
 /** Every tag an operation may carry; the lint refuses an operation tagged with anything else. */
 export const TAGS = [
-  { name: 'auth', description: 'Sign in with e-mail and password for a bearer token; who you are.' },
+  {
+    name: 'auth',
+    description:
+      'Sign in with e-mail and password (or an invitation) for an access token and a refresh token; refresh, sign out; who you are.',
+  },
+  {
+    name: 'members',
+    description: 'The team: members and their roles, invitations by e-mail, removals.',
+  },
   {
     name: 'api-keys',
     description: 'Long-lived keys for integrations, shown once, rotated without downtime.',
@@ -56,6 +64,10 @@ export const TAGS = [
   {
     name: 'integrations',
     description: 'Where the voice, e-mail and WhatsApp platforms call in; authenticated by their signatures.',
+  },
+  {
+    name: 'audit',
+    description: 'The organization’s audit log: carrier, lane-preference and team changes, who made them.',
   },
   { name: 'health', description: 'Probes for load balancers: no credentials, no rate limit.' },
 ];
@@ -251,8 +263,10 @@ export function swaggerOptions(config: Config, prefix: string): FastifyDynamicSw
             scheme: 'bearer',
             bearerFormat: 'JWT',
             description:
-              'An access token from POST /auth/login: a JWS signed with HS256, its algorithm pinned on ' +
-              'verification and `iss`, `aud` and `exp` checked, following the best practices of RFC8725.',
+              'An access token from POST /auth/login, /auth/refresh or /auth/accept-invitation: a JWS signed ' +
+              'with HS256, its algorithm pinned on verification and `iss`, `aud` and `exp` checked, following ' +
+              'the best practices of RFC8725; valid 15 minutes by default, and only while its session (`sid`) ' +
+              'has not ended.',
           },
         },
       },

@@ -21,12 +21,17 @@ export function categoryOf(request: FastifyRequest, prefix: string): RateCategor
   return 'general';
 }
 
+/** The public routes that trade a secret for tokens: counted per client IP, whatever is sent. */
+const PER_IP = ['/auth/login', '/auth/refresh', '/auth/accept-invitation'];
+
 /**
- * Who a request is counted as. Login is counted by client IP before any password is checked, so
- * the limit also shields argon2; everything else by credential (API key, else user, else IP).
+ * Who a request is counted as. Login, refresh and accepting an invitation are counted by client
+ * IP before any secret is checked (so the limit also shields argon2, and a stray bearer header
+ * cannot move the count elsewhere); everything else by credential (API key, else user, else IP).
  */
 function subjectOf(request: FastifyRequest, prefix: string): string {
-  if ((request.routeOptions.url ?? request.url) === `${prefix}/auth/login`) return `ip:${request.ip}`;
+  const path = request.routeOptions.url ?? request.url;
+  if (PER_IP.some((p) => path === `${prefix}${p}`)) return `ip:${request.ip}`;
   const p = request.principal;
   if (p?.kind === 'api_key') return `key:${p.apiKeyId}`;
   if (p?.kind === 'bearer') return `user:${p.userId}`;

@@ -613,6 +613,7 @@ describe('an instance with the agent switched off', () => {
       'idempotency-purge',
       'outreach-sweeper',
       'scheduled-calls',
+      'sessions-purge',
       'webhooks',
     ];
     expect(t.app.workers.names()).toEqual(others);

@@ -6,11 +6,11 @@ import { createApiKey, createOrg, createTenant, createUser, login } from '../hel
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
 async function signToken(
-  claims: { sub: string; exp: number },
+  claims: { sub: string; exp: number; sid?: string },
   secret = TEST_JWT_SECRET,
   opts: { iss?: string; aud?: string } = {},
 ) {
-  return new SignJWT({})
+  return new SignJWT(claims.sid === undefined ? {} : { sid: claims.sid })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(claims.sub)
     .setIssuer(opts.iss ?? 'envoy')
@@ -20,10 +20,14 @@ async function signToken(
     .sign(new TextEncoder().encode(secret));
 }
 
+/** The session id (`sid`) an access token names. */
+const sessionOf = (token: string): string =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid;
+
 describe('login and bearer tokens', () => {
   const t = useTestApp();
 
-  it('returns a bearer token for the right password', async () => {
+  it('returns a 15-minute access token of a new session and a 30-day refresh token for the right password', async () => {
     const { user } = await createTenant(t);
     const res = await t.app.inject({
       method: 'POST',
@@ -32,9 +36,22 @@ describe('login and bearer tokens', () => {
     });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 28_800 });
-    const [header] = body.access_token.split('.');
+    expect(body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'bearer',
+      expires_in: 900,
+      refresh_token: expect.stringMatching(/^envoy_rt_[0-9A-Za-z]{40}$/),
+      refresh_expires_in: 2_592_000,
+    });
+    const [header, payload] = body.access_token.split('.');
     expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toMatchObject({ alg: 'HS256' });
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    expect(claims).toMatchObject({ sub: user.id, sid: expect.stringMatching(/^ses_/) });
+    expect(claims.exp - claims.iat).toBe(900);
+    // Each login is a session of its own.
+    const again = await login(t, user.email, user.password);
+    const [, second] = again.split('.');
+    expect(JSON.parse(Buffer.from(second!, 'base64url').toString()).sid).not.toBe(claims.sid);
   });
 
   it('gives the same 401 body for an unknown e-mail and a wrong password', async () => {
@@ -88,7 +105,6 @@ describe('login and bearer tokens', () => {
   it('switches the active organization with X-Organization-ID, and refuses one the user is not in', async () => {
     const { orgId, user } = await createTenant(t);
     const second = await createOrg(t);
-    const { AuthService } = await import('../../src/modules/auth/auth-service.js');
     await t.services.auth.createUser({
       organizationId: second,
       email: user.email,
@@ -115,19 +131,27 @@ describe('login and bearer tokens', () => {
     expect(refused.json().error.code).toBe('forbidden');
   });
 
-  it('refuses a missing, malformed, expired, foreign-signed or unsigned token with 401', async () => {
+  it('refuses a missing, malformed, expired, foreign-signed, unsigned or sessionless token with 401', async () => {
     const { user } = await createTenant(t);
+    const other = await createTenant(t);
+    const sid = sessionOf(user.token);
     const past = Math.floor(Date.now() / 1000) - 10;
     const future = Math.floor(Date.now() / 1000) + 3600;
     const tokens = {
-      expired: await signToken({ sub: user.id, exp: past }),
+      expired: await signToken({ sub: user.id, exp: past, sid }),
       otherSecret: await signToken(
-        { sub: user.id, exp: future },
+        { sub: user.id, exp: future, sid },
         'another-secret-that-is-also-long-enough!!',
       ),
-      otherAudience: await signToken({ sub: user.id, exp: future }, TEST_JWT_SECRET, { aud: 'someone-else' }),
-      algNone: `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: user.id, iss: 'envoy', aud: 'envoy-api', exp: future })}.`,
+      otherAudience: await signToken({ sub: user.id, exp: future, sid }, TEST_JWT_SECRET, {
+        aud: 'someone-else',
+      }),
+      algNone: `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: user.id, iss: 'envoy', aud: 'envoy-api', exp: future, sid })}.`,
       garbage: 'not.a.token',
+      // Signed as before sessions existed: no sid claim.
+      withoutSession: await signToken({ sub: user.id, exp: future }),
+      unknownSession: await signToken({ sub: user.id, exp: future, sid: 'ses_nope' }),
+      anotherUsersSession: await signToken({ sub: user.id, exp: future, sid: sessionOf(other.user.token) }),
     };
     const none = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me' });
     expect(none.statusCode).toBe(401);
@@ -141,7 +165,7 @@ describe('login and bearer tokens', () => {
       expect(res.statusCode, name).toBe(401);
       expect(res.json().error.code, name).toBe('unauthenticated');
     }
-    const valid = await signToken({ sub: user.id, exp: future });
+    const valid = await signToken({ sub: user.id, exp: future, sid });
     const ok = await t.app.inject({
       method: 'GET',
       url: '/api/v1/auth/me',

@@ -87,6 +87,15 @@ const apiKey = await createApiKey(t, owner.headers);
 // The target of /api-keys/{id} operations: never the key that authenticates (regenerating that
 // one with expire_old_in_seconds 0 would lock the run out).
 const spareKey = await createApiKey(t, owner.headers);
+// Logging out ends the session of the token it is sent with: a user of its own, so the owner's
+// session outlives the run; a session of theirs gives refresh a real token to start from.
+const leaving = await createUser(t, orgId, 'MEMBER');
+const spareSession = await t.app.inject({
+  method: 'POST',
+  url: '/api/v1/auth/login',
+  payload: { email: leaving.email, password: leaving.password },
+});
+expect(spareSession.statusCode, spareSession.body).toBe(200);
 
 async function post(url: string, payload: Record<string, unknown>) {
   const res = await t.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: owner.headers, payload });
@@ -157,6 +166,8 @@ const KNOWN: Record<string, unknown[]> = {
  */
 const BODY_TEMPLATES: Record<string, unknown[]> = {
   login: [{ email: owner.email, password: owner.password }],
+  refreshSession: [{ refresh_token: spareSession.json().refresh_token }],
+  logout: [{ refresh_token: spareSession.json().refresh_token }],
   upsertLoad: [loadPayload({ load_number: 'LN-FUZZ-1', customer_rate: 2100, margin: 150 }), loadPayload()],
   upsertLoadsBatch: [
     { loads: [loadPayload(), loadPayload({ load_number: 'LN-FUZZ-1', tms_status: 'covered' })] },
@@ -723,9 +734,11 @@ function signCallback(
 function requestFor(op: Operation): fc.Arbitrary<FuzzRequest> {
   const credentials = op.isPublic
     ? fc.constant<Record<string, string>>({})
-    : op.apiKey
-      ? fc.constantFrom(apiKey.headers, owner.headers)
-      : fc.constant(owner.headers);
+    : op.id === 'logout'
+      ? fc.constant(leaving.headers)
+      : op.apiKey
+        ? fc.constantFrom(apiKey.headers, owner.headers)
+        : fc.constant(owner.headers);
   const extraHeaders = fc.record({
     'idempotency-key': oneIn(
       3,

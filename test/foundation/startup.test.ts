@@ -64,7 +64,7 @@ describe('the first hour', () => {
     expect(ready.msg).toMatch(/compliance registry \(.+carrier-registry\.json\)/);
     expect(ready.msg).toContain('chat model demo-model (127.0.0.1:9/v1)');
     expect(ready.msg).toContain(
-      'workers compliance, event-stream-purge, idempotency-purge, outreach-sweeper, scheduled-calls, webhooks',
+      'workers compliance, event-stream-purge, idempotency-purge, outreach-sweeper, scheduled-calls, sessions-purge, webhooks',
     );
     expect(ready.startup).toMatchObject({ voice: 'simulated', workers: expect.stringContaining('webhooks') });
     // Not a TTY: JSON lines, and no credential anywhere in them.
@@ -126,6 +126,7 @@ describe('the first hour', () => {
         'idempotency-purge',
         'outreach-sweeper',
         'scheduled-calls',
+        'sessions-purge',
         'webhooks',
       ]);
     } finally {

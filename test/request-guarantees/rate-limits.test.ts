@@ -132,6 +132,23 @@ describe(`rate limits (${process.env.REDIS_URL ? 'Redis' : 'in-process'} counter
     expect((await from('10.1.1.2', user.password)).statusCode).toBe(200);
   });
 
+  it('counts refreshes by client IP, whatever bearer token comes with them', async () => {
+    const { user } = await createTenant(t);
+    const from = (ip: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/refresh',
+        headers: user.headers,
+        payload: { refresh_token: 'envoy_rt_0000000000000000000000000000000000000000' },
+        remoteAddress: ip,
+      });
+    for (let i = 0; i < 3; i++) expect((await from('10.1.2.1')).statusCode).toBe(401);
+    const blocked = await from('10.1.2.1');
+    expect(blocked.statusCode).toBe(429);
+    expectRateHeaders(blocked, 3, 0);
+    expect((await from('10.1.2.2')).statusCode).toBe(401);
+  });
+
   it('does not count or label health probes and the docs page', async () => {
     for (const url of ['/healthz', '/readyz', '/docs/']) {
       for (let i = 0; i < 7; i++) {

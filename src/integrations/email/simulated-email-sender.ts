@@ -8,8 +8,8 @@ import type { EmailSender, InboundEmail, OutboundEmail, SentEmail } from './emai
 
 /**
  * E-mail in process: the default when no SMTP server is configured. Every message is kept (`sent`),
- * and the simulated carrier's answer arrives a few seconds later (divided by `speed`) at the sink,
- * shaped as the inbound-parse webhook would deliver it.
+ * and to an outreach the simulated carrier's answer arrives a few seconds later (divided by
+ * `speed`) at the sink, shaped as the inbound-parse webhook would deliver it.
  */
 export class SimulatedEmailSender implements EmailSender {
   readonly name = 'simulated';
@@ -27,6 +27,9 @@ export class SimulatedEmailSender implements EmailSender {
 
   async send(email: OutboundEmail): Promise<SentEmail> {
     this.sent.push(email);
+    // Only a carrier answers, and only an outreach goes to a carrier: an invitation or any other
+    // message without an outreach gets no simulated reply.
+    if (!email.outreachId) return { messageId: email.messageId };
     const reply = simulatedCarrierReply(email.messageId, email.text, this.profile);
     if (reply !== null) {
       this.replies.after((2000 + chance(email.messageId, 'delay') * 6000) / this.speed, () => ({

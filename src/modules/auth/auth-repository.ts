@@ -1,25 +1,39 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { newId } from '../../domain/ids.js';
 import type { Role } from '../../domain/scope.js';
 import { memberships, organizations, users } from './auth-tables.js';
+import { authSessions } from './sessions-tables.js';
 
 export { findUserById } from './user-reads.js';
 
+// The one query of a bearer request: the session must be the user's and live, so a session ended
+// on any instance refuses its access tokens from the next request on, at no extra round trip.
 const membershipsForAuthStatement = preparedFor((db) =>
   db
     .select({ user_id: users.id, organization_id: memberships.organization_id, role: memberships.role })
     .from(users)
+    .innerJoin(
+      authSessions,
+      and(
+        eq(authSessions.id, sql.placeholder('sessionId')),
+        eq(authSessions.user_id, users.id),
+        isNull(authSessions.revoked_at),
+      ),
+    )
     .leftJoin(memberships, eq(memberships.user_id, users.id))
     .where(eq(users.id, sql.placeholder('userId')))
     .orderBy(asc(memberships.created_at), asc(memberships.id))
-    .prepare('auth_memberships_of_user'),
+    .prepare('auth_memberships_of_session'),
 );
 
-/** The user's memberships, oldest first; no rows when the user does not exist. */
-export function membershipsForAuth(db: Db, userId: string) {
-  return membershipsForAuthStatement(db).execute({ userId });
+/**
+ * The user's memberships, oldest first; no rows when the user does not exist or the session is
+ * not theirs or has ended.
+ */
+export function membershipsForAuth(db: Db, userId: string, sessionId: string) {
+  return membershipsForAuthStatement(db).execute({ userId, sessionId });
 }
 
 export async function findUserByEmail(db: DbOrTx, email: string) {

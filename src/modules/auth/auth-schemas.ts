@@ -1,19 +1,36 @@
 import { z } from 'zod';
 import { ROLES } from '../../domain/scope.js';
-import { dateTime, text } from '../../http/schemas.js';
+import { dateTime, optionalBody, text } from '../../http/schemas.js';
 
 export const loginBody = z.object({
   email: text(254),
   password: text(1024),
 });
 
-export const tokenSchema = z
+export const sessionTokensSchema = z
   .object({
-    access_token: z.string(),
+    access_token: z
+      .string()
+      .meta({ description: 'For `Authorization: Bearer`; valid `expires_in` seconds.' }),
     token_type: z.literal('bearer'),
-    expires_in: z.number().int().meta({ description: 'Seconds until the token expires.' }),
+    expires_in: z.number().int().meta({ description: 'Seconds until the access token expires.' }),
+    refresh_token: z.string().meta({
+      description:
+        'One use: `POST /auth/refresh` exchanges it for new tokens and a new refresh token. Keep it secret.',
+    }),
+    refresh_expires_in: z.number().int().meta({ description: 'Seconds until the refresh token expires.' }),
   })
-  .meta({ id: 'AccessToken' });
+  .meta({ id: 'SessionTokens' });
+
+export const refreshBody = z.object({ refresh_token: text(200) });
+
+export const logoutBody = optionalBody(
+  z.object({
+    refresh_token: text(200)
+      .optional()
+      .meta({ description: 'A refresh token of another of your sessions (another device) to end too.' }),
+  }),
+);
 
 const role = z.enum(ROLES);
 

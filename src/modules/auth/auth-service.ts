@@ -12,7 +12,7 @@ import {
   upsertMembership,
 } from './auth-repository.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import type { TokenService } from './tokens.js';
+import type { SessionsService } from './sessions-service.js';
 
 registerUniqueConstraint('users_email_key', 'email', 'A user with this e-mail already exists');
 
@@ -28,16 +28,18 @@ export interface NewUser {
 export class AuthService {
   constructor(
     private readonly db: Db,
-    private readonly tokens: TokenService,
+    private readonly sessions: SessionsService,
   ) {}
 
-  /** Same 401 body, and about the same time, for an unknown e-mail and a wrong password. */
+  /**
+   * Starts a session for the right password. Same 401 body, and about the same time, for an
+   * unknown e-mail and a wrong password.
+   */
   async login(email: string, password: string) {
     const user = await findUserByEmail(this.db, email.trim());
     const ok = await verifyPassword(user?.password_hash ?? null, password);
     if (!user || !ok) throw invalidCredentials();
-    const { token, expiresIn } = await this.tokens.issue(user.id);
-    return { access_token: token, token_type: 'bearer' as const, expires_in: expiresIn };
+    return this.sessions.open(user.id);
   }
 
   async me(principal: Principal) {

@@ -8,14 +8,21 @@ export interface IssuedToken {
   expiresIn: number;
 }
 
+/** Who a valid access token speaks for: the user, and the session it was issued in. */
+export interface TokenSubject {
+  userId: string;
+  sessionId: string;
+}
+
 export class TokenService {
   private readonly key: Uint8Array;
   constructor(private readonly jwt: Config['jwt']) {
     this.key = new TextEncoder().encode(jwt.secret);
   }
 
-  async issue(userId: string): Promise<IssuedToken> {
-    const token = await new SignJWT({})
+  /** An access token of the session: `sub` the user, `sid` the session. */
+  async issue(userId: string, sessionId: string): Promise<IssuedToken> {
+    const token = await new SignJWT({ sid: sessionId })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(this.jwt.issuer)
@@ -26,16 +33,22 @@ export class TokenService {
     return { token, expiresIn: this.jwt.ttlSeconds };
   }
 
-  /** The user id of a valid token, or null: wrong signature, algorithm, issuer, audience, or expired. */
-  async verify(token: string): Promise<string | null> {
+  /**
+   * The subject of a valid token, or null: wrong signature, algorithm, issuer, audience, expired,
+   * or without a session (`sid`), as tokens signed before sessions existed are.
+   */
+  async verify(token: string): Promise<TokenSubject | null> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: [ALGORITHM],
         issuer: this.jwt.issuer,
         audience: this.jwt.audience,
-        requiredClaims: ['sub', 'exp'],
+        requiredClaims: ['sub', 'exp', 'sid'],
       });
-      return typeof payload.sub === 'string' ? payload.sub : null;
+      const { sub, sid } = payload;
+      return typeof sub === 'string' && typeof sid === 'string' && sid.length <= 100
+        ? { userId: sub, sessionId: sid }
+        : null;
     } catch (err) {
       if (err instanceof errors.JOSEError) return null;
       throw err;

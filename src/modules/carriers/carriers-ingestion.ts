@@ -3,16 +3,15 @@ import type { Db, Tx } from '../../db/client.js';
 import { pathToParam } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { type AuditEntry, insertAudit } from '../audit/index.js';
 import { emitEvents } from '../webhooks/index.js';
 import { toCarrier } from './carrier-shape.js';
 import {
-  type AuditEntry,
   type Candidate,
   type CarrierUpdate,
   type CarrierValues,
   contactsOf,
   findCarriers,
-  insertAudit,
   insertCarriers,
   matchCandidates,
   type NewCarrier,

@@ -4,14 +4,7 @@ import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { type CarrierRow, contactsOf } from './carrier-reads.js';
 import { digitsOnly, type ListCarriersQuery } from './carriers-schemas.js';
-import {
-  auditLog,
-  carrierContacts,
-  carriers,
-  complianceChecks,
-  lanePreferences,
-  lanes,
-} from './carriers-tables.js';
+import { carrierContacts, carriers, complianceChecks, lanePreferences, lanes } from './carriers-tables.js';
 
 export { type CarrierRow, type ContactRow, contactsOf, findCarrier, findCarriers } from './carrier-reads.js';
 
@@ -196,51 +189,6 @@ export async function setCarrierFields(db: DbOrTx, scope: OrgScope, id: string, 
     .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, id)))
     .returning();
   return row ?? null;
-}
-
-export interface AuditEntry {
-  entity_type: 'carrier' | 'lane_preference';
-  entity_id: string;
-  action: string;
-  reason?: string | null;
-  reason_note?: string | null;
-  before?: unknown;
-  after?: unknown;
-}
-
-export async function insertAudit(
-  db: DbOrTx,
-  scope: OrgScope,
-  entries: AuditEntry[],
-  newAuditId: () => string,
-) {
-  if (entries.length === 0) return;
-  const p = scope.principal;
-  const actorType = p.kind === 'bearer' ? 'user' : p.kind;
-  const actorId = p.kind === 'api_key' ? p.apiKeyId : p.userId;
-  await db.insert(auditLog).values(
-    entries.map((e) => ({
-      id: newAuditId(),
-      organization_id: scope.organizationId,
-      entity_type: e.entity_type,
-      entity_id: e.entity_id,
-      action: e.action,
-      reason: e.reason ?? null,
-      reason_note: e.reason_note ?? null,
-      actor_type: actorType,
-      actor_id: actorId,
-      before: e.before ?? null,
-      after: e.after ?? null,
-    })),
-  );
-}
-
-export async function auditOf(db: DbOrTx, scope: OrgScope, entityId: string) {
-  return db
-    .select()
-    .from(auditLog)
-    .where(and(eq(auditLog.organization_id, scope.organizationId), eq(auditLog.entity_id, entityId)))
-    .orderBy(asc(auditLog.created_at), asc(auditLog.id));
 }
 
 /** The carrier list with its filters; with a lane filter, the strongest tier held on that lane. */

@@ -4,8 +4,8 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
+import { auditEntrySchema } from '../audit/index.js';
 import {
-  auditEntrySchema,
   batchBody,
   batchResultSchema,
   carrierIdParams,

@@ -354,21 +354,6 @@ export const batchResultSchema = z
   .meta({ id: 'CarrierBatchResult' });
 export type BatchResult = z.infer<typeof batchResultSchema>;
 
-/** One audit row of a carrier or a lane preference. */
-export const auditEntrySchema = z.object({
-  id: z.string(),
-  entity_type: z.string(),
-  entity_id: z.string(),
-  action: z.string(),
-  reason: z.string().nullable(),
-  reason_note: z.string().nullable(),
-  actor_type: z.string(),
-  actor_id: z.string().nullable(),
-  before: z.unknown(),
-  after: z.unknown(),
-  created_at: dateTime(),
-});
-
 /** One compliance check of a carrier. */
 export const complianceCheckSchema = z.object({
   id: z.string(),

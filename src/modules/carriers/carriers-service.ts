@@ -13,15 +13,14 @@ import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { parseCsv } from '../../lib/csv.js';
+import { auditOf, insertAudit } from '../audit/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { carrierPayload, toCarrier } from './carrier-shape.js';
 import { CarrierIngestion, type IngestItem, type ItemOutcome } from './carriers-ingestion.js';
 import {
-  auditOf,
   complianceChecksOf,
   contactsOf,
   findCarrier,
-  insertAudit,
   listCarriers,
   matchCandidates,
   setCarrierFields,

@@ -187,23 +187,3 @@ export const complianceChecks = pgTable(
   },
   (t) => [index('compliance_checks_carrier_idx').on(t.carrier_id, t.checked_at)],
 );
-
-/** One audit log for carrier and lane-preference actions, written in the transaction of the change. */
-export const auditLog = pgTable(
-  'audit_log',
-  {
-    id: text('id').primaryKey(),
-    organization_id: organizationId(),
-    entity_type: text('entity_type').notNull(),
-    entity_id: text('entity_id').notNull(),
-    action: text('action').notNull(),
-    reason: text('reason'),
-    reason_note: text('reason_note'),
-    actor_type: text('actor_type').notNull(),
-    actor_id: text('actor_id'),
-    before: jsonb('before'),
-    after: jsonb('after'),
-    created_at: tstz('created_at').notNull().defaultNow(),
-  },
-  (t) => [index('audit_log_entity_idx').on(t.organization_id, t.entity_type, t.entity_id, t.created_at)],
-);

@@ -3,9 +3,10 @@ import { conflict, notFound, unprocessable } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { auditOf, insertAudit } from '../audit/index.js';
 import { LOAD_ID_IN_BODY, requireLoad } from '../loads/index.js';
 import { emitEvent } from '../webhooks/index.js';
-import { auditOf, findCarrier, insertAudit } from './carriers-repository.js';
+import { findCarrier } from './carriers-repository.js';
 import type { DisableForLoadInput, LanePreference, LanePreferenceInput } from './carriers-schemas.js';
 import type { lanePreferences, lanes } from './carriers-tables.js';
 import {

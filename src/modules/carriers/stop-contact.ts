@@ -1,9 +1,10 @@
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { insertAudit } from '../audit/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { carrierPayload } from './carrier-shape.js';
-import { findCarrier, insertAudit, setCarrierFields } from './carriers-repository.js';
+import { findCarrier, setCarrierFields } from './carriers-repository.js';
 
 /**
  * The carrier's contacts that are queued and not made yet, withdrawn in the caller's transaction.

@@ -39,7 +39,13 @@ function ownerOf(principal: Principal, organizationId: string): StreamOwner {
     return { organizationId, kind: 'api_key', apiKeyId: principal.apiKeyId, userId: null, sessionId: null };
   }
   if (principal.kind !== 'bearer') throw unauthenticated();
-  return { organizationId, kind: 'bearer', apiKeyId: null, userId: principal.userId, sessionId: null };
+  return {
+    organizationId,
+    kind: 'bearer',
+    apiKeyId: null,
+    userId: principal.userId,
+    sessionId: principal.sessionId,
+  };
 }
 
 /** The live event stream (Server-Sent Events) and the tickets that open it from a browser. */
