@@ -1,12 +1,14 @@
-import { and, count, desc, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { createdBetween, listOrder } from '../../db/list-sql.js';
 import { type CallStatus, statusRank, TERMINAL_STATUSES } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { CallAnalysis, TranscriptMessage } from '../../integrations/voice/voice-provider.js';
 import { type CallRow, transcriptsOf } from './call-reads.js';
-import type { ListCallsQuery } from './calls-schemas.js';
+import type { CallFilters, CallSortField } from './calls-schemas.js';
 import { calls, transcriptMessages } from './calls-tables.js';
 
 export { type CallRow, findCalls, transcriptsOf } from './call-reads.js';
@@ -142,26 +144,61 @@ export async function transcriptOf(
   return (await transcriptsOf(db, scope, [callId])).get(callId) ?? [];
 }
 
-export async function listCalls(db: DbOrTx, scope: OrgScope, q: ListCallsQuery) {
+const SORT_COLUMNS: Record<CallSortField, AnyPgColumn> = {
+  created_at: calls.created_at,
+  call_time: calls.call_time,
+  call_start_time: calls.call_start_time,
+  call_end_time: calls.call_end_time,
+  status: calls.status,
+};
+
+/** The list's filters as one condition, always inside the organization. */
+function callsWhere(scope: OrgScope, q: CallFilters) {
   const conditions: SQL[] = [eq(calls.organization_id, scope.organizationId)];
   if (q.status?.length) conditions.push(inArray(calls.status, q.status));
   if (q.call_type?.length) conditions.push(inArray(calls.call_type, q.call_type));
+  if (q.call_direction?.length) conditions.push(inArray(calls.call_direction, q.call_direction));
   if (q.load_id) conditions.push(eq(calls.load_id, q.load_id));
   if (q.start_date) conditions.push(gte(calls.call_time, new Date(`${q.start_date}T00:00:00Z`)));
   if (q.end_date)
     conditions.push(lt(calls.call_time, new Date(Date.parse(`${q.end_date}T00:00:00Z`) + 86_400_000)));
-  const where = and(...conditions);
+  conditions.push(...createdBetween(calls.created_at, q));
+  return and(...conditions);
+}
+
+export async function listCalls(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: CallFilters,
+  sort: { field: CallSortField; desc: boolean },
+  page: { page: number; page_size: number },
+) {
+  const where = callsWhere(scope, q);
   const [rows, [total]] = await Promise.all([
     db
       .select()
       .from(calls)
       .where(where)
-      .orderBy(desc(calls.call_time), desc(calls.id))
-      .limit(q.page_size)
-      .offset(offsetOf(q.page, q.page_size)),
+      .orderBy(...listOrder(SORT_COLUMNS[sort.field], calls.id, sort.desc))
+      .limit(page.page_size)
+      .offset(offsetOf(page.page, page.page_size)),
     db.select({ n: count() }).from(calls).where(where),
   ]);
   return { rows, total: total?.n ?? 0 };
+}
+
+/** The calls the filters match, counted per (status, call_type, call_direction): one scan, a few rows. */
+export function callCounts(db: DbOrTx, scope: OrgScope, q: CallFilters) {
+  return db
+    .select({
+      status: calls.status,
+      call_type: calls.call_type,
+      call_direction: calls.call_direction,
+      n: count(),
+    })
+    .from(calls)
+    .where(callsWhere(scope, q))
+    .groupBy(calls.status, calls.call_type, calls.call_direction);
 }
 
 /** Links a call to the load and carrier its tools found (inbound calls); returns the row. */

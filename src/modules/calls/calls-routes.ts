@@ -8,6 +8,8 @@ import {
   callDetailSchema,
   callIdParams,
   callSchema,
+  callStatsQuery,
+  callStatsSchema,
   createCallBody,
   endCallSchema,
   joinResultSchema,
@@ -25,11 +27,12 @@ export const callsRoutes: FastifyPluginAsyncZod<{ calls: CallsService; elp: ElpS
   { calls, elp },
 ) => {
   callRoutes(app, calls);
+  listRoutes(app, calls);
   liveCallRoutes(app, calls);
   elpRoutes(app, elp);
 };
 
-/** Start, list and read calls, and a call's recording. */
+/** Start and read calls, and a call's recording. */
 function callRoutes(app: App, calls: CallsService) {
   app.post(
     '/calls',
@@ -54,21 +57,6 @@ function callRoutes(app: App, calls: CallsService) {
     },
     async (request, reply) =>
       reply.status(201).send(toCall(await calls.create(scopeOf(request), request.body))),
-  );
-
-  app.get(
-    '/calls',
-    {
-      config: { access: access.any },
-      schema: {
-        operationId: 'listCalls',
-        tags: ['calls'],
-        summary: 'List calls, newest first',
-        querystring: listCallsQuery,
-        response: { 200: pageOf(callSchema), ...errorResponses(401, 403, 422, 429) },
-      },
-    },
-    async (request) => calls.list(scopeOf(request), request.query),
   );
 
   app.get(
@@ -99,6 +87,51 @@ function callRoutes(app: App, calls: CallsService) {
       },
     },
     async (request) => calls.recording(scopeOf(request), request.params.call_id),
+  );
+}
+
+/** The call list and its stats. */
+function listRoutes(app: App, calls: CallsService) {
+  app.get(
+    '/calls',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listCalls',
+        tags: ['calls'],
+        summary: 'List calls, newest call_time first unless sorted otherwise',
+        description:
+          'List parameters take repeated parameters or comma-separated values. `start_date`/`end_date` ' +
+          'are UTC days of `call_time`, inclusive; `created_after` is inclusive, `created_before` ' +
+          'exclusive, and `created_after` later than `created_before` is 422. `order_by` sorts on one of ' +
+          'the documented fields (else 422), descending unless `order_desc=false`; calls without ' +
+          '`call_start_time` or `call_end_time` sort after the others both ways, and ties break on id, so ' +
+          'pages are stable. `total_count` is exact.',
+        querystring: listCallsQuery,
+        response: { 200: pageOf(callSchema), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => calls.list(scopeOf(request), request.query),
+  );
+
+  // A static segment outranks `:call_id` in the router, whatever the order of registration.
+  app.get(
+    '/calls/stats',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'callStats',
+        tags: ['calls'],
+        summary: 'Counts per status, call type and direction, with the filters of the list',
+        description:
+          'Every status, call type and direction is present, 0 when no call has it; `none` counts calls ' +
+          'without a call type or direction. `total_count` equals GET /calls `total_count` under the same ' +
+          'filters.',
+        querystring: callStatsQuery,
+        response: { 200: callStatsSchema, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => calls.stats(scopeOf(request), request.query),
   );
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CALL_STATUSES, CALL_TYPES } from '../../domain/calls.js';
 import { toE164 } from '../../domain/phone.js';
+import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../../http/list-query.js';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, dateTimeInput, queryList, text } from '../../http/schemas.js';
 import { VOICE_PURPOSES } from '../../integrations/voice/voice-provider.js';
@@ -85,14 +86,50 @@ export type CreateCallInput = z.output<typeof createCallBody>;
 
 const isoDate = z.iso.date().max(10);
 
-export const listCallsQuery = pageQuery().extend({
+/** The documented sort fields of the call list; anything else is a 422. */
+export const CALL_SORT_FIELDS = [
+  'created_at',
+  'call_time',
+  'call_start_time',
+  'call_end_time',
+  'status',
+] as const;
+export type CallSortField = (typeof CALL_SORT_FIELDS)[number];
+
+const callFilters = {
   status: queryList(z.enum(CALL_STATUSES)).optional(),
   call_type: queryList(z.enum(CALL_TYPES)).optional(),
+  call_direction: queryList(z.enum(CALL_DIRECTIONS)).optional(),
   load_id: text(100).optional(),
   start_date: isoDate.optional().meta({ description: 'Calls placed on or after this UTC day' }),
   end_date: isoDate.optional().meta({ description: 'Calls placed on or before this UTC day' }),
-});
+  ...createdRangeShape,
+};
+
+/** GET /calls/stats: the list's filters, without paging or sorting. */
+export const callStatsQuery = checkCreatedRange(z.object(callFilters));
+export type CallFilters = z.output<typeof callStatsQuery>;
+
+export const listCallsQuery = checkCreatedRange(
+  pageQuery().extend({
+    ...callFilters,
+    ...sortShape(CALL_SORT_FIELDS, 'call_time', '`status` sorts by the name of the status.'),
+  }),
+);
 export type ListCallsQuery = z.output<typeof listCallsQuery>;
+
+export const callStatsSchema = z
+  .object({
+    total_count: z.number().int(),
+    by_status: countsBy(CALL_STATUSES, 'Calls per status.'),
+    by_call_type: countsBy([...CALL_TYPES, 'none'], 'Calls per call_type; `none` counts those without one.'),
+    by_direction: countsBy(
+      [...CALL_DIRECTIONS, 'none'],
+      'Calls per call_direction; `none` counts those without one.',
+    ),
+  })
+  .meta({ id: 'CallStats' });
+export type CallStats = z.infer<typeof callStatsSchema>;
 
 export const callIdParams = z.object({ call_id: text(100) });
 

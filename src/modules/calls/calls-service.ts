@@ -1,7 +1,8 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
-import { type CallType, TERMINAL_STATUSES } from '../../domain/calls.js';
+import { tally } from '../../db/list-sql.js';
+import { CALL_STATUSES, CALL_TYPES, type CallType, TERMINAL_STATUSES } from '../../domain/calls.js';
 import { AppError, notFound, stateConflict, unprocessable } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
@@ -19,6 +20,7 @@ import { assistantFor, callVariables, purposeOf } from './call-script.js';
 import type { CallContext } from './call-starter.js';
 import {
   type CallRow,
+  callCounts,
   findCall,
   insertCall,
   listCalls,
@@ -26,8 +28,14 @@ import {
   setTransferTo,
   transcriptOf,
 } from './calls-repository.js';
-import { type CreateCallInput, type ListCallsQuery, toCall } from './calls-schemas.js';
-import { calls } from './calls-tables.js';
+import {
+  type CallFilters,
+  type CallStats,
+  type CreateCallInput,
+  type ListCallsQuery,
+  toCall,
+} from './calls-schemas.js';
+import { CALL_DIRECTIONS, calls } from './calls-tables.js';
 import type { VoiceTools } from './voice-tools.js';
 
 const JOINABLE = new Set(['AGENT_ASSIGNED', 'IN_PROGRESS']);
@@ -281,8 +289,21 @@ export class CallsService {
   }
 
   async list(scope: OrgScope, q: ListCallsQuery) {
-    const { rows, total } = await listCalls(this.db, scope, q);
-    return { data: rows.map(toCall), pagination: pagination(q.page, q.page_size, total) };
+    const { page, page_size, order_by, order_desc, ...filters } = q;
+    const sort = { field: order_by ?? 'call_time', desc: order_desc ?? true };
+    const { rows, total } = await listCalls(this.db, scope, filters, sort, { page, page_size });
+    return { data: rows.map(toCall), pagination: pagination(page, page_size, total) };
+  }
+
+  /** GET /calls/stats: the list's matches counted per status, call type and direction. */
+  async stats(scope: OrgScope, q: CallFilters): Promise<CallStats> {
+    const rows = await callCounts(this.db, scope, q);
+    return {
+      total_count: rows.reduce((sum, r) => sum + r.n, 0),
+      by_status: tally(CALL_STATUSES, rows, (r) => r.status),
+      by_call_type: tally([...CALL_TYPES, 'none'], rows, (r) => r.call_type),
+      by_direction: tally([...CALL_DIRECTIONS, 'none'], rows, (r) => r.call_direction),
+    };
   }
 
   /** Cold-transfers a live call to the caller's own phone (an API key: its creator's). */

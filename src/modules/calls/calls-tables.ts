@@ -67,6 +67,19 @@ export const calls = pgTable(
     index('calls_load_created_idx').on(t.load_id, t.created_at),
     index('calls_organization_load_idx').on(t.organization_id, t.load_id),
     index('calls_organization_created_idx').on(t.organization_id, t.created_at),
+    // The list's other sort fields; call_time is also its default order.
+    index('calls_organization_call_time_idx').on(t.organization_id, t.call_time, t.id),
+    index('calls_organization_start_idx').on(
+      t.organization_id,
+      t.call_start_time.desc().nullsLast(),
+      t.id.desc(),
+    ),
+    index('calls_organization_end_idx').on(
+      t.organization_id,
+      t.call_end_time.desc().nullsLast(),
+      t.id.desc(),
+    ),
+    index('calls_organization_status_idx').on(t.organization_id, t.status, t.id),
     uniqueIndex('calls_provider_call_key').on(t.provider, t.provider_call_id),
     index('calls_scheduled_due_idx').on(t.scheduled_at).where(sql`${t.status} = 'SCHEDULED'`),
     check(

@@ -1,9 +1,11 @@
-import { and, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { createdBetween, listOrder } from '../../db/list-sql.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { acceptedOn } from './offer-queries.js';
-import type { ListOffersQuery } from './offers-schemas.js';
+import type { OfferFilters, OfferSortField } from './offers-schemas.js';
 import { offers } from './offers-tables.js';
 
 export { acceptablePendingOffer } from './offer-queries.js';
@@ -58,27 +60,51 @@ export async function setOfferStatus(
   return row ?? null;
 }
 
-export async function listOffers(
-  db: DbOrTx,
-  scope: OrgScope,
-  q: Omit<ListOffersQuery, 'page' | 'page_size'>,
-  page: { page: number; page_size: number },
-) {
+const SORT_COLUMNS: Record<OfferSortField, AnyPgColumn> = {
+  created_at: offers.created_at,
+  updated_at: offers.updated_at,
+  offer_amount: offers.offer_amount,
+  accepted_at: offers.accepted_at,
+};
+
+/** The list's filters as one condition, always inside the organization. */
+function offersWhere(scope: OrgScope, q: OfferFilters) {
   const conditions: SQL[] = [eq(offers.organization_id, scope.organizationId)];
   if (q.load_id) conditions.push(eq(offers.load_id, q.load_id));
   if (q.carrier_id) conditions.push(eq(offers.carrier_id, q.carrier_id));
   if (q.status?.length) conditions.push(inArray(offers.status, q.status));
   if (q.channel?.length) conditions.push(inArray(offers.channel, q.channel));
-  const where = and(...conditions);
+  if (q.source?.length) conditions.push(inArray(offers.source, q.source));
+  conditions.push(...createdBetween(offers.created_at, q));
+  return and(...conditions);
+}
+
+export async function listOffers(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: OfferFilters,
+  sort: { field: OfferSortField; desc: boolean },
+  page: { page: number; page_size: number },
+) {
+  const where = offersWhere(scope, q);
   const [rows, [total]] = await Promise.all([
     db
       .select()
       .from(offers)
       .where(where)
-      .orderBy(desc(offers.created_at), desc(offers.id))
+      .orderBy(...listOrder(SORT_COLUMNS[sort.field], offers.id, sort.desc))
       .limit(page.page_size)
       .offset(offsetOf(page.page, page.page_size)),
     db.select({ n: count() }).from(offers).where(where),
   ]);
   return { rows, total: total?.n ?? 0 };
+}
+
+/** The offers the filters match, counted per (status, channel, source): one scan, a few rows. */
+export function offerCounts(db: DbOrTx, scope: OrgScope, q: OfferFilters) {
+  return db
+    .select({ status: offers.status, channel: offers.channel, source: offers.source, n: count() })
+    .from(offers)
+    .where(offersWhere(scope, q))
+    .groupBy(offers.status, offers.channel, offers.source);
 }

@@ -5,20 +5,34 @@ import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   createOfferBody,
+  listLoadOffersQuery,
   listOffersQuery,
   loadIdParams,
   offerIdParams,
   offerSchema,
+  offerStatsQuery,
+  offerStatsSchema,
   patchOfferBody,
 } from './offers-schemas.js';
 import type { OffersService } from './offers-service.js';
 
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
 const tags = ['offers'];
+
+const LIST_NOTES =
+  'List parameters take repeated parameters or comma-separated values. `created_after` is inclusive, ' +
+  '`created_before` exclusive; `created_after` later than `created_before` is 422. `order_by` sorts on ' +
+  'one of the documented fields (else 422), descending unless `order_desc=false`; offers without ' +
+  '`accepted_at` sort after the others both ways, and ties break on id, so pages are stable. ' +
+  '`total_count` is exact.';
 
 export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService }> = async (
   app,
   { offers: service },
 ) => {
+  listRoutes(app, service);
+
   app.post(
     '/offers',
     {
@@ -35,21 +49,6 @@ export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService }> = as
       },
     },
     async (request, reply) => reply.status(201).send(await service.create(scopeOf(request), request.body)),
-  );
-
-  app.get(
-    '/offers',
-    {
-      config: { access: access.any },
-      schema: {
-        operationId: 'listOffers',
-        tags,
-        summary: 'List offers, newest first',
-        querystring: listOffersQuery,
-        response: { 200: pageOf(offerSchema), ...errorResponses(401, 403, 422, 429) },
-      },
-    },
-    async (request) => service.list(scopeOf(request), request.query),
   );
 
   app.get(
@@ -87,6 +86,44 @@ export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService }> = as
     },
     async (request) => service.setStatus(scopeOf(request), request.params.offer_id, request.body.status),
   );
+};
+
+/** The offer lists and their stats. */
+function listRoutes(app: App, service: OffersService) {
+  app.get(
+    '/offers',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listOffers',
+        tags,
+        summary: 'List offers, newest first unless sorted otherwise',
+        description: LIST_NOTES,
+        querystring: listOffersQuery,
+        response: { 200: pageOf(offerSchema), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => service.list(scopeOf(request), request.query),
+  );
+
+  // A static segment outranks `:offer_id` in the router, whatever the order of registration.
+  app.get(
+    '/offers/stats',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'offerStats',
+        tags,
+        summary: 'Counts per status, channel and source, with the filters of the list',
+        description:
+          'Every status, channel and source is present, 0 when no offer has it; `by_channel.none` counts ' +
+          'offers without a channel. `total_count` equals GET /offers `total_count` under the same filters.',
+        querystring: offerStatsQuery,
+        response: { 200: offerStatsSchema, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => service.stats(scopeOf(request), request.query),
+  );
 
   app.get(
     '/loads/:load_id/offers',
@@ -95,12 +132,13 @@ export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService }> = as
       schema: {
         operationId: 'listLoadOffers',
         tags,
-        summary: 'Offers on one load, newest first (same filters as GET /offers)',
+        summary: 'Offers on one load, newest first unless sorted otherwise (same filters as GET /offers)',
+        description: LIST_NOTES,
         params: loadIdParams,
-        querystring: listOffersQuery.omit({ load_id: true }),
+        querystring: listLoadOffersQuery,
         response: { 200: pageOf(offerSchema), ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
     async (request) => service.forLoad(scopeOf(request), request.params.load_id, request.query),
   );
-};
+}

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../../http/list-query.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, queryList, text } from '../../http/schemas.js';
+import { dateTime, queryList, storedEnum, text } from '../../http/schemas.js';
 import { carrierSchema } from '../carriers/index.js';
-import { OFFER_CHANNELS, OFFER_STATUSES } from './offers-tables.js';
+import { OFFER_CHANNELS, OFFER_SOURCES, OFFER_STATUSES } from './offers-tables.js';
 
 export const offerSchema = z
   .object({
@@ -11,7 +12,9 @@ export const offerSchema = z
     load_id: z.string(),
     offer_amount: z.number(),
     status: z.enum(OFFER_STATUSES),
-    source: z.string(),
+    source: storedEnum(OFFER_SOURCES).meta({
+      description: '`api`: entered by a rep or an API client; `agent`: recorded by the agent from a channel',
+    }),
     created_at: dateTime(),
     updated_at: dateTime(),
     carrier_id: z.string().nullable(),
@@ -56,13 +59,47 @@ export type CreateOfferInput = z.output<typeof createOfferBody>;
 
 export const patchOfferBody = z.object({ status: z.enum(OFFER_STATUSES) });
 
-export const listOffersQuery = pageQuery().extend({
+/** The documented sort fields of the offer lists; anything else is a 422. */
+export const OFFER_SORT_FIELDS = ['created_at', 'updated_at', 'offer_amount', 'accepted_at'] as const;
+export type OfferSortField = (typeof OFFER_SORT_FIELDS)[number];
+
+const { load_id: loadIdFilter, ...offerFiltersOfLoad } = {
   load_id: text(100).optional(),
   carrier_id: text(100).optional(),
   status: queryList(z.enum(OFFER_STATUSES)).optional(),
   channel: queryList(z.enum(OFFER_CHANNELS)).optional(),
-});
+  source: queryList(z.enum(OFFER_SOURCES)).optional(),
+  ...createdRangeShape,
+};
+const offerSort = sortShape(OFFER_SORT_FIELDS, 'created_at');
+
+/** GET /offers/stats: the list's filters, without paging or sorting. */
+export const offerStatsQuery = checkCreatedRange(z.object({ load_id: loadIdFilter, ...offerFiltersOfLoad }));
+export type OfferFilters = z.output<typeof offerStatsQuery>;
+
+export const listOffersQuery = checkCreatedRange(
+  pageQuery().extend({ load_id: loadIdFilter, ...offerFiltersOfLoad, ...offerSort }),
+);
 export type ListOffersQuery = z.output<typeof listOffersQuery>;
+
+/** GET /loads/{load_id}/offers: the same list, its load in the path. */
+export const listLoadOffersQuery = checkCreatedRange(
+  pageQuery().extend({ ...offerFiltersOfLoad, ...offerSort }),
+);
+export type ListLoadOffersQuery = z.output<typeof listLoadOffersQuery>;
+
+export const offerStatsSchema = z
+  .object({
+    total_count: z.number().int(),
+    by_status: countsBy(OFFER_STATUSES, 'Offers per status.'),
+    by_channel: countsBy(
+      [...OFFER_CHANNELS, 'none'],
+      'Offers per channel; `none` counts those without one (entered by a rep or an API client).',
+    ),
+    by_source: countsBy(OFFER_SOURCES, 'Offers per source.'),
+  })
+  .meta({ id: 'OfferStats' });
+export type OfferStats = z.infer<typeof offerStatsSchema>;
 
 export const offerIdParams = z.object({ offer_id: text(100) });
 export const loadIdParams = z.object({ load_id: text(100) });

@@ -1,4 +1,5 @@
 import type { Db, DbOrTx } from '../../db/client.js';
+import { tally } from '../../db/list-sql.js';
 import { notFound, stateConflict, unprocessable } from '../../domain/errors.js';
 import { isBookable } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
@@ -15,9 +16,18 @@ import {
   insertOffer,
   listOffers,
   type OfferRow,
+  offerCounts,
   setOfferStatus,
 } from './offers-repository.js';
-import type { CreateOfferInput, ListOffersQuery, Offer } from './offers-schemas.js';
+import type {
+  CreateOfferInput,
+  ListLoadOffersQuery,
+  ListOffersQuery,
+  Offer,
+  OfferFilters,
+  OfferStats,
+} from './offers-schemas.js';
+import { OFFER_CHANNELS, OFFER_SOURCES, OFFER_STATUSES } from './offers-tables.js';
 
 const ONE_ACCEPTED = 'offers_one_accepted_per_load_key';
 
@@ -209,16 +219,28 @@ export class OffersService {
   }
 
   async list(scope: OrgScope, q: ListOffersQuery) {
-    const { page, page_size, ...filters } = q;
-    const { rows, total } = await listOffers(this.db, scope, filters, { page, page_size });
+    const { page, page_size, order_by, order_desc, ...filters } = q;
+    const sort = { field: order_by ?? 'created_at', desc: order_desc ?? true };
+    const { rows, total } = await listOffers(this.db, scope, filters, sort, { page, page_size });
     return {
       data: await toOffers(this.db, scope, rows),
       pagination: pagination(page, page_size, total),
     };
   }
 
-  async forLoad(scope: OrgScope, loadId: string, q: ListOffersQuery) {
+  async forLoad(scope: OrgScope, loadId: string, q: ListLoadOffersQuery) {
     await requireLoad(this.db, scope, loadId, LOAD_ID_IN_PATH);
     return this.list(scope, { ...q, load_id: loadId });
+  }
+
+  /** GET /offers/stats: the list's matches counted per status, channel and source. */
+  async stats(scope: OrgScope, q: OfferFilters): Promise<OfferStats> {
+    const rows = await offerCounts(this.db, scope, q);
+    return {
+      total_count: rows.reduce((sum, r) => sum + r.n, 0),
+      by_status: tally(OFFER_STATUSES, rows, (r) => r.status),
+      by_channel: tally([...OFFER_CHANNELS, 'none'], rows, (r) => r.channel),
+      by_source: tally(OFFER_SOURCES, rows, (r) => r.source),
+    };
   }
 }

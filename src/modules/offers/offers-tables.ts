@@ -7,6 +7,8 @@ import { loads } from '../loads/loads-tables.js';
 
 export const OFFER_STATUSES = ['pending', 'accepted', 'rejected'] as const;
 export const OFFER_CHANNELS = ['voice', 'email', 'messaging'] as const;
+/** Who recorded the offer: a rep or an API client (`api`), or the agent from a channel (`agent`). */
+export const OFFER_SOURCES = ['api', 'agent'] as const;
 
 /**
  * Offers carriers make on loads (spec: Offer). Created here with the spec's columns so the load
@@ -23,7 +25,7 @@ export const offers = pgTable(
     tms_load_id: text('tms_load_id'),
     offer_amount: numeric('offer_amount', { mode: 'number' }).notNull(),
     status: text('status', { enum: OFFER_STATUSES }).notNull().default('pending'),
-    source: text('source').notNull().default('api'),
+    source: text('source', { enum: OFFER_SOURCES }).notNull().default('api'),
     channel: text('channel', { enum: OFFER_CHANNELS }),
     carrier_id: text('carrier_id').references(() => carriers.id, { onDelete: 'set null' }),
     contact_id: text('contact_id'),
@@ -55,6 +57,14 @@ export const offers = pgTable(
     // One accepted offer per load, whatever the concurrency: the second accept violates this.
     uniqueIndex('offers_one_accepted_per_load_key').on(t.load_id).where(sql`${t.status} = 'accepted'`),
     index('offers_organization_carrier_idx').on(t.organization_id, t.carrier_id, t.created_at),
+    // The list's other sort fields (created_at uses offers_organization_created_idx).
+    index('offers_organization_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('offers_organization_amount_idx').on(t.organization_id, t.offer_amount, t.id),
+    index('offers_organization_accepted_idx').on(
+      t.organization_id,
+      t.accepted_at.desc().nullsLast(),
+      t.id.desc(),
+    ),
     check('offers_status_check', sql`${t.status} IN ('pending', 'accepted', 'rejected')`),
   ],
 );

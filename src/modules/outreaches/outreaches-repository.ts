@@ -1,10 +1,12 @@
-import { and, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { createdBetween, listOrder } from '../../db/list-sql.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { QueuedContacts } from '../carriers/index.js';
 import { cancelAutomatedOutreaches, emitMoved, type OutreachEventRow } from './outreach-queries.js';
-import type { ListOutreachesQuery } from './outreaches-schemas.js';
+import type { OutreachFilters, OutreachSortField } from './outreaches-schemas.js';
 import { outreaches } from './outreaches-tables.js';
 
 export {
@@ -35,29 +37,52 @@ export async function findOutreachOfCall(db: DbOrTx, scope: OrgScope, callId: st
   return row ?? null;
 }
 
-export async function listOutreaches(
-  db: DbOrTx,
-  scope: OrgScope,
-  q: Omit<ListOutreachesQuery, 'page' | 'page_size'>,
-  page: { page: number; page_size: number },
-) {
+const SORT_COLUMNS: Record<OutreachSortField, AnyPgColumn> = {
+  created_at: outreaches.created_at,
+  updated_at: outreaches.updated_at,
+  status: outreaches.status,
+};
+
+/** The list's filters as one condition, always inside the organization. */
+function outreachesWhere(scope: OrgScope, q: OutreachFilters) {
   const conditions: SQL[] = [eq(outreaches.organization_id, scope.organizationId)];
   if (q.load_id) conditions.push(eq(outreaches.load_id, q.load_id));
   if (q.carrier_id) conditions.push(eq(outreaches.carrier_id, q.carrier_id));
   if (q.modality?.length) conditions.push(inArray(outreaches.modality, q.modality));
   if (q.status?.length) conditions.push(inArray(outreaches.status, q.status));
-  const where = and(...conditions);
+  if (q.is_automated !== undefined) conditions.push(eq(outreaches.is_automated, q.is_automated));
+  conditions.push(...createdBetween(outreaches.created_at, q));
+  return and(...conditions);
+}
+
+export async function listOutreaches(
+  db: DbOrTx,
+  scope: OrgScope,
+  q: OutreachFilters,
+  sort: { field: OutreachSortField; desc: boolean },
+  page: { page: number; page_size: number },
+) {
+  const where = outreachesWhere(scope, q);
   const [rows, [total]] = await Promise.all([
     db
       .select()
       .from(outreaches)
       .where(where)
-      .orderBy(desc(outreaches.created_at), desc(outreaches.id))
+      .orderBy(...listOrder(SORT_COLUMNS[sort.field], outreaches.id, sort.desc))
       .limit(page.page_size)
       .offset(offsetOf(page.page, page.page_size)),
     db.select({ n: count() }).from(outreaches).where(where),
   ]);
   return { rows, total: total?.n ?? 0 };
+}
+
+/** The outreaches the filters match, counted per (status, modality): one scan, a few rows. */
+export function outreachCounts(db: DbOrTx, scope: OrgScope, q: OutreachFilters) {
+  return db
+    .select({ status: outreaches.status, modality: outreaches.modality, n: count() })
+    .from(outreaches)
+    .where(outreachesWhere(scope, q))
+    .groupBy(outreaches.status, outreaches.modality);
 }
 
 /**

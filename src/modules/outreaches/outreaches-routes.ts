@@ -9,9 +9,13 @@ import {
   listOutreachesQuery,
   outreachIdParams,
   outreachSchema,
+  outreachStatsQuery,
+  outreachStatsSchema,
   trackingPromptBody,
 } from './outreaches-schemas.js';
 import type { OutreachesService } from './outreaches-service.js';
+
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
 const tags = ['outreaches'];
 
@@ -19,6 +23,8 @@ export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: OutreachesSer
   app,
   { outreaches: service },
 ) => {
+  listRoutes(app, service);
+
   app.post(
     '/outreaches',
     {
@@ -38,21 +44,6 @@ export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: OutreachesSer
       },
     },
     async (request, reply) => reply.status(201).send(await service.create(scopeOf(request), request.body)),
-  );
-
-  app.get(
-    '/outreaches',
-    {
-      config: { access: access.any },
-      schema: {
-        operationId: 'listOutreaches',
-        tags,
-        summary: 'List outreaches, newest first',
-        querystring: listOutreachesQuery,
-        response: { 200: pageOf(outreachSchema), ...errorResponses(401, 403, 422, 429) },
-      },
-    },
-    async (request) => service.list(scopeOf(request), request.query),
   );
 
   app.get(
@@ -95,3 +86,45 @@ export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: OutreachesSer
         .send(await service.trackingPrompt(scopeOf(request), request.params.load_id, request.body)),
   );
 };
+
+/** The outreach list and its stats. */
+function listRoutes(app: App, service: OutreachesService) {
+  app.get(
+    '/outreaches',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listOutreaches',
+        tags,
+        summary: 'List outreaches, newest first unless sorted otherwise',
+        description:
+          'List parameters take repeated parameters or comma-separated values. `created_after` is ' +
+          'inclusive, `created_before` exclusive; `created_after` later than `created_before` is 422. ' +
+          '`order_by` sorts on one of the documented fields (else 422), descending unless ' +
+          '`order_desc=false`; ties break on id, so pages are stable. `total_count` is exact.',
+        querystring: listOutreachesQuery,
+        response: { 200: pageOf(outreachSchema), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => service.list(scopeOf(request), request.query),
+  );
+
+  // A static segment outranks `:outreach_id` in the router, whatever the order of registration.
+  app.get(
+    '/outreaches/stats',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'outreachStats',
+        tags,
+        summary: 'Counts per status and modality, with the filters of the list',
+        description:
+          'Every status and modality is present, 0 when no outreach has it. `total_count` equals ' +
+          'GET /outreaches `total_count` under the same filters.',
+        querystring: outreachStatsQuery,
+        response: { 200: outreachStatsSchema, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => service.stats(scopeOf(request), request.query),
+  );
+}

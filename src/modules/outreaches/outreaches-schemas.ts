@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../../http/list-query.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, nonEmptyText, queryList, text } from '../../http/schemas.js';
+import { dateTime, nonEmptyText, queryBool, queryList, text } from '../../http/schemas.js';
 import { carrierSchema } from '../carriers/index.js';
 import { OUTREACH_DIRECTIONS, OUTREACH_MODALITIES, OUTREACH_STATUSES } from './outreaches-tables.js';
 
@@ -40,13 +41,41 @@ export const createOutreachBody = z.object({
 });
 export type CreateOutreachInput = z.output<typeof createOutreachBody>;
 
-export const listOutreachesQuery = pageQuery().extend({
+/** The documented sort fields of the outreach list; anything else is a 422. */
+export const OUTREACH_SORT_FIELDS = ['created_at', 'updated_at', 'status'] as const;
+export type OutreachSortField = (typeof OUTREACH_SORT_FIELDS)[number];
+
+const outreachFilters = {
   load_id: text(100).optional(),
   carrier_id: text(100).optional(),
   modality: queryList(z.enum(OUTREACH_MODALITIES)).optional(),
   status: queryList(z.enum(OUTREACH_STATUSES)).optional(),
-});
+  is_automated: queryBool()
+    .optional()
+    .meta({ description: '`true`: only those the agent started; `false`: only those started by request.' }),
+  ...createdRangeShape,
+};
+
+/** GET /outreaches/stats: the list's filters, without paging or sorting. */
+export const outreachStatsQuery = checkCreatedRange(z.object(outreachFilters));
+export type OutreachFilters = z.output<typeof outreachStatsQuery>;
+
+export const listOutreachesQuery = checkCreatedRange(
+  pageQuery().extend({
+    ...outreachFilters,
+    ...sortShape(OUTREACH_SORT_FIELDS, 'created_at', '`status` sorts by the name of the status.'),
+  }),
+);
 export type ListOutreachesQuery = z.output<typeof listOutreachesQuery>;
+
+export const outreachStatsSchema = z
+  .object({
+    total_count: z.number().int(),
+    by_status: countsBy(OUTREACH_STATUSES, 'Outreaches per status.'),
+    by_modality: countsBy(OUTREACH_MODALITIES, 'Outreaches per modality.'),
+  })
+  .meta({ id: 'OutreachStats' });
+export type OutreachStats = z.infer<typeof outreachStatsSchema>;
 
 export const outreachIdParams = z.object({ outreach_id: text(100) });
 

@@ -1,4 +1,5 @@
 import type { Db, DbOrTx } from '../../db/client.js';
+import { tally } from '../../db/list-sql.js';
 import { notFound, stateConflict, unprocessable, validationFailed } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
@@ -29,13 +30,17 @@ import {
   insertOutreach,
   listOutreaches,
   type OutreachRow,
+  outreachCounts,
 } from './outreaches-repository.js';
 import type {
   CreateOutreachInput,
   ListOutreachesQuery,
   Outreach,
+  OutreachFilters,
+  OutreachStats,
   TrackingPromptInput,
 } from './outreaches-schemas.js';
+import { OUTREACH_MODALITIES, OUTREACH_STATUSES } from './outreaches-tables.js';
 
 type Modality = OutreachRow['modality'];
 
@@ -89,9 +94,20 @@ export class OutreachesService {
   }
 
   async list(scope: OrgScope, q: ListOutreachesQuery) {
-    const { page, page_size, ...filters } = q;
-    const { rows, total } = await listOutreaches(this.db, scope, filters, { page, page_size });
+    const { page, page_size, order_by, order_desc, ...filters } = q;
+    const sort = { field: order_by ?? 'created_at', desc: order_desc ?? true };
+    const { rows, total } = await listOutreaches(this.db, scope, filters, sort, { page, page_size });
     return { data: await toOutreaches(this.db, scope, rows), pagination: pagination(page, page_size, total) };
+  }
+
+  /** GET /outreaches/stats: the list's matches counted per status and modality. */
+  async stats(scope: OrgScope, q: OutreachFilters): Promise<OutreachStats> {
+    const rows = await outreachCounts(this.db, scope, q);
+    return {
+      total_count: rows.reduce((sum, r) => sum + r.n, 0),
+      by_status: tally(OUTREACH_STATUSES, rows, (r) => r.status),
+      by_modality: tally(OUTREACH_MODALITIES, rows, (r) => r.modality),
+    };
   }
 
   /** POST /outreaches: contact the carrier about the load now, if the contact guard allows it. */

@@ -55,6 +55,9 @@ export const outreaches = pgTable(
       .where(sql`${t.status} IN ('pending', 'active')`),
     index('outreaches_organization_created_idx').on(t.organization_id, t.created_at),
     index('outreaches_organization_carrier_idx').on(t.organization_id, t.carrier_id, t.created_at),
+    // The list's other sort fields (created_at uses outreaches_organization_created_idx).
+    index('outreaches_organization_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('outreaches_organization_status_idx').on(t.organization_id, t.status, t.id),
     index('outreaches_call_idx').on(t.call_id).where(sql`${t.call_id} IS NOT NULL`),
     // The no_response sweeper: open e-mail and WhatsApp outreaches, oldest first.
     index('outreaches_open_message_idx')

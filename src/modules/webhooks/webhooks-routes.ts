@@ -8,10 +8,12 @@ import {
   attemptSchema,
   createEndpointBody,
   deliveryIdParams,
+  deliverySchema,
   endpointIdParams,
   endpointWithSecretSchema,
   eventTypesSchema,
   listAttemptsQuery,
+  listDeliveriesQuery,
   listEndpointsQuery,
   patchEndpointBody,
   queuedDeliverySchema,
@@ -197,6 +199,28 @@ function deliveryRoutes(app: App, service: WebhooksService) {
     },
     async (request, reply) =>
       reply.status(202).send(await service.test(scopeOf(request), request.params.endpoint_id)),
+  );
+
+  // Its own path: `/webhooks/deliveries/{delivery_id}/replay` is two segments longer, so neither can
+  // match the other's requests.
+  app.get(
+    '/webhooks/deliveries',
+    {
+      config: { access: manage },
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        tags,
+        summary: "The organization's deliveries across its endpoints, newest first",
+        description:
+          'One delivery per event and endpoint (a replay adds another), with its status, attempts so far, ' +
+          'when it is due again, and its last attempt. List parameters take repeated parameters or ' +
+          'comma-separated values. `created_after` is inclusive, `created_before` exclusive; ' +
+          '`created_after` later than `created_before` is 422. Ties break on id; `total_count` is exact.',
+        querystring: listDeliveriesQuery,
+        response: { 200: pageOf(deliverySchema), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => service.deliveries(scopeOf(request), request.query),
   );
 
   app.post(

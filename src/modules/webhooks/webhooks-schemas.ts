@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { EVENT_TYPE_NAMES } from '../../domain/events.js';
+import { checkCreatedRange, createdRangeShape } from '../../http/list-query.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, text } from '../../http/schemas.js';
-import { ENDPOINT_STATUSES } from './webhooks-tables.js';
+import { dateTime, queryList, storedEnum, text } from '../../http/schemas.js';
+import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from './webhooks-tables.js';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 /** Headers the service sets itself; an endpoint may not override them. */
@@ -121,3 +122,47 @@ export const eventTypesSchema = z.object({
     z.object({ type: z.string(), description: z.string(), schema: z.record(z.string(), z.unknown()) }),
   ),
 });
+
+export const listDeliveriesQuery = checkCreatedRange(
+  pageQuery().extend({
+    status: queryList(z.enum(DELIVERY_STATUSES)).optional(),
+    event_type: queryList(z.enum(EVENT_TYPE_NAMES))
+      .optional()
+      .meta({ description: 'Event types from GET /webhooks/event-types' }),
+    endpoint_id: text(100)
+      .optional()
+      .meta({ description: "One endpoint's deliveries (an id of another organization matches none)" }),
+    ...createdRangeShape,
+  }),
+);
+export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;
+
+export const deliverySchema = z
+  .object({
+    id: z.string(),
+    endpoint_id: z.string(),
+    endpoint_url: z.string(),
+    event_id: z.string().meta({ description: 'The `webhook-id` of every attempt of this delivery' }),
+    event_type: storedEnum(EVENT_TYPE_NAMES),
+    status: z.enum(DELIVERY_STATUSES).meta({
+      description: '`pending`: queued or waiting for a retry; `succeeded`; `failed`: given up',
+    }),
+    attempt_count: z.number().int(),
+    next_attempt_at: dateTime()
+      .nullable()
+      .meta({ description: 'When a pending delivery is due (again); null once it succeeded or failed' }),
+    last_attempt: z
+      .object({
+        attempt_number: z.number().int(),
+        succeeded: z.boolean(),
+        status_code: z.number().int().nullable().meta({ description: 'Null when no answer came' }),
+        error: z.string().nullable(),
+        created_at: dateTime(),
+      })
+      .nullable()
+      .meta({ description: 'The latest HTTP attempt; null before the first' }),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type WebhookDelivery = z.infer<typeof deliverySchema>;

@@ -7,9 +7,15 @@ import { EVENT_TYPE_NAMES } from '../../domain/events.js';
 import { newId } from '../../domain/ids.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { listDeliveries } from './deliveries-repository.js';
 import { hostOf, newSigningSecret, nonPublicRange } from './delivery.js';
 import { EVENT_TYPES, payloadSchema } from './event-types.js';
-import type { CreateEndpointInput, PatchEndpointInput, WebhookEndpoint } from './webhooks-schemas.js';
+import type {
+  CreateEndpointInput,
+  ListDeliveriesQuery,
+  PatchEndpointInput,
+  WebhookEndpoint,
+} from './webhooks-schemas.js';
 import {
   events,
   webhookAttempts,
@@ -209,6 +215,13 @@ export class WebhooksService {
       data: rows.map(({ organization_id: _o, ...r }) => r),
       pagination: pagination(q.page, q.page_size, total?.n ?? 0),
     };
+  }
+
+  /** GET /webhooks/deliveries: the organization's deliveries, newest first. */
+  async deliveries(scope: OrgScope, q: ListDeliveriesQuery) {
+    const { page, page_size, ...filters } = q;
+    const { rows, total } = await listDeliveries(this.db, scope, filters, { page, page_size });
+    return { data: rows, pagination: pagination(page, page_size, total) };
   }
 
   /** A `ping` event for this endpoint only. */

@@ -109,6 +109,8 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index('webhook_deliveries_due_idx').on(t.next_attempt_at).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_endpoint_idx').on(t.endpoint_id, t.created_at),
+    // The organization's delivery list, newest first.
+    index('webhook_deliveries_organization_idx').on(t.organization_id, t.created_at, t.id),
     index('webhook_deliveries_event_idx').on(t.event_id),
   ],
 );
@@ -135,7 +137,11 @@ export const webhookAttempts = pgTable(
     error: text('error'),
     created_at: tstz('created_at').notNull().defaultNow(),
   },
-  (t) => [index('webhook_attempts_endpoint_idx').on(t.endpoint_id, t.created_at)],
+  (t) => [
+    index('webhook_attempts_endpoint_idx').on(t.endpoint_id, t.created_at),
+    // A delivery's last attempt (the delivery list), and the cascade when a delivery is deleted.
+    index('webhook_attempts_delivery_idx').on(t.delivery_id, t.attempt_number),
+  ],
 );
 
 /**
