@@ -138,13 +138,7 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
   );
   const channels = channelsFrom(config);
   const agent = agentOf(config, database, calls, channels, { offers: offerIntake, stopContact }, log);
-  const grantOwner = principalOfGrant(database, credentials);
-  const eventStream = new EventStreamHub(
-    database,
-    config.eventStream,
-    async (owner) => (await grantOwner(owner)) !== null,
-    log,
-  );
+  const eventStream = eventStreamOf(config, database, credentials, log);
 
   const services = {
     tokens,
@@ -190,6 +184,22 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
       await channels.whatsapp.close();
     },
   };
+}
+
+/** The live streams of this instance; a stream lives while the credential that opened it does. */
+function eventStreamOf(
+  config: Config,
+  database: Database,
+  credentials: ApiKeyCredentials,
+  log: FastifyBaseLogger,
+) {
+  const ownerOf = principalOfGrant(database, credentials);
+  return new EventStreamHub(
+    database,
+    config.eventStream,
+    async (owner) => (await ownerOf(owner)) !== null,
+    log,
+  );
 }
 
 /** The team's services: members and roles, and invitations e-mailed through the e-mail channel. */
