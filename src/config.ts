@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config/config-types.js';
 import { envSchema, type ParsedEnv } from './config/env-schema.js';
@@ -10,6 +10,16 @@ export type { Env } from './config/env-schema.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/**
+ * Reads `.env` from the working directory into the environment when the file exists, as the
+ * server and the admin CLI start. Variables already set in the environment win over the file.
+ */
+export function loadEnvFile(file = '.env'): boolean {
+  if (!existsSync(file)) return false;
+  process.loadEnvFile(file);
+  return true;
 }
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import pino from 'pino';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, loadEnvFile } from './config.js';
 import { createDatabase } from './db/client.js';
 import {
   EMBEDDED_DATABASE,
@@ -17,6 +17,7 @@ import { describeStartup } from './startup.js';
 async function main() {
   let config: ReturnType<typeof loadConfig>;
   try {
+    loadEnvFile();
     config = loadConfig(process.env, (m) => console.warn(m));
   } catch (err) {
     if (err instanceof ConfigError) {

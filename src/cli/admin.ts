@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { z } from 'zod';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, loadEnvFile } from '../config.js';
 import { AppError } from '../domain/errors.js';
 import { ROLES, systemScope } from '../domain/scope.js';
 import { emailInput, nonEmptyText, phoneInput, text } from '../http/schemas.js';
@@ -123,6 +123,7 @@ async function main() {
     }
     throw err;
   }
+  loadEnvFile();
   const config = loadConfig(process.env, () => {});
   const { database, close } = await openCommandDatabase(config);
   const services = buildServices({ config, database, log: pino({ level: 'silent' }) });
