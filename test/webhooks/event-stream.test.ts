@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../src/modules/webhooks/index.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, drainWorker, type TestApp } from '../helpers/app.js';
 import { StreamClient } from '../helpers/event-stream-client.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
@@ -202,6 +202,23 @@ describe('the live event stream', () => {
     await s.closed();
   });
 
+  it('closes a stream opened with a ticket when its user signs out, and refuses that session’s next ticket', async () => {
+    const { user } = await createTenant(t);
+    const { stream_url } = await ticketOf(user.headers);
+    const { ticket: spare } = await ticketOf(user.headers);
+    const s = await stream(stream_url);
+    expect(s.status).toBe(200);
+    const out = await t.app.inject({ method: 'POST', url: '/api/v1/auth/logout', headers: user.headers });
+    expect(out.statusCode).toBe(204);
+    const last = await s.next((m) => m.event === 'stream.closed', 4000);
+    expect(JSON.parse(last.data)).toEqual({ reason: 'credential_revoked' });
+    await s.closed();
+    // A ticket issued before the sign-out opens nothing: its session has ended.
+    const late = await stream(`/api/v1/events/stream?ticket=${spare}`);
+    expect(late.status).toBe(401);
+    expect((await late.json()).error.message).toMatch(/no longer valid/);
+  });
+
   it('refuses a missing or bad credential, an unknown type and an unknown parameter', async () => {
     const { user } = await createTenant(t);
     expect((await stream('/api/v1/events/stream')).status).toBe(401);
@@ -212,6 +229,67 @@ describe('the live event stream', () => {
     const unknown = await stream('/api/v1/events/stream?tpyes=load.created', user.headers);
     expect(unknown.status).toBe(422);
     expect((await unknown.json()).error).toMatchObject({ param: 'tpyes' });
+  });
+});
+
+describe('what the stream keeps', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    ({ t, base } = await listening({ env: { EVENT_STREAM_REPLAY_SECONDS: '60' } }));
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('keeps events for streams only within the replay window, and those of webhook deliveries longer', async () => {
+    const { orgId, user } = await createTenant(t);
+    const key = await createApiKey(t, user.headers);
+    const hook = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/endpoints',
+      headers: key.headers,
+      payload: { url: 'http://localhost:9/hook', event_types: ['offer.created'] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const s = await StreamClient.open(`${base}/api/v1/events/stream`, key.headers);
+    const loadId = await createLoad(t, key.headers);
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/offers',
+      headers: key.headers,
+      payload: { load_id: loadId, offer_amount: 1500 },
+    });
+    const offered = await s.next((m) => m.event === 'offer.created');
+    s.close();
+    const stored = async () =>
+      (
+        await t.database.db.execute<{ type: string }>(
+          sql`SELECT type FROM events WHERE organization_id = ${orgId} ORDER BY seq`,
+        )
+      ).rows.map((r) => r.type);
+    expect(await stored()).toEqual(['load.created', 'offer.created']);
+    // Both are older than the window (and its five minutes of margin): the stream-only one goes.
+    await t.database.db.execute(
+      sql`UPDATE events SET created_at = now() - interval '10 minutes' WHERE organization_id = ${orgId}`,
+    );
+    expect(await drainWorker(t, 'event-stream-purge')).toBeGreaterThanOrEqual(1);
+    expect(await stored()).toEqual(['offer.created']);
+    // Resuming after an event past the window cannot be exact: the stream says so.
+    const late = await StreamClient.open(`${base}/api/v1/events/stream`, {
+      ...key.headers,
+      'last-event-id': offered.id!,
+    });
+    await late.next((m) => m.event === 'stream.resync');
+    late.close();
+  });
+
+  it('stores no event for an organization with neither a stream nor a subscribed endpoint', async () => {
+    const { orgId, user } = await createTenant(t);
+    const key = await createApiKey(t, user.headers);
+    await createLoad(t, key.headers);
+    const { rows } = await t.database.db.execute(sql`SELECT 1 FROM events WHERE organization_id = ${orgId}`);
+    expect(rows).toHaveLength(0);
   });
 });
 
