@@ -24,6 +24,8 @@ import {
 } from './event-stream-repository.js';
 import { EVENT_NOTIFICATIONS, eventEnvelope } from './events.js';
 
+export type { TicketGrant };
+
 /** Who holds a stream: checked again at every heartbeat, so a revoked credential loses its stream. */
 export type StreamOwner = TicketGrant;
 

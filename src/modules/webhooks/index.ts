@@ -1,5 +1,4 @@
-/** What other modules use of the webhook events. */
+/** What other modules use of the webhook events and the live stream. */
 
-export { EventStreamHub, type StreamOwner } from './event-stream.js';
-export type { TicketGrant } from './event-stream-repository.js';
+export { EventStreamHub, type StreamOwner, type TicketGrant } from './event-stream.js';
 export { emitEvent, emitEvents, eventEnvelope, outreachEventData } from './events.js';
