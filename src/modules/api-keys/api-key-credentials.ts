@@ -30,15 +30,18 @@ const CACHE_MAX = 10_000;
 // last_used_at is written at most this often per key.
 const STAMP_INTERVAL_MS = 60_000;
 
+/** What a credential check needs of a key row. */
+const credentialColumns = {
+  id: apiKeys.id,
+  organizationId: apiKeys.organization_id,
+  createdById: apiKeys.created_by_id,
+  isActive: apiKeys.is_active,
+  expiresAt: apiKeys.expires_at,
+};
+
 const byHash = preparedFor((db) =>
   db
-    .select({
-      id: apiKeys.id,
-      organizationId: apiKeys.organization_id,
-      createdById: apiKeys.created_by_id,
-      isActive: apiKeys.is_active,
-      expiresAt: apiKeys.expires_at,
-    })
+    .select(credentialColumns)
     .from(apiKeys)
     .where(eq(apiKeys.key_hash, sql.placeholder('hash')))
     .prepare('api_key_by_hash'),
@@ -46,13 +49,7 @@ const byHash = preparedFor((db) =>
 
 const byId = preparedFor((db) =>
   db
-    .select({
-      id: apiKeys.id,
-      organizationId: apiKeys.organization_id,
-      createdById: apiKeys.created_by_id,
-      isActive: apiKeys.is_active,
-      expiresAt: apiKeys.expires_at,
-    })
+    .select(credentialColumns)
     .from(apiKeys)
     .where(eq(apiKeys.id, sql.placeholder('id')))
     .prepare('api_key_by_id'),
