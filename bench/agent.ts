@@ -285,7 +285,10 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
     if (!rankings.has(laneKey(lane))) rankings.set(laneKey(lane), await rankCandidates(db, orgId, lane));
   }
   const modes: [string, (id: string) => Promise<unknown[]>][] = [
-    ['cold: rank the lane, then pick (`selectWave`)', (id) => selectWave(db, orgId, id, rules)],
+    [
+      'cold: rank the lane, then pick (`selectWave`)',
+      async (id) => (await selectWave(db, orgId, id, rules)).wave,
+    ],
     ['rank the lane alone (`rankCandidates`)', (id) => rankCandidates(db, orgId, laneOf.get(id)!)],
     [
       "pick from the lane's ranking (`pickWave`, the agent's usual case)",

@@ -427,7 +427,10 @@ describe('replies to the agent', () => {
     const later = await agentLoad(t, h);
     expect(await afterRound(t, h, later)).toHaveLength(0);
     // The round did take the load up: it found no one it may contact.
-    expect((await agentStateOf(t, later))!.last_decision).toBe('no eligible carrier for the next wave');
+    expect(await agentStateOf(t, later)).toMatchObject({
+      last_decision: 'every carrier on this lane was contacted or refused',
+      last_outcome: 'exhausted',
+    });
   });
 
   it('sends an operational restriction notice to an inactive carrier on the restriction list, where opted in', async () => {

@@ -10,7 +10,7 @@ import {
   outreachOfMessageIds,
   refusalSql,
 } from '../outreaches/index.js';
-import { agentLoadStates, agentMessages } from './agent-tables.js';
+import { agentActivity, agentLoadStates, agentMessages, type PlanningOutcome } from './agent-tables.js';
 import type { LoadLane } from './carrier-selection.js';
 
 const OPEN_STATUSES = sql.raw(OPEN_LOAD_STATUSES.map((s) => `'${s}'`).join(', '));
@@ -77,7 +77,7 @@ export async function lanesOf(db: DbOrTx, loadIds: string[]) {
 export async function recordDecision(
   tx: DbOrTx,
   loadId: string,
-  decision: { text: string; nextAt: Date; wave?: { tier: number | null } },
+  decision: { text: string; outcome: PlanningOutcome; nextAt: Date; wave?: { tier: number | null } },
 ) {
   await tx
     .update(agentLoadStates)
@@ -85,12 +85,30 @@ export async function recordDecision(
       next_wave_at: decision.nextAt,
       lease_until: null,
       last_decision: decision.text,
+      last_outcome: decision.outcome,
       updated_at: sql`now()`,
       ...(decision.wave
         ? { waves_planned: sql`${agentLoadStates.waves_planned} + 1`, last_wave_tier: decision.wave.tier }
         : {}),
     })
     .where(eq(agentLoadStates.load_id, loadId));
+}
+
+/** How many waves the load has had so far. */
+export async function wavesPlanned(tx: DbOrTx, loadId: string): Promise<number> {
+  const [row] = await tx
+    .select({ n: agentLoadStates.waves_planned })
+    .from(agentLoadStates)
+    .where(eq(agentLoadStates.load_id, loadId));
+  return row?.n ?? 0;
+}
+
+export type ActivityEntry = Omit<typeof agentActivity.$inferInsert, 'id' | 'created_at'>;
+
+/** Entries of the load's planning timeline, in the caller's transaction (the planning's own). */
+export async function recordActivity(tx: DbOrTx, entries: ActivityEntry[]) {
+  if (entries.length === 0) return;
+  await tx.insert(agentActivity).values(entries.map((e) => ({ ...e, id: newId('agentActivity') })));
 }
 
 /**

@@ -57,9 +57,49 @@ export const agentLoadStates = pgTable(
     lease_until: tstz('lease_until'),
     /** Why the agent is waiting: the last decision, for operators reading the table. */
     last_decision: text('last_decision'),
+    /** The last decision as a kind (see PLANNING_OUTCOMES), what the load's activity status reads. */
+    last_outcome: text('last_outcome'),
     ...timestamps,
   },
   (t) => [index('agent_load_states_due_idx').on(t.next_wave_at)],
+);
+
+/** What a planning round concluded for a load. */
+export const PLANNING_OUTCOMES = [
+  'wave_queued',
+  'holding_for_review',
+  'no_eligible_carriers',
+  'exhausted',
+] as const;
+export type PlanningOutcome = (typeof PLANNING_OUTCOMES)[number];
+
+export const ACTIVITY_KINDS = ['wave', 'carrier_chosen', 'carrier_skipped', 'planning'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+
+/**
+ * The agent's planning of a load, entry by entry: each wave, each carrier chosen (channel, tier and
+ * why) and each carrier considered and skipped (the guard's reason, the cap, no address). Contacts,
+ * offers and the booking are read from their own tables when the timeline is shown.
+ */
+export const agentActivity = pgTable(
+  'agent_activity',
+  {
+    id: text('id').primaryKey(),
+    organization_id: organizationId(),
+    load_id: text('load_id')
+      .notNull()
+      .references(() => loads.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ACTIVITY_KINDS }).notNull(),
+    wave: integer('wave'),
+    carrier_id: text('carrier_id'),
+    channel: text('channel'),
+    tier: integer('tier'),
+    /** Why: the guard's refusal, the selection source, the planning outcome. */
+    reason: text('reason'),
+    outreach_id: text('outreach_id'),
+    created_at: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('agent_activity_load_idx').on(t.load_id, t.created_at)],
 );
 
 /**

@@ -125,19 +125,35 @@ export async function pickWave(
   loadId: string,
   ranked: readonly RankedCandidate[],
   rules: SelectionRules,
-  refused: RefusedCarriers = new Set(),
+  refused: RefusedCarriers = new RefusalMemo(),
+  skipped: Skipped[] = [],
 ): Promise<Candidate[]> {
   const wave: Candidate[] = [];
-  const open = ranked.filter((c) => !refused.has(c.id));
+  const open: RankedCandidate[] = [];
+  for (const c of ranked) {
+    const known = refused.reasonOf(c.id);
+    if (known) skipped.push({ carrier_id: c.id, tier: c.tier, reason: known });
+    else open.push(c);
+  }
   let size = Math.max(2 * rules.waveSize, 10);
   for (let offset = 0; offset < open.length && wave.length < rules.waveSize; offset += size, size *= 2) {
     const slice = open.slice(offset, offset + size);
     // Ranked by tier first: once the wave has a tier, a slice starting with another cannot add to it.
     if (wave.length && slice[0]!.tier !== wave[0]!.tier) break;
     for (const c of await checkInOrder(db, organizationId, loadId, slice, rules)) {
-      if (!c.guard_ok) refused.add(c.carrier_id, 'guard');
-      else if (!c.cap_ok) refused.add(c.carrier_id, 'cap');
-      if (!c.guard_ok || !c.cap_ok || !c.load_ok) continue;
+      const reason = c.refusal
+        ? c.refusal.split(':')[0]!
+        : !c.cap_ok
+          ? 'daily_cap'
+          : !c.load_ok
+            ? 'recently_contacted'
+            : null;
+      if (c.refusal) refused.add(c.carrier_id, 'guard', reason!);
+      else if (!c.cap_ok) refused.add(c.carrier_id, 'cap', reason!);
+      if (reason) {
+        skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
+        continue;
+      }
       if (wave.length && c.tier !== wave[0]!.tier) break;
       if (wave.length < rules.waveSize) wave.push(c);
     }
@@ -145,12 +161,27 @@ export async function pickWave(
   return wave;
 }
 
-type Checked = Candidate & { guard_ok: boolean; cap_ok: boolean; load_ok: boolean };
+/** A carrier a pick considered and left out, and why (a guard refusal, the cap, a recent contact). */
+export type Skipped = { carrier_id: string; tier: number | null; reason: string };
+
+type Checked = Candidate & { refusal: string | null; cap_ok: boolean; load_ok: boolean };
 
 /** Where a pick records carriers refused lane-wide, and why; the caller decides for how long. */
 export interface RefusedCarriers {
-  has(carrierId: string): boolean;
-  add(carrierId: string, why: 'guard' | 'cap'): unknown;
+  /** Why the carrier is known to be refused on the lane, or null. */
+  reasonOf(carrierId: string): string | null;
+  add(carrierId: string, why: 'guard' | 'cap', reason: string): unknown;
+}
+
+/** Refusals remembered for one pick only (a load planned on its own). */
+class RefusalMemo implements RefusedCarriers {
+  private readonly reasons = new Map<string, string>();
+  reasonOf(id: string) {
+    return this.reasons.get(id) ?? null;
+  }
+  add(id: string, _why: 'guard' | 'cap', reason: string) {
+    this.reasons.set(id, reason);
+  }
 }
 
 /** Every carrier of the slice, in order, with the outcome of the checks (details only for the kept). */
@@ -164,7 +195,7 @@ async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v2',
+    'agent_pick_wave_v3',
     sql`
     WITH r AS (
       SELECT * FROM unnest(
@@ -177,7 +208,7 @@ async function checkInOrder(
     checked AS (
       SELECT r.ord, r.id, r.tier, r.on_time_pct, r.source, c.name, c.home_state,
              c.phone, c.email, c.dispatcher_phone, c.dispatcher_email,
-             ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('ld') })} IS NULL AS guard_ok,
+             ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('ld') })} AS refusal,
              (SELECT count(*) FROM outreaches o
               WHERE o.organization_id = ${organizationId} AND o.carrier_id = c.id AND o.is_automated
                 AND o.cancelled_at IS NULL AND o.created_at > now() - interval '24 hours'
@@ -194,13 +225,13 @@ async function checkInOrder(
                           OFFSET 0) c
     )
     SELECT k.id AS carrier_id, k.name, k.tier, k.on_time_pct, k.source, k.home_state,
-           k.guard_ok, k.cap_ok, k.load_ok,
-           CASE WHEN k.guard_ok AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_phone, k.phone, (
+           k.refusal, k.cap_ok, k.load_ok,
+           CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_phone, k.phone, (
              SELECT cc.phone FROM carrier_contacts cc
              WHERE cc.carrier_id = k.id AND cc.phone IS NOT NULL
                AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
              ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) END AS phone,
-           CASE WHEN k.guard_ok AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_email, k.email, (
+           CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_email, k.email, (
              SELECT cc.email FROM carrier_contacts cc
              WHERE cc.carrier_id = k.id AND cc.email IS NOT NULL
                AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
@@ -216,10 +247,13 @@ export async function selectWave(
   organizationId: string,
   loadId: string,
   rules: SelectionRules,
-): Promise<Candidate[]> {
+  skipped: Skipped[] = [],
+): Promise<{ wave: Candidate[]; candidates: number }> {
   const load = await loadLane(db, organizationId, loadId);
-  if (!load) return [];
-  return pickWave(db, organizationId, loadId, await rankCandidates(db, organizationId, load), rules);
+  if (!load) return { wave: [], candidates: 0 };
+  const ranked = await rankCandidates(db, organizationId, load);
+  const wave = await pickWave(db, organizationId, loadId, ranked, rules, undefined, skipped);
+  return { wave, candidates: ranked.length };
 }
 
 export async function loadLane(db: DbOrTx, organizationId: string, loadId: string): Promise<LoadLane | null> {

@@ -5,14 +5,17 @@ import { acceptablePendingOffer } from '../offers/index.js';
 import { cancelAutomatedOutreaches, insertOutreaches, type NewOutreach } from '../outreaches/index.js';
 import { emitEvents, outreachEventData } from '../webhooks/index.js';
 import {
+  type ActivityEntry,
   type AgentLoad,
   agentLoadOf,
   cappedCarriers,
   enrolWorkableLoads,
   lanesOf,
   leaseDueLoads,
+  recordActivity,
   recordDecision,
   unworkableQueued,
+  wavesPlanned,
 } from './agent-repository.js';
 import { type AgentSettings, readAgentSettings } from './agent-settings.js';
 import { DEFAULT_TIME_ZONE, nextContactTime, timeZoneOfState } from './cadence.js';
@@ -24,6 +27,7 @@ import {
   type RankedCandidate,
   type RefusedCarriers,
   rankCandidates,
+  type Skipped,
   selectWave,
 } from './carrier-selection.js';
 
@@ -36,21 +40,32 @@ export type LaneRanking = { ranked: RankedCandidate[]; refused: ExpiringSet };
  * twenty times longer (withdrawn contacts can free it earlier; it is then seen a little late).
  */
 class ExpiringSet implements RefusedCarriers {
-  private readonly until = new Map<string, number>();
+  private readonly until = new Map<string, { at: number; reason: string }>();
   constructor(private readonly ttlMs: number) {}
-  has(id: string) {
+  reasonOf(id: string) {
     const t = this.until.get(id);
-    if (t === undefined) return false;
-    if (t > Date.now()) return true;
+    if (t === undefined) return null;
+    if (t.at > Date.now()) return t.reason;
     this.until.delete(id);
-    return false;
+    return null;
   }
-  add(id: string, why: 'guard' | 'cap') {
-    this.until.set(id, Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs);
+  add(id: string, why: 'guard' | 'cap', reason: string) {
+    this.until.set(id, { at: Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs, reason });
   }
 }
 
+/** Skipped carriers recorded per wave at most: a busy lane's refusals would swamp the timeline. */
+const SKIPS_RECORDED = 50;
+
 type Lane = LoadLane & { organization_id: string };
+
+/** Why a carrier was chosen, as the timeline says it: where it came from, its tier, quiet hours. */
+function chosenBecause(c: Candidate, heldUntil: Date | null): string {
+  const from = c.source === 'lane_preference' ? 'lane preference' : 'offered on this lane before';
+  const tier = c.tier === null ? 'untiered' : `tier ${c.tier}`;
+  const held = heldUntil ? `; queued until quiet hours end at ${heldUntil.toISOString()}` : '';
+  return `${from}, ${tier}${held}`;
+}
 type Leased = { load_id: string; organization_id: string };
 type Queued = { row: NewOutreach; candidate: Candidate };
 
@@ -166,7 +181,11 @@ export class WavePlanner {
     return ranking;
   }
 
-  /** Plans one load's next wave in one transaction; returns the outreaches queued. */
+  /**
+   * Plans one load's next wave in one transaction; returns the outreaches queued. The planning's
+   * timeline (the wave, each carrier chosen and why, each carrier skipped and why) is written in
+   * the same transaction.
+   */
   async planLoad(
     organizationId: string,
     loadId: string,
@@ -179,28 +198,69 @@ export class WavePlanner {
     return this.db.transaction(async (tx) => {
       const load = await agentLoadOf(tx, organizationId, loadId);
       if (!load) return [];
+      const entry = (e: Omit<ActivityEntry, 'organization_id' | 'load_id'>): ActivityEntry => ({
+        organization_id: organizationId,
+        load_id: loadId,
+        ...e,
+      });
       const acceptable = await acceptablePendingOffer(tx, loadId, load.posted_rate);
       if (acceptable) {
         const text = `holding: offer ${acceptable.id} (${acceptable.amount}) is pending for a rep`;
         this.log.info({ loadId, offerId: acceptable.id }, 'agent: holding, an acceptable offer is pending');
-        await recordDecision(tx, loadId, { text, nextAt: later });
+        await recordDecision(tx, loadId, { text, outcome: 'holding_for_review', nextAt: later });
+        await recordActivity(tx, [entry({ kind: 'planning', reason: 'holding_for_review' })]);
         return [];
       }
-      const wave = await this.pick(tx, organizationId, loadId, settings, ranking);
-      const queued = await this.queue(tx, load, this.addressed(wave, load, settings, now), now);
+      const skipped: Skipped[] = [];
+      const { wave, candidates } = await this.pick(tx, organizationId, loadId, settings, skipped, ranking);
+      const planned = this.addressed(wave, load, settings, now, skipped);
+      const queued = await this.queue(tx, load, planned, now);
+      const waveNumber = (await wavesPlanned(tx, loadId)) + 1;
+      const skips = skipped
+        .slice(0, SKIPS_RECORDED)
+        .map((k) =>
+          entry({
+            kind: 'carrier_skipped',
+            wave: waveNumber,
+            carrier_id: k.carrier_id,
+            tier: k.tier,
+            reason: k.reason,
+          }),
+        );
       if (queued.length === 0) {
-        const text = 'no eligible carrier for the next wave';
+        const outcome = candidates === 0 ? 'no_eligible_carriers' : 'exhausted';
+        const text =
+          outcome === 'no_eligible_carriers'
+            ? 'no carrier on this lane to contact'
+            : 'every carrier on this lane was contacted or refused';
         this.log.info({ loadId }, `agent: ${text}`);
-        await recordDecision(tx, loadId, { text, nextAt: later });
+        await recordDecision(tx, loadId, { text, outcome, nextAt: later });
+        await recordActivity(tx, [...skips, entry({ kind: 'planning', reason: outcome })]);
         return [];
       }
       const lastSend = Math.max(...queued.map((o) => o.send_after!.getTime()));
       const tier = wave[0]!.tier;
       await recordDecision(tx, loadId, {
         text: `wave of ${queued.length} (tier ${tier ?? 'untiered'}) queued`,
+        outcome: 'wave_queued',
         nextAt: new Date(lastSend + waitMs),
         wave: { tier: tier ?? null },
       });
+      await recordActivity(tx, [
+        entry({ kind: 'wave', wave: waveNumber, tier, reason: `${queued.length} carriers` }),
+        ...planned.map(({ row, candidate }) =>
+          entry({
+            kind: 'carrier_chosen',
+            wave: waveNumber,
+            carrier_id: candidate.carrier_id,
+            channel: row.modality,
+            tier: candidate.tier,
+            outreach_id: row.id,
+            reason: chosenBecause(candidate, row.send_after! > now ? row.send_after! : null),
+          }),
+        ),
+        ...skips,
+      ]);
       return queued;
     });
   }
@@ -211,29 +271,43 @@ export class WavePlanner {
     organizationId: string,
     loadId: string,
     settings: AgentSettings,
+    skipped: Skipped[],
     ranking?: () => Promise<LaneRanking>,
-  ): Promise<Candidate[]> {
+  ): Promise<{ wave: Candidate[]; candidates: number }> {
     const rules = {
       waveSize: settings.wave_size,
       recontactWindowHours: settings.recontact_window_hours,
       dailyCapPerCarrier: settings.daily_cap_per_carrier,
     };
     const lane = ranking ? await ranking() : null;
-    const wave = lane
-      ? await pickWave(tx, organizationId, loadId, lane.ranked, rules, lane.refused)
-      : await selectWave(tx, organizationId, loadId, rules);
-    if (wave.length === 0) return wave;
+    const picked = lane
+      ? {
+          wave: await pickWave(tx, organizationId, loadId, lane.ranked, rules, lane.refused, skipped),
+          candidates: lane.ranked.length,
+        }
+      : await selectWave(tx, organizationId, loadId, rules, skipped);
+    if (picked.wave.length === 0) return picked;
     const capped = await cappedCarriers(
       tx,
       organizationId,
-      wave.map((c) => c.carrier_id),
+      picked.wave.map((c) => c.carrier_id),
       settings.daily_cap_per_carrier,
     );
-    return wave.filter((c) => !capped.has(c.carrier_id));
+    for (const c of picked.wave) {
+      if (capped.has(c.carrier_id))
+        skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: 'daily_cap' });
+    }
+    return { ...picked, wave: picked.wave.filter((c) => !capped.has(c.carrier_id)) };
   }
 
   /** Each carrier of the wave on its first channel with an address, sent after quiet hours. */
-  private addressed(wave: Candidate[], load: AgentLoad, settings: AgentSettings, now: Date): Queued[] {
+  private addressed(
+    wave: Candidate[],
+    load: AgentLoad,
+    settings: AgentSettings,
+    now: Date,
+    skipped: Skipped[],
+  ): Queued[] {
     const planned: Queued[] = [];
     for (const candidate of wave) {
       const channel = settings.channel_order.find((ch) =>
@@ -244,6 +318,7 @@ export class WavePlanner {
           { loadId: load.id, carrierId: candidate.carrier_id },
           'agent: carrier has no address for any channel',
         );
+        skipped.push({ carrier_id: candidate.carrier_id, tier: candidate.tier, reason: 'no_address' });
         continue;
       }
       const zone =
