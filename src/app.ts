@@ -23,6 +23,7 @@ import { queryParams } from './http/query-params.js';
 import { rateLimits } from './http/rate-limit.js';
 import { loggerOptions } from './logger.js';
 import { agentRoutes } from './modules/agent/agent-routes.js';
+import { agentResultsRoutes } from './modules/agent-results/index.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys-routes.js';
 import { auditRoutes } from './modules/audit/audit-routes.js';
 import { authRoutes } from './modules/auth/auth-routes.js';
@@ -175,6 +176,7 @@ async function registerModules(api: FastifyInstance, s: Services) {
   await api.register(callsRoutes, { calls: s.calls, elp: s.elp });
   await api.register(outreachesRoutes, { outreaches: s.outreaches });
   await api.register(agentRoutes, { agent: s.agent, channels: s.channels });
+  await api.register(agentResultsRoutes, { results: s.agentResults });
   await api.register(voiceTemplatesRoutes, { templates: s.voiceTemplates });
   await api.register(voiceWebhookRoutes, { calls: s.calls, provider: s.voiceProvider });
   await api.register(offersRoutes, { offers: s.offers });

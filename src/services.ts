@@ -13,6 +13,7 @@ import type { VoiceProvider } from './integrations/voice/voice-provider.js';
 import { SimulatedWhatsAppSender } from './integrations/whatsapp/simulated-whatsapp-sender.js';
 import { AgentService } from './modules/agent/agent-service.js';
 import { agentOfferPolicy } from './modules/agent/agent-settings.js';
+import { AgentResultsService } from './modules/agent-results/index.js';
 import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import { AuditLogService } from './modules/audit/audit-service.js';
@@ -72,6 +73,7 @@ export interface Services {
   readonly elp: ElpService;
   readonly channels: Channels;
   readonly agent: AgentService;
+  readonly agentResults: AgentResultsService;
   readonly outreaches: OutreachesService;
   readonly webhooks: WebhooksService;
   /** The live event streams this instance holds (GET /events/stream). */
@@ -160,6 +162,7 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
     elp: new ElpService(db, calls),
     channels,
     agent,
+    agentResults: new AgentResultsService(db),
     outreaches: new OutreachesService(db, calls, agent),
     webhooks: new WebhooksService(
       db,

@@ -35,3 +35,24 @@ export function parseCsv(text: string): string[][] {
   if (cell !== '' || row.length > 0) endRow();
   return rows;
 }
+
+/** A cell a spreadsheet would run as a formula: text starting with = + - @, a tab or a carriage return. */
+const FORMULA = /^[=+\-@\t\r]/;
+
+/**
+ * Rows as RFC 4180 CSV (CRLF line ends, a field quoted when it holds a comma, a quote or a line
+ * break). Text that a spreadsheet would take for a formula is prefixed with `'` so opening the
+ * file never runs it; numbers are written as they are, nulls as empty fields.
+ */
+export function formatCsv(
+  header: readonly string[],
+  rows: readonly (readonly (string | number | null)[])[],
+): string {
+  const cell = (value: string | number | null) => {
+    if (value === null) return '';
+    if (typeof value === 'number') return String(value);
+    const text = FORMULA.test(value) ? `'${value}` : value;
+    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  return [header, ...rows].map((row) => row.map(cell).join(',')).join('\r\n') + '\r\n';
+}

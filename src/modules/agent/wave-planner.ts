@@ -216,17 +216,15 @@ export class WavePlanner {
       const planned = this.addressed(wave, load, settings, now, skipped);
       const queued = await this.queue(tx, load, planned, now);
       const waveNumber = (await wavesPlanned(tx, loadId)) + 1;
-      const skips = skipped
-        .slice(0, SKIPS_RECORDED)
-        .map((k) =>
-          entry({
-            kind: 'carrier_skipped',
-            wave: waveNumber,
-            carrier_id: k.carrier_id,
-            tier: k.tier,
-            reason: k.reason,
-          }),
-        );
+      const skips = skipped.slice(0, SKIPS_RECORDED).map((k) =>
+        entry({
+          kind: 'carrier_skipped',
+          wave: waveNumber,
+          carrier_id: k.carrier_id,
+          tier: k.tier,
+          reason: k.reason,
+        }),
+      );
       if (queued.length === 0) {
         const outcome = candidates === 0 ? 'no_eligible_carriers' : 'exhausted';
         const text =
