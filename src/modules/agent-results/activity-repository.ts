@@ -83,12 +83,12 @@ export async function timelineRows(
   const result = await db.execute<TimelineRow>(sql`
     SELECT * FROM (
       SELECT a.created_at AS at, a.kind, a.wave, a.carrier_id, c.name AS carrier_name, a.channel, a.tier,
-        a.reason, a.outreach_id, NULL::text AS offer_id, NULL::numeric AS amount
+        a.reason, a.outreach_id, NULL::text AS offer_id, NULL::numeric AS amount, a.id AS seq
       FROM agent_activity a LEFT JOIN carriers c ON c.id = a.carrier_id
       WHERE a.organization_id = ${organizationId} AND a.load_id = ${loadId}
       UNION ALL
       SELECT coalesce(o.sent_at, o.updated_at), 'contact', NULL, o.carrier_id, c.name, o.modality, NULL,
-        o.status || coalesce(': ' || o.error_reason, ''), o.id, NULL, NULL
+        o.status || coalesce(': ' || o.error_reason, ''), o.id, NULL, NULL, o.id
       FROM outreaches o LEFT JOIN carriers c ON c.id = o.carrier_id
       WHERE o.organization_id = ${organizationId} AND o.load_id = ${loadId} AND o.is_automated
         AND o.status <> 'pending'
@@ -100,17 +100,18 @@ export async function timelineRows(
           WHEN f.status = 'accepted' AND f.source = 'agent' AND f.updated_by_id IS NULL THEN 'accepted by the agent'
           WHEN f.status = 'accepted' THEN 'accepted by a user'
           ELSE 'left for a rep to decide'
-        END, NULL, f.id, f.offer_amount
+        END, NULL, f.id, f.offer_amount, f.id
       FROM offers f LEFT JOIN carriers c ON c.id = f.carrier_id
       WHERE f.organization_id = ${organizationId} AND f.load_id = ${loadId}
       UNION ALL
       SELECT r.booked_at, 'booking', NULL, r.booked_carrier_id, c.name, r.booked_channel, r.booked_tier,
         'booked by the ' || r.booked_by || CASE WHEN r.booked_fell_off THEN '; fell off: the load was cancelled' ELSE '' END,
-        NULL, r.booked_offer_id, r.booked_amount
+        NULL, r.booked_offer_id, r.booked_amount, r.booked_offer_id
       FROM agent_load_results r LEFT JOIN carriers c ON c.id = r.booked_carrier_id
       WHERE r.organization_id = ${organizationId} AND r.load_id = ${loadId} AND r.booked_at IS NOT NULL
     ) t
-    ORDER BY at, kind
+    -- Entries of one moment in the order the work happens; within a kind, as written (ids are time-ordered).
+    ORDER BY at, array_position(ARRAY['wave', 'carrier_chosen', 'carrier_skipped', 'planning', 'contact', 'offer', 'booking'], kind), seq
     LIMIT ${limit}`);
   return result.rows;
 }
