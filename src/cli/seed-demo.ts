@@ -8,6 +8,7 @@ import type { Database, Db } from '../db/client.js';
 import type { OrgScope } from '../domain/scope.js';
 import { updateAgentSettings } from '../modules/agent/agent-settings.js';
 import { buildServices, type Services } from '../services.js';
+import { seedAgentWork } from './seed-demo/demo-agent.js';
 import { seedElpTests, seedOutreaches } from './seed-demo/demo-calls.js';
 import { seedCarriers } from './seed-demo/demo-carriers.js';
 import { prng } from './seed-demo/demo-data.js';
@@ -111,6 +112,7 @@ async function seedWith(
   const loads = await seedLoads(demo, carrierIds);
   const offerCount = await seedOffers(demo, carrierIds, loads);
   const counts = await seedOutreaches(demo, carrierIds, loads.idsOf);
+  await seedAgentWork(demo, loads);
   await seedElpTests(demo, carrierIds, counts);
 
   return {

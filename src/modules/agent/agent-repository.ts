@@ -42,22 +42,28 @@ export async function unworkableQueued(tx: DbOrTx): Promise<string[]> {
   return stale.rows.map((r) => r.id);
 }
 
+/** Only this organization's rows (`column` names its organization_id), or every organization's. */
+const ofOrganization = (column: SQL, organizationId?: string) =>
+  organizationId ? sql`AND ${column} = ${organizationId}` : sql``;
+
 /** Gives every workable load without one a planning state, due at `now`. */
-export async function enrolWorkableLoads(db: DbOrTx, now: Date) {
+export async function enrolWorkableLoads(db: DbOrTx, now: Date, organizationId?: string) {
   await db.execute(sql`
     INSERT INTO agent_load_states (load_id, organization_id, next_wave_at)
     SELECT l.id, l.organization_id, ${now} FROM loads l
     WHERE ${workableSql(l)} AND NOT EXISTS (SELECT 1 FROM agent_load_states s WHERE s.load_id = l.id)
+      ${ofOrganization(sql`l.organization_id`, organizationId)}
     ON CONFLICT DO NOTHING`);
 }
 
 /** Leases up to `limit` workable loads whose next wave is due, for two minutes. */
-export async function leaseDueLoads(db: DbOrTx, now: Date, limit: number) {
+export async function leaseDueLoads(db: DbOrTx, now: Date, limit: number, organizationId?: string) {
   const leased = await db.execute<{ load_id: string; organization_id: string }>(sql`
     UPDATE agent_load_states SET lease_until = now() + interval '2 minutes'
     WHERE load_id IN (
       SELECT s.load_id FROM agent_load_states s JOIN loads l ON l.id = s.load_id
       WHERE s.next_wave_at <= ${now} AND (s.lease_until IS NULL OR s.lease_until < now()) AND ${workableSql(l)}
+        ${ofOrganization(sql`s.organization_id`, organizationId)}
       ORDER BY s.next_wave_at LIMIT ${limit}
       FOR UPDATE OF s SKIP LOCKED)
     RETURNING load_id, organization_id`);
@@ -173,7 +179,7 @@ export type DueOutreach = { id: string; refusal: string | null; workable: boolea
  * Queued automated outreaches whose time has come, locked (SKIP LOCKED: another instance takes
  * others), each with the contact guard's verdict and whether its load is still worked.
  */
-export async function dueOutreaches(tx: DbOrTx, limit: number): Promise<DueOutreach[]> {
+export async function dueOutreaches(tx: DbOrTx, limit: number, organizationId?: string): Promise<DueOutreach[]> {
   const due = await tx.execute<DueOutreach>(sql`
     SELECT o.id, ${refusalSql(sql`o.organization_id`, { carrier: c, load: l })} AS refusal,
            ${workableSql(l)} AS workable
@@ -181,6 +187,7 @@ export async function dueOutreaches(tx: DbOrTx, limit: number): Promise<DueOutre
     JOIN carriers c ON c.id = o.carrier_id
     JOIN loads l ON l.id = o.load_id
     WHERE o.is_automated AND o.status = 'pending' AND o.send_after <= now()
+      ${ofOrganization(sql`o.organization_id`, organizationId)}
     ORDER BY o.send_after LIMIT ${limit}
     FOR UPDATE OF o SKIP LOCKED`);
   return due.rows;

@@ -47,6 +47,16 @@ export class AgentService {
     return { cancelled, planned, dispatched };
   }
 
+  /**
+   * One round for one organization only (the demo seed works its own organization this way,
+   * leaving every other one to the servers' loops): plans its due waves, sends its due contacts.
+   */
+  async workOrganization(organizationId: string, now = new Date()) {
+    const planned = await this.planner.planDue(now, organizationId);
+    const dispatched = await this.dispatcher.dispatchDue(organizationId);
+    return { planned, dispatched };
+  }
+
   cancelUnworkable(): Promise<number> {
     return this.planner.cancelUnworkable();
   }

@@ -50,9 +50,9 @@ export class ContactDispatcher {
    * two leaves the outreach active without a message: it ends no_response rather than contacting a
    * carrier twice.
    */
-  async dispatchDue(): Promise<number> {
+  async dispatchDue(organizationId?: string): Promise<number> {
     const claimed = await this.db.transaction(async (tx) => {
-      const due = await dueOutreaches(tx, this.batchSize);
+      const due = await dueOutreaches(tx, this.batchSize, organizationId);
       for (const r of due.filter((d) => d.refusal || !d.workable)) {
         const reason = r.refusal
           ? `not contacted: ${r.refusal.split(':')[0]}`

@@ -107,10 +107,13 @@ export class WavePlanner {
     });
   }
 
-  /** Plans the next wave of every due load (at most `batchSize` per round); returns how many. */
-  async planDue(now = new Date()): Promise<number> {
-    await enrolWorkableLoads(this.db, now);
-    const leased = await leaseDueLoads(this.db, now, this.batchSize);
+  /**
+   * Plans the next wave of every due load (at most `batchSize` per round), of one organization
+   * when one is named; returns how many.
+   */
+  async planDue(now = new Date(), organizationId?: string): Promise<number> {
+    await enrolWorkableLoads(this.db, now, organizationId);
+    const leased = await leaseDueLoads(this.db, now, this.batchSize, organizationId);
     const settings = new Map<string, AgentSettings>();
     for (const { organization_id } of leased) {
       if (!settings.has(organization_id))
