@@ -6,6 +6,8 @@ export const EVENT_TYPE_NAMES = [
   'load.created',
   'load.updated',
   'load.status_changed',
+  'load.booked',
+  'load.unbooked',
   'carrier.created',
   'carrier.updated',
   'carrier.disabled',

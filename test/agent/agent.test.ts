@@ -338,6 +338,7 @@ describe('replies to the agent', () => {
       channel: string;
       source: string;
       counter_offer_amount: number | null;
+      accepted_at: string | null;
     }[];
 
   it('refuses the inbound webhook without the secret', async () => {
@@ -390,14 +391,46 @@ describe('replies to the agent', () => {
   });
 
   it('books at or under the posted rate where the organization opts in, and stops the load’s other contacts', async () => {
-    const { h, loadId, outreach, email } = await conversation({
+    const { h, loadId, carrierId, outreach, email } = await conversation({
       auto_accept_at_or_under_posted_rate: true,
       wave_size: 1,
     });
+    // A subscriber, so the booking's event is stored (no worker delivers it here).
+    const endpoint = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/endpoints',
+      headers: h,
+      payload: { url: 'http://127.0.0.1:9/hooks', event_types: ['load.booked'] },
+    });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
     const res = await reply(t, outreach, email, 'yes we have a truck, 1,950 + fuel');
     expect(res.json()).toMatchObject({ reason: 'accept' });
     const [offer] = await offersOf(t, h, loadId);
     expect(offer).toMatchObject({ offer_amount: 1950, status: 'accepted' });
+    // The load shows the agent's booking, in the booked tab, its status still the TMS's.
+    const load = (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}`, headers: h })).json();
+    const carrier = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${carrierId}`, headers: h })
+    ).json();
+    const booking = {
+      offer_id: offer!.id,
+      carrier_id: carrierId,
+      carrier_name: carrier.name,
+      carrier_mc_number: carrier.mc_number,
+      amount: 1950,
+      booked_at: offer!.accepted_at,
+      booked_by: 'agent',
+    };
+    expect(load).toMatchObject({ load_status: 'Unassigned', booked_offer: booking });
+    const bookedTab = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/loads?tab=booked&page_size=100', headers: h })
+    ).json();
+    expect(bookedTab.data.map((l: { id: string }) => l.id)).toEqual([loadId]);
+    const { rows: events } = await t.database.pool.query<{ data: Record<string, unknown> }>(
+      `SELECT data FROM events WHERE type = 'load.booked' AND data->>'load_id' = $1`,
+      [loadId],
+    );
+    expect(events.map((e) => e.data.booked_offer)).toEqual([booking]);
     const messages = await messagesOf(t, h, outreach.id);
     expect(messages.at(-1)).toMatchObject({ intent: 'accept' });
     // Booked: a later quote hears the load is covered, and nothing is recorded.

@@ -57,6 +57,9 @@ describe.skipIf(!hasTools)('the README demo, pasted as it is', () => {
     expect(ids, stdout.slice(-2000)).not.toBeNull();
     // Step 3 printed the booked offer.
     expect(stdout).toMatch(new RegExp(`"id": "${ids![2]}",\\s*"status": "accepted"`));
+    // Step 4 printed the load's booking on that offer, by a user (the API key's PATCH).
+    expect(stdout).toMatch(new RegExp(`"booked_offer": \\{\\s*"offer_id": "${ids![2]}"`));
+    expect(stdout).toMatch(/"booked_by": "user"/);
     const demo = JSON.parse(readFileSync(path.join(dir, 'demo.json'), 'utf8'));
     const offer = await t.app.inject({
       method: 'GET',

@@ -208,4 +208,77 @@ describe('migrations', () => {
       await t.close();
     }
   });
+
+  it('0021 says who booked each load already booked: the agent for an offer it accepted on arrival, else a user', async () => {
+    const url = await emptyDatabase();
+    const before = migrationsBefore('0021_offer_booked_by');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await migrate(drizzle({ client }), { migrationsFolder: before });
+      // As the code before 0021 left them: the intake inserts an accepted offer in one statement
+      // (created_at = updated_at); a PATCH stamps updated_at later.
+      await client.query(
+        `INSERT INTO organizations (id, name) VALUES ('org_m21', 'Booked Brokerage');
+         INSERT INTO carriers (id, organization_id, name, mc_number) VALUES ('car_m21', 'org_m21', 'Early Freight', '210021');
+         INSERT INTO loads (id, organization_id, load_number, equipment_type, load_status)
+           SELECT 'load_m21_' || n, 'org_m21', 'M-21-' || n, 'VAN', 'Quotes Received' FROM generate_series(1, 4) n;
+         INSERT INTO offers (id, organization_id, load_id, offer_amount, status, source, carrier_id, accepted_at,
+             created_at, updated_at)
+           VALUES
+             ('ofr_m21_agent', 'org_m21', 'load_m21_1', 1900, 'accepted', 'agent', 'car_m21',
+               '2026-01-05T10:00:00.004Z', '2026-01-05T10:00:00Z', '2026-01-05T10:00:00Z'),
+             ('ofr_m21_agent_patched', 'org_m21', 'load_m21_2', 1950, 'accepted', 'agent', NULL,
+               '2026-01-05T11:00:00Z', '2026-01-05T10:00:00Z', '2026-01-05T11:00:00Z'),
+             ('ofr_m21_api', 'org_m21', 'load_m21_3', 2000, 'accepted', 'api', NULL,
+               '2026-01-05T12:00:00Z', '2026-01-05T12:00:00Z', '2026-01-05T12:00:00Z'),
+             ('ofr_m21_pending', 'org_m21', 'load_m21_4', 2100, 'pending', 'agent', NULL,
+               NULL, '2026-01-05T10:00:00Z', '2026-01-05T10:00:00Z');`,
+      );
+    } finally {
+      await client.end();
+      rmSync(before, { recursive: true, force: true });
+    }
+    const upgrading = createDatabase(url, {
+      poolMax: 1,
+      connectTimeoutMs: 10_000,
+      statementTimeoutMs: 30_000,
+    });
+    try {
+      await runMigrations(upgrading.pool);
+    } finally {
+      await upgrading.close();
+    }
+
+    const t = await buildTestApp({ databaseUrl: url });
+    try {
+      const { key } = await t.services.apiKeys.create(systemScope('org_m21'), { name: 'migration' });
+      const headers = { 'x-api-key': key };
+      const bookingOf = async (n: number) => {
+        const res = await t.app.inject({ method: 'GET', url: `/api/v1/loads/load_m21_${n}`, headers });
+        expect(res.statusCode, res.body).toBe(200);
+        return res.json().booked_offer;
+      };
+      expect(await bookingOf(1)).toEqual({
+        offer_id: 'ofr_m21_agent',
+        carrier_id: 'car_m21',
+        carrier_name: 'Early Freight',
+        carrier_mc_number: '210021',
+        amount: 1900,
+        booked_at: '2026-01-05T10:00:00.004Z',
+        booked_by: 'agent',
+      });
+      expect(await bookingOf(2)).toMatchObject({ offer_id: 'ofr_m21_agent_patched', booked_by: 'user' });
+      expect(await bookingOf(3)).toMatchObject({ offer_id: 'ofr_m21_api', booked_by: 'user' });
+      expect(await bookingOf(4)).toBeNull();
+      const { rows } = await t.database.pool.query(
+        `SELECT id FROM offers WHERE organization_id = 'org_m21' AND accepted_by IS NULL`,
+      );
+      expect(rows).toEqual([{ id: 'ofr_m21_pending' }]);
+      const stats = await t.app.inject({ method: 'GET', url: '/api/v1/loads/stats', headers });
+      expect(stats.json().by_tab).toMatchObject({ booked: 3, active_offers: 1 });
+    } finally {
+      await t.close();
+    }
+  });
 });

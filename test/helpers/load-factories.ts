@@ -72,14 +72,20 @@ export async function addOffer(
   o: { amount?: number; carrierId?: string | null; status?: 'pending' | 'accepted' | 'rejected' } = {},
 ) {
   const carrierId = o.carrierId === null ? null : await ensureCarrier(t, orgId, o.carrierId);
+  const id = newId('offer');
+  const accepted = o.status === 'accepted';
+  // An accepted row as a PATCH leaves it (stamped, by a user), without the booking's side effects.
   await t.database.db.insert(offers).values({
-    id: newId('offer'),
+    id,
     organization_id: orgId,
     load_id: loadId,
     offer_amount: o.amount ?? 1500,
     carrier_id: carrierId,
     status: o.status ?? 'pending',
+    accepted_at: accepted ? new Date() : null,
+    accepted_by: accepted ? 'user' : null,
   });
+  return id;
 }
 
 export async function addCall(t: TestApp, orgId: string, loadId: string, createdAt?: Date) {

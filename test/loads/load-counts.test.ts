@@ -566,6 +566,105 @@ describe('total_count stays exact while loads are written', () => {
     expect(offered.some(isFreshCount)).toBe(true);
   });
 
+  it('keeps the booked and active_offers tabs exact, alone and with filters, while offers are accepted and un-accepted beside load writes', async () => {
+    const { orgId, user } = await createTenant(t);
+    const headers = (await createApiKey(t, user.headers)).headers;
+    await batch(
+      headers,
+      Array.from({ length: 16 }, (_, n) => body(n)),
+    );
+    const { rows } = await t.database.pool.query<{ id: string; load_number: string }>(
+      `SELECT id, load_number FROM loads WHERE organization_id = $1 ORDER BY load_number`,
+      [orgId],
+    );
+    const idOf = (n: number) => rows.find((r) => r.load_number === `E-${n}`)!.id;
+    const offerOn = async (n: number, amount: number) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/offers',
+        headers,
+        payload: { load_id: idOf(n), offer_amount: amount },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    const setStatus = (id: string, status: string) =>
+      t.app.inject({ method: 'PATCH', url: `/api/v1/offers/${id}`, headers, payload: { status } });
+    // Two pending offers on each load: the first is the one accepted.
+    const first: string[] = [];
+    for (let n = 0; n < 16; n++) {
+      first.push(await offerOn(n, 1000 + n));
+      await offerOn(n, 2000 + n);
+    }
+    const booked = `EXISTS (SELECT 1 FROM offers o WHERE o.load_id = loads.id AND o.status = 'accepted')`;
+    const pending = `EXISTS (SELECT 1 FROM offers o WHERE o.load_id = loads.id AND o.status = 'pending')`;
+    const lists: [string, string][] = [
+      ['tab=booked', booked],
+      ['tab=active_offers', `${pending} AND NOT ${booked}`],
+      ['tab=booked&origin_city=reno', `origin_city ILIKE '%reno%' AND ${booked}`],
+      ['tab=active_offers&posted_rate_min=1300', `posted_rate >= 1300 AND ${pending} AND NOT ${booked}`],
+      ['tab=booked&status=Unassigned', `load_status = 'Unassigned' AND ${booked}`],
+    ];
+    await expectExact(orgId, headers, lists);
+
+    // Accepts and un-accepts, load rewrites moving loads in and out of the filters, and reads of the
+    // lists, all at once.
+    for (let round = 0; round < 3; round++) {
+      const moves = first.map((id, n) =>
+        setStatus(id, (n + round) % 3 === 0 ? 'rejected' : (n + round) % 3 === 1 ? 'accepted' : 'pending'),
+      );
+      const write = batch(
+        headers,
+        Array.from({ length: 16 }, (_, n) =>
+          body(n, {
+            posted_rate: 900 + ((n * 37 + round * 101) % 800),
+            tms_status: (n + round) % 4 ? 'open' : 'quoted',
+            stops: [
+              stopPayload('Pickup', { city: (n + round) % 3 ? 'Reno' : 'Elko', state: 'NV' }),
+              stopPayload('Dropoff'),
+            ],
+          }),
+        ),
+      );
+      const reads = lists.map(([q]) => t.app.inject({ method: 'GET', url: `/api/v1/loads?${q}`, headers }));
+      const done = await Promise.all([...moves, write, ...reads]);
+      for (const res of done) if (res) expect(res.statusCode, res.body).toBeLessThan(300);
+      await expectExact(orgId, headers, lists);
+      const stats = await t.app.inject({ method: 'GET', url: '/api/v1/loads/stats', headers });
+      const { rows: sqlTabs } = await t.database.pool.query<{ booked: number; active: number }>(
+        `SELECT count(*) FILTER (WHERE ${booked})::int AS booked,
+                count(*) FILTER (WHERE ${pending} AND NOT ${booked})::int AS active
+         FROM loads WHERE organization_id = $1`,
+        [orgId],
+      );
+      expect(stats.json().by_tab).toMatchObject({
+        booked: sqlTabs[0]!.booked,
+        active_offers: sqlTabs[0]!.active,
+      });
+    }
+
+    // A kept count of the booked tab with a filter follows load writes from the change log while
+    // no offer is written, and is counted afresh once one is accepted.
+    const kept: [string, string][] = [lists[2]!];
+    await expectExact(orgId, headers, kept);
+    await batch(headers, [
+      body(1, { stops: [stopPayload('Pickup', { city: 'Carson' }), stopPayload('Dropoff')] }),
+    ]);
+    const updated = await statementsSentDuring(t, () => expectExact(orgId, headers, kept));
+    expect(updated.some(isCountUpdate)).toBe(true);
+    expect(updated.some(isFreshCount)).toBe(false);
+    const open = await t.database.pool.query<{ id: string }>(
+      `SELECT o.id FROM offers o JOIN loads l ON l.id = o.load_id
+       WHERE l.organization_id = $1 AND l.origin_city = 'Reno' AND o.offer_amount < 2000
+         AND NOT EXISTS (SELECT 1 FROM offers a WHERE a.load_id = o.load_id AND a.status = 'accepted')
+       LIMIT 1`,
+      [orgId],
+    );
+    expect((await setStatus(open.rows[0]!.id, 'accepted')).statusCode).toBe(200);
+    const recounted = await statementsSentDuring(t, () => expectExact(orgId, headers, kept));
+    expect(recounted.some(isFreshCount)).toBe(true);
+  });
+
   it('counts a few-valued filter or a rep name, alone or with statuses, from load_facet_counts', async () => {
     const { orgId, user } = await createTenant(t);
     const headers = (await createApiKey(t, user.headers)).headers;

@@ -402,6 +402,7 @@ describe('GET /loads tabs, aggregates and related records', () => {
     ['active_notifications', ['L4']],
     ['failed_verifications', ['L3']],
     ['active_escalations', []],
+    ['booked', ['L2']],
   ];
   it.each(tabs)('tab=%s keeps the loads with such a record', async (tab, expected) => {
     expect(await numbers(`tab=${tab}`)).toEqual(expected);
@@ -443,6 +444,17 @@ describe('GET /loads tabs, aggregates and related records', () => {
     ).json();
     expect(page.data.map((l: { offer_count: number }) => l.offer_count)).toEqual([2, 1, 0, 0]);
     expect(page.data[3]).toMatchObject({ max_offer_amount: null, min_offer_amount: null });
+    // Each item carries its booking: L2's accepted offer, null on the others.
+    expect(
+      page.data.map((l: { booked_offer: { booked_by: string } | null }) => l.booked_offer?.booked_by ?? null),
+    ).toEqual([null, 'user', null, null]);
+    expect(page.data[1].booked_offer).toMatchObject({
+      carrier_id: expect.stringMatching(/^car_/),
+      carrier_name: expect.stringMatching(/^Carrier car_/),
+      carrier_mc_number: null,
+      amount: 1500,
+      booked_at: expect.stringMatching(/Z$/),
+    });
   });
 
   it('GET /loads/{id}/calls lists the calls newest first as a plain list', async () => {
@@ -509,12 +521,23 @@ describe('GET /loads tabs, aggregates and related records', () => {
         failed_verifications: 1,
         active_escalations: 0,
         active_offers: 1,
+        booked: 1,
       },
     });
     const filtered = (
       await t.app.inject({ method: 'GET', url: '/api/v1/loads/stats?mode=FTL', headers })
     ).json();
+    // L2, the booked load, is LTL: a filter counts the booked tab over its own loads.
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/loads/stats?mode=LTL', headers })).json().by_tab,
+    ).toMatchObject({ all: 1, booked: 1, active_offers: 0 });
     expect(filtered.total_count).toBe(2);
-    expect(filtered.by_tab).toMatchObject({ all: 2, active_offers: 1, all_calls: 1, active_outreaches: 1 });
+    expect(filtered.by_tab).toMatchObject({
+      all: 2,
+      active_offers: 1,
+      all_calls: 1,
+      active_outreaches: 1,
+      booked: 0,
+    });
   });
 });

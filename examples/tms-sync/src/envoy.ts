@@ -6,6 +6,7 @@ export type LoadInput = components['schemas']['LoadInput'];
 export type Load = components['schemas']['Load'];
 export type LoadStatus = NonNullable<Load['load_status']>;
 export type Offer = components['schemas']['Offer'];
+export type BookedOffer = components['schemas']['BookedOffer'];
 export type ApiError = components['schemas']['Error'];
 
 export type EnvoyClient = ReturnType<typeof createEnvoyClient>;

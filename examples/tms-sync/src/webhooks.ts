@@ -6,15 +6,44 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import type { Offer } from './envoy.js';
+import type { BookedOffer, Offer } from './envoy.js';
+
+/** The load a load.* event is about, as its `data` names it. */
+interface LoadIds {
+  load_id: string;
+  tms_load_id: string | null;
+  external_id: string | null;
+  load_number: string | null;
+  load_status: string | null;
+}
+
+/** A booking made (load.booked) or undone (load.unbooked); `load_status` stays the TMS's. */
+export type BookingData =
+  | (LoadIds & { booked_offer: BookedOffer })
+  | (LoadIds & { offer_status: 'pending' | 'rejected'; previous_booked_offer: BookedOffer });
 
 /** What every delivery carries; `data` is the resource's public shape for offers, carriers, calls. */
 export type EnvoyEvent =
   | { id: string; type: 'offer.created' | 'offer.status_changed'; created_at: string; data: Offer }
+  | { id: string; type: 'load.booked' | 'load.unbooked'; created_at: string; data: BookingData }
   | { id: string; type: string; created_at: string; data: Record<string, unknown> };
 
 export function isOfferEvent(event: EnvoyEvent): event is Extract<EnvoyEvent, { data: Offer }> {
   return event.type === 'offer.created' || event.type === 'offer.status_changed';
+}
+
+export function isBookingEvent(event: EnvoyEvent): event is Extract<EnvoyEvent, { data: BookingData }> {
+  return event.type === 'load.booked' || event.type === 'load.unbooked';
+}
+
+/** What a TMS would do with a booking: assign the carrier to its load, or take it off again. */
+function describeBooking(data: BookingData): string {
+  const load = data.tms_load_id ?? data.load_number ?? data.load_id;
+  if ('booked_offer' in data) {
+    const b = data.booked_offer;
+    return `load ${load} booked by the ${b.booked_by} on ${b.carrier_name ?? 'a carrier'} (MC ${b.carrier_mc_number ?? '-'}) at $${b.amount}: assign the carrier in the TMS`;
+  }
+  return `load ${load} no longer booked on offer ${data.previous_booked_offer.offer_id} (now ${data.offer_status}): unassign the carrier in the TMS`;
 }
 
 function headersOf(request: IncomingMessage): Record<string, string> {
@@ -69,6 +98,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   webhookReceiver(secret, async (event) => {
     if (isOfferEvent(event)) {
       console.log(`${event.type}: ${event.data.status} $${event.data.offer_amount} on ${event.data.load_id}`);
+    } else if (isBookingEvent(event)) {
+      console.log(`${event.type}: ${describeBooking(event.data)}`);
     } else {
       console.log(`${event.type} ${event.id}`);
     }

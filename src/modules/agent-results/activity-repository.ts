@@ -97,8 +97,7 @@ export async function timelineRows(
         CASE
           WHEN f.counter_amount IS NOT NULL THEN 'countered at ' || f.counter_amount
           WHEN f.status = 'rejected' THEN 'declined'
-          WHEN f.status = 'accepted' AND f.source = 'agent' AND f.updated_by_id IS NULL THEN 'accepted by the agent'
-          WHEN f.status = 'accepted' THEN 'accepted by a user'
+          WHEN f.status = 'accepted' THEN 'accepted by the ' || coalesce(f.accepted_by, 'user')
           ELSE 'left for a rep to decide'
         END, NULL, f.id, f.offer_amount, f.id
       FROM offers f LEFT JOIN carriers c ON c.id = f.carrier_id

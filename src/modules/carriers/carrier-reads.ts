@@ -156,3 +156,15 @@ export async function carrierNameOf(db: DbOrTx, id: string) {
   const [carrier] = await db.select({ name: carriers.name }).from(carriers).where(eq(carriers.id, id));
   return carrier;
 }
+
+/** The name and MC number of each of these carriers of the organization, by id. */
+export async function carrierNamesOf(db: DbOrTx, scope: OrgScope, ids: string[]) {
+  const out = new Map<string, { name: string; mc_number: string | null }>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .select({ id: carriers.id, name: carriers.name, mc_number: carriers.mc_number })
+    .from(carriers)
+    .where(and(eq(carriers.organization_id, scope.organizationId), inArray(carriers.id, ids)));
+  for (const r of rows) out.set(r.id, { name: r.name, mc_number: r.mc_number });
+  return out;
+}

@@ -4,6 +4,7 @@ export {
   type CarrierRow,
   calleeById,
   carrierNameOf,
+  carrierNamesOf,
   carriersAtNumber,
   contactsOf,
   findCarrier,

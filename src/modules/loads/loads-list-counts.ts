@@ -7,7 +7,7 @@ import type { DbOrTx } from '../../db/client.js';
 import { executeReused } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { countLoadsWithCalls } from '../calls/index.js';
-import { countLoadsWithPendingOffer } from '../offers/index.js';
+import { countBookedLoads, countLoadsWithActiveOffer } from '../offers/index.js';
 import { countLoadsWithActiveOutreach } from '../outreaches/index.js';
 import { type LoadQuery, tabConditions, whereOf } from './loads-list-filters.js';
 import {
@@ -29,7 +29,8 @@ import { carrierVerifications, escalations, loads, notifications } from './loads
 const tabOnlyCounts: Record<Exclude<LoadTab, 'all'>, (organizationId: string) => SQL> = {
   active_outreaches: countLoadsWithActiveOutreach,
   all_calls: countLoadsWithCalls,
-  active_offers: countLoadsWithPendingOffer,
+  active_offers: countLoadsWithActiveOffer,
+  booked: countBookedLoads,
   failed_verifications: (o) =>
     sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${carrierVerifications} WHERE organization_id = ${o} AND status = 'BLOCKED') d`,
   active_notifications: (o) =>
@@ -38,11 +39,16 @@ const tabOnlyCounts: Record<Exclude<LoadTab, 'all'>, (organizationId: string) =>
     sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${escalations} WHERE organization_id = ${o} AND status = 'active') d`,
 };
 
-/** The table each tab reads (its source in load_list_versions). */
+/**
+ * The table each tab reads (its source in load_list_versions). active_offers and booked both read
+ * offers alone (pending and accepted ones): every accept and un-accept writes that table, so it
+ * moves their kept counts and pages like any other offer.
+ */
 const tabSources: Record<Exclude<LoadTab, 'all'>, string> = {
   active_outreaches: 'outreaches',
   all_calls: 'calls',
   active_offers: 'offers',
+  booked: 'offers',
   failed_verifications: 'carrier_verifications',
   active_notifications: 'notifications',
   active_escalations: 'escalations',

@@ -7,7 +7,7 @@ import type { DbOrTx } from '../../db/client.js';
 import { executeReused } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { loadHasCall } from '../calls/index.js';
-import { loadHasPendingOffer } from '../offers/index.js';
+import { loadHasActiveOffer, loadIsBooked } from '../offers/index.js';
 import { loadHasActiveOutreach } from '../outreaches/index.js';
 import { type LoadFacet, loadFilterValues } from './loads-list-tables.js';
 import { loadsId, loadsOrganizationId, textArray } from './loads-repository.js';
@@ -117,7 +117,8 @@ function dateRange(column: AnyPgColumn, from?: string, to?: string): LoadConditi
 export const tabConditions: Record<Exclude<LoadTab, 'all'>, SQL> = {
   active_outreaches: loadHasActiveOutreach(loadsOrganizationId, loadsId),
   all_calls: loadHasCall(loadsOrganizationId, loadsId),
-  active_offers: loadHasPendingOffer(loadsOrganizationId, loadsId),
+  active_offers: loadHasActiveOffer(loadsOrganizationId, loadsId),
+  booked: loadIsBooked(loadsOrganizationId, loadsId),
   failed_verifications: sql`EXISTS (SELECT 1 FROM ${carrierVerifications} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'BLOCKED')`,
   active_notifications: sql`EXISTS (SELECT 1 FROM ${notifications} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.read_at IS NULL)`,
   active_escalations: sql`EXISTS (SELECT 1 FROM ${escalations} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'active')`,

@@ -4,6 +4,7 @@
  */
 
 import type { Principal } from '../../domain/scope.js';
+import type { BookedOffer } from '../offers/index.js';
 import type { LoadView } from './loads-repository.js';
 import type { Load, Stop } from './loads-schemas.js';
 import type { StoredStop } from './loads-tables.js';
@@ -68,7 +69,8 @@ function toStop(s: StoredStop): Stop {
   };
 }
 
-export function toLoad(row: LoadView, principal: Principal): Load {
+/** The load in its API shape, with its booking (bookedOffersOf), or null when it has none. */
+export function toLoad(row: LoadView, principal: Principal, booked: BookedOffer | null): Load {
   const rates = seesRates(principal);
   return {
     id: row.id,
@@ -130,5 +132,6 @@ export function toLoad(row: LoadView, principal: Principal): Load {
     max_offer_amount: row.max_offer_amount,
     min_offer_amount: row.min_offer_amount,
     active_escalation_count: row.active_escalation_count,
+    booked_offer: booked,
   };
 }

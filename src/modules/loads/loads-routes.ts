@@ -124,7 +124,8 @@ function listRoutes(app: App, service: LoadsService) {
           'UTC days. `search` is a case-insensitive substring of load number, external id, TMS load id, ' +
           'carrier name, customer name, equipment type, and the first pickup and last drop-off city and ' +
           "state. Pickup date is the first pickup stop's expected date (else its planned start); delivery " +
-          "date the last drop-off stop's. `total_count` is exact.",
+          "date the last drop-off stop's. `tab` keeps the loads with such records (see the parameter); " +
+          '`booked_offer` is the accepted offer a load is booked on. `total_count` is exact.',
         querystring: listLoadsQuery,
         response: { 200: pageOf(loadSchema), ...errorResponses(401, 403, 404, 422, 429) },
       },
@@ -158,7 +159,7 @@ function loadRoutes(app: App, service: LoadsService) {
       schema: {
         operationId: 'getLoad',
         tags,
-        summary: 'One load, with its stops and offer range',
+        summary: 'One load, with its stops, offer range and booking',
         params: loadIdParams,
         response: { 200: loadSchema, ...errorResponses(401, 403, 404, 429) },
       },

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, queryBool, queryInt, queryList, storedEnum, text } from '../../http/schemas.js';
+import { bookedOfferSchema } from '../offers/index.js';
 import {
   CONTACT_TYPES,
   EQUIPMENT_TYPES,
@@ -40,6 +41,7 @@ export const LOAD_TABS = [
   'failed_verifications',
   'active_escalations',
   'active_offers',
+  'booked',
 ] as const;
 export type LoadTab = (typeof LOAD_TABS)[number];
 
@@ -81,7 +83,16 @@ export const loadFiltersShape = {
   distance_max: queryNumber().optional(),
   posted_rate_min: queryInt(-2_147_483_648, 2_147_483_647).optional(),
   posted_rate_max: queryInt(-2_147_483_648, 2_147_483_647).optional(),
-  tab: z.enum(LOAD_TABS).optional(),
+  tab: z
+    .enum(LOAD_TABS)
+    .optional()
+    .meta({
+      description:
+        'Loads with: `active_notifications` an unread notification; `active_outreaches` an outreach ' +
+        'pending or active; `all_calls` a call; `failed_verifications` a BLOCKED carrier verification; ' +
+        '`active_escalations` an active escalation; `active_offers` a pending offer and no accepted one ' +
+        '(a booked load leaves it); `booked` an accepted offer (`booked_offer`), whatever its `load_status`.',
+    }),
   order_by: z
     .enum(LOAD_SORT_FIELDS)
     .optional()
@@ -235,6 +246,11 @@ export const loadSchema = z
     max_offer_amount: z.number().nullable(),
     min_offer_amount: z.number().nullable(),
     active_escalation_count: z.number().int(),
+    booked_offer: bookedOfferSchema.nullable().meta({
+      description:
+        'The accepted offer the load is booked on, null when none is. Booking leaves `load_status` as the ' +
+        'TMS reports it.',
+    }),
   })
   .meta({ id: 'Load' });
 export type Load = z.infer<typeof loadSchema>;

@@ -11,6 +11,7 @@ import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { listLoadCalls, toCall } from '../calls/index.js';
 import { findVisibleLoadView } from '../load-views/index.js';
+import { bookedOffersOf } from '../offers/index.js';
 import { LOAD_ID_IN_PATH, requireLoad } from './load-lookup.js';
 import type { LoadInput } from './loads-input-schemas.js';
 import { statusCounts, tabCounts } from './loads-list-counts.js';
@@ -119,7 +120,8 @@ export class LoadsService {
   async get(scope: OrgScope, id: string): Promise<Load> {
     const row = await findLoadView(this.db, scope, id);
     if (!row) throw notFound('Load', id, 'load_id');
-    return toLoad(row, scope.principal);
+    const booked = await bookedOffersOf(this.db, scope, [row.id]);
+    return toLoad(row, scope.principal, booked.get(row.id) ?? null);
   }
 
   async list(scope: OrgScope, query: ListLoadsQuery) {
@@ -131,8 +133,15 @@ export class LoadsService {
       desc: filters.order_desc ?? viewFilters?.order_desc ?? true,
     };
     const { total, rows } = await this.lists.read(scope, q, sort, page_size, offsetOf(page, page_size));
+    // The page's bookings by its ids, apart from the page's own statements: their plans (and the
+    // page kept by its ids) stay what they are for every list.
+    const booked = await bookedOffersOf(
+      this.db,
+      scope,
+      rows.map((r) => r.id),
+    );
     return {
-      data: rows.map((r) => toLoad(r, scope.principal)),
+      data: rows.map((r) => toLoad(r, scope.principal, booked.get(r.id) ?? null)),
       pagination: pagination(page, page_size, total),
     };
   }

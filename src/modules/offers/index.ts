@@ -2,10 +2,13 @@
 export {
   acceptablePendingOffer,
   acceptedOfferOfLoad,
+  bookedOffersOf,
+  countBookedLoads,
   counterOffered,
-  countLoadsWithPendingOffer,
-  loadHasPendingOffer,
+  countLoadsWithActiveOffer,
+  loadHasActiveOffer,
+  loadIsBooked,
   loadNotBooked,
 } from './offer-queries.js';
 export type { OfferPolicy, OfferReceiver } from './offer-types.js';
-export { loadIdParams, offerSchema } from './offers-schemas.js';
+export { type BookedOffer, bookedOfferSchema, loadIdParams, offerSchema } from './offers-schemas.js';

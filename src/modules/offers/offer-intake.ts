@@ -6,7 +6,7 @@ import { newId } from '../../domain/ids.js';
 import { decideOffer } from '../../domain/negotiation.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { LOAD_ID_IN_BODY, requireLoad } from '../loads/index.js';
-import { cancelAutomatedOutreaches } from '../outreaches/index.js';
+import { bookLoad } from './offer-booking.js';
 import { counterOffered } from './offer-queries.js';
 import type { CarrierOffer, OfferOutcome, OfferPolicy } from './offer-types.js';
 import { insertOffer } from './offers-repository.js';
@@ -19,8 +19,8 @@ export type { CarrierOffer, OfferChannel, OfferOutcome, OfferPolicy } from './of
  * THE way a carrier's offer is recorded, whatever the channel (a call's `submit_offer`, an e-mail
  * or WhatsApp reply): the negotiation rule decides, the offer is stored with its decision, in one
  * transaction holding the load's row lock (so an automatic booking and a rep's accept cannot both
- * win). Booking withdraws the load's queued contacts in the same transaction. An offer on a covered
- * or closed load is answered `covered` and not recorded.
+ * win). An offer accepted on arrival books the load (bookLoad) in the same transaction. An offer on
+ * a covered or closed load is answered `covered` and not recorded.
  */
 export class OfferIntake {
   constructor(
@@ -78,15 +78,10 @@ export class OfferIntake {
         notes: o.notes ?? null,
         counter_amount: decision.kind === 'counter' ? decision.amount : null,
         accepted_at: status === 'accepted' ? new Date() : null,
+        accepted_by: status === 'accepted' ? 'agent' : null,
       });
       await emitOfferEvent(tx, scope, 'offer.created', offer);
-      if (status === 'accepted') {
-        await cancelAutomatedOutreaches(
-          tx,
-          { loadId: o.loadId },
-          `cancelled: load booked on offer ${offer.id}`,
-        );
-      }
+      if (offer.status === 'accepted') await bookLoad(tx, scope, offer);
       this.log.info(
         {
           loadId: o.loadId,

@@ -40,6 +40,7 @@ export async function acceptedOfferOf(db: DbOrTx, scope: OrgScope, loadId: strin
   return row && row.id !== exceptId ? row.id : null;
 }
 
+/** A PATCH's status change: an accept is a user's (`accepted_by`), and leaving accepted clears it. */
 export async function setOfferStatus(
   db: DbOrTx,
   scope: OrgScope,
@@ -52,6 +53,7 @@ export async function setOfferStatus(
     .set({
       status,
       accepted_at: status === 'accepted' ? new Date() : null,
+      accepted_by: status === 'accepted' ? 'user' : null,
       updated_by_id: updatedById,
       updated_at: new Date(),
     })

@@ -78,7 +78,10 @@ export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService }> = as
           'Moves freely between `pending`, `accepted` and `rejected`, except: accepting while another offer ' +
           'of the load is accepted gives 409 `offer_already_accepted` (also under concurrent requests); ' +
           'accepting on a Cancelled or Delivered load gives 409 `load_not_bookable`. Accepting stamps ' +
-          '`accepted_at`; leaving `accepted` clears it. The same status again returns the offer unchanged.',
+          '`accepted_at`; leaving `accepted` clears it. The same status again returns the offer unchanged. ' +
+          'Accepting books the load: its `booked_offer` shows the offer (`booked_by` user), it moves from the ' +
+          '`active_offers` tab to `booked`, and `load.booked` is emitted once. Leaving `accepted` undoes the ' +
+          "booking (`load.unbooked`). Neither changes the load's `load_status`, which the TMS owns.",
         params: offerIdParams,
         body: patchOfferBody,
         response: { 200: offerSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },

@@ -8,8 +8,8 @@ import type { OrgScope } from '../../domain/scope.js';
 import { findUserById } from '../auth/index.js';
 import { contactsOf, findCarrier, findCarriers, findContactOfCarrier, toCarrier } from '../carriers/index.js';
 import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, requireLoad } from '../loads/index.js';
-import { cancelAutomatedOutreaches } from '../outreaches/index.js';
 import { emitEvent } from '../webhooks/index.js';
+import { bookLoad, unbookLoad } from './offer-booking.js';
 import {
   acceptedOfferOf,
   findOffer,
@@ -175,17 +175,22 @@ export class OffersService {
 
   /**
    * PATCH: moves freely between pending, accepted and rejected, except that a load takes one
-   * accepted offer and a Cancelled or Delivered load none. The load row is locked so two accepts on
-   * one load queue up; the partial unique index is the last word if anything slips past.
+   * accepted offer and a Cancelled or Delivered load none. Every change takes the load's row lock
+   * first (as the intake does), then reads the offer again: changes to the offers of one load queue
+   * up, each sees the one before, and an accept or an un-accept is booked (bookLoad) or undone
+   * (unbookLoad) exactly once. The partial unique index is the last word if anything slips past.
    */
   async setStatus(scope: OrgScope, id: string, status: OfferRow['status']): Promise<Offer> {
     try {
       const row = await this.db.transaction(async (tx) => {
-        const current = await findOffer(tx, scope, id);
+        const found = await findOffer(tx, scope, id);
+        if (!found) throw notFound('Offer', id, 'offer_id');
+        if (found.status === status) return found;
+        const load = await requireLoad(tx, scope, found.load_id, LOAD_ID_IN_PATH, ['load_status'], true);
+        const current = await findOffer(tx, scope, id, true);
         if (!current) throw notFound('Offer', id, 'offer_id');
         if (current.status === status) return current;
         if (status === 'accepted') {
-          const load = await requireLoad(tx, scope, current.load_id, LOAD_ID_IN_PATH, ['load_status'], true);
           if (!isBookable(load.load_status)) {
             throw stateConflict(
               'load_not_bookable',
@@ -197,15 +202,9 @@ export class OffersService {
           if (other) throw alreadyAccepted(current.load_id, other);
         }
         const updated = (await setOfferStatus(tx, scope, id, status, scope.principal.userId))!;
-        if (status === 'accepted') {
-          // The load is covered: the agent's queued contacts for it are withdrawn with the booking.
-          await cancelAutomatedOutreaches(
-            tx,
-            { loadId: current.load_id },
-            `cancelled: load booked on offer ${id}`,
-          );
-        }
         await emitOfferEvent(tx, scope, 'offer.status_changed', updated, { previous_status: current.status });
+        if (updated.status === 'accepted') await bookLoad(tx, scope, updated);
+        else if (current.status === 'accepted') await unbookLoad(tx, scope, current, updated.status);
         return updated;
       });
       return this.one(scope, row);

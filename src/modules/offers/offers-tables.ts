@@ -9,6 +9,11 @@ export const OFFER_STATUSES = ['pending', 'accepted', 'rejected'] as const;
 export const OFFER_CHANNELS = ['voice', 'email', 'messaging'] as const;
 /** Who recorded the offer: a rep or an API client (`api`), or the agent from a channel (`agent`). */
 export const OFFER_SOURCES = ['api', 'agent'] as const;
+/**
+ * Who booked the load on an accepted offer: `agent` when the agent accepted it on arrival (the
+ * organization auto-accepts at or under the posted rate), `user` for a PATCH by a rep or an API client.
+ */
+export const BOOKED_BY = ['agent', 'user'] as const;
 
 /**
  * Offers carriers make on loads (spec: Offer). Created here with the spec's columns so the load
@@ -33,6 +38,8 @@ export const offers = pgTable(
     email_message_id: text('email_message_id'),
     notes: text('notes'),
     accepted_at: tstz('accepted_at'),
+    /** Set with accepted_at and cleared with it (see BOOKED_BY). */
+    accepted_by: text('accepted_by', { enum: BOOKED_BY }),
     created_by_id: text('created_by_id'),
     updated_by_id: text('updated_by_id'),
     truck_number: text('truck_number'),
@@ -53,6 +60,8 @@ export const offers = pgTable(
     index('offers_load_idx').on(t.load_id, t.status),
     // Serves the active_offers tab and its count without touching the offers heap.
     index('offers_pending_load_idx').on(t.organization_id, t.load_id).where(sql`${t.status} = 'pending'`),
+    // The same for the booked tab: its count (one accepted offer per load) reads this index alone.
+    index('offers_accepted_load_idx').on(t.organization_id, t.load_id).where(sql`${t.status} = 'accepted'`),
     index('offers_organization_created_idx').on(t.organization_id, t.created_at),
     // One accepted offer per load, whatever the concurrency: the second accept violates this.
     uniqueIndex('offers_one_accepted_per_load_key').on(t.load_id).where(sql`${t.status} = 'accepted'`),

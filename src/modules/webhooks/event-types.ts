@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EventType } from '../../domain/events.js';
 import { callSchema } from '../calls/index.js';
 import { carrierSchema, lanePreferenceSchema } from '../carriers/index.js';
-import { offerSchema } from '../offers/index.js';
+import { bookedOfferSchema, offerSchema } from '../offers/index.js';
 
 const loadEvent = z.object({
   load_id: z.string(),
@@ -11,6 +11,13 @@ const loadEvent = z.object({
   load_number: z.string().nullable(),
   load_status: z.string().nullable(),
   previous_load_status: z.string().nullable().optional(),
+});
+const { previous_load_status: _previous, ...loadIds } = loadEvent.shape;
+const bookingEvent = z.object({ ...loadIds, booked_offer: bookedOfferSchema });
+const unbookingEvent = z.object({
+  ...loadIds,
+  offer_status: z.enum(['pending', 'rejected']).meta({ description: 'What the accepted offer became' }),
+  previous_booked_offer: bookedOfferSchema,
 });
 const complianceEvent = z.object({
   carrier_id: z.string(),
@@ -45,6 +52,18 @@ export const EVENT_TYPES = {
   },
   'load.updated': { description: 'A load was updated by an upsert.', data: loadEvent },
   'load.status_changed': { description: "A load's `load_status` changed.", data: loadEvent },
+  'load.booked': {
+    description:
+      'A load was booked: one of its offers was accepted, by a rep or an API client (PATCH /offers/{id}) or ' +
+      'by the agent as the offer arrived. Once per booking; `load_status` is unchanged (the TMS owns it).',
+    data: bookingEvent,
+  },
+  'load.unbooked': {
+    description:
+      "A load's accepted offer went back to pending or rejected: the booking in `previous_booked_offer` " +
+      'is undone. A later accept is a new booking, with its own load.booked.',
+    data: unbookingEvent,
+  },
   'carrier.created': { description: 'A carrier was created.', data: carrierSchema },
   'carrier.updated': {
     description: 'A carrier was updated (PATCH or an ingestion upsert).',

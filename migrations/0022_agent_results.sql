@@ -139,8 +139,8 @@ CREATE TRIGGER agent_results_outreaches AFTER INSERT OR UPDATE OF status, carrie
   FOR EACH ROW EXECUTE FUNCTION agent_results_from_outreaches();
 --> statement-breakpoint
 -- Offers: each one received, the agent's counters, offers left for a rep (a handoff), and the
--- booking: made when an offer becomes accepted (by the agent when it arrived accepted from the
--- agent's channels, else by a user), undone when the accepted offer leaves accepted.
+-- booking: made when an offer becomes accepted (by whom: the offer's accepted_by), undone when
+-- the accepted offer leaves accepted.
 CREATE OR REPLACE FUNCTION agent_results_from_offers() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -165,7 +165,7 @@ BEGIN
          ORDER BY a.created_at DESC LIMIT 1),
         (SELECT c.routing_guide_tier FROM carriers c WHERE c.id = NEW.carrier_id)),
       booked_channel = NEW.channel,
-      booked_by = CASE WHEN TG_OP = 'INSERT' AND NEW.source = 'agent' THEN 'agent' ELSE 'user' END,
+      booked_by = NEW.accepted_by,
       booked_after_contact = r.first_contact_at IS NOT NULL,
       booked_fell_off = false,
       booked_posted_rate = l.posted_rate,
@@ -221,8 +221,7 @@ CREATE TRIGGER agent_results_planning AFTER UPDATE OF waves_planned ON agent_loa
   FOR EACH ROW EXECUTE FUNCTION agent_results_from_planning();
 --> statement-breakpoint
 -- Loads the agent worked before this migration: their rows, counted from the records they left
--- (handed when the agent first planned them; booked by the agent when its own offer is accepted
--- and no user changed it).
+-- (handed when the agent first planned them).
 INSERT INTO agent_load_results (load_id, organization_id, handed_at, origin_state, destination_state,
   equipment_type, customer_name, carrier_rep_user_id, pickup_at, waves)
 SELECT l.id, l.organization_id, s.created_at, l.origin_state, l.destination_state, l.equipment_type,
@@ -259,7 +258,7 @@ WHERE r.load_id = x.load_id;
 UPDATE agent_load_results r SET
   booked_at = coalesce(o.accepted_at, o.updated_at), booked_offer_id = o.id, booked_amount = o.offer_amount,
   booked_carrier_id = o.carrier_id, booked_tier = c.routing_guide_tier, booked_channel = o.channel,
-  booked_by = CASE WHEN o.source = 'agent' AND o.updated_by_id IS NULL THEN 'agent' ELSE 'user' END,
+  booked_by = o.accepted_by,
   booked_after_contact = r.first_contact_at IS NOT NULL AND r.first_contact_at <= coalesce(o.accepted_at, o.updated_at),
   booked_fell_off = l.load_status = 'Cancelled',
   booked_posted_rate = l.posted_rate, booked_market_rate = l.suggested_market_rate,
