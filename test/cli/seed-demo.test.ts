@@ -117,5 +117,23 @@ describe('npm run admin -- seed-demo', () => {
     const scoring = elp.data.map((e: { scoring_status: string }) => e.scoring_status);
     expect(scoring).toContain('SCORED');
     expect(scoring.some((s: string) => s !== 'SCORED')).toBe(true);
+
+    // The agent's first two waves: results with contacts on two channels, connects and bookings.
+    const [results] = (await get('/agent/results')).data;
+    expect(results.loads_handed).toBeGreaterThan(50);
+    expect(results.contacts.call).toBeGreaterThan(10);
+    expect(results.contacts.email).toBeGreaterThan(5);
+    expect(results.connects).toBeGreaterThan(0);
+    expect(results.booked_by_agent).toBeGreaterThan(0);
+    expect(results.coverage_rate).toBeGreaterThan(0);
+    expect(results.agent_booked_above_max_buy).toBe(0);
+    expect((await get('/agent/results?group_by=lane')).data.length).toBeGreaterThan(3);
+    // A handed load's activity shows its waves and the carriers chosen for them.
+    const handed = await get('/loads?status=Unassigned&page_size=20');
+    const activities = await Promise.all(
+      handed.data.map((l: { id: string }) => get(`/loads/${l.id}/agent-activity`)),
+    );
+    const kinds = new Set(activities.flatMap((a) => a.timeline.map((e: { kind: string }) => e.kind)));
+    for (const kind of ['handed', 'wave', 'carrier_chosen', 'contact']) expect(kinds).toContain(kind);
   }, 90_000);
 });
