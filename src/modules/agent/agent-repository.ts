@@ -179,7 +179,11 @@ export type DueOutreach = { id: string; refusal: string | null; workable: boolea
  * Queued automated outreaches whose time has come, locked (SKIP LOCKED: another instance takes
  * others), each with the contact guard's verdict and whether its load is still worked.
  */
-export async function dueOutreaches(tx: DbOrTx, limit: number, organizationId?: string): Promise<DueOutreach[]> {
+export async function dueOutreaches(
+  tx: DbOrTx,
+  limit: number,
+  organizationId?: string,
+): Promise<DueOutreach[]> {
   const due = await tx.execute<DueOutreach>(sql`
     SELECT o.id, ${refusalSql(sql`o.organization_id`, { carrier: c, load: l })} AS refusal,
            ${workableSql(l)} AS workable
