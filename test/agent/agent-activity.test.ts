@@ -83,6 +83,7 @@ describe('a load’s agent activity', () => {
     expect(restriction.statusCode, restriction.body).toBe(201);
     const adminDisabled = await laneCarrier(t, h, tier1);
     const noAddress = await laneCarrier(t, h, { ...tier1, email: null });
+    const uninsured = await laneCarrier(t, h, { ...tier1, insurance_expiration: '2026-01-31T00:00:00Z' });
 
     const loadId = await agentLoad(t, h);
     const off = await post(user.headers, `/carriers/${adminDisabled}/lane-preferences/disable-for-load`, {
@@ -121,6 +122,7 @@ describe('a load’s agent activity', () => {
       [restricted]: 'restricted_on_lane',
       [adminDisabled]: 'admin_disabled_on_lane',
       [noAddress]: 'no_address',
+      [uninsured]: 'insurance_expired',
     });
 
     // The next wave: the carrier contacted is not contacted again within the window.

@@ -376,16 +376,20 @@ describe('the agent’s results', () => {
       expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
       const [header, ...rows] = parseCsv(csv.body);
       expect(rows).toHaveLength(body.data.length);
+      // Every figure of every row, nested ones flattened, as the JSON has it.
       for (const [n, row] of rows.entries()) {
-        const json = body.data[n];
-        const at = (name: string) => row[header!.indexOf(name)];
-        expect(at('group')).toBe(json.group ?? '');
-        expect(at('loads_handed')).toBe(String(json.loads_handed));
-        expect(at('covered')).toBe(String(json.covered));
-        expect(at('contacts_email')).toBe(String(json.contacts.email));
-        expect(at('booked_vs_posted_median')).toBe(
-          json.booked_vs_posted_median === null ? '' : String(json.booked_vs_posted_median),
-        );
+        const { contacts, contacts_per_booking, ...flat } = body.data[n];
+        const expected: Record<string, unknown> = {
+          ...flat,
+          ...Object.fromEntries(Object.entries(contacts).map(([k, v]) => [`contacts_${k}`, v])),
+          ...Object.fromEntries(
+            Object.entries(contacts_per_booking).map(([k, v]) => [`contacts_per_booking_${k}`, v]),
+          ),
+        };
+        expect([...header!].sort()).toEqual(Object.keys(expected).sort());
+        for (const [column, value] of Object.entries(expected)) {
+          expect(row[header!.indexOf(column)], column).toBe(value === null ? '' : String(value));
+        }
       }
     }
   });
