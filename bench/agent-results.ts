@@ -15,6 +15,8 @@ const LOADS = sized('BENCH_LOADS', 1_000_000, 2_000);
 /** One load in ten is handed to the agent. */
 const AGENT_SHARE = 10;
 const CHUNK = 100_000;
+/** Connections per measurement (BENCH_CONNECTIONS, comma-separated). */
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,4').split(',').map(Number);
 const GROUPS = [
   'lane',
   'equipment_type',
@@ -114,12 +116,15 @@ export async function run() {
         headers: { ...headers, accept: 'text/csv' },
       },
     ];
-    const rowsOut = await measure(scenarios, { connections: 4, durationSeconds: 5, ...optionsFromEnv() });
-    printTable(
-      `GET /agent/results over ${rows[0]?.n} handed loads (${LOADS} loads in the organization)`,
-      rowsOut,
-      scenarios[0]!.name,
-    );
+    // A dashboard asks one at a time; four at once shows what concurrent dashboards cost.
+    for (const connections of CONNECTIONS) {
+      const measured = await measure(scenarios, { durationSeconds: 5, ...optionsFromEnv(), connections });
+      printTable(
+        `GET /agent/results over ${rows[0]?.n} handed loads (${LOADS} loads in the organization), ${connections} connection(s)`,
+        measured,
+        scenarios[0]!.name,
+      );
+    }
   } finally {
     await app.close();
     await db.close();

@@ -64,6 +64,7 @@ export const agentLoadResults = pgTable(
     updated_at: tstz('updated_at').notNull().defaultNow(),
   },
   (t) => [
+    // Covering in migration 0022 (INCLUDE every column the figures read): a period is an index-only scan.
     index('agent_load_results_handed_idx').on(t.organization_id, t.handed_at),
     check('agent_load_results_booked_by_check', sql`${t.booked_by} IN ('agent', 'user')`),
   ],
