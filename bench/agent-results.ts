@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { systemScope } from '../src/domain/scope.js';
+import { RESULT_GROUPS } from '../src/modules/agent-results/results-schemas.js';
 import {
   benchConfig,
   benchDatabase,
@@ -17,16 +18,7 @@ const AGENT_SHARE = 10;
 const CHUNK = 100_000;
 /** Connections per measurement (BENCH_CONNECTIONS, comma-separated). */
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,4').split(',').map(Number);
-const GROUPS = [
-  'lane',
-  'equipment_type',
-  'tier',
-  'channel',
-  'customer_name',
-  'carrier_rep_user_id',
-  'day',
-  'week',
-] as const;
+const GROUPS = RESULT_GROUPS;
 
 /**
  * GET /agent/results at scale: one organization with LOADS loads (1,000,000), one in ten handed to
