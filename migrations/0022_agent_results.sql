@@ -235,6 +235,17 @@ SELECT l.id, l.organization_id, s.created_at, l.origin_state, l.destination_stat
 FROM agent_load_states s JOIN loads l ON l.id = s.load_id
 ON CONFLICT (load_id) DO NOTHING;
 --> statement-breakpoint
+-- Loads handed to the agent and not taken up yet: handed now (their trigger will not fire again
+-- unless the load changes).
+INSERT INTO agent_load_results (load_id, organization_id, handed_at, origin_state, destination_state,
+  equipment_type, customer_name, carrier_rep_user_id, pickup_at)
+SELECT l.id, l.organization_id, now(), l.origin_state, l.destination_state, l.equipment_type,
+  l.customer_name, l.carrier_rep_user_id, l.pickup_date
+FROM loads l
+WHERE l.assigned_to_ai_agent AND l.load_status IN ('Created', 'Unassigned', 'Quotes Received')
+  AND NOT EXISTS (SELECT 1 FROM offers o WHERE o.load_id = l.id AND o.status = 'accepted')
+ON CONFLICT (load_id) DO NOTHING;
+--> statement-breakpoint
 UPDATE agent_load_results r SET
   contacts_call = x.calls, contacts_email = x.emails, contacts_whatsapp = x.messages,
   first_contact_at = x.first_at, connects = x.engaged

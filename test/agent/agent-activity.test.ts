@@ -129,7 +129,10 @@ describe('a load’s agent activity', () => {
     await nextWaveNow(t, loadId);
     await agentRound(t);
     const second = await activity(h, loadId);
-    expect(skipped(second, 2)).toMatchObject({ [chosen]: 'recently_contacted', [busy]: 'daily_cap' });
+    expect(skipped(second, 2)).toMatchObject({ [chosen]: 'recently_contacted' });
+    // Carriers the first pick found refused on the lane are not checked again: they are counted.
+    const known = second.timeline.find((e) => e.kind === 'carrier_skipped' && e.wave === 2 && !e.carrier_id);
+    expect(known?.reason).toMatch(/^\d+ more carriers refused on this lane: .*daily_cap x1/);
     expect(second.timeline.at(-1)).toMatchObject({ kind: 'planning', reason: 'exhausted' });
   });
 

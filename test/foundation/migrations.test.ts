@@ -281,4 +281,83 @@ describe('migrations', () => {
       await t.close();
     }
   });
+
+  it('0022 gives loads the agent worked before it their results, counted from the records they left', async () => {
+    const url = await emptyDatabase();
+    const before = migrationsBefore('0022_agent_results');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await migrate(drizzle({ client }), { migrationsFolder: before });
+      await client.query(
+        `INSERT INTO organizations (id, name) VALUES ('org_m22', 'Worked Brokerage');
+         INSERT INTO carriers (id, organization_id, name, routing_guide_tier) VALUES ('car_m22', 'org_m22', 'Early Freight', 2);
+         INSERT INTO loads (id, organization_id, load_number, equipment_type, load_status, assigned_to_ai_agent,
+             origin_state, destination_state, posted_rate, max_buy_rate)
+           SELECT 'load_m22_' || n, 'org_m22', 'M-22-' || n, 'VAN', 'Quotes Received', true, 'IL', 'TX', 2000, 2400
+           FROM generate_series(1, 3) n;
+         INSERT INTO agent_load_states (load_id, organization_id, waves_planned, created_at)
+           VALUES ('load_m22_1', 'org_m22', 2, '2026-01-05T08:00:00Z'), ('load_m22_2', 'org_m22', 1, '2026-01-05T08:00:00Z');
+         INSERT INTO outreaches (id, organization_id, carrier_id, load_id, modality, direction, status, is_automated,
+             carrier_engaged, created_at)
+           VALUES ('otr_m22_1', 'org_m22', 'car_m22', 'load_m22_1', 'email', 'outbound', 'completed', true, true, '2026-01-05T09:00:00Z'),
+                  ('otr_m22_2', 'org_m22', 'car_m22', 'load_m22_1', 'call', 'outbound', 'no_response', true, false, '2026-01-05T09:05:00Z'),
+                  ('otr_m22_3', 'org_m22', 'car_m22', 'load_m22_2', 'email', 'outbound', 'pending', true, NULL, '2026-01-05T09:00:00Z');
+         INSERT INTO offers (id, organization_id, load_id, offer_amount, status, source, carrier_id, accepted_at,
+             accepted_by, counter_amount, created_at, updated_at)
+           VALUES ('ofr_m22_1', 'org_m22', 'load_m22_1', 2300, 'rejected', 'agent', 'car_m22', NULL, NULL, 2000,
+                     '2026-01-05T09:30:00Z', '2026-01-05T09:30:00Z'),
+                  ('ofr_m22_2', 'org_m22', 'load_m22_1', 1950, 'accepted', 'agent', 'car_m22', '2026-01-05T10:00:00Z',
+                     'agent', NULL, '2026-01-05T10:00:00Z', '2026-01-05T10:00:00Z');`,
+      );
+    } finally {
+      await client.end();
+      rmSync(before, { recursive: true, force: true });
+    }
+    const upgrading = createDatabase(url, {
+      poolMax: 1,
+      connectTimeoutMs: 10_000,
+      statementTimeoutMs: 30_000,
+    });
+    try {
+      await runMigrations(upgrading.pool);
+    } finally {
+      await upgrading.close();
+    }
+
+    const t = await buildTestApp({ databaseUrl: url });
+    try {
+      const { key } = await t.services.apiKeys.create(systemScope('org_m22'), { name: 'migration' });
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/agent/results?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z',
+        headers: { 'x-api-key': key },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      // The third load was not taken up yet: it counts as handed at the upgrade, outside January.
+      expect(res.json().data).toEqual([
+        expect.objectContaining({
+          loads_handed: 2,
+          booked_by_agent: 1,
+          covered: 1,
+          time_to_cover_p50_seconds: 7200,
+          booked_vs_posted_median: 0.975,
+          contacts: { call: 1, email: 1, whatsapp: 0, total: 2 },
+          connects: 1,
+          offers: 2,
+          rounds: 3,
+          bookings: 1,
+          fall_offs: 0,
+        }),
+      ]);
+      const third = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/loads/load_m22_3/agent-activity',
+        headers: { 'x-api-key': key },
+      });
+      expect(third.json()).toMatchObject({ status: 'waiting_for_wave', timeline: [{ kind: 'handed' }] });
+    } finally {
+      await t.close();
+    }
+  });
 });

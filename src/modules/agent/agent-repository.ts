@@ -79,13 +79,16 @@ export async function lanesOf(db: DbOrTx, loadIds: string[]) {
   return lanes.rows;
 }
 
-/** What the agent said about a load's last planning, and when it plans the next wave. */
+/**
+ * What the agent said about a load's last planning, and when it plans the next wave; returns the
+ * waves planned so far (this one included).
+ */
 export async function recordDecision(
   tx: DbOrTx,
   loadId: string,
   decision: { text: string; outcome: PlanningOutcome; nextAt: Date; wave?: { tier: number | null } },
-) {
-  await tx
+): Promise<number> {
+  const [state] = await tx
     .update(agentLoadStates)
     .set({
       next_wave_at: decision.nextAt,
@@ -97,16 +100,9 @@ export async function recordDecision(
         ? { waves_planned: sql`${agentLoadStates.waves_planned} + 1`, last_wave_tier: decision.wave.tier }
         : {}),
     })
-    .where(eq(agentLoadStates.load_id, loadId));
-}
-
-/** How many waves the load has had so far. */
-export async function wavesPlanned(tx: DbOrTx, loadId: string): Promise<number> {
-  const [row] = await tx
-    .select({ n: agentLoadStates.waves_planned })
-    .from(agentLoadStates)
-    .where(eq(agentLoadStates.load_id, loadId));
-  return row?.n ?? 0;
+    .where(eq(agentLoadStates.load_id, loadId))
+    .returning({ waves: agentLoadStates.waves_planned });
+  return state?.waves ?? 0;
 }
 
 export type ActivityEntry = Omit<typeof agentActivity.$inferInsert, 'id' | 'created_at'>;

@@ -132,7 +132,7 @@ export async function pickWave(
   const open: RankedCandidate[] = [];
   for (const c of ranked) {
     const known = refused.reasonOf(c.id);
-    if (known) skipped.push({ carrier_id: c.id, tier: c.tier, reason: known });
+    if (known) skipped.push({ carrier_id: c.id, tier: c.tier, reason: known, known: true });
     else open.push(c);
   }
   let size = Math.max(2 * rules.waveSize, 10);
@@ -162,7 +162,13 @@ export async function pickWave(
 }
 
 /** A carrier a pick considered and left out, and why (a guard refusal, the cap, a recent contact). */
-export type Skipped = { carrier_id: string; tier: number | null; reason: string };
+export type Skipped = {
+  carrier_id: string;
+  tier: number | null;
+  reason: string;
+  /** Refused on the lane by an earlier pick, and not checked again for this load. */
+  known?: true;
+};
 
 type Checked = Candidate & { refusal: string | null; cap_ok: boolean; load_ok: boolean };
 

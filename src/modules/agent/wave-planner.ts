@@ -15,7 +15,6 @@ import {
   recordActivity,
   recordDecision,
   unworkableQueued,
-  wavesPlanned,
 } from './agent-repository.js';
 import { type AgentSettings, readAgentSettings } from './agent-settings.js';
 import { DEFAULT_TIME_ZONE, nextContactTime, timeZoneOfState } from './cadence.js';
@@ -54,8 +53,41 @@ class ExpiringSet implements RefusedCarriers {
   }
 }
 
-/** Skipped carriers recorded per wave at most: a busy lane's refusals would swamp the timeline. */
-const SKIPS_RECORDED = 50;
+/** Carriers checked and skipped recorded one by one per wave at most; the rest are counted. */
+const SKIPS_RECORDED = 20;
+
+/**
+ * A wave's skipped carriers as timeline entries: each carrier checked for this load, with its
+ * reason (at most SKIPS_RECORDED); carriers an earlier pick found refused on the lane, and any
+ * beyond the limit, in one entry counting them by reason (a busy lane's capped carriers would
+ * otherwise write dozens of rows per load).
+ */
+function skipEntries(skipped: Skipped[], wave: number): Omit<ActivityEntry, 'organization_id' | 'load_id'>[] {
+  const checked = skipped.filter((k) => !k.known);
+  const rows: Omit<ActivityEntry, 'organization_id' | 'load_id'>[] = checked
+    .slice(0, SKIPS_RECORDED)
+    .map((k) => ({
+      kind: 'carrier_skipped',
+      wave,
+      carrier_id: k.carrier_id,
+      tier: k.tier,
+      reason: k.reason,
+    }));
+  const rest = [...skipped.filter((k) => k.known), ...checked.slice(SKIPS_RECORDED)];
+  if (rest.length > 0) {
+    const byReason = new Map<string, number>();
+    for (const k of rest) byReason.set(k.reason, (byReason.get(k.reason) ?? 0) + 1);
+    const counts = [...byReason].map(([reason, n]) => `${reason} x${n}`).join(', ');
+    rows.push({
+      kind: 'carrier_skipped',
+      wave,
+      carrier_id: null,
+      tier: null,
+      reason: `${rest.length} more carriers refused on this lane: ${counts}`,
+    });
+  }
+  return rows;
+}
 
 type Lane = LoadLane & { organization_id: string };
 
@@ -218,16 +250,6 @@ export class WavePlanner {
       const { wave, candidates } = await this.pick(tx, organizationId, loadId, settings, skipped, ranking);
       const planned = this.addressed(wave, load, settings, now, skipped);
       const queued = await this.queue(tx, load, planned, now);
-      const waveNumber = (await wavesPlanned(tx, loadId)) + 1;
-      const skips = skipped.slice(0, SKIPS_RECORDED).map((k) =>
-        entry({
-          kind: 'carrier_skipped',
-          wave: waveNumber,
-          carrier_id: k.carrier_id,
-          tier: k.tier,
-          reason: k.reason,
-        }),
-      );
       if (queued.length === 0) {
         const outcome = candidates === 0 ? 'no_eligible_carriers' : 'exhausted';
         const text =
@@ -235,13 +257,17 @@ export class WavePlanner {
             ? 'no carrier on this lane to contact'
             : 'every carrier on this lane was contacted or refused';
         this.log.info({ loadId }, `agent: ${text}`);
-        await recordDecision(tx, loadId, { text, outcome, nextAt: later });
-        await recordActivity(tx, [...skips, entry({ kind: 'planning', reason: outcome })]);
+        const waves = await recordDecision(tx, loadId, { text, outcome, nextAt: later });
+        // The skips belong to the wave that could not be made.
+        await recordActivity(tx, [
+          ...skipEntries(skipped, waves + 1).map(entry),
+          entry({ kind: 'planning', reason: outcome }),
+        ]);
         return [];
       }
       const lastSend = Math.max(...queued.map((o) => o.send_after!.getTime()));
       const tier = wave[0]!.tier;
-      await recordDecision(tx, loadId, {
+      const waveNumber = await recordDecision(tx, loadId, {
         text: `wave of ${queued.length} (tier ${tier ?? 'untiered'}) queued`,
         outcome: 'wave_queued',
         nextAt: new Date(lastSend + waitMs),
@@ -260,7 +286,7 @@ export class WavePlanner {
             reason: chosenBecause(candidate, row.send_after! > now ? row.send_after! : null),
           }),
         ),
-        ...skips,
+        ...skipEntries(skipped, waveNumber).map(entry),
       ]);
       return queued;
     });
