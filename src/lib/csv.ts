@@ -54,5 +54,5 @@ export function formatCsv(
     const text = FORMULA.test(value) ? `'${value}` : value;
     return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
   };
-  return [header, ...rows].map((row) => row.map(cell).join(',')).join('\r\n') + '\r\n';
+  return `${[header, ...rows].map((row) => row.map(cell).join(',')).join('\r\n')}\r\n`;
 }
