@@ -54,6 +54,32 @@ function migrationsBefore(tag: string): string {
   return dir;
 }
 
+/**
+ * A database migrated up to (not including) `tag`, holding the rows `rowsSql` writes as the code
+ * before that migration left them, then upgraded by the service's own migrator (as `npm start`
+ * does, under a tiny pool). Returns its URL.
+ */
+async function upgradedFrom(tag: string, rowsSql: string): Promise<string> {
+  const url = await emptyDatabase();
+  const before = migrationsBefore(tag);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await migrate(drizzle({ client }), { migrationsFolder: before });
+    await client.query(rowsSql);
+  } finally {
+    await client.end();
+    rmSync(before, { recursive: true, force: true });
+  }
+  const upgrading = createDatabase(url, { poolMax: 1, connectTimeoutMs: 10_000, statementTimeoutMs: 30_000 });
+  try {
+    await runMigrations(upgrading.pool);
+  } finally {
+    await upgrading.close();
+  }
+  return url;
+}
+
 describe('migrations', () => {
   it('apply every migration through a pool whose statement timeout is far below what they take', async () => {
     // The pool's timeout is the per-request cap (DB_STATEMENT_TIMEOUT_MS); creating the extensions
@@ -78,16 +104,11 @@ describe('migrations', () => {
   });
 
   it('0016 moves each stop into its load row: ids, order, values and datetimes kept, a re-send unchanged', async () => {
-    const url = await emptyDatabase();
-    const before = migrationsBefore('0016_load_stops_in_row');
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await migrate(drizzle({ client }), { migrationsFolder: before });
-      // A load with its stops as the stops table held them, written in the order of neither
-      // position nor id, with a datetime stored from a non-UTC offset and nulls inside jsonb.
-      await client.query(
-        `INSERT INTO organizations (id, name) VALUES ('org_m16', 'Migrating Brokerage');
+    // A load with its stops as the stops table held them, written in the order of neither
+    // position nor id, with a datetime stored from a non-UTC offset and nulls inside jsonb.
+    const url = await upgradedFrom(
+      '0016_load_stops_in_row',
+      `INSERT INTO organizations (id, name) VALUES ('org_m16', 'Migrating Brokerage');
          INSERT INTO loads (id, organization_id, load_number, equipment_type, origin_city, origin_state,
              destination_city, destination_state, pickup_date, delivery_date, search_text)
            VALUES ('load_m16', 'org_m16', 'M-16', 'VAN', 'Chicago', 'IL', 'Dallas', 'TX',
@@ -108,21 +129,7 @@ describe('migrations', () => {
          INSERT INTO stops (id, organization_id, load_id, position, stop_number, type, is_pickup, is_dropoff,
              city, state, country)
            VALUES ('stop_m16_b', 'org_m16', 'load_m16', 1, 2, NULL, NULL, NULL, 'Memphis', 'TN', 'US');`,
-      );
-    } finally {
-      await client.end();
-      rmSync(before, { recursive: true, force: true });
-    }
-    const upgrading = createDatabase(url, {
-      poolMax: 1,
-      connectTimeoutMs: 10_000,
-      statementTimeoutMs: 30_000,
-    });
-    try {
-      await runMigrations(upgrading.pool);
-    } finally {
-      await upgrading.close();
-    }
+    );
 
     const t = await buildTestApp({ databaseUrl: url });
     try {
@@ -210,16 +217,11 @@ describe('migrations', () => {
   });
 
   it('0021 says who booked each load already booked: the agent for an offer it accepted on arrival, else a user', async () => {
-    const url = await emptyDatabase();
-    const before = migrationsBefore('0021_offer_booked_by');
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await migrate(drizzle({ client }), { migrationsFolder: before });
-      // As the code before 0021 left them: the intake inserts an accepted offer in one statement
-      // (created_at = updated_at); a PATCH stamps updated_at later.
-      await client.query(
-        `INSERT INTO organizations (id, name) VALUES ('org_m21', 'Booked Brokerage');
+    // As the code before 0021 left them: the intake inserts an accepted offer in one statement
+    // (created_at = updated_at); a PATCH stamps updated_at later.
+    const url = await upgradedFrom(
+      '0021_offer_booked_by',
+      `INSERT INTO organizations (id, name) VALUES ('org_m21', 'Booked Brokerage');
          INSERT INTO carriers (id, organization_id, name, mc_number) VALUES ('car_m21', 'org_m21', 'Early Freight', '210021');
          INSERT INTO loads (id, organization_id, load_number, equipment_type, load_status)
            SELECT 'load_m21_' || n, 'org_m21', 'M-21-' || n, 'VAN', 'Quotes Received' FROM generate_series(1, 4) n;
@@ -234,21 +236,7 @@ describe('migrations', () => {
                '2026-01-05T12:00:00Z', '2026-01-05T12:00:00Z', '2026-01-05T12:00:00Z'),
              ('ofr_m21_pending', 'org_m21', 'load_m21_4', 2100, 'pending', 'agent', NULL,
                NULL, '2026-01-05T10:00:00Z', '2026-01-05T10:00:00Z');`,
-      );
-    } finally {
-      await client.end();
-      rmSync(before, { recursive: true, force: true });
-    }
-    const upgrading = createDatabase(url, {
-      poolMax: 1,
-      connectTimeoutMs: 10_000,
-      statementTimeoutMs: 30_000,
-    });
-    try {
-      await runMigrations(upgrading.pool);
-    } finally {
-      await upgrading.close();
-    }
+    );
 
     const t = await buildTestApp({ databaseUrl: url });
     try {
@@ -283,14 +271,9 @@ describe('migrations', () => {
   });
 
   it('0022 gives loads the agent worked before it their results, counted from the records they left', async () => {
-    const url = await emptyDatabase();
-    const before = migrationsBefore('0022_agent_results');
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await migrate(drizzle({ client }), { migrationsFolder: before });
-      await client.query(
-        `INSERT INTO organizations (id, name) VALUES ('org_m22', 'Worked Brokerage');
+    const url = await upgradedFrom(
+      '0022_agent_results',
+      `INSERT INTO organizations (id, name) VALUES ('org_m22', 'Worked Brokerage');
          INSERT INTO carriers (id, organization_id, name, routing_guide_tier) VALUES ('car_m22', 'org_m22', 'Early Freight', 2);
          INSERT INTO loads (id, organization_id, load_number, equipment_type, load_status, assigned_to_ai_agent,
              origin_state, destination_state, posted_rate, max_buy_rate)
@@ -309,21 +292,7 @@ describe('migrations', () => {
                      '2026-01-05T09:30:00Z', '2026-01-05T09:30:00Z'),
                   ('ofr_m22_2', 'org_m22', 'load_m22_1', 1950, 'accepted', 'agent', 'car_m22', '2026-01-05T10:00:00Z',
                      'agent', NULL, '2026-01-05T10:00:00Z', '2026-01-05T10:00:00Z');`,
-      );
-    } finally {
-      await client.end();
-      rmSync(before, { recursive: true, force: true });
-    }
-    const upgrading = createDatabase(url, {
-      poolMax: 1,
-      connectTimeoutMs: 10_000,
-      statementTimeoutMs: 30_000,
-    });
-    try {
-      await runMigrations(upgrading.pool);
-    } finally {
-      await upgrading.close();
-    }
+    );
 
     const t = await buildTestApp({ databaseUrl: url });
     try {
