@@ -183,7 +183,13 @@ export class EventStreamHub {
         { headers: { 'retry-after': String(seconds) } },
       );
     }
-    await retainEvents(this.database.db, [organizationId], this.retainSeconds);
+    try {
+      await retainEvents(this.database.db, [organizationId], this.retainSeconds);
+    } catch (err) {
+      // The stream never opens: its place under the cap is given back at once, not at staleness.
+      await closeStream(this.database.db, id).catch(() => {});
+      throw err;
+    }
     const out = new PassThrough();
     const stream = new LiveStream(id, owner, request.types, cursor, out);
     this.streams.set(id, stream);
