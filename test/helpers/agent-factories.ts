@@ -130,11 +130,15 @@ export async function agentStateOf(t: TestApp, loadId: string) {
   return state;
 }
 
-/** Lets the wave wait pass at once: the next round plans the load's next wave. */
+/**
+ * Lets the wave wait pass at once: the next round plans the load's next wave. A second back, as
+ * the column keeps milliseconds rounded: now() itself can land half a millisecond after the
+ * round's clock.
+ */
 export const nextWaveNow = (t: TestApp, loadId: string) =>
   t.database.db
     .update(agentLoadStates)
-    .set({ next_wave_at: sql`now()` })
+    .set({ next_wave_at: sql`now() - interval '1 second'` })
     .where(eq(agentLoadStates.load_id, loadId));
 
 export const inbound = (t: TestApp, body: Record<string, unknown>, secret = SECRET) =>

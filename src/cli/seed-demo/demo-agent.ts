@@ -22,7 +22,7 @@ export async function seedAgentWork(run: DemoRun, loads: DemoLoads) {
   await updateAgentSettings(db, org.id, { channel_order: ['email', 'call', 'whatsapp'] });
   await db
     .update(agentLoadStates)
-    .set({ next_wave_at: sql`now()` })
+    .set({ next_wave_at: sql`now() - interval '1 second'` })
     .where(eq(agentLoadStates.organization_id, org.id));
   const second = await agent.workOrganization(org.id);
   await updateAgentSettings(db, org.id, { channel_order: ['call', 'email', 'whatsapp'] });
