@@ -5,16 +5,19 @@ import { agentLoadResults } from './results-tables.js';
 
 const r = agentLoadResults;
 
-/** What a group's key is made of; `none` stands for loads without a value. */
-const GROUP_KEYS: Record<ResultGroup, SQL> = {
-  lane: sql`coalesce(${r.origin_state}, '?') || '-' || coalesce(${r.destination_state}, '?')`,
-  equipment_type: sql`${r.equipment_type}`,
-  tier: sql`${r.booked_tier}::text`,
-  channel: sql`${r.booked_channel}`,
-  customer_name: sql`${r.customer_name}`,
-  carrier_rep_user_id: sql`${r.carrier_rep_user_id}`,
-  day: sql`to_char(date_trunc('day', ${r.handed_at} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`,
-  week: sql`to_char(date_trunc('week', ${r.handed_at} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`,
+/**
+ * What a group's key is made of (stored columns of the ledger), and how it is shown: `none` stands
+ * for loads without a value.
+ */
+const GROUP_KEYS: Record<ResultGroup, { key: SQL; shown: (g: SQL) => SQL }> = {
+  lane: { key: sql`${r.lane}`, shown: (g) => g },
+  equipment_type: { key: sql`${r.equipment_type}`, shown: (g) => g },
+  tier: { key: sql`${r.booked_tier}`, shown: (g) => sql`${g}::text` },
+  channel: { key: sql`${r.booked_channel}`, shown: (g) => g },
+  customer_name: { key: sql`${r.customer_name}`, shown: (g) => g },
+  carrier_rep_user_id: { key: sql`${r.carrier_rep_user_id}`, shown: (g) => g },
+  day: { key: sql`${r.handed_day}`, shown: (g) => sql`to_char(${g}, 'YYYY-MM-DD')` },
+  week: { key: sql`${r.handed_week}`, shown: (g) => sql`to_char(${g}, 'YYYY-MM-DD')` },
 };
 
 /** The sums and medians of one group, as the database computes them (numbers, or null). */
@@ -50,9 +53,11 @@ export interface ResultSums {
 }
 
 /**
- * The results of the loads handed to the agent in [from, to), per group: every figure is an
- * aggregate of the ledger rows, read through its (organization_id, handed_at) index, so a period
- * costs one range scan whatever the grouping.
+ * The results of the loads handed to the agent in [from, to), per group. Every per-row value is
+ * computed when the ledger row is written (stored generated columns), so a read only counts, sums
+ * and sorts: the counts and sums come from an index-only scan of every handed load in the period,
+ * the medians from one of the covered loads only (a partial index), joined by group. One statement
+ * reads one snapshot, so the figures agree with each other while bookings are being written.
  */
 export async function resultSums(
   db: DbOrTx,
@@ -60,60 +65,70 @@ export async function resultSums(
   range: { from: Date; to: Date },
   groupBy: ResultGroup | null,
 ): Promise<ResultSums[]> {
-  const key = groupBy ? sql`coalesce(${GROUP_KEYS[groupBy]}, 'none')` : sql`NULL::text`;
-  // Each row is first reduced to the flags and float8 values the aggregates read (numeric division
-  // and extract() are several times slower), then grouped once; p50 and p90 of time to cover share
-  // one sort.
-  const rows = await db.execute<Record<string, string | number | number[] | null>>(sql`
-    SELECT g AS "group",
-      count(*) AS loads_handed,
-      count(*) FILTER (WHERE standing AND by_agent) AS booked_by_agent,
-      count(*) FILTER (WHERE standing AND NOT by_agent AND after_contact) AS booked_by_user_after_contact,
-      count(*) FILTER (WHERE standing AND NOT by_agent AND NOT after_contact) AS booked_by_user_without_contact,
-      count(*) FILTER (WHERE covered) AS covered,
-      percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY ttc) FILTER (WHERE covered) AS ttc,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY lead) FILTER (WHERE covered AND lead IS NOT NULL) AS lead_p50,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_posted) FILTER (WHERE covered AND vs_posted IS NOT NULL) AS vs_posted,
-      count(*) FILTER (WHERE covered AND vs_posted IS NOT NULL) AS vs_posted_n,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_market) FILTER (WHERE covered AND vs_market IS NOT NULL) AS vs_market,
-      count(*) FILTER (WHERE covered AND vs_market IS NOT NULL) AS vs_market_n,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_max) FILTER (WHERE covered AND vs_max IS NOT NULL) AS vs_max,
-      count(*) FILTER (WHERE covered AND vs_max IS NOT NULL) AS vs_max_n,
-      count(*) FILTER (WHERE covered AND vs_max > 1) AS above_max,
-      count(*) FILTER (WHERE covered AND by_agent AND vs_max > 1) AS agent_above_max,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY margin) FILTER (WHERE covered AND margin IS NOT NULL) AS margin,
-      count(*) FILTER (WHERE covered AND margin IS NOT NULL) AS margin_n,
-      coalesce(sum(contacts_call), 0) AS contacts_call,
-      coalesce(sum(contacts_email), 0) AS contacts_email,
-      coalesce(sum(contacts_whatsapp), 0) AS contacts_whatsapp,
-      coalesce(sum(connects), 0) AS connects,
-      coalesce(sum(offers), 0) AS offers,
-      coalesce(sum(rounds) FILTER (WHERE covered), 0) AS rounds,
-      coalesce(sum(bookings), 0) AS bookings,
-      coalesce(sum(fall_offs), 0) AS fall_offs,
-      count(*) FILTER (WHERE handoffs > 0) AS with_handoff
-    FROM (
+  const key = groupBy ? GROUP_KEYS[groupBy].key : sql`NULL::text`;
+  const shown = groupBy ? sql`coalesce(${GROUP_KEYS[groupBy].shown(sql`s.g`)}, 'none')` : sql`NULL::text`;
+  const period = sql`${r.organization_id} = ${organizationId}
+    AND ${r.handed_at} >= ${range.from.toISOString()}::timestamptz
+    AND ${r.handed_at} < ${range.to.toISOString()}::timestamptz`;
+  const standing = sql`(booked_at IS NOT NULL AND NOT booked_fell_off)`;
+  const query = sql`
+    WITH s AS (
       SELECT ${key} AS g,
-        booked_at IS NOT NULL AND NOT booked_fell_off AS standing,
-        coalesce(booked_by = 'agent', false) AS by_agent,
-        coalesce(booked_after_contact, false) AS after_contact,
-        booked_at IS NOT NULL AND NOT booked_fell_off
-          AND (booked_by = 'agent' OR coalesce(booked_after_contact, false)) AS covered,
-        date_part('epoch', booked_at - handed_at) AS ttc,
-        date_part('epoch', pickup_at - booked_at) AS lead,
-        booked_amount::float8 / nullif(booked_posted_rate, 0)::float8 AS vs_posted,
-        booked_amount::float8 / nullif(booked_market_rate, 0)::float8 AS vs_market,
-        booked_amount::float8 / nullif(booked_max_buy_rate, 0)::float8 AS vs_max,
-        (booked_customer_rate - booked_amount)::float8 / nullif(booked_customer_rate, 0)::float8 AS margin,
-        contacts_call, contacts_email, contacts_whatsapp, connects, offers, offers + counters AS rounds,
-        bookings, fall_offs, handoffs
+        count(*) AS loads_handed,
+        count(*) FILTER (WHERE ${standing} AND booked_by = 'agent') AS booked_by_agent,
+        count(*) FILTER (WHERE ${standing} AND booked_by IS DISTINCT FROM 'agent' AND booked_after_contact) AS booked_by_user_after_contact,
+        count(*) FILTER (WHERE ${standing} AND booked_by IS DISTINCT FROM 'agent' AND NOT coalesce(booked_after_contact, false)) AS booked_by_user_without_contact,
+        coalesce(sum(contacts_call), 0) AS contacts_call,
+        coalesce(sum(contacts_email), 0) AS contacts_email,
+        coalesce(sum(contacts_whatsapp), 0) AS contacts_whatsapp,
+        coalesce(sum(connects), 0) AS connects,
+        coalesce(sum(offers), 0) AS offers,
+        coalesce(sum(bookings), 0) AS bookings,
+        coalesce(sum(fall_offs), 0) AS fall_offs,
+        count(*) FILTER (WHERE handoffs > 0) AS with_handoff
       FROM ${r}
-      WHERE ${r.organization_id} = ${organizationId}
-        AND ${r.handed_at} >= ${range.from.toISOString()}::timestamptz
-        AND ${r.handed_at} < ${range.to.toISOString()}::timestamptz
-    ) x
-    GROUP BY 1
-    ORDER BY 1`);
+      WHERE ${period}
+      GROUP BY 1
+    ), m AS (
+      SELECT ${key} AS g,
+        count(*) AS covered,
+        percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY ttc_seconds) AS ttc,
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY lead_seconds) AS lead_p50,
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_posted) AS vs_posted,
+        count(vs_posted) AS vs_posted_n,
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_market) AS vs_market,
+        count(vs_market) AS vs_market_n,
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_max) AS vs_max,
+        count(vs_max) AS vs_max_n,
+        count(*) FILTER (WHERE vs_max > 1) AS above_max,
+        count(*) FILTER (WHERE vs_max > 1 AND booked_by = 'agent') AS agent_above_max,
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY margin) AS margin,
+        count(margin) AS margin_n,
+        coalesce(sum(offers + counters), 0) AS rounds
+      FROM ${r}
+      WHERE ${period} AND ${r.covered}
+      GROUP BY 1
+    )
+    SELECT ${shown} AS "group", s.loads_handed, s.booked_by_agent, s.booked_by_user_after_contact,
+      s.booked_by_user_without_contact, coalesce(m.covered, 0) AS covered, m.ttc, m.lead_p50,
+      m.vs_posted, coalesce(m.vs_posted_n, 0) AS vs_posted_n, m.vs_market, coalesce(m.vs_market_n, 0) AS vs_market_n,
+      m.vs_max, coalesce(m.vs_max_n, 0) AS vs_max_n, coalesce(m.above_max, 0) AS above_max,
+      coalesce(m.agent_above_max, 0) AS agent_above_max, m.margin, coalesce(m.margin_n, 0) AS margin_n,
+      s.contacts_call, s.contacts_email, s.contacts_whatsapp, s.connects, s.offers, coalesce(m.rounds, 0) AS rounds,
+      s.bookings, s.fall_offs, s.with_handoff
+    FROM s LEFT JOIN m ON m.g IS NOT DISTINCT FROM s.g
+    ORDER BY 1`;
+  // JIT compiling the expressions costs more than the whole read at this size (its threshold is met
+  // by estimates, not by work), so it is off for this one read; and the covered loads of a long
+  // period are sorted by group in memory rather than on disk.
+  const rows = await db.transaction(
+    async (tx) => {
+      await tx.execute(sql`SET LOCAL jit = off`);
+      await tx.execute(sql`SET LOCAL work_mem = '16MB'`);
+      return tx.execute<Record<string, string | number | number[] | null>>(query);
+    },
+    { accessMode: 'read only' },
+  );
   return rows.rows.map(({ ttc, ...row }) => {
     const out: Record<string, string | number | null> = {};
     for (const [k, v] of Object.entries(row))

@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, numeric, pgTable, text } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  text,
+} from 'drizzle-orm/pg-core';
 import { tstz } from '../../db/columns.js';
 import { organizationId } from '../auth/auth-tables.js';
 import { loads } from '../loads/loads-tables.js';
@@ -62,10 +72,45 @@ export const agentLoadResults = pgTable(
     bookings: integer('bookings').notNull().default(0),
     fall_offs: integer('fall_offs').notNull().default(0),
     updated_at: tstz('updated_at').notNull().defaultNow(),
+    // Derived when the row is written (stored generated columns), so that reading a period computes
+    // nothing per row: the group keys, whether the load counts as covered, and the values whose
+    // medians results give.
+    lane: text('lane').generatedAlwaysAs(
+      sql`coalesce(origin_state, '?') || '-' || coalesce(destination_state, '?')`,
+    ),
+    handed_day: date('handed_day').generatedAlwaysAs(sql`(handed_at AT TIME ZONE 'UTC')::date`),
+    /** The Monday of handed_at's week (UTC). */
+    handed_week: date('handed_week').generatedAlwaysAs(
+      sql`date_trunc('week', handed_at AT TIME ZONE 'UTC')::date`,
+    ),
+    /** Booked and standing, by the agent or by a user after the agent's contact. */
+    covered: boolean('covered').generatedAlwaysAs(
+      sql`booked_at IS NOT NULL AND NOT booked_fell_off AND coalesce(booked_by = 'agent' OR booked_after_contact, false)`,
+    ),
+    ttc_seconds: doublePrecision('ttc_seconds').generatedAlwaysAs(
+      sql`extract(epoch FROM booked_at - handed_at)::float8`,
+    ),
+    lead_seconds: doublePrecision('lead_seconds').generatedAlwaysAs(
+      sql`extract(epoch FROM pickup_at - booked_at)::float8`,
+    ),
+    vs_posted: doublePrecision('vs_posted').generatedAlwaysAs(
+      sql`booked_amount::float8 / nullif(booked_posted_rate, 0)::float8`,
+    ),
+    vs_market: doublePrecision('vs_market').generatedAlwaysAs(
+      sql`booked_amount::float8 / nullif(booked_market_rate, 0)::float8`,
+    ),
+    vs_max: doublePrecision('vs_max').generatedAlwaysAs(
+      sql`booked_amount::float8 / nullif(booked_max_buy_rate, 0)::float8`,
+    ),
+    margin: doublePrecision('margin').generatedAlwaysAs(
+      sql`(booked_customer_rate - booked_amount)::float8 / nullif(booked_customer_rate, 0)::float8`,
+    ),
   },
   (t) => [
-    // Covering in migration 0022 (INCLUDE every column the figures read): a period is an index-only scan.
+    // Both covering (INCLUDE, hand-edited in migration 0023): a period's counts and sums read the
+    // first, its medians the second, which holds the covered loads only; both are index-only scans.
     index('agent_load_results_handed_idx').on(t.organization_id, t.handed_at),
+    index('agent_load_results_covered_idx').on(t.organization_id, t.handed_at).where(sql`covered`),
     check('agent_load_results_booked_by_check', sql`${t.booked_by} IN ('agent', 'user')`),
   ],
 );
