@@ -28,7 +28,7 @@ const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
   {
     reason: 'wrong_contact',
     pattern:
-      /\bwrong\s+(?:person|number|contact|e-?mail|guy|company|address|people)\b|\bnot\s+(?:in|a)\s+(?:the\s+)?(?:trucking|carrier|freight|transportation)\b|\bnot a (?:trucking|freight|transport\w*|carrier)\s*(?:company|business)?\b|\bno\s+longer\s+(?:work|with|at|employed|in business|hauling|trucking|driving|operating)\b|\b(?:closed|shut down|sold)\s+(?:the|my|our)\s+(?:company|business|trucks?)\b|\bout of business\b|\bpersonal\s+(?:phone|number|cell|e-?mail)\b|\bnot\s+(?:hauling|trucking|driving|operating)\s+any\s*more\b/g,
+      /\bwrong\s+(?:person|number|contact|e-?mail|guy|company|address|people)\b|\bnot\s+(?:in|a)\s+(?:the\s+)?(?:trucking|carrier|freight|transportation)\b|\bnot a (?:trucking|freight|transport\w*|carrier)\s*(?:company|business)?\b|\bno\s+longer\s+(?:work|with|at|employed|in business|hauling|trucking|driving|operating)\b|\b(?:closed|shut down|sold)\s+(?:the|my|our)\s+(?:company|business|trucks?)\b|\bout of business\b|\bpersonal\s+(?:phone|number|cell|e-?mail)\b|\bnot\s+(?:hauling|trucking|driving|operating)\s+any\s*more\b|\b(?:is|are)?\s*for\s+(?:billing|accounting|invoic\w+|payments?|safety|claims)\s+only\b/g,
   },
   // "we don't have any reefers", "we only run flatbeds", "dry van only", "no reefer", "won't fit".
   {
@@ -40,6 +40,9 @@ const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
         `\\b${EQUIPMENT}\\s+only\\b`,
         `\\bno\\s+${EQUIPMENT}\\b(?!\\s+(?:needed|required|necessary)|\\?)`,
         `\\b(?:won't|will not|doesn't|does not|wouldn't)\\s+fit\\b`,
+        // What it hauls: "we don't haul produce", "we don't do team loads", "insurance doesn't cover alcohol".
+        `\\b${NOT}\\s+(?:haul|carry|take|do|move|pull)\\s+(?!it\\b|that\\b|this\\b|them\\b|the\\s+load|this\\s+one|that\\s+one|one\\b|any\\s*more\\b)(?:\\w+\\s+)?(?:\\w+)\\b`,
+        '\\binsurance\\s+(?:doesn\'t|does not|won\'t|will not)\\s+cover\\b',
         '\\bnot\\s+(?:hazmat|tanker|twic)\\s+(?:certified|endorsed|qualified)\\b',
       ].join('|'),
       'g',
@@ -51,7 +54,9 @@ const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
     pattern: new RegExp(
       [
         '\\bnot\\s+(?:my|our)\\s+(?:lanes?|area|region)\\b',
-        `\\b${NOT}\\s+(?:go|run|service|serve|travel|haul|deliver|head|do)\\s+(?:to|into|that\\s+(?:lane|way|area|direction)|this\\s+(?:lane|way)|there|down\\s+there|out\\s+there|(?!it\\b|that\\b|this\\b|the\\b|any\\b)[a-z]+\\s*(?:lanes?|area|state)?)\\b`,
+        `\\b${NOT}\\s+(?:go|run|service|serve|travel|haul|deliver|head|do)\\s+(?:to|into|that\\s+(?:lane|way|area|direction)|this\\s+(?:lane|way)|there|down\\s+there|out\\s+there)\\b`,
+        `\\b${NOT}\\s+(?:go|service|serve|travel|deliver|head)\\s+(?!it\\b|that\\b|this\\b|the\\b|any\\b)[a-z]+\\b`,
+        '\\bout\\s+of\\s+(?:my|our|the)\\s+way\\b',
         '\\bstay\\s+(?:local|regional|in\\s+(?:the\\s+)?\\w+|close\\s+to\\s+home)\\b',
         '\\bnot\\s+(?:going|headed|heading|running)\\s+(?:that|this)\\s+way\\b',
         '\\bno\\s+(?!thanks\\b|thank\\b|deal\\b)[a-z]+\\s+for\\s+(?:us|me)\\b',
@@ -88,6 +93,8 @@ const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
         "(?<!\\b(?:get|got|have|had|we|i|we've|i've|it)\\s+)\\bbooked\\b(?!\\s+(?:it|this|that|the\\s+load))",
         '\\b(?:trucks?|drivers?|units?|fleet)\\s+(?:are|is)\\s+(?:all\\s+)?(?:committed|booked|covered|taken|busy|tied up|loaded)\\b',
         '\\b(?:got|already|been|just)\\s+(?:re)?loaded\\b',
+        '\\b(?:all\\s+)?(?:my\\s+|our\\s+)?(?:trucks?|drivers?)\\s+(?:are\\s+|is\\s+)?(?:out|gone|dispatched|on the road)\\b',
+        '\\btry\\s+(?:me|us)\\s+(?:again\\s+)?(?:next|later|tomorrow|another)\\b',
         '\\b(?:broke|broken)\\s+down\\b|\\bin\\s+the\\s+shop\\b',
         "\\bmiles\\s+(?:away|out|deadhead)\\b[^.?!\\n]*\\b(?:sorry|no)\\b|\\bdeadhead\\b[^.?!\\n]*,\\s*(?:no|sorry)\\b",
       ].join('|'),
@@ -98,7 +105,7 @@ const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
   {
     reason: 'rate',
     pattern:
-      /\btoo\s+(?:cheap|low|light)\b|\bcheap\s+(?:freight|load|rate)\b|\bnot\s+for\s+(?:that|this|\$?\d)|\b(?:won't|will not|doesn't|does not)\s+(?:even\s+)?cover\s+(?:the\s+|my\s+|our\s+)?(?:fuel|costs?|expenses)\b|\bnot\s+(?:at|for)\s+that\s+(?:rate|price)\b/g,
+      /\btoo\s+(?:cheap|low|light)\b|\bcheap\s+(?:freight|load|rate)\b|\bnot\s+for\s+(?:that|this|\$?\d)|\b(?:won't|will not|doesn't|does not)\s+(?:even\s+)?cover\s+(?:the\s+|my\s+|our\s+)?(?:fuel|costs?|expenses)\b|\bnot\s+(?:at|for)\s+(?:that\s+(?:rate|price)|\$?\d)|\b(?:below|under)\s+(?:my|our)\s+(?:rate|minimum|min)\b/g,
   },
   // A plain no.
   {
@@ -123,7 +130,7 @@ const AVAILABLE: readonly RegExp[] = [
   /\b(?:have|got|has)\s+(?:a|an|one|\d+|some|the)?\s*(?:\w+\s+)?(?:trucks?|capacity)\b/g,
   /\btrucks?\s+(?:is\s+|are\s+)?(?:available|ready|open|free)\b/g,
   /\b(?:can|could|will|we'll|i'll)\s+(?:cover|do|take|haul|run|move|handle)\b/g,
-  /\b(?:book it|let's do it|lets do it|sounds good|deal|count (?:me|us) in|send (?:me |us |over )?the rate con\w*|works for (?:us|me))\b/g,
+  /\b(?:book it|let's do it|lets do it|sounds good|deal|count (?:me|us) in|send (?:me |us |over )?(?:the |a )?rate con\w*|works for (?:us|me))\b/g,
   /\b(?:yes|yeah|yep|yup|sure|absolutely|interested)\b/g,
   /\b(?:empty|available|ready)\b/g,
   new RegExp(`\\b(?:we|i)\\s+(?:run|pull|have|got)\\s+(?:\\w+\\s+)?${EQUIPMENT}\\b`, 'g'),

@@ -20,7 +20,8 @@ const TOPICS: ReadonlyArray<{ topic: QuestionTopic; pattern: RegExp; unless?: Re
   { topic: 'appointment', pattern: /\bappointments?\b|\bappts?\b|\bfcfs\b|\bfirst come\b/ },
   {
     topic: 'pickup_time',
-    pattern: /\bpick\s?-?up\b|\bpu\b|\bpick\s+(?:time|date)\b|\bready\s+time\b|\bloading\s+time\b/,
+    pattern:
+      /\bpick\s?-?up\b|\bpu\b|\bpick\s+(?:time|date)\b|\bready\s+time\b|\bload(?:ing)?\s+time\b|\b(?:what\s+time|when)\s+(?:does|do|will|is)\s+(?:it|they|the\s+\w+)\s+load\b/,
     unless: /\bappointments?\b|\bappts?\b|\bfcfs\b|\bwhere\b|\baddress\b|\blocation\b/,
   },
   {
@@ -49,10 +50,12 @@ const TOPICS: ReadonlyArray<{ topic: QuestionTopic; pattern: RegExp; unless?: Re
   },
   {
     topic: 'rate',
-    pattern: /\bpay(?:s|ing)?\b|\brate\b|\bhow\s+much\b|\bbudget\b|\btarget\b/,
-    unless: /\bweigh|\bquick\s*pay\b|\bpayment\b|\bterms\b/,
+    pattern: /\bpay(?:s|ing)?\b|\brate\b|\bhow\s+much\b|\bbudget\b|\btarget\b|\bhighest\b|\bhow\s+high\b|\ball[\s-]?in\b/,
+    unless: /\bweigh|\bquick\s*pay\b|\bpayment\b|\bterms\b|\b(?:layover|detention|tonu|lumper)\s+(?:pay|paid)\b/,
   },
-  { topic: 'payment_terms', pattern: /\bquick\s*pay\b|\bpayment\s+terms\b|\bpay\s+terms\b|\bnet\s+\d+\b|\bfactoring\b/ },
+  { topic: 'payment_terms', pattern:
+      /\bquick\s*pay\b|\bpayment\s+terms\b|\bpay\s+terms\b|\bnet\s+\d+\b|\bfactoring\b|\b(?:layover|detention|tonu)\s+(?:pay|paid)\b/,
+  },
   { topic: 'shipper', pattern: /\bwho(?:'s| is)\s+the\s+(?:shipper|customer|receiver)\b|\b(?:shipper|customer)\s+name\b/ },
   {
     topic: 'still_open',

@@ -17,7 +17,7 @@ const STOP_PHRASES: readonly RegExp[] = [
  * "truck stop", "stop #2", "2 stops", "the second stop" and "non-stop" never opt a carrier out.
  */
 const STOP_SENTENCE =
-  /^(?:please\s+|i said\s+|just\s+|ok\s+)?stop(?:\s+(?:please|now|it|all|all messages|this|already))?(?:\s+please)?$/;
+  /^(?:please\s+|i said\s+|just\s+|ok\s+)?(?:stop|remove(?:\s+(?:me|us))?)(?:\s+(?:please|now|it|all|all messages|this|already))?(?:\s+please)?$/;
 
 /** The carrier asks not to be contacted again. */
 export function asksToStopContact(text: string): boolean {
