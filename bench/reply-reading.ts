@@ -9,10 +9,14 @@ import { sized, smoke } from './lib/harness.js';
 export async function run() {
   const corpus = readCorpus();
   const score = scoreCorpus(corpus, (text, distance) => understandReply(text, { distance }));
-  console.log(`reply reading: ${score.total} labelled replies (${corpus.replies.filter((r) => r.channel === 'email').length} e-mail, ${corpus.replies.filter((r) => r.channel === 'whatsapp').length} WhatsApp)\n`);
+  console.log(
+    `reply reading: ${score.total} labelled replies (${corpus.replies.filter((r) => r.channel === 'email').length} e-mail, ${corpus.replies.filter((r) => r.channel === 'whatsapp').length} WhatsApp)\n`,
+  );
   console.log(scoreTable(score));
   for (const miss of score.misses) {
-    console.log(`  miss ${miss.id} ${miss.field}: ${JSON.stringify(miss.text).slice(0, 80)} expected ${JSON.stringify(miss.expected)}, read ${JSON.stringify(miss.got)}`);
+    console.log(
+      `  miss ${miss.id} ${miss.field}: ${JSON.stringify(miss.text).slice(0, 80)} expected ${JSON.stringify(miss.expected)}, read ${JSON.stringify(miss.got)}`,
+    );
   }
 
   // Throughput: every reply of the corpus, `passes` times over, after a warm-up pass.

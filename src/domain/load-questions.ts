@@ -90,7 +90,9 @@ function noted(f: LoadFacts, pattern: RegExp): string | null {
 
 function fromInstructions(f: LoadFacts, pattern: RegExp, what: string): string {
   const said = noted(f, pattern);
-  return said ? `On ${what}, the load notes say: ${said}.` : `Nothing on the load mentions ${what}; ${CONFIRM}.`;
+  return said
+    ? `On ${what}, the load notes say: ${said}.`
+    : `Nothing on the load mentions ${what}; ${CONFIRM}.`;
 }
 
 function weight(f: LoadFacts): string {
@@ -109,13 +111,17 @@ function commodity(f: LoadFacts): string {
 function stopTime(f: LoadFacts, which: 'Pickup' | 'Delivery'): string {
   const stop = which === 'Pickup' ? pickupOf(f) : deliveryOf(f);
   const at = when(stop);
-  return at ? `${which} is ${at} in ${place(stop)}.` : `The ${which.toLowerCase()} time is not set yet; ${CONFIRM}.`;
+  return at
+    ? `${which} is ${at} in ${place(stop)}.`
+    : `The ${which.toLowerCase()} time is not set yet; ${CONFIRM}.`;
 }
 
 function appointment(f: LoadFacts): string {
   const windows = f.stops.filter((s) => s.window?.start);
   const said = noted(f, /appointment|appt|fcfs|first come/i);
-  const parts = windows.map((s) => `${s.type === 'Dropoff' ? 'delivery' : 'pickup'} in ${place(s)} ${when(s)}`);
+  const parts = windows.map(
+    (s) => `${s.type === 'Dropoff' ? 'delivery' : 'pickup'} in ${place(s)} ${when(s)}`,
+  );
   if (parts.length) return `Appointments: ${parts.join('; ')}.${said ? ` Notes: ${said}.` : ''}`;
   if (said) return `On appointments, the load notes say: ${said}.`;
   return `No appointment times are set on the load yet; ${CONFIRM}.`;
@@ -123,7 +129,8 @@ function appointment(f: LoadFacts): string {
 
 function stops(f: LoadFacts): string {
   const list = f.stops.map(
-    (s, i) => `${i + 1}. ${s.type === 'Dropoff' ? 'delivery' : 'pickup'} ${place(s)}${s.date ? ` ${s.date}` : ''}`,
+    (s, i) =>
+      `${i + 1}. ${s.type === 'Dropoff' ? 'delivery' : 'pickup'} ${place(s)}${s.date ? ` ${s.date}` : ''}`,
   );
   return `${f.stops.length} stop${f.stops.length === 1 ? '' : 's'}: ${list.join('; ')}.`;
 }
@@ -141,7 +148,8 @@ function temperature(f: LoadFacts): string {
   }
   const said = noted(f, /°|degrees|\btemp/i);
   if (said) return `On temperature, the load notes say: ${said}.`;
-  if (f.equipment_type && !/reefer|refrig/i.test(f.equipment_type)) return 'It is not temperature controlled.';
+  if (f.equipment_type && !/reefer|refrig/i.test(f.equipment_type))
+    return 'It is not temperature controlled.';
   return `The temperature is not set on the load yet; ${CONFIRM}.`;
 }
 
@@ -165,7 +173,11 @@ const ANSWERS: Record<QuestionTopic, (f: LoadFacts) => string | null> = {
   delivery_time: (f) => stopTime(f, 'Delivery'),
   appointment,
   drop_and_hook: (f) =>
-    fromInstructions(f, /drop\s*(?:and|&|n)\s*hook|drop trailer|live (?:load|unload)|pre-?loaded/i, 'drop and hook'),
+    fromInstructions(
+      f,
+      /drop\s*(?:and|&|n)\s*hook|drop trailer|live (?:load|unload)|pre-?loaded/i,
+      'drop and hook',
+    ),
   unloading: (f) => fromInstructions(f, /unload|lumper|driver assist|touch/i, 'unloading'),
   tarps: (f) => fromInstructions(f, /tarp/i, 'tarps'),
   hazmat: (f) => fromInstructions(f, /hazmat|hazardous|placard/i, 'hazmat'),
@@ -181,7 +193,8 @@ const ANSWERS: Record<QuestionTopic, (f: LoadFacts) => string | null> = {
   rate: (f) => (f.posted_rate !== null ? `It is posted at ${usd(f.posted_rate)}, all in.` : null),
   payment_terms: () => `Payment terms, quick pay included, come with the rate confirmation; ${CONFIRM}.`,
   shipper: () => 'The shipper and receiver details come with the rate confirmation once the load is booked.',
-  still_open: (f) => (f.open === undefined ? null : f.open ? 'Yes, it is still open.' : 'It has been covered.'),
+  still_open: (f) =>
+    f.open === undefined ? null : f.open ? 'Yes, it is still open.' : 'It has been covered.',
   details,
 };
 

@@ -25,7 +25,9 @@ describe('reply reading on the labelled corpus', () => {
   it('reads each field at least 97% right and never a wrong amount', () => {
     console.log(`\nReply reading, ${score.total} labelled replies\n${scoreTable(score)}`);
     for (const miss of score.misses) {
-      console.log(`  miss ${miss.id} ${miss.field}: ${JSON.stringify(miss.text).slice(0, 90)} expected ${JSON.stringify(miss.expected)}, read ${JSON.stringify(miss.got)}`);
+      console.log(
+        `  miss ${miss.id} ${miss.field}: ${JSON.stringify(miss.text).slice(0, 90)} expected ${JSON.stringify(miss.expected)}, read ${JSON.stringify(miss.got)}`,
+      );
     }
     expect(score.wrongAmounts).toEqual([]);
     for (const field of FIELDS) expect(score.accuracy[field], field).toBeGreaterThanOrEqual(0.97);

@@ -55,7 +55,10 @@ const sameTopics = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
 
 /** Reads every reply of the corpus with `read` and compares each field with its label. */
-export function scoreCorpus(corpus: Corpus, read: (text: string, distance: number) => ReplyUnderstanding): Score {
+export function scoreCorpus(
+  corpus: Corpus,
+  read: (text: string, distance: number) => ReplyUnderstanding,
+): Score {
   const right = { rate: 0, availability: 0, reason: 0, stop: 0, question: 0 };
   const misses: Miss[] = [];
   const wrongAmounts: Miss[] = [];
@@ -80,7 +83,13 @@ export function scoreCorpus(corpus: Corpus, read: (text: string, distance: numbe
     }
     if (every) allRight += 1;
     if (got.rate !== null && got.rate !== reply.rate) {
-      wrongAmounts.push({ id: reply.id, field: 'rate', text: reply.text, expected: reply.rate, got: got.rate });
+      wrongAmounts.push({
+        id: reply.id,
+        field: 'rate',
+        text: reply.text,
+        expected: reply.rate,
+        got: got.rate,
+      });
     }
   }
   const total = corpus.replies.length;
@@ -91,7 +100,8 @@ export function scoreCorpus(corpus: Corpus, read: (text: string, distance: numbe
 /** The per-field table, as the test and the benchmark print it. */
 export function scoreTable(score: Score): string {
   const rows = FIELDS.map(
-    (f) => `| ${f.padEnd(12)} | ${String(score.right[f]).padStart(3)} / ${score.total} | ${(score.accuracy[f] * 100).toFixed(1).padStart(5)}% |`,
+    (f) =>
+      `| ${f.padEnd(12)} | ${String(score.right[f]).padStart(3)} / ${score.total} | ${(score.accuracy[f] * 100).toFixed(1).padStart(5)}% |`,
   );
   return [
     '| field        | right     | accuracy |',

@@ -42,7 +42,7 @@ const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
         `\\b(?:won't|will not|doesn't|does not|wouldn't)\\s+fit\\b`,
         // What it hauls: "we don't haul produce", "we don't do team loads", "insurance doesn't cover alcohol".
         `\\b${NOT}\\s+(?:haul|carry|take|do|move|pull)\\s+(?!it\\b|that\\b|this\\b|them\\b|the\\s+load|this\\s+one|that\\s+one|one\\b|any\\s*more\\b)(?:\\w+\\s+)?(?:\\w+)\\b`,
-        '\\binsurance\\s+(?:doesn\'t|does not|won\'t|will not)\\s+cover\\b',
+        "\\binsurance\\s+(?:doesn't|does not|won't|will not)\\s+cover\\b",
         '\\bnot\\s+(?:hazmat|tanker|twic)\\s+(?:certified|endorsed|qualified)\\b',
       ].join('|'),
       'g',
@@ -96,7 +96,7 @@ const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
         '\\b(?:all\\s+)?(?:my\\s+|our\\s+)?(?:trucks?|drivers?)\\s+(?:are\\s+|is\\s+)?(?:out|gone|dispatched|on the road)\\b',
         '\\btry\\s+(?:me|us)\\s+(?:again\\s+)?(?:next|later|tomorrow|another)\\b',
         '\\b(?:broke|broken)\\s+down\\b|\\bin\\s+the\\s+shop\\b',
-        "\\bmiles\\s+(?:away|out|deadhead)\\b[^.?!\\n]*\\b(?:sorry|no)\\b|\\bdeadhead\\b[^.?!\\n]*,\\s*(?:no|sorry)\\b",
+        '\\bmiles\\s+(?:away|out|deadhead)\\b[^.?!\\n]*\\b(?:sorry|no)\\b|\\bdeadhead\\b[^.?!\\n]*,\\s*(?:no|sorry)\\b',
       ].join('|'),
       'g',
     ),

@@ -45,7 +45,8 @@ const REFERENCE_AFTER =
 const CONDITION_AFTER = /^\s*(?:\$|usd)?\s*(?:for\s+(?:a\s+|the\s+)?team|team\b|solo\b|if\b|on\s+\u2022)/;
 /** A condition said just before it, in the same clause ("on 3/3 2000", "team 3100", "solo 2600"). */
 const CONDITION_BEFORE = /(?:\bon\s+\u2022+|\bteam|\bsolo|\bif\b[^,.;]*)[^,.;\d]{0,20}$/;
-const QUICK_PAY_AROUND = /^\s*(?:\$|usd)?\s*(?:\(?\s*)?(?:with\s+|w\/\s*|on\s+|if\s+(?:you\s+(?:can\s+)?)?)?(?:quick\s*pay|qp\b)/;
+const QUICK_PAY_AROUND =
+  /^\s*(?:\$|usd)?\s*(?:\(?\s*)?(?:with\s+|w\/\s*|on\s+|if\s+(?:you\s+(?:can\s+)?)?)?(?:quick\s*pay|qp\b)/;
 const QUICK_PAY_CLAUSE = /\b(?:quick\s*pay|qp)\b/;
 
 function around(masked: string, start: number, end: number) {
@@ -76,7 +77,15 @@ export function findPerMileRates(masked: string): Candidate[] {
     const start = match.index;
     const end = start + match[0].length;
     const after = masked.slice(end, end + 40);
-    found.push({ kind: 'per_mile', value, start, end, cued: true, plusFuel: PLUS_FUEL_AFTER.test(after), ...tagged(masked, start, end) });
+    found.push({
+      kind: 'per_mile',
+      value,
+      start,
+      end,
+      cued: true,
+      plusFuel: PLUS_FUEL_AFTER.test(after),
+      ...tagged(masked, start, end),
+    });
   }
   return found;
 }

@@ -26,20 +26,29 @@ const TOPICS: ReadonlyArray<{ topic: QuestionTopic; pattern: RegExp; unless?: Re
   },
   {
     topic: 'delivery_time',
-    pattern: /\bdeliver(?:y|s|ed)?\b|\bdel\s+(?:date|time)\b|\bdrop\s+(?:date|time)\b|\bdue\b|\bconsignee\s+hours\b/,
+    pattern:
+      /\bdeliver(?:y|s|ed)?\b|\bdel\s+(?:date|time)\b|\bdrop\s+(?:date|time)\b|\bdue\b|\bconsignee\s+hours\b/,
     unless: /\bappointments?\b|\bappts?\b|\bfcfs\b|\bwhere\b|\baddress\b|\blocation\b/,
   },
   {
     topic: 'drop_and_hook',
-    pattern: /\bdrop\s*(?:and|&|n|'n')\s*hook\b|\bd\s*&\s*h\b|\bdrop\s+trailer\b|\blive\s+(?:load|unload)\b|\bpre-?loaded\b|\bor\s+drop\b/,
+    pattern:
+      /\bdrop\s*(?:and|&|n|'n')\s*hook\b|\bd\s*&\s*h\b|\bdrop\s+trailer\b|\blive\s+(?:load|unload)\b|\bpre-?loaded\b|\bor\s+drop\b/,
   },
-  { topic: 'unloading', pattern: /\btouch\s+freight\b|\bunload\b|\bdriver\s+assist\b|\bno\s+touch\b|\bhand\s+unload\b/ },
+  {
+    topic: 'unloading',
+    pattern: /\btouch\s+freight\b|\bunload\b|\bdriver\s+assist\b|\bno\s+touch\b|\bhand\s+unload\b/,
+  },
   { topic: 'tarps', pattern: /\btarp(?:s|ing|ed)?\b/ },
   { topic: 'hazmat', pattern: /\bhaz\s?mat\b|\bhazardous\b|\bplacard/ },
-  { topic: 'stops', pattern: /(?<!non-)\bstops?\b|\bmulti[\s-]?stop\b|\bmulti[\s-]?drop\b|\bhow many\s+drops\b/ },
+  {
+    topic: 'stops',
+    pattern: /(?<!non-)\bstops?\b|\bmulti[\s-]?stop\b|\bmulti[\s-]?drop\b|\bhow many\s+drops\b/,
+  },
   {
     topic: 'equipment',
-    pattern: /\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:trailer|equipment|truck)\b|\b(?:van|reefer|flatbed)\s+or\s+(?:van|reefer|flatbed)\b/,
+    pattern:
+      /\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:trailer|equipment|truck)\b|\b(?:van|reefer|flatbed)\s+or\s+(?:van|reefer|flatbed)\b/,
   },
   { topic: 'temperature', pattern: /\btemp(?:erature)?s?\b|\bdegrees\b/ },
   { topic: 'miles', pattern: /\bmiles\b|\bmileage\b|\bdistance\b|\bhow\s+far\b/ },
@@ -50,18 +59,29 @@ const TOPICS: ReadonlyArray<{ topic: QuestionTopic; pattern: RegExp; unless?: Re
   },
   {
     topic: 'rate',
-    pattern: /\bpay(?:s|ing)?\b|\brate\b|\bhow\s+much\b|\bbudget\b|\btarget\b|\bhighest\b|\bhow\s+high\b|\ball[\s-]?in\b/,
-    unless: /\bweigh|\bquick\s*pay\b|\bpayment\b|\bterms\b|\b(?:layover|detention|tonu|lumper)\s+(?:pay|paid)\b/,
+    pattern:
+      /\bpay(?:s|ing)?\b|\brate\b|\bhow\s+much\b|\bbudget\b|\btarget\b|\bhighest\b|\bhow\s+high\b|\ball[\s-]?in\b/,
+    unless:
+      /\bweigh|\bquick\s*pay\b|\bpayment\b|\bterms\b|\b(?:layover|detention|tonu|lumper)\s+(?:pay|paid)\b/,
   },
-  { topic: 'payment_terms', pattern:
+  {
+    topic: 'payment_terms',
+    pattern:
       /\bquick\s*pay\b|\bpayment\s+terms\b|\bpay\s+terms\b|\bnet\s+\d+\b|\bfactoring\b|\b(?:layover|detention|tonu)\s+(?:pay|paid)\b/,
   },
-  { topic: 'shipper', pattern: /\bwho(?:'s| is)\s+the\s+(?:shipper|customer|receiver)\b|\b(?:shipper|customer)\s+name\b/ },
+  {
+    topic: 'shipper',
+    pattern: /\bwho(?:'s| is)\s+the\s+(?:shipper|customer|receiver)\b|\b(?:shipper|customer)\s+name\b/,
+  },
   {
     topic: 'still_open',
-    pattern: /\bstill\s+(?:available|open|need(?:ed)?|have\s+(?:this|that|the|it)|there|covered|good)\b|\bis\s+it\s+covered\b/,
+    pattern:
+      /\bstill\s+(?:available|open|need(?:ed)?|have\s+(?:this|that|the|it)|there|covered|good)\b|\bis\s+it\s+covered\b/,
   },
-  { topic: 'details', pattern: /\b(?:the\s+|more\s+|load\s+)details\b|\bmore\s+info\b|\bsend\s+(?:me\s+)?(?:the\s+)?info\b/ },
+  {
+    topic: 'details',
+    pattern: /\b(?:the\s+|more\s+|load\s+)details\b|\bmore\s+info\b|\bsend\s+(?:me\s+)?(?:the\s+)?info\b/,
+  },
 ];
 
 /**

@@ -30,8 +30,8 @@ import { askedTopics } from './reply-questions.js';
 import { asksToStopContact } from './reply-stop.js';
 import { normalize, ownWords, spelledNumbersToDigits } from './reply-text.js';
 
-export { PER_MILE_RANGE, RATE_RANGE } from './reply-price.js';
 export type { UnavailableReason } from './reply-availability.js';
+export { PER_MILE_RANGE, RATE_RANGE } from './reply-price.js';
 
 export interface ReplyUnderstanding {
   /** The carrier's line-haul price for the whole load in USD, or null when none is clearly stated. */
