@@ -220,7 +220,9 @@ describe('understandReply: whole replies', () => {
       rate_basis: 'plus_fuel',
       rate_per_mile: null,
       available: true,
+      unavailable_reason: null,
       stop_contact: false,
+      questions: [],
     });
   });
 

@@ -79,6 +79,7 @@ describe('inbound carrier calls on Vapi', () => {
       'find_load',
       'identify_carrier',
       'get_load_details',
+      'answer_question',
       'submit_offer',
       'request_stop_contact',
       'transferCall',

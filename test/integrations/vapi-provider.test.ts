@@ -107,11 +107,12 @@ describe('the Vapi adapter', () => {
     const functions = tools.filter((t): t is Vapi.OpenAiModelToolsItem.Function => t.type === 'function');
     expect(functions.map((t) => t.function?.name)).toEqual([
       'get_load_details',
+      'answer_question',
       'submit_offer',
       'request_stop_contact',
     ]);
     for (const f of functions) expect(f.server).toEqual(server);
-    expect(functions[1]!.function!.parameters).toEqual({
+    expect(functions[2]!.function!.parameters).toEqual({
       type: 'object',
       properties: {
         offer_amount: expect.objectContaining({ type: 'number' }),

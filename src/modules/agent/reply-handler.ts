@@ -13,6 +13,7 @@ import type { AgentMessenger } from './agent-messenger.js';
 import { agentLoadOf } from './agent-repository.js';
 import { readAgentSettings } from './agent-settings.js';
 import { Conversations } from './conversations.js';
+import { answerAboutLoad } from './load-facts.js';
 import { understandReply } from './reply-understanding.js';
 
 /** What became of a bounce, spam complaint or subscription change. */
@@ -174,6 +175,11 @@ export class ReplyHandler {
       this.log.info(ids, 'agent: carrier asked not to be contacted; stamped and withdrawn');
       return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: 'stop_contact' };
     }
+    // A question about the load ("what's the weight?") is answered from its sayable facts, ahead of the reply.
+    const told =
+      heard.available === false
+        ? null
+        : await answerAboutLoad(this.db, outreach.organization_id, outreach.load_id, heard.questions);
     let rate = heard.rate;
     if (rate === null && heard.available === true) {
       // "Yes, that works" after our counter-offer: the carrier takes the countered amount.
@@ -190,20 +196,21 @@ export class ReplyHandler {
         emailMessageId: channel === 'email' ? theirMessageId : null,
       });
       const said = decision.kind === 'counter' ? decision.amount : amount;
-      await this.answer(outreach, decision.kind, said, theirMessageId);
+      await this.answer(outreach, decision.kind, said, theirMessageId, null, told);
       return { status: 'replied', outreach_id: outreach.id, offer_id: offerId, reason: decision.kind };
     }
     const intent: ReplyIntent = heard.available === false ? 'not_available' : 'ask_rate';
-    await this.answer(outreach, intent, null, theirMessageId);
-    this.log.info({ ...ids, intent }, 'agent: reply without a rate');
+    await this.answer(outreach, intent, null, theirMessageId, null, told);
+    this.log.info({ ...ids, intent, questions: heard.questions }, 'agent: reply without a rate');
     return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: intent };
   }
 
   /** The reply read by the rules, and by the chat model when the rules found nothing. */
   private async heard(text: string, distance: number | null, ids: Record<string, string>) {
     const heard = understandReply(text, { distance });
-    if (!this.chatModel || heard.rate !== null || heard.available !== null || heard.stop_contact)
-      return heard;
+    const read =
+      heard.rate !== null || heard.available !== null || heard.stop_contact || heard.questions.length > 0;
+    if (!this.chatModel || read) return heard;
     try {
       const { extractWithModel } = await import('../../integrations/llm/reply-extraction.js');
       return { ...heard, ...(await extractWithModel(this.chatModel, text)) };
@@ -219,6 +226,8 @@ export class ReplyHandler {
     amount: number | null,
     theirMessageId: string | null,
     detail?: string | null,
+    /** Answers to the carrier's questions, said before the reply. */
+    told?: string | null,
   ) {
     const load = (await agentLoadOf(this.db, outreach.organization_id, outreach.load_id))!;
     const carrier = (await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id))!;
@@ -240,6 +249,7 @@ export class ReplyHandler {
         );
       }
     }
+    if (told) text = `${told}\n\n${text}`;
     const externalId = await this.messenger.deliver(outreach, load, text, theirMessageId).catch((err) => {
       this.log.warn({ err, outreachId: outreach.id }, 'agent: reply could not be sent');
       return null;

@@ -1,5 +1,6 @@
 import type { DbOrTx } from '../../db/client.js';
 import type { CallType } from '../../domain/calls.js';
+import { QUESTION_TOPICS } from '../../domain/load-questions.js';
 import { systemScope } from '../../domain/scope.js';
 import type { AssistantSpec, ToolDefinition, VoicePurpose } from '../../integrations/voice/voice-provider.js';
 import { organizationContact } from '../auth/index.js';
@@ -110,6 +111,22 @@ const TOOLS: Record<string, ToolDefinition> = {
       "The load's details you may share: lane, stops and dates, equipment, commodity, weight, special instructions and the posted rate.",
     parameters: { type: 'object', properties: {}, required: [] },
   },
+  answer_question: {
+    name: 'answer_question',
+    kind: 'function',
+    description:
+      "Answer the carrier's question about the load (weight, commodity, pickup or delivery time, appointments, drop and hook, stops, equipment, temperature, ...). Returns the answer to say, from the load's facts.",
+    parameters: {
+      type: 'object',
+      properties: {
+        topics: {
+          type: 'string',
+          description: `What the carrier asks about: one or more of ${QUESTION_TOPICS.join(', ')}, separated by commas`,
+        },
+      },
+      required: ['topics'],
+    },
+  },
   submit_offer: {
     name: 'submit_offer',
     kind: 'function',
@@ -187,13 +204,20 @@ const TOOLS: Record<string, ToolDefinition> = {
 };
 
 const TOOLS_BY_PURPOSE: Record<VoicePurpose, string[]> = {
-  load_booking: ['get_load_details', 'submit_offer', 'request_stop_contact', 'transfer_to_rep'],
+  load_booking: [
+    'get_load_details',
+    'answer_question',
+    'submit_offer',
+    'request_stop_contact',
+    'transfer_to_rep',
+  ],
   elp: ['record_elp_answer'],
   tracking_check: ['get_load_details', 'request_stop_contact', 'transfer_to_rep'],
   inbound_sales: [
     'find_load',
     'identify_carrier',
     'get_load_details',
+    'answer_question',
     'submit_offer',
     'request_stop_contact',
     'transfer_to_rep',

@@ -1,5 +1,8 @@
 import { AppError } from '../../domain/errors.js';
+import { takesCarrierOffers } from '../../domain/freight.js';
+import { type LoadFacts, QUESTION_TOPICS, type QuestionTopic } from '../../domain/load-questions.js';
 import type { LoadSummary } from '../../domain/negotiation.js';
+import type { Load } from '../loads/index.js';
 import type { SayableLoad } from './call-script.js';
 
 /** What the voice tools share: their answers' shape, their arguments, their wording. */
@@ -47,3 +50,64 @@ export const NO_LOAD: LoadSummary = {
   pickup_date: null,
   posted_rate: null,
 };
+
+/**
+ * The load's sayable facts for answer_question, named field by field: never the customer rate,
+ * the margin, the max buy rate or the load's or its stops' notes.
+ */
+export function loadFactsOf(load: Load): LoadFacts {
+  const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+  const day = (d: Date | null | undefined) => iso(d)?.slice(0, 10) ?? null;
+  return {
+    load_number: load.load_number,
+    equipment_type: load.equipment_type,
+    length_feet: load.length_feet,
+    commodity: load.commodity,
+    handling_units:
+      load.handling_unit_count !== null
+        ? { count: load.handling_unit_count, type: load.handling_unit_type }
+        : null,
+    weight_lb: load.weight,
+    distance_miles: load.distance,
+    posted_rate: load.posted_rate,
+    temperature_f:
+      load.temperature_setting_minimum !== null || load.temperature_setting_maximum !== null
+        ? { min: load.temperature_setting_minimum, max: load.temperature_setting_maximum }
+        : null,
+    special_instructions: [
+      ...(load.special_instructions ?? []),
+      ...load.stops.flatMap((s) => s.special_instructions ?? []),
+    ],
+    stops: load.stops.map((s) => ({
+      type: s.type,
+      city: s.location.city,
+      state: s.location.state,
+      date: day(s.expected_date ?? s.planned?.start),
+      window: s.planned ? { start: iso(s.planned.start), end: iso(s.planned.end) } : null,
+    })),
+    open: takesCarrierOffers(load.load_status),
+  };
+}
+
+/** The topics an answer_question call names (`topics`, or one `topic`); an unknown one is refused. */
+export function topicsArg(args: Record<string, unknown>): QuestionTopic[] {
+  const raw = args.topics ?? args.topic;
+  const given: unknown[] = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
+  const topics = given
+    .map((t) =>
+      typeof t === 'string'
+        ? t
+            .trim()
+            .toLowerCase()
+            .replace(/[\s-]+/g, '_')
+        : String(t),
+    )
+    .filter((t) => t !== '');
+  const unknown = topics.find((t) => !(QUESTION_TOPICS as readonly string[]).includes(t));
+  if (topics.length === 0 || unknown !== undefined) {
+    throw toolError(
+      `${topics.length === 0 ? 'Give topics' : `Unknown topic '${String(unknown).slice(0, 50)}'`}: one or more of ${QUESTION_TOPICS.join(', ')}`,
+    );
+  }
+  return topics as QuestionTopic[];
+}

@@ -6,6 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
+import { answerQuestions } from '../../domain/load-questions.js';
 import { replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
@@ -30,12 +31,14 @@ import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CallRow, linkCall } from './calls-repository.js';
 import {
   argsOf,
+  loadFactsOf,
   loadSummary,
   NO_LOAD,
   NOT_AVAILABLE,
   type Outcome,
   textArg,
   toolError,
+  topicsArg,
 } from './voice-tool-support.js';
 
 /**
@@ -90,6 +93,8 @@ export class VoiceTools {
     switch (name) {
       case 'get_load_details':
         return { outcome: await this.loadDetails(call) };
+      case 'answer_question':
+        return { outcome: await this.answerQuestion(call, args) };
       case 'submit_offer':
         return { outcome: await this.submitOffer(call, args) };
       case 'request_stop_contact':
@@ -119,6 +124,18 @@ export class VoiceTools {
   private async loadDetails(call: CallRow): Promise<Outcome> {
     const load = await this.sayable(call);
     return { result: JSON.stringify(load), metadata: { posted_rate: load.posted_rate } };
+  }
+
+  /** The carrier's questions about the call's load, answered from its sayable facts (as in e-mail and WhatsApp replies). */
+  private async answerQuestion(call: CallRow, args: Record<string, unknown>): Promise<Outcome> {
+    const topics = topicsArg(args);
+    await this.sayable(call);
+    const facts = loadFactsOf(await this.loads.get(systemScope(call.organization_id), call.load_id!));
+    const said = answerQuestions(topics, facts);
+    return {
+      result: said ?? 'The load does not say; tell the carrier a rep will confirm.',
+      metadata: { topics, answered: said !== null },
+    };
   }
 
   /** Why the call's carrier may not be offered the call's load (the contact guard), or null. */
