@@ -8,6 +8,7 @@ import {
   defaultNegotiation,
   negotiationPolicyPatch,
   negotiationPolicySchema,
+  ordered,
   storedNegotiation,
 } from './negotiation-settings.js';
 
@@ -129,7 +130,7 @@ export async function updateAgentSettings(
   const next: AgentSettings = { ...current, ...rest, negotiation: current.negotiation };
   if (negotiation) {
     // The merged policy is validated whole (the schedule's rules span fields).
-    next.negotiation = negotiationPolicySchema.parse({ ...current.negotiation, ...negotiation });
+    next.negotiation = ordered(negotiationPolicySchema.parse({ ...current.negotiation, ...negotiation }));
   }
   next.restriction_tms_statuses = [
     ...new Set(next.restriction_tms_statuses.map((s) => s.trim().toLowerCase())),

@@ -41,7 +41,6 @@ const scheduleSchema = z
         });
     }
   })
-  .transform((steps) => [...steps].sort((a, b) => b.min_hours_to_pickup - a.min_hours_to_pickup))
   .meta({
     description:
       'How far the agent may come up from its opening ask, by hours to pickup: the step with the largest min_hours_to_pickup not above the hours left applies (an unknown pickup takes the least urgent step). The allowance must not fall as pickup nears.',
@@ -89,9 +88,15 @@ export const defaultNegotiation = (): NegotiationPolicy => ({
   concession_schedule: DEFAULT_NEGOTIATION_POLICY.concession_schedule.map((s) => ({ ...s })),
 });
 
+/** The policy with its schedule in order, most hours first (as it is stored and shown). */
+export const ordered = (p: NegotiationPolicy): NegotiationPolicy => ({
+  ...p,
+  concession_schedule: [...p.concession_schedule].sort((a, b) => b.min_hours_to_pickup - a.min_hours_to_pickup),
+});
+
 /** The stored policy over the defaults (a row written before a field existed takes its default). */
 export function storedNegotiation(stored: unknown): NegotiationPolicy {
   const merged = { ...defaultNegotiation(), ...(stored && typeof stored === 'object' ? stored : {}) };
   const parsed = negotiationPolicySchema.safeParse(merged);
-  return parsed.success ? parsed.data : defaultNegotiation();
+  return parsed.success ? ordered(parsed.data) : defaultNegotiation();
 }
