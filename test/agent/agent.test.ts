@@ -353,7 +353,9 @@ describe('replies to the agent', () => {
   });
 
   it('keeps the earlier rule as the posted_rate_once strategy: one counter at the posted rate, then a rep; a decline over the limit', async () => {
-    const { h, loadId, outreach, email } = await conversation({ negotiation: { strategy: 'posted_rate_once' } });
+    const { h, loadId, outreach, email } = await conversation({
+      negotiation: { strategy: 'posted_rate_once' },
+    });
     const first = await reply(t, outreach, email, 'We can do it for $2,200 all in.');
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toMatchObject({ status: 'replied', reason: 'counter' });

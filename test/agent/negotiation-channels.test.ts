@@ -112,6 +112,88 @@ describe('a carrier bisecting the ceiling by e-mail and WhatsApp hears the same 
     expect(b).not.toEqual(a);
   });
 
+  it('never asks for a rate once the carrier quoted one or said no: it restates where it stands', async () => {
+    const { h, carrierId, o } = await opened(CEILINGS[0], {}, {});
+    const from = await carrierEmail(t, h, carrierId);
+    expect((await reply(t, o, from, 'We need 2,600 all in')).json()).toMatchObject({ reason: 'counter' });
+    const asked = await reply(t, o, from, 'Hmm, is that really the best you have?');
+    expect(asked.json()).toMatchObject({ status: 'replied', reason: 'counter', offer_id: null });
+    const messages = await messagesOf(t, h, o.id);
+    expect(messages.at(-1)!.body).toBe(messages.at(-3)!.body);
+    expect(messages.at(-1)!.body).toContain('$2,000');
+    expect((await reply(t, o, from, 'No thanks, we will pass')).json()).toMatchObject({
+      reason: 'not_available',
+    });
+    expect((await reply(t, o, from, 'ok, have a good one')).json()).toMatchObject({
+      reason: 'not_available',
+    });
+    expect((await messagesOf(t, h, o.id)).filter((m) => m.intent === 'ask_rate')).toEqual([]);
+  });
+
+  it('keeps the negotiation policy in the agent settings: defaults, partial changes, validation naming the field', async () => {
+    const { h } = await tenant(t);
+    const get = await t.app.inject({ method: 'GET', url: '/api/v1/agent/settings', headers: h });
+    expect(get.json().negotiation).toEqual({
+      strategy: 'concede',
+      target_basis: 'posted_rate',
+      opening_ask_pct: 95,
+      max_rounds: 3,
+      concession_schedule: [
+        { min_hours_to_pickup: 72, max_concession_pct: 3 },
+        { min_hours_to_pickup: 24, max_concession_pct: 6 },
+        { min_hours_to_pickup: 6, max_concession_pct: 10 },
+        { min_hours_to_pickup: 0, max_concession_pct: 15 },
+      ],
+      best_and_final: true,
+      auto_accept_at_or_under_ask: false,
+      round_to: 25,
+    });
+    const patch = (negotiation: Record<string, unknown>) =>
+      t.app.inject({ method: 'PATCH', url: '/api/v1/agent/settings', headers: h, payload: { negotiation } });
+    const ok = await patch({
+      max_rounds: 4,
+      concession_schedule: [
+        { min_hours_to_pickup: 0, max_concession_pct: 12 },
+        { min_hours_to_pickup: 48, max_concession_pct: 4 },
+      ],
+    });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().negotiation).toMatchObject({
+      strategy: 'concede',
+      max_rounds: 4,
+      opening_ask_pct: 95,
+      // Stored and shown most hours first.
+      concession_schedule: [
+        { min_hours_to_pickup: 48, max_concession_pct: 4 },
+        { min_hours_to_pickup: 0, max_concession_pct: 12 },
+      ],
+    });
+    const read = await t.app.inject({ method: 'GET', url: '/api/v1/agent/settings', headers: h });
+    expect(read.json().negotiation).toEqual(ok.json().negotiation);
+    const bad = async (negotiation: Record<string, unknown>, param: string) => {
+      const res = await patch(negotiation);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().error.param).toBe(param);
+    };
+    await bad({ strategy: 'haggle' }, 'negotiation.strategy');
+    await bad({ max_rounds: 0 }, 'negotiation.max_rounds');
+    await bad({ opening_ask_pct: 120 }, 'negotiation.opening_ask_pct');
+    // Concessions must not shrink as pickup nears, and a step must cover the last hours.
+    await bad(
+      {
+        concession_schedule: [
+          { min_hours_to_pickup: 24, max_concession_pct: 10 },
+          { min_hours_to_pickup: 0, max_concession_pct: 5 },
+        ],
+      },
+      'negotiation.concession_schedule',
+    );
+    await bad(
+      { concession_schedule: [{ min_hours_to_pickup: 24, max_concession_pct: 10 }] },
+      'negotiation.concession_schedule',
+    );
+  });
+
   let phoneSerial = 0;
   async function byWhatsApp(ceiling: number) {
     const phone = `+1415555${String(210 + phoneSerial++).padStart(4, '0')}`;

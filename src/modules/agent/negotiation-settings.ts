@@ -91,7 +91,9 @@ export const defaultNegotiation = (): NegotiationPolicy => ({
 /** The policy with its schedule in order, most hours first (as it is stored and shown). */
 export const ordered = (p: NegotiationPolicy): NegotiationPolicy => ({
   ...p,
-  concession_schedule: [...p.concession_schedule].sort((a, b) => b.min_hours_to_pickup - a.min_hours_to_pickup),
+  concession_schedule: [...p.concession_schedule].sort(
+    (a, b) => b.min_hours_to_pickup - a.min_hours_to_pickup,
+  ),
 });
 
 /** The stored policy over the defaults (a row written before a field existed takes its default). */
