@@ -12,14 +12,16 @@ import {
 } from '../../domain/negotiation.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { findCarrier } from '../carriers/index.js';
-import type { loads } from '../loads/loads-tables.js';
 import type { OfferPolicy } from './offer-types.js';
 import { negotiations } from './offers-tables.js';
 
-export type NegotiatedLoad = Pick<
-  typeof loads.$inferSelect,
-  'posted_rate' | 'max_buy_rate' | 'suggested_market_rate' | 'pickup_date'
->;
+/** The load's columns the negotiation reads (NEGOTIATED_LOAD_COLUMNS). */
+export interface NegotiatedLoad {
+  posted_rate: number | null;
+  max_buy_rate: number | null;
+  suggested_market_rate: number | null;
+  pickup_date: Date | null;
+}
 
 export const NEGOTIATED_LOAD_COLUMNS = [
   'posted_rate',
