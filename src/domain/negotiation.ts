@@ -1,33 +1,173 @@
 /**
- * Negotiation inside the load's numbers, as a pure decision. The agent may quote the posted rate
- * and nothing else: the customer rate, the margin and the max buy rate are never in a reply.
+ * Negotiation inside the load's numbers, as one pure decision used by every channel (e-mail,
+ * WhatsApp, the voice tool). The agent says the posted rate and its own asks, nothing else: the
+ * customer rate, the margin and the max buy rate (the ceiling) are never in a reply, and an offer
+ * over the ceiling is answered exactly as an offer over the current ask under it (see docs/design.md).
  */
-export type OfferDecision =
-  /** Recorded pending for a rep. */
-  | { kind: 'review' }
-  /** At or under the posted rate where the organization books automatically. */
-  | { kind: 'accept' }
-  /** Over the posted rate, within the limit: one counter-offer at the posted rate. */
-  | { kind: 'counter'; amount: number }
-  /** Over the max buy rate: recorded and declined politely. */
-  | { kind: 'decline' }
-  /** The load is booked or past booking: nothing to negotiate. */
-  | { kind: 'covered' };
+import {
+  boundsOf,
+  type LoadNumbers,
+  type NegotiationPolicy,
+  scheduledCounter,
+} from './negotiation-policy.js';
 
-export interface OfferContext {
-  amount: number;
-  postedRate: number | null;
-  maxBuyRate: number | null;
-  /** The agent already countered this carrier on this load: no second counter. */
-  alreadyCountered: boolean;
-  autoAccept: boolean;
+export type Decision =
+  /** Booked at once: at or under the current ask, where the organization allows it, PASSED carrier. */
+  | { kind: 'accept'; amount: number }
+  /** Recorded pending for a rep, at the carrier's amount. */
+  | { kind: 'review'; amount: number }
+  /** A counter-offer at `amount`. */
+  | { kind: 'counter'; amount: number }
+  /** The last round: "the best we can do is `amount`". */
+  | { kind: 'final'; amount: number }
+  /** After the final round: a neutral pass, the same words whatever the carrier asked. */
+  | { kind: 'pass' }
+  /** `posted_rate_once` only (the earlier rule): over the ceiling, declined. */
+  | { kind: 'decline'; amount: number }
+  /** The carrier named no rate and has not quoted one yet. */
+  | { kind: 'ask_rate' }
+  /** The carrier declined or has no truck. */
+  | { kind: 'not_available' };
+
+/** What the intake answers besides a decision: the load is booked or past booking. */
+export type OfferDecision = Decision | { kind: 'covered' };
+
+/** The amount the answer states, when it states one. */
+export const amountOf = (d: OfferDecision): number | null => ('amount' in d ? d.amount : null);
+
+/** One carrier's negotiation on one load so far (stored per carrier per load). */
+export interface Conversation {
+  /** Counter-offers made (the final one included). */
+  rounds: number;
+  /** The agent's standing ask: its last counter, or an amount over it it took; null before any. */
+  ask: number | null;
+  /** The last counter said. */
+  lastCounter: number | null;
+  /** The carrier's lowest and latest offers. */
+  lowestOffer: number | null;
+  lastOffer: number | null;
+  /** The agent passed after its final round. */
+  passed: boolean;
+  /** The carrier said no (no truck, not interested). */
+  declined: boolean;
 }
 
-export function decideOffer(o: OfferContext): OfferDecision {
-  if (o.maxBuyRate !== null && o.amount > o.maxBuyRate) return { kind: 'decline' };
-  if (o.postedRate === null) return { kind: 'review' };
-  if (o.amount <= o.postedRate) return o.autoAccept ? { kind: 'accept' } : { kind: 'review' };
-  return o.alreadyCountered ? { kind: 'review' } : { kind: 'counter', amount: o.postedRate };
+export const NEW_CONVERSATION: Conversation = Object.freeze({
+  rounds: 0,
+  ask: null,
+  lastCounter: null,
+  lowestOffer: null,
+  lastOffer: null,
+  passed: false,
+  declined: false,
+});
+
+/** What the carrier said: a rate, a refusal, or something without a rate. */
+export type CarrierSaid = { kind: 'offer'; amount: number } | { kind: 'declined' } | { kind: 'no_rate' };
+
+export interface NegotiationInput {
+  policy: NegotiationPolicy;
+  /** The organization books at once an offer at or under the posted rate (agent settings). */
+  autoAcceptAtOrUnderPostedRate: boolean;
+  load: LoadNumbers;
+  /** Only a PASSED carrier is ever booked automatically; others go to review. */
+  carrierCompliancePassed: boolean;
+  now: Date;
+  conversation: Conversation;
+  said: CarrierSaid;
+}
+
+export interface NegotiationStep {
+  decision: Decision;
+  conversation: Conversation;
+}
+
+/** THE decision on what a carrier said, and the conversation after it. */
+export function decide(input: NegotiationInput): NegotiationStep {
+  const c = input.conversation;
+  if (input.said.kind === 'declined') {
+    return { decision: { kind: 'not_available' }, conversation: { ...c, declined: true } };
+  }
+  if (input.said.kind === 'no_rate') return { decision: standing(input), conversation: c };
+  const x = input.said.amount;
+  const heard: Conversation = {
+    ...c,
+    lastOffer: x,
+    lowestOffer: c.lowestOffer === null ? x : Math.min(c.lowestOffer, x),
+  };
+  if (input.policy.strategy === 'posted_rate_once') return postedRateOnce(input, x, heard);
+  const b = boundsOf(input.policy, input.load, input.now);
+  if (!b) return { decision: { kind: 'review', amount: x }, conversation: heard };
+  const ask = Math.min(b.ceiling, c.ask ?? b.opening);
+  if (x <= ask) return { decision: take(input, x, ask), conversation: heard };
+  // The carrier already offered what the agent would take: it holds them to that, never counters higher.
+  if (c.lowestOffer !== null && c.lowestOffer <= ask) {
+    return { decision: { kind: 'review', amount: c.lowestOffer }, conversation: heard };
+  }
+  if (c.passed) return { decision: { kind: 'pass' }, conversation: heard };
+  const moved = c.lowestOffer === null || x < c.lowestOffer;
+  const last = c.rounds >= input.policy.max_rounds;
+  if (c.rounds > 0 && !moved) {
+    // The carrier did not come down: the agent repeats its standing ask, as it said it last.
+    return { decision: counterAt(input, ask, c.rounds), conversation: heard };
+  }
+  if (last) return { decision: { kind: 'pass' }, conversation: { ...heard, passed: true } };
+  const round = c.rounds + 1;
+  const next = scheduledCounter(input.policy, b, round, ask);
+  if (x <= next) {
+    // Within what the agent would put forward now: taken as the carrier said it.
+    return { decision: take(input, x, next), conversation: { ...heard, ask: x } };
+  }
+  return {
+    decision: counterAt(input, next, round),
+    conversation: { ...heard, rounds: round, ask: next, lastCounter: next },
+  };
+}
+
+/** An offer at or under what the agent would pay now: booked where allowed, else for a rep. */
+function take(input: NegotiationInput, x: number, ask: number): Decision {
+  const { posted } = input.load;
+  const auto =
+    input.carrierCompliancePassed &&
+    ((input.autoAcceptAtOrUnderPostedRate && posted !== null && x <= posted) ||
+      (input.policy.auto_accept_at_or_under_ask && x <= ask));
+  return { kind: auto ? 'accept' : 'review', amount: x };
+}
+
+const counterAt = (input: NegotiationInput, amount: number, round: number): Decision =>
+  round >= input.policy.max_rounds && input.policy.best_and_final
+    ? { kind: 'final', amount }
+    : { kind: 'counter', amount };
+
+/** The answer to a reply without a rate: never a question for a rate once one was quoted or refused. */
+function standing(input: NegotiationInput): Decision {
+  const c = input.conversation;
+  if (c.declined) return { kind: 'not_available' };
+  // The earlier rule asks again whatever was quoted (kept as it was, for the baseline).
+  if (c.lowestOffer === null || input.policy.strategy === 'posted_rate_once') return { kind: 'ask_rate' };
+  const b = boundsOf(input.policy, input.load, input.now);
+  const ask = b ? Math.min(b.ceiling, c.ask ?? b.opening) : null;
+  if (ask === null || c.lowestOffer <= ask) return { kind: 'review', amount: c.lowestOffer };
+  if (c.passed) return { kind: 'pass' };
+  return counterAt(input, ask, Math.max(1, c.rounds));
+}
+
+/** The earlier rule, kept as a named baseline: it declines over the ceiling (and so reveals it). */
+function postedRateOnce(input: NegotiationInput, x: number, heard: Conversation): NegotiationStep {
+  const { posted, ceiling } = input.load;
+  const c = input.conversation;
+  if (ceiling !== null && x > ceiling)
+    return { decision: { kind: 'decline', amount: x }, conversation: heard };
+  if (posted === null) return { decision: { kind: 'review', amount: x }, conversation: heard };
+  if (x <= posted) {
+    const auto = input.autoAcceptAtOrUnderPostedRate && input.carrierCompliancePassed;
+    return { decision: { kind: auto ? 'accept' : 'review', amount: x }, conversation: heard };
+  }
+  if (c.rounds > 0) return { decision: { kind: 'review', amount: x }, conversation: heard };
+  return {
+    decision: { kind: 'counter', amount: posted },
+    conversation: { ...heard, rounds: 1, ask: posted, lastCounter: posted },
+  };
 }
 
 const usd = (n: number) => `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
@@ -37,6 +177,8 @@ export type ReplyIntent =
   | 'review'
   | 'accept'
   | 'counter'
+  | 'final'
+  | 'pass'
   | 'decline'
   | 'ask_rate'
   | 'not_available'
@@ -78,6 +220,10 @@ export function replyText(
       return `Thanks, load ${load.load_number} is booked with you at ${usd(amount ?? 0)}. A rep will send the rate confirmation.`;
     case 'counter':
       return `Thanks for the quote. We can do ${usd(amount ?? 0)} on load ${load.load_number}. Does that work for you?`;
+    case 'final':
+      return `Thanks. The best we can do on load ${load.load_number} is ${usd(amount ?? 0)}. Let us know if that works for you.`;
+    case 'pass':
+      return `Thanks for the quote. We can't make it work on load ${load.load_number} this time; we will keep you in mind for the next one.`;
     case 'decline':
       return `Thanks for the quote. ${usd(amount ?? 0)} is more than we can do on load ${load.load_number}, so we will pass this time. We will keep you in mind for the next one.`;
     case 'ask_rate':

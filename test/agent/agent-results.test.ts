@@ -10,6 +10,7 @@ import {
   loadBody,
   type Outreach,
   outreachesOf,
+  passing,
   reply,
   tenant,
 } from '../helpers/agent-factories.js';
@@ -209,8 +210,8 @@ describe('the agent’s results', () => {
       daily_cap_per_carrier: 100,
     });
     const carriers = [
-      await laneCarrier(t, h, { routing_guide_tier: 1 }),
-      await laneCarrier(t, h, { routing_guide_tier: 1 }),
+      await laneCarrier(t, h, { routing_guide_tier: 1, ...passing() }),
+      await laneCarrier(t, h, { routing_guide_tier: 1, ...passing() }),
       await laneCarrier(t, h),
     ];
     const emails = new Map(
@@ -267,12 +268,13 @@ describe('the agent’s results', () => {
       const res = await reply(t, o, emails.get(o.carrier_id)!, `We can do ${amount} all in`);
       expect(res.json(), res.body).toMatchObject({ reason: 'accept' });
     }
-    // The fifth: countered, then left for a rep (a handoff), who accepts it.
+    // The fifth: countered, the carrier comes down within the agent's next step (over the posted
+    // rate, so not booked automatically), and it is left for a rep (a handoff), who accepts it.
     const o5 = out(ilTx[4]!, carriers[0]!);
     expect((await reply(t, o5, emails.get(o5.carrier_id)!, '2300 and we roll')).json()).toMatchObject({
       reason: 'counter',
     });
-    expect((await reply(t, o5, emails.get(o5.carrier_id)!, 'Best I can do is 2300')).json()).toMatchObject({
+    expect((await reply(t, o5, emails.get(o5.carrier_id)!, 'Best I can do is 2100')).json()).toMatchObject({
       reason: 'review',
     });
     const orgId = (await get(user.headers, '/auth/me')).active_organization.id as string;

@@ -16,6 +16,7 @@ import {
   nextEmail,
   nextWaveNow,
   outreachesOf,
+  passing,
   quietNowInChicago,
   reply,
   tenant,
@@ -351,8 +352,10 @@ describe('replies to the agent', () => {
     expect(res.statusCode).toBe(401);
   });
 
-  it('counters once over the posted rate, then leaves it to a rep; declines over the limit; never says the limit', async () => {
-    const { h, loadId, outreach, email } = await conversation();
+  it('keeps the earlier rule as the posted_rate_once strategy: one counter at the posted rate, then a rep; a decline over the limit', async () => {
+    const { h, loadId, outreach, email } = await conversation({
+      negotiation: { strategy: 'posted_rate_once' },
+    });
     const first = await reply(t, outreach, email, 'We can do it for $2,200 all in.');
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toMatchObject({ status: 'replied', reason: 'counter' });
@@ -391,10 +394,10 @@ describe('replies to the agent', () => {
   });
 
   it('books at or under the posted rate where the organization opts in, and stops the load’s other contacts', async () => {
-    const { h, loadId, carrierId, outreach, email } = await conversation({
-      auto_accept_at_or_under_posted_rate: true,
-      wave_size: 1,
-    });
+    const { h, loadId, carrierId, outreach, email } = await conversation(
+      { auto_accept_at_or_under_posted_rate: true, wave_size: 1 },
+      passing(),
+    );
     // A subscriber, so the booking's event is stored (no worker delivers it here).
     const endpoint = await t.app.inject({
       method: 'POST',
@@ -438,6 +441,23 @@ describe('replies to the agent', () => {
     expect(late.json()).toMatchObject({ reason: 'covered', offer_id: null });
     expect(await offersOf(t, h, loadId)).toHaveLength(1);
     expect((await messagesOf(t, h, outreach.id)).at(-1)!.body).toMatch(/already covered/);
+  });
+
+  it('never books a carrier whose compliance is not PASSED automatically: its offer waits for a rep', async () => {
+    const { h, loadId, carrierId, outreach, email } = await conversation({
+      auto_accept_at_or_under_posted_rate: true,
+      negotiation: { auto_accept_at_or_under_ask: true },
+    });
+    const carrier = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${carrierId}`, headers: h })
+    ).json();
+    expect(carrier.compliance_status).toBe('UNVERIFIED');
+    const res = await reply(t, outreach, email, 'yes we have a truck, 1,950 all in');
+    expect(res.json()).toMatchObject({ reason: 'review' });
+    expect(await offersOf(t, h, loadId)).toEqual([
+      expect.objectContaining({ offer_amount: 1950, status: 'pending', accepted_at: null }),
+    ]);
+    expect((await messagesOf(t, h, outreach.id)).at(-1)!.body).toMatch(/\$1,950 .*A rep will confirm/);
   });
 
   it('takes the counter-offer when the carrier just says yes', async () => {
@@ -539,8 +559,8 @@ describe('end to end on the simulated channels', () => {
       channel_order: ['email', 'whatsapp'],
     });
     const carriers = [
-      await laneCarrier(t, h, { routing_guide_tier: 1 }),
-      await laneCarrier(t, h, { routing_guide_tier: 1, email: null, phone: '+14155550123' }),
+      await laneCarrier(t, h, { routing_guide_tier: 1, ...passing() }),
+      await laneCarrier(t, h, { routing_guide_tier: 1, email: null, phone: '+14155550123', ...passing() }),
     ];
     const loadId = await agentLoad(t, h);
     // One round contacts both carriers; the simulated carriers then answer on their own timers.

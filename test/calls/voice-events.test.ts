@@ -68,7 +68,7 @@ describe('calls on the Vapi path', () => {
       ...extra,
     });
 
-  it('books a load by phone: the assistant offers the posted rate and submit_offer answers pending, countered, declined and covered', async () => {
+  it('books a load by phone: the assistant offers the posted rate and submit_offer answers countered (over the limit alike), pending and covered', async () => {
     const { user } = await createTenant(t);
     await createCarrier(t, user.headers, { phone: '+14155550190', name: 'Blue Line Freight' });
     const loadId = await secretLoad(t, user.headers);
@@ -134,29 +134,30 @@ describe('calls on the Vapi path', () => {
       /3175|2650|525|GATE CODE|customer_rate|margin|max_buy_rate|notes/,
     );
 
-    // Under the posted rate: recorded for a rep (the organization does not auto-book).
-    const [pending] = await tools(t, c, [{ id: 'tc2', name: 'submit_offer', args: { offer_amount: 1900 } }]);
-    expect(pending).toMatchObject({
-      name: 'submit_offer',
-      toolCallId: 'tc2',
-      result: expect.stringMatching(/\$1,900 .*A rep will confirm shortly/),
-      metadata: { decision: 'review', status: 'pending' },
-    });
-    // Over the posted rate: one counter-offer at the posted rate.
+    // Over the posted rate: a counter-offer at the opening ask (the posted rate, as the target).
     const [countered] = await tools(t, c, [
-      { id: 'tc3', name: 'submit_offer', args: { offer_amount: 2300 } },
+      { id: 'tc2', name: 'submit_offer', args: { offer_amount: 2300 } },
     ]);
     expect(countered).toMatchObject({
+      name: 'submit_offer',
+      toolCallId: 'tc2',
       result: expect.stringContaining('We can do $2,000'),
       metadata: { decision: 'counter', counter_offer_amount: 2000, status: 'pending' },
     });
-    // Over the limit: declined politely, and the limit is never said.
-    const [declined] = await tools(t, c, [{ id: 'tc4', name: 'submit_offer', args: { offer_amount: 2800 } }]);
-    expect(declined).toMatchObject({
-      result: expect.stringContaining('$2,800 is more than we can do'),
-      metadata: { decision: 'decline', status: 'rejected' },
+    // Over the limit, not coming down: the same counter, word for word, as for an offer under it;
+    // no decline, and the limit is never said.
+    const [over] = await tools(t, c, [{ id: 'tc3', name: 'submit_offer', args: { offer_amount: 2800 } }]);
+    expect(over).toMatchObject({
+      result: countered!.result,
+      metadata: { decision: 'counter', counter_offer_amount: 2000, status: 'pending' },
     });
-    expect(declined!.result).not.toContain('2,650');
+    expect(over!.result).not.toMatch(/2,?650|more than we can do/);
+    // Under the posted rate: recorded for a rep (the organization does not auto-book).
+    const [pending] = await tools(t, c, [{ id: 'tc4', name: 'submit_offer', args: { offer_amount: 1900 } }]);
+    expect(pending).toMatchObject({
+      result: expect.stringMatching(/\$1,900 .*A rep will confirm shortly/),
+      metadata: { decision: 'review', status: 'pending' },
+    });
     // The decisions were recorded exactly as e-mail and WhatsApp record them.
     const offers = (
       await t.app.inject({ method: 'GET', url: `/api/v1/offers?load_id=${loadId}`, headers: user.headers })
@@ -171,7 +172,7 @@ describe('calls on the Vapi path', () => {
     expect(offers.map((o) => [o.offer_amount, o.status, o.channel, o.source, o.call_id]).sort()).toEqual([
       [1900, 'pending', 'voice', 'agent', call.id],
       [2300, 'pending', 'voice', 'agent', call.id],
-      [2800, 'rejected', 'voice', 'agent', call.id],
+      [2800, 'pending', 'voice', 'agent', call.id],
     ]);
     // Booked meanwhile: the carrier hears the load is covered, and nothing is recorded.
     const first = offers.find((o) => o.offer_amount === 1900)!;

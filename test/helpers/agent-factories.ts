@@ -24,7 +24,15 @@ export type Outreach = {
 };
 
 export const SECRET = 'inbound-secret-for-the-agent-tests';
-export const registry = registryFile([goodStanding('620001', '720001', { out_of_service: true })]);
+/** MC numbers of carriers in good standing (compliance PASSED): only those are booked automatically. */
+const PASSED_MCS = Array.from({ length: 20 }, (_, i) => String(630001 + i));
+export const registry = registryFile([
+  goodStanding('620001', '720001', { out_of_service: true }),
+  ...PASSED_MCS.map((mc) => goodStanding(mc, String(Number(mc) + 100000))),
+]);
+let passedSerial = 0;
+/** A carrier body part that makes it PASS compliance (a distinct MC within a test file's run). */
+export const passing = () => ({ mc_number: PASSED_MCS[passedSerial++ % PASSED_MCS.length] });
 export const agentEnv = {
   WORKER_POLL_MS: '40',
   // Tests move time by moving timestamps in the database: the agent's lane caches must not outlast that.

@@ -4,6 +4,13 @@ import type { DbOrTx } from '../../db/client.js';
 import { text } from '../../http/schemas.js';
 import type { OfferPolicy } from '../offers/index.js';
 import { AGENT_CHANNELS, agentSettings } from './agent-tables.js';
+import {
+  defaultNegotiation,
+  negotiationPolicyPatch,
+  negotiationPolicySchema,
+  ordered,
+  storedNegotiation,
+} from './negotiation-settings.js';
 
 const hour = () => z.number().int().min(0).max(23);
 
@@ -51,7 +58,7 @@ export const agentSettingsSchema = z
     }),
     auto_accept_at_or_under_posted_rate: z.boolean().meta({
       description:
-        'true: an offer at or under the posted rate books the load at once; false: it waits pending for a rep.',
+        "true: an offer at or under the posted rate (and max_buy_rate) books the load at once, for a carrier whose compliance_status is PASSED; false: it waits pending for a rep. See negotiation.auto_accept_at_or_under_ask for booking at the agent's current ask.",
     }),
     restriction_notices_enabled: z.boolean().meta({
       description:
@@ -60,11 +67,16 @@ export const agentSettingsSchema = z
     restriction_tms_statuses: z.array(text(100)).max(50).meta({
       description: 'Carrier tms_status values (case-insensitive) the restriction notice applies to.',
     }),
+    negotiation: negotiationPolicySchema,
   })
   .meta({ id: 'AgentSettings' });
 export type AgentSettings = z.output<typeof agentSettingsSchema>;
 
-export const agentSettingsPatch = agentSettingsSchema.partial();
+/** Any of the settings; `negotiation` may name only the policy fields it changes. */
+export const agentSettingsPatch = agentSettingsSchema
+  .omit({ negotiation: true })
+  .partial()
+  .extend({ negotiation: negotiationPolicyPatch.optional() });
 
 export const DEFAULT_AGENT_SETTINGS: AgentSettings = Object.freeze({
   enabled: true,
@@ -78,6 +90,7 @@ export const DEFAULT_AGENT_SETTINGS: AgentSettings = Object.freeze({
   auto_accept_at_or_under_posted_rate: false,
   restriction_notices_enabled: false,
   restriction_tms_statuses: [],
+  negotiation: defaultNegotiation(),
 }) as AgentSettings;
 
 export async function readAgentSettings(db: DbOrTx, organizationId: string): Promise<AgentSettings> {
@@ -85,24 +98,40 @@ export async function readAgentSettings(db: DbOrTx, organizationId: string): Pro
     .select()
     .from(agentSettings)
     .where(eq(agentSettings.organization_id, organizationId));
-  if (!row) return { ...DEFAULT_AGENT_SETTINGS, channel_order: [...DEFAULT_AGENT_SETTINGS.channel_order] };
-  const { organization_id: _o, created_at: _c, updated_at: _u, ...settings } = row;
-  return settings as AgentSettings;
+  if (!row)
+    return {
+      ...DEFAULT_AGENT_SETTINGS,
+      channel_order: [...DEFAULT_AGENT_SETTINGS.channel_order],
+      negotiation: defaultNegotiation(),
+    };
+  const { organization_id: _o, created_at: _c, updated_at: _u, negotiation, ...settings } = row;
+  return { ...settings, negotiation: storedNegotiation(negotiation) } as AgentSettings;
 }
 
 /** The offers module's policy for carriers' offers, as these settings hold it. */
 export const agentOfferPolicy = (db: DbOrTx): OfferPolicy => ({
-  autoAccept: async (organizationId) =>
-    (await readAgentSettings(db, organizationId)).auto_accept_at_or_under_posted_rate,
+  of: async (organizationId) => {
+    const s = await readAgentSettings(db, organizationId);
+    return {
+      autoAcceptAtOrUnderPostedRate: s.auto_accept_at_or_under_posted_rate,
+      negotiation: s.negotiation,
+    };
+  },
 });
 
 /** Applies a partial change over the current settings; returns the result. */
 export async function updateAgentSettings(
   db: DbOrTx,
   organizationId: string,
-  patch: Partial<AgentSettings>,
+  patch: z.output<typeof agentSettingsPatch>,
 ): Promise<AgentSettings> {
-  const next = { ...(await readAgentSettings(db, organizationId)), ...patch };
+  const current = await readAgentSettings(db, organizationId);
+  const { negotiation, ...rest } = patch;
+  const next: AgentSettings = { ...current, ...rest, negotiation: current.negotiation };
+  if (negotiation) {
+    // The merged policy is validated whole (the schedule's rules span fields).
+    next.negotiation = ordered(negotiationPolicySchema.parse({ ...current.negotiation, ...negotiation }));
+  }
   next.restriction_tms_statuses = [
     ...new Set(next.restriction_tms_statuses.map((s) => s.trim().toLowerCase())),
   ];

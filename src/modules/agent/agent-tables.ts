@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { organizationId } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
@@ -29,6 +29,11 @@ export const agentSettings = pgTable(
     restriction_notices_enabled: boolean('restriction_notices_enabled').notNull(),
     /** Lower-cased carrier tms_status values that get the operational restriction notice. */
     restriction_tms_statuses: text('restriction_tms_statuses').array().notNull(),
+    /**
+     * The negotiation policy (negotiation-settings.ts), validated on write. Keys missing (a row
+     * written before they existed, `{}` for rows older than the policy) read as their defaults.
+     */
+    negotiation: jsonb('negotiation').notNull().default(sql`'{}'::jsonb`),
     ...timestamps,
   },
   (t) => [

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
-import { type ReplyIntent, replyText } from '../../domain/negotiation.js';
+import { amountOf, type ReplyIntent, replyText } from '../../domain/negotiation.js';
 import { systemScope } from '../../domain/scope.js';
 import type { EmailDeliveryEvent, InboundEmail } from '../../integrations/email/email-channel.js';
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
@@ -37,6 +37,8 @@ type ReplyChannel = 'email' | 'messaging';
 /** The intents the chat model drafts wording of their own for; the others get its plain thanks. */
 const DRAFTED: Partial<Record<ReplyIntent, DraftIntent>> = {
   counter: 'counter',
+  final: 'counter',
+  pass: 'decline',
   decline: 'decline',
   ask_rate: 'ask_rate',
   restriction_notice: 'restriction_notice',
@@ -195,14 +197,21 @@ export class ReplyHandler {
         conversationId: outreach.conversation_id,
         emailMessageId: channel === 'email' ? theirMessageId : null,
       });
-      const said = decision.kind === 'counter' ? decision.amount : amount;
-      await this.answer(outreach, decision.kind, said, theirMessageId, null, told);
+      await this.answer(outreach, decision.kind, amountOf(decision) ?? amount, theirMessageId, null, told);
       return { status: 'replied', outreach_id: outreach.id, offer_id: offerId, reason: decision.kind };
     }
-    const intent: ReplyIntent = heard.available === false ? 'not_available' : 'ask_rate';
-    await this.answer(outreach, intent, null, theirMessageId, null, told);
-    this.log.info({ ...ids, intent, questions: heard.questions }, 'agent: reply without a rate');
-    return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: intent };
+    // No rate: a refusal, or the standing answer (a question for a rate only if none was quoted).
+    const decision = await this.offers.hear(scope, {
+      loadId: outreach.load_id,
+      carrierId: outreach.carrier_id,
+      said: heard.available === false ? 'declined' : 'no_rate',
+    });
+    await this.answer(outreach, decision.kind, amountOf(decision), theirMessageId, null, told);
+    this.log.info(
+      { ...ids, intent: decision.kind, questions: heard.questions },
+      'agent: reply without a rate',
+    );
+    return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: decision.kind };
   }
 
   /** The reply read by the rules, and by the chat model when the rules found nothing. */

@@ -7,7 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
 import { answerQuestions } from '../../domain/load-questions.js';
-import { replyText } from '../../domain/negotiation.js';
+import { amountOf, replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
 import {
@@ -164,19 +164,16 @@ export class VoiceTools {
       notes: textArg(args.notes, 2000),
     });
     const { decision } = outcome;
-    const say = replyText(
-      decision.kind,
-      loadSummary(load),
-      'there',
-      decision.kind === 'counter' ? decision.amount : amount,
-    );
+    const said = amountOf(decision);
+    const say = replyText(decision.kind, loadSummary(load), 'there', said ?? amount);
+    const countered = decision.kind === 'counter' || decision.kind === 'final';
     return {
       result: say,
       metadata: {
         offer_id: outcome.offerId,
         status: outcome.status,
         decision: decision.kind,
-        ...(decision.kind === 'counter' ? { counter_offer_amount: decision.amount } : {}),
+        ...(countered ? { counter_offer_amount: said } : {}),
       },
     };
   }

@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { check, index, numeric, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { organizationId } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
@@ -75,5 +85,39 @@ export const offers = pgTable(
       t.id.desc(),
     ),
     check('offers_status_check', sql`${t.status} IN ('pending', 'accepted', 'rejected')`),
+  ],
+);
+
+/**
+ * Where the agent's negotiation with one carrier on one load stands (domain/negotiation.ts
+ * Conversation): written with the offer it answers, in the same transaction, under the load's lock.
+ */
+export const negotiations = pgTable(
+  'negotiations',
+  {
+    load_id: text('load_id')
+      .notNull()
+      .references(() => loads.id, { onDelete: 'cascade' }),
+    carrier_id: text('carrier_id')
+      .notNull()
+      .references(() => carriers.id, { onDelete: 'cascade' }),
+    organization_id: organizationId(),
+    /** Counter-offers made, the final one included. */
+    rounds: integer('rounds').notNull().default(0),
+    /** The agent's standing ask: its last counter, or an amount over it it took. */
+    ask: numeric('ask', { mode: 'number' }),
+    last_counter: numeric('last_counter', { mode: 'number' }),
+    lowest_offer: numeric('lowest_offer', { mode: 'number' }),
+    last_offer: numeric('last_offer', { mode: 'number' }),
+    /** The agent passed after its final round. */
+    passed: boolean('passed').notNull().default(false),
+    /** The carrier said no. */
+    declined: boolean('declined').notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [
+    primaryKey({ columns: [t.load_id, t.carrier_id] }),
+    index('negotiations_carrier_idx').on(t.carrier_id),
+    check('negotiations_rounds_check', sql`${t.rounds} >= 0`),
   ],
 );
