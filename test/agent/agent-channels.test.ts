@@ -230,9 +230,10 @@ describe('the agent with a chat model configured', () => {
     const ruled = await reply(t, o!, email, 'We can do 2,150 all in');
     expect(ruled.json()).toMatchObject({ reason: 'counter' });
     expect(llmRequests.slice(before).filter((r) => r.response_format)).toHaveLength(0);
-    // The rules read a price said aloud ("twenty one fifty") now: still no extraction request.
+    // The rules read a price said aloud ("twenty one fifty") now: still no extraction request, and
+    // the same offer in words hears the same counter.
     const spoken = await reply(t, o!, email, 'ok twenty one fifty and we roll tonight');
-    expect(spoken.json()).toMatchObject({ reason: 'review' });
+    expect(spoken.json()).toMatchObject({ reason: 'counter' });
     expect(llmRequests.slice(before).filter((r) => r.response_format)).toHaveLength(0);
     // This one needs the model.
     const res = await reply(t, o!, email, 'ok the number I gave Jim on the phone and we roll tonight');
