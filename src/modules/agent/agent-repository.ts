@@ -172,7 +172,8 @@ export async function dueOutreaches(
     JOIN loads l ON l.id = o.load_id
     WHERE o.is_automated AND o.status = 'pending' AND o.send_after <= now()
       ${ofOrganization(sql`o.organization_id`, organizationId)}
-    ORDER BY o.send_after LIMIT ${limit}
+    -- A bundle's outreaches share send_after: kept together in one batch.
+    ORDER BY o.send_after, coalesce(o.bundle_id, o.id) LIMIT ${limit}
     FOR UPDATE OF o SKIP LOCKED`);
   return due.rows;
 }

@@ -77,5 +77,10 @@ export function planContact(c: Reach, rules: ContactRules, now: Date): ContactPl
     const opensAt = new Date(new Date(c.last_contact_at).getTime() + rules.gapMinutes * 60_000);
     if (opensAt > now) return { kind: 'gap', opensAt };
   }
-  return { kind: 'contact', channel, address: addressOn(c, channel)!, sendAt: openTime(c.home_state, rules, now) };
+  return {
+    kind: 'contact',
+    channel,
+    address: addressOn(c, channel)!,
+    sendAt: openTime(c.home_state, rules, now),
+  };
 }

@@ -16,7 +16,10 @@ import type { PickedCandidate } from './wave-pick.js';
 export type Queued = { row: NewOutreach; candidate: Candidate };
 
 /** How the organization's settings say a carrier is reached about this load. */
-export const contactRulesOf = (settings: AgentSettings, load: Pick<AgentLoad, 'origin_state'>): ContactRules => ({
+export const contactRulesOf = (
+  settings: AgentSettings,
+  load: Pick<AgentLoad, 'origin_state'>,
+): ContactRules => ({
   channelOrder: settings.channel_order,
   quietStart: settings.quiet_hours_start,
   quietEnd: settings.quiet_hours_end,

@@ -26,12 +26,12 @@ export function skipEntries(
     ...unreachable,
     ...checked.slice(0, SKIPS_RECORDED),
   ].map((k) => ({
-      kind: 'carrier_skipped',
-      wave,
-      carrier_id: k.carrier_id,
-      tier: k.tier,
-      reason: k.reason,
-    }));
+    kind: 'carrier_skipped',
+    wave,
+    carrier_id: k.carrier_id,
+    tier: k.tier,
+    reason: k.reason,
+  }));
   const rest = [...skipped.filter((k) => k.known), ...checked.slice(SKIPS_RECORDED)];
   if (rest.length > 0) {
     const byReason = new Map<string, number>();

@@ -27,15 +27,15 @@ import {
 import { planContact } from './contact-plan.js';
 import {
   contactRulesOf,
-  lockedContactStates,
   loadPlanningFacts,
+  lockedContactStates,
   nextPlanning,
   type PlanningFacts,
   plannedContact,
   type Queued,
 } from './planning-rules.js';
 import { chosenBecause, skipEntries } from './planning-timeline.js';
-import { type PickedCandidate, type Pick, pickWave, selectWave } from './wave-pick.js';
+import { type Pick, type PickedCandidate, pickWave, selectWave } from './wave-pick.js';
 
 /** A lane's ranked candidates, and the carriers a pick found refused (guard or cap) meanwhile. */
 export type LaneRanking = { ranked: RankedCandidate[]; refused: ExpiringSet };
@@ -63,7 +63,6 @@ class ExpiringSet implements RefusedCarriers {
 type Lane = LoadLane & { organization_id: string };
 
 type Leased = { load_id: string; organization_id: string };
-
 
 /**
  * The agent's planning: which loads it works, and for each due load the next wave of carriers to
@@ -217,7 +216,11 @@ export class WavePlanner {
       const queued = await this.queue(tx, load, planned, now);
       if (queued.length === 0) {
         const outcome =
-          picked.opensAt || facts.queuedFrom ? 'deferred' : picked.candidates === 0 ? 'no_eligible_carriers' : 'exhausted';
+          picked.opensAt || facts.queuedFrom
+            ? 'deferred'
+            : picked.candidates === 0
+              ? 'no_eligible_carriers'
+              : 'exhausted';
         const nextAt = nextPlanning(now, waitMs, null, facts.queuedFrom, picked.opensAt);
         const text =
           outcome === 'deferred'
@@ -239,7 +242,13 @@ export class WavePlanner {
       const waveNumber = await recordDecision(tx, loadId, {
         text: `wave of ${queued.length} (tier ${tier ?? 'untiered'}) queued`,
         outcome: 'wave_queued',
-        nextAt: nextPlanning(now, waitMs, firstSend <= now.getTime() ? now : new Date(firstSend), facts.queuedFrom, picked.opensAt),
+        nextAt: nextPlanning(
+          now,
+          waitMs,
+          firstSend <= now.getTime() ? now : new Date(firstSend),
+          facts.queuedFrom,
+          picked.opensAt,
+        ),
         wave: { tier: tier ?? null },
       });
       await recordActivity(tx, [

@@ -82,11 +82,14 @@ const carrierFields = z.object({
       description:
         "State or province of the carrier's base (US or Canada). The agent reads the carrier's local time from it for quiet hours.",
     }),
-  preferred_channel: z.enum(['call', 'email', 'whatsapp']).nullish().meta({
-    description:
-      "The channel the carrier wants to be reached on. The agent tries it before the organization's channel_order " +
-      '(when the organization uses that channel at all and the carrier has an address for it); null: the organization order.',
-  }),
+  preferred_channel: z
+    .enum(['call', 'email', 'whatsapp'])
+    .nullish()
+    .meta({
+      description:
+        "The channel the carrier wants to be reached on. The agent tries it before the organization's channel_order " +
+        '(when the organization uses that channel at all and the carrier has an address for it); null: the organization order.',
+    }),
   equipment_types: z.array(equipmentType).max(20).nullish(),
   carrier_rep_name: text(200).nullish(),
   carrier_rep_email: emailInput().nullish(),

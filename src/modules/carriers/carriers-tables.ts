@@ -83,10 +83,7 @@ export const carriers = pgTable(
       .on(t.compliance_check_due_at)
       .where(sql`${t.compliance_check_due_at} IS NOT NULL`),
     check('carriers_routing_guide_tier_check', sql`${t.routing_guide_tier} BETWEEN 1 AND 4`),
-    check(
-      'carriers_preferred_channel_check',
-      sql`${t.preferred_channel} IN ('call', 'email', 'whatsapp')`,
-    ),
+    check('carriers_preferred_channel_check', sql`${t.preferred_channel} IN ('call', 'email', 'whatsapp')`),
     check(
       'carriers_compliance_status_check',
       sql`${t.compliance_status} IN ('PASSED', 'BLOCKED', 'UNVERIFIED')`,
