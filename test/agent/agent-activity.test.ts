@@ -60,7 +60,8 @@ describe('a load’s agent activity', () => {
       daily_cap_per_carrier: 2,
       wave_size: 20,
       // The busy carrier's two loads are two contacts, not one message naming both.
-      carrier_min_gap_minutes: 0, group_lane_loads: false,
+      carrier_min_gap_minutes: 0,
+      group_lane_loads: false,
     });
     // The busy carrier has had its two automated contacts today, on two other loads.
     const busy = await laneCarrier(t, h, { routing_guide_tier: 1 });

@@ -244,7 +244,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(offerId).toBeTruthy();
     await agentRound(t);
     await agentRound(t);
-    const eventsOf = async (type: string) =>
+    const eventsOf = async (type: 'offer.review_requested' | 'offer.review_escalated') =>
       t.database.db
         .select({ data: events.data })
         .from(events)

@@ -185,7 +185,8 @@ describe('the load-working agent', () => {
     const { h } = await tenant(t, {
       daily_cap_per_carrier: 2,
       recontact_window_hours: 12,
-      carrier_min_gap_minutes: 0, group_lane_loads: false,
+      carrier_min_gap_minutes: 0,
+      group_lane_loads: false,
     });
     const busy = await laneCarrier(t, h);
     const manual = await laneCarrier(t, h);
