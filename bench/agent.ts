@@ -8,12 +8,11 @@ import { readAgentSettings, updateAgentSettings } from '../src/modules/agent/age
 import {
   type LoadLane,
   laneKey,
-  pickWave,
   type RankedCandidate,
   rankCandidates,
   type SelectionRules,
-  selectWave,
 } from '../src/modules/agent/carrier-selection.js';
+import { pickWave, selectWave } from '../src/modules/agent/wave-pick.js';
 import { insertOrganization } from '../src/modules/auth/auth-repository.js';
 import { buildServices, type Services } from '../src/services.js';
 import { benchConfig, benchDatabase, sized, smoke } from './lib/harness.js';
@@ -292,7 +291,7 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
     ['rank the lane alone (`rankCandidates`)', (id) => rankCandidates(db, orgId, laneOf.get(id)!)],
     [
       "pick from the lane's ranking (`pickWave`, the agent's usual case)",
-      (id) => pickWave(db, orgId, id, rankings.get(laneKey(laneOf.get(id)!))!, rules),
+      async (id) => (await pickWave(db, orgId, id, rankings.get(laneKey(laneOf.get(id)!))!, rules)).wave,
     ],
   ];
   console.log(

@@ -315,7 +315,7 @@ function workersOf(
       intervalMs: pollMs,
       async drain() {
         const done = await services.agent.tick();
-        return done.cancelled + done.planned + done.dispatched;
+        return done.cancelled + done.planned + done.dispatched + done.reviews;
       },
     });
   }

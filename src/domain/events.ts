@@ -17,6 +17,8 @@ export const EVENT_TYPE_NAMES = [
   'lane_preference.unrestricted',
   'offer.created',
   'offer.status_changed',
+  'offer.review_requested',
+  'offer.review_escalated',
   'call.created',
   'call.status_changed',
   'outreach.created',

@@ -56,7 +56,13 @@ describe('a load’s agent activity', () => {
     t.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: h, ...(payload ? { payload } : {}) });
 
   it('shows each carrier chosen and each carrier skipped with the reason, wave by wave', async () => {
-    const { user, h } = await tenant(t, { daily_cap_per_carrier: 2, wave_size: 20 });
+    const { user, h } = await tenant(t, {
+      daily_cap_per_carrier: 2,
+      wave_size: 20,
+      // The busy carrier's two loads are two contacts, not one message naming both.
+      carrier_min_gap_minutes: 0,
+      group_lane_loads: false,
+    });
     // The busy carrier has had its two automated contacts today, on two other loads.
     const busy = await laneCarrier(t, h, { routing_guide_tier: 1 });
     const earlier = [await agentLoad(t, h), await agentLoad(t, h)];
@@ -121,7 +127,7 @@ describe('a load’s agent activity', () => {
       [blocked]: 'compliance_blocked',
       [restricted]: 'restricted_on_lane',
       [adminDisabled]: 'admin_disabled_on_lane',
-      [noAddress]: 'no_address',
+      [noAddress]: 'unreachable: no address for email',
       [uninsured]: 'insurance_expired',
     });
 

@@ -130,7 +130,12 @@ describe('the agent across instances and at send time', () => {
   });
 
   it('plans each load once and keeps the daily cap when two instances work side by side', async () => {
-    const { h } = await tenant(a, { daily_cap_per_carrier: 4 });
+    // One contact per load, no gap: the cap across instances alone is under test.
+    const { h } = await tenant(a, {
+      daily_cap_per_carrier: 4,
+      carrier_min_gap_minutes: 0,
+      group_lane_loads: false,
+    });
     const carriers = [await laneCarrier(a, h), await laneCarrier(a, h), await laneCarrier(a, h)];
     const loadIds: string[] = [];
     for (let i = 0; i < 6; i++) loadIds.push(await agentLoad(a, h));

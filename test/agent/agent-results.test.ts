@@ -208,6 +208,9 @@ describe('the agent’s results', () => {
     const { user, h } = await tenant(t, {
       auto_accept_at_or_under_posted_rate: true,
       daily_cap_per_carrier: 100,
+      // One conversation per load: each reply below answers about its own load.
+      carrier_min_gap_minutes: 0,
+      group_lane_loads: false,
     });
     const carriers = [
       await laneCarrier(t, h, { routing_guide_tier: 1, ...passing() }),

@@ -182,7 +182,13 @@ describe('the load-working agent', () => {
   });
 
   it('never contacts a carrier twice about a load within the window, nor past its daily cap', async () => {
-    const { h } = await tenant(t, { daily_cap_per_carrier: 2, recontact_window_hours: 12 });
+    // One contact per load, no gap: the cap and the window alone are under test.
+    const { h } = await tenant(t, {
+      daily_cap_per_carrier: 2,
+      recontact_window_hours: 12,
+      carrier_min_gap_minutes: 0,
+      group_lane_loads: false,
+    });
     const busy = await laneCarrier(t, h);
     const manual = await laneCarrier(t, h);
     const first = await agentLoad(t, h, { assigned_to_ai_agent: false });

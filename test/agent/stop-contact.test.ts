@@ -32,7 +32,8 @@ const nextPhone = () => `+1415555${String(3000 + phones++).padStart(4, '0')}`;
  * one must be withdrawn.
  */
 async function carrierWithQueuedContact(t: TestApp, receiverUrl: string, channel = 'email') {
-  const { h } = await tenant(t, { channel_order: [channel] });
+  // No gap: the carrier's second load is queued right after its first went out.
+  const { h } = await tenant(t, { channel_order: [channel], carrier_min_gap_minutes: 0 });
   const endpoint = await t.app.inject({
     method: 'POST',
     url: '/api/v1/webhooks/endpoints',

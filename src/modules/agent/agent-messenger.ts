@@ -22,8 +22,17 @@ export class AgentMessenger {
     private readonly channels: AgentChannels,
   ) {}
 
-  /** Puts one message on the outreach's channel; returns the channel's message id. */
-  async deliver(outreach: OutreachRow, load: AgentLoad, text: string, inReplyTo: string | null) {
+  /**
+   * Puts one message on the outreach's channel; returns the channel's message id. `loads`: every
+   * load the message names (a message about several loads of one lane), for the subject.
+   */
+  async deliver(
+    outreach: OutreachRow,
+    load: AgentLoad,
+    text: string,
+    inReplyTo: string | null,
+    loads: readonly AgentLoad[] = [load],
+  ) {
     if (outreach.modality === 'email') {
       const messageId = `${newId('agentMessage')}@${this.channels.replyDomain}`;
       const sent = await this.channels.email.send({
@@ -31,7 +40,10 @@ export class AgentMessenger {
         from: this.channels.emailFrom,
         to: outreach.address!,
         replyTo: `reply+${outreach.conversation_id}@${this.channels.replyDomain}`,
-        subject: `Load ${load.load_number}: ${load.origin} to ${load.destination}`,
+        subject:
+          loads.length > 1
+            ? `Loads ${loads.map((l) => l.load_number).join(', ')}: ${load.origin} to ${load.destination}`
+            : `Load ${load.load_number}: ${load.origin} to ${load.destination}`,
         text,
         inReplyTo,
         outreachId: outreach.id,

@@ -113,22 +113,6 @@ export async function recordActivity(tx: DbOrTx, entries: ActivityEntry[]) {
   await tx.insert(agentActivity).values(entries.map((e) => ({ ...e, id: newId('agentActivity') })));
 }
 
-/**
- * The carriers of `ids` at the daily cap, counted under a per-carrier lock held until the
- * transaction ends: the cap holds across loads planned at once, on any instance.
- */
-export async function cappedCarriers(tx: DbOrTx, organizationId: string, ids: string[], cap: number) {
-  const sorted = [...ids].sort();
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('agent-carrier:' || id))
-    FROM unnest(${sql.param(sorted)}::text[]) AS id ORDER BY id`);
-  const counts = await tx.execute<{ carrier_id: string; n: number }>(sql`
-    SELECT carrier_id, count(*)::int AS n FROM outreaches
-    WHERE organization_id = ${organizationId} AND carrier_id = ANY(${sql.param(sorted)}::text[])
-      AND is_automated AND cancelled_at IS NULL AND created_at > now() - interval '24 hours'
-    GROUP BY carrier_id`);
-  return new Set(counts.rows.filter((r) => r.n >= cap).map((r) => r.carrier_id));
-}
-
 export type AgentLoad = LoadSummary & {
   id: string;
   organization_id: string;
@@ -188,7 +172,8 @@ export async function dueOutreaches(
     JOIN loads l ON l.id = o.load_id
     WHERE o.is_automated AND o.status = 'pending' AND o.send_after <= now()
       ${ofOrganization(sql`o.organization_id`, organizationId)}
-    ORDER BY o.send_after LIMIT ${limit}
+    -- A bundle's outreaches share send_after: kept together in one batch.
+    ORDER BY o.send_after, coalesce(o.bundle_id, o.id) LIMIT ${limit}
     FOR UPDATE OF o SKIP LOCKED`);
   return due.rows;
 }

@@ -8,7 +8,7 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { documentAs } from '../../http/openapi.js';
 import { keepRawJsonBody } from '../../http/raw-json-body.js';
-import { errorResponses, storedEnum } from '../../http/schemas.js';
+import { errorResponses, queryBool, queryInt, storedEnum } from '../../http/schemas.js';
 import type { Channels } from '../../integrations/channels.js';
 import { parseInboundEmailWebhook } from '../../integrations/email/inbound-parse.js';
 import {
@@ -25,6 +25,7 @@ import {
   updateAgentSettings,
 } from './agent-settings.js';
 import { AGENT_CHANNELS, agentMessages } from './agent-tables.js';
+import { openReviewItems } from './review-items.js';
 
 const tags = ['agent'];
 
@@ -57,6 +58,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agent: AgentService; channels:
 
   settingsRoutes(app, database);
   messageRoutes(app, database);
+  reviewRoutes(app, database);
   await app.register(async (hooks) => emailWebhooks(hooks, agent, config.channels.email));
   await app.register(async (hooks) => channelWebhooks(hooks, agent, config.channels));
 };
@@ -91,6 +93,49 @@ function settingsRoutes(app: App, database: App['deps']['database']) {
       },
     },
     async (request) => updateAgentSettings(database.db, scopeOf(request).organizationId, request.body),
+  );
+}
+
+const reviewItemSchema = z
+  .object({
+    offer_id: z.string(),
+    load_id: z.string(),
+    load_number: z.string().nullable(),
+    carrier_id: z.string().nullable(),
+    offer_amount: z.number(),
+    requested_at: z.date(),
+    escalated_at: z.date().nullable(),
+  })
+  .meta({ id: 'AgentReviewItem' });
+
+/** Offers within max_buy_rate waiting for a rep's decision. */
+function reviewRoutes(app: App, database: App['deps']['database']) {
+  app.get(
+    '/agent/reviews',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listAgentReviews',
+        tags,
+        summary: "Offers within max_buy_rate waiting for a rep's decision, oldest first",
+        description:
+          'Each raised offer.review_requested when the agent found it; escalated ones also raised offer.review_escalated ' +
+          'after review_escalation_minutes. An item leaves the list when its offer is accepted or rejected, or the load is no longer worked.',
+        querystring: z.object({
+          escalated: queryBool()
+            .optional()
+            .meta({ description: 'true: only escalated items; false: only those not escalated yet.' }),
+          limit: queryInt(1, 500).default(100).meta({ description: 'Most items returned.' }),
+        }),
+        response: {
+          200: z.object({ data: z.array(reviewItemSchema) }),
+          ...errorResponses(401, 403, 422, 429),
+        },
+      },
+    },
+    async (request) => ({
+      data: await openReviewItems(database.db, scopeOf(request).organizationId, request.query),
+    }),
   );
 }
 

@@ -9,6 +9,7 @@ import { type AgentChannels, AgentMessenger } from './agent-messenger.js';
 import type { AgentSettings } from './agent-settings.js';
 import { type CallPlacer, ContactDispatcher } from './contact-dispatcher.js';
 import { type DeliveryResult, type InboundResult, ReplyHandler } from './reply-handler.js';
+import { sweepReviewItems } from './review-items.js';
 import { type LaneRanking, WavePlanner } from './wave-planner.js';
 
 export type { AgentChannels, DeliveryResult, InboundResult };
@@ -23,6 +24,8 @@ export class AgentService {
   private readonly planner: WavePlanner;
   private readonly dispatcher: ContactDispatcher;
   private readonly replies: ReplyHandler;
+  private readonly db: Db;
+  private readonly log: FastifyBaseLogger;
 
   constructor(
     db: Db,
@@ -33,6 +36,8 @@ export class AgentService {
     batchSize = 50,
     rankingTtlMs = 30_000,
   ) {
+    this.db = db;
+    this.log = log;
     const messenger = new AgentMessenger(db, channels);
     this.planner = new WavePlanner(db, log, batchSize, rankingTtlMs);
     this.dispatcher = new ContactDispatcher(db, calls, messenger, log, batchSize);
@@ -44,7 +49,8 @@ export class AgentService {
     const cancelled = await this.planner.cancelUnworkable();
     const planned = await this.planner.planDue(now);
     const dispatched = await this.dispatcher.dispatchDue();
-    return { cancelled, planned, dispatched };
+    const reviews = await sweepReviewItems(this.db, this.log);
+    return { cancelled, planned, dispatched, reviews: reviews.raised + reviews.escalated };
   }
 
   /**
@@ -54,6 +60,7 @@ export class AgentService {
   async workOrganization(organizationId: string, now = new Date()) {
     const planned = await this.planner.planDue(now, organizationId);
     const dispatched = await this.dispatcher.dispatchDue(organizationId);
+    await sweepReviewItems(this.db, this.log, organizationId);
     return { planned, dispatched };
   }
 

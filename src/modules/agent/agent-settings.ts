@@ -37,7 +37,7 @@ export const agentSettingsSchema = z
       .refine((a) => new Set(a).size === a.length, 'Must not repeat a channel')
       .meta({
         description:
-          'Channels to reach a carrier by, first choice first; a carrier is contacted on the first one it has an address for.',
+          "Channels to reach a carrier by, first choice first; a carrier is contacted on the first one it has an address for. A carrier's own preferred_channel, when it is one of these, comes first.",
       }),
     recontact_window_hours: z
       .number()
@@ -56,6 +56,28 @@ export const agentSettingsSchema = z
       description:
         "Hour (0-23, carrier's local time) quiet hours end; equal to the start means no quiet hours.",
     }),
+    carrier_min_gap_minutes: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 60)
+      .meta({
+        description:
+          'Least minutes between two automated contacts of one carrier, across all loads (0: no gap). Loads joining a contact not sent yet (group_lane_loads) do not add a contact.',
+      }),
+    group_lane_loads: z.boolean().meta({
+      description:
+        'true: loads of one lane (origin, destination, equipment) due for one carrier while its e-mail or WhatsApp contact is still queued join that contact, so the carrier gets one message naming them all; false: one contact per load.',
+    }),
+    review_escalation_minutes: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 60)
+      .meta({
+        description:
+          "Minutes an offer within max_buy_rate may wait for a rep's decision before its review item escalates (offer.review_escalated, once); 0: never.",
+      }),
     auto_accept_at_or_under_posted_rate: z.boolean().meta({
       description:
         "true: an offer at or under the posted rate (and max_buy_rate) books the load at once, for a carrier whose compliance_status is PASSED; false: it waits pending for a rep. See negotiation.auto_accept_at_or_under_ask for booking at the agent's current ask.",
@@ -85,6 +107,9 @@ export const DEFAULT_AGENT_SETTINGS: AgentSettings = Object.freeze({
   channel_order: ['call', 'email', 'whatsapp'],
   recontact_window_hours: 24,
   daily_cap_per_carrier: 3,
+  carrier_min_gap_minutes: 30,
+  group_lane_loads: true,
+  review_escalation_minutes: 15,
   quiet_hours_start: 20,
   quiet_hours_end: 7,
   auto_accept_at_or_under_posted_rate: false,

@@ -34,6 +34,12 @@ export const agentSettings = pgTable(
      * written before they existed, `{}` for rows older than the policy) read as their defaults.
      */
     negotiation: jsonb('negotiation').notNull().default(sql`'{}'::jsonb`),
+    /** Least minutes between two automated contacts of one carrier, across loads (0: no gap). */
+    carrier_min_gap_minutes: integer('carrier_min_gap_minutes').notNull().default(30),
+    /** Loads of one lane due together for one carrier go out in one e-mail or WhatsApp message. */
+    group_lane_loads: boolean('group_lane_loads').notNull().default(true),
+    /** Minutes an offer may wait for a rep before its review item escalates (0: never). */
+    review_escalation_minutes: integer('review_escalation_minutes').notNull().default(15),
     ...timestamps,
   },
   (t) => [
@@ -75,6 +81,7 @@ export const PLANNING_OUTCOMES = [
   'holding_for_review',
   'no_eligible_carriers',
   'exhausted',
+  'deferred',
 ] as const;
 export type PlanningOutcome = (typeof PLANNING_OUTCOMES)[number];
 
@@ -105,6 +112,28 @@ export const agentActivity = pgTable(
     created_at: tstz('created_at').notNull().defaultNow(),
   },
   (t) => [index('agent_activity_load_idx').on(t.load_id, t.created_at)],
+);
+
+/**
+ * An offer within the ceiling that waits for a rep's decision: raised once (offer.review_requested),
+ * escalated once when it waited longer than the organization's review_escalation_minutes
+ * (offer.review_escalated). It is open while the offer stays pending on a workable load.
+ */
+export const agentReviewItems = pgTable(
+  'agent_review_items',
+  {
+    offer_id: text('offer_id').primaryKey(),
+    organization_id: organizationId(),
+    load_id: text('load_id')
+      .notNull()
+      .references(() => loads.id, { onDelete: 'cascade' }),
+    requested_at: tstz('requested_at').notNull().defaultNow(),
+    escalated_at: tstz('escalated_at'),
+  },
+  (t) => [
+    index('agent_review_items_open_idx').on(t.organization_id, t.requested_at),
+    index('agent_review_items_unescalated_idx').on(t.requested_at).where(sql`${t.escalated_at} IS NULL`),
+  ],
 );
 
 /**

@@ -1,12 +1,22 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { executeNamed } from '../../db/prepared.js';
 import { refusalSql } from '../outreaches/index.js';
+import type { ContactRules, OpenBundle } from './contact-plan.js';
 
 export interface SelectionRules {
   waveSize: number;
   recontactWindowHours: number;
   dailyCapPerCarrier: number;
+  /** How a carrier is reached (channels, quiet hours, gap, grouping); none: any channel, at once. */
+  contact?: ContactRules;
+  /**
+   * Whether carriers in quiet hours may be queued for when their hours begin (false while the load
+   * already has contacts queued for later: one waiting wave at a time).
+   */
+  allowLater?: boolean;
+  /** Carriers never picked for this load (found unreachable on every channel before). */
+  exclude?: ReadonlySet<string>;
 }
 
 export type Candidate = {
@@ -20,6 +30,9 @@ export type Candidate = {
   home_state: string | null;
   phone: string | null;
   email: string | null;
+  preferred_channel: string | null;
+  last_contact_at: Date | string | null;
+  open_bundle: OpenBundle | null;
 };
 
 /** What selection reads of a load: its lane (first pickup, last drop-off) and equipment. */
@@ -38,6 +51,8 @@ export type RankedCandidate = {
   tier: number | null;
   on_time_pct: number | null;
   source: Candidate['source'];
+  /** The carrier's state: its quiet hours are known before its checks run. */
+  home_state: string | null;
 };
 
 /** Loads with the same key have the same ranked candidates: a round ranks each lane once. */
@@ -95,70 +110,18 @@ export async function rankCandidates(
            CASE WHEN c.on_time_pickup_pct IS NULL THEN c.on_time_delivery_pct
                 WHEN c.on_time_delivery_pct IS NULL THEN c.on_time_pickup_pct
                 ELSE (c.on_time_pickup_pct + c.on_time_delivery_pct) / 2 END AS on_time_pct,
-           k.source
+           k.source, c.home_state
     FROM candidates k
     -- One narrow lookup per candidate (a hash over every carrier would read them all).
     CROSS JOIN LATERAL (
-      SELECT c.routing_guide_tier, c.on_time_pickup_pct, c.on_time_delivery_pct, c.equipment_types
+      SELECT c.routing_guide_tier, c.on_time_pickup_pct, c.on_time_delivery_pct, c.equipment_types,
+             c.home_state
       FROM carriers c WHERE c.id = k.carrier_id AND c.organization_id = ${organizationId}
       OFFSET 0) c
     WHERE c.equipment_types IS NULL OR cardinality(c.equipment_types) = 0
       OR ${load.equipment_type} = ANY(c.equipment_types)
     ORDER BY 2 NULLS LAST, 3 DESC NULLS LAST, 1`);
   return result.rows;
-}
-
-/**
- * The next wave for one load from its lane's ranked candidates: in rank order, the carriers the
- * contact guard allows, not contacted (outbound) about this load within the re-contact window, with
- * fewer automated contacts than the daily cap in the last 24 hours. The wave is the first
- * `waveSize` such carriers of the best tier that has one, so a tier is worked before the next.
- *
- * The checks run on a short slice of the ranking at a time. Carriers refused for reasons that hold
- * for every load of the lane (the guard, the cap) are added to `refused`, which the caller keeps
- * with the ranking, so the next load's pick skips them instead of checking them again: as the
- * busiest carriers reach their cap, picks stay one short statement.
- */
-export async function pickWave(
-  db: DbOrTx,
-  organizationId: string,
-  loadId: string,
-  ranked: readonly RankedCandidate[],
-  rules: SelectionRules,
-  refused: RefusedCarriers = new RefusalMemo(),
-  skipped: Skipped[] = [],
-): Promise<Candidate[]> {
-  const wave: Candidate[] = [];
-  const open: RankedCandidate[] = [];
-  for (const c of ranked) {
-    const known = refused.reasonOf(c.id);
-    if (known) skipped.push({ carrier_id: c.id, tier: c.tier, reason: known, known: true });
-    else open.push(c);
-  }
-  let size = Math.max(2 * rules.waveSize, 10);
-  for (let offset = 0; offset < open.length && wave.length < rules.waveSize; offset += size, size *= 2) {
-    const slice = open.slice(offset, offset + size);
-    // Ranked by tier first: once the wave has a tier, a slice starting with another cannot add to it.
-    if (wave.length && slice[0]!.tier !== wave[0]!.tier) break;
-    for (const c of await checkInOrder(db, organizationId, loadId, slice, rules)) {
-      const reason = c.refusal
-        ? c.refusal.split(':')[0]!
-        : !c.cap_ok
-          ? 'daily_cap'
-          : !c.load_ok
-            ? 'recently_contacted'
-            : null;
-      if (c.refusal) refused.add(c.carrier_id, 'guard', reason!);
-      else if (!c.cap_ok) refused.add(c.carrier_id, 'cap', reason!);
-      if (reason) {
-        skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
-        continue;
-      }
-      if (wave.length && c.tier !== wave[0]!.tier) break;
-      if (wave.length < rules.waveSize) wave.push(c);
-    }
-  }
-  return wave;
 }
 
 /** A carrier a pick considered and left out, and why (a guard refusal, the cap, a recent contact). */
@@ -180,7 +143,7 @@ export interface RefusedCarriers {
 }
 
 /** Refusals remembered for one pick only (a load planned on its own). */
-class RefusalMemo implements RefusedCarriers {
+export class RefusalMemo implements RefusedCarriers {
   private readonly reasons = new Map<string, string>();
   reasonOf(id: string) {
     return this.reasons.get(id) ?? null;
@@ -190,8 +153,38 @@ class RefusalMemo implements RefusedCarriers {
   }
 }
 
+/**
+ * The carrier's automated contacts (any load) as the planner counts them: `n`, contacts in the
+ * last 24 hours for the daily cap (a message naming several loads counts once); `last_at`, when the
+ * latest went out or is queued to go (for the least gap between contacts).
+ */
+export const contactCountsSql = (organizationId: string | SQL, carrier: SQL) => sql`
+  SELECT count(DISTINCT coalesce(o.bundle_id, o.id))
+           FILTER (WHERE o.created_at > now() - interval '24 hours')::int AS n,
+         max(coalesce(o.sent_at, o.send_after, o.created_at)) FILTER (WHERE o.status <> 'failed') AS last_at
+  FROM outreaches o
+  WHERE o.organization_id = ${organizationId} AND o.carrier_id = ${carrier} AND o.is_automated
+    AND o.cancelled_at IS NULL AND o.created_at > now() - interval '48 hours'`;
+
+/**
+ * The carrier's queued automated e-mail or WhatsApp contact (not sent yet) about another load of
+ * the same lane as the load `ld` names, as JSON, or null: a load due now can join it.
+ */
+export const openBundleSql = (organizationId: string | SQL, carrier: SQL, ld: SQL, loadId: SQL) => sql`
+  SELECT json_build_object('bundle_id', coalesce(o.bundle_id, o.id), 'modality', o.modality,
+           'address', o.address, 'conversation_id', o.conversation_id, 'send_after', o.send_after)
+  FROM outreaches o JOIN loads b ON b.id = o.load_id
+  WHERE o.organization_id = ${organizationId} AND o.carrier_id = ${carrier} AND o.is_automated
+    AND o.status = 'pending' AND o.cancelled_at IS NULL AND o.modality <> 'call' AND o.load_id <> ${loadId}
+    AND b.origin_state IS NOT DISTINCT FROM ${ld}.origin_state
+    AND lower(b.origin_city) IS NOT DISTINCT FROM lower(${ld}.origin_city)
+    AND b.destination_state IS NOT DISTINCT FROM ${ld}.destination_state
+    AND lower(b.destination_city) IS NOT DISTINCT FROM lower(${ld}.destination_city)
+    AND b.equipment_type = ${ld}.equipment_type
+  ORDER BY o.send_after LIMIT 1`;
+
 /** Every carrier of the slice, in order, with the outcome of the checks (details only for the kept). */
-async function checkInOrder(
+export async function checkInOrder(
   db: DbOrTx,
   organizationId: string,
   loadId: string,
@@ -201,7 +194,7 @@ async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v3',
+    'agent_pick_wave_v4',
     sql`
     WITH r AS (
       SELECT * FROM unnest(
@@ -213,12 +206,11 @@ async function checkInOrder(
     ),
     checked AS (
       SELECT r.ord, r.id, r.tier, r.on_time_pct, r.source, c.name, c.home_state,
-             c.phone, c.email, c.dispatcher_phone, c.dispatcher_email,
+             ld.id AS load_id, ld.origin_city, ld.origin_state, ld.destination_city, ld.destination_state,
+             ld.equipment_type,
+             c.phone, c.email, c.dispatcher_phone, c.dispatcher_email, c.preferred_channel,
              ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('ld') })} AS refusal,
-             (SELECT count(*) FROM outreaches o
-              WHERE o.organization_id = ${organizationId} AND o.carrier_id = c.id AND o.is_automated
-                AND o.cancelled_at IS NULL AND o.created_at > now() - interval '24 hours'
-             ) < ${rules.dailyCapPerCarrier} AS cap_ok,
+             n.n < ${rules.dailyCapPerCarrier} AS cap_ok, n.last_at AS last_contact_at,
              NOT EXISTS (
                SELECT 1 FROM outreaches o
                WHERE o.load_id = ld.id AND o.carrier_id = c.id AND o.direction = 'outbound'
@@ -229,9 +221,12 @@ async function checkInOrder(
                   FROM loads WHERE organization_id = ${organizationId} AND id = ${loadId}) ld
       CROSS JOIN LATERAL (SELECT * FROM carriers c WHERE c.id = r.id AND c.organization_id = ${organizationId}
                           OFFSET 0) c
+      CROSS JOIN LATERAL (${contactCountsSql(organizationId, sql`c.id`)}) n
     )
     SELECT k.id AS carrier_id, k.name, k.tier, k.on_time_pct, k.source, k.home_state,
-           k.refusal, k.cap_ok, k.load_ok,
+           k.refusal, k.cap_ok, k.load_ok, k.preferred_channel, k.last_contact_at,
+           CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN (
+             ${openBundleSql(organizationId, sql`k.id`, sql`k`, sql`k.load_id`)}) END AS open_bundle,
            CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_phone, k.phone, (
              SELECT cc.phone FROM carrier_contacts cc
              WHERE cc.carrier_id = k.id AND cc.phone IS NOT NULL
@@ -245,21 +240,6 @@ async function checkInOrder(
     FROM checked k
     ORDER BY k.ord`,
   );
-}
-
-/** One load's next wave on its own: rank its lane, then pick (a round shares rankings by lane). */
-export async function selectWave(
-  db: DbOrTx,
-  organizationId: string,
-  loadId: string,
-  rules: SelectionRules,
-  skipped: Skipped[] = [],
-): Promise<{ wave: Candidate[]; candidates: number }> {
-  const load = await loadLane(db, organizationId, loadId);
-  if (!load) return { wave: [], candidates: 0 };
-  const ranked = await rankCandidates(db, organizationId, load);
-  const wave = await pickWave(db, organizationId, loadId, ranked, rules, undefined, skipped);
-  return { wave, candidates: ranked.length };
 }
 
 export async function loadLane(db: DbOrTx, organizationId: string, loadId: string): Promise<LoadLane | null> {

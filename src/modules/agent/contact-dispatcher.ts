@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
+import { bundledFirstContact } from '../../domain/bundled-offers.js';
 import { replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import { findCarrier } from '../carriers/index.js';
@@ -11,7 +12,7 @@ import {
   stampSent,
 } from '../outreaches/index.js';
 import type { AgentMessenger } from './agent-messenger.js';
-import { agentLoadOf, dueOutreaches } from './agent-repository.js';
+import { type AgentLoad, agentLoadOf, dueOutreaches } from './agent-repository.js';
 
 /**
  * Places the agent's calls: the calls module's service answers it (the agent needs no more of
@@ -64,8 +65,46 @@ export class ContactDispatcher {
         due.filter((d) => !d.refusal && d.workable).map((d) => d.id),
       );
     });
-    for (const outreach of claimed) await this.sendOrFail(outreach);
+    // Outreaches of one bundle (loads of a lane for one carrier) go out as one message.
+    const bundles = new Map<string, OutreachRow[]>();
+    for (const o of claimed) {
+      const key = o.bundle_id ?? o.id;
+      bundles.set(key, [...(bundles.get(key) ?? []), o]);
+    }
+    for (const group of bundles.values()) {
+      if (group.length === 1) await this.sendOrFail(group[0]!);
+      else await this.sendBundleOrFail(group);
+    }
     return claimed.length;
+  }
+
+  /**
+   * Sends one first message naming every load of the bundle, on the first outreach's channel and
+   * address; each outreach of the bundle is stamped with it and keeps it in its conversation.
+   */
+  private async sendBundleOrFail(group: OutreachRow[]): Promise<void> {
+    const [first] = group as [OutreachRow, ...OutreachRow[]];
+    const ids = { carrierId: first.carrier_id, outreachIds: group.map((o) => o.id) };
+    try {
+      const loads = (
+        await Promise.all(group.map((o) => agentLoadOf(this.db, o.organization_id, o.load_id)))
+      ).filter((l): l is AgentLoad => l !== null);
+      const carrier = (await findCarrier(this.db, systemScope(first.organization_id), first.carrier_id))!;
+      const text = bundledFirstContact(loads, carrier.name);
+      const externalId = await this.messenger.deliver(first, loads[0]!, text, null, loads);
+      for (const o of group) {
+        await stampSent(this.db, o.id, externalId);
+        await this.messenger.record(o, 'outbound', 'first_contact', text, externalId);
+      }
+      this.log.info(
+        { ...ids, channel: first.modality, loads: loads.length },
+        'agent: one message for several loads sent',
+      );
+    } catch (err) {
+      this.log.warn({ err, ...ids }, 'agent: contact failed');
+      const reason = err instanceof Error ? err.message : 'the channel refused the contact';
+      for (const o of group) await failOutreach(this.db, o, reason);
+    }
   }
 
   /** Sends the outreach; a channel that refuses ends it failed with the reason. */

@@ -17,16 +17,21 @@ export function skipEntries(
   skipped: Skipped[],
   wave: number,
 ): Omit<ActivityEntry, 'organization_id' | 'load_id'>[] {
-  const checked = skipped.filter((k) => !k.known);
-  const rows: Omit<ActivityEntry, 'organization_id' | 'load_id'>[] = checked
-    .slice(0, SKIPS_RECORDED)
-    .map((k) => ({
-      kind: 'carrier_skipped',
-      wave,
-      carrier_id: k.carrier_id,
-      tier: k.tier,
-      reason: k.reason,
-    }));
+  // Carriers unreachable on every channel are always recorded one by one: the entry is what keeps
+  // them from being picked for the load again.
+  const isUnreachable = (k: Skipped) => k.reason.startsWith('unreachable');
+  const unreachable = skipped.filter((k) => !k.known && isUnreachable(k));
+  const checked = skipped.filter((k) => !k.known && !isUnreachable(k));
+  const rows: Omit<ActivityEntry, 'organization_id' | 'load_id'>[] = [
+    ...unreachable,
+    ...checked.slice(0, SKIPS_RECORDED),
+  ].map((k) => ({
+    kind: 'carrier_skipped',
+    wave,
+    carrier_id: k.carrier_id,
+    tier: k.tier,
+    reason: k.reason,
+  }));
   const rest = [...skipped.filter((k) => k.known), ...checked.slice(SKIPS_RECORDED)];
   if (rest.length > 0) {
     const byReason = new Map<string, number>();

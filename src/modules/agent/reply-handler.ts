@@ -12,6 +12,7 @@ import { markUndelivered, type OutreachRow, recordReply } from '../outreaches/in
 import type { AgentMessenger } from './agent-messenger.js';
 import { agentLoadOf } from './agent-repository.js';
 import { readAgentSettings } from './agent-settings.js';
+import { BundleReplies, bundleText, conversationOutreaches } from './bundle-replies.js';
 import { Conversations } from './conversations.js';
 import { answerAboutLoad } from './load-facts.js';
 import { understandReply } from './reply-understanding.js';
@@ -51,6 +52,7 @@ const DRAFTED: Partial<Record<ReplyIntent, DraftIntent>> = {
  */
 export class ReplyHandler {
   private readonly conversations: Conversations;
+  private readonly bundles: BundleReplies;
 
   constructor(
     private readonly db: Db,
@@ -61,6 +63,7 @@ export class ReplyHandler {
     private readonly log: FastifyBaseLogger,
   ) {
     this.conversations = new Conversations(db, log);
+    this.bundles = new BundleReplies(db, messenger, offers, log);
   }
 
   /** A reply e-mail from the inbound-parse webhook (or the simulation). */
@@ -170,12 +173,18 @@ export class ReplyHandler {
     const ids = { loadId: outreach.load_id, carrierId: outreach.carrier_id, outreachId: outreach.id };
     await recordReply(this.db, scope, outreach.id);
     const load = (await agentLoadOf(this.db, outreach.organization_id, outreach.load_id))!;
-    const heard = await this.heard(text, load.distance, ids);
+    // A message that named several loads of a lane: read without its load numbers, answered per load.
+    const members = await conversationOutreaches(this.db, outreach);
+    const heard = await this.heard(members.length > 1 ? bundleText(text, members) : text, load.distance, ids);
     if (heard.stop_contact) {
       await this.stopContact.request(scope, outreach.carrier_id, channel === 'email' ? 'email' : 'whatsapp');
       await this.answer(outreach, 'stop_confirmed', null, theirMessageId);
       this.log.info(ids, 'agent: carrier asked not to be contacted; stamped and withdrawn');
       return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: 'stop_contact' };
+    }
+    if (members.length > 1) {
+      const bundled = await this.bundles.answer(outreach, members, text, heard, theirMessageId, channel);
+      return { status: 'replied', outreach_id: outreach.id, ...bundled };
     }
     // A question about the load ("what's the weight?") is answered from its sayable facts, ahead of the reply.
     const told =

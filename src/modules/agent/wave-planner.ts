@@ -1,14 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
-import { newId } from '../../domain/ids.js';
 import { acceptablePendingOffer } from '../offers/index.js';
-import { cancelAutomatedOutreaches, insertOutreaches, type NewOutreach } from '../outreaches/index.js';
+import { cancelAutomatedOutreaches, insertOutreaches } from '../outreaches/index.js';
 import { emitEvents, outreachEventData } from '../webhooks/index.js';
 import {
   type ActivityEntry,
   type AgentLoad,
   agentLoadOf,
-  cappedCarriers,
   enrolWorkableLoads,
   lanesOf,
   leaseDueLoads,
@@ -17,19 +15,27 @@ import {
   unworkableQueued,
 } from './agent-repository.js';
 import { type AgentSettings, readAgentSettings } from './agent-settings.js';
-import { DEFAULT_TIME_ZONE, nextContactTime, timeZoneOfState } from './cadence.js';
 import {
-  type Candidate,
   type LoadLane,
   laneKey,
-  pickWave,
   type RankedCandidate,
   type RefusedCarriers,
   rankCandidates,
+  type SelectionRules,
   type Skipped,
-  selectWave,
 } from './carrier-selection.js';
+import { planContact } from './contact-plan.js';
+import {
+  contactRulesOf,
+  loadPlanningFacts,
+  lockedContactStates,
+  nextPlanning,
+  type PlanningFacts,
+  plannedContact,
+  type Queued,
+} from './planning-rules.js';
 import { chosenBecause, skipEntries } from './planning-timeline.js';
+import { type Pick, type PickedCandidate, pickWave, selectWave } from './wave-pick.js';
 
 /** A lane's ranked candidates, and the carriers a pick found refused (guard or cap) meanwhile. */
 export type LaneRanking = { ranked: RankedCandidate[]; refused: ExpiringSet };
@@ -57,7 +63,6 @@ class ExpiringSet implements RefusedCarriers {
 type Lane = LoadLane & { organization_id: string };
 
 type Leased = { load_id: string; organization_id: string };
-type Queued = { row: NewOutreach; candidate: Candidate };
 
 /**
  * The agent's planning: which loads it works, and for each due load the next wave of carriers to
@@ -205,17 +210,26 @@ export class WavePlanner {
         return [];
       }
       const skipped: Skipped[] = [];
-      const { wave, candidates } = await this.pick(tx, organizationId, loadId, settings, skipped, ranking);
-      const planned = this.addressed(wave, load, settings, now, skipped);
+      const facts = await loadPlanningFacts(tx, loadId);
+      const picked = await this.pick(tx, load, settings, skipped, now, facts, ranking);
+      const planned = [...picked.wave, ...picked.later].map((c) => plannedContact(c, load));
       const queued = await this.queue(tx, load, planned, now);
       if (queued.length === 0) {
-        const outcome = candidates === 0 ? 'no_eligible_carriers' : 'exhausted';
+        const outcome =
+          picked.opensAt || facts.queuedFrom
+            ? 'deferred'
+            : picked.candidates === 0
+              ? 'no_eligible_carriers'
+              : 'exhausted';
+        const nextAt = nextPlanning(now, waitMs, null, facts.queuedFrom, picked.opensAt);
         const text =
-          outcome === 'no_eligible_carriers'
-            ? 'no carrier on this lane to contact'
-            : 'every carrier on this lane was contacted or refused';
+          outcome === 'deferred'
+            ? `no carrier reachable now (quiet hours, contact gap or queued contacts); next planning at ${nextAt.toISOString()}`
+            : outcome === 'no_eligible_carriers'
+              ? 'no carrier on this lane to contact'
+              : 'every carrier on this lane was contacted or refused';
         this.log.info({ loadId }, `agent: ${text}`);
-        const waves = await recordDecision(tx, loadId, { text, outcome, nextAt: later });
+        const waves = await recordDecision(tx, loadId, { text, outcome, nextAt });
         // The skips belong to the wave that could not be made.
         await recordActivity(tx, [
           ...skipEntries(skipped, waves + 1).map(entry),
@@ -223,12 +237,18 @@ export class WavePlanner {
         ]);
         return [];
       }
-      const lastSend = Math.max(...queued.map((o) => o.send_after!.getTime()));
-      const tier = wave[0]!.tier;
+      const firstSend = Math.min(...queued.map((o) => o.send_after!.getTime()));
+      const tier = (picked.wave[0] ?? picked.later[0])!.tier;
       const waveNumber = await recordDecision(tx, loadId, {
         text: `wave of ${queued.length} (tier ${tier ?? 'untiered'}) queued`,
         outcome: 'wave_queued',
-        nextAt: new Date(lastSend + waitMs),
+        nextAt: nextPlanning(
+          now,
+          waitMs,
+          firstSend <= now.getTime() ? now : new Date(firstSend),
+          facts.queuedFrom,
+          picked.opensAt,
+        ),
         wave: { tier: tier ?? null },
       });
       await recordActivity(tx, [
@@ -250,83 +270,67 @@ export class WavePlanner {
     });
   }
 
-  /** The load's next wave: from the lane's shared ranking, else ranked for this load alone. */
+  /**
+   * The load's next wave: from the lane's shared ranking, else ranked for this load alone; then,
+   * under each picked carrier's lock, its daily cap and contact gap counted again (another load
+   * may have contacted it since the pick read them).
+   */
   private async pick(
     tx: DbOrTx,
-    organizationId: string,
-    loadId: string,
+    load: AgentLoad,
     settings: AgentSettings,
     skipped: Skipped[],
+    now: Date,
+    facts: PlanningFacts,
     ranking?: () => Promise<LaneRanking>,
-  ): Promise<{ wave: Candidate[]; candidates: number }> {
-    const rules = {
+  ): Promise<Pick & { candidates: number }> {
+    const organizationId = load.organization_id;
+    const contact = contactRulesOf(settings, load);
+    const rules: SelectionRules = {
       waveSize: settings.wave_size,
       recontactWindowHours: settings.recontact_window_hours,
       dailyCapPerCarrier: settings.daily_cap_per_carrier,
+      contact,
+      // One waiting wave at a time: while contacts wait for quiet hours to end, only carriers in
+      // their hours are added.
+      allowLater: !(facts.queuedFrom && facts.queuedFrom > now),
+      exclude: facts.unreachable,
     };
     const lane = ranking ? await ranking() : null;
     const picked = lane
       ? {
-          wave: await pickWave(tx, organizationId, loadId, lane.ranked, rules, lane.refused, skipped),
+          ...(await pickWave(tx, organizationId, load.id, lane.ranked, rules, lane.refused, skipped, now)),
           candidates: lane.ranked.length,
         }
-      : await selectWave(tx, organizationId, loadId, rules, skipped);
-    if (picked.wave.length === 0) return picked;
-    const capped = await cappedCarriers(
+      : await selectWave(tx, organizationId, load.id, rules, skipped, now);
+    const all = [...picked.wave, ...picked.later];
+    if (all.length === 0) return picked;
+    const fresh = await lockedContactStates(
       tx,
       organizationId,
-      picked.wave.map((c) => c.carrier_id),
-      settings.daily_cap_per_carrier,
+      load.id,
+      all.map((c) => c.carrier_id),
     );
-    for (const c of picked.wave) {
-      if (capped.has(c.carrier_id))
-        skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: 'daily_cap' });
-    }
-    return { ...picked, wave: picked.wave.filter((c) => !capped.has(c.carrier_id)) };
-  }
-
-  /** Each carrier of the wave on its first channel with an address, sent after quiet hours. */
-  private addressed(
-    wave: Candidate[],
-    load: AgentLoad,
-    settings: AgentSettings,
-    now: Date,
-    skipped: Skipped[],
-  ): Queued[] {
-    const planned: Queued[] = [];
-    for (const candidate of wave) {
-      const channel = settings.channel_order.find((ch) =>
-        ch === 'email' ? candidate.email : candidate.phone,
-      );
-      if (!channel) {
-        this.log.info(
-          { loadId: load.id, carrierId: candidate.carrier_id },
-          'agent: carrier has no address for any channel',
+    const recheck = (list: PickedCandidate[]) =>
+      list.flatMap((c): PickedCandidate[] => {
+        const state = fresh.get(c.carrier_id);
+        const plan = planContact(
+          { ...c, last_contact_at: state?.last_at ?? null, open_bundle: state?.open_bundle ?? null },
+          contact,
+          now,
         );
-        skipped.push({ carrier_id: candidate.carrier_id, tier: candidate.tier, reason: 'no_address' });
-        continue;
-      }
-      const zone =
-        timeZoneOfState(candidate.home_state) ?? timeZoneOfState(load.origin_state) ?? DEFAULT_TIME_ZONE;
-      planned.push({
-        candidate,
-        row: {
-          id: newId('outreach'),
-          organization_id: load.organization_id,
-          carrier_id: candidate.carrier_id,
-          load_id: load.id,
-          load_number: load.load_number,
-          modality: channel,
-          direction: 'outbound',
-          status: 'pending',
-          is_automated: true,
-          send_after: nextContactTime(now, zone, settings.quiet_hours_start, settings.quiet_hours_end),
-          address: channel === 'email' ? candidate.email : candidate.phone,
-          conversation_id: channel === 'call' ? null : newId('conversation'),
-        },
+        // Joining a queued message adds no contact: only a contact of its own counts for the cap.
+        if (plan.kind === 'contact' && (state?.n ?? 0) >= settings.daily_cap_per_carrier) {
+          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: 'daily_cap' });
+          return [];
+        }
+        if (plan.kind === 'gap' || plan.kind === 'unreachable') {
+          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: 'carrier_gap' });
+          return [];
+        }
+        return [{ ...c, plan }];
       });
-    }
-    return planned;
+    return { ...picked, wave: recheck(picked.wave), later: recheck(picked.later) };
   }
 
   /** Inserts the planned outreaches and emits outreach.created for each. */

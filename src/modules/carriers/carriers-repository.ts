@@ -27,6 +27,7 @@ export const WRITABLE_COLUMNS = {
   is_onboarded: 'bool',
   tms_status: 'text',
   home_state: 'text',
+  preferred_channel: 'text',
   equipment_types: 'text[]',
   carrier_rep_name: 'text',
   carrier_rep_email: 'text',

@@ -82,6 +82,14 @@ const carrierFields = z.object({
       description:
         "State or province of the carrier's base (US or Canada). The agent reads the carrier's local time from it for quiet hours.",
     }),
+  preferred_channel: z
+    .enum(['call', 'email', 'whatsapp'])
+    .nullish()
+    .meta({
+      description:
+        "The channel the carrier wants to be reached on. The agent tries it before the organization's channel_order " +
+        '(when the organization uses that channel at all and the carrier has an address for it); null: the organization order.',
+    }),
   equipment_types: z.array(equipmentType).max(20).nullish(),
   carrier_rep_name: text(200).nullish(),
   carrier_rep_email: emailInput().nullish(),
@@ -205,6 +213,7 @@ export const carrierSchema = z
     is_active: z.boolean(),
     tms_status: nullable(z.string()),
     home_state: nullable(z.string()),
+    preferred_channel: nullable(storedEnum(['call', 'email', 'whatsapp'] as const)),
     provider: nullable(z.string()),
     ingestion_method: nullable(z.string()),
     equipment_types: nullable(z.array(storedEnum(EQUIPMENT_TYPES))),

@@ -34,6 +34,8 @@ export const carriers = pgTable(
     tms_status: text('tms_status'),
     /** State or province code of the carrier's base: its local time for the agent's quiet hours. */
     home_state: text('home_state'),
+    /** The channel the carrier wants to be reached on first (call, email, whatsapp); null: the organization's order. */
+    preferred_channel: text('preferred_channel'),
     provider: text('provider'),
     ingestion_method: text('ingestion_method'),
     equipment_types: text('equipment_types').array(),
@@ -81,6 +83,7 @@ export const carriers = pgTable(
       .on(t.compliance_check_due_at)
       .where(sql`${t.compliance_check_due_at} IS NOT NULL`),
     check('carriers_routing_guide_tier_check', sql`${t.routing_guide_tier} BETWEEN 1 AND 4`),
+    check('carriers_preferred_channel_check', sql`${t.preferred_channel} IN ('call', 'email', 'whatsapp')`),
     check(
       'carriers_compliance_status_check',
       sql`${t.compliance_status} IN ('PASSED', 'BLOCKED', 'UNVERIFIED')`,

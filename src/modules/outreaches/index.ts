@@ -6,6 +6,7 @@ export {
   failOutreach,
   insertOutreaches,
   markUndelivered,
+  outreachesOfConversation,
   outreachOfConversation,
   outreachOfMessageIds,
   outreachOnChannel,

@@ -1,7 +1,7 @@
 // The outreach records of the agent's e-mail and WhatsApp contacts: claimed, sent, failed, found
 // again by conversation, message or address. Other modules use them through index.ts.
 
-import { and, desc, eq, inArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { emitEvent, outreachEventData } from '../webhooks/index.js';
 import type { NewOutreach, OutreachRow } from './outreach-queries.js';
@@ -68,6 +68,24 @@ export async function outreachOnChannel(db: DbOrTx, id: string, modality: Channe
 export async function outreachOfConversation(db: DbOrTx, conversationId: string) {
   const [row] = await db.select().from(outreaches).where(eq(outreaches.conversation_id, conversationId));
   return row ?? null;
+}
+
+/**
+ * Every outreach of one conversation with one carrier, not withdrawn, first created first: several
+ * when one message offered the carrier several loads.
+ */
+export function outreachesOfConversation(db: DbOrTx, conversationId: string, carrierId: string) {
+  return db
+    .select()
+    .from(outreaches)
+    .where(
+      and(
+        eq(outreaches.conversation_id, conversationId),
+        eq(outreaches.carrier_id, carrierId),
+        isNull(outreaches.cancelled_at),
+      ),
+    )
+    .orderBy(asc(outreaches.created_at), asc(outreaches.id));
 }
 
 /**

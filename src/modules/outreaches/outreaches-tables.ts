@@ -45,6 +45,11 @@ export const outreaches = pgTable(
     external_message_id: text('external_message_id'),
     /** Set when the agent withdrew a queued outreach before it went out (load covered, stop asked). */
     cancelled_at: tstz('cancelled_at'),
+    /**
+     * Outreaches sent as one conversation (loads of one lane offered to one carrier together) share
+     * it; null: the outreach is a conversation of its own. Counted once for the daily cap.
+     */
+    bundle_id: text('bundle_id'),
     ...timestamps,
   },
   (t) => [
@@ -67,6 +72,7 @@ export const outreaches = pgTable(
     index('outreaches_automated_due_idx')
       .on(t.send_after)
       .where(sql`${t.is_automated} AND ${t.status} = 'pending'`),
+    index('outreaches_bundle_idx').on(t.bundle_id).where(sql`${t.bundle_id} IS NOT NULL`),
     index('outreaches_conversation_idx').on(t.conversation_id).where(sql`${t.conversation_id} IS NOT NULL`),
     index('outreaches_external_message_idx')
       .on(t.external_message_id)

@@ -42,6 +42,15 @@ const elpEvent = z.object({
   total_score: z.number().nullable(),
 });
 const offerStatusEvent = offerSchema.extend({ previous_status: z.string() });
+const reviewEvent = z.object({
+  offer_id: z.string(),
+  load_id: z.string(),
+  load_number: z.string().nullable(),
+  carrier_id: z.string().nullable(),
+  offer_amount: z.number(),
+  requested_at: z.date(),
+  escalated_at: z.date().nullable(),
+});
 const pingEvent = z.object({ endpoint_id: z.string(), message: z.string() });
 
 /** The catalogue of DESIGN.md section 8: each type, what it means and the shape of `data`. */
@@ -85,6 +94,18 @@ export const EVENT_TYPES = {
   },
   'offer.created': { description: 'An offer was recorded (API, rep or voice agent).', data: offerSchema },
   'offer.status_changed': { description: "An offer's status changed.", data: offerStatusEvent },
+  'offer.review_requested': {
+    description:
+      "A carrier's offer within max_buy_rate waits for a rep's decision (the agent holds the load meanwhile). " +
+      'Once per offer; GET /agent/reviews lists the open ones.',
+    data: reviewEvent,
+  },
+  'offer.review_escalated': {
+    description:
+      "An offer waiting for a rep's decision waited longer than the organization's review_escalation_minutes. " +
+      'Once per offer.',
+    data: reviewEvent,
+  },
   'call.created': { description: 'A call was created.', data: callSchema },
   'call.status_changed': { description: "A call's status moved forward.", data: callStatusEvent },
   'outreach.created': { description: 'An outreach started.', data: outreachEvent },

@@ -1,0 +1,127 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, DbOrTx } from '../../db/client.js';
+import { bundledAskRate, bundledOthersNote, splitByLoadNumbers } from '../../domain/bundled-offers.js';
+import { amountOf, replyText } from '../../domain/negotiation.js';
+import { systemScope } from '../../domain/scope.js';
+import { findCarrier } from '../carriers/index.js';
+import { counterOffered, type OfferReceiver } from '../offers/index.js';
+import { type OutreachRow, outreachesOfConversation, recordReply } from '../outreaches/index.js';
+import type { AgentMessenger } from './agent-messenger.js';
+import { type AgentLoad, agentLoadOf } from './agent-repository.js';
+import { understandReply } from './reply-understanding.js';
+
+type Heard = ReturnType<typeof understandReply>;
+
+/** The outreaches of the reply's conversation: several when one message named several loads. */
+export async function conversationOutreaches(db: DbOrTx, outreach: OutreachRow): Promise<OutreachRow[]> {
+  if (!outreach.conversation_id) return [outreach];
+  const rows = await outreachesOfConversation(db, outreach.conversation_id, outreach.carrier_id);
+  return rows.length ? rows : [outreach];
+}
+
+/** The text an answer about several loads is read from: every load number taken out. */
+export const bundleText = (text: string, members: OutreachRow[]) =>
+  splitByLoadNumbers(
+    text,
+    members.map((m) => m.load_number ?? ''),
+  ).rest;
+
+export type BundleAnswer = { offer_id: string | null; reason: string };
+
+/**
+ * A carrier's answer to a message naming several loads of one lane. Each load number the answer
+ * names gets an offer: the amount written after that number, else the answer's one amount. An
+ * answer naming no load number applies its amount to the first load of the message only (a
+ * carrier with one truck may quote "2100" meaning one load; the others are asked for again), and a
+ * bare "yes" takes each load's counter-offer the agent made. The answers go out in one message.
+ */
+export class BundleReplies {
+  constructor(
+    private readonly db: Db,
+    private readonly messenger: AgentMessenger,
+    private readonly offers: OfferReceiver,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  async answer(
+    outreach: OutreachRow,
+    members: OutreachRow[],
+    text: string,
+    heard: Heard,
+    theirMessageId: string | null,
+    channel: 'email' | 'messaging',
+  ): Promise<BundleAnswer> {
+    const scope = systemScope(outreach.organization_id);
+    for (const m of members) if (m.id !== outreach.id) await recordReply(this.db, scope, m.id);
+    const loads = new Map<string, AgentLoad>();
+    for (const m of members) {
+      const load = await agentLoadOf(this.db, m.organization_id, m.load_id);
+      if (load) loads.set(m.load_id, load);
+    }
+    const byNumber = new Map(members.map((m) => [m.load_number?.toLowerCase(), m]));
+    const { parts } = splitByLoadNumbers(
+      text,
+      members.map((m) => m.load_number ?? ''),
+    );
+    const targets: { member: OutreachRow; rate: number | null }[] = [];
+    for (const part of parts) {
+      const member = byNumber.get(part.load_number.toLowerCase());
+      if (!member) continue;
+      const own = understandReply(part.text, { distance: loads.get(member.load_id)?.distance ?? null });
+      targets.push({ member, rate: own.rate ?? heard.rate });
+    }
+    if (targets.length === 0 && heard.rate !== null) targets.push({ member: members[0]!, rate: heard.rate });
+    if (targets.length === 0 && heard.available === true) {
+      for (const member of members) targets.push({ member, rate: null });
+    }
+    const lines: string[] = [];
+    const decisions: string[] = [];
+    let offerId: string | null = null;
+    for (const t of targets) {
+      const rate = t.rate ?? (await counterOffered(this.db, t.member.load_id, t.member.carrier_id));
+      const load = loads.get(t.member.load_id);
+      if (rate === null || !load) continue;
+      const outcome = await this.offers.receive(scope, {
+        loadId: t.member.load_id,
+        carrierId: t.member.carrier_id,
+        amount: rate,
+        channel,
+        notes: heard.rate_basis === 'plus_fuel' ? 'plus fuel surcharge' : null,
+        conversationId: t.member.conversation_id,
+        emailMessageId: channel === 'email' ? theirMessageId : null,
+      });
+      offerId ??= outcome.offerId;
+      decisions.push(outcome.decision.kind);
+      const said = amountOf(outcome.decision) ?? outcome.amount;
+      const carrier = (await findCarrier(this.db, scope, t.member.carrier_id))!;
+      lines.push(replyText(outcome.decision.kind, load, carrier.name, said));
+    }
+    const numbers = members.map((m) => m.load_number ?? '');
+    let intent = decisions[0] ?? 'ask_rate';
+    if (lines.length === 0) {
+      if (heard.available === false) {
+        intent = 'not_available';
+        // The refusal is the carrier's answer on each load of the message: no rate is asked again.
+        for (const m of members)
+          await this.offers.hear(scope, { loadId: m.load_id, carrierId: m.carrier_id, said: 'declined' });
+        lines.push(replyText('not_available', loads.get(members[0]!.load_id)!, ''));
+      } else lines.push(bundledAskRate(numbers));
+    } else if (parts.length === 0 && members.length > 1 && heard.rate !== null) {
+      lines.push(bundledOthersNote(numbers.slice(1)));
+    }
+    const body = lines.join('\n');
+    const first = loads.get(outreach.load_id) ?? [...loads.values()][0]!;
+    const externalId = await this.messenger
+      .deliver(outreach, first, body, theirMessageId, [...loads.values()])
+      .catch((err) => {
+        this.log.warn({ err, outreachId: outreach.id }, 'agent: reply could not be sent');
+        return null;
+      });
+    for (const m of members) await this.messenger.record(m, 'outbound', intent, body, externalId);
+    this.log.info(
+      { carrierId: outreach.carrier_id, outreachId: outreach.id, loads: members.length, decisions },
+      'agent: answer to a message about several loads',
+    );
+    return { offer_id: offerId, reason: decisions.length ? decisions.join(',') : intent };
+  }
+}

@@ -1,0 +1,86 @@
+// When and how one carrier can be contacted about a load, as pure functions: its channel (its
+// own preference, then the organization's order), quiet hours in its local time, the least gap
+// between two contacts of one carrier, and joining a contact about the same lane still queued.
+
+import { nextContactTime, timeZoneOfState } from './cadence.js';
+
+export type Channel = 'call' | 'email' | 'whatsapp';
+
+/** What the planner knows of a carrier when it plans a contact. */
+export type Reach = {
+  phone: string | null;
+  email: string | null;
+  preferred_channel: string | null;
+  home_state: string | null;
+  /** The carrier's latest automated contact (sent, or queued to go at `send_after`), any load. */
+  last_contact_at: Date | string | null;
+  /** A queued automated contact of the carrier about a load of the same lane, not sent yet. */
+  open_bundle: OpenBundle | null;
+};
+
+export type OpenBundle = {
+  bundle_id: string;
+  modality: Channel;
+  address: string | null;
+  conversation_id: string | null;
+  send_after: Date | string;
+};
+
+export type ContactRules = {
+  channelOrder: readonly Channel[];
+  quietStart: number;
+  quietEnd: number;
+  gapMinutes: number;
+  groupLaneLoads: boolean;
+  /** The zone of a carrier whose state is unknown (the load's origin, else the default). */
+  fallbackZone: string;
+};
+
+export type ContactPlan =
+  /** No address for any channel it may be reached on: never contacted about this load. */
+  | { kind: 'unreachable'; channels: Channel[] }
+  /** Contacted less than the gap ago (or a contact is queued): not before `opensAt`. */
+  | { kind: 'gap'; opensAt: Date }
+  /** Joins the carrier's queued contact about another load of the lane: one message for both. */
+  | { kind: 'join'; bundle: OpenBundle; sendAt: Date }
+  /** Contacted on `channel` at `sendAt`: now, or when its quiet hours end. */
+  | { kind: 'contact'; channel: Channel; address: string; sendAt: Date };
+
+/** The channels to try, in order: the carrier's preference first when the organization uses it. */
+export function channelsOf(preferred: string | null, order: readonly Channel[]): Channel[] {
+  const first = order.find((c) => c === preferred);
+  return first ? [first, ...order.filter((c) => c !== first)] : [...order];
+}
+
+/** The address a channel reaches the carrier at (WhatsApp goes to its phone number). */
+export const addressOn = (c: Pick<Reach, 'phone' | 'email'>, channel: Channel) =>
+  channel === 'email' ? c.email : c.phone;
+
+/** When quiet hours let the carrier be contacted, at or after `now` (`now` itself when in hours). */
+export function openTime(homeState: string | null, rules: ContactRules, now: Date): Date {
+  const zone = timeZoneOfState(homeState) ?? rules.fallbackZone;
+  return nextContactTime(now, zone, rules.quietStart, rules.quietEnd);
+}
+
+/** How the carrier can be contacted about a load at `now` (the caller has checked the guard and the cap). */
+export function planContact(c: Reach, rules: ContactRules, now: Date): ContactPlan {
+  const channels = channelsOf(c.preferred_channel, rules.channelOrder);
+  const channel = channels.find((ch) => addressOn(c, ch));
+  if (!channel) return { kind: 'unreachable', channels };
+  const b = c.open_bundle;
+  // A call cannot name several loads the carrier answers one by one: only messages are joined.
+  if (rules.groupLaneLoads && b && b.modality !== 'call') {
+    const at = new Date(b.send_after);
+    return { kind: 'join', bundle: b, sendAt: at > now ? at : now };
+  }
+  if (rules.gapMinutes > 0 && c.last_contact_at) {
+    const opensAt = new Date(new Date(c.last_contact_at).getTime() + rules.gapMinutes * 60_000);
+    if (opensAt > now) return { kind: 'gap', opensAt };
+  }
+  return {
+    kind: 'contact',
+    channel,
+    address: addressOn(c, channel)!,
+    sendAt: openTime(c.home_state, rules, now),
+  };
+}

@@ -1,0 +1,132 @@
+// The planner's rules around a pick: the contact rules an organization's settings make, what the
+// planner reads of the load before picking, the carriers' contact counts under their locks, the
+// outreach each picked carrier gets, and when the load is planned next.
+
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client.js';
+import { newId } from '../../domain/ids.js';
+import type { NewOutreach } from '../outreaches/index.js';
+import type { AgentLoad } from './agent-repository.js';
+import type { AgentSettings } from './agent-settings.js';
+import { DEFAULT_TIME_ZONE, timeZoneOfState } from './cadence.js';
+import { type Candidate, contactCountsSql, openBundleSql } from './carrier-selection.js';
+import type { ContactRules, OpenBundle } from './contact-plan.js';
+import type { PickedCandidate } from './wave-pick.js';
+
+export type Queued = { row: NewOutreach; candidate: Candidate };
+
+/** How the organization's settings say a carrier is reached about this load. */
+export const contactRulesOf = (
+  settings: AgentSettings,
+  load: Pick<AgentLoad, 'origin_state'>,
+): ContactRules => ({
+  channelOrder: settings.channel_order,
+  quietStart: settings.quiet_hours_start,
+  quietEnd: settings.quiet_hours_end,
+  gapMinutes: settings.carrier_min_gap_minutes,
+  groupLaneLoads: settings.group_lane_loads,
+  fallbackZone: timeZoneOfState(load.origin_state) ?? DEFAULT_TIME_ZONE,
+});
+
+export type PlanningFacts = {
+  /** When the load's earliest queued automated contact goes out; null: none queued. */
+  queuedFrom: Date | null;
+  /** Carriers found unreachable on every channel for this load: never picked for it again. */
+  unreachable: Set<string>;
+};
+
+/** What the planner reads of the load before it picks. */
+export async function loadPlanningFacts(tx: DbOrTx, loadId: string): Promise<PlanningFacts> {
+  const result = await tx.execute<{ queued_from: string | null; unreachable: string[] | null }>(sql`
+    SELECT (SELECT min(send_after) FROM outreaches
+            WHERE load_id = ${loadId} AND is_automated AND status = 'pending' AND cancelled_at IS NULL) AS queued_from,
+           (SELECT array_agg(DISTINCT carrier_id) FROM agent_activity
+            WHERE load_id = ${loadId} AND kind = 'carrier_skipped' AND carrier_id IS NOT NULL
+              AND reason LIKE 'unreachable%') AS unreachable`);
+  const row = result.rows[0]!;
+  return {
+    queuedFrom: row.queued_from ? new Date(row.queued_from) : null,
+    unreachable: new Set(row.unreachable ?? []),
+  };
+}
+
+export type ContactState = { n: number; last_at: string | null; open_bundle: OpenBundle | null };
+
+/**
+ * The carriers' automated contacts counted under a per-carrier lock held until the transaction
+ * ends (the cap and the gap hold across loads planned at once, on any instance), with each one's
+ * queued message about another load of this load's lane, if any.
+ */
+export async function lockedContactStates(tx: DbOrTx, organizationId: string, loadId: string, ids: string[]) {
+  const sorted = [...new Set(ids)].sort();
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('agent-carrier:' || id))
+    FROM unnest(${sql.param(sorted)}::text[]) AS id ORDER BY id`);
+  const rows = await tx.execute<ContactState & { carrier_id: string }>(sql`
+    SELECT c.id AS carrier_id, n.n, n.last_at, (${openBundleSql(organizationId, sql`c.id`, sql`ld`, sql`ld.id`)}) AS open_bundle
+    FROM unnest(${sql.param(sorted)}::text[]) AS c(id)
+    CROSS JOIN (SELECT id, origin_city, origin_state, destination_city, destination_state, equipment_type
+                FROM loads WHERE id = ${loadId}) ld
+    CROSS JOIN LATERAL (${contactCountsSql(organizationId, sql`c.id`)}) n`);
+  return new Map(rows.rows.map((r) => [r.carrier_id, r]));
+}
+
+/** The outreach a picked carrier gets: a contact of its own, or a place in its queued message. */
+export function plannedContact(c: PickedCandidate, load: AgentLoad): Queued {
+  const base = {
+    id: newId('outreach'),
+    organization_id: load.organization_id,
+    carrier_id: c.carrier_id,
+    load_id: load.id,
+    load_number: load.load_number,
+    direction: 'outbound' as const,
+    status: 'pending' as const,
+    is_automated: true,
+  };
+  const { plan } = c;
+  if (plan.kind === 'join') {
+    return {
+      candidate: c,
+      row: {
+        ...base,
+        modality: plan.bundle.modality,
+        address: plan.bundle.address,
+        conversation_id: plan.bundle.conversation_id,
+        bundle_id: plan.bundle.bundle_id,
+        send_after: plan.sendAt,
+      },
+    };
+  }
+  return {
+    candidate: c,
+    row: {
+      ...base,
+      modality: plan.channel,
+      address: plan.address,
+      conversation_id: plan.channel === 'call' ? null : newId('conversation'),
+      send_after: plan.sendAt,
+    },
+  };
+}
+
+/**
+ * When the load is planned next. A wave that went out now: after the wave wait. Otherwise the
+ * load waits for its queued contacts (the wave wait after the first goes out) unless a carrier
+ * left out for quiet hours or the gap can be reached before them; with nothing queued, when the
+ * first such carrier can be reached; with nobody at all, after the wave wait.
+ */
+export function nextPlanning(
+  now: Date,
+  waitMs: number,
+  firstSend: Date | null,
+  queuedFrom: Date | null,
+  opensAt: Date | null,
+): Date {
+  const t = now.getTime();
+  if (firstSend && firstSend.getTime() <= t) return new Date(t + waitMs);
+  const queued = [firstSend, queuedFrom].filter((d): d is Date => !!d && d.getTime() > t);
+  const q = queued.length ? Math.min(...queued.map((d) => d.getTime())) : null;
+  // At least a minute ahead: a carrier whose hours begin now is planned in a coming round.
+  const open = opensAt ? Math.max(opensAt.getTime(), t + 60_000) : null;
+  if (q !== null) return new Date(open !== null && open < q ? open : q + waitMs);
+  return new Date(open ?? t + waitMs);
+}

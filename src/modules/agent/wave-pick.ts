@@ -1,0 +1,153 @@
+import type { DbOrTx } from '../../db/client.js';
+import {
+  type Candidate,
+  checkInOrder,
+  loadLane,
+  type RankedCandidate,
+  RefusalMemo,
+  type RefusedCarriers,
+  rankCandidates,
+  type SelectionRules,
+  type Skipped,
+} from './carrier-selection.js';
+import { type ContactPlan, type ContactRules, openTime, planContact } from './contact-plan.js';
+
+/** A carrier picked for the load, and how it is contacted (a contact of its own, or joining one). */
+export type PickedCandidate = Candidate & { plan: Extract<ContactPlan, { kind: 'contact' | 'join' }> };
+
+export type Pick = {
+  /** Carriers contacted now, or joining a queued message of the same lane. */
+  wave: PickedCandidate[];
+  /** Carriers ranked ahead of the wave's last that are in quiet hours: queued for when those end. */
+  later: PickedCandidate[];
+  /** The earliest a carrier left out for quiet hours or the gap can be contacted; null: none. */
+  opensAt: Date | null;
+  /** Carriers with no address for any channel they may be reached on: never picked again for the load. */
+  unreachable: string[];
+};
+
+/** Any channel, no quiet hours, no gap, no grouping: the rules of a bare pick (the bench's). */
+const ANY_TIME: ContactRules = {
+  channelOrder: ['call', 'email', 'whatsapp'],
+  quietStart: 0,
+  quietEnd: 0,
+  gapMinutes: 0,
+  groupLaneLoads: false,
+  fallbackZone: 'America/Chicago',
+};
+
+const earlier = (a: Date | null, b: Date) => (a === null || b < a ? b : a);
+
+/**
+ * The next wave for one load from its lane's ranked candidates. A carrier qualifies when the
+ * contact guard allows it, it was not contacted (outbound) about this load within the re-contact
+ * window, it has fewer automated contacts than the daily cap in the last 24 hours, it has an
+ * address for a channel it may be reached on, and its last contact is older than the least gap
+ * (or it joins a queued message about the same lane). The wave is the first `waveSize` such
+ * carriers reachable NOW, of the best tier that has one: a carrier in quiet hours never holds the
+ * load while others are in their hours. Carriers in quiet hours ranked ahead of the wave's last
+ * member (all of the best tier when nobody is reachable now) are queued for when their hours
+ * begin, at most `waveSize`, only when `allowLater`.
+ *
+ * The checks run on a short slice of the ranking at a time. Carriers refused for reasons that hold
+ * for every load of the lane (the guard, the cap) are added to `refused`, which the caller keeps
+ * with the ranking, so the next load's pick skips them instead of checking them again.
+ */
+export async function pickWave(
+  db: DbOrTx,
+  organizationId: string,
+  loadId: string,
+  ranked: readonly RankedCandidate[],
+  rules: SelectionRules,
+  refused: RefusedCarriers = new RefusalMemo(),
+  skipped: Skipped[] = [],
+  now = new Date(),
+): Promise<Pick> {
+  const contact = rules.contact ?? ANY_TIME;
+  const pick: Pick = { wave: [], later: [], opensAt: null, unreachable: [] };
+  const open: RankedCandidate[] = [];
+  for (const c of ranked) {
+    if (rules.exclude?.has(c.id)) continue;
+    const known = refused.reasonOf(c.id);
+    if (known) skipped.push({ carrier_id: c.id, tier: c.tier, reason: known, known: true });
+    else open.push(c);
+  }
+  const position = new Map(open.map((c, i) => [c.id, i]));
+  const quietUntil = new Map<string, Date>();
+  for (const c of open) {
+    const at = openTime(c.home_state, contact, now);
+    if (at > now) quietUntil.set(c.id, at);
+  }
+
+  /** Checks `list` slice by slice, adding qualified carriers to `into` (one tier, at most waveSize). */
+  const walk = async (list: RankedCandidate[], into: PickedCandidate[]) => {
+    let size = Math.max(2 * rules.waveSize, 10);
+    for (let offset = 0; offset < list.length && into.length < rules.waveSize; offset += size, size *= 2) {
+      const slice = list.slice(offset, offset + size);
+      // Ranked by tier first: once the wave has a tier, a slice starting with another cannot add to it.
+      if (into.length && slice[0]!.tier !== into[0]!.tier) return;
+      for (const c of await checkInOrder(db, organizationId, loadId, slice, rules)) {
+        const reason = c.refusal
+          ? c.refusal.split(':')[0]!
+          : !c.cap_ok
+            ? 'daily_cap'
+            : !c.load_ok
+              ? 'recently_contacted'
+              : null;
+        if (c.refusal) refused.add(c.carrier_id, 'guard', reason!);
+        else if (!c.cap_ok) refused.add(c.carrier_id, 'cap', reason!);
+        if (reason) {
+          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
+          continue;
+        }
+        const plan = planContact(c, contact, now);
+        if (plan.kind === 'unreachable') {
+          pick.unreachable.push(c.carrier_id);
+          skipped.push({
+            carrier_id: c.carrier_id,
+            tier: c.tier,
+            reason: `unreachable: no address for ${plan.channels.join(', ')}`,
+          });
+          continue;
+        }
+        if (plan.kind === 'gap') {
+          pick.opensAt = earlier(pick.opensAt, plan.opensAt);
+          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: 'carrier_gap' });
+          continue;
+        }
+        if (into.length && c.tier !== into[0]!.tier) return;
+        if (into.length < rules.waveSize) into.push({ ...c, plan });
+      }
+    }
+  };
+
+  await walk(
+    open.filter((c) => !quietUntil.has(c.id)),
+    pick.wave,
+  );
+  const last = pick.wave.length ? position.get(pick.wave.at(-1)!.carrier_id)! : open.length;
+  const waiting = open.filter((c) => quietUntil.has(c.id) && position.get(c.id)! < last);
+  if (rules.allowLater !== false) await walk(waiting, pick.later);
+  const queued = new Set(pick.later.map((c) => c.carrier_id));
+  for (const c of open) {
+    const at = quietUntil.get(c.id);
+    if (at && !queued.has(c.id)) pick.opensAt = earlier(pick.opensAt, at);
+  }
+  return pick;
+}
+
+/** One load's next wave on its own: rank its lane, then pick (a round shares rankings by lane). */
+export async function selectWave(
+  db: DbOrTx,
+  organizationId: string,
+  loadId: string,
+  rules: SelectionRules,
+  skipped: Skipped[] = [],
+  now = new Date(),
+): Promise<Pick & { candidates: number }> {
+  const load = await loadLane(db, organizationId, loadId);
+  if (!load) return { wave: [], later: [], opensAt: null, unreachable: [], candidates: 0 };
+  const ranked = await rankCandidates(db, organizationId, load);
+  const pick = await pickWave(db, organizationId, loadId, ranked, rules, undefined, skipped, now);
+  return { ...pick, candidates: ranked.length };
+}

@@ -1,0 +1,301 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { agentReviewItems } from '../../src/modules/agent/agent-tables.js';
+import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
+import { events } from '../../src/modules/webhooks/webhooks-tables.js';
+import {
+  agentEnv,
+  agentLoad,
+  agentRound,
+  agentStateOf,
+  carrierEmail,
+  type Headers,
+  laneCarrier,
+  messagesOf,
+  nextWaveNow,
+  type Outreach,
+  outreachesOf,
+  quietNowInChicago,
+  reply,
+  tenant,
+} from '../helpers/agent-factories.js';
+import { type TestApp, useTestApp } from '../helpers/app.js';
+import { stopPayload } from '../helpers/load-factories.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
+
+// No loop runs the agent here: each test runs its rounds with `agentRound` and asserts what one did.
+const env = { ...agentEnv, WORKERS_ENABLED: 'false' };
+
+type Entry = { kind: string; wave: number | null; carrier_id: string | null; reason: string | null };
+
+describe('the agent plans around the clock, one conversation per carrier', () => {
+  const t = useTestApp({ env });
+  const rx = startReceiver();
+  afterAll(async () => (await rx).close());
+
+  const activity = async (h: Headers, loadId: string) => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/loads/${loadId}/agent-activity`,
+      headers: h,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as { status: string; timeline: Entry[] };
+  };
+  const automated = async (h: Headers, loadId: string) =>
+    (await outreachesOf(t, h, loadId)).filter((o) => o.is_automated);
+  const loadNumber = () => `PL${randomBytes(3).toString('hex').toUpperCase()}`;
+
+  it('contacts carriers in their hours in the same round while the first-ranked wait out quiet hours', async () => {
+    const { start, end } = quietNowInChicago();
+    const { h } = await tenant(t, { quiet_hours_start: start, quiet_hours_end: end, wave_size: 2 });
+    const quiet = [
+      await laneCarrier(t, h, { home_state: 'IL', routing_guide_tier: 1 }),
+      await laneCarrier(t, h, { home_state: 'IL', routing_guide_tier: 1 }),
+    ];
+    // Four hours or more behind Chicago: outside the three quiet hours there.
+    const awake = await laneCarrier(t, h, { home_state: 'HI', routing_guide_tier: 2 });
+    const later = await laneCarrier(t, h, { home_state: 'HI', routing_guide_tier: 2 });
+    const loadId = await agentLoad(t, h);
+    const before = Date.now();
+    await agentRound(t);
+    const list = await automated(h, loadId);
+    const byCarrier = new Map(list.map((o) => [o.carrier_id, o]));
+    // The in-hours carriers went out at once; the first-ranked are queued for their hours.
+    expect(byCarrier.get(awake)).toMatchObject({ status: 'active' });
+    expect(byCarrier.get(later)).toMatchObject({ status: 'active' });
+    for (const id of quiet) {
+      expect(byCarrier.get(id)).toMatchObject({ status: 'pending' });
+      expect(Date.parse(byCarrier.get(id)!.send_after!)).toBeGreaterThan(Date.now());
+    }
+    // The load is not held behind the queued contacts: the next wave is due after the wave wait.
+    const state = await agentStateOf(t, loadId);
+    expect(state!.next_wave_at.getTime()).toBeLessThanOrEqual(before + 30 * 60_000 + 5_000);
+    expect((await activity(h, loadId)).status).toBe('contacting');
+
+    // A later round while the contacts still wait adds carriers in their hours, no second waiting wave.
+    const third = await laneCarrier(t, h, { home_state: 'IL', routing_guide_tier: 1 });
+    const fourth = await laneCarrier(t, h, { home_state: 'CA', routing_guide_tier: 3 });
+    await nextWaveNow(t, loadId);
+    await agentRound(t);
+    const next = new Map((await automated(h, loadId)).map((o) => [o.carrier_id, o]));
+    expect(next.has(third)).toBe(false);
+    expect(next.get(fourth)).toMatchObject({ status: 'active' });
+  });
+
+  it('skips a carrier unreachable on every channel once, with its reason, and never picks it again', async () => {
+    const { h } = await tenant(t, { wave_size: 1, channel_order: ['email', 'whatsapp'] });
+    const unreachable = await laneCarrier(t, h, { routing_guide_tier: 1, email: null, phone: null });
+    const reachable = await laneCarrier(t, h, { routing_guide_tier: 2 });
+    const second = await laneCarrier(t, h, { routing_guide_tier: 2 });
+    const loadId = await agentLoad(t, h);
+    await agentRound(t);
+    // The wave of one is the next carrier, not a wave stalled on the unreachable one.
+    expect((await automated(h, loadId)).map((o) => o.carrier_id)).toEqual([reachable]);
+    await nextWaveNow(t, loadId);
+    await agentRound(t);
+    expect((await automated(h, loadId)).map((o) => o.carrier_id).sort()).toEqual([reachable, second].sort());
+    await nextWaveNow(t, loadId);
+    await agentRound(t);
+    const entries = (await activity(h, loadId)).timeline.filter((e) => e.carrier_id === unreachable);
+    expect(entries).toEqual([
+      expect.objectContaining({
+        kind: 'carrier_skipped',
+        wave: 1,
+        reason: 'unreachable: no address for email, whatsapp',
+      }),
+    ]);
+    expect((await automated(h, loadId)).some((o) => o.carrier_id === unreachable)).toBe(false);
+  });
+
+  it('offers a lane’s three due loads in one message and books the answer on the loads it names', async () => {
+    const { h } = await tenant(t);
+    const carrier = await laneCarrier(t, h);
+    const email = await carrierEmail(t, h, carrier);
+    const numbers = [loadNumber(), loadNumber(), loadNumber()];
+    const loadIds: string[] = [];
+    for (const n of numbers) loadIds.push(await agentLoad(t, h, { load_number: n }));
+    await agentRound(t);
+    const contacts = (await Promise.all(loadIds.map((id) => automated(h, id)))).flat();
+    expect(contacts).toHaveLength(3);
+    expect(contacts.map((o) => o.status)).toEqual(['active', 'active', 'active']);
+    // One conversation, one message: the same channel message for the three outreaches.
+    expect(new Set(contacts.map((o) => o.conversation_id)).size).toBe(1);
+    const rows = await t.database.db
+      .select({ id: outreaches.external_message_id })
+      .from(outreaches)
+      .where(
+        inArray(
+          outreaches.id,
+          contacts.map((o) => o.id),
+        ),
+      );
+    expect(new Set(rows.map((r) => r.id)).size).toBe(1);
+    const [first] = await messagesOf(t, h, contacts[0]!.id);
+    for (const n of numbers) expect(first!.body).toContain(n);
+    expect(first!.body).not.toMatch(/2,?400|2,?900|500/); // max_buy_rate, customer_rate, margin
+
+    const res = await reply(
+      t,
+      contacts[0]!,
+      email,
+      `We can take ${numbers[0]} at $1,950 and ${numbers[2]} too.`,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const offersOf = async (loadId: string) =>
+      (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })).json()
+        .data as { offer_amount: number; carrier_id: string }[];
+    const [a, b, c] = await Promise.all(loadIds.map(offersOf));
+    expect(a!.map((o) => [o.carrier_id, Number(o.offer_amount)])).toEqual([[carrier, 1950]]);
+    expect(b).toEqual([]);
+    expect(c!.map((o) => [o.carrier_id, Number(o.offer_amount)])).toEqual([[carrier, 1950]]);
+    // One answer naming both loads.
+    const answer = (await messagesOf(t, h, contacts[0]!.id)).at(-1)!;
+    expect(answer.direction).toBe('outbound');
+    expect(answer.body).toContain(numbers[0]);
+    expect(answer.body).toContain(numbers[2]);
+  });
+
+  it('keeps the least gap between contacts of one carrier across loads and lanes', async () => {
+    const { h } = await tenant(t, { carrier_min_gap_minutes: 30 });
+    const carrier = await laneCarrier(t, h);
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${carrier}/lane-preferences`,
+      headers: h,
+      payload: { origin: { state: 'IL' }, destination: { state: 'GA' } },
+    });
+    const first = await agentLoad(t, h);
+    await agentRound(t);
+    expect((await automated(h, first)).map((o) => o.status)).toEqual(['active']);
+    // Another lane, and the same lane once its message went out: both wait for the gap.
+    const otherLane = await agentLoad(t, h, {
+      stops: [stopPayload('Pickup'), stopPayload('Dropoff', { city: 'Atlanta', state: 'GA' })],
+    });
+    const sameLane = await agentLoad(t, h);
+    await agentRound(t);
+    expect(await automated(h, otherLane)).toEqual([]);
+    expect(await automated(h, sameLane)).toEqual([]);
+    const skipped = (await activity(h, otherLane)).timeline.find((e) => e.carrier_id === carrier);
+    expect(skipped).toMatchObject({ kind: 'carrier_skipped', reason: 'carrier_gap' });
+    const state = await agentStateOf(t, otherLane);
+    expect(state!.last_outcome).toBe('deferred');
+    // The gap passes: the two loads are due at once, on two lanes; one contact goes out, the other
+    // waits for the gap again.
+    await t.database.db
+      .update(outreaches)
+      .set({ sent_at: sql`now() - interval '31 minutes'`, created_at: sql`now() - interval '31 minutes'` })
+      .where(eq(outreaches.load_id, first));
+    await nextWaveNow(t, otherLane);
+    await nextWaveNow(t, sameLane);
+    await agentRound(t);
+    const both = [...(await automated(h, otherLane)), ...(await automated(h, sameLane))];
+    expect(both).toHaveLength(1);
+    const sends = await t.database.db
+      .select({ sent: outreaches.sent_at })
+      .from(outreaches)
+      .where(and(eq(outreaches.carrier_id, carrier), eq(outreaches.is_automated, true)));
+    const times = sends.map((s) => s.sent!.getTime()).sort();
+    for (let i = 1; i < times.length; i++)
+      expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(30 * 60_000);
+  });
+
+  it('reaches a carrier on its own preferred channel before the organization’s order', async () => {
+    const { h } = await tenant(t, { channel_order: ['email', 'whatsapp'] });
+    const prefers = await laneCarrier(t, h, { phone: '+14155550911', preferred_channel: 'whatsapp' });
+    const plain = await laneCarrier(t, h, { phone: '+14155550912' });
+    const carrier = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${prefers}`, headers: h })
+    ).json();
+    expect(carrier.preferred_channel).toBe('whatsapp');
+    const bad = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/carriers/${plain}`,
+      headers: h,
+      payload: { preferred_channel: 'fax' },
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('preferred_channel');
+    const loadId = await agentLoad(t, h);
+    await agentRound(t);
+    const byCarrier = new Map((await automated(h, loadId)).map((o) => [o.carrier_id, o]));
+    expect(byCarrier.get(prefers)!.modality).toBe('whatsapp');
+    expect(byCarrier.get(plain)!.modality).toBe('email');
+  });
+
+  it('raises a review item for an offer waiting for a rep, and escalates it once', async () => {
+    const { h } = await tenant(t, { review_escalation_minutes: 15 });
+    const endpoint = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/endpoints',
+      headers: h,
+      payload: { url: (await rx).url, event_types: ['offer.review_requested', 'offer.review_escalated'] },
+    });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
+    const carrier = await laneCarrier(t, h);
+    const email = await carrierEmail(t, h, carrier);
+    const loadId = await agentLoad(t, h);
+    await agentRound(t);
+    const [outreach] = (await automated(h, loadId)) as [Outreach];
+    // Under the posted rate, automatic booking off: it waits for a rep.
+    const answered = await reply(t, outreach, email, '1950 works for us');
+    const offerId = answered.json().offer_id as string;
+    expect(offerId).toBeTruthy();
+    await agentRound(t);
+    await agentRound(t);
+    const eventsOf = async (type: 'offer.review_requested' | 'offer.review_escalated') =>
+      t.database.db
+        .select({ data: events.data })
+        .from(events)
+        .where(and(eq(events.type, type), sql`${events.data}->>'offer_id' = ${offerId}`));
+    expect(await eventsOf('offer.review_requested')).toEqual([
+      {
+        data: expect.objectContaining({
+          offer_id: offerId,
+          load_id: loadId,
+          offer_amount: 1950,
+          escalated_at: null,
+        }),
+      },
+    ]);
+    expect(await eventsOf('offer.review_escalated')).toEqual([]);
+    const open = await t.app.inject({ method: 'GET', url: '/api/v1/agent/reviews', headers: h });
+    expect(open.statusCode, open.body).toBe(200);
+    expect(open.json().data).toEqual([expect.objectContaining({ offer_id: offerId, escalated_at: null })]);
+    expect((await activity(h, loadId)).status).toBe('offers_pending_review');
+
+    // Twenty minutes on: escalated once, however many rounds run.
+    await t.database.db
+      .update(agentReviewItems)
+      .set({ requested_at: sql`now() - interval '20 minutes'` })
+      .where(eq(agentReviewItems.offer_id, offerId));
+    await agentRound(t);
+    await agentRound(t);
+    expect(await eventsOf('offer.review_escalated')).toHaveLength(1);
+    const escalated = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/agent/reviews?escalated=true',
+      headers: h,
+    });
+    expect(escalated.json().data).toEqual([
+      expect.objectContaining({ offer_id: offerId, escalated_at: expect.any(String) }),
+    ]);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/agent/reviews?escalated=false', headers: h })).json()
+        .data,
+    ).toEqual([]);
+
+    // A rep decides: the item leaves the list.
+    const decided = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/offers/${offerId}`,
+      headers: h,
+      payload: { status: 'rejected' },
+    });
+    expect(decided.statusCode, decided.body).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/agent/reviews', headers: h })).json().data,
+    ).toEqual([]);
+  });
+});
