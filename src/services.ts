@@ -162,7 +162,7 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
     elp: new ElpService(db, calls),
     channels,
     agent,
-    agentResults: new AgentResultsService(db),
+    agentResults: new AgentResultsService(db, database.pool),
     outreaches: new OutreachesService(db, calls, agent),
     webhooks: new WebhooksService(
       db,

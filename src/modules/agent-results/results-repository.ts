@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client.js';
+import type pg from 'pg';
+import { readInOneSnapshot } from '../../db/shared-snapshot.js';
 import type { ResultGroup } from './results-schemas.js';
 import { agentLoadResults } from './results-tables.js';
 
@@ -52,84 +53,92 @@ export interface ResultSums {
   with_handoff: number;
 }
 
+/** Figures a group has no covered load for, as the medians' statement would give them. */
+const NO_COVERED = {
+  covered: 0,
+  ttc: null,
+  lead_p50: null,
+  vs_posted: null,
+  vs_posted_n: 0,
+  vs_market: null,
+  vs_market_n: 0,
+  vs_max: null,
+  vs_max_n: 0,
+  above_max: 0,
+  agent_above_max: 0,
+  margin: null,
+  margin_n: 0,
+  rounds: 0,
+};
+
+type Raw = Record<string, string | number | number[] | null>;
+
 /**
  * The results of the loads handed to the agent in [from, to), per group. Every per-row value is
  * computed when the ledger row is written (stored generated columns), so a read only counts, sums
- * and sorts: the counts and sums come from an index-only scan of every handed load in the period,
- * the medians from one of the covered loads only (a partial index), joined by group. One statement
- * reads one snapshot, so the figures agree with each other while bookings are being written.
+ * and sorts, in two statements: the counts and sums over every handed load of the period (an
+ * index-only scan of the covering index), and the medians over the covered loads only (one of the
+ * partial covering index). They run side by side on two connections that share one snapshot, so
+ * the figures agree with each other while bookings are written (see readInOneSnapshot).
  */
 export async function resultSums(
-  db: DbOrTx,
+  pool: pg.Pool,
   organizationId: string,
   range: { from: Date; to: Date },
   groupBy: ResultGroup | null,
 ): Promise<ResultSums[]> {
   const key = groupBy ? GROUP_KEYS[groupBy].key : sql`NULL::text`;
-  const shown = groupBy ? sql`coalesce(${GROUP_KEYS[groupBy].shown(sql`s.g`)}, 'none')` : sql`NULL::text`;
+  const shown = groupBy ? sql`coalesce(${GROUP_KEYS[groupBy].shown(key)}, 'none')` : sql`NULL::text`;
   const period = sql`${r.organization_id} = ${organizationId}
     AND ${r.handed_at} >= ${range.from.toISOString()}::timestamptz
     AND ${r.handed_at} < ${range.to.toISOString()}::timestamptz`;
   const standing = sql`(booked_at IS NOT NULL AND NOT booked_fell_off)`;
-  const query = sql`
-    WITH s AS (
-      SELECT ${key} AS g,
-        count(*) AS loads_handed,
-        count(*) FILTER (WHERE ${standing} AND booked_by = 'agent') AS booked_by_agent,
-        count(*) FILTER (WHERE ${standing} AND booked_by IS DISTINCT FROM 'agent' AND booked_after_contact) AS booked_by_user_after_contact,
-        count(*) FILTER (WHERE ${standing} AND booked_by IS DISTINCT FROM 'agent' AND NOT coalesce(booked_after_contact, false)) AS booked_by_user_without_contact,
-        coalesce(sum(contacts_call), 0) AS contacts_call,
-        coalesce(sum(contacts_email), 0) AS contacts_email,
-        coalesce(sum(contacts_whatsapp), 0) AS contacts_whatsapp,
-        coalesce(sum(connects), 0) AS connects,
-        coalesce(sum(offers), 0) AS offers,
-        coalesce(sum(bookings), 0) AS bookings,
-        coalesce(sum(fall_offs), 0) AS fall_offs,
-        count(*) FILTER (WHERE handoffs > 0) AS with_handoff
-      FROM ${r}
-      WHERE ${period}
-      GROUP BY 1
-    ), m AS (
-      SELECT ${key} AS g,
-        count(*) AS covered,
-        percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY ttc_seconds) AS ttc,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY lead_seconds) AS lead_p50,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_posted) AS vs_posted,
-        count(vs_posted) AS vs_posted_n,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_market) AS vs_market,
-        count(vs_market) AS vs_market_n,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_max) AS vs_max,
-        count(vs_max) AS vs_max_n,
-        count(*) FILTER (WHERE vs_max > 1) AS above_max,
-        count(*) FILTER (WHERE vs_max > 1 AND booked_by = 'agent') AS agent_above_max,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY margin) AS margin,
-        count(margin) AS margin_n,
-        coalesce(sum(offers + counters), 0) AS rounds
-      FROM ${r}
-      WHERE ${period} AND ${r.covered}
-      GROUP BY 1
-    )
-    SELECT ${shown} AS "group", s.loads_handed, s.booked_by_agent, s.booked_by_user_after_contact,
-      s.booked_by_user_without_contact, coalesce(m.covered, 0) AS covered, m.ttc, m.lead_p50,
-      m.vs_posted, coalesce(m.vs_posted_n, 0) AS vs_posted_n, m.vs_market, coalesce(m.vs_market_n, 0) AS vs_market_n,
-      m.vs_max, coalesce(m.vs_max_n, 0) AS vs_max_n, coalesce(m.above_max, 0) AS above_max,
-      coalesce(m.agent_above_max, 0) AS agent_above_max, m.margin, coalesce(m.margin_n, 0) AS margin_n,
-      s.contacts_call, s.contacts_email, s.contacts_whatsapp, s.connects, s.offers, coalesce(m.rounds, 0) AS rounds,
-      s.bookings, s.fall_offs, s.with_handoff
-    FROM s LEFT JOIN m ON m.g IS NOT DISTINCT FROM s.g
+  const counts = sql`
+    SELECT ${shown} AS "group",
+      count(*) AS loads_handed,
+      count(*) FILTER (WHERE ${standing} AND booked_by = 'agent') AS booked_by_agent,
+      count(*) FILTER (WHERE ${standing} AND booked_by IS DISTINCT FROM 'agent' AND booked_after_contact) AS booked_by_user_after_contact,
+      count(*) FILTER (WHERE ${standing} AND booked_by IS DISTINCT FROM 'agent' AND NOT coalesce(booked_after_contact, false)) AS booked_by_user_without_contact,
+      coalesce(sum(contacts_call), 0) AS contacts_call,
+      coalesce(sum(contacts_email), 0) AS contacts_email,
+      coalesce(sum(contacts_whatsapp), 0) AS contacts_whatsapp,
+      coalesce(sum(connects), 0) AS connects,
+      coalesce(sum(offers), 0) AS offers,
+      coalesce(sum(bookings), 0) AS bookings,
+      coalesce(sum(fall_offs), 0) AS fall_offs,
+      count(*) FILTER (WHERE handoffs > 0) AS with_handoff
+    FROM ${r}
+    WHERE ${period}
+    GROUP BY ${key}
     ORDER BY 1`;
-  // JIT compiling the expressions costs more than the whole read at this size (its threshold is met
-  // by estimates, not by work), so it is off for this one read; and the covered loads of a long
-  // period are sorted by group in memory rather than on disk.
-  const rows = await db.transaction(
-    async (tx) => {
-      await tx.execute(sql`SET LOCAL jit = off`);
-      await tx.execute(sql`SET LOCAL work_mem = '16MB'`);
-      return tx.execute<Record<string, string | number | number[] | null>>(query);
-    },
-    { accessMode: 'read only' },
+  const medians = sql`
+    SELECT ${shown} AS "group",
+      count(*) AS covered,
+      percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY ttc_seconds) AS ttc,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY lead_seconds) AS lead_p50,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_posted) AS vs_posted,
+      count(vs_posted) AS vs_posted_n,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_market) AS vs_market,
+      count(vs_market) AS vs_market_n,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY vs_max) AS vs_max,
+      count(vs_max) AS vs_max_n,
+      count(*) FILTER (WHERE vs_max > 1) AS above_max,
+      count(*) FILTER (WHERE vs_max > 1 AND booked_by = 'agent') AS agent_above_max,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY margin) AS margin,
+      count(margin) AS margin_n,
+      coalesce(sum(offers + counters), 0) AS rounds
+    FROM ${r}
+    WHERE ${period} AND ${r.covered}
+    GROUP BY ${key}`;
+  // The covered loads of a long period are sorted by group in memory rather than on disk.
+  const [sums = [], covered = []] = await readInOneSnapshot<Raw>(
+    pool,
+    [counts, medians],
+    [sql`SET LOCAL work_mem = '16MB'`],
   );
-  return rows.rows.map(({ ttc, ...row }) => {
+  const byGroup = new Map(covered.map((m) => [m.group, m]));
+  return sums.map((s) => {
+    const { ttc, ...row } = { ...NO_COVERED, ...byGroup.get(s.group), ...s } as Raw;
     const out: Record<string, string | number | null> = {};
     for (const [k, v] of Object.entries(row))
       out[k] = k === 'group' || v === null ? (v as string | null) : Number(v);

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Db } from '../../db/client.js';
 import { notFound, unprocessable } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
@@ -140,7 +141,10 @@ function emptySums(): ResultSums {
  * (GET /loads/{id}/agent-activity): a read side over the ledger and the records of the agent's work.
  */
 export class AgentResultsService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly pool: pg.Pool,
+  ) {}
 
   async results(scope: OrgScope, q: ResultsQuery) {
     const to = q.to ?? new Date();
@@ -155,7 +159,7 @@ export class AgentResultsService {
       );
     }
     const groupBy: ResultGroup | null = q.group_by ?? null;
-    const sums = await resultSums(this.db, scope.organizationId, { from, to }, groupBy);
+    const sums = await resultSums(this.pool, scope.organizationId, { from, to }, groupBy);
     // Without a grouping there is always one row, zeros included.
     const rows = (groupBy || sums.length ? sums : [emptySums()]).map((s) => toRow(s, seesMargins(scope)));
     return { from, to, group_by: groupBy, data: rows };
