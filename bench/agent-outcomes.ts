@@ -15,9 +15,9 @@ import { SimClock, simServer } from './outcomes/sim-clock.js';
  * the WhatsApp channel and the voice platform's tool calls. Prints one table, a column per policy,
  * and exits non-zero on any forbidden contact.
  *
- * BENCH_OUTCOMES_LOADS (1,000; smoke 40), BENCH_OUTCOMES_CARRIERS (600; smoke 60),
- * BENCH_OUTCOMES_LANES (16; smoke 6), BENCH_OUTCOMES_DAYS (5; smoke 1), BENCH_OUTCOMES_MAX_LEAD_HOURS
- * (longest pickup lead: 72; smoke 20), BENCH_OUTCOMES_SEED (32),
+ * BENCH_OUTCOMES_LOADS (1,000; smoke 30), BENCH_OUTCOMES_CARRIERS (600; smoke 45),
+ * BENCH_OUTCOMES_LANES (16; smoke 5), BENCH_OUTCOMES_DAYS (5; smoke 1), BENCH_OUTCOMES_MAX_LEAD_HOURS
+ * (longest pickup lead: 72; smoke 12), BENCH_OUTCOMES_SEED (32),
  * BENCH_OUTCOMES_POLICIES (comma-separated names; all), BENCH_DATABASE_URL (else embedded).
  */
 
@@ -34,11 +34,11 @@ export const POLICIES: Policy[] = [
   },
 ];
 
-const LOADS = sized('BENCH_OUTCOMES_LOADS', 1000, 40);
-const CARRIERS = sized('BENCH_OUTCOMES_CARRIERS', 600, 60);
-const LANES = sized('BENCH_OUTCOMES_LANES', 16, 6);
+const LOADS = sized('BENCH_OUTCOMES_LOADS', 1000, 30);
+const CARRIERS = sized('BENCH_OUTCOMES_CARRIERS', 600, 45);
+const LANES = sized('BENCH_OUTCOMES_LANES', 16, 5);
 const DAYS = sized('BENCH_OUTCOMES_DAYS', 5, 1);
-const MAX_LEAD_HOURS = sized('BENCH_OUTCOMES_MAX_LEAD_HOURS', 72, 20);
+const MAX_LEAD_HOURS = sized('BENCH_OUTCOMES_MAX_LEAD_HOURS', 72, 12);
 const SEED = Number(process.env.BENCH_OUTCOMES_SEED ?? 32);
 
 export async function run() {
