@@ -10,7 +10,7 @@ import type { Database } from '../../src/db/client.js';
 import { renderTemplate } from '../../src/integrations/whatsapp/simulated-whatsapp-sender.js';
 import { workableSql } from '../../src/modules/agent/agent-repository.js';
 import { buildServices, type Services } from '../../src/services.js';
-import { benchConfig } from '../lib/harness.js';
+import { benchConfig, smoke } from '../lib/harness.js';
 import { CarrierBehaviour } from './carrier-behaviour.js';
 import { MarketFloor } from './floor.js';
 import type { Market, SimCarrier, SimLoad } from './market.js';
@@ -102,8 +102,15 @@ export async function runPolicy(
     phase[k] += n - t;
     t = n;
   };
+  let day = Math.floor(clock.ms() / 86_400_000);
   for (let now = clock.ms(); now <= lastPickup + STEP_MS; ) {
     phase.steps++;
+    if (!smoke && Math.floor(now / 86_400_000) > day) {
+      day = Math.floor(now / 86_400_000);
+      console.log(
+        `    ${policy.name}: ${new Date(now).toISOString().slice(0, 10)}, ${market.loads.length - pending.length} loads handed, ${Math.round((performance.now() - started) / 1000)} s`,
+      );
+    }
     await floor.runDue(now, setClock);
     lap('floor');
     await setClock(now);
