@@ -93,6 +93,13 @@ export async function run() {
   );
   const failures = results.flatMap((r) => r.failures.slice(0, 5).map((f) => `${r.policy.name}: ${f}`));
   if (failures.length) console.log(`\ninbound requests refused:\n${failures.join('\n')}`);
+  for (const r of results) {
+    if (r.figures.forbiddenExamples.length) {
+      console.log(
+        `\n${r.policy.name}: forbidden contacts, examples:\n${r.figures.forbiddenExamples.join('\n')}`,
+      );
+    }
+  }
   if (forbidden.length) throw new Error(`forbidden contacts: ${forbidden.join('; ')}`);
   if (smoke && failures.length) throw new Error('the service refused some of the carriers’ answers');
 }

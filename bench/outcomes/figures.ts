@@ -25,14 +25,31 @@ export interface Figures {
   pendingForRep: number;
   leftUncontacted: number;
   forbidden: Record<string, number>;
+  /** Up to three examples of each kind of forbidden contact. */
+  forbiddenExamples: string[];
   failures: number;
   /** Why: the agent's last planning outcome of each uncovered load, and the skip reasons it recorded. */
   diagnostics: { uncoveredOutcomes: Record<string, number>; skipReasons: Record<string, number> };
 }
 
-type Sent = { carrier_id: string; load_id: string; sent_at: Date; key: string; status: string };
+type Sent = {
+  carrier_id: string;
+  load_id: string;
+  sent_at: Date;
+  created_at: Date;
+  modality: string;
+  key: string;
+  status: string;
+};
 
 const HOUR = 3_600_000;
+/**
+ * A contact's sent_at is the simulation step that sent it, up to a minute after its send_after:
+ * a gap is counted as within a 24-hour cap or a re-contact window only when it is shorter by more
+ * than that (two contacts queued for the end of quiet hours on consecutive days are 24 hours apart,
+ * give or take the step).
+ */
+const STEP_TOLERANCE_MS = 60_000;
 
 export async function figuresOf(market: Market, run: RunResult): Promise<Figures> {
   const { pool } = run.database;
@@ -48,7 +65,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   const carrierIndex = new Map(run.carrierIds.map((id, i) => [id, i]));
   const sent = (
     await pool.query<Sent>(
-      `SELECT carrier_id, load_id, sent_at, coalesce(conversation_id, call_id, id) AS key, status
+      `SELECT carrier_id, load_id, sent_at, created_at, modality, coalesce(conversation_id, call_id, id) AS key, status
        FROM outreaches WHERE is_automated AND sent_at IS NOT NULL ORDER BY sent_at`,
     )
   ).rows;
@@ -127,6 +144,14 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     recontact_window: 0,
     above_ceiling: 0,
   };
+  const examples: string[] = [];
+  const breach = (kind: keyof typeof forbidden, o: Sent, others: Sent[] = []) => {
+    if (forbidden[kind]++ < 3) {
+      const at = (x: Sent) =>
+        `${x.modality} about ${x.load_id} created ${x.created_at.toISOString()} sent ${x.sent_at.toISOString()}`;
+      examples.push(`${kind}: carrier ${o.carrier_id}: ${[...others, o].map(at).join('; ')}`);
+    }
+  };
   for (const list of byCarrier.values()) {
     for (let i = 0; i < list.length; i++) {
       const o = list[i]!;
@@ -134,25 +159,23 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       const row = carriers.get(o.carrier_id)!;
       const l = market.loads[loadIndex.get(o.load_id)!]!;
       if (row.stop_contact_requested_at && row.stop_contact_requested_at < o.sent_at)
-        forbidden.stop_contact++;
+        breach('stop_contact', o);
       const membership = c.lanes.find((m) => m.lane === l.lane);
       if (membership?.preference === 'restricted' || !row.is_active || row.compliance_status === 'BLOCKED') {
-        forbidden.restricted_or_blocked++;
+        breach('restricted_or_blocked', o);
       }
-      const inDay = list.filter(
-        (x) => x.sent_at <= o.sent_at && o.sent_at.getTime() - x.sent_at.getTime() < 24 * HOUR,
-      );
-      if (inDay.length > s.daily_cap_per_carrier) forbidden.daily_cap++;
-      if (quiet(o.sent_at.getTime(), c, s.quiet_hours_start, s.quiet_hours_end)) forbidden.quiet_hours++;
-      const again = list.find(
-        (x) =>
-          x !== o &&
-          x.load_id === o.load_id &&
-          x.sent_at <= o.sent_at &&
-          x.key !== o.key &&
-          o.sent_at.getTime() - x.sent_at.getTime() < s.recontact_window_hours * HOUR,
-      );
-      if (again) forbidden.recontact_window++;
+      const inDay = list.slice(0, i + 1).filter((x) => o.sent_at.getTime() - x.sent_at.getTime() < 24 * HOUR);
+      if (inDay.length > s.daily_cap_per_carrier) breach('daily_cap', o, inDay.slice(0, -1));
+      if (quiet(o.sent_at.getTime(), c, s.quiet_hours_start, s.quiet_hours_end)) breach('quiet_hours', o);
+      const again = list
+        .slice(0, i)
+        .find(
+          (x) =>
+            x.load_id === o.load_id &&
+            x.key !== o.key &&
+            o.sent_at.getTime() - x.sent_at.getTime() < s.recontact_window_hours * HOUR - STEP_TOLERANCE_MS,
+        );
+      if (again) breach('recontact_window', o, [again]);
     }
   }
   for (const o of offers) {
@@ -240,6 +263,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     pendingForRep,
     leftUncontacted,
     forbidden,
+    forbiddenExamples: examples,
     failures: run.failures.length,
     diagnostics,
   };
