@@ -164,7 +164,9 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       if (membership?.preference === 'restricted' || !row.is_active || row.compliance_status === 'BLOCKED') {
         breach('restricted_or_blocked', o);
       }
-      const inDay = list.slice(0, i + 1).filter((x) => o.sent_at.getTime() - x.sent_at.getTime() < 24 * HOUR);
+      const inDay = list
+        .slice(0, i + 1)
+        .filter((x) => o.sent_at.getTime() - x.sent_at.getTime() < 24 * HOUR - STEP_TOLERANCE_MS);
       if (inDay.length > s.daily_cap_per_carrier) breach('daily_cap', o, inDay.slice(0, -1));
       if (quiet(o.sent_at.getTime(), c, s.quiet_hours_start, s.quiet_hours_end)) breach('quiet_hours', o);
       const again = list
