@@ -121,7 +121,8 @@ export class MarketFloor {
   /** An e-mail the agent sent (the simulated e-mail channel hands each one here). */
   onEmail(email: OutboundEmail) {
     const c = this.byEmail.get(email.to.toLowerCase());
-    const l = this.loadIn(`${email.subject} ${email.text}`);
+    const loads = this.loadsIn(`${email.subject}\n${email.text}`);
+    const l = loads[0]?.load;
     if (!c || !l) return;
     const first = !email.inReplyTo;
     if (c.badEmail) {
@@ -129,10 +130,9 @@ export class MarketFloor {
       return;
     }
     if (first && !this.behaviour.answers(c, l, 'email', this.contactNumber(c, l, 'email'))) return;
-    const talk = this.talk(c, l);
-    const text = this.answerTo(c, l, readAgent(email.text, talk.quotes, first));
+    const text = this.answerAll(c, loads, first);
     if (text === null) return;
-    const at = this.behaviour.replyAt(c, l, 'email', talk.messages, this.now());
+    const at = this.behaviour.replyAt(c, l, 'email', this.talk(c, l).messages, this.now());
     this.schedule(at, () => this.replyByEmail(c, email, text));
   }
 
@@ -185,7 +185,8 @@ export class MarketFloor {
   /** A WhatsApp message the agent sent (`first`: the template that opens a conversation). */
   onWhatsApp(to: string, text: string, messageId: string, first: boolean) {
     const c = this.byPhone.get(digits(to));
-    const l = this.loadIn(text);
+    const loads = this.loadsIn(text);
+    const l = loads[0]?.load;
     if (!c || !l) return;
     if (c.landline || c.deadPhone) {
       if (first) {
@@ -200,10 +201,9 @@ export class MarketFloor {
       return;
     }
     if (first && !this.behaviour.answers(c, l, 'whatsapp', this.contactNumber(c, l, 'whatsapp'))) return;
-    const talk = this.talk(c, l);
-    const reply = this.answerTo(c, l, readAgent(text, talk.quotes, first));
+    const reply = this.answerAll(c, loads, first);
     if (reply === null) return;
-    const at = this.behaviour.replyAt(c, l, 'whatsapp', talk.messages, this.now());
+    const at = this.behaviour.replyAt(c, l, 'whatsapp', this.talk(c, l).messages, this.now());
     this.schedule(at, async () => {
       const result = await this.agent.onInboundWhatsApp({
         from: to,
@@ -273,12 +273,31 @@ export class MarketFloor {
     }
   }
 
-  private loadIn(text: string): SimLoad | undefined {
-    for (const m of text.matchAll(LOAD_NUMBER)) {
-      const l = this.byNumber.get(m[0]);
-      if (l) return l;
+  /**
+   * The carrier's answer to a message about one load or several (offered together): about one,
+   * its words; about several, a line per load it answers ("OUT-00012: 2400 all in").
+   */
+  private answerAll(c: SimCarrier, loads: { load: SimLoad; text: string }[], first: boolean): string | null {
+    const lines: string[] = [];
+    for (const { load, text } of loads) {
+      const words = this.answerTo(c, load, readAgent(text, this.talk(c, load).quotes, first));
+      if (words !== null) lines.push(loads.length > 1 ? `${load.number}: ${words}` : words);
     }
-    return undefined;
+    return lines.length ? lines.join('\n') : null;
+  }
+
+  /**
+   * The loads a message names, each with its part of the text (from its number to the next load's),
+   * so amounts said about one load are read for that load.
+   */
+  private loadsIn(text: string): { load: SimLoad; text: string }[] {
+    const found = [...text.matchAll(LOAD_NUMBER)].filter((m) => this.byNumber.has(m[0]));
+    const distinct = found.filter((m, i) => found.findIndex((x) => x[0] === m[0]) === i);
+    if (distinct.length <= 1) return distinct.map((m) => ({ load: this.byNumber.get(m[0])!, text }));
+    return distinct.map((m, i) => ({
+      load: this.byNumber.get(m[0])!,
+      text: text.slice(m.index, distinct[i + 1]?.index ?? text.length),
+    }));
   }
 }
 
