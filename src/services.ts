@@ -49,6 +49,8 @@ export interface ServiceDeps {
   readonly config: Config;
   readonly database: Database;
   readonly log: FastifyBaseLogger;
+  /** The voice platform to use instead of the configured one (a benchmark's simulated market). */
+  readonly voiceProvider?: VoiceProvider;
 }
 
 /** Every service of the application, built once and shared by the routes, the CLI and the workers. */
@@ -103,7 +105,7 @@ const SESSIONS_PURGE_MS = 60 * 60_000;
  * test helpers all build the application through it, so each service exists once per process
  * and its collaborators are visible here rather than inside route plugins.
  */
-export function buildServices({ config, database, log }: ServiceDeps): Services {
+export function buildServices({ config, database, log, ...deps }: ServiceDeps): Services {
   const { db } = database;
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
   const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
@@ -127,7 +129,7 @@ export function buildServices({ config, database, log }: ServiceDeps): Services 
     stopContact,
   );
 
-  const voiceProvider = voiceProviderFrom(config);
+  const voiceProvider = deps.voiceProvider ?? voiceProviderFrom(config);
   const voiceTemplates = new VoiceTemplatesService(db);
   const enroll = carrierEnrollment(carriers, registry, config.compliance.inlineBudgetMs);
   const calls = new CallsService(

@@ -1,0 +1,324 @@
+import { localMinutes, timeZoneOfState } from '../../src/modules/agent/cadence.js';
+import { CarrierBehaviour } from './carrier-behaviour.js';
+import type { Market, SimCarrier, SimLoad } from './market.js';
+import type { RunResult } from './run-policy.js';
+
+/** What one policy's run achieved, measured as a broker would: from what the service recorded. */
+export interface Figures {
+  loads: number;
+  booked: number;
+  coverage: number;
+  willingLoads: number;
+  coverageOfWilling: number;
+  ttcP50Min: number | null;
+  ttcP90Min: number | null;
+  rateToCeilingP50: number | null;
+  rateToCeilingP90: number | null;
+  rateToMarketP50: number | null;
+  rateToMarketP90: number | null;
+  contacts: number;
+  contactsPerBooking: number | null;
+  offersPerBooking: number | null;
+  roundsPerBooking: number | null;
+  perCarrierHourP99: number;
+  maxConversations10Min: number;
+  pendingForRep: number;
+  leftUncontacted: number;
+  forbidden: Record<string, number>;
+  /** Up to three examples of each kind of forbidden contact. */
+  forbiddenExamples: string[];
+  failures: number;
+  /** Why: the agent's last planning outcome of each uncovered load, and the skip reasons it recorded. */
+  diagnostics: { uncoveredOutcomes: Record<string, number>; skipReasons: Record<string, number> };
+}
+
+type Sent = {
+  carrier_id: string;
+  load_id: string;
+  sent_at: Date;
+  created_at: Date;
+  modality: string;
+  key: string;
+  status: string;
+};
+
+const HOUR = 3_600_000;
+/**
+ * A contact's sent_at is the simulation step that sent it, up to a minute after its send_after:
+ * a gap is counted as within a 24-hour cap or a re-contact window only when it is shorter by more
+ * than that (two contacts queued for the end of quiet hours on consecutive days are 24 hours apart,
+ * give or take the step).
+ */
+const STEP_TOLERANCE_MS = 60_000;
+
+export async function figuresOf(market: Market, run: RunResult): Promise<Figures> {
+  const { pool } = run.database;
+  const behaviour = new CarrierBehaviour(market);
+  const s = run.settings as {
+    channel_order: string[];
+    daily_cap_per_carrier: number;
+    recontact_window_hours: number;
+    quiet_hours_start: number;
+    quiet_hours_end: number;
+  };
+  const loadIndex = new Map(run.loadIds.map((id, i) => [id, i]));
+  const carrierIndex = new Map(run.carrierIds.map((id, i) => [id, i]));
+  const sent = (
+    await pool.query<Sent>(
+      `SELECT carrier_id, load_id, sent_at, created_at, modality, coalesce(conversation_id, call_id, id) AS key, status
+       FROM outreaches WHERE is_automated AND sent_at IS NOT NULL ORDER BY sent_at`,
+    )
+  ).rows;
+  const offers = (
+    await pool.query<{
+      load_id: string;
+      carrier_id: string;
+      offer_amount: number;
+      status: string;
+      counter_amount: number | null;
+      accepted_at: Date | null;
+    }>(
+      `SELECT load_id, carrier_id, offer_amount::float8 AS offer_amount, status, counter_amount::float8 AS counter_amount, accepted_at
+       FROM offers`,
+    )
+  ).rows;
+  const carriers = new Map(
+    (
+      await pool.query<{
+        id: string;
+        stop_contact_requested_at: Date | null;
+        compliance_status: string;
+        is_active: boolean;
+      }>('SELECT id, stop_contact_requested_at, compliance_status, is_active FROM carriers')
+    ).rows.map((c) => [c.id, c]),
+  );
+
+  // Bookings before pickup.
+  const bookedBy = new Map<number, (typeof offers)[number]>();
+  for (const o of offers) {
+    const l = market.loads[loadIndex.get(o.load_id)!]!;
+    if (o.status === 'accepted' && o.accepted_at && o.accepted_at.getTime() <= l.pickupAt)
+      bookedBy.set(l.index, o);
+  }
+  const willing = market.loads.filter((l) =>
+    lanesCarriers(market, l).some((c) => willingOn(behaviour, c, l)),
+  );
+  const booked = [...bookedBy.entries()];
+  const ttc = booked.map(([i, o]) => (o.accepted_at!.getTime() - market.loads[i]!.arrivesAt) / 60_000);
+  const toCeiling = booked.map(([i, o]) => o.offer_amount / market.loads[i]!.ceiling);
+  const toMarket = booked.map(([i, o]) => o.offer_amount / market.loads[i]!.market);
+  const winnerOffers = booked.map(
+    ([, o]) => offers.filter((x) => x.load_id === o.load_id && x.carrier_id === o.carrier_id).length,
+  );
+  const offersOnBooked = offers.filter((o) => bookedBy.has(loadIndex.get(o.load_id)!)).length;
+
+  // Contacts per carrier: per clock hour, and separate conversations in any 10 minutes.
+  const perHour = new Map<string, number>();
+  const byCarrier = new Map<string, Sent[]>();
+  for (const o of sent) {
+    const k = `${o.carrier_id}|${Math.floor(o.sent_at.getTime() / HOUR)}`;
+    perHour.set(k, (perHour.get(k) ?? 0) + 1);
+    byCarrier.set(o.carrier_id, [...(byCarrier.get(o.carrier_id) ?? []), o]);
+  }
+  let maxConversations = 0;
+  for (const list of byCarrier.values()) {
+    for (let i = 0; i < list.length; i++) {
+      const keys = new Set<string>();
+      for (
+        let j = i;
+        j < list.length && list[j]!.sent_at.getTime() - list[i]!.sent_at.getTime() < 10 * 60_000;
+        j++
+      ) {
+        keys.add(list[j]!.key);
+      }
+      maxConversations = Math.max(maxConversations, keys.size);
+    }
+  }
+
+  // Forbidden contacts.
+  const forbidden = {
+    stop_contact: 0,
+    restricted_or_blocked: 0,
+    daily_cap: 0,
+    quiet_hours: 0,
+    recontact_window: 0,
+    above_ceiling: 0,
+  };
+  const examples: string[] = [];
+  const breach = (kind: keyof typeof forbidden, o: Sent, others: Sent[] = []) => {
+    if (forbidden[kind]++ < 3) {
+      const at = (x: Sent) =>
+        `${x.modality} about ${x.load_id} created ${x.created_at.toISOString()} sent ${x.sent_at.toISOString()}`;
+      examples.push(`${kind}: carrier ${o.carrier_id}: ${[...others, o].map(at).join('; ')}`);
+    }
+  };
+  for (const list of byCarrier.values()) {
+    for (let i = 0; i < list.length; i++) {
+      const o = list[i]!;
+      const c = market.carriers[carrierIndex.get(o.carrier_id)!]!;
+      const row = carriers.get(o.carrier_id)!;
+      const l = market.loads[loadIndex.get(o.load_id)!]!;
+      if (row.stop_contact_requested_at && row.stop_contact_requested_at < o.sent_at)
+        breach('stop_contact', o);
+      const membership = c.lanes.find((m) => m.lane === l.lane);
+      if (membership?.preference === 'restricted' || !row.is_active || row.compliance_status === 'BLOCKED') {
+        breach('restricted_or_blocked', o);
+      }
+      const inDay = list
+        .slice(0, i + 1)
+        .filter((x) => o.sent_at.getTime() - x.sent_at.getTime() < 24 * HOUR - STEP_TOLERANCE_MS);
+      if (inDay.length > s.daily_cap_per_carrier) breach('daily_cap', o, inDay.slice(0, -1));
+      if (quiet(o.sent_at.getTime(), c, s.quiet_hours_start, s.quiet_hours_end)) breach('quiet_hours', o);
+      const again = list
+        .slice(0, i)
+        .find(
+          (x) =>
+            x.load_id === o.load_id &&
+            x.key !== o.key &&
+            o.sent_at.getTime() - x.sent_at.getTime() < s.recontact_window_hours * HOUR - STEP_TOLERANCE_MS,
+        );
+      if (again) breach('recontact_window', o, [again]);
+    }
+  }
+  for (const o of offers) {
+    const l = market.loads[loadIndex.get(o.load_id)!]!;
+    if ((o.status === 'accepted' && o.offer_amount > l.ceiling) || (o.counter_amount ?? 0) > l.ceiling) {
+      forbidden.above_ceiling++;
+    }
+  }
+
+  // Loads not covered that had an eligible, reachable carrier never contacted about them, in its
+  // hours and under its daily cap at some moment while the load was open.
+  const contacted = new Set(sent.map((o) => `${o.carrier_id}|${o.load_id}`));
+  const sentTimes = new Map([...byCarrier].map(([id, list]) => [id, list.map((o) => o.sent_at.getTime())]));
+  const underCap = (carrierId: string, t: number) => {
+    const times = sentTimes.get(carrierId) ?? [];
+    return countBetween(times, t - 24 * HOUR, t) < s.daily_cap_per_carrier;
+  };
+  let leftUncontacted = 0;
+  for (const l of market.loads) {
+    if (bookedBy.has(l.index)) continue;
+    const loadId = run.loadIds[l.index]!;
+    const missed = lanesCarriers(market, l).some((c) => {
+      const id = run.carrierIds[c.index]!;
+      const row = carriers.get(id)!;
+      if (contacted.has(`${id}|${loadId}`)) return false;
+      if (c.lanes.find((m) => m.lane === l.lane)?.preference !== 'primary') return false;
+      if (row.stop_contact_requested_at && row.stop_contact_requested_at.getTime() < l.pickupAt) return false;
+      if (!row.is_active || row.compliance_status === 'BLOCKED') return false;
+      if (!reachable(c, s.channel_order)) return false;
+      for (let t = l.arrivesAt; t < l.pickupAt; t += 15 * 60_000) {
+        if (!quiet(t, c, s.quiet_hours_start, s.quiet_hours_end) && underCap(id, t)) return true;
+      }
+      return false;
+    });
+    if (missed) leftUncontacted++;
+  }
+  const pendingForRep = new Set(
+    offers
+      .filter(
+        (o) => o.status === 'pending' && o.offer_amount <= market.loads[loadIndex.get(o.load_id)!]!.ceiling,
+      )
+      .filter((o) => !bookedBy.has(loadIndex.get(o.load_id)!))
+      .map((o) => o.load_id),
+  ).size;
+
+  const counts = async (text: string) =>
+    Object.fromEntries(
+      (await pool.query<{ k: string; n: number }>(text, [run.loadIds])).rows.map((r) => [r.k ?? 'none', r.n]),
+    );
+  const uncoveredIds = market.loads.filter((l) => !bookedBy.has(l.index)).map((l) => run.loadIds[l.index]);
+  const diagnostics = {
+    uncoveredOutcomes: Object.fromEntries(
+      (
+        await pool.query<{ k: string; n: number }>(
+          `SELECT coalesce(last_outcome, 'never planned') AS k, count(*)::int AS n FROM agent_load_states
+           WHERE load_id = ANY($1::text[]) GROUP BY 1 ORDER BY 2 DESC`,
+          [uncoveredIds],
+        )
+      ).rows.map((r) => [r.k, r.n]),
+    ),
+    skipReasons: await counts(
+      `SELECT split_part(reason, ':', 1) AS k, count(*)::int AS n FROM agent_activity
+       WHERE kind = 'carrier_skipped' AND load_id = ANY($1::text[]) GROUP BY 1 ORDER BY 2 DESC LIMIT 8`,
+    ),
+  };
+  const willingBooked = willing.filter((l) => bookedBy.has(l.index)).length;
+  return {
+    loads: market.loads.length,
+    booked: booked.length,
+    coverage: booked.length / market.loads.length,
+    willingLoads: willing.length,
+    coverageOfWilling: willing.length ? willingBooked / willing.length : 0,
+    ttcP50Min: pct(ttc, 50),
+    ttcP90Min: pct(ttc, 90),
+    rateToCeilingP50: pct(toCeiling, 50),
+    rateToCeilingP90: pct(toCeiling, 90),
+    rateToMarketP50: pct(toMarket, 50),
+    rateToMarketP90: pct(toMarket, 90),
+    contacts: sent.length,
+    contactsPerBooking: booked.length ? sent.length / booked.length : null,
+    offersPerBooking: booked.length ? offersOnBooked / booked.length : null,
+    roundsPerBooking: booked.length ? winnerOffers.reduce((a, b) => a + b, 0) / booked.length : null,
+    perCarrierHourP99: pct([...perHour.values()], 99) ?? 0,
+    maxConversations10Min: maxConversations,
+    pendingForRep,
+    leftUncontacted,
+    forbidden,
+    forbiddenExamples: examples,
+    failures: run.failures.length,
+    diagnostics,
+  };
+}
+
+/** The carriers on the load's lane. */
+function lanesCarriers(market: Market, l: SimLoad): SimCarrier[] {
+  return market.carriers.filter((c) => c.lanes.some((m) => m.lane === l.lane));
+}
+
+/** Eligible (primary on the lane, active, not stopped or blocked), reachable, and willing at or under the ceiling. */
+function willingOn(behaviour: CarrierBehaviour, c: SimCarrier, l: SimLoad): boolean {
+  const m = c.lanes.find((x) => x.lane === l.lane);
+  if (m?.preference !== 'primary' || !c.active || c.stopped || c.asksToStop || c.compliance === 'blocked')
+    return false;
+  if (!reachable(c, ['call', 'email', 'whatsapp'])) return false;
+  return behaviour.hasTruck(c, l) && behaviour.reservation(c, l) <= l.ceiling;
+}
+
+/** Whether the carrier has a working address for a channel of the order. */
+function reachable(c: SimCarrier, order: string[]): boolean {
+  return order.some((ch) =>
+    ch === 'email'
+      ? !!c.email && !c.badEmail
+      : ch === 'call'
+        ? !!c.phone && !c.deadPhone
+        : !!c.phone && !c.landline && !c.deadPhone,
+  );
+}
+
+function quiet(at: number, c: SimCarrier, start: number, end: number): boolean {
+  if (start === end) return false;
+  const minute = localMinutes(new Date(at), timeZoneOfState(c.homeState) ?? 'America/Chicago');
+  return start < end ? minute >= start * 60 && minute < end * 60 : minute >= start * 60 || minute < end * 60;
+}
+
+/** How many of the sorted `times` are in (from, to]. */
+function countBetween(times: number[], from: number, to: number): number {
+  const upper = (x: number) => {
+    let lo = 0;
+    let hi = times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (times[mid]! <= x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return upper(to) - upper(from);
+}
+
+function pct(values: number[], p: number): number | null {
+  if (!values.length) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}

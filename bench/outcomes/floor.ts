@@ -1,0 +1,304 @@
+import type { FastifyInstance } from 'fastify';
+import type { OutboundEmail } from '../../src/integrations/email/email-channel.js';
+import type { PlaceCallRequest } from '../../src/integrations/voice/voice-provider.js';
+import type { AgentService } from '../../src/modules/agent/agent-service.js';
+import {
+  type AgentSays,
+  type CarrierBehaviour,
+  type Channel,
+  dollars,
+  readAgent,
+  type Talk,
+} from './carrier-behaviour.js';
+import type { Market, SimCarrier, SimLoad } from './market.js';
+import type { LiveCall } from './market-voice.js';
+
+const DAY = 86_400_000;
+const LOAD_NUMBER = /OUT-\d{5}/g;
+
+type Job = { at: number; seq: number; run: () => Promise<void> };
+
+/**
+ * The carriers' side of a run: what reaches a carrier (an e-mail, a WhatsApp message, a call) is
+ * read and answered after the carrier's delay, through the paths real carriers' answers take: the
+ * inbound e-mail webhook, the WhatsApp channel's inbound handler, the voice platform's events
+ * answered by the real voice tools. Answers wait in a queue ordered by simulated time.
+ */
+export class MarketFloor {
+  private readonly queue: Job[] = [];
+  private seq = 0;
+  private readonly byEmail = new Map<string, SimCarrier>();
+  private readonly byPhone = new Map<string, SimCarrier>();
+  private readonly byNumber = new Map<string, SimLoad>();
+  readonly loadOfId = new Map<string, SimLoad>();
+  private readonly talks = new Map<string, Talk & { messages: number }>();
+  private readonly contacts = new Map<string, number>();
+  private readonly trucksUsed = new Map<string, number>();
+  private readonly booked = new Set<number>();
+  /** Inbound requests the service refused (must stay 0). */
+  failures: string[] = [];
+
+  constructor(
+    market: Market,
+    private readonly behaviour: CarrierBehaviour,
+    private readonly app: FastifyInstance,
+    private readonly agent: AgentService,
+    private readonly secret: string,
+    private readonly now: () => number,
+  ) {
+    for (const c of market.carriers) {
+      if (c.email) this.byEmail.set(c.email.toLowerCase(), c);
+      if (c.phone) this.byPhone.set(digits(c.phone), c);
+    }
+    for (const l of market.loads) this.byNumber.set(l.number, l);
+  }
+
+  /** When the next answer is due, if any. */
+  nextAt(): number | undefined {
+    return this.queue[0]?.at;
+  }
+
+  /** Runs every answer due by `until`, in time order, each at its own time (`setClock`). */
+  async runDue(until: number, setClock: (at: number) => Promise<void>) {
+    while (this.queue.length && this.queue[0]!.at <= until) {
+      const job = this.queue.shift()!;
+      await setClock(job.at);
+      await job.run();
+    }
+  }
+
+  private schedule(at: number, run: () => Promise<void>) {
+    const job = { at, seq: this.seq++, run };
+    let i = this.queue.length;
+    while (
+      i > 0 &&
+      (this.queue[i - 1]!.at > at || (this.queue[i - 1]!.at === at && this.queue[i - 1]!.seq > job.seq))
+    )
+      i--;
+    this.queue.splice(i, 0, job);
+  }
+
+  private talk(c: SimCarrier, l: SimLoad) {
+    const key = `${c.index}|${l.index}`;
+    let t = this.talks.get(key);
+    if (!t) {
+      t = { quotes: [], rounds: 0, refused: false, done: false, messages: 0 };
+      this.talks.set(key, t);
+    }
+    return t;
+  }
+
+  /** The n-th contact of this carrier about this load on this channel (0 first). */
+  private contactNumber(c: SimCarrier, l: SimLoad, channel: Channel) {
+    const key = `${c.index}|${l.index}|${channel}`;
+    const n = this.contacts.get(key) ?? 0;
+    this.contacts.set(key, n + 1);
+    return n;
+  }
+
+  private free(c: SimCarrier, l: SimLoad) {
+    return (this.trucksUsed.get(`${c.index}|${Math.floor(l.pickupAt / DAY)}`) ?? 0) < c.trucksPerDay;
+  }
+
+  private book(c: SimCarrier, l: SimLoad) {
+    if (this.booked.has(l.index)) return;
+    this.booked.add(l.index);
+    const key = `${c.index}|${Math.floor(l.pickupAt / DAY)}`;
+    this.trucksUsed.set(key, (this.trucksUsed.get(key) ?? 0) + 1);
+  }
+
+  /** What the carrier does on a message; the words of its answer, or null. */
+  private answerTo(c: SimCarrier, l: SimLoad, says: AgentSays): string | null {
+    const talk = this.talk(c, l);
+    if (says.kind === 'booked') this.book(c, l);
+    const move = this.behaviour.move(c, l, talk, says, this.free(c, l));
+    if (!move) return null;
+    return this.behaviour.words(c, l, move, talk.messages++);
+  }
+
+  // ------------------------------------------------------------------------------ e-mail
+
+  /** An e-mail the agent sent (the simulated e-mail channel hands each one here). */
+  onEmail(email: OutboundEmail) {
+    const c = this.byEmail.get(email.to.toLowerCase());
+    const loads = this.loadsIn(`${email.subject}\n${email.text}`);
+    const l = loads[0]?.load;
+    if (!c || !l) return;
+    const first = !email.inReplyTo;
+    if (c.badEmail) {
+      if (first) this.schedule(this.now() + 2 * 60_000, () => this.bounce(email));
+      return;
+    }
+    if (first && !this.behaviour.answers(c, l, 'email', this.contactNumber(c, l, 'email'))) return;
+    const text = this.answerAll(c, loads, first);
+    if (text === null) return;
+    const at = this.behaviour.replyAt(c, l, 'email', this.talk(c, l).messages, this.now());
+    this.schedule(at, () => this.replyByEmail(c, email, text));
+  }
+
+  private async replyByEmail(c: SimCarrier, email: OutboundEmail, text: string) {
+    const hash = /\+([^@]+)@/.exec(email.replyTo)?.[1] ?? null;
+    const messageId = `mkt-${this.seq++}@carrier.example`;
+    await this.post('/api/v1/integrations/email/inbound', {
+      From: c.email,
+      FromFull: { Email: c.email, Name: 'Dispatch' },
+      To: email.replyTo,
+      ToFull: [{ Email: email.replyTo, Name: '', MailboxHash: hash }],
+      Subject: `Re: ${email.subject}`,
+      MessageID: messageId,
+      Date: new Date(this.now()).toUTCString(),
+      TextBody: `${text}\n\nOn ${new Date(this.now()).toUTCString()} Envoy wrote:\n> ${email.text.split('\n').join('\n> ')}`,
+      Headers: [
+        { Name: 'Message-ID', Value: `<${messageId}>` },
+        { Name: 'In-Reply-To', Value: `<${email.messageId}>` },
+        { Name: 'References', Value: `<${email.messageId}>` },
+      ],
+    });
+  }
+
+  private bounce(email: OutboundEmail) {
+    return this.post('/api/v1/integrations/email/events', {
+      RecordType: 'Bounce',
+      Type: 'HardBounce',
+      TypeCode: 1,
+      MessageID: email.messageId,
+      Email: email.to,
+      Description: 'The server was unable to deliver your message (ex: unknown user, mailbox not found).',
+      Details: 'smtp;550 5.1.1 The email account that you tried to reach does not exist.',
+      BouncedAt: new Date(this.now()).toISOString(),
+      Metadata: email.outreachId ? { outreach_id: email.outreachId } : {},
+    });
+  }
+
+  private async post(url: string, payload: Record<string, unknown>) {
+    const res = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Basic ${Buffer.from(`postmark:${this.secret}`).toString('base64')}` },
+      payload,
+    });
+    if (res.statusCode !== 200) this.failures.push(`${url} ${res.statusCode}: ${res.body.slice(0, 200)}`);
+  }
+
+  // ---------------------------------------------------------------------------- WhatsApp
+
+  /** A WhatsApp message the agent sent (`first`: the template that opens a conversation). */
+  onWhatsApp(to: string, text: string, messageId: string, first: boolean) {
+    const c = this.byPhone.get(digits(to));
+    const loads = this.loadsIn(text);
+    const l = loads[0]?.load;
+    if (!c || !l) return;
+    if (c.landline || c.deadPhone) {
+      if (first) {
+        this.schedule(this.now() + 60_000, async () => {
+          await this.agent.onWhatsAppFailure(
+            messageId,
+            '131026: message undeliverable (not a WhatsApp number)',
+            new Date(this.now()),
+          );
+        });
+      }
+      return;
+    }
+    if (first && !this.behaviour.answers(c, l, 'whatsapp', this.contactNumber(c, l, 'whatsapp'))) return;
+    const reply = this.answerAll(c, loads, first);
+    if (reply === null) return;
+    const at = this.behaviour.replyAt(c, l, 'whatsapp', this.talk(c, l).messages, this.now());
+    this.schedule(at, async () => {
+      const result = await this.agent.onInboundWhatsApp({
+        from: to,
+        profileName: null,
+        messageId: `wamid.MKT${this.seq++}`,
+        contextMessageId: messageId,
+        text: reply,
+        receivedAt: new Date(this.now()),
+      });
+      if (result.status === 'ignored') this.failures.push(`whatsapp reply ignored: ${result.reason}`);
+    });
+  }
+
+  // -------------------------------------------------------------------------------- calls
+
+  /** A call the agent placed: the carrier picks up (or not) half a minute later. */
+  onCall(request: PlaceCallRequest, call: LiveCall) {
+    const c = this.byPhone.get(digits(request.to));
+    const l = call.loadId ? this.loadOfId.get(call.loadId) : undefined;
+    this.schedule(this.now() + 30_000, async () => {
+      if (!c || !l || c.deadPhone) return call.end('FAILED');
+      const n = this.contactNumber(c, l, 'call');
+      if (!this.behaviour.answers(c, l, 'call', n)) {
+        if (!this.behaviour.voicemail(c, l, n)) return call.end('NO_RESPONSE');
+        await call.answer();
+        return call.end('VOICEMAIL');
+      }
+      await call.answer();
+      await this.converse(c, l, call);
+      await call.end('COMPLETED');
+    });
+  }
+
+  private async converse(c: SimCarrier, l: SimLoad, call: LiveCall) {
+    const details = await call.tool('get_load_details', {});
+    const spoken = dollars(call.request.assistant.firstMessage);
+    const posted = details?.metadata?.posted_rate;
+    const talk = this.talk(c, l);
+    let says: AgentSays = {
+      kind: 'first',
+      ask: spoken.length ? spoken[spoken.length - 1]! : typeof posted === 'number' ? posted : null,
+    };
+    for (let turn = 0; turn < 8; turn++) {
+      const move = this.behaviour.move(c, l, talk, says, this.free(c, l));
+      if (!move) return;
+      call.say('user', this.behaviour.words(c, l, move, talk.messages++));
+      if (move.kind === 'stop') {
+        await call.tool('request_stop_contact', { reason: 'asked on a call' });
+        return;
+      }
+      if (move.kind === 'refuse' || move.kind === 'pass') return;
+      const answer = await call.tool('submit_offer', { offer_amount: move.amount });
+      const meta = answer?.metadata ?? {};
+      if (meta.status === 'accepted') {
+        this.book(c, l);
+        return;
+      }
+      says = readAgent(answer?.result ?? '', talk.quotes, false);
+      if (typeof meta.counter_offer_amount === 'number' && says.kind !== 'booked') {
+        says = { kind: 'offer', amount: meta.counter_offer_amount };
+      }
+      if (says.kind === 'booked') {
+        this.book(c, l);
+        return;
+      }
+      if (says.kind === 'review' || says.kind === 'closed') return;
+    }
+  }
+
+  /**
+   * The carrier's answer to a message about one load or several (offered together): about one,
+   * its words; about several, a line per load it answers ("OUT-00012: 2400 all in").
+   */
+  private answerAll(c: SimCarrier, loads: { load: SimLoad; text: string }[], first: boolean): string | null {
+    const lines: string[] = [];
+    for (const { load, text } of loads) {
+      const words = this.answerTo(c, load, readAgent(text, this.talk(c, load).quotes, first));
+      if (words !== null) lines.push(loads.length > 1 ? `${load.number}: ${words}` : words);
+    }
+    return lines.length ? lines.join('\n') : null;
+  }
+
+  /**
+   * The loads a message names, each with its part of the text (from its number to the next load's),
+   * so amounts said about one load are read for that load.
+   */
+  private loadsIn(text: string): { load: SimLoad; text: string }[] {
+    const found = [...text.matchAll(LOAD_NUMBER)].filter((m) => this.byNumber.has(m[0]));
+    const distinct = found.filter((m, i) => found.findIndex((x) => x[0] === m[0]) === i);
+    if (distinct.length <= 1) return distinct.map((m) => ({ load: this.byNumber.get(m[0])!, text }));
+    return distinct.map((m, i) => ({
+      load: this.byNumber.get(m[0])!,
+      text: text.slice(m.index, distinct[i + 1]?.index ?? text.length),
+    }));
+  }
+}
+
+const digits = (phone: string) => phone.replace(/\D/g, '').replace(/^1(?=\d{10}$)/, '');
