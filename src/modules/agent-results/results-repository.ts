@@ -53,10 +53,16 @@ export interface ResultSums {
   with_handoff: number;
 }
 
-/** Figures a group has no covered load for, as the medians' statement would give them. */
-const NO_COVERED = {
+/** A group's figures before any load counts: what a group without covered loads starts from. */
+export const ZERO_SUMS: Readonly<ResultSums> = Object.freeze({
+  group: null,
+  loads_handed: 0,
+  booked_by_agent: 0,
+  booked_by_user_after_contact: 0,
+  booked_by_user_without_contact: 0,
   covered: 0,
-  ttc: null,
+  ttc_p50: null,
+  ttc_p90: null,
   lead_p50: null,
   vs_posted: null,
   vs_posted_n: 0,
@@ -68,8 +74,16 @@ const NO_COVERED = {
   agent_above_max: 0,
   margin: null,
   margin_n: 0,
+  contacts_call: 0,
+  contacts_email: 0,
+  contacts_whatsapp: 0,
+  connects: 0,
+  offers: 0,
   rounds: 0,
-};
+  bookings: 0,
+  fall_offs: 0,
+  with_handoff: 0,
+});
 
 type Raw = Record<string, string | number | number[] | null>;
 
@@ -137,12 +151,18 @@ export async function resultSums(
     [sql`SET LOCAL work_mem = '16MB'`],
   );
   const byGroup = new Map(covered.map((m) => [m.group, m]));
-  return sums.map((s) => {
-    const { ttc, ...row } = { ...NO_COVERED, ...byGroup.get(s.group), ...s } as Raw;
-    const out: Record<string, string | number | null> = {};
-    for (const [k, v] of Object.entries(row))
-      out[k] = k === 'group' || v === null ? (v as string | null) : Number(v);
-    const [p50, p90] = Array.isArray(ttc) ? ttc : [null, null];
-    return { ...out, ttc_p50: p50 ?? null, ttc_p90: p90 ?? null } as unknown as ResultSums;
-  });
+  return sums.map((s) => ({ ...ZERO_SUMS, ...figuresOf(byGroup.get(s.group)), ...figuresOf(s) }));
+}
+
+/** A statement's row as figures: counts arrive as strings (bigint), p50 and p90 in one array. */
+function figuresOf(row: Raw | undefined): Partial<ResultSums> {
+  const out: Record<string, string | number | null> = {};
+  for (const [k, v] of Object.entries(row ?? {})) {
+    if (k === 'ttc') {
+      const [p50, p90] = Array.isArray(v) ? v : [null, null];
+      out.ttc_p50 = p50 ?? null;
+      out.ttc_p90 = p90 ?? null;
+    } else out[k] = k === 'group' || v === null ? (v as string | null) : Number(v);
+  }
+  return out as Partial<ResultSums>;
 }

@@ -4,7 +4,7 @@ import { notFound, unprocessable } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { formatCsv } from '../../lib/csv.js';
 import { isOpenStatus, type LoadStanding, loadStanding, timelineRows } from './activity-repository.js';
-import { type ResultSums, resultSums } from './results-repository.js';
+import { type ResultSums, resultSums, ZERO_SUMS } from './results-repository.js';
 import type {
   Activity,
   ActivityStatus,
@@ -96,44 +96,11 @@ function csvOf(rows: ResultRow[]): string {
       contacts_per_booking_total: contacts_per_booking.total,
     };
   });
-  const header = Object.keys(flat[0] ?? toRow(emptySums(), true));
+  const header = Object.keys(flat[0] ?? toRow({ ...ZERO_SUMS }, true));
   return formatCsv(
     header,
     flat.map((r) => header.map((h) => (r as Record<string, string | number | null>)[h] ?? null)),
   );
-}
-
-function emptySums(): ResultSums {
-  return {
-    group: null,
-    loads_handed: 0,
-    booked_by_agent: 0,
-    booked_by_user_after_contact: 0,
-    booked_by_user_without_contact: 0,
-    covered: 0,
-    ttc_p50: null,
-    ttc_p90: null,
-    lead_p50: null,
-    vs_posted: null,
-    vs_posted_n: 0,
-    vs_market: null,
-    vs_market_n: 0,
-    vs_max: null,
-    vs_max_n: 0,
-    above_max: 0,
-    agent_above_max: 0,
-    margin: null,
-    margin_n: 0,
-    contacts_call: 0,
-    contacts_email: 0,
-    contacts_whatsapp: 0,
-    connects: 0,
-    offers: 0,
-    rounds: 0,
-    bookings: 0,
-    fall_offs: 0,
-    with_handoff: 0,
-  };
 }
 
 /**
@@ -161,7 +128,9 @@ export class AgentResultsService {
     const groupBy: ResultGroup | null = q.group_by ?? null;
     const sums = await resultSums(this.pool, scope.organizationId, { from, to }, groupBy);
     // Without a grouping there is always one row, zeros included.
-    const rows = (groupBy || sums.length ? sums : [emptySums()]).map((s) => toRow(s, seesMargins(scope)));
+    const rows = (groupBy || sums.length ? sums : [{ ...ZERO_SUMS }]).map((s) =>
+      toRow(s, seesMargins(scope)),
+    );
     return { from, to, group_by: groupBy, data: rows };
   }
 

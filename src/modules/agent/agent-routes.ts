@@ -16,6 +16,7 @@ import {
   verifyChallenge,
   verifyWhatsAppSignature,
 } from '../../integrations/whatsapp/cloud-api-webhook.js';
+import { offerReviewSchema } from '../offers/index.js';
 import { findOutreach, outreachIdParams } from '../outreaches/index.js';
 import type { AgentService } from './agent-service.js';
 import {
@@ -96,18 +97,6 @@ function settingsRoutes(app: App, database: App['deps']['database']) {
   );
 }
 
-const reviewItemSchema = z
-  .object({
-    offer_id: z.string(),
-    load_id: z.string(),
-    load_number: z.string().nullable(),
-    carrier_id: z.string().nullable(),
-    offer_amount: z.number(),
-    requested_at: z.date(),
-    escalated_at: z.date().nullable(),
-  })
-  .meta({ id: 'AgentReviewItem' });
-
 /** Offers within max_buy_rate waiting for a rep's decision. */
 function reviewRoutes(app: App, database: App['deps']['database']) {
   app.get(
@@ -128,7 +117,7 @@ function reviewRoutes(app: App, database: App['deps']['database']) {
           limit: queryInt(1, 500).default(100).meta({ description: 'Most items returned.' }),
         }),
         response: {
-          200: z.object({ data: z.array(reviewItemSchema) }),
+          200: z.object({ data: z.array(offerReviewSchema) }),
           ...errorResponses(401, 403, 422, 429),
         },
       },

@@ -11,4 +11,10 @@ export {
   loadNotBooked,
 } from './offer-queries.js';
 export type { OfferPolicy, OfferReceiver } from './offer-types.js';
-export { type BookedOffer, bookedOfferSchema, loadIdParams, offerSchema } from './offers-schemas.js';
+export {
+  type BookedOffer,
+  bookedOfferSchema,
+  loadIdParams,
+  offerReviewSchema,
+  offerSchema,
+} from './offers-schemas.js';

@@ -126,3 +126,16 @@ export type OfferStats = z.infer<typeof offerStatsSchema>;
 
 export const offerIdParams = z.object({ offer_id: text(100) });
 export const loadIdParams = z.object({ load_id: text(100) });
+
+/** An offer within max_buy_rate waiting for a rep's decision (GET /agent/reviews, its events). */
+export const offerReviewSchema = z
+  .object({
+    offer_id: z.string(),
+    load_id: z.string(),
+    load_number: z.string().nullable(),
+    carrier_id: z.string().nullable(),
+    offer_amount: z.number(),
+    requested_at: z.date(),
+    escalated_at: z.date().nullable(),
+  })
+  .meta({ id: 'AgentReviewItem' });

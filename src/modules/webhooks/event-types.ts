@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EventType } from '../../domain/events.js';
 import { callSchema } from '../calls/index.js';
 import { carrierSchema, lanePreferenceSchema } from '../carriers/index.js';
-import { bookedOfferSchema, offerSchema } from '../offers/index.js';
+import { bookedOfferSchema, offerReviewSchema, offerSchema } from '../offers/index.js';
 
 const loadEvent = z.object({
   load_id: z.string(),
@@ -42,15 +42,6 @@ const elpEvent = z.object({
   total_score: z.number().nullable(),
 });
 const offerStatusEvent = offerSchema.extend({ previous_status: z.string() });
-const reviewEvent = z.object({
-  offer_id: z.string(),
-  load_id: z.string(),
-  load_number: z.string().nullable(),
-  carrier_id: z.string().nullable(),
-  offer_amount: z.number(),
-  requested_at: z.date(),
-  escalated_at: z.date().nullable(),
-});
 const pingEvent = z.object({ endpoint_id: z.string(), message: z.string() });
 
 /** The catalogue of DESIGN.md section 8: each type, what it means and the shape of `data`. */
@@ -98,13 +89,13 @@ export const EVENT_TYPES = {
     description:
       "A carrier's offer within max_buy_rate waits for a rep's decision (the agent holds the load meanwhile). " +
       'Once per offer; GET /agent/reviews lists the open ones.',
-    data: reviewEvent,
+    data: offerReviewSchema,
   },
   'offer.review_escalated': {
     description:
       "An offer waiting for a rep's decision waited longer than the organization's review_escalation_minutes. " +
       'Once per offer.',
-    data: reviewEvent,
+    data: offerReviewSchema,
   },
   'call.created': { description: 'A call was created.', data: callSchema },
   'call.status_changed': { description: "A call's status moved forward.", data: callStatusEvent },
