@@ -39,6 +39,8 @@ type Sent = {
   created_at: Date;
   modality: string;
   key: string;
+  /** The message: loads offered together in one message share it (the outreaches' bundle). */
+  message: string;
   status: string;
 };
 
@@ -65,7 +67,8 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   const carrierIndex = new Map(run.carrierIds.map((id, i) => [id, i]));
   const sent = (
     await pool.query<Sent>(
-      `SELECT carrier_id, load_id, sent_at, created_at, modality, coalesce(conversation_id, call_id, id) AS key, status
+      `SELECT carrier_id, load_id, sent_at, created_at, modality, coalesce(conversation_id, call_id, id) AS key,
+         coalesce(bundle_id, id) AS message, status
        FROM outreaches WHERE is_automated AND sent_at IS NOT NULL ORDER BY sent_at`,
     )
   ).rows;
@@ -113,12 +116,18 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   const offersOnBooked = offers.filter((o) => bookedBy.has(loadIndex.get(o.load_id)!)).length;
 
   // Contacts per carrier: per clock hour, and separate conversations in any 10 minutes.
+  // A message naming several loads is one contact for the carrier (as the agent's cap counts it).
   const perHour = new Map<string, number>();
   const byCarrier = new Map<string, Sent[]>();
+  const messagesOf = new Map<string, Sent[]>();
+  const seenMessages = new Set<string>();
   for (const o of sent) {
+    byCarrier.set(o.carrier_id, [...(byCarrier.get(o.carrier_id) ?? []), o]);
+    if (seenMessages.has(o.message)) continue;
+    seenMessages.add(o.message);
     const k = `${o.carrier_id}|${Math.floor(o.sent_at.getTime() / HOUR)}`;
     perHour.set(k, (perHour.get(k) ?? 0) + 1);
-    byCarrier.set(o.carrier_id, [...(byCarrier.get(o.carrier_id) ?? []), o]);
+    messagesOf.set(o.carrier_id, [...(messagesOf.get(o.carrier_id) ?? []), o]);
   }
   let maxConversations = 0;
   for (const list of byCarrier.values()) {
@@ -164,9 +173,10 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       if (membership?.preference === 'restricted' || !row.is_active || row.compliance_status === 'BLOCKED') {
         breach('restricted_or_blocked', o);
       }
-      const inDay = list
-        .slice(0, i + 1)
-        .filter((x) => o.sent_at.getTime() - x.sent_at.getTime() < 24 * HOUR - STEP_TOLERANCE_MS);
+      const inDay = (messagesOf.get(o.carrier_id) ?? []).filter(
+        (x) =>
+          x.sent_at <= o.sent_at && o.sent_at.getTime() - x.sent_at.getTime() < 24 * HOUR - STEP_TOLERANCE_MS,
+      );
       if (inDay.length > s.daily_cap_per_carrier) breach('daily_cap', o, inDay.slice(0, -1));
       if (quiet(o.sent_at.getTime(), c, s.quiet_hours_start, s.quiet_hours_end)) breach('quiet_hours', o);
       const again = list
@@ -190,7 +200,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   // Loads not covered that had an eligible, reachable carrier never contacted about them, in its
   // hours and under its daily cap at some moment while the load was open.
   const contacted = new Set(sent.map((o) => `${o.carrier_id}|${o.load_id}`));
-  const sentTimes = new Map([...byCarrier].map(([id, list]) => [id, list.map((o) => o.sent_at.getTime())]));
+  const sentTimes = new Map([...messagesOf].map(([id, list]) => [id, list.map((o) => o.sent_at.getTime())]));
   const underCap = (carrierId: string, t: number) => {
     const times = sentTimes.get(carrierId) ?? [];
     return countBetween(times, t - 24 * HOUR, t) < s.daily_cap_per_carrier;
@@ -256,7 +266,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     rateToCeilingP90: pct(toCeiling, 90),
     rateToMarketP50: pct(toMarket, 50),
     rateToMarketP90: pct(toMarket, 90),
-    contacts: sent.length,
+    contacts: seenMessages.size,
     contactsPerBooking: booked.length ? sent.length / booked.length : null,
     offersPerBooking: booked.length ? offersOnBooked / booked.length : null,
     roundsPerBooking: booked.length ? winnerOffers.reduce((a, b) => a + b, 0) / booked.length : null,
