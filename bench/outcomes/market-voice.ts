@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { askTool } from '../../src/integrations/voice/simulated-provider.js';
 import type {
   CallStatus,
   PlaceCallRequest,
@@ -76,33 +77,7 @@ export class LiveCall {
 
   /** Calls one of the assistant's tools, as the platform does when the model asks for it. */
   async tool(name: string, args: Record<string, unknown>): Promise<ToolResult | null> {
-    const toolCall: ToolCall = {
-      id: `tc_${randomUUID()}`,
-      type: 'function',
-      function: { name, arguments: JSON.stringify(args) },
-    };
-    this.transcript.push({
-      role: 'assistant',
-      content: null,
-      timestamp: new Date().toISOString(),
-      tool_calls: [{ ...toolCall, function: { name, arguments: args } }],
-    });
-    const answer = await this.sink()?.({
-      kind: 'tool_calls',
-      callId: this.request.callId,
-      providerCallId: this.placed.providerCallId,
-      calls: [toolCall],
-    });
-    const result =
-      answer?.kind === 'tool_results'
-        ? (answer.results.find((r) => r.toolCallId === toolCall.id) ?? null)
-        : null;
-    this.transcript.push({
-      role: 'tool',
-      content: result?.error ?? result?.result ?? null,
-      tool_call_id: toolCall.id,
-      timestamp: new Date().toISOString(),
-    });
+    const result = await askTool(this.sink(), this.request, this.placed, this.transcript, name, args);
     if (result?.result) this.say('assistant', result.result);
     return result;
   }

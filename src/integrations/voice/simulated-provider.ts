@@ -30,6 +30,49 @@ interface Live {
 }
 
 /**
+ * One tool turn of a simulated call: the assistant's tool call goes to the service's sink as the
+ * platform would send it, and both sides are added to the transcript. Null when the sink gave no
+ * result for it.
+ */
+export async function askTool(
+  sink: VoiceEventSink | undefined,
+  request: PlaceCallRequest,
+  placed: PlacedCall,
+  transcript: TranscriptMessage[],
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ToolResult | null> {
+  const toolCall: ToolCall = {
+    id: `tc_${randomUUID()}`,
+    type: 'function',
+    function: { name, arguments: JSON.stringify(args) },
+  };
+  transcript.push({
+    role: 'assistant',
+    content: null,
+    timestamp: new Date().toISOString(),
+    tool_calls: [{ ...toolCall, function: { name, arguments: args } }],
+  });
+  const answer = await sink?.({
+    kind: 'tool_calls',
+    callId: request.callId,
+    providerCallId: placed.providerCallId,
+    calls: [toolCall],
+  });
+  const result =
+    answer?.kind === 'tool_results'
+      ? (answer.results.find((r) => r.toolCallId === toolCall.id) ?? null)
+      : null;
+  transcript.push({
+    role: 'tool',
+    content: result?.error ?? result?.result ?? null,
+    tool_call_id: toolCall.id,
+    timestamp: new Date().toISOString(),
+  });
+  return result;
+}
+
+/**
  * A voice platform in process: the default when none is configured. It plays the assistant the
  * service defines (its first message, voicemail message, ELP questions and tools). Each call runs a realistic
  * lifecycle on timers (queued, ringing, answered or not within 2 s, a 5-30 s conversation with tool
@@ -130,35 +173,8 @@ export class SimulatedVoiceProvider implements VoiceProvider {
   }
 
   /** Asks the agent's tools through the sink, as the platform would, and records both sides. */
-  private async tool(call: Live, name: string, args: Record<string, unknown>): Promise<ToolResult | null> {
-    const toolCall: ToolCall = {
-      id: `tc_${randomUUID()}`,
-      type: 'function',
-      function: { name, arguments: JSON.stringify(args) },
-    };
-    call.transcript.push({
-      role: 'assistant',
-      content: null,
-      timestamp: new Date().toISOString(),
-      tool_calls: [{ ...toolCall, function: { name, arguments: args } }],
-    });
-    const answer = await this.sink?.({
-      kind: 'tool_calls',
-      callId: call.request.callId,
-      providerCallId: call.placed.providerCallId,
-      calls: [toolCall],
-    });
-    const result =
-      answer?.kind === 'tool_results'
-        ? (answer.results.find((r) => r.toolCallId === toolCall.id) ?? null)
-        : null;
-    call.transcript.push({
-      role: 'tool',
-      content: result?.error ?? result?.result ?? null,
-      tool_call_id: toolCall.id,
-      timestamp: new Date().toISOString(),
-    });
-    return result;
+  private tool(call: Live, name: string, args: Record<string, unknown>): Promise<ToolResult | null> {
+    return askTool(this.sink, call.request, call.placed, call.transcript, name, args);
   }
 
   private async converse(call: Live) {

@@ -77,6 +77,8 @@ export class BundleReplies {
     const lines: string[] = [];
     const decisions: string[] = [];
     let offerId: string | null = null;
+    // Every load of a message is the same carrier's.
+    const carrier = (await findCarrier(this.db, scope, outreach.carrier_id))!;
     for (const t of targets) {
       const rate = t.rate ?? (await counterOffered(this.db, t.member.load_id, t.member.carrier_id));
       const load = loads.get(t.member.load_id);
@@ -93,7 +95,6 @@ export class BundleReplies {
       offerId ??= outcome.offerId;
       decisions.push(outcome.decision.kind);
       const said = amountOf(outcome.decision) ?? outcome.amount;
-      const carrier = (await findCarrier(this.db, scope, t.member.carrier_id))!;
       lines.push(replyText(outcome.decision.kind, load, carrier.name, said));
     }
     const numbers = members.map((m) => m.load_number ?? '');
