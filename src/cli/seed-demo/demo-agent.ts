@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { updateAgentSettings } from '../../modules/agent/agent-settings.js';
+import { DEFAULT_AGENT_SETTINGS, updateAgentSettings } from '../../modules/agent/agent-settings.js';
 import { agentLoadStates } from '../../modules/agent/agent-tables.js';
 import { offers } from '../../modules/offers/offers-tables.js';
 import { outreaches } from '../../modules/outreaches/outreaches-tables.js';
@@ -19,13 +19,21 @@ export async function seedAgentWork(run: DemoRun, loads: DemoLoads) {
   const postedRate = new Map(loads.loadItems.map((l, i) => [loads.loadIds[i]!, l.posted_rate ?? 2000]));
   const first = await agent.workOrganization(org.id);
   // A second wave at once, by e-mail first, so both channels show: the loads not booked on a call.
-  await updateAgentSettings(db, org.id, { channel_order: ['email', 'call', 'whatsapp'] });
+  // The demo folds the hours between waves into a moment, so the gap between two contacts of one
+  // carrier is lifted for this wave and put back after it.
+  await updateAgentSettings(db, org.id, {
+    channel_order: ['email', 'call', 'whatsapp'],
+    carrier_min_gap_minutes: 0,
+  });
   await db
     .update(agentLoadStates)
     .set({ next_wave_at: sql`now() - interval '1 second'` })
     .where(eq(agentLoadStates.organization_id, org.id));
   const second = await agent.workOrganization(org.id);
-  await updateAgentSettings(db, org.id, { channel_order: ['call', 'email', 'whatsapp'] });
+  await updateAgentSettings(db, org.id, {
+    channel_order: ['call', 'email', 'whatsapp'],
+    carrier_min_gap_minutes: DEFAULT_AGENT_SETTINGS.carrier_min_gap_minutes,
+  });
 
   const sent = await db
     .select({
