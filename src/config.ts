@@ -114,6 +114,7 @@ export function loadConfig(
     }),
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    migrateOnStart: env.MIGRATE_ON_START,
   });
 }
 

@@ -9,7 +9,7 @@ import {
   ensureDatabase,
   startEmbeddedPostgres,
 } from './db/embedded.js';
-import { runMigrations } from './db/migrate.js';
+import { pendingMigrations, runMigrations } from './db/migrate.js';
 import { loggerOptions, prettyLogs } from './logger.js';
 import { buildServices } from './services.js';
 import { describeStartup } from './startup.js';
@@ -62,7 +62,20 @@ async function main() {
   }
 
   const database = createDatabase(databaseUrl, config.db, logger);
-  await runMigrations(database.pool);
+  if (config.migrateOnStart) {
+    await runMigrations(database.pool);
+  } else {
+    const pending = await pendingMigrations(database.pool);
+    if (pending.length > 0) {
+      logger.error(
+        { pending },
+        'migrations are pending and MIGRATE_ON_START=false: run `npm run migrate` first',
+      );
+      await database.close();
+      await embedded?.stop();
+      process.exit(1);
+    }
+  }
   const services = buildServices({ config, database, log: logger });
   const app = await buildApp({ config, database, embedded, services }, { logger });
 

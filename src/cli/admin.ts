@@ -24,6 +24,11 @@ const COMMANDS = {
     'create-api-key --org ORG_ID --name NAME',
     'Creates an API key of the organization. Prints {"id","key"}; the key is shown only here.',
   ],
+  migrate: [
+    'migrate',
+    'Applies pending migrations (serialised with any starting server) and exits: run it before a rollout ' +
+      'whose servers start with MIGRATE_ON_START=false. Prints {"applied"}, the migrations it applied.',
+  ],
   'seed-demo': [
     'seed-demo',
     'Creates a demo organization: an owner, an API key, 200 loads, 100 carriers, offers, calls, outreaches ' +
@@ -70,6 +75,7 @@ const schemas = {
     name: text(200).optional(),
   }),
   'create-api-key': z.object({ org: text(100), name: nonEmptyText(100) }),
+  migrate: z.object({}),
   'seed-demo': z.object({}),
 } as const;
 
@@ -125,7 +131,7 @@ async function main() {
   }
   loadEnvFile();
   const config = loadConfig(process.env, () => {});
-  const { database, close } = await openCommandDatabase(config);
+  const { database, applied, close } = await openCommandDatabase(config);
   const services = buildServices({ config, database, log: pino({ level: 'silent' }) });
   try {
     const { auth } = services;
@@ -155,6 +161,10 @@ async function main() {
         const f = flags as z.infer<(typeof schemas)['create-api-key']>;
         const key = await services.apiKeys.create(systemScope(f.org), { name: f.name });
         out = { id: key.id, key: key.key };
+        break;
+      }
+      case 'migrate': {
+        out = { applied };
         break;
       }
       case 'seed-demo': {

@@ -8,15 +8,16 @@ import {
   ensureDatabase,
   startEmbeddedPostgres,
 } from '../db/embedded.js';
-import { runMigrations } from '../db/migrate.js';
+import { pendingMigrations, runMigrations } from '../db/migrate.js';
 
 /**
  * The database a command works on: DATABASE_URL; else the embedded one of a running `npm start`;
- * else the embedded cluster under DATA_DIR, started for the command and stopped after it.
+ * else the embedded cluster under DATA_DIR, started for the command and stopped after it. Pending
+ * migrations are applied first; `applied` names them.
  */
 export async function openCommandDatabase(
   config: Config,
-): Promise<{ database: Database; close(): Promise<void> }> {
+): Promise<{ database: Database; applied: string[]; close(): Promise<void> }> {
   let url = config.databaseUrl;
   let stopEmbedded = async () => {};
   if (!url) {
@@ -34,9 +35,11 @@ export async function openCommandDatabase(
     }
   }
   const database = createDatabase(url, config.db);
+  const applied = await pendingMigrations(database.pool);
   await runMigrations(database.pool);
   return {
     database,
+    applied,
     async close() {
       await database.close();
       await stopEmbedded();

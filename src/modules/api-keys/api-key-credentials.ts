@@ -1,4 +1,5 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { apiKeys } from './api-keys-tables.js';
@@ -70,8 +71,10 @@ const stamp = preparedFor((db) =>
 
 /** Verifies API key secrets: SHA-256, one indexed lookup, and a short in-memory cache. */
 export class ApiKeyCredentials {
-  private readonly cache = new Map<string, { credential: ApiKeyCredential | null; until: number }>();
-  private readonly stampedAt = new Map<string, number>();
+  private readonly cache = new LRUCache<string, { credential: ApiKeyCredential | null; until: number }>({
+    max: CACHE_MAX,
+  });
+  private readonly stampedAt = new LRUCache<string, number>({ max: CACHE_MAX });
 
   /** Whether changes announced by other instances reach this one now. */
   private hearsAnnouncements: () => boolean = () => false;
@@ -92,7 +95,6 @@ export class ApiKeyCredentials {
       const [row] = await byHash(this.db).execute({ hash });
       const ttl = this.hearsAnnouncements() ? CACHE_TTL_MS : UNANNOUNCED_TTL_MS;
       entry = { credential: row ?? null, until: now + ttl };
-      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(hash, entry);
     }
     const credential = entry.credential;
@@ -117,9 +119,8 @@ export class ApiKeyCredentials {
 
   /** Drops a key from the cache: called when it is deactivated or its expiry changes. */
   forget(id: string): void {
-    for (const [hash, entry] of this.cache) {
-      if (entry.credential?.id === id) this.cache.delete(hash);
-    }
+    const hashes = [...this.cache.entries()].filter(([, e]) => e.credential?.id === id).map(([h]) => h);
+    for (const hash of hashes) this.cache.delete(hash);
   }
 
   /** Drops every cached key: announcements may have been missed. */
@@ -131,7 +132,6 @@ export class ApiKeyCredentials {
     const last = this.stampedAt.get(id);
     if (last !== undefined && now - last < STAMP_INTERVAL_MS) return;
     this.stampedAt.set(id, now);
-    if (this.stampedAt.size > CACHE_MAX) this.stampedAt.delete(this.stampedAt.keys().next().value!);
     await stamp(this.db).execute({ id });
   }
 }

@@ -4,6 +4,7 @@
 // loads-list-repository.
 
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
 import {
@@ -72,11 +73,12 @@ interface Counted {
 }
 
 export class LoadListReader {
-  private readonly counts = new Map<string, KeptCount>();
+  /** Kept counts by count key; the least recently used goes first when the cache is full. */
+  private readonly counts = new LRUCache<string, KeptCount>({ max: COUNT_CACHE_MAX });
   /** The count of each list being taken now (by count key), for the requests that arrive meanwhile. */
   private readonly counting = new Map<string, Promise<Counted>>();
-  /** Page ids by count key, sort and position. */
-  private readonly pages = new Map<string, KeptPage>();
+  /** Page ids by count key, sort and position; the least recently used goes first when full. */
+  private readonly pages = new LRUCache<string, KeptPage>({ max: PAGE_CACHE_MAX });
   /** Fresh counts (countLoads) running in this instance now. */
   private freshCounting = 0;
   private lastPurge = 0;
@@ -117,9 +119,6 @@ export class LoadListReader {
       );
       if (check?.moved === 0 && check.tabVersions === kept.tabVersions) {
         kept.snapshot = check.snapshot;
-        // Last used goes last: the pages evicted first are those nobody asked for longest.
-        this.pages.delete(pageKey);
-        this.pages.set(pageKey, kept);
         return { total, rows: await readLoadsInOrder(this.db, scope, kept.ids, sort) };
       }
       stamp = check;
@@ -128,8 +127,6 @@ export class LoadListReader {
     // find more changes than there were since the read, never fewer.
     stamp ??= await listSnapshot(this.db, scope, q);
     const rows = await listLoadPage(this.db, scope, q, sort, limit, offset, total);
-    this.pages.delete(pageKey);
-    if (this.pages.size >= PAGE_CACHE_MAX) this.pages.delete(this.pages.keys().next().value!);
     this.pages.set(pageKey, {
       ids: rows.map((r) => r.id),
       snapshot: stamp.snapshot,
@@ -226,8 +223,6 @@ export class LoadListReader {
   }
 
   private remember(key: string, entry: KeptCount) {
-    this.counts.delete(key);
-    if (this.counts.size >= COUNT_CACHE_MAX) this.counts.delete(this.counts.keys().next().value!);
     this.counts.set(key, entry);
   }
 

@@ -1,18 +1,22 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { Webhook } from 'standardwebhooks';
 import { SecretBox } from '../../db/secret-box.js';
 
 /** A new signing secret: `whsec_` + base64 of 24 random bytes (Standard Webhooks format). */
 export const newSigningSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
-/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret's decoded bytes. */
+/**
+ * The Standard Webhooks signature of one delivery, `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`
+ * keyed with the secret's decoded bytes, as the `standardwebhooks` library computes it (the same
+ * library receivers verify with).
+ */
 export function sign(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+  return new Webhook(secret).sign(id, new Date(timestamp * 1000), body);
 }
 
 // Global unicast IPv6 (RFC 4291): everything outside it is reserved, deprecated or a translation
