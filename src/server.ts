@@ -1,8 +1,8 @@
 import path from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, loadEnvFile } from './config.js';
-import { createDatabase } from './db/client.js';
+import { createDatabase, type Database } from './db/client.js';
 import {
   EMBEDDED_DATABASE,
   type EmbeddedDatabase,
@@ -13,6 +13,21 @@ import { pendingMigrations, runMigrations } from './db/migrate.js';
 import { loggerOptions, prettyLogs } from './logger.js';
 import { buildServices } from './services.js';
 import { describeStartup } from './startup.js';
+
+/**
+ * Applies pending migrations (the default), or with MIGRATE_ON_START=false only checks that none
+ * is pending: false when one is, after logging which.
+ */
+async function migrateOrCheck(migrate: boolean, database: Database, logger: Logger): Promise<boolean> {
+  if (migrate) {
+    await runMigrations(database.pool);
+    return true;
+  }
+  const pending = await pendingMigrations(database.pool);
+  if (pending.length === 0) return true;
+  logger.error({ pending }, 'migrations are pending and MIGRATE_ON_START=false: run `npm run migrate` first');
+  return false;
+}
 
 async function main() {
   let config: ReturnType<typeof loadConfig>;
@@ -62,19 +77,10 @@ async function main() {
   }
 
   const database = createDatabase(databaseUrl, config.db, logger);
-  if (config.migrateOnStart) {
-    await runMigrations(database.pool);
-  } else {
-    const pending = await pendingMigrations(database.pool);
-    if (pending.length > 0) {
-      logger.error(
-        { pending },
-        'migrations are pending and MIGRATE_ON_START=false: run `npm run migrate` first',
-      );
-      await database.close();
-      await embedded?.stop();
-      process.exit(1);
-    }
+  if (!(await migrateOrCheck(config.migrateOnStart, database, logger))) {
+    await database.close();
+    await embedded?.stop();
+    process.exit(1);
   }
   const services = buildServices({ config, database, log: logger });
   const app = await buildApp({ config, database, embedded, services }, { logger });

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 
-/** Identifier prefixes of the spec (Resources) and DESIGN.md section 2. */
+/** Identifier prefixes, one per kind of resource (docs/design.md, "Identifiers"). */
 export const idPrefixes = {
   apiKey: 'key',
   organization: 'org',

@@ -898,7 +898,7 @@ describe('OpenAPI-driven fuzzing: no 5xx, the error body on every 4xx', () => {
   });
 
   it('answers 404 for a well-formed id that names nothing, in every path position of every GET', async () => {
-    // What an id of each path parameter looks like (DESIGN.md section 2).
+    // What an id of each path parameter looks like (docs/design.md, "Identifiers").
     const prefix: Record<string, string> = {
       id: 'key',
       load_id: 'load',

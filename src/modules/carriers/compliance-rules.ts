@@ -21,7 +21,7 @@ const DAY_MS = 86_400_000;
 const ageInDays = (date: string, now: Date) => Math.floor((now.getTime() - Date.parse(date)) / DAY_MS);
 
 /**
- * DESIGN.md section 5: BLOCKED when not authorized for hire, out of service, without insurance on
+ * docs/design.md, "Carrier compliance": BLOCKED when not authorized for hire, out of service, without insurance on
  * file, or on any fraud signal; PASSED when active and insured; UNVERIFIED without MC/DOT or an
  * answer. Reasons are machine-readable codes.
  *

@@ -115,7 +115,7 @@ export class CarrierLanePreferences {
   }
 
   /**
-   * DESIGN.md section 5: an `admin_disabled` preference on the load's lane: the load's first pickup
+   * docs/design.md, "Contact rules": an `admin_disabled` preference on the load's lane: the load's first pickup
    * and last drop-off (cities and states) and its equipment, the narrowest lane the load names. A
    * preference the carrier already holds on that lane turns admin_disabled (and active); audited.
    */

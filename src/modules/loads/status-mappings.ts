@@ -23,8 +23,8 @@ const params = z.object({
 });
 
 /**
- * The tms_status -> load_status table an organization works with: DESIGN.md's defaults, extended
- * or overridden by its own entries. A change also remaps the organization's loads that carry that
+ * The tms_status -> load_status table an organization works with: the default table
+ * (docs/design.md, "Loads and the TMS"), extended or overridden by its own entries. A change also remaps the organization's loads that carry that
  * TMS status, in the same statement, so lists and counts agree at once.
  */
 export class StatusMappings {

@@ -44,7 +44,7 @@ const elpEvent = z.object({
 const offerStatusEvent = offerSchema.extend({ previous_status: z.string() });
 const pingEvent = z.object({ endpoint_id: z.string(), message: z.string() });
 
-/** The catalogue of DESIGN.md section 8: each type, what it means and the shape of `data`. */
+/** The event catalogue (docs/design.md, "Webhooks"): each type, what it means and the shape of `data`. */
 export const EVENT_TYPES = {
   'load.created': {
     description: 'A load was created (POST /loads, batch or TMS ingestion).',

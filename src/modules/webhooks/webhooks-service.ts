@@ -24,7 +24,7 @@ import {
   webhookSecrets,
 } from './webhooks-tables.js';
 
-/** How long a rotated-out secret keeps signing (DESIGN.md section 8). */
+/** How long a rotated-out secret keeps signing (docs/design.md, "Webhooks"). */
 const ROTATION_OVERLAP_SECONDS = 24 * 3600;
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;

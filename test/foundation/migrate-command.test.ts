@@ -1,0 +1,119 @@
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { TEST_JWT_SECRET } from '../helpers/app.js';
+import { databaseUrl, dropDatabase } from '../helpers/pg-admin.js';
+
+const run = promisify(execFile);
+const tags = (
+  JSON.parse(readFileSync('migrations/meta/_journal.json', 'utf8')) as { entries: { tag: string }[] }
+).entries.map((e) => e.tag);
+
+/** An empty database (never migrated), dropped after the file. */
+const created: string[] = [];
+async function emptyDatabase(): Promise<string> {
+  const name = `envoy_t_${inject('runId')}_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: inject('adminUrl') });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  created.push(name);
+  return databaseUrl(inject('adminUrl'), name);
+}
+afterAll(async () => {
+  const admin = new pg.Client({ connectionString: inject('adminUrl') });
+  await admin.connect();
+  try {
+    for (const name of created) await dropDatabase(admin, name);
+  } finally {
+    await admin.end();
+  }
+});
+
+const env = (url: string, extra: Record<string, string> = {}) => ({
+  ...process.env,
+  DATABASE_URL: url,
+  JWT_SECRET: TEST_JWT_SECRET,
+  LOG_LEVEL: 'info',
+  NODE_ENV: 'development',
+  AGENT_ENABLED: 'false',
+  WORKERS_ENABLED: 'false',
+  ...extra,
+});
+
+async function migrate(url: string): Promise<{ applied: string[] }> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'migrate'], {
+    env: env(url),
+  });
+  return JSON.parse(stdout);
+}
+
+/** Runs the server until it is ready (then stops it) or exits on its own: its exit code and log lines. */
+function serve(
+  url: string,
+  extra: Record<string, string>,
+): Promise<{ code: number | null; lines: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: env(url, { PORT: '0', ...extra }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    let buffered = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`neither ready nor exited within 30 s:\n${lines.join('\n')}`));
+    }, 30_000);
+    child.stdout.on('data', (chunk) => {
+      buffered += String(chunk);
+      const parts = buffered.split('\n');
+      buffered = parts.pop() ?? '';
+      for (const line of parts) {
+        lines.push(line);
+        if (line.includes('Envoy ready')) child.kill('SIGTERM');
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, lines });
+    });
+    child.on('error', reject);
+  });
+}
+
+describe('migrating before a rollout', () => {
+  it('`admin migrate` applies every pending migration once, and names them', async () => {
+    const url = await emptyDatabase();
+    expect((await migrate(url)).applied).toEqual(tags);
+    expect((await migrate(url)).applied).toEqual([]);
+  });
+
+  it('with MIGRATE_ON_START=false the server refuses a database with pending migrations, and serves a migrated one', async () => {
+    const url = await emptyDatabase();
+    const refused = await serve(url, { MIGRATE_ON_START: 'false' });
+    expect(refused.code).toBe(1);
+    const line = refused.lines.map((l) => JSON.parse(l) as { msg: string; pending?: string[] }).at(-1)!;
+    expect(line.msg).toContain('MIGRATE_ON_START=false');
+    expect(line.pending).toEqual(tags);
+    // Nothing was applied: the migration command still finds every migration pending.
+    expect((await migrate(url)).applied).toEqual(tags);
+
+    const served = await serve(url, { MIGRATE_ON_START: 'false' });
+    expect(served.code).toBe(0);
+    expect(served.lines.some((l) => l.includes('Envoy ready'))).toBe(true);
+  });
+});
+
+describe('where the server listens', () => {
+  it('binds the loopback interface unless HOST says otherwise', () => {
+    expect(loadConfig({ JWT_SECRET: TEST_JWT_SECRET }, () => {}).host).toBe('127.0.0.1');
+    expect(loadConfig({ JWT_SECRET: TEST_JWT_SECRET, HOST: '0.0.0.0' }, () => {}).host).toBe('0.0.0.0');
+  });
+});
