@@ -24,13 +24,13 @@ import { SimClock, simServer } from './outcomes/sim-clock.js';
 /**
  * The policies compared, first the baseline. Each is a PATCH /agent/settings body over the
  * defaults, plus what it changes on the carriers (fields of their POST /carriers/batch items).
- * Automatic booking at or under the posted rate is on in both (as the issue's measurement ran it):
+ * Automatic booking at or under the posted rate is on in both:
  * otherwise every offer waits for a rep, and the market has none.
  * - "today": the contact and negotiation rules as they were before planning around the clock, one
  *   conversation per carrier and the conceding policy (no gap between a carrier's contacts, no
  *   lane grouping, one counter at the posted rate). The planner's fixes that have no setting
- *   (quiet hours never hold a load, an unreachable carrier is skipped once) apply to it too, so the
- *   figures of the code before those changes are kept in the README beside this table.
+ *   (quiet hours never hold a load, an unreachable carrier is skipped once) apply to it too; the
+ *   code before those changes can be measured by running this file on an older commit.
  * - "new": the defaults, with booking at or under the agent's own ask switched on as well.
  */
 export const POLICIES: Policy[] = [

@@ -212,7 +212,7 @@ function progress(total: number) {
   };
 }
 
-/** The list scenarios: the issue's, every order_by both ways, and the spec's other filters. */
+/** The list scenarios: common dashboard filters, every order_by both ways, and the spec's other filters. */
 function listScenarios(loadCount: number): ListScenario[] {
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const weekFrom = day(pickupAt(Math.floor(loadCount * 0.9)));

@@ -228,7 +228,7 @@ export function toolsFor(purpose: VoicePurpose): ToolDefinition[] {
   return TOOLS_BY_PURPOSE[purpose].map((name) => TOOLS[name]!);
 }
 
-/** Every tool any assistant of the service declares (the README lists them for own assistants). */
+/** Every tool any assistant of the service declares (docs/vapi.md lists them for your own assistants). */
 export const ALL_TOOLS = Object.values(TOOLS);
 
 /** The ELP test as the assistant reads it: the rubric and the bank, in order. */

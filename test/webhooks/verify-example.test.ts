@@ -10,11 +10,11 @@ import { waitFor } from '../helpers/wait.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** The Node block between the README's verify-example markers. */
-function readmeExample(): string {
-  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-  const section = /<!-- verify-example -->\s*```js\n([\s\S]*?)```\s*<!-- \/verify-example -->/.exec(readme);
-  if (!section) throw new Error('README has no verify-example block');
+/** The Node block between the verify-example markers of the API guide (docs/api-guide.md). */
+function guideExample(): string {
+  const guide = readFileSync(path.join(root, 'docs/api-guide.md'), 'utf8');
+  const section = /<!-- verify-example -->\s*```js\n([\s\S]*?)```\s*<!-- \/verify-example -->/.exec(guide);
+  if (!section) throw new Error('docs/api-guide.md has no verify-example block');
   return section[1]!;
 }
 
@@ -26,16 +26,16 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe('README: verifying a delivery', () => {
+describe('API guide: verifying a delivery', () => {
   const t = useTestApp({ env: { WORKERS_ENABLED: 'false' } });
-  const file = path.join(root, 'test/webhooks', `.readme-example-${randomBytes(4).toString('hex')}.mjs`);
+  const file = path.join(root, 'test/webhooks', `.verify-example-${randomBytes(4).toString('hex')}.mjs`);
   let child: ChildProcess | undefined;
   afterAll(() => {
     child?.kill();
     rmSync(file, { force: true });
   });
 
-  it('runs the README receiver against a real delivery, and it refuses a forged one', async () => {
+  it('runs the API guide receiver against a real delivery, and it refuses a forged one', async () => {
     const { user } = await createTenant(t);
     const { headers } = await createApiKey(t, user.headers);
     const port = await freePort();
@@ -46,7 +46,7 @@ describe('README: verifying a delivery', () => {
       payload: { url: `http://127.0.0.1:${port}/webhooks/envoy`, event_types: ['ping'] },
     });
     expect(created.statusCode, created.body).toBe(201);
-    writeFileSync(file, readmeExample());
+    writeFileSync(file, guideExample());
     let out = '';
     child = spawn(process.execPath, [file], {
       env: { ...process.env, ENVOY_WEBHOOK_SECRET: created.json().signing_secret, PORT: String(port) },
