@@ -69,8 +69,8 @@ function serve(
     let buffered = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`neither ready nor exited within 30 s:\n${lines.join('\n')}`));
-    }, 30_000);
+      reject(new Error(`neither ready nor exited within 90 s:\n${lines.join('\n')}`));
+    }, 90_000);
     child.stdout.on('data', (chunk) => {
       buffered += String(chunk);
       const parts = buffered.split('\n');
@@ -93,7 +93,7 @@ describe('migrating before a rollout', () => {
     const url = await emptyDatabase();
     expect((await migrate(url)).applied).toEqual(tags);
     expect((await migrate(url)).applied).toEqual([]);
-  });
+  }, 120_000);
 
   it('with MIGRATE_ON_START=false the server refuses a database with pending migrations, and serves a migrated one', async () => {
     const url = await emptyDatabase();
@@ -108,7 +108,7 @@ describe('migrating before a rollout', () => {
     const served = await serve(url, { MIGRATE_ON_START: 'false' });
     expect(served.code).toBe(0);
     expect(served.lines.some((l) => l.includes('Envoy ready'))).toBe(true);
-  });
+  }, 180_000);
 });
 
 describe('where the server listens', () => {
