@@ -1,41 +1,17 @@
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { TEST_JWT_SECRET } from '../helpers/app.js';
-import { databaseUrl, dropDatabase } from '../helpers/pg-admin.js';
+import { useEmptyDatabases } from '../helpers/database.js';
 
 const run = promisify(execFile);
 const tags = (
   JSON.parse(readFileSync('migrations/meta/_journal.json', 'utf8')) as { entries: { tag: string }[] }
 ).entries.map((e) => e.tag);
 
-/** An empty database (never migrated), dropped after the file. */
-const created: string[] = [];
-async function emptyDatabase(): Promise<string> {
-  const name = `envoy_t_${inject('runId')}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: inject('adminUrl') });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  created.push(name);
-  return databaseUrl(inject('adminUrl'), name);
-}
-afterAll(async () => {
-  const admin = new pg.Client({ connectionString: inject('adminUrl') });
-  await admin.connect();
-  try {
-    for (const name of created) await dropDatabase(admin, name);
-  } finally {
-    await admin.end();
-  }
-});
+const emptyDatabase = useEmptyDatabases();
 
 const env = (url: string, extra: Record<string, string> = {}) => ({
   ...process.env,

@@ -1,41 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.js';
 import { migrationsFolder, runMigrations } from '../../src/db/migrate.js';
 import { systemScope } from '../../src/domain/scope.js';
 import { buildTestApp } from '../helpers/app.js';
-import { databaseUrl, dropDatabase } from '../helpers/pg-admin.js';
+import { useEmptyDatabases } from '../helpers/database.js';
 
-/** An empty database of the test server, dropped after the file. */
-const created: string[] = [];
-async function emptyDatabase(): Promise<string> {
-  const name = `envoy_t_${inject('runId')}_m${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: inject('adminUrl') });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  created.push(name);
-  return databaseUrl(inject('adminUrl'), name);
-}
-
-afterAll(async () => {
-  const admin = new pg.Client({ connectionString: inject('adminUrl') });
-  await admin.connect();
-  try {
-    for (const name of created) await dropDatabase(admin, name);
-  } finally {
-    await admin.end();
-  }
-});
+const emptyDatabase = useEmptyDatabases();
 
 /** A copy of the migrations folder holding those before `tag` only. */
 function migrationsBefore(tag: string): string {

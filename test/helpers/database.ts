@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { databaseUrl, dropDatabase } from './pg-admin.js';
 
 export interface TestDatabase {
@@ -40,5 +40,34 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         await client.end();
       }
     },
+  };
+}
+
+/**
+ * Empty databases (never migrated) on the test server, for tests of the migrator itself: call it
+ * once per file; the function it returns creates one, and every one is dropped after the file.
+ */
+export function useEmptyDatabases(): () => Promise<string> {
+  const created: string[] = [];
+  afterAll(async () => {
+    const admin = new pg.Client({ connectionString: inject('adminUrl') });
+    await admin.connect();
+    try {
+      for (const name of created) await dropDatabase(admin, name);
+    } finally {
+      await admin.end();
+    }
+  });
+  return async () => {
+    const name = `envoy_t_${inject('runId')}_m${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: inject('adminUrl') });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE "${name}"`);
+    } finally {
+      await admin.end();
+    }
+    created.push(name);
+    return databaseUrl(inject('adminUrl'), name);
   };
 }

@@ -10,7 +10,7 @@ import type { Load, Stop } from './loads-schemas.js';
 import type { StoredStop } from './loads-tables.js';
 
 /**
- * docs/design.md, "Rates by role": customer_rate and margin are read and written only by API keys,
+ * docs/design.md, "Tenancy" (rates by role): customer_rate and margin are read and written only by API keys,
  * OWNERs and ADMINs (and the service itself).
  */
 const seesRates = (p: Principal) => !(p.kind === 'bearer' && p.role === 'MEMBER');
