@@ -37,7 +37,11 @@ function principalOf(request: FastifyRequest): string {
 const sealContext = (c: Claim) => `${c.organizationId}\n${c.endpoint}\n${c.key}`;
 
 const HEADER = 'idempotency-key';
-const KEY_FORMAT = /^[\x20-\x7E]{1,255}$/;
+/**
+ * Printable ASCII, up to 255 characters, not starting with a space (HTTP strips the spaces around
+ * a header's value, so a key is never blank nor starts with one as the server reads it).
+ */
+const KEY_FORMAT = /^[\x21-\x7E][\x20-\x7E]{0,254}$/;
 /** Response headers worth replaying; rate-limit and request-id headers belong to the retry. */
 const STORED_HEADERS = ['content-type', 'location'];
 
@@ -56,6 +60,7 @@ export function canonicalJson(value: unknown): string {
 const headerDoc = z
   .string()
   .max(255)
+  .regex(KEY_FORMAT)
   .optional()
   .meta({
     description:

@@ -1,19 +1,55 @@
 import { z } from 'zod';
-import { toE164 } from '../domain/phone.js';
+import { E164_PATTERN, PHONE_PATTERN, patternToE164 } from '../domain/phone.js';
 import { documentAs } from './openapi.js';
 
 /**
  * Building blocks for request and response schemas. Every input is bounded, and strings refuse the
  * NUL character PostgreSQL cannot store, so such input is a 422 naming the field, never a 500.
+ * Every rule on an input is one the OpenAPI document can state (a length, a `pattern`, a format),
+ * so a request valid by the document is never refused for its shape: lengths count characters
+ * (Unicode code points) as JSON Schema does, and patterns spell out their character classes so
+ * every regex dialect reads them alike.
  */
+
+/** No NUL character anywhere. */
+export const NO_NUL = /^[^\u0000]*$/;
+
+/**
+ * Whitespace as JavaScript's `trim()` knows it, spelled out: a regex engine of another language
+ * gives `\s` another meaning.
+ */
+const SPACE = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
+
+/** Some character that is not whitespace: what `s.trim() !== ''` means, as a pattern. */
+export const NOT_BLANK = new RegExp(`[^${SPACE}]`);
+
+/** The length of `s` in Unicode code points, as JSON Schema's `maxLength` counts. */
+function codePoints(s: string, atMost: number): number {
+  if (s.length <= atMost) return s.length;
+  let n = 0;
+  for (const _ of s) if (++n > atMost) return n;
+  return n;
+}
+
 export const text = (max = 255) =>
   z
     .string()
-    .max(max)
-    .refine((s) => !s.includes('\u0000'), { message: 'Must not contain the NUL character' });
+    .superRefine((s, ctx) => {
+      if (codePoints(s, max) > max) {
+        ctx.addIssue({
+          code: 'too_big',
+          origin: 'string',
+          maximum: max,
+          inclusive: true,
+          input: s,
+          message: `Too big: expected string to have <=${max} characters`,
+        });
+      }
+    })
+    .meta({ maxLength: max })
+    .regex(NO_NUL, { message: 'Must not contain the NUL character' });
 
-export const nonEmptyText = (max = 255) =>
-  text(max).refine((s) => s.trim().length > 0, { message: 'Must not be blank' });
+export const nonEmptyText = (max = 255) => text(max).regex(NOT_BLANK, { message: 'Must not be blank' });
 
 export const INT32_MAX = 2_147_483_647;
 export const int32 = () =>
@@ -94,25 +130,41 @@ export function errorResponses(...statuses: number[]): Record<number, typeof err
   return out;
 }
 
-/** A phone number in any common format, normalised to E.164 (default region US). */
+/**
+ * A phone number: a North American one in any common format, or `+` and another country's
+ * (PHONE_PATTERN), normalised to E.164.
+ */
 export const phoneInput = () =>
-  text(40).transform((value, ctx) => {
-    const e164 = toE164(value);
-    if (!e164) {
-      ctx.addIssue({ code: 'custom', message: 'Not a valid phone number' });
-      return z.NEVER;
-    }
-    return e164;
-  });
+  z
+    .string()
+    .max(40)
+    .regex(new RegExp(PHONE_PATTERN), { message: 'Not a valid phone number' })
+    .transform(patternToE164);
 
-/** An e-mail address, trimmed and lower-cased. */
+/** An E.164 phone number (`+14155552671`), as given. */
+export const e164Input = () =>
+  z
+    .string()
+    .max(16)
+    .regex(new RegExp(E164_PATTERN), { message: 'Must be an E.164 phone number, for example +14155552671' });
+
+/**
+ * An e-mail address `local@domain.tld`: the local part letters, digits and `_ ' + -` in dot-separated
+ * runs, each domain label letters, digits and inner hyphens, the top-level domain two letters or
+ * more. Lower-cased.
+ */
+export const EMAIL_PATTERN =
+  /^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+
 export const emailInput = () =>
   z
     .string()
-    .trim()
     .max(254)
-    .pipe(z.email({ message: 'Not a valid e-mail address' }))
+    .regex(EMAIL_PATTERN, { message: 'Not a valid e-mail address' })
     .transform((e) => e.toLowerCase());
+
+/** A calendar date `YYYY-MM-DD` (`format: date`; 1979-02-30 is refused as the document says). */
+export const dateInput = () => z.iso.date({ message: 'Not a valid calendar date' });
 
 /**
  * A body that may be left out: Fastify validates a missing body as null, which becomes the

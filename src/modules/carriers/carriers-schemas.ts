@@ -14,6 +14,7 @@ import {
   dateTimeInput,
   emailInput,
   int32,
+  NOT_BLANK,
   nonEmptyText,
   optionalBody,
   phoneInput,
@@ -166,32 +167,45 @@ export const carrierPatch = carrierInput
   .meta({ title: 'CarrierUpdateRequest' });
 export type CarrierPatch = z.output<typeof carrierPatch>;
 
-const reasonBody = (required: boolean) =>
-  z
-    .object({
-      reason: required ? auditReason : auditReason.nullish(),
-      reason_note: text(2000).nullish(),
-    })
+/**
+ * `reason_note` is required, and not blank, when `reason` is `other`: checked here, and stated in
+ * the document as `if`/`then`.
+ */
+function noteWithOther<T extends z.ZodObject<{ reason: z.ZodType; reason_note: z.ZodType }>>(schema: T) {
+  return schema
     .superRefine((body, ctx) => {
-      if (body.reason === 'other' && !body.reason_note?.trim()) {
+      const { reason, reason_note } = body as { reason?: string | null; reason_note?: string | null };
+      if (reason === 'other' && !(typeof reason_note === 'string' && NOT_BLANK.test(reason_note))) {
         ctx.addIssue({ code: 'custom', path: ['reason_note'], message: 'Required when reason is "other"' });
       }
+    })
+    .meta({
+      if: { properties: { reason: { const: 'other' } }, required: ['reason'] },
+      then: {
+        properties: { reason_note: { type: 'string', pattern: NOT_BLANK.source } },
+        required: ['reason_note'],
+      },
     });
+}
+
+const reasonBody = (required: boolean) =>
+  noteWithOther(
+    z.object({
+      reason: required ? auditReason : auditReason.nullish(),
+      reason_note: text(2000).nullish(),
+    }),
+  );
 
 export const disableBody = reasonBody(true);
 
 /** POST /carriers/{id}/lane-preferences/disable-for-load: the load names the lane; a reason is optional. */
-export const disableForLoadBody = z
-  .object({
+export const disableForLoadBody = noteWithOther(
+  z.object({
     load_id: text(100),
     reason: auditReason.nullish(),
     reason_note: text(2000).nullish(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.reason === 'other' && !body.reason_note?.trim()) {
-      ctx.addIssue({ code: 'custom', path: ['reason_note'], message: 'Required when reason is "other"' });
-    }
-  });
+  }),
+);
 export type DisableForLoadInput = z.output<typeof disableForLoadBody>;
 export const enableBody = optionalBody(reasonBody(false));
 export const reasonCodes = AUDIT_REASONS;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPE_NAMES } from '../../domain/events.js';
 import { checkCreatedRange, createdRangeShape } from '../../http/list-query.js';
+import { documentAs } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, queryList, storedEnum, text } from '../../http/schemas.js';
 import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from './webhooks-tables.js';
@@ -23,29 +24,43 @@ const eventTypes = z
   .transform((list) => [...new Set(list)])
   .meta({ description: 'Event types from GET /webhooks/event-types, or `["*"]` for all' });
 
-const headers = z
-  .record(
-    z.string(),
-    z
-      .string()
-      .max(1000)
-      .regex(/^[^\r\n]*$/, 'must be one line'),
-  )
-  .nullable()
-  .superRefine((value, ctx) => {
-    if (!value) return;
-    const names = Object.keys(value);
-    if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 headers' });
-    for (const name of names) {
-      const lower = name.toLowerCase();
-      if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(lower) || lower.startsWith('webhook-')) {
-        ctx.addIssue({ code: 'custom', message: `header '${name}' is not allowed`, path: [name] });
+const ONE_LINE = /^[^\r\n]*$/;
+
+/** The reserved names and the `webhook-` prefix, as a pattern matching them in any letter case. */
+const RESERVED_PATTERN = `^(?:${[...RESERVED_HEADERS].join('|')})$|^webhook-`.replace(
+  /[a-z]/g,
+  (c) => `[${c.toUpperCase()}${c}]`,
+);
+
+const headers = documentAs(
+  z
+    .record(z.string(), z.string().max(1000).regex(ONE_LINE, 'must be one line'))
+    .nullable()
+    .superRefine((value, ctx) => {
+      if (!value) return;
+      const names = Object.keys(value);
+      if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 headers' });
+      for (const name of names) {
+        const lower = name.toLowerCase();
+        if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(lower) || lower.startsWith('webhook-')) {
+          ctx.addIssue({ code: 'custom', message: `header '${name}' is not allowed`, path: [name] });
+        }
       }
-    }
-  })
-  .meta({
-    description: 'Extra headers sent with every delivery (not `webhook-*`, `content-type`, `host`, ...)',
-  });
+    }),
+  () => ({
+    anyOf: [
+      {
+        type: 'object',
+        maxProperties: 20,
+        propertyNames: { pattern: HEADER_NAME.source, not: { pattern: RESERVED_PATTERN } },
+        additionalProperties: { type: 'string', maxLength: 1000, pattern: ONE_LINE.source },
+      },
+      { type: 'null' },
+    ],
+  }),
+).meta({
+  description: 'Extra headers sent with every delivery (not `webhook-*`, `content-type`, `host`, ...)',
+});
 
 export const webhookEndpointSchema = z
   .object({
