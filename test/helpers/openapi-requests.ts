@@ -98,7 +98,7 @@ export class Judge {
   draw(schema: Schema, seed: number, optionals = 0.5): unknown {
     return generateSync(
       { ...schema, components: this.doc.components },
-      { seed, optionalsProbability: optionals, maxDepth: 6, maxDefaultItems: 3, refDepth: 2 },
+      { seed, optionalsProbability: optionals, maxDefaultItems: 3, maxItems: 4, maxDepth: 12 },
     );
   }
 }

@@ -7,13 +7,14 @@ import {
   EQUIPMENT_TYPES,
   equipmentType,
 } from '../../domain/freight.js';
-import { documentMedia } from '../../http/openapi.js';
+import { documentAs, documentMedia } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
 import {
   dateTime,
   dateTimeInput,
   emailInput,
   int32,
+  NON_BLANK_TEXT,
   NOT_BLANK,
   nonEmptyText,
   optionalBody,
@@ -30,15 +31,11 @@ export function digitsOnly(value: string): string {
   return value.replace(/\D/g, '').replace(/^0+/, '');
 }
 
+/** Any text with a non-zero digit somewhere (`[1-9]`), kept as its digits. */
 const registryNumber = (label: string) =>
-  text(30).transform((value, ctx) => {
-    const digits = digitsOnly(value);
-    if (!digits) {
-      ctx.addIssue({ code: 'custom', message: `${label} must contain at least one non-zero digit` });
-      return z.NEVER;
-    }
-    return digits;
-  });
+  text(30)
+    .regex(/[1-9]/, { message: `${label} must contain at least one non-zero digit` })
+    .transform(digitsOnly);
 
 const pct = () => z.number().min(0).max(100);
 const tier = () => z.number().int().min(1).max(4);
@@ -163,7 +160,14 @@ export const batchBody = documentMedia(
 export const carrierPatch = carrierInput
   .omit({ contacts: true, is_active: true })
   .partial()
-  .extend({ name: nonEmptyText(200).optional(), is_active: z.unknown().optional() })
+  .extend({
+    name: nonEmptyText(200).optional(),
+    // Refused whatever its value (field_not_updatable): the document says it must be absent.
+    is_active: documentAs(z.unknown(), () => ({
+      not: {},
+      description: 'Not accepted here: use POST /carriers/{carrier_id}/disable or /enable.',
+    })).optional(),
+  })
   .meta({ title: 'CarrierUpdateRequest' });
 export type CarrierPatch = z.output<typeof carrierPatch>;
 
@@ -182,7 +186,7 @@ function noteWithOther<T extends z.ZodObject<{ reason: z.ZodType; reason_note: z
     .meta({
       if: { properties: { reason: { const: 'other' } }, required: ['reason'] },
       then: {
-        properties: { reason_note: { type: 'string', pattern: NOT_BLANK.source } },
+        properties: { reason_note: { type: 'string', pattern: NON_BLANK_TEXT.source } },
         required: ['reason_note'],
       },
     });
