@@ -76,14 +76,15 @@ const describeRequest = (op: DocOperation, r: DrawnRequest, res: Answer) =>
 /**
  * The refusals of a valid request that are not about its shape, and so cannot be in a schema: a
  * reference to a record that does not exist, a rule on stored data (a load new to the API needs
- * its stops), and the comparisons of two fields (a range's ends, a period's length). The contract
- * document lists them.
+ * its stops), a time that must be in the future, and the comparisons of two fields or of list
+ * items (a range's ends, a period's length, a schedule's steps). docs/api-contract.md lists them.
  */
 const NOT_SHAPE = [
-  /^Load '.*' does not exist$/,
-  /^Carrier '.*' does not exist$/,
+  /^[A-Z][a-z]+( [a-z]+)* '.*' does not exist$/,
   /^A new load needs at least two stops$/,
   /: Must not be later than /,
+  /^`from` must be before `to`$/,
+  /^Must be in the future/,
   /^The period may span at most \d+ days$/,
   /^Must not repeat a min_hours_to_pickup$/,
   /^max_concession_pct must not fall as pickup nears/,

@@ -70,7 +70,9 @@ export class Judge {
   private readonly cache = new Map<string, ValidateFunction>();
 
   constructor(private readonly doc: Schema) {
-    const make = (coerceTypes: boolean) => {
+    // Text as the query string and headers carry it: a number or boolean is read from its text,
+    // a single value is a list of one.
+    const make = (coerceTypes: false | 'array') => {
       const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes, validateFormats: true });
       addFormats.default(ajv);
       // OpenAPI's numeric formats say a width, which the bounds already state.
@@ -79,7 +81,7 @@ export class Judge {
       return ajv;
     };
     this.ajv = make(false);
-    this.coercing = make(true);
+    this.coercing = make('array');
   }
 
   /** Whether `value` is valid against `schema` (read as text, as the query and headers are, when `asText`). */
