@@ -176,7 +176,7 @@ export const emailInput = () =>
     .transform((e) => e.toLowerCase());
 
 /** A calendar date `YYYY-MM-DD` (`format: date`; 1979-02-30 is refused as the document says). */
-export const dateInput = () => z.iso.date({ message: 'Not a valid calendar date' });
+export const dateInput = () => z.iso.date({ message: 'Not a valid calendar date' }).max(10);
 
 /**
  * A body that may be left out: Fastify validates a missing body as null, which becomes the
