@@ -12,6 +12,7 @@ import { documentAs } from './openapi.js';
  */
 
 /** No NUL character anywhere. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character refused.
 export const NO_NUL = /^[^\u0000]*$/;
 
 /**
@@ -55,7 +56,8 @@ const bounded = (max: number) =>
     })
     .meta({ maxLength: max });
 
-export const text = (max = 255) => bounded(max).regex(NO_NUL, { message: 'Must not contain the NUL character' });
+export const text = (max = 255) =>
+  bounded(max).regex(NO_NUL, { message: 'Must not contain the NUL character' });
 
 export const nonEmptyText = (max = 255) =>
   bounded(max)

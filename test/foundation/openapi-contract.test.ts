@@ -48,7 +48,8 @@ async function send(op: DocOperation, r: DrawnRequest): Promise<Answer> {
   const headers: Record<string, string> = {
     ...(op.id === 'logout' ? leaving.headers : owner.headers),
   };
-  for (const [name, value] of Object.entries(r.headers)) if (value !== undefined) headers[name] = String(value);
+  for (const [name, value] of Object.entries(r.headers))
+    if (value !== undefined) headers[name] = String(value);
   const request: InjectOptions = { method: op.method as InjectOptions['method'], url: urlOf(op, r), headers };
   if (op.body && r.hasBody) {
     headers['content-type'] = 'application/json';
@@ -76,7 +77,7 @@ const describeRequest = (op: DocOperation, r: DrawnRequest, res: Answer) =>
 /**
  * The refusals of a valid request that are not about its shape, and so cannot be in a schema: a
  * reference to a record that does not exist, a rule on stored data (a load new to the API needs
- * its stops), a time that must be in the future, and the comparisons of two fields or of list
+ * its stops, an Idempotency-Key is used for one request), a time that must be in the future, and the comparisons of two fields or of list
  * items (a range's ends, a period's length, a schedule's steps). docs/api-contract.md lists them.
  */
 const NOT_SHAPE = [
@@ -85,6 +86,7 @@ const NOT_SHAPE = [
   /: Must not be later than /,
   /^`from` must be before `to`$/,
   /^Must be in the future/,
+  /^Idempotency-Key '.*' was already used with a different request$/,
   /^The period may span at most \d+ days$/,
   /^Must not repeat a min_hours_to_pickup$/,
   /^max_concession_pct must not fall as pickup nears/,
@@ -95,7 +97,9 @@ function refusedForShape(res: Answer): boolean {
   if (res.statusCode !== 422) return false;
   const body = JSON.parse(res.body) as { error: { message: string }; detail?: { msg: string }[] };
   const messages = body.detail?.map((d) => d.msg) ?? [body.error.message];
-  return !messages.every((m) => NOT_SHAPE.some((re) => re.test(m)) || NOT_SHAPE.some((re) => re.test(body.error.message)));
+  return !messages.every(
+    (m) => NOT_SHAPE.some((re) => re.test(m)) || NOT_SHAPE.some((re) => re.test(body.error.message)),
+  );
 }
 
 function refused(res: Answer): boolean {

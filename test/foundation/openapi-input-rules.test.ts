@@ -162,8 +162,14 @@ const CASES: { rule: string; op: string; accepted: Part; refused: Part; param: s
   {
     rule: 'the Idempotency-Key is printable ASCII',
     op: 'createCarrier',
-    accepted: { headers: { 'idempotency-key': 'rules-key-1' }, body: { name: 'Key Freight', mc_number: '880013' } },
-    refused: { headers: { 'idempotency-key': 'r\u00e9gle' }, body: { name: 'Key Freight', mc_number: '880014' } },
+    accepted: {
+      headers: { 'idempotency-key': 'rules-key-1' },
+      body: { name: 'Key Freight', mc_number: '880013' },
+    },
+    refused: {
+      headers: { 'idempotency-key': 'r\u00e9gle' },
+      body: { name: 'Key Freight', mc_number: '880014' },
+    },
     param: 'idempotency-key',
   },
 ];
@@ -201,7 +207,11 @@ describe('the document states every input rule the server enforces', () => {
     const getLoad = op('getLoad');
     const bad = await t.app.inject({ method: 'GET', url: '/api/v1/loads/%ff', headers: owner.headers });
     expect(bad.statusCode).toBe(400);
-    const long = await t.app.inject({ method: 'GET', url: `/api/v1/loads/${'a'.repeat(101)}`, headers: owner.headers });
+    const long = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/loads/${'a'.repeat(101)}`,
+      headers: owner.headers,
+    });
     expect(long.statusCode).toBe(414);
     expect([...getLoad.statuses]).toEqual(expect.arrayContaining(['400', '414']));
   });

@@ -185,7 +185,17 @@ const JSON_BREAKERS: unknown[] = [
   [],
 ];
 
-const TEXT_BREAKERS = ['', ' ', 'not-a-valid-value', 'x'.repeat(5001), '-1', '1.5', 'abc', '1979-69-69', '99999999999'];
+const TEXT_BREAKERS = [
+  '',
+  ' ',
+  'not-a-valid-value',
+  'x'.repeat(5001),
+  '-1',
+  '1.5',
+  'abc',
+  '1979-69-69',
+  '99999999999',
+];
 
 /** What a header can carry at all (Latin-1 at most), breaking a rule. */
 const HEADER_BREAKERS = ['', 'k'.repeat(256), 'K\u00e9y', 'a\u00ffb', '0'];
@@ -203,7 +213,12 @@ export interface Mutation {
  * left out, or a unique list given a duplicate; Ajv confirms the document now refuses the request.
  * Null when no single change found by `random` breaks it.
  */
-export function mutate(judge: Judge, op: DocOperation, valid: DrawnRequest, random: () => number): Mutation | null {
+export function mutate(
+  judge: Judge,
+  op: DocOperation,
+  valid: DrawnRequest,
+  random: () => number,
+): Mutation | null {
   const places: Place[] = [];
   if (op.body && valid.hasBody) places.push('body', 'body', 'body');
   if (Object.keys(paramsSchema(op, 'query').properties).length) places.push('query');
@@ -221,8 +236,10 @@ function breakJson(r: DrawnRequest, random: () => number): string | null {
   const nodes: { parent: Schema | unknown[] | null; key: string | number | null; value: unknown }[] = [];
   const walk = (value: unknown, parent: Schema | unknown[] | null, key: string | number | null) => {
     nodes.push({ parent, key, value });
-    if (Array.isArray(value)) value.forEach((v, i) => walk(v, value, i));
-    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, value as Schema, k);
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, value, i);
+    } else if (value && typeof value === 'object')
+      for (const [k, v] of Object.entries(value)) walk(v, value as Schema, k);
   };
   walk(r.body, null, null);
   const node = nodes[Math.floor(random() * nodes.length)]!;
@@ -242,7 +259,12 @@ function breakJson(r: DrawnRequest, random: () => number): string | null {
   return `${where} = ${JSON.stringify(breaker).slice(0, 40)}`;
 }
 
-function breakText(op: DocOperation, r: DrawnRequest, place: 'query' | 'header', random: () => number): string | null {
+function breakText(
+  op: DocOperation,
+  r: DrawnRequest,
+  place: 'query' | 'header',
+  random: () => number,
+): string | null {
   const names = Object.keys(paramsSchema(op, place).properties);
   const name = names[Math.floor(random() * names.length)]!;
   const target = place === 'query' ? r.query : r.headers;
@@ -260,7 +282,9 @@ export function urlOf(op: DocOperation, r: DrawnRequest): string {
   for (const [name, value] of Object.entries(r.query)) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) {
-      pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`);
+      pairs.push(
+        `${encodeURIComponent(name)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`,
+      );
     }
   }
   return pairs.length ? `${path}?${pairs.join('&')}` : path;

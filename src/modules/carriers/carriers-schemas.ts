@@ -185,6 +185,7 @@ function noteWithOther<T extends z.ZodObject<{ reason: z.ZodType; reason_note: z
     })
     .meta({
       if: { properties: { reason: { const: 'other' } }, required: ['reason'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `then`, not a thenable.
       then: {
         properties: { reason_note: { type: 'string', maxLength: 2000, pattern: NON_BLANK_TEXT.source } },
         required: ['reason_note'],

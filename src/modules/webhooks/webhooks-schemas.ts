@@ -41,7 +41,8 @@ const IPV6 =
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /** A host name whose last label starts with a letter (a numeric one would be read as an address). */
 const HOSTNAME = `(?:${LABEL}\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?`;
-const PORT = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?';
+const PORT =
+  '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?';
 const LOOPBACK = `(?:${anyCase('localhost')}|(?:${LABEL}\\.)+${anyCase('localhost')}|127(?:\\.${OCTET}){3}|\\[::1\\])`;
 
 /**
