@@ -73,14 +73,36 @@ export const int32 = () =>
     .min(-INT32_MAX - 1)
     .max(INT32_MAX);
 
-/** A query-string integer: the raw value is text, so it is coerced first. */
-export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/**
+ * A number as the query string carries it, in JSON's number syntax: no blank, no sign `+`, no
+ * hexadecimal, no `Infinity` (which a plain conversion would all read as numbers).
+ */
+const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+const queryNumeric = (number: z.ZodNumber, fallback?: number) =>
+  documentAs(
+    z.string().max(40).regex(NUMBER_TEXT, { message: 'Must be a number' }).transform(Number).pipe(number),
+    (toJson) => ({ ...toJson(number), ...(fallback === undefined ? {} : { default: fallback }) }),
+  );
+
+/** A query-string integer between `min` and `max`. */
+export const queryInt = (min: number, max: number) => queryNumeric(z.number().int().min(min).max(max));
+
+/** A query-string integer between `min` and `max`, `fallback` when absent. */
+export const queryIntOr = (min: number, max: number, fallback: number) =>
+  queryNumeric(z.number().int().min(min).max(max), fallback).default(fallback);
+
+/** A query-string number between `min` and `max`. */
+export const queryNumber = (min: number, max: number) => queryNumeric(z.number().min(min).max(max));
 
 /** A query-string boolean: only true/false/1/0 (z.coerce.boolean would read "false" as true). */
 export const queryBool = () =>
   documentAs(
     z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
-    () => ({ type: 'boolean', description: '`true` or `false` (also `1` or `0`).' }),
+    () => ({
+      anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1], minimum: 0, maximum: 1 }],
+      description: '`true` or `false` (also `1` or `0`).',
+    }),
   );
 
 /** An ISO 8601 datetime on input (offset accepted), a Date inside the service. */

@@ -20,6 +20,7 @@ import {
   optionalBody,
   phoneInput,
   queryBool,
+  queryInt,
   queryList,
   storedEnum,
   text,
@@ -308,7 +309,7 @@ export const listCarriersQuery = pageQuery().extend({
   is_active: queryBool().optional(),
   compliance_status: queryList(z.enum(COMPLIANCE_STATUSES)).optional(),
   equipment_type: queryList(equipmentType).optional(),
-  routing_guide_tier: queryList(z.coerce.number().int().min(1).max(4)).optional(),
+  routing_guide_tier: queryList(queryInt(1, 4)).optional(),
   lane_id: text(100).optional(),
   origin_state: z
     .string()

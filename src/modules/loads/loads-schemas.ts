@@ -4,7 +4,16 @@
 
 import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.js';
-import { dateInput, dateTime, queryBool, queryInt, queryList, storedEnum, text } from '../../http/schemas.js';
+import {
+  dateInput,
+  dateTime,
+  queryNumber as queryAmount,
+  queryBool,
+  queryInt,
+  queryList,
+  storedEnum,
+  text,
+} from '../../http/schemas.js';
 import { bookedOfferSchema } from '../offers/index.js';
 import {
   CONTACT_TYPES,
@@ -20,7 +29,7 @@ import {
 /** A calendar date `YYYY-MM-DD`, read as a UTC day. */
 const queryDate = dateInput;
 
-const queryNumber = () => z.coerce.number().min(-1e12).max(1e12);
+const queryNumber = () => queryAmount(-1e12, 1e12);
 
 export const LOAD_TABS = [
   'all',
