@@ -160,6 +160,20 @@ const CASES: { rule: string; op: string; accepted: Part; refused: Part; param: s
     param: 'status',
   },
   {
+    rule: 'a number in the query string is written as one',
+    op: 'listLoads',
+    accepted: { query: { posted_rate_min: '-100', distance_max: '1.5e3' } },
+    refused: { query: { posted_rate_min: '' } },
+    param: 'posted_rate_min',
+  },
+  {
+    rule: 'a boolean in the query string is true, false, 1 or 0',
+    op: 'listLoads',
+    accepted: { query: { is_posted: '1', order_desc: 'false' } },
+    refused: { query: { is_posted: 'yes' } },
+    param: 'is_posted',
+  },
+  {
     rule: 'the Idempotency-Key is printable ASCII',
     op: 'createCarrier',
     accepted: {
