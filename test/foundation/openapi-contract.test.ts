@@ -82,6 +82,7 @@ const describeRequest = (op: DocOperation, r: DrawnRequest, res: Answer) =>
  */
 const NOT_SHAPE = [
   /^[A-Z][a-z]+( [a-z]+)* '.*' does not exist$/,
+  /^A referenced resource does not exist$/,
   /^A new load needs at least two stops$/,
   /: Must not be later than /,
   /^`from` must be before `to`$/,
