@@ -42,6 +42,7 @@ const HEADER = 'idempotency-key';
  * a header's value, so a key is never blank nor starts with one as the server reads it).
  */
 const KEY_FORMAT = /^[\x21-\x7E][\x20-\x7E]{0,254}$/;
+const KEY_RULE = 'Must be 1 to 255 printable ASCII characters, not starting with a space';
 /** Response headers worth replaying; rate-limit and request-id headers belong to the retry. */
 const STORED_HEADERS = ['content-type', 'location'];
 
@@ -60,7 +61,7 @@ export function canonicalJson(value: unknown): string {
 const headerDoc = z
   .string()
   .max(255)
-  .regex(KEY_FORMAT)
+  .regex(KEY_FORMAT, { message: KEY_RULE })
   .optional()
   .meta({
     description:
@@ -174,7 +175,7 @@ const claimOrReplay = (store: IdempotencyStore) => async (request: FastifyReques
   const key = request.headers[HEADER];
   if (key === undefined) return;
   if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
-    throw validationFailed('header', [HEADER], 'Must be 1 to 255 printable ASCII characters');
+    throw validationFailed('header', [HEADER], KEY_RULE);
   }
   const claim: Claim = {
     organizationId: scopeOf(request).organizationId,
