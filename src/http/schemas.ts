@@ -105,11 +105,21 @@ export const queryBool = () =>
     }),
   );
 
+/**
+ * zod's own pattern for a format, with `\d` spelled `[0-9]`: the same digits in JavaScript, but
+ * in other languages' regex engines `\d` matches digits of every script.
+ */
+const asciiPattern = (schema: z.ZodType) =>
+  (z.toJSONSchema(schema) as { pattern: string }).pattern.replaceAll('\\d', '[0-9]');
+const DATE_PATTERN = asciiPattern(z.iso.date());
+const DATE_TIME_PATTERN = asciiPattern(z.iso.datetime({ offset: true }));
+
 /** An ISO 8601 datetime on input (offset accepted), a Date inside the service. */
 export const dateTimeInput = () =>
   z.iso
     .datetime({ offset: true })
     .max(64)
+    .meta({ pattern: DATE_TIME_PATTERN })
     .transform((s) => new Date(s));
 
 /** Output datetimes: Date objects serialise as ISO 8601 UTC with `Z` and milliseconds. */
@@ -200,7 +210,8 @@ export const emailInput = () =>
     .transform((e) => e.toLowerCase());
 
 /** A calendar date `YYYY-MM-DD` (`format: date`; 1979-02-30 is refused as the document says). */
-export const dateInput = () => z.iso.date({ message: 'Not a valid calendar date' }).max(10);
+export const dateInput = () =>
+  z.iso.date({ message: 'Not a valid calendar date' }).max(10).meta({ pattern: DATE_PATTERN });
 
 /**
  * A body that may be left out: Fastify validates a missing body as null, which becomes the
