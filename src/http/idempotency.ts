@@ -37,7 +37,12 @@ function principalOf(request: FastifyRequest): string {
 const sealContext = (c: Claim) => `${c.organizationId}\n${c.endpoint}\n${c.key}`;
 
 const HEADER = 'idempotency-key';
-const KEY_FORMAT = /^[\x20-\x7E]{1,255}$/;
+/**
+ * Printable ASCII, up to 255 characters, not starting with a space (HTTP strips the spaces around
+ * a header's value, so a key is never blank nor starts with one as the server reads it).
+ */
+const KEY_FORMAT = /^[\x21-\x7E][\x20-\x7E]{0,254}$/;
+const KEY_RULE = 'Must be 1 to 255 printable ASCII characters, not starting with a space';
 /** Response headers worth replaying; rate-limit and request-id headers belong to the retry. */
 const STORED_HEADERS = ['content-type', 'location'];
 
@@ -56,6 +61,7 @@ export function canonicalJson(value: unknown): string {
 const headerDoc = z
   .string()
   .max(255)
+  .regex(KEY_FORMAT, { message: KEY_RULE })
   .optional()
   .meta({
     description:
@@ -169,7 +175,7 @@ const claimOrReplay = (store: IdempotencyStore) => async (request: FastifyReques
   const key = request.headers[HEADER];
   if (key === undefined) return;
   if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
-    throw validationFailed('header', [HEADER], 'Must be 1 to 255 printable ASCII characters');
+    throw validationFailed('header', [HEADER], KEY_RULE);
   }
   const claim: Claim = {
     organizationId: scopeOf(request).organizationId,

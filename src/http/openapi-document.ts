@@ -72,13 +72,16 @@ export const ORGANIZATION_PARAMETER = {
 };
 
 const ERROR_DESCRIPTIONS: Record<string, string> = {
+  400: 'Malformed request (`bad_request`): not valid HTTP, a path that is not valid percent-encoded UTF-8, or a Content-Length that does not match the body',
   401: 'Missing or invalid credentials (`unauthenticated`)',
   403: 'The credential or role may not do this, or X-Organization-ID names an organization you cannot act in (`forbidden`)',
   404: 'Not found, or owned by another organization (`not_found`)',
   409: 'Conflict: `idempotency_key_in_progress` while an earlier request with this Idempotency-Key runs, `idempotency_key_unreadable` when its stored response was sealed under another encryption key',
   413: 'Request body too large (`payload_too_large`)',
+  414: 'A path parameter longer than 100 characters (`uri_too_long`)',
   415: 'Unsupported content type (`unsupported_media_type`)',
   422: 'Validation failed (`validation_error`, with `detail`)',
+  431: 'The request line and headers are larger than the server accepts (`request_header_fields_too_large`)',
   429: 'Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After`',
   500: 'Unexpected error (`internal_error`); the log has the detail under the request id',
 };
@@ -153,7 +156,13 @@ function addCommonResponses(operation: Json, traits: OperationTraits, method: st
     add('401');
     add('403');
   }
-  const readsBody = method === 'post' || method === 'put' || method === 'patch';
+  // Any request may be malformed HTTP (400) or carry headers larger than the server reads (431).
+  add('400');
+  add('431');
+  // A path parameter over the router's limit.
+  if (((operation.parameters as Json[] | undefined) ?? []).some((p) => p.in === 'path')) add('414');
+  // Fastify reads a DELETE's body too when one is sent.
+  const readsBody = method === 'post' || method === 'put' || method === 'patch' || method === 'delete';
   // A body that is not JSON is a 422 too, whatever the route's schema.
   if (traits.validates || readsBody) add('422');
   if (operation.requestBody || readsBody) {

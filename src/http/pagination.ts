@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import type { Pagination } from '../domain/pagination.js';
-import { queryInt } from './schemas.js';
+import { queryIntOr } from './schemas.js';
 
 export const MAX_PAGE_SIZE = 100;
 
 /** `page` and `page_size` for a list endpoint; the default page size is 20 (10 on the load list). */
 export function pageQuery(defaultPageSize = 20) {
   return z.object({
-    page: queryInt(1, 1_000_000).default(1),
-    page_size: queryInt(1, MAX_PAGE_SIZE).default(defaultPageSize),
+    page: queryIntOr(1, 1_000_000, 1),
+    page_size: queryIntOr(1, MAX_PAGE_SIZE, defaultPageSize),
   });
 }
 

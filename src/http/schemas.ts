@@ -1,19 +1,69 @@
 import { z } from 'zod';
-import { toE164 } from '../domain/phone.js';
+import { E164_PATTERN, PHONE_PATTERN, patternToE164 } from '../domain/phone.js';
 import { documentAs } from './openapi.js';
 
 /**
  * Building blocks for request and response schemas. Every input is bounded, and strings refuse the
  * NUL character PostgreSQL cannot store, so such input is a 422 naming the field, never a 500.
+ * Every rule on an input is one the OpenAPI document can state (a length, a `pattern`, a format),
+ * so a request valid by the document is never refused for its shape: lengths count characters
+ * (Unicode code points) as JSON Schema does, and patterns spell out their character classes so
+ * every regex dialect reads them alike.
  */
-export const text = (max = 255) =>
+
+/** No NUL character anywhere. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character refused.
+export const NO_NUL = /^[^\u0000]*$/;
+
+/**
+ * Whitespace as JavaScript's `trim()` knows it, spelled out: a regex engine of another language
+ * gives `\s` another meaning.
+ */
+const SPACE = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
+
+/** Some character that is not whitespace: what `s.trim() !== ''` means, as a pattern. */
+export const NOT_BLANK = new RegExp(`[^${SPACE}]`);
+
+/**
+ * No NUL and some character that is not whitespace, as one pattern (the document's, for generators
+ * that read one pattern better than two). Linear: the leading run matches whitespace only.
+ */
+export const NON_BLANK_TEXT = new RegExp(`^[${SPACE}]*[^\\u0000${SPACE}][^\\u0000]*$`);
+
+/** The length of `s` in Unicode code points, as JSON Schema's `maxLength` counts. */
+function codePoints(s: string, atMost: number): number {
+  if (s.length <= atMost) return s.length;
+  let n = 0;
+  for (const _ of s) if (++n > atMost) return n;
+  return n;
+}
+
+/** A string of at most `max` characters (code points). */
+const bounded = (max: number) =>
   z
     .string()
-    .max(max)
-    .refine((s) => !s.includes('\u0000'), { message: 'Must not contain the NUL character' });
+    .superRefine((s, ctx) => {
+      if (codePoints(s, max) > max) {
+        ctx.addIssue({
+          code: 'too_big',
+          origin: 'string',
+          maximum: max,
+          inclusive: true,
+          input: s,
+          message: `Too big: expected string to have <=${max} characters`,
+        });
+      }
+    })
+    .meta({ maxLength: max });
+
+export const text = (max = 255) =>
+  bounded(max).regex(NO_NUL, { message: 'Must not contain the NUL character' });
 
 export const nonEmptyText = (max = 255) =>
-  text(max).refine((s) => s.trim().length > 0, { message: 'Must not be blank' });
+  bounded(max)
+    .refine((s) => NO_NUL.test(s), { message: 'Must not contain the NUL character' })
+    .refine((s) => NOT_BLANK.test(s), { message: 'Must not be blank' })
+    .meta({ pattern: NON_BLANK_TEXT.source });
 
 export const INT32_MAX = 2_147_483_647;
 export const int32 = () =>
@@ -23,21 +73,53 @@ export const int32 = () =>
     .min(-INT32_MAX - 1)
     .max(INT32_MAX);
 
-/** A query-string integer: the raw value is text, so it is coerced first. */
-export const queryInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/**
+ * A number as the query string carries it, in JSON's number syntax: no blank, no sign `+`, no
+ * hexadecimal, no `Infinity` (which a plain conversion would all read as numbers).
+ */
+const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+const queryNumeric = (number: z.ZodNumber, fallback?: number) =>
+  documentAs(
+    z.string().max(40).regex(NUMBER_TEXT, { message: 'Must be a number' }).transform(Number).pipe(number),
+    (toJson) => ({ ...toJson(number), ...(fallback === undefined ? {} : { default: fallback }) }),
+  );
+
+/** A query-string integer between `min` and `max`. */
+export const queryInt = (min: number, max: number) => queryNumeric(z.number().int().min(min).max(max));
+
+/** A query-string integer between `min` and `max`, `fallback` when absent. */
+export const queryIntOr = (min: number, max: number, fallback: number) =>
+  queryNumeric(z.number().int().min(min).max(max), fallback).default(fallback);
+
+/** A query-string number between `min` and `max`. */
+export const queryNumber = (min: number, max: number) => queryNumeric(z.number().min(min).max(max));
 
 /** A query-string boolean: only true/false/1/0 (z.coerce.boolean would read "false" as true). */
 export const queryBool = () =>
   documentAs(
     z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
-    () => ({ type: 'boolean', description: '`true` or `false` (also `1` or `0`).' }),
+    () => ({
+      anyOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1], minimum: 0, maximum: 1 }],
+      description: '`true` or `false` (also `1` or `0`).',
+    }),
   );
+
+/**
+ * zod's own pattern for a format, with `\d` spelled `[0-9]`: the same digits in JavaScript, but
+ * in other languages' regex engines `\d` matches digits of every script.
+ */
+const asciiPattern = (schema: z.ZodType) =>
+  (z.toJSONSchema(schema) as { pattern: string }).pattern.replaceAll('\\d', '[0-9]');
+const DATE_PATTERN = asciiPattern(z.iso.date());
+const DATE_TIME_PATTERN = asciiPattern(z.iso.datetime({ offset: true }));
 
 /** An ISO 8601 datetime on input (offset accepted), a Date inside the service. */
 export const dateTimeInput = () =>
   z.iso
     .datetime({ offset: true })
     .max(64)
+    .meta({ pattern: DATE_TIME_PATTERN })
     .transform((s) => new Date(s));
 
 /** Output datetimes: Date objects serialise as ISO 8601 UTC with `Z` and milliseconds. */
@@ -94,25 +176,42 @@ export function errorResponses(...statuses: number[]): Record<number, typeof err
   return out;
 }
 
-/** A phone number in any common format, normalised to E.164 (default region US). */
+/**
+ * A phone number: a North American one in any common format, or `+` and another country's
+ * (PHONE_PATTERN), normalised to E.164.
+ */
 export const phoneInput = () =>
-  text(40).transform((value, ctx) => {
-    const e164 = toE164(value);
-    if (!e164) {
-      ctx.addIssue({ code: 'custom', message: 'Not a valid phone number' });
-      return z.NEVER;
-    }
-    return e164;
-  });
+  z
+    .string()
+    .max(40)
+    .regex(new RegExp(PHONE_PATTERN), { message: 'Not a valid phone number' })
+    .transform(patternToE164);
 
-/** An e-mail address, trimmed and lower-cased. */
+/** An E.164 phone number (`+14155552671`), as given. */
+export const e164Input = () =>
+  z
+    .string()
+    .max(16)
+    .regex(new RegExp(E164_PATTERN), { message: 'Must be an E.164 phone number, for example +14155552671' });
+
+/**
+ * An e-mail address `local@domain.tld`: the local part letters, digits and `_ ' + -` in dot-separated
+ * runs, each domain label letters, digits and inner hyphens, the top-level domain two letters or
+ * more. Lower-cased.
+ */
+export const EMAIL_PATTERN =
+  /^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+
 export const emailInput = () =>
   z
     .string()
-    .trim()
     .max(254)
-    .pipe(z.email({ message: 'Not a valid e-mail address' }))
+    .regex(EMAIL_PATTERN, { message: 'Not a valid e-mail address' })
     .transform((e) => e.toLowerCase());
+
+/** A calendar date `YYYY-MM-DD` (`format: date`; 1979-02-30 is refused as the document says). */
+export const dateInput = () =>
+  z.iso.date({ message: 'Not a valid calendar date' }).max(10).meta({ pattern: DATE_PATTERN });
 
 /**
  * A body that may be left out: Fastify validates a missing body as null, which becomes the
@@ -134,7 +233,9 @@ export function queryList<T extends z.ZodType>(item: T, max = 50) {
       const out: z.output<T>[] = [];
       for (const part of (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(','))) {
         const value = part.trim();
-        if (value === '') continue;
+        // An empty value is no value where the item may be empty text; elsewhere it is refused, as
+        // the document's item schema refuses it.
+        if (value === '' && item.safeParse('').success) continue;
         const parsed = item.safeParse(value);
         if (!parsed.success) {
           ctx.addIssue({

@@ -3,6 +3,9 @@
  * parameters, query strings, bodies and content types, with a valid credential of a fitting role,
  * and must answer below 500, with the API's error body on every 4xx. fast-check draws a new seed
  * each run (set FUZZ_SEED to replay one; a failure prints its seed and the shrunk request).
+ * What the document promises of each request (its statuses listed, a valid request accepted, a
+ * request breaking one rule refused) is checked by openapi-contract.test.ts, with requests drawn
+ * from the document itself.
  */
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';

@@ -8,7 +8,7 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { documentAs } from '../../http/openapi.js';
 import { keepRawJsonBody } from '../../http/raw-json-body.js';
-import { errorResponses, queryBool, queryInt, storedEnum } from '../../http/schemas.js';
+import { errorResponses, queryBool, queryIntOr, storedEnum } from '../../http/schemas.js';
 import type { Channels } from '../../integrations/channels.js';
 import { parseInboundEmailWebhook } from '../../integrations/email/inbound-parse.js';
 import {
@@ -114,7 +114,7 @@ function reviewRoutes(app: App, database: App['deps']['database']) {
           escalated: queryBool()
             .optional()
             .meta({ description: 'true: only escalated items; false: only those not escalated yet.' }),
-          limit: queryInt(1, 500).default(100).meta({ description: 'Most items returned.' }),
+          limit: queryIntOr(1, 500, 100).meta({ description: 'Most items returned.' }),
         }),
         response: {
           200: z.object({ data: z.array(offerReviewSchema) }),

@@ -36,6 +36,7 @@ export const agentSettingsSchema = z
       .max(3)
       .refine((a) => new Set(a).size === a.length, 'Must not repeat a channel')
       .meta({
+        uniqueItems: true,
         description:
           "Channels to reach a carrier by, first choice first; a carrier is contacted on the first one it has an address for. A carrier's own preferred_channel, when it is one of these, comes first.",
       }),

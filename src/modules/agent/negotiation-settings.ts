@@ -42,6 +42,12 @@ const scheduleSchema = z
     }
   })
   .meta({
+    // The step at 0 hours, as the document states it; the order rules compare steps, which it cannot.
+    contains: {
+      type: 'object',
+      properties: { min_hours_to_pickup: { const: 0 } },
+      required: ['min_hours_to_pickup'],
+    },
     description:
       'How far the agent may come up from its opening ask, by hours to pickup: the step with the largest min_hours_to_pickup not above the hours left applies (an unknown pickup takes the least urgent step). The allowance must not fall as pickup nears.',
   });

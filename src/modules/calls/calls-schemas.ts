@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { CALL_STATUSES, CALL_TYPES } from '../../domain/calls.js';
-import { toE164 } from '../../domain/phone.js';
 import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../../http/list-query.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, dateTimeInput, queryList, text } from '../../http/schemas.js';
+import { dateInput, dateTime, dateTimeInput, e164Input, queryList, text } from '../../http/schemas.js';
 import { VOICE_PURPOSES } from '../../integrations/voice/voice-provider.js';
 import { CALL_DIRECTIONS, type calls } from './calls-tables.js';
 
@@ -54,12 +53,7 @@ export function toCall(row: typeof calls.$inferSelect): Call {
   };
 }
 
-export const e164 = () =>
-  z
-    .string()
-    .regex(/^\+[1-9]\d{6,14}$/, 'Must be an E.164 phone number, for example +14155552671')
-    .max(16)
-    .refine((v) => toE164(v) === v, { message: 'Not a valid phone number' });
+export const e164 = e164Input;
 
 export const createCallBody = z.object({
   phone_number: e164(),
@@ -84,7 +78,7 @@ export const createCallBody = z.object({
 });
 export type CreateCallInput = z.output<typeof createCallBody>;
 
-const isoDate = z.iso.date().max(10);
+const isoDate = dateInput();
 
 /** The documented sort fields of the call list; anything else is a 422. */
 export const CALL_SORT_FIELDS = [

@@ -7,17 +7,20 @@ import {
   EQUIPMENT_TYPES,
   equipmentType,
 } from '../../domain/freight.js';
-import { documentMedia } from '../../http/openapi.js';
+import { documentAs, documentMedia } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
 import {
   dateTime,
   dateTimeInput,
   emailInput,
   int32,
+  NON_BLANK_TEXT,
+  NOT_BLANK,
   nonEmptyText,
   optionalBody,
   phoneInput,
   queryBool,
+  queryInt,
   queryList,
   storedEnum,
   text,
@@ -29,15 +32,11 @@ export function digitsOnly(value: string): string {
   return value.replace(/\D/g, '').replace(/^0+/, '');
 }
 
+/** Any text with a non-zero digit somewhere (`[1-9]`), kept as its digits. */
 const registryNumber = (label: string) =>
-  text(30).transform((value, ctx) => {
-    const digits = digitsOnly(value);
-    if (!digits) {
-      ctx.addIssue({ code: 'custom', message: `${label} must contain at least one non-zero digit` });
-      return z.NEVER;
-    }
-    return digits;
-  });
+  text(30)
+    .regex(/[1-9]/, { message: `${label} must contain at least one non-zero digit` })
+    .transform(digitsOnly);
 
 const pct = () => z.number().min(0).max(100);
 const tier = () => z.number().int().min(1).max(4);
@@ -162,36 +161,57 @@ export const batchBody = documentMedia(
 export const carrierPatch = carrierInput
   .omit({ contacts: true, is_active: true })
   .partial()
-  .extend({ name: nonEmptyText(200).optional(), is_active: z.unknown().optional() })
+  .extend({
+    name: nonEmptyText(200).optional(),
+    // Refused whatever its value (field_not_updatable): the document says it must be absent.
+    is_active: documentAs(z.unknown(), () => ({
+      not: {},
+      description: 'Not accepted here: use POST /carriers/{carrier_id}/disable or /enable.',
+    })).optional(),
+  })
   .meta({ title: 'CarrierUpdateRequest' });
 export type CarrierPatch = z.output<typeof carrierPatch>;
 
-const reasonBody = (required: boolean) =>
-  z
-    .object({
-      reason: required ? auditReason : auditReason.nullish(),
-      reason_note: text(2000).nullish(),
-    })
+/**
+ * `reason_note` is required, and not blank, when `reason` is `other`: checked here, and stated in
+ * the document as `if`/`then`.
+ */
+function noteWithOther<T extends z.ZodObject<{ reason: z.ZodType; reason_note: z.ZodType }>>(schema: T) {
+  return schema
     .superRefine((body, ctx) => {
-      if (body.reason === 'other' && !body.reason_note?.trim()) {
+      const { reason, reason_note } = body as { reason?: string | null; reason_note?: string | null };
+      if (reason === 'other' && !(typeof reason_note === 'string' && NOT_BLANK.test(reason_note))) {
         ctx.addIssue({ code: 'custom', path: ['reason_note'], message: 'Required when reason is "other"' });
       }
+    })
+    .meta({
+      if: { properties: { reason: { const: 'other' } }, required: ['reason'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `then`, not a thenable.
+      then: {
+        properties: { reason_note: { type: 'string', maxLength: 2000, pattern: NON_BLANK_TEXT.source } },
+        required: ['reason_note'],
+      },
     });
+}
+
+const reasonBody = (required: boolean) =>
+  noteWithOther(
+    z.object({
+      reason: required ? auditReason : auditReason.nullish(),
+      reason_note: text(2000).nullish(),
+    }),
+  );
 
 export const disableBody = reasonBody(true);
 
 /** POST /carriers/{id}/lane-preferences/disable-for-load: the load names the lane; a reason is optional. */
-export const disableForLoadBody = z
-  .object({
+export const disableForLoadBody = noteWithOther(
+  z.object({
     load_id: text(100),
     reason: auditReason.nullish(),
     reason_note: text(2000).nullish(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.reason === 'other' && !body.reason_note?.trim()) {
-      ctx.addIssue({ code: 'custom', path: ['reason_note'], message: 'Required when reason is "other"' });
-    }
-  });
+  }),
+);
 export type DisableForLoadInput = z.output<typeof disableForLoadBody>;
 export const enableBody = optionalBody(reasonBody(false));
 export const reasonCodes = AUDIT_REASONS;
@@ -289,7 +309,7 @@ export const listCarriersQuery = pageQuery().extend({
   is_active: queryBool().optional(),
   compliance_status: queryList(z.enum(COMPLIANCE_STATUSES)).optional(),
   equipment_type: queryList(equipmentType).optional(),
-  routing_guide_tier: queryList(z.coerce.number().int().min(1).max(4)).optional(),
+  routing_guide_tier: queryList(queryInt(1, 4)).optional(),
   lane_id: text(100).optional(),
   origin_state: z
     .string()

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { documentAs } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, nonEmptyText, text } from '../../http/schemas.js';
-import { loadFilters } from '../loads/index.js';
+import { loadFilters, loadFiltersShape } from '../loads/index.js';
 import { VIEW_VISIBILITIES } from './load-views-tables.js';
 
 type StoredFilters = Record<string, string | string[]>;
@@ -19,8 +20,20 @@ const filterValue = z.union([
  * validated exactly like the query string (an unknown name or a bad value is a 422 naming
  * `filters.<name>`). Stored as the query string would carry them: strings.
  */
-const filtersInput = z
-  .record(z.string().max(100), filterValue)
+const filtersInput = documentAs(
+  z.record(z.string().max(100), filterValue),
+  // Documented per filter: its query parameter's schema, a list one also as a single value.
+  (toJson) => ({
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(
+      Object.entries(loadFiltersShape).map(([name, schema]) => {
+        const doc = toJson(schema) as { type?: string; items?: object };
+        return [name, doc.type === 'array' && doc.items ? { anyOf: [doc.items, doc] } : doc];
+      }),
+    ),
+  }),
+)
   .transform((raw, ctx) => {
     const stored: StoredFilters = {};
     for (const [name, value] of Object.entries(raw)) {

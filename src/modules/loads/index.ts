@@ -10,5 +10,5 @@ export {
   requireLoad,
   type StoredStop,
 } from './load-lookup.js';
-export { type Load, loadFilters } from './loads-schemas.js';
+export { type Load, loadFilters, loadFiltersShape } from './loads-schemas.js';
 export { findLoadsByNumber, openLoadsOnLane } from './loads-search.js';

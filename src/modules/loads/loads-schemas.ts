@@ -4,7 +4,16 @@
 
 import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, queryBool, queryInt, queryList, storedEnum, text } from '../../http/schemas.js';
+import {
+  dateInput,
+  dateTime,
+  queryNumber as queryAmount,
+  queryBool,
+  queryInt,
+  queryList,
+  storedEnum,
+  text,
+} from '../../http/schemas.js';
 import { bookedOfferSchema } from '../offers/index.js';
 import {
   CONTACT_TYPES,
@@ -18,20 +27,9 @@ import {
 // The list's filters
 
 /** A calendar date `YYYY-MM-DD`, read as a UTC day. */
-const queryDate = () =>
-  z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Must be a date YYYY-MM-DD' })
-    .max(10)
-    .refine(
-      (s) =>
-        !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
-      {
-        message: 'Not a valid calendar date',
-      },
-    );
+const queryDate = dateInput;
 
-const queryNumber = () => z.coerce.number().min(-1e12).max(1e12);
+const queryNumber = () => queryAmount(-1e12, 1e12);
 
 export const LOAD_TABS = [
   'all',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPE_NAMES } from '../../domain/events.js';
 import { checkCreatedRange, createdRangeShape } from '../../http/list-query.js';
+import { documentAs } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, queryList, storedEnum, text } from '../../http/schemas.js';
 import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from './webhooks-tables.js';
@@ -23,29 +24,82 @@ const eventTypes = z
   .transform((list) => [...new Set(list)])
   .meta({ description: 'Event types from GET /webhooks/event-types, or `["*"]` for all' });
 
-const headers = z
-  .record(
-    z.string(),
-    z
-      .string()
-      .max(1000)
-      .regex(/^[^\r\n]*$/, 'must be one line'),
-  )
-  .nullable()
-  .superRefine((value, ctx) => {
-    if (!value) return;
-    const names = Object.keys(value);
-    if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 headers' });
-    for (const name of names) {
-      const lower = name.toLowerCase();
-      if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(lower) || lower.startsWith('webhook-')) {
-        ctx.addIssue({ code: 'custom', message: `header '${name}' is not allowed`, path: [name] });
+const ONE_LINE = /^[^\r\n]*$/;
+
+/** `s` with each letter matching either case, for patterns that cannot carry a flag. */
+const anyCase = (s: string) => s.replace(/[a-z]/g, (c) => `[${c.toUpperCase()}${c}]`);
+
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const IPV4 = `(?:${OCTET}\\.){3}${OCTET}`;
+const H16 = '[0-9A-Fa-f]{1,4}';
+const IPV6 =
+  `(?:(?:${H16}:){7}${H16}|(?:${H16}:){1,7}:|(?:${H16}:){1,6}:${H16}|(?:${H16}:){1,5}(?::${H16}){1,2}|` +
+  `(?:${H16}:){1,4}(?::${H16}){1,3}|(?:${H16}:){1,3}(?::${H16}){1,4}|(?:${H16}:){1,2}(?::${H16}){1,5}|` +
+  `${H16}:(?::${H16}){1,6}|:(?:(?::${H16}){1,7}|:)|` +
+  // An IPv4 address in its last 32 bits: ::ffff:8.8.8.8, 64:ff9b::1.2.3.4, and the full form.
+  `(?:${H16}:){6}${IPV4}|::(?:[Ff]{4}(?::0{1,4})?:)?${IPV4}|(?:${H16}:){1,4}:${IPV4})`;
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/** A host name whose last label starts with a letter (a numeric one would be read as an address). */
+const HOSTNAME = `(?:${LABEL}\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?`;
+const PORT =
+  '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?';
+const LOOPBACK = `(?:${anyCase('localhost')}|(?:${LABEL}\\.)+${anyCase('localhost')}|127(?:\\.${OCTET}){3}|\\[::1\\])`;
+
+/**
+ * The webhook targets the API accepts, as the document states them: `https://` and a host name,
+ * an IPv4 address or a bracketed IPv6 address, or `http://` to this machine (localhost, a name
+ * under it, 127.x.x.x or [::1]); an optional port; then any printable ASCII path, query and
+ * fragment. In production only `https` to a public unicast address is accepted besides (checked
+ * when the endpoint is saved, and again after DNS resolution at every delivery).
+ */
+export const WEBHOOK_URL = new RegExp(
+  `^(?:${anyCase('https')}://(?:${HOSTNAME}|${IPV4}|\\[${IPV6}\\])|${anyCase('http')}://${LOOPBACK})${PORT}(?:[/?#][\\x21-\\x7E]*)?$`,
+);
+
+const webhookUrl = () =>
+  z
+    .string()
+    .min(1)
+    .max(2000)
+    .meta({
+      pattern: WEBHOOK_URL.source,
+      description:
+        'Where deliveries go: `https://` (or `http://` to localhost outside production) with a host name or address, ' +
+        'an optional port, path and query. In production the address must be public unicast.',
+    });
+
+/** The reserved names and the `webhook-` prefix, as a pattern matching them in any letter case. */
+const RESERVED_PATTERN = anyCase(`^(?:${[...RESERVED_HEADERS].join('|')})$|^webhook-`);
+
+const headers = documentAs(
+  z
+    .record(z.string(), z.string().max(1000).regex(ONE_LINE, 'must be one line'))
+    .nullable()
+    .superRefine((value, ctx) => {
+      if (!value) return;
+      const names = Object.keys(value);
+      if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 headers' });
+      for (const name of names) {
+        const lower = name.toLowerCase();
+        if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(lower) || lower.startsWith('webhook-')) {
+          ctx.addIssue({ code: 'custom', message: `header '${name}' is not allowed`, path: [name] });
+        }
       }
-    }
-  })
-  .meta({
-    description: 'Extra headers sent with every delivery (not `webhook-*`, `content-type`, `host`, ...)',
-  });
+    }),
+  () => ({
+    anyOf: [
+      {
+        type: 'object',
+        maxProperties: 20,
+        propertyNames: { pattern: HEADER_NAME.source, not: { pattern: RESERVED_PATTERN } },
+        additionalProperties: { type: 'string', maxLength: 1000, pattern: ONE_LINE.source },
+      },
+      { type: 'null' },
+    ],
+  }),
+).meta({
+  description: 'Extra headers sent with every delivery (not `webhook-*`, `content-type`, `host`, ...)',
+});
 
 export const webhookEndpointSchema = z
   .object({
@@ -72,7 +126,7 @@ export const endpointWithSecretSchema = webhookEndpointSchema
   .meta({ id: 'WebhookEndpointWithSecret' });
 
 export const createEndpointBody = z.object({
-  url: z.string().min(1).max(2000),
+  url: webhookUrl(),
   event_types: eventTypes,
   headers: headers.optional(),
   description: text(500).nullable().optional(),
@@ -80,7 +134,7 @@ export const createEndpointBody = z.object({
 export type CreateEndpointInput = z.output<typeof createEndpointBody>;
 
 export const patchEndpointBody = z.object({
-  url: z.string().min(1).max(2000).optional(),
+  url: webhookUrl().optional(),
   event_types: eventTypes.optional(),
   headers: headers.optional(),
   description: text(500).nullable().optional(),

@@ -16,6 +16,7 @@ import type {
   PatchEndpointInput,
   WebhookEndpoint,
 } from './webhooks-schemas.js';
+import { WEBHOOK_URL } from './webhooks-schemas.js';
 import {
   events,
   webhookAttempts,
@@ -74,6 +75,8 @@ export function validateTargetUrl(raw: string, production: boolean): string {
   } else if (url.protocol === 'http:' && !loopback) {
     throw refuse('Must use https (http is allowed to localhost outside production)', 'url_scheme');
   }
+  // What the rules above leave is held to the document's pattern, so it says exactly what is refused.
+  if (!WEBHOOK_URL.test(raw)) throw refuse('Must be an absolute http(s) URL', 'url_parsing');
   return url.toString();
 }
 
