@@ -1,5 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
+import { newId } from './domain/ids.js';
+import type { CodeSender } from './modules/calls/caller-identity.js';
+import { escalateLoadsBookedTo } from './modules/loads/index.js';
 import type { Database, Db } from './db/client.js';
 import { ChannelListener } from './db/notifications.js';
 import { SecretBox } from './db/secret-box.js';
@@ -118,7 +121,15 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
 
   const loads = new LoadsService(db, log);
   const registry = complianceProviderFrom(config.compliance);
-  const compliance = new ComplianceService(db, registry, config.compliance.minAuthorityDays);
+  const compliance = new ComplianceService(
+    db,
+    registry,
+    config.compliance.minAuthorityDays,
+    async (tx, organizationId, carrierId, why) => {
+      await queuedOutreaches.withdrawForCarrier(tx, organizationId, carrierId, `cancelled: ${why}`);
+      await escalateLoadsBookedTo(tx, organizationId, carrierId, `The booked carrier ${carrierId}: ${why}`);
+    },
+  );
   // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
   const stopContact = new StopContactRequests(db, queuedOutreaches);
   const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log);
@@ -132,15 +143,15 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
   const voiceProvider = deps.voiceProvider ?? voiceProviderFrom(config);
   const voiceTemplates = new VoiceTemplatesService(db);
   const enroll = carrierEnrollment(carriers, registry, config.compliance.inlineBudgetMs);
+  const channels = channelsFrom(config);
   const calls = new CallsService(
     db,
     voiceProvider,
     loads,
     voiceTemplates,
-    new VoiceTools(db, loads, enroll, offerIntake, stopContact, log),
+    new VoiceTools(db, loads, enroll, offerIntake, stopContact, log, codeSenderOf(channels, config)),
     log,
   );
-  const channels = channelsFrom(config);
   const agent = agentOf(config, database, calls, channels, { offers: offerIntake, stopContact }, log);
   const eventStream = eventStreamOf(config, database, credentials, log);
 
@@ -178,6 +189,8 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     ...services,
     workers: workersOf(config, database, log, services),
     async start() {
+      const warning = await compliance.readiness();
+      if (warning) log.warn({ registryFile: config.compliance.registryFile }, warning);
       await keyChanges.start();
       await eventStream.start();
     },
@@ -322,4 +335,22 @@ function workersOf(
     });
   }
   return workers;
+}
+
+/** Sends a caller's one-time code: by e-mail to the census address, else by WhatsApp to the census phone. */
+function codeSenderOf(channels: Channels, config: Config): CodeSender {
+  return async (to, text) => {
+    if (to.email) {
+      await channels.email.send({
+        messageId: `${newId('verification')}@${config.channels.email.replyDomain}`,
+        from: config.channels.email.from,
+        to: to.email,
+        replyTo: config.channels.email.from,
+        subject: 'Your verification code',
+        text,
+      });
+    } else if (to.phone) {
+      await channels.whatsapp.sendText(to.phone, text);
+    }
+  };
 }

@@ -124,6 +124,8 @@ export class FmcsaProvider implements ComplianceProvider {
     const orders = oos ? (parseList(qcOos, oos) ?? []) : [];
     const order = orders.map((o) => o.oos).find((o) => o?.oosDate === carrier.oosDate) ?? orders[0]?.oos;
     const insurance = carrier.bipdInsuranceOnFile;
+    const facts = openData.ok ? openData.facts : null;
+    const openOrder = facts?.out_of_service ?? null;
     const record: CensusRecord = {
       dot_number: dot,
       // The MC the carrier gave when FMCSA lists it under the DOT; else one FMCSA does list (or a
@@ -138,17 +140,22 @@ export class FmcsaProvider implements ComplianceProvider {
       legal_name: carrier.legalName ?? null,
       allowed_to_operate: carrier.allowedToOperate === 'Y',
       // `statusCode` I is an inactive USDOT number, not an out-of-service order.
-      out_of_service: !!carrier.oosDate,
+      out_of_service: !!carrier.oosDate || openOrder !== null,
       out_of_service_detail: carrier.oosDate
         ? `out of service since ${carrier.oosDate}${order?.oosReasonDescription ? `: ${order.oosReasonDescription}` : ''}`
-        : null,
+        : openOrder
+          ? `out-of-service order since ${openOrder.since ?? 'an unknown date'}${openOrder.reason ? `: ${openOrder.reason}` : ''} (FMCSA out-of-service orders)`
+          : null,
       authorized_for_hire: authorizedForHire,
       // The amount on file, in thousands of dollars; "0" means none.
       insurance_on_file: insurance === null || insurance === undefined ? null : Number(insurance) > 0,
       authority_granted_at: openData.ok ? openData.facts.authority_granted_at : null,
       authority_source: openData.ok && openData.facts.authority_granted_at ? 'FMCSA authority history' : null,
       registered_at: openData.ok ? openData.facts.registered_at : null,
-      phone: openData.ok ? openData.facts.phone : null,
+      phone: facts?.phone ?? null,
+      census: facts?.census ?? null,
+      liability: facts?.liability ?? null,
+      shared_with: facts?.shared_with ?? null,
       incomplete: missing.length ? missing.join('; ') : null,
     };
     return {

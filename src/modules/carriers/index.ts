@@ -16,3 +16,6 @@ export {
 export { toCarrier } from './carrier-shape.js';
 export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
 export type { QueuedContacts, StopContactRequests } from './stop-contact.js';
+export { isFreeMail } from './fraud-signals.js';
+export { type VettingPolicy, readVettingPolicy } from './vetting-policy.js';
+export { fraudSignalSchema } from './vetting-schemas.js';

@@ -12,3 +12,4 @@ export {
 } from './load-lookup.js';
 export { type Load, loadFilters } from './loads-schemas.js';
 export { findLoadsByNumber, openLoadsOnLane } from './loads-search.js';
+export { escalateLoadsBookedTo } from './carrier-escalations.js';
