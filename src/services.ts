@@ -43,6 +43,7 @@ import { VoiceTemplatesService } from './modules/voice-templates/index.js';
 import { webhookSecretBox } from './modules/webhooks/delivery.js';
 import { EventStreamHub } from './modules/webhooks/index.js';
 import { WebhooksService } from './modules/webhooks/webhooks-service.js';
+import { ComplianceMonitor } from './workers/compliance-monitor.js';
 import { ComplianceWorker } from './workers/compliance-worker.js';
 import { OutreachSweeper } from './workers/outreach-sweeper.js';
 import { WebhooksWorker } from './workers/webhooks-worker.js';
@@ -306,6 +307,7 @@ function workersOf(
   const workers: Worker[] = [
     new WebhooksWorker(db, config, log),
     new ComplianceWorker(db, services.compliance, pollMs, log),
+    new ComplianceMonitor(db, services.compliance, config.compliance.monitorIntervalHours, 60_000, log),
     { name: 'scheduled-calls', intervalMs: pollMs, drain: () => services.calls.placeDue() },
     new OutreachSweeper(db, config.outreach.noResponseHours, config.outreach.sweepIntervalMs, log),
     {

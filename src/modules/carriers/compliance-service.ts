@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
@@ -13,7 +14,7 @@ import { emitEvent, emitEvents } from '../webhooks/index.js';
 import { carriers, complianceChecks, type FraudSignal } from './carriers-tables.js';
 import { type Verdict, verdictOf } from './compliance-rules.js';
 import { riskOf, signalsOf, snapshotOf } from './fraud-signals.js';
-import { readVettingPolicy } from './vetting-policy.js';
+import { readVettingPolicy, updateVettingPolicy, type vettingPolicyPatch } from './vetting-policy.js';
 
 /** How soon a check that got no answer is tried again. */
 const RETRY_AFTER_NO_ANSWER = '15 minutes';
@@ -113,6 +114,14 @@ export class ComplianceService {
 
   get providerName() {
     return this.provider.name;
+  }
+
+  policy(organizationId: string) {
+    return readVettingPolicy(this.db, organizationId);
+  }
+
+  updatePolicy(organizationId: string, patch: z.output<typeof vettingPolicyPatch>) {
+    return updateVettingPolicy(this.db, organizationId, patch);
   }
 
   /** The provider's startup warning (a registry without a snapshot), or null. */
@@ -240,7 +249,7 @@ export class ComplianceService {
           entity_type: 'carrier',
           entity_id: carrierId,
           action: 'compliance_changed',
-          reason: risk === 'high' ? 'risk_high' : null,
+          reason: risk === 'high' ? 'fraud_safety' : 'compliance',
           reason_note: verdict.detail,
           before: {
             compliance_status: before.compliance_status,
