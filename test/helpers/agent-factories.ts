@@ -46,10 +46,15 @@ export const agentEnv = {
 let serial = 0;
 export const nextEmail = () => `dispatch-${Date.now().toString(36)}-${serial++}@carrier.example`;
 
-/** An organization whose agent e-mails (no quiet hours unless a test sets them), and its API key. */
-export async function tenant(t: TestApp, settings: Record<string, unknown> = {}) {
+/**
+ * An organization whose agent e-mails (no quiet hours unless a test sets them), and its API key.
+ * Strict mode is off (the agent negotiates with carriers not vetted yet) unless `strict` is set:
+ * these tests are about negotiation; the vetting tests turn it on.
+ */
+export async function tenant(t: TestApp, settings: Record<string, unknown> = {}, strict = false) {
   const { user } = await createTenant(t);
   const key = await createApiKey(t, user.headers);
+  if (!strict) await setStrictMode(t, key.headers, false);
   const res = await t.app.inject({
     method: 'PATCH',
     url: '/api/v1/agent/settings',
@@ -199,4 +204,15 @@ export async function loadBody(t: TestApp, h: Headers, id: string) {
     equipment_type: load.equipment_type,
     stops: [stopPayload('Pickup'), stopPayload('Dropoff')],
   };
+}
+
+/** Turns the organization's strict mode on or off (PATCH /compliance-policy). */
+export async function setStrictMode(t: TestApp, h: Headers, on: boolean) {
+  const res = await t.app.inject({
+    method: 'PATCH',
+    url: '/api/v1/compliance-policy',
+    headers: h,
+    payload: { strict_mode: on },
+  });
+  expect(res.statusCode, res.body).toBe(200);
 }
