@@ -95,7 +95,12 @@ export const envSchema = z.object({
     .default(6 * 3600),
   COMPLIANCE_MIN_AUTHORITY_DAYS: z.coerce.number().int().min(0).default(90),
   COMPLIANCE_INLINE_BUDGET_MS: positiveInt(2000),
-  COMPLIANCE_MONITOR_INTERVAL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+  COMPLIANCE_MONITOR_INTERVAL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .default(24),
   WORKER_POLL_MS: positiveInt(1000),
   WORKERS_ENABLED: boolFlag(true),
   WEBHOOK_TIMEOUT_MS: positiveInt(15_000),

@@ -10,8 +10,8 @@ import {
   laneCarrier,
   messagesOf,
   reply,
-  tenant,
   setStrictMode,
+  tenant,
 } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';

@@ -332,7 +332,7 @@ function censusRow(c: StandInCarrier): Record<string, string> {
     status_code: 'A',
     add_date: '20190312',
     mcs150_date: '20250110',
-    phone: `7${c.dot.padStart(9, '0')}`,
+    phone: `715${c.dot.slice(-7).padStart(7, '0')}`,
     email_address: `dispatch${c.dot}@example.com`,
     phy_street: `${c.dot} CLEVELAND AVE`,
     phy_city: 'MARINETTE',
@@ -353,7 +353,12 @@ function insuranceOf(c: StandInCarrier): Record<string, string>[] {
 }
 
 /** An ActPendInsur row: a BIPD/Primary policy with `max_cov_amount` in thousands of dollars. */
-export const insuranceRow = (dot: string, mc: string, thousands: string, extra: Record<string, string> = {}) => ({
+export const insuranceRow = (
+  dot: string,
+  mc: string,
+  thousands: string,
+  extra: Record<string, string> = {},
+) => ({
   docket_number: `MC${mc.padStart(6, '0')}`,
   dot_number: dot.padStart(8, '0'),
   ins_form_code: '91X',

@@ -4,10 +4,10 @@ import {
   censusContactOf,
   insuranceRow,
   liabilityOf,
-  oosRow,
   type OutOfServiceOrder,
-  sharedContactWhere,
+  oosRow,
   sharedContactsOf,
+  sharedContactWhere,
   standingOrder,
   toIsoDate,
 } from './open-data-signals.js';

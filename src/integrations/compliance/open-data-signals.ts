@@ -106,13 +106,18 @@ export function sharedContactsOf(r: CensusFields, others: CensusFields[]): Share
  * thousands), and the earliest pending cancellation. No BI&PD row: zero on file.
  */
 export function liabilityOf(rows: z.output<typeof insuranceRow>[]): LiabilityInsurance {
-  const bipd = rows.filter((r) => /BIPD/i.test(r.ins_type_desc ?? '') || /^91X?$/i.test(r.ins_form_code ?? ''));
+  const bipd = rows.filter(
+    (r) => /BIPD/i.test(r.ins_type_desc ?? '') || /^91X?$/i.test(r.ins_form_code ?? ''),
+  );
   const amounts = bipd.map((r) => Number(r.max_cov_amount ?? 0) * 1000).filter(Number.isFinite);
   const cancellations = bipd
     .map((r) => toIsoDate(r.cancl_effective_date))
     .filter((d): d is string => d !== null)
     .sort();
-  return { amount_usd: amounts.length ? Math.max(...amounts) : 0, cancellation_effective: cancellations[0] ?? null };
+  return {
+    amount_usd: amounts.length ? Math.max(...amounts) : 0,
+    cancellation_effective: cancellations[0] ?? null,
+  };
 }
 
 /** The order in force: the latest whose status is not rescinded or inactive. */

@@ -64,7 +64,8 @@ export class RegistryProvider implements ComplianceProvider {
       await this.load();
       return null;
     } catch (err) {
-      if (!isMissing(err)) return `The carrier registry snapshot ${this.file} is unreadable: ${(err as Error).message}`;
+      if (!isMissing(err))
+        return `The carrier registry snapshot ${this.file} is unreadable: ${(err as Error).message}`;
       return `No carrier registry snapshot at ${this.file}: every compliance check answers no_data until one exists; ${SNAPSHOT_HINT}`;
     }
   }
@@ -98,7 +99,10 @@ export class RegistryProvider implements ComplianceProvider {
         liability:
           r.liability_usd === undefined || r.liability_usd === null
             ? null
-            : { amount_usd: r.liability_usd, cancellation_effective: r.insurance_cancellation_effective ?? null },
+            : {
+                amount_usd: r.liability_usd,
+                cancellation_effective: r.insurance_cancellation_effective ?? null,
+              },
         shared_with: [],
         incomplete: null,
       };

@@ -214,7 +214,8 @@ const IDENTITY_TOOLS: Record<string, ToolDefinition> = {
   verify_code: {
     name: 'verify_code',
     kind: 'function',
-    description: 'Check the one-time code the caller reads back; the carrier is identified only when it is right.',
+    description:
+      'Check the one-time code the caller reads back; the carrier is identified only when it is right.',
     parameters: {
       type: 'object',
       properties: { code: { type: 'string', description: 'The six digits the caller reads' } },

@@ -39,9 +39,7 @@ export async function callerNumberMatches(
 const hash = (callId: string, code: string) => createHash('sha256').update(`${callId}:${code}`).digest('hex');
 
 const mask = (to: { email: string | null; phone: string | null }) =>
-  to.email
-    ? to.email.replace(/^(.).*(@.*)$/, '$1***$2')
-    : `a phone ending in ${(to.phone ?? '').slice(-4)}`;
+  to.email ? to.email.replace(/^(.).*(@.*)$/, '$1***$2') : `a phone ending in ${(to.phone ?? '').slice(-4)}`;
 
 /** A new code for the call's claimed carrier, sent; earlier codes of the call stop counting. */
 export async function issueCode(
@@ -53,7 +51,10 @@ export async function issueCode(
   carrierName: string,
 ): Promise<string> {
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-  await send(to, `Your ${carrierName} verification code for your call with us is ${code}. It expires in ${CODE_TTL_MINUTES} minutes.`);
+  await send(
+    to,
+    `Your ${carrierName} verification code for your call with us is ${code}. It expires in ${CODE_TTL_MINUTES} minutes.`,
+  );
   await db
     .update(callerVerifications)
     .set({ expires_at: sql`least(${callerVerifications.expires_at}, now())` })
@@ -98,7 +99,10 @@ async function checkIn(tx: DbOrTx, callId: string, code: string): Promise<CodeCh
   if (latest.expired) return { ok: false, why: 'expired', attemptsLeft: 0 };
   const given = Buffer.from(hash(callId, code.replace(/\D/g, '')));
   if (timingSafeEqual(given, Buffer.from(latest.code_hash))) {
-    await tx.update(callerVerifications).set({ verified_at: sql`now()` }).where(eq(callerVerifications.id, latest.id));
+    await tx
+      .update(callerVerifications)
+      .set({ verified_at: sql`now()` })
+      .where(eq(callerVerifications.id, latest.id));
     return { ok: true, carrierId: latest.carrier_id };
   }
   await tx
@@ -106,5 +110,7 @@ async function checkIn(tx: DbOrTx, callId: string, code: string): Promise<CodeCh
     .set({ attempts: sql`${callerVerifications.attempts} + 1` })
     .where(eq(callerVerifications.id, latest.id));
   const left = CODE_MAX_ATTEMPTS - latest.attempts - 1;
-  return left > 0 ? { ok: false, why: 'wrong', attemptsLeft: left } : { ok: false, why: 'too_many_attempts', attemptsLeft: 0 };
+  return left > 0
+    ? { ok: false, why: 'wrong', attemptsLeft: left }
+    : { ok: false, why: 'too_many_attempts', attemptsLeft: 0 };
 }

@@ -28,10 +28,9 @@ import {
 import { findLoadsByNumber, type LoadReader, openLoadsOnLane } from '../loads/index.js';
 import type { OfferReceiver } from '../offers/index.js';
 import { contactRefusal, recordInboundCallOutreach } from '../outreaches/index.js';
-import { callerNumberMatches, checkCode, type CodeSender, issueCode } from './caller-identity.js';
 import { type SayableLoad, sayableLoad } from './call-script.js';
+import { type CodeSender, callerNumberMatches, checkCode, issueCode } from './caller-identity.js';
 import { type CallRow, linkCall } from './calls-repository.js';
-import { callGate, claimCarrier, laneOnly, linkVerifiedCarrier, VETTING_PENDING } from './voice-vetting.js';
 import {
   argsOf,
   loadFactsOf,
@@ -43,6 +42,7 @@ import {
   toolError,
   topicsArg,
 } from './voice-tool-support.js';
+import { callGate, claimCarrier, laneOnly, linkVerifiedCarrier, VETTING_PENDING } from './voice-vetting.js';
 
 /**
  * Makes a carrier from what a caller says (an MC or DOT number) through the compliance check, as
@@ -167,7 +167,8 @@ export class VoiceTools {
     const refused = await this.refusal(call);
     if (refused) return { result: NOT_AVAILABLE, metadata: { decision: 'not_available' } };
     const gate = await callGate(this.db, call);
-    if (gate.strict && !gate.passes) return { result: VETTING_PENDING, metadata: { decision: 'vetting_pending' } };
+    if (gate.strict && !gate.passes)
+      return { result: VETTING_PENDING, metadata: { decision: 'vetting_pending' } };
     const outcome = await this.offers.receive(systemScope(call.organization_id), {
       loadId: call.load_id!,
       carrierId: call.carrier_id,
@@ -325,11 +326,20 @@ export class VoiceTools {
       ).id;
       this.log.info({ callId: call.id, carrierId }, 'voice: an unknown caller became a carrier');
     }
-    const matches = await callerNumberMatches(this.db, scope.organizationId, carrierId, call.from_number, !!known);
+    const matches = await callerNumberMatches(
+      this.db,
+      scope.organizationId,
+      carrierId,
+      call.from_number,
+      !!known,
+    );
     const carrier = await carrierNameOf(this.db, carrierId);
     if (call.call_direction === 'INBOUND' && !matches) {
       const claimed = await claimCarrier(this.db, call.id, carrierId);
-      this.log.info({ callId: call.id, carrierId }, 'voice: calling number not on file for the carrier named');
+      this.log.info(
+        { callId: call.id, carrierId },
+        'voice: calling number not on file for the carrier named',
+      );
       return {
         outcome: {
           result: `The number you are calling from is not on file for ${carrier?.name ?? 'that carrier'}. I can send a one-time code to the e-mail or phone the carrier has on file with FMCSA (call send_verification_code, then verify_code with the code they read back), or transfer you to a rep.`,
@@ -376,9 +386,15 @@ export class VoiceTools {
     if (!this.sendCode) throw toolError('Codes cannot be sent here: transfer the caller to a rep');
     const to = await censusContactOf(this.db, call.organization_id, call.claimed_carrier_id);
     if (!to || (!to.email && !to.phone))
-      return { result: 'The carrier has no e-mail or phone on file with FMCSA: transfer the caller to a rep.', metadata: { sent: false } };
+      return {
+        result: 'The carrier has no e-mail or phone on file with FMCSA: transfer the caller to a rep.',
+        metadata: { sent: false },
+      };
     const sentTo = await issueCode(this.db, call, call.claimed_carrier_id, to, this.sendCode, to.name);
-    return { result: `A six-digit code was sent to ${sentTo}. Ask the caller to read it back, then call verify_code.`, metadata: { sent: true, sent_to: sentTo } };
+    return {
+      result: `A six-digit code was sent to ${sentTo}. Ask the caller to read it back, then call verify_code.`,
+      metadata: { sent: true, sent_to: sentTo },
+    };
   }
 
   private async verifyCode(call: CallRow, args: Record<string, unknown>) {

@@ -46,7 +46,12 @@ export async function claimCarrier(db: Db, callId: string, carrierId: string) {
 export async function linkVerifiedCarrier(db: Db, callId: string, carrierId: string) {
   const [row] = await db
     .update(calls)
-    .set({ carrier_id: carrierId, claimed_carrier_id: carrierId, identity_verified_at: sql`now()`, updated_at: sql`now()` })
+    .set({
+      carrier_id: carrierId,
+      claimed_carrier_id: carrierId,
+      identity_verified_at: sql`now()`,
+      updated_at: sql`now()`,
+    })
     .where(eq(calls.id, callId))
     .returning();
   return row!;

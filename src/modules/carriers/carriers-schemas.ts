@@ -241,8 +241,12 @@ export const carrierSchema = z
     last_verified_at: nullable(dateTime()),
     last_verified_provider: nullable(z.string()),
     ...carrierRiskFields,
-    census_phone: nullable(z.string()).meta({ description: 'The phone the census (MCS-150) has on file, from the last check' }),
-    census_email: nullable(z.string()).meta({ description: 'The e-mail the census (MCS-150) has on file, from the last check' }),
+    census_phone: nullable(z.string()).meta({
+      description: 'The phone the census (MCS-150) has on file, from the last check',
+    }),
+    census_email: nullable(z.string()).meta({
+      description: 'The e-mail the census (MCS-150) has on file, from the last check',
+    }),
     contacts: z.array(
       z.object({
         id: z.string(),

@@ -1,5 +1,5 @@
-import type { z } from 'zod';
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import { toE164 } from '../../domain/phone.js';
@@ -102,7 +102,12 @@ async function contactHistory(db: DbOrTx, organizationId: string, carrierId: str
  * modules that queue contacts and hold bookings): its queued contacts withdrawn, and an escalation
  * on each load whose accepted offer is the carrier's. Runs in the check's transaction.
  */
-export type HighRiskFollowUp = (tx: DbOrTx, organizationId: string, carrierId: string, why: string) => Promise<void>;
+export type HighRiskFollowUp = (
+  tx: DbOrTx,
+  organizationId: string,
+  carrierId: string,
+  why: string,
+) => Promise<void>;
 
 export class ComplianceService {
   constructor(
@@ -178,7 +183,9 @@ export class ComplianceService {
   ) {
     const record = lookup?.status === 'found' ? lookup.record : null;
     const risk = riskOf(verdict.status, signals);
-    const riskReasons = [...new Set([...verdict.reasons, ...signals.filter((s) => s.action !== 'ignore').map((s) => s.code)])];
+    const riskReasons = [
+      ...new Set([...verdict.reasons, ...signals.filter((s) => s.action !== 'ignore').map((s) => s.code)]),
+    ];
     // No answer (or only part of one): retried by the background worker.
     const noAnswer = verdict.status === 'UNVERIFIED' && verdict.reasons.includes('no_answer');
     await this.db.transaction(async (tx) => {
@@ -260,7 +267,12 @@ export class ComplianceService {
         },
       ]);
       if (risk === 'high' && before.risk_level !== 'high') {
-        await this.onHighRisk(tx, organizationId, carrierId, `carrier turned high risk: ${riskReasons.join(', ')}`);
+        await this.onHighRisk(
+          tx,
+          organizationId,
+          carrierId,
+          `carrier turned high risk: ${riskReasons.join(', ')}`,
+        );
       }
     });
   }
@@ -271,13 +283,18 @@ export class ComplianceService {
     if (flagged.size === 0) return flagged;
     const list = [...flagged];
     const before = await tx
-      .select({ id: carriers.id, compliance_status: carriers.compliance_status, risk_level: carriers.risk_level })
+      .select({
+        id: carriers.id,
+        compliance_status: carriers.compliance_status,
+        risk_level: carriers.risk_level,
+      })
       .from(carriers)
       .where(and(eq(carriers.organization_id, organizationId), inArray(carriers.id, list)));
     const signal: FraudSignal = {
       code: 'shared_contact',
       action: 'block',
-      evidence: "another carrier of the organization with a different MC/DOT already uses this carrier's phone or e-mail",
+      evidence:
+        "another carrier of the organization with a different MC/DOT already uses this carrier's phone or e-mail",
     };
     await tx.insert(complianceChecks).values(
       list.map((carrierId) => ({

@@ -58,7 +58,8 @@ const sameSnapshot = (a: ContactSnapshot, b: ContactSnapshot) =>
 export function signalsOf(i: SignalInputs): FraudSignal[] {
   const out: FraudSignal[] = [];
   const add = (code: SignalCode, evidence: string) => {
-    const action = code === 'authority_inactive' || code === 'out_of_service' ? 'block' : i.policy.signals[code];
+    const action =
+      code === 'authority_inactive' || code === 'out_of_service' ? 'block' : i.policy.signals[code];
     out.push({ code, action, evidence });
   };
   if (i.orgShared) add('shared_contact', i.orgShared);
@@ -69,13 +70,19 @@ export function signalsOf(i: SignalInputs): FraudSignal[] {
     add('shared_contact', `the census lists the same contact for ${list.join(', ')}`);
   }
   if (!r.authorized_for_hire || !r.allowed_to_operate)
-    add('authority_inactive', r.allowed_to_operate ? 'no active for-hire authority' : 'not allowed to operate');
+    add(
+      'authority_inactive',
+      r.allowed_to_operate ? 'no active for-hire authority' : 'not allowed to operate',
+    );
   if (r.out_of_service) add('out_of_service', r.out_of_service_detail ?? 'under an out-of-service order');
   const census = r.census;
   if (census?.mcs150_date) {
     const months = (i.now.getTime() - Date.parse(census.mcs150_date)) / (30.44 * DAY_MS);
     if (months > i.policy.census_max_age_months)
-      add('stale_census', `MCS-150 last updated ${census.mcs150_date}, over ${i.policy.census_max_age_months} months ago`);
+      add(
+        'stale_census',
+        `MCS-150 last updated ${census.mcs150_date}, over ${i.policy.census_max_age_months} months ago`,
+      );
   }
   if (census?.power_units === 0) add('no_power_units', 'the census lists 0 power units');
   if (r.liability) {
@@ -85,7 +92,10 @@ export function signalsOf(i: SignalInputs): FraudSignal[] {
         `liability coverage on file $${r.liability.amount_usd.toLocaleString('en-US')}, required $${i.policy.required_liability_usd.toLocaleString('en-US')}`,
       );
     if (r.liability.cancellation_effective)
-      add('insurance_cancellation_pending', `liability policy cancellation effective ${r.liability.cancellation_effective}`);
+      add(
+        'insurance_cancellation_pending',
+        `liability policy cancellation effective ${r.liability.cancellation_effective}`,
+      );
   }
   contactSignals(i, add);
   return out;
@@ -108,7 +118,10 @@ function contactSignals(i: SignalInputs, add: (code: SignalCode, evidence: strin
     if (!sameSnapshot(h.snapshot, now)) {
       const days = Math.floor((i.now.getTime() - since.getTime()) / DAY_MS);
       if (days <= i.policy.contact_change_days)
-        add('contact_changed_recently', `census contact changed within ${days} days: ${describeChange(h.snapshot, now)}`);
+        add(
+          'contact_changed_recently',
+          `census contact changed within ${days} days: ${describeChange(h.snapshot, now)}`,
+        );
       return;
     }
     since = h.at;

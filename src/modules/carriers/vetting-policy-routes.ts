@@ -8,7 +8,10 @@ import { vettingPolicyPatch, vettingPolicySchema } from './vetting-policy.js';
 const tags = ['carriers'];
 
 /** The organization's vetting policy: which fraud signals block, which send to review, strict mode. */
-export const vettingPolicyRoutes: FastifyPluginAsyncZod<{ compliance: ComplianceService }> = async (app, { compliance }) => {
+export const vettingPolicyRoutes: FastifyPluginAsyncZod<{ compliance: ComplianceService }> = async (
+  app,
+  { compliance },
+) => {
   app.get(
     '/compliance-policy',
     {
@@ -30,7 +33,8 @@ export const vettingPolicyRoutes: FastifyPluginAsyncZod<{ compliance: Compliance
         operationId: 'updateCompliancePolicy',
         tags,
         summary: 'Change the carrier vetting policy (only the fields sent)',
-        description: "API keys, or bearer OWNERs and ADMINs. Applies from each carrier's next compliance check.",
+        description:
+          "API keys, or bearer OWNERs and ADMINs. Applies from each carrier's next compliance check.",
         body: vettingPolicyPatch,
         response: { 200: vettingPolicySchema, ...errorResponses(401, 403, 422, 429) },
       },

@@ -32,7 +32,9 @@ export const vettingPolicySchema = z
         'true: until a carrier passes (compliance_status PASSED, risk_level not high) and, on an inbound call, its identity is verified, the agent shares no load detail beyond lane, dates and equipment, takes no offer and books nothing.',
     }),
     signals: z
-      .object(Object.fromEntries(POLICY_SIGNALS.map((s) => [s, action])) as Record<PolicySignal, typeof action>)
+      .object(
+        Object.fromEntries(POLICY_SIGNALS.map((s) => [s, action])) as Record<PolicySignal, typeof action>,
+      )
       .meta({
         description:
           'What each fraud signal does: block (compliance_status BLOCKED, risk_level high), review (risk_level medium: contacted, never booked automatically) or ignore. authority_inactive and out_of_service always block.',
@@ -54,7 +56,10 @@ export const vettingPolicySchema = z
       .int()
       .min(1)
       .max(3650)
-      .meta({ description: 'A census phone, e-mail or address changed within this many days is contact_changed_recently.' }),
+      .meta({
+        description:
+          'A census phone, e-mail or address changed within this many days is contact_changed_recently.',
+      }),
   })
   .meta({ id: 'VettingPolicy' });
 export type VettingPolicy = z.output<typeof vettingPolicySchema>;

@@ -8,7 +8,9 @@ export const fraudSignalSchema = z
       description:
         'The rule: shared_contact, stale_census, no_power_units, insurance_below_required, insurance_cancellation_pending, authority_inactive, out_of_service, contact_changed_recently, contact_mismatch or free_mail',
     }),
-    action: z.enum(SIGNAL_ACTIONS).meta({ description: "What the organization's vetting policy makes of it" }),
+    action: z
+      .enum(SIGNAL_ACTIONS)
+      .meta({ description: "What the organization's vetting policy makes of it" }),
     evidence: z.string().meta({ description: 'The facts behind it, in words' }),
   })
   .meta({ id: 'FraudSignal' });
@@ -21,7 +23,9 @@ const riskLevel = z.enum(RISK_LEVELS).nullable().meta({
 /** The risk fields of a carrier. */
 export const carrierRiskFields = {
   risk_level: riskLevel,
-  risk_reasons: z.array(z.string()).meta({ description: "The codes behind risk_level: the verdict's reasons and the signals found" }),
+  risk_reasons: z
+    .array(z.string())
+    .meta({ description: "The codes behind risk_level: the verdict's reasons and the signals found" }),
   fraud_signals: z.array(fraudSignalSchema),
 };
 

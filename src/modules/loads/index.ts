@@ -1,4 +1,6 @@
 /** What other modules use of the loads. */
+
+export { escalateLoadsBookedTo } from './carrier-escalations.js';
 export {
   findLoadFields,
   findStopOfLoad,
@@ -12,4 +14,3 @@ export {
 } from './load-lookup.js';
 export { type Load, loadFilters } from './loads-schemas.js';
 export { findLoadsByNumber, openLoadsOnLane } from './loads-search.js';
-export { escalateLoadsBookedTo } from './carrier-escalations.js';

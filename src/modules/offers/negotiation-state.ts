@@ -72,7 +72,8 @@ export async function negotiate(
       pickupAt: load.pickup_date,
     },
     // Booked automatically only when passed and low risk: a signal sent to review waits for a rep.
-    carrierCompliancePassed: carrier?.compliance_status === 'PASSED' && (carrier.risk_level ?? 'low') === 'low',
+    carrierCompliancePassed:
+      carrier?.compliance_status === 'PASSED' && (carrier.risk_level ?? 'low') === 'low',
     now: new Date(),
     conversation: carrierId ? await conversationOf(tx, loadId, carrierId) : NEW_CONVERSATION,
     said,
