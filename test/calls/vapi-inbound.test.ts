@@ -19,8 +19,17 @@ import {
 type Headers = Record<string, string>;
 
 const registry = registryFile([
-  goodStanding('778899', '3344556', { legal_name: 'Prairie Haulers LLC' }),
-  goodStanding('665544', '2233445', { legal_name: 'Shady Lines Inc', authorized_for_hire: false }),
+  goodStanding('778899', '3344556', { legal_name: 'Prairie Haulers LLC', phone: '(312) 555-0111' }),
+  goodStanding('665544', '2233445', {
+    legal_name: 'Shady Lines Inc',
+    authorized_for_hire: false,
+    phone: '312-555-0222',
+  }),
+  goodStanding('556677', '4455667', {
+    legal_name: 'Lakeshore Freight LLC',
+    phone: '312-555-0600',
+    email: 'dispatch@lakeshore.example',
+  }),
 ]);
 
 let serial = 0;
@@ -78,6 +87,8 @@ describe('inbound carrier calls on Vapi', () => {
     expect(toolNamesOf(assistant)).toEqual([
       'find_load',
       'identify_carrier',
+      'send_verification_code',
+      'verify_code',
       'get_load_details',
       'answer_question',
       'submit_offer',
@@ -106,18 +117,21 @@ describe('inbound carrier calls on Vapi', () => {
     const byLane = await tool(t, call, 'find_load', { origin_state: 'il', destination_state: 'TX' });
     expect(byLane.result).toMatch(/^Several loads match: /);
     expect(byLane.metadata).toMatchObject({ found: 2 });
-    // Before the carrier is known, no offer is taken.
+    // Before the carrier is known (strict mode), only the lane, dates and equipment are said, and no offer is taken.
     const early = await tool(t, call, 'find_load', { load_number: load.load_number.toLowerCase() });
-    expect(JSON.parse(early.result!)).toMatchObject({ load_number: load.load_number, posted_rate: 2000 });
-    expect(early.result).not.toMatch(/3300|2600|customer_rate|max_buy_rate/);
+    expect(JSON.parse(early.result!)).toMatchObject({ load_number: load.load_number, equipment_type: 'VAN' });
+    expect(early.result).not.toMatch(/2000|3300|2600|rate/);
     const noCarrier = await tool(t, call, 'submit_offer', { offer_amount: 1950 });
     expect(noCarrier.error).toMatch(/identify_carrier/);
 
     const identified = await tool(t, call, 'identify_carrier', { mc_number: 'MC-0778899' });
     expect(identified).toMatchObject({
       result: 'Thank you, Prairie Haulers LLC is on file.',
-      metadata: { available: true, carrier_id: expect.stringMatching(/^car_/) },
+      metadata: { available: true, identity_verified: true, carrier_id: expect.stringMatching(/^car_/) },
     });
+    // Identified and vetted: the load's details now include its rate.
+    const details = await tool(t, call, 'get_load_details');
+    expect(JSON.parse(details.result!)).toMatchObject({ posted_rate: 2000 });
     const carrierId = identified.metadata!.carrier_id as string;
     expect(await get(t, user.headers, `/carriers/${carrierId}`)).toMatchObject({
       name: 'Prairie Haulers LLC',

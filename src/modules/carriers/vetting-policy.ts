@@ -51,15 +51,10 @@ export const vettingPolicySchema = z
       .min(1)
       .max(240)
       .meta({ description: 'An MCS-150 census update older than this is stale_census.' }),
-    contact_change_days: z
-      .number()
-      .int()
-      .min(1)
-      .max(3650)
-      .meta({
-        description:
-          'A census phone, e-mail or address changed within this many days is contact_changed_recently.',
-      }),
+    contact_change_days: z.number().int().min(1).max(3650).meta({
+      description:
+        'A census phone, e-mail or address changed within this many days is contact_changed_recently.',
+    }),
   })
   .meta({ id: 'VettingPolicy' });
 export type VettingPolicy = z.output<typeof vettingPolicySchema>;
