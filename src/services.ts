@@ -7,6 +7,7 @@ import { newId } from './domain/ids.js';
 import { principalOfGrant } from './http/authentication.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { type Channels, channelsFrom } from './integrations/channels.js';
+import type { ComplianceProvider } from './integrations/compliance/compliance-provider.js';
 import { complianceProviderFrom } from './integrations/compliance/index.js';
 import { SimulatedEmailSender } from './integrations/email/simulated-email-sender.js';
 import { voiceProviderFrom } from './integrations/voice/index.js';
@@ -122,15 +123,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
 
   const loads = new LoadsService(db, log);
   const registry = complianceProviderFrom(config.compliance);
-  const compliance = new ComplianceService(
-    db,
-    registry,
-    config.compliance.minAuthorityDays,
-    async (tx, organizationId, carrierId, why) => {
-      await queuedOutreaches.withdrawForCarrier(tx, organizationId, carrierId, `cancelled: ${why}`);
-      await escalateLoadsBookedTo(tx, organizationId, carrierId, `The booked carrier ${carrierId}: ${why}`);
-    },
-  );
+  const compliance = complianceServiceOf(db, registry, config);
   // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
   const stopContact = new StopContactRequests(db, queuedOutreaches);
   const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log);
@@ -355,4 +348,18 @@ function codeSenderOf(channels: Channels, config: Config): CodeSender {
       await channels.whatsapp.sendText(to.phone, text);
     }
   };
+}
+
+/** The compliance service, with what follows a carrier turning high risk: its queued contacts
+ * withdrawn and the loads booked to it escalated. */
+function complianceServiceOf(db: Database['db'], registry: ComplianceProvider, config: Config) {
+  return new ComplianceService(
+    db,
+    registry,
+    config.compliance.minAuthorityDays,
+    async (tx, organizationId, carrierId, why) => {
+      await queuedOutreaches.withdrawForCarrier(tx, organizationId, carrierId, `cancelled: ${why}`);
+      await escalateLoadsBookedTo(tx, organizationId, carrierId, `The booked carrier ${carrierId}: ${why}`);
+    },
+  );
 }

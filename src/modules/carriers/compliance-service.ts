@@ -11,7 +11,13 @@ import type {
 } from '../../integrations/compliance/compliance-provider.js';
 import { insertAudit } from '../audit/index.js';
 import { emitEvent, emitEvents } from '../webhooks/index.js';
-import { carriers, complianceChecks, type FraudSignal } from './carriers-tables.js';
+import {
+  type ComplianceStatus,
+  carriers,
+  complianceChecks,
+  type FraudSignal,
+  type RiskLevel,
+} from './carriers-tables.js';
 import { type Verdict, verdictOf } from './compliance-rules.js';
 import { riskOf, signalsOf, snapshotOf } from './fraud-signals.js';
 import { readVettingPolicy, updateVettingPolicy, type vettingPolicyPatch } from './vetting-policy.js';
@@ -234,47 +240,61 @@ export class ComplianceService {
           updated_at: sql`now()`,
         })
         .where(and(eq(carriers.organization_id, organizationId), eq(carriers.id, carrierId)));
-      if (!before) return;
-      const changed =
-        before.compliance_status !== verdict.status ||
-        before.risk_level !== risk ||
-        [...before.risk_reasons].sort().join() !== [...riskReasons].sort().join();
-      if (!changed) return;
-      const scope = systemScope(organizationId);
-      await emitEvent(tx, organizationId, 'carrier.compliance_changed', {
-        carrier_id: carrierId,
-        compliance_status: verdict.status,
-        previous_compliance_status: before.compliance_status,
-        reasons: verdict.reasons,
-        risk_level: risk,
-        previous_risk_level: before.risk_level,
-        risk_reasons: riskReasons,
-        signals,
-      });
-      await insertAudit(tx, scope, [
-        {
-          entity_type: 'carrier',
-          entity_id: carrierId,
-          action: 'compliance_changed',
-          reason: risk === 'high' ? 'fraud_safety' : 'compliance',
-          reason_note: verdict.detail,
-          before: {
-            compliance_status: before.compliance_status,
-            risk_level: before.risk_level,
-            risk_reasons: before.risk_reasons,
-          },
-          after: { compliance_status: verdict.status, risk_level: risk, risk_reasons: riskReasons },
-        },
-      ]);
-      if (risk === 'high' && before.risk_level !== 'high') {
-        await this.onHighRisk(
-          tx,
-          organizationId,
-          carrierId,
-          `carrier turned high risk: ${riskReasons.join(', ')}`,
-        );
-      }
+      if (before)
+        await this.announce(tx, organizationId, carrierId, before, verdict, risk, riskReasons, signals);
     });
+  }
+
+  /** A change of status, risk level or signals: announced, audited, and followed up when it turned high. */
+  private async announce(
+    tx: DbOrTx,
+    organizationId: string,
+    carrierId: string,
+    before: { compliance_status: ComplianceStatus; risk_level: RiskLevel | null; risk_reasons: string[] },
+    verdict: Verdict,
+    risk: RiskLevel,
+    riskReasons: string[],
+    signals: FraudSignal[],
+  ) {
+    const changed =
+      before.compliance_status !== verdict.status ||
+      before.risk_level !== risk ||
+      [...before.risk_reasons].sort().join() !== [...riskReasons].sort().join();
+    if (!changed) return;
+    const scope = systemScope(organizationId);
+    await emitEvent(tx, organizationId, 'carrier.compliance_changed', {
+      carrier_id: carrierId,
+      compliance_status: verdict.status,
+      previous_compliance_status: before.compliance_status,
+      reasons: verdict.reasons,
+      risk_level: risk,
+      previous_risk_level: before.risk_level,
+      risk_reasons: riskReasons,
+      signals,
+    });
+    await insertAudit(tx, scope, [
+      {
+        entity_type: 'carrier',
+        entity_id: carrierId,
+        action: 'compliance_changed',
+        reason: risk === 'high' ? 'fraud_safety' : 'compliance',
+        reason_note: verdict.detail,
+        before: {
+          compliance_status: before.compliance_status,
+          risk_level: before.risk_level,
+          risk_reasons: before.risk_reasons,
+        },
+        after: { compliance_status: verdict.status, risk_level: risk, risk_reasons: riskReasons },
+      },
+    ]);
+    if (risk === 'high' && before.risk_level !== 'high') {
+      await this.onHighRisk(
+        tx,
+        organizationId,
+        carrierId,
+        `carrier turned high risk: ${riskReasons.join(', ')}`,
+      );
+    }
   }
 
   /** Marks carriers BLOCKED at once on a fraud signal known locally; the full check follows. */
