@@ -16,7 +16,7 @@ import {
 } from '../helpers/agent-factories.js';
 import { drainWorker, useTestApp } from '../helpers/app.js';
 import { goodStanding, registryFile } from '../helpers/carrier-factories.js';
-import { signWhatsApp, whatsappStandIn, whatsappWebhook } from '../helpers/whatsapp-stand-in.js';
+import { postWhatsAppText, whatsappStandIn } from '../helpers/whatsapp-stand-in.js';
 
 const insured = goodStanding('641001', '741001', { liability_usd: 1_000_000 });
 const registry = registryFile([insured]);
@@ -64,25 +64,7 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     const [sent] = await afterRound(t, h, loadId);
     expect(sent).toMatchObject({ modality: 'whatsapp', status: 'active' });
     const opening = graphRequests.find((r) => r.body.to === '14155550466')!;
-    const body = whatsappWebhook({
-      contacts: [{ profile: { name: 'Dispatch' }, wa_id: '14155550466' }],
-      messages: [
-        {
-          from: '14155550466',
-          id: 'wamid.VET1',
-          timestamp: String(Math.floor(Date.now() / 1000)),
-          type: 'text',
-          text: { body: 'can do 1.8k' },
-          context: { from: '15550001111', id: opening.id },
-        },
-      ],
-    });
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/integrations/whatsapp/webhook',
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsApp(body) },
-      payload: body,
-    });
+    const res = await postWhatsAppText(t, '14155550466', 'wamid.VET1', 'can do 1.8k', opening.id);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().results).toEqual([
       expect.objectContaining({ status: 'replied', offer_id: null, reason: 'vetting_pending' }),
