@@ -3,7 +3,10 @@ import { expect } from 'vitest';
 import { agentLoadStates } from '../../src/modules/agent/agent-tables.js';
 import { drainWorker, type TestApp } from './app.js';
 import { createCarrier, goodStanding, registryFile } from './carrier-factories.js';
-import { createApiKey, createTenant } from './factories.js';
+import { createApiKey, createTenant, setStrictMode } from './factories.js';
+
+export { setStrictMode } from './factories.js';
+
 import { createLoad, stopPayload } from './load-factories.js';
 import { waitFor } from './wait.js';
 
@@ -204,15 +207,4 @@ export async function loadBody(t: TestApp, h: Headers, id: string) {
     equipment_type: load.equipment_type,
     stops: [stopPayload('Pickup'), stopPayload('Dropoff')],
   };
-}
-
-/** Turns the organization's strict mode on or off (PATCH /compliance-policy). */
-export async function setStrictMode(t: TestApp, h: Headers, on: boolean) {
-  const res = await t.app.inject({
-    method: 'PATCH',
-    url: '/api/v1/compliance-policy',
-    headers: h,
-    payload: { strict_mode: on },
-  });
-  expect(res.statusCode, res.body).toBe(200);
 }

@@ -256,10 +256,12 @@ export class ComplianceService {
     riskReasons: string[],
     signals: FraudSignal[],
   ) {
+    // Before its first check a carrier has no risk level: only a change of status is news then.
     const changed =
       before.compliance_status !== verdict.status ||
-      before.risk_level !== risk ||
-      [...before.risk_reasons].sort().join() !== [...riskReasons].sort().join();
+      (before.risk_level !== null &&
+        (before.risk_level !== risk ||
+          [...before.risk_reasons].sort().join() !== [...riskReasons].sort().join()));
     if (!changed) return;
     const scope = systemScope(organizationId);
     await emitEvent(tx, organizationId, 'carrier.compliance_changed', {
@@ -272,21 +274,23 @@ export class ComplianceService {
       risk_reasons: riskReasons,
       signals,
     });
-    await insertAudit(tx, scope, [
-      {
-        entity_type: 'carrier',
-        entity_id: carrierId,
-        action: 'compliance_changed',
-        reason: risk === 'high' ? 'fraud_safety' : 'compliance',
-        reason_note: verdict.detail,
-        before: {
-          compliance_status: before.compliance_status,
-          risk_level: before.risk_level,
-          risk_reasons: before.risk_reasons,
+    // The first check is the carrier's starting point, not a change: the audit log starts after it.
+    if (before.risk_level !== null)
+      await insertAudit(tx, scope, [
+        {
+          entity_type: 'carrier',
+          entity_id: carrierId,
+          action: 'compliance_changed',
+          reason: risk === 'high' ? 'fraud_safety' : 'compliance',
+          reason_note: verdict.detail,
+          before: {
+            compliance_status: before.compliance_status,
+            risk_level: before.risk_level,
+            risk_reasons: before.risk_reasons,
+          },
+          after: { compliance_status: verdict.status, risk_level: risk, risk_reasons: riskReasons },
         },
-        after: { compliance_status: verdict.status, risk_level: risk, risk_reasons: riskReasons },
-      },
-    ]);
+      ]);
     if (risk === 'high' && before.risk_level !== 'high') {
       await this.onHighRisk(
         tx,
