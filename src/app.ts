@@ -31,6 +31,7 @@ import { membersRoutes } from './modules/auth/members-routes.js';
 import { callsRoutes } from './modules/calls/calls-routes.js';
 import { voiceWebhookRoutes } from './modules/calls/voice-webhook-routes.js';
 import { carriersRoutes } from './modules/carriers/carriers-routes.js';
+import { vettingPolicyRoutes } from './modules/carriers/vetting-policy-routes.js';
 import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
 import { loadsRoutes } from './modules/loads/loads-routes.js';
 import { statusMappingRoutes } from './modules/loads/status-mappings.js';
@@ -173,6 +174,7 @@ async function registerModules(api: FastifyInstance, s: Services) {
   await api.register(statusMappingRoutes, { mappings: s.statusMappings });
   await api.register(loadViewsRoutes, { loadViews: s.loadViews });
   await api.register(carriersRoutes, { carriers: s.carriers });
+  await api.register(vettingPolicyRoutes, { compliance: s.compliance });
   await api.register(callsRoutes, { calls: s.calls, elp: s.elp });
   await api.register(outreachesRoutes, { outreaches: s.outreaches });
   await api.register(agentRoutes, { agent: s.agent, channels: s.channels });

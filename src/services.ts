@@ -3,9 +3,11 @@ import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import { ChannelListener } from './db/notifications.js';
 import { SecretBox } from './db/secret-box.js';
+import { newId } from './domain/ids.js';
 import { principalOfGrant } from './http/authentication.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { type Channels, channelsFrom } from './integrations/channels.js';
+import type { ComplianceProvider } from './integrations/compliance/compliance-provider.js';
 import { complianceProviderFrom } from './integrations/compliance/index.js';
 import { SimulatedEmailSender } from './integrations/email/simulated-email-sender.js';
 import { voiceProviderFrom } from './integrations/voice/index.js';
@@ -22,6 +24,7 @@ import { InvitationsService } from './modules/auth/invitations-service.js';
 import { MembersService } from './modules/auth/members-service.js';
 import { SessionsService } from './modules/auth/sessions-service.js';
 import { TokenService } from './modules/auth/tokens.js';
+import type { CodeSender } from './modules/calls/caller-identity.js';
 import { CallsService } from './modules/calls/calls-service.js';
 import { carrierEnrollment } from './modules/calls/carrier-enrollment.js';
 import { VoiceTools } from './modules/calls/voice-tools.js';
@@ -30,6 +33,7 @@ import { ComplianceService } from './modules/carriers/compliance-service.js';
 import { StopContactRequests } from './modules/carriers/stop-contact.js';
 import { ElpService } from './modules/elp/elp-service.js';
 import { LoadViewsService } from './modules/load-views/load-views-service.js';
+import { escalateLoadsBookedTo } from './modules/loads/index.js';
 import { LoadsService } from './modules/loads/loads-service.js';
 import { StatusMappings } from './modules/loads/status-mappings.js';
 import { OfferIntake } from './modules/offers/offer-intake.js';
@@ -40,6 +44,7 @@ import { VoiceTemplatesService } from './modules/voice-templates/index.js';
 import { webhookSecretBox } from './modules/webhooks/delivery.js';
 import { EventStreamHub } from './modules/webhooks/index.js';
 import { WebhooksService } from './modules/webhooks/webhooks-service.js';
+import { ComplianceMonitor } from './workers/compliance-monitor.js';
 import { ComplianceWorker } from './workers/compliance-worker.js';
 import { OutreachSweeper } from './workers/outreach-sweeper.js';
 import { WebhooksWorker } from './workers/webhooks-worker.js';
@@ -118,7 +123,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
 
   const loads = new LoadsService(db, log);
   const registry = complianceProviderFrom(config.compliance);
-  const compliance = new ComplianceService(db, registry, config.compliance.minAuthorityDays);
+  const compliance = complianceServiceOf(db, registry, config);
   // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
   const stopContact = new StopContactRequests(db, queuedOutreaches);
   const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log);
@@ -132,15 +137,15 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
   const voiceProvider = deps.voiceProvider ?? voiceProviderFrom(config);
   const voiceTemplates = new VoiceTemplatesService(db);
   const enroll = carrierEnrollment(carriers, registry, config.compliance.inlineBudgetMs);
+  const channels = channelsFrom(config);
   const calls = new CallsService(
     db,
     voiceProvider,
     loads,
     voiceTemplates,
-    new VoiceTools(db, loads, enroll, offerIntake, stopContact, log),
+    new VoiceTools(db, loads, enroll, offerIntake, stopContact, log, codeSenderOf(channels, config)),
     log,
   );
-  const channels = channelsFrom(config);
   const agent = agentOf(config, database, calls, channels, { offers: offerIntake, stopContact }, log);
   const eventStream = eventStreamOf(config, database, credentials, log);
 
@@ -178,6 +183,8 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     ...services,
     workers: workersOf(config, database, log, services),
     async start() {
+      const warning = await compliance.readiness();
+      if (warning) log.warn({ registryFile: config.compliance.registryFile }, warning);
       await keyChanges.start();
       await eventStream.start();
     },
@@ -293,6 +300,7 @@ function workersOf(
   const workers: Worker[] = [
     new WebhooksWorker(db, config, log),
     new ComplianceWorker(db, services.compliance, pollMs, log),
+    new ComplianceMonitor(db, services.compliance, config.compliance.monitorIntervalHours, 60_000, log),
     { name: 'scheduled-calls', intervalMs: pollMs, drain: () => services.calls.placeDue() },
     new OutreachSweeper(db, config.outreach.noResponseHours, config.outreach.sweepIntervalMs, log),
     {
@@ -322,4 +330,36 @@ function workersOf(
     });
   }
   return workers;
+}
+
+/** Sends a caller's one-time code: by e-mail to the census address, else by WhatsApp to the census phone. */
+function codeSenderOf(channels: Channels, config: Config): CodeSender {
+  return async (to, text) => {
+    if (to.email) {
+      await channels.email.send({
+        messageId: `${newId('verification')}@${config.channels.email.replyDomain}`,
+        from: config.channels.email.from,
+        to: to.email,
+        replyTo: config.channels.email.from,
+        subject: 'Your verification code',
+        text,
+      });
+    } else if (to.phone) {
+      await channels.whatsapp.sendText(to.phone, text);
+    }
+  };
+}
+
+/** The compliance service, with what follows a carrier turning high risk: its queued contacts
+ * withdrawn and the loads booked to it escalated. */
+function complianceServiceOf(db: Database['db'], registry: ComplianceProvider, config: Config) {
+  return new ComplianceService(
+    db,
+    registry,
+    config.compliance.minAuthorityDays,
+    async (tx, organizationId, carrierId, why) => {
+      await queuedOutreaches.withdrawForCarrier(tx, organizationId, carrierId, `cancelled: ${why}`);
+      await escalateLoadsBookedTo(tx, organizationId, carrierId, `The booked carrier ${carrierId}: ${why}`);
+    },
+  );
 }

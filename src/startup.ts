@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Config } from './config.js';
 
 export type DatabaseInUse = { embedded: { dataDir: string; port: number } } | { url: string };
@@ -36,7 +37,7 @@ export function describeStartup(config: Config, database: DatabaseInUse, workers
     compliance:
       config.compliance.provider === 'fmcsa'
         ? `fmcsa (${where(config.compliance.fmcsa.baseUrl)})`
-        : `registry (${config.compliance.registryFile})`,
+        : `registry (${config.compliance.registryFile}${existsSync(config.compliance.registryFile) ? '' : ': no snapshot, every check answers no_data'})`,
     chat_model: channels.llm ? `${channels.llm.model} (${where(channels.llm.baseUrl)})` : 'off',
     rate_limits: config.redisUrl ? `Redis at ${where(config.redisUrl)}` : 'counted in process',
     workers: workers.length ? workers.join(', ') : 'none (WORKERS_ENABLED=false)',

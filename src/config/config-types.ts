@@ -58,6 +58,8 @@ export interface Config {
       readonly openDataUrl: string;
       readonly censusDataset: string;
       readonly authorityHistoryDataset: string;
+      readonly insuranceDataset: string;
+      readonly outOfServiceDataset: string;
       readonly openDataAppToken: string | undefined;
       readonly minIntervalMs: number;
       readonly maxRetries: number;
@@ -67,6 +69,8 @@ export interface Config {
     };
     readonly minAuthorityDays: number;
     readonly inlineBudgetMs: number;
+    /** How often carriers with loads in flight or offers pending are checked again. */
+    readonly monitorIntervalHours: number;
   };
   /** Background loops (compliance re-checks, ...) run inside the server unless switched off. */
   readonly workers: { readonly enabled: boolean; readonly pollMs: number };

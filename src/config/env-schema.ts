@@ -82,6 +82,8 @@ export const envSchema = z.object({
   FMCSA_OPEN_DATA_URL: z.url().default('https://data.transportation.gov'),
   FMCSA_CENSUS_DATASET: socrataId.default('az4n-8mr2'),
   FMCSA_AUTHORITY_HISTORY_DATASET: socrataId.default('9mw4-x3tu'),
+  FMCSA_INSURANCE_DATASET: socrataId.default('qh9u-swkp'),
+  FMCSA_OOS_DATASET: socrataId.default('p2mt-9ige'),
   FMCSA_OPEN_DATA_APP_TOKEN: z.string().min(1).max(200).optional(),
   FMCSA_MIN_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(200),
   FMCSA_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
@@ -95,6 +97,12 @@ export const envSchema = z.object({
     .default(6 * 3600),
   COMPLIANCE_MIN_AUTHORITY_DAYS: z.coerce.number().int().min(0).default(90),
   COMPLIANCE_INLINE_BUDGET_MS: positiveInt(2000),
+  COMPLIANCE_MONITOR_INTERVAL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .default(24),
   WORKER_POLL_MS: positiveInt(1000),
   WORKERS_ENABLED: boolFlag(true),
   WEBHOOK_TIMEOUT_MS: positiveInt(15_000),

@@ -17,6 +17,8 @@ export function complianceConfig(env: ParsedEnv): Config['compliance'] {
       openDataUrl: env.FMCSA_OPEN_DATA_URL,
       censusDataset: env.FMCSA_CENSUS_DATASET,
       authorityHistoryDataset: env.FMCSA_AUTHORITY_HISTORY_DATASET,
+      insuranceDataset: env.FMCSA_INSURANCE_DATASET,
+      outOfServiceDataset: env.FMCSA_OOS_DATASET,
       openDataAppToken: env.FMCSA_OPEN_DATA_APP_TOKEN,
       minIntervalMs: env.FMCSA_MIN_INTERVAL_MS,
       maxRetries: env.FMCSA_MAX_RETRIES,
@@ -26,6 +28,7 @@ export function complianceConfig(env: ParsedEnv): Config['compliance'] {
     }),
     minAuthorityDays: env.COMPLIANCE_MIN_AUTHORITY_DAYS,
     inlineBudgetMs: env.COMPLIANCE_INLINE_BUDGET_MS,
+    monitorIntervalHours: env.COMPLIANCE_MONITOR_INTERVAL_HOURS,
   });
 }
 

@@ -671,6 +671,7 @@ describe('an instance with the agent switched off', () => {
   it('runs no agent loop, and a round of every worker it has plans nothing', async () => {
     const others = [
       'compliance',
+      'compliance-monitor',
       'event-stream-purge',
       'idempotency-purge',
       'outreach-sweeper',

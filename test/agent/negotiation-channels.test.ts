@@ -10,6 +10,7 @@ import {
   laneCarrier,
   messagesOf,
   reply,
+  setStrictMode,
   tenant,
 } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
@@ -243,6 +244,7 @@ describe('a carrier bisecting the ceiling through submit_offer hears the same an
 
   async function byPhone(ceiling: number) {
     const { user } = await createTenant(t);
+    await setStrictMode(t, user.headers, false);
     const h: Headers = user.headers;
     await createCarrier(t, h, { phone: '+14155550190', name: 'Bisect Freight' });
     const loadId = await createLoad(t, h, {

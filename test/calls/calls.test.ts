@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
-import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
+import { createApiKey, createTenant, createUser, setStrictMode } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -19,6 +19,8 @@ describe('POST /calls on the simulated voice platform', () => {
 
   it('creates the call PENDING and follows it to COMPLETED with its transcript, offer and outreach', async () => {
     const { user } = await createTenant(t);
+    // The carrier is not vetted (not in the registry): strict mode off, so the call takes its offer.
+    await setStrictMode(t, user.headers, false);
     const carrier = await createCarrier(t, user.headers, { phone: '+14155550111' });
     const loadId = await createLoad(t, user.headers);
     const res = await startCall(t, user.headers, {

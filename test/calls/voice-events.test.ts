@@ -2,7 +2,7 @@ import type { Vapi } from '@vapi-ai/server-sdk';
 import { describe, expect, it } from 'vitest';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
-import { createTenant, createUser } from '../helpers/factories.js';
+import { createTenant, createUser, setStrictMode } from '../helpers/factories.js';
 import { createLoad, stopPayload } from '../helpers/load-factories.js';
 import { withoutGeneratedIds } from '../helpers/secrets.js';
 import {
@@ -70,6 +70,8 @@ describe('calls on the Vapi path', () => {
 
   it('books a load by phone: the assistant offers the posted rate and submit_offer answers countered (over the limit alike), pending and covered', async () => {
     const { user } = await createTenant(t);
+    // The carrier is not vetted (not in the registry): strict mode off, so the call negotiates.
+    await setStrictMode(t, user.headers, false);
     await createCarrier(t, user.headers, { phone: '+14155550190', name: 'Blue Line Freight' });
     const loadId = await secretLoad(t, user.headers);
     const {

@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { RegistryProvider } from '../../src/integrations/compliance/registry-provider.js';
 import { useTestApp } from '../helpers/app.js';
 import {
   carrierAfterChecks,
@@ -105,5 +107,46 @@ describe('compliance with the registry provider', () => {
     expect(unchecked.last_verified_at).toBeNull();
     const checked = await carrierAfterChecks(t, user.headers, good.id);
     expect(checked).toMatchObject({ compliance_status: 'PASSED', last_verified_provider: 'registry' });
+  });
+});
+
+describe('a registry provider without a snapshot', () => {
+  const missing = `${registry}.missing`;
+  const t = useTestApp({ env: { COMPLIANCE_REGISTRY_FILE: missing, WORKERS_ENABLED: 'false' } });
+
+  it('says so once at startup, naming the file and how to get one, and answers each check no_data', async () => {
+    const warning = await t.services.compliance.readiness();
+    expect(warning).toContain(missing);
+    expect(warning).toMatch(/no_data/);
+    expect(warning).toMatch(/docs\/carrier-vetting\.md/);
+    const { user } = await createTenant(t);
+    const c = await createCarrier(t, user.headers, { mc_number: '100001' });
+    expect(c).toMatchObject({
+      compliance_status: 'UNVERIFIED',
+      risk_level: 'medium',
+      risk_reasons: ['no_data'],
+    });
+    const [check] = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/carriers/${c.id}/compliance-checks`,
+        headers: user.headers,
+      })
+    ).json().data;
+    expect(check).toMatchObject({
+      verdict: 'UNVERIFIED',
+      reasons: ['no_data'],
+      detail: `no registry snapshot at ${missing}`,
+    });
+    // Not retried every few minutes: there is nothing to retry against.
+    const due = await t.database.db.execute<{ due: string | null }>(
+      sql`SELECT compliance_check_due_at AS due FROM carriers WHERE id = ${c.id}`,
+    );
+    expect(due.rows[0]!.due).toBeNull();
+  });
+
+  it('with a snapshot, is ready and says nothing', async () => {
+    const ready = new RegistryProvider(registry);
+    expect(await ready.readiness()).toBeNull();
   });
 });

@@ -90,6 +90,9 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
         `/qc/services/carriers/${dot}/docket-numbers`,
         '/resource/9mw4-x3tu.json',
         '/resource/az4n-8mr2.json',
+        '/resource/az4n-8mr2.json',
+        '/resource/p2mt-9ige.json',
+        '/resource/qh9u-swkp.json',
       ].sort(),
     );
     for (const r of paths.filter((p) => p.path.startsWith('/qc/')))
@@ -175,7 +178,7 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     expect(a.compliance_status).toBe('PASSED');
     const b = await createCarrier(t, user.headers, { dot_number: parked.dot });
     const [check] = await checksOf(t, user.headers, b.id);
-    expect(check!.reasons).toEqual(['not_allowed_to_operate', 'out_of_service']);
+    expect(check!.reasons).toEqual(['out_of_service', 'not_allowed_to_operate']);
     expect(check!.detail).toContain('out of service since 2026-01-05: 90 day failure to pay fine');
     expect(standIn.requestsTo(new RegExp(`/carriers/${parked.dot}/oos$`))).toHaveLength(1);
     expect(standIn.requestsTo(new RegExp(`/carriers/${inactive.dot}/oos$`))).toHaveLength(0);
@@ -223,7 +226,7 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const c = await createCarrier(t, user.headers, { dot_number: dot, phone: '+1 414 555 0100' });
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'BLOCKED', reasons: ['shared_contact'] });
-    expect(check!.detail).toContain('the phone on file with the registry (+13125550142)');
+    expect(check!.detail).toContain('the census contact of this carrier (+13125550142');
   });
 
   it('retries a transient failure with backoff inside one check', async () => {
@@ -403,14 +406,15 @@ describe('a batch of 1000 carriers', () => {
       perTarget.set(key, (perTarget.get(key) ?? 0) + 1);
     }
     expect(Math.max(...perTarget.values())).toBe(1);
-    // Per DOT: the carrier record and its authority from QCMobile, the census row and the
-    // authority history from the open-data portal.
-    expect(made).toHaveLength(4 * 1000);
+    // Per DOT: the carrier record and its authority from QCMobile; the census row, the census
+    // records sharing its contact, the authority history, the insurance and the out-of-service
+    // orders from the open-data portal.
+    expect(made).toHaveLength(7 * 1000);
 
     // Within the cache time, another organization's batch of the same carriers asks nothing again.
     await ingest(dots.slice(0, 250));
     expect(await worker.drain()).toBe(250);
-    expect(standIn.requests.length - before).toBe(4 * 1000);
+    expect(standIn.requests.length - before).toBe(7 * 1000);
     const verdicts = await t.database.db.execute<{ compliance_status: string; n: number }>(
       sql`SELECT compliance_status, count(*)::int AS n FROM carriers WHERE dot_number LIKE '42%' GROUP BY 1`,
     );
@@ -445,7 +449,7 @@ describe('pacing and the cache switch', () => {
     expect(qc).toHaveLength(6);
     expectPaced(qc, 60);
     const open = made.filter((r) => r.path.startsWith('/resource/'));
-    expect(open).toHaveLength(4);
+    expect(open).toHaveLength(10);
     expectPaced(open, 60);
   });
 

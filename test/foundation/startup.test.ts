@@ -61,10 +61,18 @@ describe('the first hour', () => {
     expect(ready.msg).toContain('voice simulated');
     expect(ready.msg).toContain('e-mail simulated');
     expect(ready.msg).toContain('WhatsApp simulated');
-    expect(ready.msg).toMatch(/compliance registry \(.+carrier-registry\.json\)/);
+    // A fresh data directory has no registry snapshot: the line says so, and one warning says how to get one.
+    expect(ready.msg).toMatch(
+      /compliance registry \(.+carrier-registry\.json: no snapshot, every check answers no_data\)/,
+    );
+    const warning = lines.find((l) =>
+      /^No carrier registry snapshot at .+carrier-registry\.json/.test(String(l.msg)),
+    );
+    expect(warning?.msg).toContain('docs/carrier-vetting.md');
+    expect(lines.filter((l) => /^No carrier registry snapshot/.test(String(l.msg)))).toHaveLength(1);
     expect(ready.msg).toContain('chat model demo-model (127.0.0.1:9/v1)');
     expect(ready.msg).toContain(
-      'workers compliance, event-stream-purge, idempotency-purge, outreach-sweeper, scheduled-calls, sessions-purge, webhooks',
+      'workers compliance, compliance-monitor, event-stream-purge, idempotency-purge, outreach-sweeper, scheduled-calls, sessions-purge, webhooks',
     );
     expect(ready.startup).toMatchObject({ voice: 'simulated', workers: expect.stringContaining('webhooks') });
     // Not a TTY: JSON lines, and no credential anywhere in them.
@@ -122,6 +130,7 @@ describe('the first hour', () => {
       expect(t.app.workers.names()).toEqual([
         'agent',
         'compliance',
+        'compliance-monitor',
         'event-stream-purge',
         'idempotency-purge',
         'outreach-sweeper',

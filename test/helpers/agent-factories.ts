@@ -3,7 +3,10 @@ import { expect } from 'vitest';
 import { agentLoadStates } from '../../src/modules/agent/agent-tables.js';
 import { drainWorker, type TestApp } from './app.js';
 import { createCarrier, goodStanding, registryFile } from './carrier-factories.js';
-import { createApiKey, createTenant } from './factories.js';
+import { createApiKey, createTenant, setStrictMode } from './factories.js';
+
+export { setStrictMode } from './factories.js';
+
 import { createLoad, stopPayload } from './load-factories.js';
 import { waitFor } from './wait.js';
 
@@ -46,10 +49,15 @@ export const agentEnv = {
 let serial = 0;
 export const nextEmail = () => `dispatch-${Date.now().toString(36)}-${serial++}@carrier.example`;
 
-/** An organization whose agent e-mails (no quiet hours unless a test sets them), and its API key. */
-export async function tenant(t: TestApp, settings: Record<string, unknown> = {}) {
+/**
+ * An organization whose agent e-mails (no quiet hours unless a test sets them), and its API key.
+ * Strict mode is off (the agent negotiates with carriers not vetted yet) unless `strict` is set:
+ * these tests are about negotiation; the vetting tests turn it on.
+ */
+export async function tenant(t: TestApp, settings: Record<string, unknown> = {}, strict = false) {
   const { user } = await createTenant(t);
   const key = await createApiKey(t, user.headers);
+  if (!strict) await setStrictMode(t, key.headers, false);
   const res = await t.app.inject({
     method: 'PATCH',
     url: '/api/v1/agent/settings',

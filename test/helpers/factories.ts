@@ -85,3 +85,14 @@ export async function createApiKey(
   const { id, key } = res.json();
   return { id, key, headers: { 'x-api-key': key } };
 }
+
+/** Turns the organization's strict mode on or off (PATCH /compliance-policy). */
+export async function setStrictMode(t: TestApp, h: Record<string, string>, on: boolean) {
+  const res = await t.app.inject({
+    method: 'PATCH',
+    url: '/api/v1/compliance-policy',
+    headers: h,
+    payload: { strict_mode: on },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+}

@@ -28,6 +28,10 @@ export interface StandInCarrier {
   census?: Record<string, string> | null;
   /** AuthHist rows; default: one standing common-carrier grant in 2015. */
   authorityHistory?: Record<string, string>[];
+  /** ActPendInsur rows; default: one BIPD/Primary policy of $1,000,000 (`max_cov_amount` 1000). */
+  insurance?: Record<string, string>[];
+  /** Out-of-service order rows; default: none. */
+  oosOrders?: Record<string, string>[];
 }
 
 export interface StandInRequest {
@@ -176,11 +180,34 @@ export class FmcsaStandIn {
     res.end('<html><body><h1>404 Not Found</h1></body></html>');
   }
 
+  /**
+   * The shared-contact query: `dot_number != 'X' AND (phone = '..' OR upper(email_address) = '..'
+   * OR (phy_street = '..' AND phy_zip = '..'))`, answered over every census row of the stand-in.
+   */
+  private sharing(where: string): Record<string, string>[] {
+    const value = (re: RegExp) => re.exec(where)?.[1]?.replace(/''/g, "'");
+    const self = value(/^dot_number != '(\d+)'/);
+    const phone = value(/phone = '((?:[^']|'')*)'/);
+    const email = value(/upper\(email_address\) = '((?:[^']|'')*)'/);
+    const street = value(/phy_street = '((?:[^']|'')*)'/);
+    const zip = value(/phy_zip = '((?:[^']|'')*)'/);
+    return [...this.carriers.values()]
+      .filter((c) => c.dot !== self && c.census !== null)
+      .map(censusRow)
+      .filter(
+        (r) =>
+          (phone !== undefined && r.phone === phone) ||
+          (email !== undefined && r.email_address?.toUpperCase() === email) ||
+          (street !== undefined && r.phy_street === street && r.phy_zip === zip),
+      );
+  }
+
   private openData(url: URL, send: (status: number, body: unknown) => void) {
     const dataset = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.json$/.exec(url.pathname)?.[1];
     const where = url.searchParams.get('$where') ?? '';
     const dots = [...where.matchAll(/'(\d+)'/g)].map((x) => x[1]!.replace(/^0+/, ''));
     const found = dots.map((d) => this.carriers.get(d)).find((c) => c !== undefined);
+    if (dataset === 'az4n-8mr2' && where.startsWith('dot_number != ')) return send(200, this.sharing(where));
     if (dataset === 'az4n-8mr2') {
       if (!/^dot_number = '\d+'$/.test(where)) return send(400, soqlError(where));
       return send(200, found && found.census !== null ? [censusRow(found)] : []);
@@ -188,6 +215,14 @@ export class FmcsaStandIn {
     if (dataset === '9mw4-x3tu') {
       if (!/^dot_number in \('\d{8}', '\d+'\)$/.test(where)) return send(400, soqlError(where));
       return send(200, found ? authorityHistoryOf(found) : []);
+    }
+    if (dataset === 'qh9u-swkp') {
+      if (!/^dot_number in \('\d{8}', '\d+'\)$/.test(where)) return send(400, soqlError(where));
+      return send(200, found ? insuranceOf(found) : []);
+    }
+    if (dataset === 'p2mt-9ige') {
+      if (!/^dot_number = '\d+'$/.test(where)) return send(400, soqlError(where));
+      return send(200, found?.oosOrders ?? []);
     }
     send(404, { code: 'not_found', error: true, message: 'Not found' });
   }
@@ -297,9 +332,9 @@ function censusRow(c: StandInCarrier): Record<string, string> {
     status_code: 'A',
     add_date: '20190312',
     mcs150_date: '20250110',
-    phone: '7155550100',
+    phone: `715${c.dot.slice(-7).padStart(7, '0')}`,
     email_address: `dispatch${c.dot}@example.com`,
-    phy_street: '2830 CLEVELAND AVE',
+    phy_street: `${c.dot} CLEVELAND AVE`,
     phy_city: 'MARINETTE',
     phy_state: 'WI',
     phy_zip: '54143',
@@ -311,6 +346,31 @@ function censusRow(c: StandInCarrier): Record<string, string> {
     ...c.census,
   };
 }
+
+function insuranceOf(c: StandInCarrier): Record<string, string>[] {
+  if (c.insurance) return c.insurance;
+  return [insuranceRow(c.dot, c.mcs?.[0] ?? '0', '1000')];
+}
+
+/** An ActPendInsur row: a BIPD/Primary policy with `max_cov_amount` in thousands of dollars. */
+export const insuranceRow = (
+  dot: string,
+  mc: string,
+  thousands: string,
+  extra: Record<string, string> = {},
+) => ({
+  docket_number: `MC${mc.padStart(6, '0')}`,
+  dot_number: dot.padStart(8, '0'),
+  ins_form_code: '91X',
+  ins_type_desc: 'BIPD/Primary',
+  name_company: 'PRAIRIE MUTUAL INSURANCE CO',
+  policy_no: `PM-${dot}`,
+  trans_date: '01/02/2025',
+  underl_lim_amount: '0',
+  max_cov_amount: thousands,
+  effective_date: '01/01/2025',
+  ...extra,
+});
 
 function authorityHistoryOf(c: StandInCarrier): Record<string, string>[] {
   if (c.authorityHistory) return c.authorityHistory;

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll } from 'vitest';
 import { agentEnv } from './agent-factories.js';
+import type { TestApp } from './app.js';
 
 export type GraphBody = {
   to?: string;
@@ -71,5 +72,28 @@ export function whatsappWebhook(value: Record<string, unknown>) {
         ],
       },
     ],
+  });
+}
+
+/** A carrier's text message answering our message `contextId`, posted signed to the webhook. */
+export function postWhatsAppText(t: TestApp, from: string, id: string, text: string, contextId: string) {
+  const body = whatsappWebhook({
+    contacts: [{ profile: { name: 'Dispatch' }, wa_id: from }],
+    messages: [
+      {
+        from,
+        id,
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        type: 'text',
+        text: { body: text },
+        context: { from: '15550001111', id: contextId },
+      },
+    ],
+  });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/v1/integrations/whatsapp/webhook',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsApp(body) },
+    payload: body,
   });
 }

@@ -1,5 +1,19 @@
 import { z } from 'zod';
+import type { CensusContact, LiabilityInsurance, SharedContact } from './compliance-provider.js';
+import {
+  censusContactOf,
+  insuranceRow,
+  liabilityOf,
+  type OutOfServiceOrder,
+  oosRow,
+  sharedContactsOf,
+  sharedContactWhere,
+  standingOrder,
+  toIsoDate,
+} from './open-data-signals.js';
 import type { PacedJsonClient } from './paced-json-client.js';
+
+export { toIsoDate } from './open-data-signals.js';
 
 /**
  * The dates and the phone QCMobile does not give, from FMCSA's datasets on the DOT open-data
@@ -12,27 +26,47 @@ import type { PacedJsonClient } from './paced-json-client.js';
  * - AuthHist, operating-authority history (`9mw4-x3tu`): one row per authority action, with
  *   `mod_col_1` (the authority type), `original_action_desc` (`GRANTED`, ...), `orig_served_date`
  *   and, once it ended, `disp_action_desc`. Its `dot_number` is zero-padded to eight digits.
+ * - ActPendInsur, the active and pending insurance filings of the licensing and insurance (L&I)
+ *   data: one row per policy, `ins_type_desc` (`BIPD/Primary`, ...), `max_cov_amount` in thousands
+ *   of dollars, `cancl_effective_date` when a cancellation is pending;
+ * - the out-of-service orders: one row per order, `oos_date`, `oos_reason`, `status`.
+ *
+ * The census is also asked which other USDOT numbers file the same phone, e-mail or address (the
+ * shared-contact signal), with one SoQL query.
  */
 export interface OpenDataOptions {
   baseUrl: string;
   censusDataset: string;
   authorityHistoryDataset: string;
+  insuranceDataset: string;
+  outOfServiceDataset: string;
 }
 
 export interface OpenDataFacts {
   phone: string | null;
   registered_at: string | null;
   authority_granted_at: string | null;
-  raw: { census: unknown; authority_history: unknown };
+  census: CensusContact | null;
+  liability: LiabilityInsurance | null;
+  out_of_service: OutOfServiceOrder | null;
+  shared_with: SharedContact[] | null;
+  raw: { census: unknown; authority_history: unknown; insurance: unknown; out_of_service: unknown };
 }
 
 export type OpenDataAnswer = { ok: true; facts: OpenDataFacts } | { ok: false; error: string };
 
 const text = z.union([z.string(), z.number()]).transform(String);
-const censusRow = z.looseObject({
+export const censusRow = z.looseObject({
   dot_number: text.optional(),
   phone: text.optional(),
   add_date: text.optional(),
+  email_address: text.optional(),
+  phy_street: text.optional(),
+  phy_city: text.optional(),
+  phy_state: text.optional(),
+  phy_zip: text.optional(),
+  mcs150_date: text.optional(),
+  power_units: text.optional(),
 });
 const authorityRow = z.looseObject({
   mod_col_1: text.optional(),
@@ -48,26 +82,39 @@ export class FmcsaOpenData {
   ) {}
 
   async factsFor(dot: string, signal: AbortSignal): Promise<OpenDataAnswer> {
-    const [census, history] = await Promise.all([
-      this.rows(this.options.censusDataset, `dot_number = '${dot}'`, 5, censusRow, signal),
-      this.rows(
-        this.options.authorityHistoryDataset,
-        `dot_number in ('${dot.padStart(8, '0')}', '${dot}')`,
-        500,
-        authorityRow,
-        signal,
-      ),
+    const both = `dot_number in ('${dot.padStart(8, '0')}', '${dot}')`;
+    const o = this.options;
+    const [census, history, insurance, orders] = await Promise.all([
+      this.rows(o.censusDataset, `dot_number = '${dot}'`, 5, censusRow, signal),
+      this.rows(o.authorityHistoryDataset, both, 500, authorityRow, signal),
+      this.rows(o.insuranceDataset, both, 100, insuranceRow, signal),
+      this.rows(o.outOfServiceDataset, `dot_number = '${dot}'`, 50, oosRow, signal),
     ]);
     if (!census.ok) return census;
     if (!history.ok) return history;
+    if (!insurance.ok) return insurance;
+    if (!orders.ok) return orders;
     const row = census.rows[0];
+    const contact = row ? censusContactOf(row) : null;
+    const where = row ? sharedContactWhere(dot, row) : null;
+    const shared = where ? await this.rows(o.censusDataset, where, 25, censusRow, signal) : null;
+    if (shared && !shared.ok) return shared;
     return {
       ok: true,
       facts: {
         phone: row?.phone?.trim() || null,
         registered_at: toIsoDate(row?.add_date),
         authority_granted_at: standingGrantDate(history.rows),
-        raw: { census: census.rows, authority_history: history.rows },
+        census: contact,
+        liability: liabilityOf(insurance.rows),
+        out_of_service: standingOrder(orders.rows),
+        shared_with: row && shared ? sharedContactsOf(row, shared.rows) : row ? [] : null,
+        raw: {
+          census: census.rows,
+          authority_history: history.rows,
+          insurance: insurance.rows,
+          out_of_service: orders.rows,
+        },
       },
     };
   }
@@ -109,19 +156,4 @@ function standingGrantDate(rows: z.output<typeof authorityRow>[]): string | null
   const standing = grants.filter((g) => g.standing);
   if (standing.length) return standing[0]!.at;
   return grants.at(-1)?.at ?? null;
-}
-
-/** `YYYY-MM-DD` from the forms these datasets use: `MM/DD/YYYY`, `YYYYMMDD`, ISO 8601. */
-export function toIsoDate(value: string | null | undefined): string | null {
-  const v = value?.trim();
-  if (!v) return null;
-  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(v);
-  const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
-  const iso8601 = /^(\d{4}-\d{2}-\d{2})([T ].*)?$/.exec(v);
-  const iso = us
-    ? `${us[3]}-${us[1]!.padStart(2, '0')}-${us[2]!.padStart(2, '0')}`
-    : compact
-      ? `${compact[1]}-${compact[2]}-${compact[3]}`
-      : (iso8601?.[1] ?? null);
-  return iso && !Number.isNaN(Date.parse(`${iso}T00:00:00Z`)) ? iso : null;
 }

@@ -124,31 +124,28 @@ export class FmcsaProvider implements ComplianceProvider {
     const orders = oos ? (parseList(qcOos, oos) ?? []) : [];
     const order = orders.map((o) => o.oos).find((o) => o?.oosDate === carrier.oosDate) ?? orders[0]?.oos;
     const insurance = carrier.bipdInsuranceOnFile;
+    const facts = openData.ok ? openData.facts : null;
+    const openOrder = facts?.out_of_service ?? null;
+    const { census, liability, shared_with } = facts ?? { census: null, liability: null, shared_with: null };
     const record: CensusRecord = {
       dot_number: dot,
-      // The MC the carrier gave when FMCSA lists it under the DOT; else one FMCSA does list (or a
-      // placeholder when it lists none), so the rules see the mismatch.
-      mc_number: byDot
-        ? mcNumbers === null
-          ? null
-          : query.mc_number && mcNumbers.includes(query.mc_number)
-            ? query.mc_number
-            : (mcNumbers[0] ?? 'none on file')
-        : query.mc_number,
+      // A placeholder MC when FMCSA lists none under the DOT, so the rules see the mismatch.
+      mc_number: byDot ? docketOf(mcNumbers, query.mc_number) : query.mc_number,
       legal_name: carrier.legalName ?? null,
       allowed_to_operate: carrier.allowedToOperate === 'Y',
       // `statusCode` I is an inactive USDOT number, not an out-of-service order.
-      out_of_service: !!carrier.oosDate,
-      out_of_service_detail: carrier.oosDate
-        ? `out of service since ${carrier.oosDate}${order?.oosReasonDescription ? `: ${order.oosReasonDescription}` : ''}`
-        : null,
+      out_of_service: !!carrier.oosDate || openOrder !== null,
+      out_of_service_detail: outOfServiceDetail(carrier.oosDate, order?.oosReasonDescription, openOrder),
       authorized_for_hire: authorizedForHire,
       // The amount on file, in thousands of dollars; "0" means none.
       insurance_on_file: insurance === null || insurance === undefined ? null : Number(insurance) > 0,
       authority_granted_at: openData.ok ? openData.facts.authority_granted_at : null,
       authority_source: openData.ok && openData.facts.authority_granted_at ? 'FMCSA authority history' : null,
       registered_at: openData.ok ? openData.facts.registered_at : null,
-      phone: openData.ok ? openData.facts.phone : null,
+      phone: facts?.phone ?? null,
+      census,
+      liability,
+      shared_with,
       incomplete: missing.length ? missing.join('; ') : null,
     };
     return {
@@ -169,6 +166,23 @@ export class FmcsaProvider implements ComplianceProvider {
     url.searchParams.set('webKey', this.options.webKey);
     return this.qcMobile.get(url, signal);
   }
+}
+
+/** The MC given when FMCSA lists it under the DOT; else one it lists (or a placeholder when none). */
+function docketOf(listed: string[] | null, given: string | null): string | null {
+  if (listed === null) return null;
+  return given && listed.includes(given) ? given : (listed[0] ?? 'none on file');
+}
+
+/** QCMobile's order (its date and reason) when it has one, else the open-data order in force. */
+function outOfServiceDetail(
+  oosDate: string | null | undefined,
+  reason: string | null | undefined,
+  openOrder: { since: string | null; reason: string | null } | null,
+): string | null {
+  if (oosDate) return `out of service since ${oosDate}${reason ? `: ${reason}` : ''}`;
+  if (!openOrder) return null;
+  return `out-of-service order since ${openOrder.since ?? 'an unknown date'}${openOrder.reason ? `: ${openOrder.reason}` : ''} (FMCSA out-of-service orders)`;
 }
 
 const malformed = (path: string): LookupResult => ({

@@ -13,6 +13,8 @@ export function complianceProviderFrom(config: Config['compliance']): Compliance
         baseUrl: f.openDataUrl,
         censusDataset: f.censusDataset,
         authorityHistoryDataset: f.authorityHistoryDataset,
+        insuranceDataset: f.insuranceDataset,
+        outOfServiceDataset: f.outOfServiceDataset,
         appToken: f.openDataAppToken,
       },
       pacing: {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { CensusRecord, ComplianceProvider, LookupResult } from './compliance-provider.js';
+import type { CensusRecord, ComplianceProvider, LookupResult, SharedContact } from './compliance-provider.js';
 
 const digits = (v: string | number | null | undefined) =>
   v === null || v === undefined ? null : String(v).replace(/\D/g, '').replace(/^0+/, '') || null;
@@ -15,7 +15,21 @@ const snapshotRecord = z.object({
   insurance_on_file: z.boolean().nullish(),
   authority_granted_at: z.string().nullish(),
   phone: z.string().nullish(),
+  email: z.string().nullish(),
+  /** The physical address as one line. */
+  address: z.string().nullish(),
+  mcs150_date: z.string().nullish(),
+  power_units: z.number().int().min(0).nullish(),
+  /** The largest liability (BI&PD) coverage on file, in US dollars. */
+  liability_usd: z.number().min(0).nullish(),
+  insurance_cancellation_effective: z.string().nullish(),
 });
+
+/** How to get a snapshot, for the warning a provider without one gives. */
+export const SNAPSHOT_HINT =
+  'write a JSON array of census records there (see docs/carrier-vetting.md, "Getting a registry snapshot"), or set COMPLIANCE_PROVIDER=fmcsa with FMCSA_WEB_KEY';
+
+const isMissing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
 
 /**
  * Carrier census records from a local JSON file (an array of records): the default provider, and
@@ -34,6 +48,7 @@ export class RegistryProvider implements ComplianceProvider {
     try {
       index = await this.load();
     } catch (err) {
+      if (isMissing(err)) return { status: 'no_data', error: `no registry snapshot at ${this.file}` };
       return { status: 'unavailable', error: `registry snapshot unreadable: ${(err as Error).message}` };
     }
     const record =
@@ -41,6 +56,18 @@ export class RegistryProvider implements ComplianceProvider {
       (!query.mc_number && query.dot_number ? index.byDot.get(query.dot_number) : undefined);
     if (!record) return { status: 'not_found', authoritative: false, raw: null };
     return { status: 'found', record, raw: record };
+  }
+
+  /** Once at startup: a warning when there is no snapshot to check with, else null. */
+  async readiness(): Promise<string | null> {
+    try {
+      await this.load();
+      return null;
+    } catch (err) {
+      if (!isMissing(err))
+        return `The carrier registry snapshot ${this.file} is unreadable: ${(err as Error).message}`;
+      return `No carrier registry snapshot at ${this.file}: every compliance check answers no_data until one exists; ${SNAPSHOT_HINT}`;
+    }
   }
 
   private async load() {
@@ -63,12 +90,50 @@ export class RegistryProvider implements ComplianceProvider {
         authority_source: r.authority_granted_at ? 'registry snapshot' : null,
         registered_at: null,
         phone: r.phone ?? null,
+        census: {
+          email: r.email?.trim().toLowerCase() || null,
+          address: r.address?.trim().toUpperCase() || null,
+          mcs150_date: r.mcs150_date ?? null,
+          power_units: r.power_units ?? null,
+        },
+        liability:
+          r.liability_usd === undefined || r.liability_usd === null
+            ? null
+            : {
+                amount_usd: r.liability_usd,
+                cancellation_effective: r.insurance_cancellation_effective ?? null,
+              },
+        shared_with: [],
         incomplete: null,
       };
       if (record.mc_number) byMc.set(record.mc_number, record);
       if (record.dot_number) byDot.set(record.dot_number, record);
     }
+    linkSharedContacts([...byDot.values(), ...[...byMc.values()].filter((r) => !r.dot_number)]);
     this.loaded = { text, byMc, byDot };
     return this.loaded;
+  }
+}
+
+/** Records of the snapshot sharing a phone, e-mail or address with another USDOT number's record. */
+function linkSharedContacts(records: CensusRecord[]) {
+  const keys = (r: CensusRecord): [SharedContact['via'], string | null | undefined][] => [
+    ['phone', r.phone?.replace(/\D/g, '').replace(/^1(?=\d{10}$)/, '')],
+    ['email', r.census?.email],
+    ['address', r.census?.address],
+  ];
+  const holders = new Map<string, CensusRecord[]>();
+  for (const r of records)
+    for (const [via, value] of keys(r))
+      if (value) holders.set(`${via}:${value}`, [...(holders.get(`${via}:${value}`) ?? []), r]);
+  for (const r of records) {
+    const shared: SharedContact[] = [];
+    for (const [via, value] of keys(r)) {
+      for (const o of value ? (holders.get(`${via}:${value}`) ?? []) : []) {
+        if (o !== r && o.dot_number && o.dot_number !== r.dot_number)
+          shared.push({ dot_number: o.dot_number, via });
+      }
+    }
+    r.shared_with = shared;
   }
 }

@@ -6,7 +6,7 @@ import type { EmailDeliveryEvent, InboundEmail } from '../../integrations/email/
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import type { DraftIntent } from '../../integrations/llm/reply-extraction.js';
 import type { InboundWhatsApp } from '../../integrations/whatsapp/whatsapp-channel.js';
-import { findCarrier, type StopContactRequests } from '../carriers/index.js';
+import { findCarrier, readVettingPolicy, type StopContactRequests } from '../carriers/index.js';
 import { counterOffered, type OfferReceiver } from '../offers/index.js';
 import { markUndelivered, type OutreachRow, recordReply } from '../outreaches/index.js';
 import type { AgentMessenger } from './agent-messenger.js';
@@ -182,6 +182,12 @@ export class ReplyHandler {
       this.log.info(ids, 'agent: carrier asked not to be contacted; stamped and withdrawn');
       return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: 'stop_contact' };
     }
+    if (await this.heldByStrictMode(outreach)) {
+      // Strict mode: the carrier has not passed vetting, so no offer is taken and no detail shared.
+      await this.hold(outreach, theirMessageId);
+      this.log.info(ids, 'agent: reply held by strict mode (carrier not vetted)');
+      return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: 'vetting_pending' };
+    }
     if (members.length > 1) {
       const bundled = await this.bundles.answer(outreach, members, text, heard, theirMessageId, channel);
       return { status: 'replied', outreach_id: outreach.id, ...bundled };
@@ -221,6 +227,27 @@ export class ReplyHandler {
       'agent: reply without a rate',
     );
     return { status: 'replied', outreach_id: outreach.id, offer_id: null, reason: decision.kind };
+  }
+
+  /** Strict mode is on and the carrier has not passed (compliance PASSED, risk not high). */
+  private async heldByStrictMode(outreach: OutreachRow) {
+    const policy = await readVettingPolicy(this.db, outreach.organization_id);
+    if (!policy.strict_mode) return false;
+    const c = (await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id))!;
+    return c.compliance_status !== 'PASSED' || c.risk_level === 'high';
+  }
+
+  /** The holding answer: the lane, dates and equipment only, and that a rep follows up after vetting. */
+  private async hold(outreach: OutreachRow, theirMessageId: string | null) {
+    const load = (await agentLoadOf(this.db, outreach.organization_id, outreach.load_id))!;
+    const text =
+      `Thanks for your reply about load ${load.load_number} (${load.origin} to ${load.destination}, ${load.equipment_type}). ` +
+      'Before we can discuss rates or take an offer we need to finish verifying your company; a rep will follow up with you.';
+    const externalId = await this.messenger.deliver(outreach, load, text, theirMessageId).catch((err) => {
+      this.log.warn({ err, outreachId: outreach.id }, 'agent: reply could not be sent');
+      return null;
+    });
+    await this.messenger.record(outreach, 'outbound', 'vetting_pending', text, externalId);
   }
 
   /** The reply read by the rules, and by the chat model when the rules found nothing. */

@@ -203,6 +203,28 @@ const TOOLS: Record<string, ToolDefinition> = {
   },
 };
 
+const IDENTITY_TOOLS: Record<string, ToolDefinition> = {
+  send_verification_code: {
+    name: 'send_verification_code',
+    kind: 'function',
+    description:
+      "When identify_carrier says the calling number is not on file: send a one-time code to the carrier's e-mail or phone on file with FMCSA.",
+    parameters: { type: 'object', properties: {}, required: [] },
+  },
+  verify_code: {
+    name: 'verify_code',
+    kind: 'function',
+    description:
+      'Check the one-time code the caller reads back; the carrier is identified only when it is right.',
+    parameters: {
+      type: 'object',
+      properties: { code: { type: 'string', description: 'The six digits the caller reads' } },
+      required: ['code'],
+    },
+  },
+};
+Object.assign(TOOLS, IDENTITY_TOOLS);
+
 const TOOLS_BY_PURPOSE: Record<VoicePurpose, string[]> = {
   load_booking: [
     'get_load_details',
@@ -216,6 +238,8 @@ const TOOLS_BY_PURPOSE: Record<VoicePurpose, string[]> = {
   inbound_sales: [
     'find_load',
     'identify_carrier',
+    'send_verification_code',
+    'verify_code',
     'get_load_details',
     'answer_question',
     'submit_offer',

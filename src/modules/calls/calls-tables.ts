@@ -40,6 +40,10 @@ export const calls = pgTable(
     call_type: text('call_type'),
     load_id: text('load_id').references(() => loads.id, { onDelete: 'set null' }),
     carrier_id: text('carrier_id').references(() => carriers.id, { onDelete: 'set null' }),
+    /** Inbound: the carrier the caller says it is, until its identity is verified (then carrier_id). */
+    claimed_carrier_id: text('claimed_carrier_id').references(() => carriers.id, { onDelete: 'set null' }),
+    /** Inbound: when the caller's identity was verified (calling number on file, or a one-time code). */
+    identity_verified_at: tstz('identity_verified_at'),
     created_by_id: text('created_by_id'),
     recording_status: text('recording_status'),
     load_number: text('load_number'),
@@ -110,4 +114,27 @@ export const transcriptMessages = pgTable(
     extra: jsonb('extra').$type<Record<string, unknown>>(),
   },
   (t) => [uniqueIndex('transcript_messages_call_position_key').on(t.call_id, t.position)],
+);
+
+/** One-time codes that verify an inbound caller's identity: only the code's hash is kept. */
+export const callerVerifications = pgTable(
+  'caller_verifications',
+  {
+    id: text('id').primaryKey(),
+    organization_id: organizationId(),
+    call_id: text('call_id')
+      .notNull()
+      .references(() => calls.id, { onDelete: 'cascade' }),
+    carrier_id: text('carrier_id')
+      .notNull()
+      .references(() => carriers.id, { onDelete: 'cascade' }),
+    code_hash: text('code_hash').notNull(),
+    /** Where the code went (the census e-mail or phone), masked. */
+    sent_to: text('sent_to').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    expires_at: tstz('expires_at').notNull(),
+    verified_at: tstz('verified_at'),
+    created_at: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('caller_verifications_call_idx').on(t.call_id, t.created_at)],
 );

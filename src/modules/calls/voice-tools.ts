@@ -3,6 +3,7 @@
  * finding a load, identifying the carrier).
  * Size: one class with one method per tool; the tools share the call's lookups, so they stay together.
  */
+import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
@@ -28,6 +29,7 @@ import { findLoadsByNumber, type LoadReader, openLoadsOnLane } from '../loads/in
 import type { OfferReceiver } from '../offers/index.js';
 import { contactRefusal, recordInboundCallOutreach } from '../outreaches/index.js';
 import { type SayableLoad, sayableLoad } from './call-script.js';
+import { type CodeSender, callerNumberMatches, checkCode, issueCode } from './caller-identity.js';
 import { type CallRow, linkCall } from './calls-repository.js';
 import {
   argsOf,
@@ -40,6 +42,7 @@ import {
   toolError,
   topicsArg,
 } from './voice-tool-support.js';
+import { callGate, claimCarrier, laneOnly, linkVerifiedCarrier, VETTING_PENDING } from './voice-vetting.js';
 
 /**
  * Makes a carrier from what a caller says (an MC or DOT number) through the compliance check, as
@@ -63,6 +66,7 @@ export class VoiceTools {
     private readonly offers: OfferReceiver,
     private readonly stopContact: StopContactRequests,
     private readonly log: FastifyBaseLogger,
+    private readonly sendCode: CodeSender | null = null,
   ) {}
 
   async run(call: CallRow, list: ToolCall[]): Promise<ToolResult[]> {
@@ -105,6 +109,10 @@ export class VoiceTools {
         return this.findLoad(call, args);
       case 'identify_carrier':
         return this.identifyCarrier(call, args);
+      case 'send_verification_code':
+        return { outcome: await this.sendVerificationCode(call) };
+      case 'verify_code':
+        return this.verifyCode(call, args);
       default:
         throw toolError(`Unknown tool '${name.slice(0, 100)}'`);
     }
@@ -123,6 +131,9 @@ export class VoiceTools {
 
   private async loadDetails(call: CallRow): Promise<Outcome> {
     const load = await this.sayable(call);
+    const gate = await callGate(this.db, call);
+    if (gate.strict && !gate.passes)
+      return { result: JSON.stringify(laneOnly(load)), metadata: { posted_rate: null, limited: true } };
     return { result: JSON.stringify(load), metadata: { posted_rate: load.posted_rate } };
   }
 
@@ -155,6 +166,9 @@ export class VoiceTools {
     }
     const refused = await this.refusal(call);
     if (refused) return { result: NOT_AVAILABLE, metadata: { decision: 'not_available' } };
+    const gate = await callGate(this.db, call);
+    if (gate.strict && !gate.passes)
+      return { result: VETTING_PENDING, metadata: { decision: 'vetting_pending' } };
     const outcome = await this.offers.receive(systemScope(call.organization_id), {
       loadId: call.load_id!,
       carrierId: call.carrier_id,
@@ -277,10 +291,12 @@ export class VoiceTools {
       return { outcome: { result: NOT_AVAILABLE, metadata: { found: 1, available: false } }, call: linked };
     await this.recordInbound(linked);
     const facts = sayableLoad(await this.loads.get(scope, load.id));
+    const gate = await callGate(this.db, linked);
+    const limited = gate.strict && !gate.passes;
     return {
       outcome: {
-        result: JSON.stringify(facts),
-        metadata: { found: 1, load_id: load.id, posted_rate: facts.posted_rate },
+        result: JSON.stringify(limited ? laneOnly(facts) : facts),
+        metadata: { found: 1, load_id: load.id, posted_rate: limited ? null : facts.posted_rate },
       },
       call: linked,
     };
@@ -310,8 +326,35 @@ export class VoiceTools {
       ).id;
       this.log.info({ callId: call.id, carrierId }, 'voice: an unknown caller became a carrier');
     }
-    const linked = (await linkCall(this.db, call.id, { carrier_id: carrierId }))!;
+    const matches = await callerNumberMatches(
+      this.db,
+      scope.organizationId,
+      carrierId,
+      call.from_number,
+      !!known,
+    );
     const carrier = await carrierNameOf(this.db, carrierId);
+    if (call.call_direction === 'INBOUND' && !matches) {
+      const claimed = await claimCarrier(this.db, call.id, carrierId);
+      this.log.info(
+        { callId: call.id, carrierId },
+        'voice: calling number not on file for the carrier named',
+      );
+      return {
+        outcome: {
+          result: `The number you are calling from is not on file for ${carrier?.name ?? 'that carrier'}. I can send a one-time code to the e-mail or phone the carrier has on file with FMCSA (call send_verification_code, then verify_code with the code they read back), or transfer you to a rep.`,
+          metadata: { carrier_id: null, identity_verified: false },
+        },
+        call: claimed,
+      };
+    }
+    return this.linkIdentified(call, carrierId, carrier?.name ?? null);
+  }
+
+  /** The call's carrier, its identity verified: linked, then the guard and the inbound outreach. */
+  private async linkIdentified(call: CallRow, carrierId: string, name: string | null) {
+    const linked = await linkVerifiedCarrier(this.db, call.id, carrierId);
+    const carrier = { name };
     const refused = await this.refusal(linked);
     if (refused) {
       this.log.info(
@@ -321,7 +364,7 @@ export class VoiceTools {
       return {
         outcome: {
           result: linked.load_id ? NOT_AVAILABLE : 'I am sorry, we have no loads to offer you at the moment.',
-          metadata: { carrier_id: carrierId, available: false },
+          metadata: { carrier_id: carrierId, available: false, identity_verified: true },
         },
         call: linked,
       };
@@ -329,11 +372,46 @@ export class VoiceTools {
     await this.recordInbound(linked);
     return {
       outcome: {
-        result: `Thank you, ${carrier?.name ?? 'carrier'} is on file.${linked.load_id ? '' : ' Which load are you calling about?'}`,
-        metadata: { carrier_id: carrierId, available: true },
+        result: `Thank you, ${carrier.name ?? 'carrier'} is on file.${linked.load_id ? '' : ' Which load are you calling about?'}`,
+        metadata: { carrier_id: carrierId, available: true, identity_verified: true },
       },
       call: linked,
     };
+  }
+
+  /** A one-time code to the census e-mail (else phone) of the carrier the caller claims to be. */
+  private async sendVerificationCode(call: CallRow): Promise<Outcome> {
+    if (!call.claimed_carrier_id || call.carrier_id)
+      throw toolError('Call identify_carrier first; a caller already verified needs no code');
+    if (!this.sendCode) throw toolError('Codes cannot be sent here: transfer the caller to a rep');
+    const to = await censusContactOf(this.db, call.organization_id, call.claimed_carrier_id);
+    if (!to || (!to.email && !to.phone))
+      return {
+        result: 'The carrier has no e-mail or phone on file with FMCSA: transfer the caller to a rep.',
+        metadata: { sent: false },
+      };
+    const sentTo = await issueCode(this.db, call, call.claimed_carrier_id, to, this.sendCode, to.name);
+    return {
+      result: `A six-digit code was sent to ${sentTo}. Ask the caller to read it back, then call verify_code.`,
+      metadata: { sent: true, sent_to: sentTo },
+    };
+  }
+
+  private async verifyCode(call: CallRow, args: Record<string, unknown>) {
+    const code = textArg(args.code, 20);
+    if (!code) throw toolError('Give the code the caller reads back');
+    const checked = await checkCode(this.db, call.id, code);
+    if (!checked.ok) {
+      const said = {
+        none: 'No code was sent on this call: call send_verification_code first.',
+        expired: 'That code expired: send a new one, or transfer the caller to a rep.',
+        too_many_attempts: 'Too many wrong codes: transfer the caller to a rep.',
+        wrong: `That code is not right; ${checked.attemptsLeft} attempt(s) left.`,
+      }[checked.why];
+      return { outcome: { result: said, metadata: { identity_verified: false, reason: checked.why } } };
+    }
+    const name = (await carrierNameOf(this.db, checked.carrierId))?.name ?? null;
+    return this.linkIdentified(call, checked.carrierId, name);
   }
 
   /** An inbound call about a load from an identified carrier: its outreach, once (spec: completed). */
@@ -350,4 +428,11 @@ export class VoiceTools {
       });
     });
   }
+}
+
+async function censusContactOf(db: Db, organizationId: string, carrierId: string) {
+  const rows = await db.execute<{ email: string | null; phone: string | null; name: string }>(sql`
+    SELECT census_email AS email, census_phone AS phone, name FROM carriers
+    WHERE organization_id = ${organizationId} AND id = ${carrierId}`);
+  return rows.rows[0] ?? null;
 }

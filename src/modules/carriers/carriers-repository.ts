@@ -260,6 +260,8 @@ export async function complianceChecksOf(db: DbOrTx, scope: OrgScope, carrierId:
       provider: complianceChecks.provider,
       verdict: complianceChecks.verdict,
       reasons: complianceChecks.reasons,
+      risk_level: complianceChecks.risk_level,
+      signals: complianceChecks.signals,
       detail: complianceChecks.detail,
       checked_at: complianceChecks.checked_at,
     })

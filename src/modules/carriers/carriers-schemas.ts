@@ -26,6 +26,7 @@ import {
   text,
 } from '../../http/schemas.js';
 import { COMPLIANCE_STATUSES, PREFERENCE_TYPES } from './carriers-tables.js';
+import { carrierRiskFields, checkRiskFields } from './vetting-schemas.js';
 
 /** MC and DOT numbers are kept as digits only, leading zeros stripped: "MC-012345" is "12345". */
 export function digitsOnly(value: string): string {
@@ -259,6 +260,13 @@ export const carrierSchema = z
     tms_carrier_id: nullable(z.string()),
     last_verified_at: nullable(dateTime()),
     last_verified_provider: nullable(z.string()),
+    ...carrierRiskFields,
+    census_phone: nullable(z.string()).meta({
+      description: 'The phone the census (MCS-150) has on file, from the last check',
+    }),
+    census_email: nullable(z.string()).meta({
+      description: 'The e-mail the census (MCS-150) has on file, from the last check',
+    }),
     contacts: z.array(
       z.object({
         id: z.string(),
@@ -393,5 +401,6 @@ export const complianceCheckSchema = z.object({
     description:
       'The facts behind the reasons in words: a grant date and its source, an out-of-service order, what failed when the provider gave no answer',
   }),
+  ...checkRiskFields,
   checked_at: dateTime(),
 });

@@ -15,6 +15,22 @@ import { organizationId } from '../auth/auth-tables.js';
 
 export const COMPLIANCE_STATUSES = ['PASSED', 'BLOCKED', 'UNVERIFIED'] as const;
 export type ComplianceStatus = (typeof COMPLIANCE_STATUSES)[number];
+export const RISK_LEVELS = ['low', 'medium', 'high'] as const;
+export type RiskLevel = (typeof RISK_LEVELS)[number];
+
+/** A fraud signal found by a check: its rule, what the policy makes of it, and the facts. */
+export interface FraudSignal {
+  code: string;
+  action: 'block' | 'review' | 'ignore';
+  evidence: string;
+}
+
+/** The census contact facts a check saw, kept to notice a change at the next check. */
+export interface ContactSnapshot {
+  phone: string | null;
+  email: string | null;
+  address: string | null;
+}
 
 export const carriers = pgTable(
   'carriers',
@@ -63,6 +79,14 @@ export const carriers = pgTable(
     last_verified_provider: text('last_verified_provider'),
     /** When set, the compliance worker checks the carrier at or after this time. */
     compliance_check_due_at: tstz('compliance_check_due_at'),
+    /** low, medium (a signal sends it to review) or high (blocked); null before any check. */
+    risk_level: text('risk_level', { enum: RISK_LEVELS }),
+    /** The codes behind the risk level: the verdict's reasons and the signals found. */
+    risk_reasons: jsonb('risk_reasons').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    fraud_signals: jsonb('fraud_signals').$type<FraudSignal[]>().notNull().default(sql`'[]'::jsonb`),
+    /** The phone and e-mail the census has on file (the identity of inbound callers is checked against them). */
+    census_phone: text('census_phone'),
+    census_email: text('census_email'),
     ...timestamps,
   },
   (t) => [
@@ -88,6 +112,7 @@ export const carriers = pgTable(
       'carriers_compliance_status_check',
       sql`${t.compliance_status} IN ('PASSED', 'BLOCKED', 'UNVERIFIED')`,
     ),
+    check('carriers_risk_level_check', sql`${t.risk_level} IN ('low', 'medium', 'high')`),
   ],
 );
 
@@ -185,8 +210,18 @@ export const complianceChecks = pgTable(
     reasons: jsonb('reasons').$type<string[]>().notNull(),
     /** The facts behind the reasons in words (a grant date, what failed), or null. */
     detail: text('detail'),
+    risk_level: text('risk_level', { enum: RISK_LEVELS }),
+    signals: jsonb('signals').$type<FraudSignal[]>().notNull().default(sql`'[]'::jsonb`),
+    contact_snapshot: jsonb('contact_snapshot').$type<ContactSnapshot>(),
     raw: jsonb('raw'),
     checked_at: tstz('checked_at').notNull().defaultNow(),
   },
   (t) => [index('compliance_checks_carrier_idx').on(t.carrier_id, t.checked_at)],
 );
+
+/** An organization's vetting policy (GET/PATCH /compliance-policy); absent: the defaults. */
+export const vettingPolicies = pgTable('vetting_policies', {
+  organization_id: organizationId().primaryKey(),
+  policy: jsonb('policy').notNull(),
+  ...timestamps,
+});

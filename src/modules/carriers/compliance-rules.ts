@@ -1,5 +1,5 @@
 import type { LookupResult } from '../../integrations/compliance/compliance-provider.js';
-import type { ComplianceStatus } from './carriers-tables.js';
+import type { ComplianceStatus, FraudSignal } from './carriers-tables.js';
 
 export interface Verdict {
   status: ComplianceStatus;
@@ -9,21 +9,15 @@ export interface Verdict {
   detail: string | null;
 }
 
-export interface FraudSignals {
-  /** Another carrier of the organization with a different MC/DOT uses this phone or e-mail. */
-  sharedContact: boolean;
-  /** Says which contact, when it is the phone the registry has on file. */
-  sharedContactDetail?: string | null;
-}
-
 const DAY_MS = 86_400_000;
 
 const ageInDays = (date: string, now: Date) => Math.floor((now.getTime() - Date.parse(date)) / DAY_MS);
 
 /**
- * docs/design.md, "Carrier compliance": BLOCKED when not authorized for hire, out of service, without insurance on
- * file, or on any fraud signal; PASSED when active and insured; UNVERIFIED without MC/DOT or an
- * answer. Reasons are machine-readable codes.
+ * docs/carrier-vetting.md. BLOCKED when not authorized for hire, out of service, without insurance on file, or on a fraud
+ * signal the organization's policy blocks; PASSED when active and insured; UNVERIFIED without MC/DOT
+ * or an answer (`no_data` when the provider has nothing to check with). Reasons are
+ * machine-readable codes; signals sent to review do not change the status (they raise the risk).
  *
  * The authority-age rule (`new_authority`) reads the grant date when the provider knows it, else
  * the USDOT registration date (authority is never older than that); with neither, the carrier is
@@ -32,20 +26,24 @@ const ageInDays = (date: string, now: Date) => Math.floor((now.getTime() - Date.
 export function verdictOf(
   carrier: { mc_number: string | null; dot_number: string | null },
   lookup: LookupResult | null,
-  fraud: FraudSignals,
+  signals: FraudSignal[],
   minAuthorityDays: number,
   now = new Date(),
 ): Verdict {
   const blocking: string[] = [];
   const unverified: string[] = [];
   const details: string[] = [];
-  if (fraud.sharedContact) {
-    blocking.push('shared_contact');
-    if (fraud.sharedContactDetail) details.push(fraud.sharedContactDetail);
+  for (const signal of signals) {
+    if (signal.action !== 'block' || signal.code === 'authority_inactive') continue;
+    blocking.push(signal.code);
+    details.push(signal.evidence);
   }
 
   if (!carrier.mc_number && !carrier.dot_number) {
     unverified.push('no_mc_or_dot');
+  } else if (lookup?.status === 'no_data') {
+    unverified.push('no_data');
+    details.push(lookup.error);
   } else if (!lookup || lookup.status === 'unavailable') {
     unverified.push('no_answer');
     if (lookup) details.push(lookup.error);

@@ -1,11 +1,26 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import { toE164 } from '../../domain/phone.js';
-import type { ComplianceProvider, LookupResult } from '../../integrations/compliance/compliance-provider.js';
+import { systemScope } from '../../domain/scope.js';
+import type {
+  CensusRecord,
+  ComplianceProvider,
+  LookupResult,
+} from '../../integrations/compliance/compliance-provider.js';
+import { insertAudit } from '../audit/index.js';
 import { emitEvent, emitEvents } from '../webhooks/index.js';
-import { carriers, complianceChecks } from './carriers-tables.js';
+import {
+  type ComplianceStatus,
+  carriers,
+  complianceChecks,
+  type FraudSignal,
+  type RiskLevel,
+} from './carriers-tables.js';
 import { type Verdict, verdictOf } from './compliance-rules.js';
+import { riskOf, signalsOf, snapshotOf } from './fraud-signals.js';
+import { readVettingPolicy, updateVettingPolicy, type vettingPolicyPatch } from './vetting-policy.js';
 
 /** How soon a check that got no answer is tried again. */
 const RETRY_AFTER_NO_ANSWER = '15 minutes';
@@ -43,42 +58,102 @@ export async function sharedContactCarrierIds(
 }
 
 /**
- * Whether the phone the registry has on file for a carrier is the phone of another carrier of the
- * organization with a different MC or DOT (the shared-contact fraud signal, from the registry side).
+ * The shared-contact evidence among the organization's own carriers: this carrier's phone or e-mail
+ * held first by another carrier with a different MC/DOT, or the census phone or e-mail of this
+ * carrier used by such a carrier. Null when there is none.
  */
-async function phoneUsedByOtherCarrier(
+async function orgSharedEvidence(
   db: DbOrTx,
   organizationId: string,
   carrierId: string,
-  phone: string,
-): Promise<boolean> {
-  const rows = await db.execute(sql`
-    SELECT 1 FROM carriers c JOIN carriers o
-      ON o.organization_id = c.organization_id AND o.phone = ${phone} AND o.id <> c.id
+  record: CensusRecord | null,
+): Promise<string | null> {
+  if ((await sharedContactCarrierIds(db, organizationId, [carrierId])).size > 0)
+    return "another carrier of the organization with a different MC/DOT already uses this carrier's phone or e-mail";
+  const phone = record?.phone ? toE164(record.phone) : null;
+  const email = record?.census?.email ?? null;
+  if (!phone && !email) return null;
+  const rows = await db.execute<{ id: string; name: string }>(sql`
+    SELECT o.id, o.name FROM carriers c JOIN carriers o
+      ON o.organization_id = c.organization_id AND o.id <> c.id
+     AND ((${phone}::text IS NOT NULL AND o.phone = ${phone}) OR (${email}::text IS NOT NULL AND lower(o.email) = ${email}))
      AND (o.mc_number IS DISTINCT FROM c.mc_number OR o.dot_number IS DISTINCT FROM c.dot_number)
     WHERE c.organization_id = ${organizationId} AND c.id = ${carrierId}
     LIMIT 1`);
-  return rows.rows.length > 0;
+  const other = rows.rows[0];
+  return other
+    ? `the census contact of this carrier (${[phone, email].filter(Boolean).join(', ')}) is used by carrier ${other.id} (${other.name}) of the organization, with a different MC/DOT`
+    : null;
 }
+
+/** The census contact each earlier check saw, newest first. */
+async function contactHistory(db: DbOrTx, organizationId: string, carrierId: string) {
+  const rows = await db
+    .select({ snapshot: complianceChecks.contact_snapshot, at: complianceChecks.checked_at })
+    .from(complianceChecks)
+    .where(
+      and(
+        eq(complianceChecks.organization_id, organizationId),
+        eq(complianceChecks.carrier_id, carrierId),
+        isNotNull(complianceChecks.contact_snapshot),
+      ),
+    )
+    .orderBy(desc(complianceChecks.checked_at))
+    .limit(50);
+  return rows.map((r) => ({ snapshot: r.snapshot!, at: r.at }));
+}
+
+/**
+ * What follows a carrier turning `high` (given by the composition: carriers cannot depend on the
+ * modules that queue contacts and hold bookings): its queued contacts withdrawn, and an escalation
+ * on each load whose accepted offer is the carrier's. Runs in the check's transaction.
+ */
+export type HighRiskFollowUp = (
+  tx: DbOrTx,
+  organizationId: string,
+  carrierId: string,
+  why: string,
+) => Promise<void>;
 
 export class ComplianceService {
   constructor(
     private readonly db: Db,
     private readonly provider: ComplianceProvider,
     private readonly minAuthorityDays: number,
+    private readonly onHighRisk: HighRiskFollowUp = async () => {},
   ) {}
 
   get providerName() {
     return this.provider.name;
   }
 
+  policy(organizationId: string) {
+    return readVettingPolicy(this.db, organizationId);
+  }
+
+  updatePolicy(organizationId: string, patch: z.output<typeof vettingPolicyPatch>) {
+    return updateVettingPolicy(this.db, organizationId, patch);
+  }
+
+  /** The provider's startup warning (a registry without a snapshot), or null. */
+  readiness(): Promise<string | null> {
+    return this.provider.readiness?.() ?? Promise.resolve(null);
+  }
+
   /**
-   * Checks one carrier against the provider and the fraud rules, and stores the check and the new
-   * verdict. The provider call happens outside any transaction.
+   * Checks one carrier against the provider, the fraud signals and the organization's policy, and
+   * stores the check and the new verdict and risk. The provider call happens outside any
+   * transaction. A change of status, risk level or signals is announced
+   * (`carrier.compliance_changed`) and audited; turning `high` runs the follow-up.
    */
   async check(organizationId: string, carrierId: string, signal: AbortSignal): Promise<Verdict | null> {
     const [carrier] = await this.db
-      .select({ mc_number: carriers.mc_number, dot_number: carriers.dot_number })
+      .select({
+        mc_number: carriers.mc_number,
+        dot_number: carriers.dot_number,
+        phone: carriers.phone,
+        email: carriers.email,
+      })
       .from(carriers)
       .where(and(eq(carriers.organization_id, organizationId), eq(carriers.id, carrierId)));
     if (!carrier) return null;
@@ -91,28 +166,41 @@ export class ComplianceService {
     }
     // Out of time (the inline budget): store nothing; the background worker checks it shortly.
     if (signal.aborted) throw signal.reason ?? new Error('compliance check aborted');
-    const shared = await sharedContactCarrierIds(this.db, organizationId, [carrierId]);
-    const registeredPhone =
-      lookup?.status === 'found' && lookup.record.phone ? toE164(lookup.record.phone) : null;
-    const registeredShared =
-      registeredPhone !== null &&
-      (await phoneUsedByOtherCarrier(this.db, organizationId, carrierId, registeredPhone));
-    const verdict = verdictOf(
+    const record = lookup?.status === 'found' ? lookup.record : null;
+    const signals = signalsOf({
       carrier,
-      lookup,
-      {
-        sharedContact: shared.has(carrierId) || registeredShared,
-        sharedContactDetail: registeredShared
-          ? `the phone on file with the registry (${registeredPhone}) is used by another carrier of the organization with a different MC/DOT`
-          : null,
-      },
-      this.minAuthorityDays,
-    );
+      record,
+      orgShared: await orgSharedEvidence(this.db, organizationId, carrierId, record),
+      history: await contactHistory(this.db, organizationId, carrierId),
+      policy: await readVettingPolicy(this.db, organizationId),
+      now: new Date(),
+    });
+    const verdict = verdictOf(carrier, lookup, signals, this.minAuthorityDays);
+    await this.store(organizationId, carrierId, lookup, verdict, signals);
+    return verdict;
+  }
+
+  private async store(
+    organizationId: string,
+    carrierId: string,
+    lookup: LookupResult | null,
+    verdict: Verdict,
+    signals: FraudSignal[],
+  ) {
+    const record = lookup?.status === 'found' ? lookup.record : null;
+    const risk = riskOf(verdict.status, signals);
+    const riskReasons = [
+      ...new Set([...verdict.reasons, ...signals.filter((s) => s.action !== 'ignore').map((s) => s.code)]),
+    ];
     // No answer (or only part of one): retried by the background worker.
     const noAnswer = verdict.status === 'UNVERIFIED' && verdict.reasons.includes('no_answer');
     await this.db.transaction(async (tx) => {
       const [before] = await tx
-        .select({ compliance_status: carriers.compliance_status })
+        .select({
+          compliance_status: carriers.compliance_status,
+          risk_level: carriers.risk_level,
+          risk_reasons: carriers.risk_reasons,
+        })
         .from(carriers)
         .where(and(eq(carriers.organization_id, organizationId), eq(carriers.id, carrierId)))
         .for('update');
@@ -124,10 +212,13 @@ export class ComplianceService {
         verdict: verdict.status,
         reasons: verdict.reasons,
         detail: verdict.detail,
+        risk_level: risk,
+        signals,
+        contact_snapshot: snapshotOf(record),
         raw:
           lookup === null
             ? null
-            : lookup.status === 'unavailable'
+            : lookup.status === 'unavailable' || lookup.status === 'no_data'
               ? { error: lookup.error }
               : (lookup.raw as object),
       });
@@ -139,25 +230,75 @@ export class ComplianceService {
           verified_date: verdict.status === 'PASSED' ? sql`now()` : sql`${carriers.verified_date}`,
           last_verified_at: sql`now()`,
           last_verified_provider: this.provider.name,
-          authorized_for_hire:
-            lookup?.status === 'found'
-              ? lookup.record.authorized_for_hire
-              : sql`${carriers.authorized_for_hire}`,
+          authorized_for_hire: record ? record.authorized_for_hire : sql`${carriers.authorized_for_hire}`,
           compliance_check_due_at: noAnswer ? sql`now() + ${RETRY_AFTER_NO_ANSWER}::interval` : null,
+          risk_level: risk,
+          risk_reasons: riskReasons,
+          fraud_signals: signals,
+          census_phone: record ? (record.phone ? toE164(record.phone) : null) : sql`${carriers.census_phone}`,
+          census_email: record ? (record.census?.email ?? null) : sql`${carriers.census_email}`,
           updated_at: sql`now()`,
         })
         .where(and(eq(carriers.organization_id, organizationId), eq(carriers.id, carrierId)));
-      const previous = before?.compliance_status ?? null;
-      if (before && previous !== verdict.status) {
-        await emitEvent(tx, organizationId, 'carrier.compliance_changed', {
-          carrier_id: carrierId,
-          compliance_status: verdict.status,
-          previous_compliance_status: previous,
-          reasons: verdict.reasons,
-        });
-      }
+      if (before)
+        await this.announce(tx, organizationId, carrierId, before, verdict, risk, riskReasons, signals);
     });
-    return verdict;
+  }
+
+  /** A change of status, risk level or signals: announced, audited, and followed up when it turned high. */
+  private async announce(
+    tx: DbOrTx,
+    organizationId: string,
+    carrierId: string,
+    before: { compliance_status: ComplianceStatus; risk_level: RiskLevel | null; risk_reasons: string[] },
+    verdict: Verdict,
+    risk: RiskLevel,
+    riskReasons: string[],
+    signals: FraudSignal[],
+  ) {
+    // Before its first check a carrier has no risk level: only a change of status is news then.
+    const changed =
+      before.compliance_status !== verdict.status ||
+      (before.risk_level !== null &&
+        (before.risk_level !== risk ||
+          [...before.risk_reasons].sort().join() !== [...riskReasons].sort().join()));
+    if (!changed) return;
+    const scope = systemScope(organizationId);
+    await emitEvent(tx, organizationId, 'carrier.compliance_changed', {
+      carrier_id: carrierId,
+      compliance_status: verdict.status,
+      previous_compliance_status: before.compliance_status,
+      reasons: verdict.reasons,
+      risk_level: risk,
+      previous_risk_level: before.risk_level,
+      risk_reasons: riskReasons,
+      signals,
+    });
+    // The first check is the carrier's starting point, not a change: the audit log starts after it.
+    if (before.risk_level !== null)
+      await insertAudit(tx, scope, [
+        {
+          entity_type: 'carrier',
+          entity_id: carrierId,
+          action: 'compliance_changed',
+          reason: risk === 'high' ? 'fraud_safety' : 'compliance',
+          reason_note: verdict.detail,
+          before: {
+            compliance_status: before.compliance_status,
+            risk_level: before.risk_level,
+            risk_reasons: before.risk_reasons,
+          },
+          after: { compliance_status: verdict.status, risk_level: risk, risk_reasons: riskReasons },
+        },
+      ]);
+    if (risk === 'high' && before.risk_level !== 'high') {
+      await this.onHighRisk(
+        tx,
+        organizationId,
+        carrierId,
+        `carrier turned high risk: ${riskReasons.join(', ')}`,
+      );
+    }
   }
 
   /** Marks carriers BLOCKED at once on a fraud signal known locally; the full check follows. */
@@ -166,9 +307,19 @@ export class ComplianceService {
     if (flagged.size === 0) return flagged;
     const list = [...flagged];
     const before = await tx
-      .select({ id: carriers.id, compliance_status: carriers.compliance_status })
+      .select({
+        id: carriers.id,
+        compliance_status: carriers.compliance_status,
+        risk_level: carriers.risk_level,
+      })
       .from(carriers)
       .where(and(eq(carriers.organization_id, organizationId), inArray(carriers.id, list)));
+    const signal: FraudSignal = {
+      code: 'shared_contact',
+      action: 'block',
+      evidence:
+        "another carrier of the organization with a different MC/DOT already uses this carrier's phone or e-mail",
+    };
     await tx.insert(complianceChecks).values(
       list.map((carrierId) => ({
         id: newId('verification'),
@@ -177,6 +328,8 @@ export class ComplianceService {
         provider: 'fraud_rules',
         verdict: 'BLOCKED' as const,
         reasons: ['shared_contact'],
+        risk_level: 'high' as const,
+        signals: [signal],
       })),
     );
     await tx
@@ -186,6 +339,9 @@ export class ComplianceService {
         is_verified: false,
         last_verified_at: sql`now()`,
         last_verified_provider: 'fraud_rules',
+        risk_level: 'high',
+        risk_reasons: ['shared_contact'],
+        fraud_signals: [signal],
       })
       .where(and(eq(carriers.organization_id, organizationId), inArray(carriers.id, list)));
     await emitEvents(
@@ -200,6 +356,10 @@ export class ComplianceService {
             compliance_status: 'BLOCKED',
             previous_compliance_status: c.compliance_status,
             reasons: ['shared_contact'],
+            risk_level: 'high',
+            previous_risk_level: c.risk_level,
+            risk_reasons: ['shared_contact'],
+            signals: [signal],
           },
         })),
     );

@@ -15,4 +15,7 @@ export {
 } from './carrier-reads.js';
 export { toCarrier } from './carrier-shape.js';
 export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
+export { isFreeMail } from './fraud-signals.js';
 export type { QueuedContacts, StopContactRequests } from './stop-contact.js';
+export { readVettingPolicy, type VettingPolicy } from './vetting-policy.js';
+export { fraudSignalSchema } from './vetting-schemas.js';

@@ -1,4 +1,6 @@
 /** What other modules use of the loads. */
+
+export { escalateLoadsBookedTo } from './carrier-escalations.js';
 export {
   findLoadFields,
   findStopOfLoad,

@@ -71,7 +71,9 @@ export async function negotiate(
       market: load.suggested_market_rate,
       pickupAt: load.pickup_date,
     },
-    carrierCompliancePassed: carrier?.compliance_status === 'PASSED',
+    // Booked automatically only when passed and low risk: a signal sent to review waits for a rep.
+    carrierCompliancePassed:
+      carrier?.compliance_status === 'PASSED' && (carrier.risk_level ?? 'low') === 'low',
     now: new Date(),
     conversation: carrierId ? await conversationOf(tx, loadId, carrierId) : NEW_CONVERSATION,
     said,

@@ -7,6 +7,7 @@ export type RefusalReason =
   | 'stop_contact_requested'
   | 'inactive'
   | 'compliance_blocked'
+  | 'risk_high'
   | 'insurance_expired'
   | 'restricted_on_lane'
   | 'admin_disabled_on_lane';
@@ -26,7 +27,7 @@ export interface GuardedRows {
  * THE contact guard, as one SQL expression over a `carriers` row and a `loads` row the caller names
  * (`rows`; the expression's own aliases are `guard_`-prefixed, so they hide none of the caller's): null when the carrier may be contacted about the load, else `reason` or, for a lane
  * block, `reason:lane_preference_id`. A carrier is refused when it asked not to be contacted, is
- * disabled, failed compliance (BLOCKED), has insurance that expired, or holds an active restricted
+ * disabled, failed compliance (BLOCKED) or is high risk, has insurance that expired, or holds an active restricted
  * (`dnu` or type `restricted`) or `admin_disabled` preference on the load's lane: the lane's states
  * equal the load's first pickup and last drop-off states, and its cities and equipment, when the
  * lane names them, match too. Every path that starts contact (outreaches, calls, tracking prompts,
@@ -38,6 +39,7 @@ export function refusalSql(organizationId: string | SQL, rows: GuardedRows): SQL
     WHEN ${c}.stop_contact_requested_at IS NOT NULL THEN 'stop_contact_requested'
     WHEN NOT ${c}.is_active THEN 'inactive'
     WHEN ${c}.compliance_status = 'BLOCKED' THEN 'compliance_blocked'
+    WHEN ${c}.risk_level = 'high' THEN 'risk_high'
     WHEN ${c}.insurance_expiration < now() THEN 'insurance_expired'
     ELSE (
       SELECT CASE WHEN guard_lp.preference_type = 'admin_disabled' THEN 'admin_disabled_on_lane'
@@ -98,6 +100,8 @@ function refusalMessage(r: Row, reason: RefusalReason, loadId: string, lanePrefe
       return `${who} is disabled`;
     case 'compliance_blocked':
       return `${who} is BLOCKED by its compliance check`;
+    case 'risk_high':
+      return `${who} is high risk (its fraud signals)`;
     case 'insurance_expired':
       return `${who} has insurance that expired (${r.insurance_expiration})`;
     case 'admin_disabled_on_lane':

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EventType } from '../../domain/events.js';
 import { callSchema } from '../calls/index.js';
-import { carrierSchema, lanePreferenceSchema } from '../carriers/index.js';
+import { carrierSchema, fraudSignalSchema, lanePreferenceSchema } from '../carriers/index.js';
 import { bookedOfferSchema, offerReviewSchema, offerSchema } from '../offers/index.js';
 
 const loadEvent = z.object({
@@ -24,6 +24,10 @@ const complianceEvent = z.object({
   compliance_status: z.string(),
   previous_compliance_status: z.string().nullable(),
   reasons: z.array(z.string()),
+  risk_level: z.enum(['low', 'medium', 'high']),
+  previous_risk_level: z.enum(['low', 'medium', 'high']).nullable(),
+  risk_reasons: z.array(z.string()),
+  signals: z.array(fraudSignalSchema),
 });
 const callStatusEvent = callSchema.extend({ previous_status: z.string().nullable() });
 const outreachEvent = z.object({
@@ -72,7 +76,8 @@ export const EVENT_TYPES = {
   'carrier.disabled': { description: 'A carrier was disabled.', data: carrierSchema },
   'carrier.enabled': { description: 'A carrier was enabled.', data: carrierSchema },
   'carrier.compliance_changed': {
-    description: "A compliance check changed the carrier's verdict.",
+    description:
+      "A compliance check changed the carrier's verdict, risk level or fraud signals (a check on creation or update, a background re-check, the monitoring of carriers with loads in flight).",
     data: complianceEvent,
   },
   'lane_preference.restricted': {

@@ -1,0 +1,60 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/client.js';
+import { UNBOOKABLE_LOAD_STATUSES } from '../domain/freight.js';
+import type { ComplianceService } from '../modules/carriers/compliance-service.js';
+import type { Worker } from './worker.js';
+
+const BATCH = 20;
+const CHECK_TIMEOUT_MS = 15_000;
+
+/**
+ * Continuous monitoring: carriers with a load in flight (an accepted offer on a load not delivered
+ * or cancelled) or an offer pending are checked again once their last check is older than the
+ * interval (daily by default). The check itself announces and audits a change, withdraws a carrier
+ * turning high risk from queued contacts and escalates the loads booked to it. Several instances
+ * can run it: each claims carriers by pushing `last_verified_at` forward under SKIP LOCKED.
+ */
+export class ComplianceMonitor implements Worker {
+  readonly name = 'compliance-monitor';
+
+  constructor(
+    private readonly db: Db,
+    private readonly service: ComplianceService,
+    private readonly intervalHours: number,
+    readonly intervalMs: number,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Checks every carrier due; returns how many were checked. */
+  async drain(signal?: AbortSignal): Promise<number> {
+    let total = 0;
+    const finished = sql.raw(UNBOOKABLE_LOAD_STATUSES.map((s) => `'${s}'`).join(', '));
+    for (;;) {
+      if (signal?.aborted) return total;
+      const claimed = await this.db.execute<{ id: string; organization_id: string }>(sql`
+        UPDATE carriers SET last_verified_at = now()
+        WHERE id IN (
+          SELECT c.id FROM carriers c
+          WHERE (c.last_verified_at IS NULL
+                 OR c.last_verified_at < now() - make_interval(hours => ${this.intervalHours}))
+            AND EXISTS (SELECT 1 FROM offers o JOIN loads l ON l.id = o.load_id
+                        WHERE o.organization_id = c.organization_id AND o.carrier_id = c.id
+                          AND (o.status = 'pending'
+                               OR (o.status = 'accepted' AND coalesce(l.load_status, '') NOT IN (${finished}))))
+          ORDER BY c.last_verified_at NULLS FIRST
+          LIMIT ${BATCH}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING id, organization_id`);
+      if (claimed.rows.length === 0) return total;
+      for (const c of claimed.rows) {
+        try {
+          await this.service.check(c.organization_id, c.id, AbortSignal.timeout(CHECK_TIMEOUT_MS));
+        } catch (err) {
+          this.log.warn({ err, carrierId: c.id }, 'compliance monitoring check failed');
+        }
+      }
+      total += claimed.rows.length;
+    }
+  }
+}

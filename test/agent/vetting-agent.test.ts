@@ -1,0 +1,116 @@
+import { writeFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import {
+  afterRound,
+  agentEnv,
+  agentLoad,
+  laneCarrier,
+  messagesOf,
+  nextEmail,
+  outreachesOf,
+  quietNowInChicago,
+  reply,
+  tenant,
+  waitForWave,
+} from '../helpers/agent-factories.js';
+import { drainWorker, useTestApp } from '../helpers/app.js';
+import { goodStanding, registryFile } from '../helpers/carrier-factories.js';
+import { postWhatsAppText, whatsappStandIn } from '../helpers/whatsapp-stand-in.js';
+
+const insured = goodStanding('641001', '741001', { liability_usd: 1_000_000 });
+const registry = registryFile([insured]);
+const { requests: graphRequests, env: whatsappEnv } = await whatsappStandIn();
+const env = { ...agentEnv, ...whatsappEnv, COMPLIANCE_REGISTRY_FILE: registry, WORKERS_ENABLED: 'false' };
+
+const offersOf = async (t: ReturnType<typeof useTestApp>, h: Record<string, string>, loadId: string) =>
+  (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })).json().data;
+
+describe('strict mode on e-mail and WhatsApp replies', () => {
+  const t = useTestApp({ env });
+
+  it('takes no offer by e-mail from a carrier not vetted, and shares no rate; a vetted one negotiates', async () => {
+    const { h } = await tenant(t, {}, true);
+    const email = nextEmail();
+    const unvetted = await laneCarrier(t, h, { email });
+    const loadId = await agentLoad(t, h);
+    const [sent] = await afterRound(t, h, loadId);
+    expect(sent).toMatchObject({ carrier_id: unvetted, status: 'active' });
+    const res = await reply(t, sent!, email, 'We can do it for $1,800, what is the weight?');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'replied', offer_id: null, reason: 'vetting_pending' });
+    expect(await offersOf(t, h, loadId)).toEqual([]);
+    const answer = (await messagesOf(t, h, sent!.id)).at(-1)!;
+    expect(answer).toMatchObject({ direction: 'outbound', intent: 'vetting_pending' });
+    expect(answer.body).not.toMatch(/\$\d|lb/);
+    expect(answer.body).toMatch(/verifying your company/);
+
+    // A carrier that passed (PASSED, low risk) negotiates as before on another load.
+    const vettedEmail = nextEmail();
+    const vetted = await laneCarrier(t, h, { email: vettedEmail, mc_number: '641001' });
+    const second = await agentLoad(t, h);
+    const sentToVetted = (await afterRound(t, h, second)).find((o) => o.carrier_id === vetted)!;
+    const heard = await reply(t, sentToVetted, vettedEmail, 'We can do it for $2,100');
+    expect(heard.json()).toMatchObject({ status: 'replied', offer_id: expect.any(String) });
+    expect(await offersOf(t, h, second)).toEqual([
+      expect.objectContaining({ carrier_id: vetted, offer_amount: 2100 }),
+    ]);
+  });
+
+  it('takes no offer by WhatsApp from a carrier not vetted', async () => {
+    const { h } = await tenant(t, { channel_order: ['whatsapp'] }, true);
+    await laneCarrier(t, h, { email: null, phone: '+14155550466' });
+    const loadId = await agentLoad(t, h);
+    const [sent] = await afterRound(t, h, loadId);
+    expect(sent).toMatchObject({ modality: 'whatsapp', status: 'active' });
+    const opening = graphRequests.find((r) => r.body.to === '14155550466')!;
+    const res = await postWhatsAppText(t, '14155550466', 'wamid.VET1', 'can do 1.8k', opening.id);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().results).toEqual([
+      expect.objectContaining({ status: 'replied', offer_id: null, reason: 'vetting_pending' }),
+    ]);
+    expect(await offersOf(t, h, loadId)).toEqual([]);
+    expect(graphRequests.at(-1)!.body.text?.body).toMatch(/verifying your company/);
+  });
+});
+
+describe('monitoring withdraws the queued contacts of a carrier turning high', () => {
+  const t = useTestApp({ env });
+
+  it('cancels the queued contact when the registry shows the liability insurance gone', async () => {
+    const { h } = await tenant(t, { channel_order: ['email'], carrier_min_gap_minutes: 0 });
+    const carrierId = await laneCarrier(t, h, { email: nextEmail(), mc_number: '641001' });
+    const firstLoad = await agentLoad(t, h);
+    await afterRound(t, h, firstLoad);
+    // An offer pending on the first load: the carrier is monitored.
+    const offer = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/offers',
+      headers: h,
+      payload: { load_id: firstLoad, carrier_id: carrierId, offer_amount: 2100 },
+    });
+    expect(offer.statusCode, offer.body).toBe(201);
+    const { start, end } = quietNowInChicago();
+    await t.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/agent/settings',
+      headers: h,
+      payload: { quiet_hours_start: start, quiet_hours_end: end },
+    });
+    const secondLoad = await agentLoad(t, h);
+    const [queued] = await waitForWave(t, h, secondLoad, 1);
+    expect(queued).toMatchObject({ carrier_id: carrierId, status: 'pending', is_automated: true });
+
+    writeFileSync(registry, JSON.stringify([{ ...insured, liability_usd: 0 }]));
+    await t.database.db.execute(
+      sql`UPDATE carriers SET last_verified_at = now() - interval '2 days' WHERE id = ${carrierId}`,
+    );
+    expect(await drainWorker(t, 'compliance-monitor')).toBe(1);
+    const carrier = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${carrierId}`, headers: h })
+    ).json();
+    expect(carrier).toMatchObject({ risk_level: 'high', compliance_status: 'BLOCKED' });
+    const withdrawn = (await outreachesOf(t, h, secondLoad)).find((o) => o.id === queued!.id);
+    expect(withdrawn).toMatchObject({ status: 'failed' });
+  });
+});
