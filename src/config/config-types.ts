@@ -150,4 +150,15 @@ export interface Config {
   };
   readonly trustProxy: boolean;
   readonly shutdownTimeoutMs: number;
+  /** How long a client may take to send a request, and how long idle connections stay open. */
+  readonly http: {
+    readonly requestTimeoutMs: number;
+    readonly headersTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly idleTimeoutMs: number;
+    /** Open connections per client address; 0: no cap. */
+    readonly maxConnectionsPerIp: number;
+  };
+  /** Whether /docs (the interactive reference) is served. */
+  readonly docsEnabled: boolean;
 }
