@@ -197,7 +197,8 @@ async function errorHandlerPlugin(app: FastifyInstance) {
   app.addHook('onRoute', (route) => routes.add(route.method, route.url ?? route.path));
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = routes.allowedFor(path);
+    // A plain OPTIONS (no CORS preflight) stays an unknown route.
+    const allowed = request.method === 'OPTIONS' ? [] : routes.allowedFor(path);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return sendError(
