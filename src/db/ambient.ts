@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Db, DbOrTx, Tx } from './client.js';
 
 /**
  * A request whose whole outcome must commit or not as one (a request with an Idempotency-Key) runs
@@ -10,11 +9,11 @@ import type { Db, DbOrTx, Tx } from './client.js';
  */
 export interface AmbientScope {
   /** The request's transaction; null once it has ended, so late work falls back to the pool. */
-  tx: Tx | null;
+  tx: object | null;
 }
 
 const storage = new AsyncLocalStorage<AmbientScope>();
-const targets = new WeakMap<object, Db>();
+const targets = new WeakMap<object, object>();
 
 /** Runs `fn` (and everything it starts) with `scope`'s transaction as the database handle. */
 export function runInScope<T>(scope: AmbientScope, fn: () => T): T {
@@ -22,10 +21,10 @@ export function runInScope<T>(scope: AmbientScope, fn: () => T): T {
 }
 
 /** The database handle that follows the running request's transaction, if it has one. */
-export function scopedDb(db: Db): Db {
+export function scopedDb<T extends object>(db: T): T {
   const proxy = new Proxy(db, {
     get(target, prop) {
-      const real = (storage.getStore()?.tx ?? target) as Db;
+      const real = storage.getStore()?.tx ?? target;
       const value = Reflect.get(real, prop, real);
       return typeof value === 'function' ? value.bind(real) : value;
     },
@@ -38,8 +37,8 @@ export function scopedDb(db: Db): Db {
  * The concrete handle a statement would run on now: for a scoped handle, the running request's
  * transaction or the pool; any other handle as it is. Caches of prepared statements key on this.
  */
-export function currentHandle<T extends DbOrTx>(db: T): T {
+export function currentHandle<T extends object>(db: T): T {
   const target = targets.get(db);
   if (!target) return db;
-  return (storage.getStore()?.tx ?? target) as unknown as T;
+  return (storage.getStore()?.tx ?? target) as T;
 }
