@@ -8,6 +8,7 @@ import type { Database } from './db/client.js';
 import type { EmbeddedDatabase } from './db/embedded.js';
 import { access } from './http/access.js';
 import { authentication, enforceAccess } from './http/authentication.js';
+import { capConnectionsPerAddress, serverTimeouts } from './http/connections.js';
 import { cors } from './http/cors.js';
 import {
   answerClientError,
@@ -17,10 +18,12 @@ import {
 } from './http/error-handler.js';
 import { healthRoutes } from './http/health-routes.js';
 import { idempotency } from './http/idempotency.js';
-import { jsonNestingExceeds, jsonTooDeep } from './http/json-depth.js';
+import { forbiddenJsonKey, jsonNestingExceeds, jsonTooDeep } from './http/json-depth.js';
 import { swaggerOptions } from './http/openapi.js';
 import { queryParams } from './http/query-params.js';
 import { rateLimits } from './http/rate-limit.js';
+import { RequestLogController } from './http/request-log.js';
+import { securityHeaders } from './http/security-headers.js';
 import { loggerOptions } from './logger.js';
 import { agentRoutes } from './modules/agent/agent-routes.js';
 import { agentResultsRoutes } from './modules/agent-results/index.js';
@@ -81,6 +84,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: MiB,
+    ...serverTimeouts(config.http),
+    logController: new RequestLogController(),
     trustProxy: config.trustProxy,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -93,23 +98,16 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
 
+  capConnectionsPerAddress(app.server, config.http.maxConnectionsPerIp, app.log);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('deps', deps);
 
-  // An empty body sent as JSON is "no body", so a route whose body is optional accepts it. Nesting
-  // is bounded before parsing, so no later recursive step can overflow the stack.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined);
-    if (jsonNestingExceeds(body as string)) return done(jsonTooDeep(), undefined);
-    parseJson(request, body as string, done);
-  });
+  useJsonParser(app);
 
   // Stage 1: external plugins.
-  await app.register(swagger, swaggerOptions(config, API_PREFIX));
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(securityHeaders);
+  await registerReference(app, config);
 
   // Stage 2: the shared HTTP layer.
   await app.register(errorHandler);
@@ -163,6 +161,37 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     await services.close();
   });
   return app;
+}
+
+/**
+ * An empty body sent as JSON is "no body", so a route whose body is optional accepts it. Nesting
+ * is bounded before parsing, so no later recursive step can overflow the stack; a `__proto__` key
+ * is refused by name.
+ */
+function useJsonParser(app: FastifyInstance) {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    if (jsonNestingExceeds(body as string)) return done(jsonTooDeep(), undefined);
+    parseJson(request, body as string, (err, parsed) =>
+      err ? done(forbiddenJsonKey(body as string) ?? err, undefined) : done(null, parsed),
+    );
+  });
+}
+
+/** The OpenAPI document, and the interactive reference at /docs when it is enabled. */
+async function registerReference(app: FastifyInstance, config: Config) {
+  await app.register(swagger, swaggerOptions(config, API_PREFIX));
+  if (config.docsEnabled) {
+    // The reference page's own policy (scripts and styles from itself); no upgrade of requests, so
+    // it works on http://localhost too.
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: true,
+      transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+    });
+  }
 }
 
 /** One plugin per module, each given the services it uses and nothing else. */

@@ -115,6 +115,14 @@ export function loadConfig(
     trustProxy: env.TRUST_PROXY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     migrateOnStart: env.MIGRATE_ON_START,
+    http: Object.freeze({
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      idleTimeoutMs: env.HTTP_IDLE_TIMEOUT_MS,
+      maxConnectionsPerIp: env.MAX_CONNECTIONS_PER_IP ?? (env.TRUST_PROXY ? 0 : 256),
+    }),
+    docsEnabled: env.DOCS_ENABLED ?? env.NODE_ENV !== 'production',
   });
 }
 
@@ -170,6 +178,11 @@ function parseEnv(source: Record<string, string | undefined>): ParsedEnv {
     );
   }
   if (env.LLM_BASE_URL) required('LLM_BASE_URL is set', ['LLM_MODEL']);
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(
+      'Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS',
+    );
+  }
   if (env.COMPLIANCE_PROVIDER === 'fmcsa' && !env.FMCSA_WEB_KEY) {
     throw new ConfigError(
       'Invalid configuration:\n  FMCSA_WEB_KEY: required when COMPLIANCE_PROVIDER is fmcsa',

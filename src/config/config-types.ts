@@ -156,4 +156,15 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Apply pending migrations at start (else refuse to start while one is pending). */
   readonly migrateOnStart: boolean;
+  /** How long a client may take to send a request, and how long idle connections stay open. */
+  readonly http: {
+    readonly requestTimeoutMs: number;
+    readonly headersTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly idleTimeoutMs: number;
+    /** Open connections per client address; 0: no cap. */
+    readonly maxConnectionsPerIp: number;
+  };
+  /** Whether /docs (the interactive reference) is served. */
+  readonly docsEnabled: boolean;
 }

@@ -189,6 +189,21 @@ export const envSchema = z.object({
   EVENT_STREAM_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
   EVENT_STREAM_MAX_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(20),
   TRUST_PROXY: boolFlag(false),
+  // Slow clients: the whole request (headers and body) must arrive within HTTP_REQUEST_TIMEOUT_MS,
+  // its headers within HTTP_HEADERS_TIMEOUT_MS; an idle keep-alive connection closes after
+  // HTTP_KEEP_ALIVE_TIMEOUT_MS and any connection silent for HTTP_IDLE_TIMEOUT_MS.
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000),
+  HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+  // Open connections one client address may hold; 0 turns the cap off (the default behind a proxy,
+  // where every connection comes from the proxy's address).
+  MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  // The interactive API reference (/docs, /docs/json): on by default except in production.
+  DOCS_ENABLED: z
+    .enum(['true', 'false', '1', '0'])
+    .transform((v) => v === 'true' || v === '1')
+    .optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
   // false: the server applies no migration and refuses to start while one is pending (a rollout
   // that runs `npm run migrate` first).

@@ -1,6 +1,7 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { scopedDb } from './ambient.js';
 
 export type Db = NodePgDatabase;
 
@@ -63,7 +64,8 @@ export function createDatabase(url: string, options: DatabaseOptions, logger?: L
   });
   // Idle clients report here too; the client's own listener has logged it already.
   pool.on('error', () => {});
-  const db = drizzle({ client: pool });
+  retryReadsOnFreshConnection(pool);
+  const db = scopedDb(drizzle({ client: pool }));
   let closed = false;
   return {
     url,
@@ -74,5 +76,39 @@ export function createDatabase(url: string, options: DatabaseOptions, logger?: L
       closed = true;
       await pool.end();
     },
+  };
+}
+
+/** SQLSTATEs and driver messages that mean the connection died, not that the statement failed. */
+const CONNECTION_LOST = /^(57P0[123]|08...)$/;
+const CONNECTION_LOST_MESSAGE = /Connection terminated|is not queryable|ECONNRESET|EPIPE/i;
+/** A statement that only reads: it can run again on another connection with no effect. */
+const READ_ONLY = /^\s*(select|with)\b/i;
+const WRITES =
+  /\b(insert|update|delete|merge|for\s+(no\s+key\s+)?update|for\s+share|nextval|pg_notify|setval)\b/i;
+
+function connectionLost(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  return !!e && (CONNECTION_LOST.test(e.code ?? '') || CONNECTION_LOST_MESSAGE.test(e.message ?? ''));
+}
+
+/**
+ * A read sent on the pool (not inside a transaction) whose connection dies under it runs once more
+ * on a fresh connection. The read after a committed write (the row the response shows) then
+ * survives a backend that was terminated or restarted, instead of answering 503 for a write that
+ * was done. Writes are never repeated here: whether one committed is not known.
+ */
+function retryReadsOnFreshConnection(pool: pg.Pool) {
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    if (typeof args[args.length - 1] === 'function') return query(...args);
+    const first = args[0] as string | { text?: string };
+    const text = typeof first === 'string' ? first : (first?.text ?? '');
+    const result = query(...args);
+    if (typeof result?.catch !== 'function' || !READ_ONLY.test(text) || WRITES.test(text)) return result;
+    return result.catch((err: unknown) => {
+      if (!connectionLost(err)) throw err;
+      return query(...args);
+    });
   };
 }

@@ -6,6 +6,8 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { translatePgError } from '../db/pg-errors.js';
 import { AppError, isAppError, pathToParam, type ValidationIssue } from '../domain/errors.js';
 import { internalError } from './errors.js';
+import { clientWentAway } from './request-log.js';
+import { RouteMethods } from './route-methods.js';
 
 type Source = 'body' | 'query' | 'path' | 'header';
 
@@ -180,7 +182,9 @@ export function sendError(reply: FastifyReply, error: AppError) {
 async function errorHandlerPlugin(app: FastifyInstance) {
   app.setErrorHandler((err, request, reply) => {
     const appError = toAppError(err, request);
-    if (appError.statusCode >= 500) {
+    if (appError.statusCode >= 500 && clientWentAway(err, request)) {
+      request.log.info({ err: { message: (err as Error).message } }, 'client closed the connection');
+    } else if (appError.statusCode >= 500) {
       // The full error goes to the log with the request id; the client sees only the code.
       request.log.error({ err }, 'request failed');
     } else if (!isAppError(err)) {
@@ -188,12 +192,26 @@ async function errorHandlerPlugin(app: FastifyInstance) {
     }
     return sendError(reply, appError);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      new AppError(404, 'not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`),
-    ),
-  );
+  // A path that exists under other methods is 405 with `Allow`, not 404.
+  const routes = new RouteMethods();
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url ?? route.path));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    // A plain OPTIONS (no CORS preflight) stays an unknown route.
+    const allowed = request.method === 'OPTIONS' ? [] : routes.allowedFor(path);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(
+        reply,
+        new AppError(
+          405,
+          'method_not_allowed',
+          `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`,
+        ),
+      );
+    }
+    return sendError(reply, new AppError(404, 'not_found', `Route ${request.method} ${path} not found`));
+  });
 }
 
 /**

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
-import { and, eq, lte, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
-import type { SecretBox } from '../db/secret-box.js';
-import { stateConflict, unprocessable, validationFailed } from '../domain/errors.js';
+import { runInScope } from '../db/ambient.js';
+import type { HeldTransaction } from '../db/held-transaction.js';
+import { AppError, stateConflict, unprocessable, validationFailed } from '../domain/errors.js';
 import { scopeOf } from './authentication.js';
-import { idempotencyKeys } from './idempotency-tables.js';
+import { renderError } from './error-handler.js';
+import type { Claim, IdempotencyStore } from './idempotency-store.js';
+
+export { IdempotencyStore } from './idempotency-store.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,15 +18,9 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     idempotencyClaim: Claim | null;
+    /** The transaction the keyed request runs in, from its claim to its stored response. */
+    idempotencyTx: HeldTransaction | null;
   }
-}
-
-interface Claim {
-  organizationId: string;
-  endpoint: string;
-  key: string;
-  /** The credential that sent the request; a stored response is replayed to it alone. */
-  principal: string;
 }
 
 function principalOf(request: FastifyRequest): string {
@@ -33,8 +29,6 @@ function principalOf(request: FastifyRequest): string {
   if (p?.kind === 'bearer') return `user:${p.userId}`;
   return 'system';
 }
-
-const sealContext = (c: Claim) => `${c.organizationId}\n${c.endpoint}\n${c.key}`;
 
 const HEADER = 'idempotency-key';
 /**
@@ -70,105 +64,14 @@ const headerDoc = z
       'by another credential, or with another request, is 422 `idempotency_key_reused`.',
   });
 
-/** Claims, stored responses and their purge; built once per process by the composition root. */
-export class IdempotencyStore {
-  constructor(
-    private readonly db: Db,
-    private readonly sealed: SecretBox,
-    private readonly ttlSeconds: number,
-    /** A claim whose request has not finished after this long is taken to have crashed. */
-    private readonly lockSeconds: number,
-  ) {}
-
-  /**
-   * Claims the key in its own committed statement, before the handler runs: a concurrent duplicate
-   * then finds the claim at once (409) instead of queueing behind the first request's transaction.
-   * An expired record, or a crashed claim of the same request, is taken over.
-   */
-  async claim(c: Claim, fingerprint: string): Promise<boolean> {
-    const rows = await this.db
-      .insert(idempotencyKeys)
-      .values({
-        organization_id: c.organizationId,
-        endpoint: c.endpoint,
-        key: c.key,
-        principal: c.principal,
-        fingerprint,
-        state: 'in_progress',
-        locked_until: sql`now() + ${`${this.lockSeconds} seconds`}::interval`,
-        expires_at: sql`now() + ${`${this.ttlSeconds} seconds`}::interval`,
-      })
-      .onConflictDoUpdate({
-        target: [idempotencyKeys.organization_id, idempotencyKeys.endpoint, idempotencyKeys.key],
-        set: {
-          principal: c.principal,
-          fingerprint,
-          state: 'in_progress',
-          status_code: null,
-          response_headers: null,
-          response_body: null,
-          locked_until: sql`excluded.locked_until`,
-          expires_at: sql`excluded.expires_at`,
-          created_at: sql`now()`,
-        },
-        setWhere: sql`${idempotencyKeys.expires_at} <= now()
-          OR (${idempotencyKeys.state} = 'in_progress' AND ${idempotencyKeys.locked_until} <= now()
-              AND ${idempotencyKeys.fingerprint} = excluded.fingerprint
-              AND ${idempotencyKeys.principal} = excluded.principal)`,
-      })
-      .returning({ key: idempotencyKeys.key });
-    return rows.length > 0;
-  }
-
-  async find(c: Claim) {
-    const [row] = await this.db.select().from(idempotencyKeys).where(this.match(c)).limit(1);
-    return row ?? null;
-  }
-
-  async complete(c: Claim, status: number, headers: Record<string, string>, body: string | null) {
-    const stored = body === null ? null : this.sealed.seal(body, sealContext(c));
-    await this.db
-      .update(idempotencyKeys)
-      .set({ state: 'completed', status_code: status, response_headers: headers, response_body: stored })
-      .where(this.match(c));
-  }
-
-  /** The stored body in plain text; undefined when it cannot be opened any more. */
-  openBody(c: Claim, stored: string | null): string | null | undefined {
-    if (stored === null) return null;
-    return this.sealed.open(stored, sealContext(c)) ?? undefined;
-  }
-
-  /** Frees the key (5xx, 429): a retry runs the operation again. */
-  async release(c: Claim) {
-    await this.db.delete(idempotencyKeys).where(and(this.match(c), eq(idempotencyKeys.state, 'in_progress')));
-  }
-
-  async purgeExpired(): Promise<number> {
-    const rows = await this.db
-      .delete(idempotencyKeys)
-      .where(lte(idempotencyKeys.expires_at, sql`now()`))
-      .returning({ key: idempotencyKeys.key });
-    return rows.length;
-  }
-
-  private match(c: Claim) {
-    return and(
-      eq(idempotencyKeys.organization_id, c.organizationId),
-      eq(idempotencyKeys.endpoint, c.endpoint),
-      eq(idempotencyKeys.key, c.key),
-    );
-  }
-}
-
 export interface IdempotencyOptions {
   store: IdempotencyStore;
 }
 
 /**
- * Before the handler of an idempotent route: claims the key for this request, or replays the
- * response stored for it, or refuses (the key reused by another credential or request, or its
- * request still running).
+ * Before the handler of an idempotent route: holds the key for this request (its transaction and
+ * its lock), and claims it; or replays the response stored for it, or refuses (the key reused by
+ * another credential or request, or its request still running).
  */
 const claimOrReplay = (store: IdempotencyStore) => async (request: FastifyRequest, reply: FastifyReply) => {
   if (!request.routeOptions.config.idempotent) return;
@@ -177,97 +80,156 @@ const claimOrReplay = (store: IdempotencyStore) => async (request: FastifyReques
   if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
     throw validationFailed('header', [HEADER], KEY_RULE);
   }
+  const path = request.url.split('?')[0];
   const claim: Claim = {
     organizationId: scopeOf(request).organizationId,
     endpoint: `${request.method} ${request.routeOptions.url}`,
     key,
     principal: principalOf(request),
+    fingerprint: createHash('sha256')
+      .update(`${request.method}\n${path}\n${canonicalJson(request.body)}`)
+      .digest('hex'),
   };
-  const path = request.url.split('?')[0];
-  const fingerprint = createHash('sha256')
-    .update(`${request.method}\n${path}\n${canonicalJson(request.body)}`)
-    .digest('hex');
-
-  // Two rounds: a record can expire or be released between the failed claim and the read.
-  for (let round = 0; round < 2; round++) {
-    if (await store.claim(claim, fingerprint)) {
+  const held = await store.hold(claim);
+  if (!held) {
+    throw stateConflict(
+      'idempotency_key_in_progress',
+      `A request with Idempotency-Key '${key}' is still in progress; retry shortly`,
+      HEADER,
+    );
+  }
+  let existing: Awaited<ReturnType<IdempotencyStore['find']>>;
+  try {
+    if (await store.claim(held.tx, claim, claim.fingerprint)) {
       request.idempotencyClaim = claim;
+      request.idempotencyTx = held;
       return;
     }
-    const existing = await store.find(claim);
-    if (!existing) continue;
-    // Another credential of the organization reusing the key learns nothing of the response.
-    if (existing.principal !== claim.principal) {
-      throw unprocessable(
-        'idempotency_key_reused',
-        `Idempotency-Key '${key}' was already used by another credential`,
-        HEADER,
-      );
-    }
-    if (existing.fingerprint !== fingerprint) {
-      throw unprocessable(
-        'idempotency_key_reused',
-        `Idempotency-Key '${key}' was already used with a different request`,
-        HEADER,
-      );
-    }
-    if (existing.state === 'in_progress') {
-      throw stateConflict(
-        'idempotency_key_in_progress',
-        `A request with Idempotency-Key '${key}' is still in progress; retry shortly`,
-        HEADER,
-      );
-    }
-    const body = store.openBody(claim, existing.response_body);
-    if (body === undefined) {
-      throw stateConflict(
-        'idempotency_key_unreadable',
-        `The response stored for Idempotency-Key '${key}' can no longer be read (the encryption key changed); check the outcome, then retry with a new key`,
-        HEADER,
-      );
-    }
-    reply
-      .status(existing.status_code ?? 200)
-      .headers(existing.response_headers ?? {})
-      .header('idempotent-replayed', 'true');
-    return reply.send(body ?? undefined);
+    existing = await store.find(claim, held.tx);
+  } finally {
+    if (!request.idempotencyTx) await held.end(false).catch(() => {});
   }
-  throw stateConflict(
-    'idempotency_key_in_progress',
-    `Idempotency-Key '${key}' is busy; retry shortly`,
-    HEADER,
-  );
+  if (!existing)
+    throw stateConflict('idempotency_key_in_progress', `Idempotency-Key '${key}' is busy`, HEADER);
+  // Another credential of the organization reusing the key learns nothing of the response.
+  if (existing.principal !== claim.principal) {
+    throw unprocessable(
+      'idempotency_key_reused',
+      `Idempotency-Key '${key}' was already used by another credential`,
+      HEADER,
+    );
+  }
+  if (existing.fingerprint !== claim.fingerprint) {
+    throw unprocessable(
+      'idempotency_key_reused',
+      `Idempotency-Key '${key}' was already used with a different request`,
+      HEADER,
+    );
+  }
+  const body = store.openBody(claim, existing.response_body);
+  if (body === undefined) {
+    throw stateConflict(
+      'idempotency_key_unreadable',
+      `The response stored for Idempotency-Key '${key}' can no longer be read (the encryption key changed); check the outcome, then retry with a new key`,
+      HEADER,
+    );
+  }
+  reply
+    .status(existing.status_code ?? 200)
+    .headers(existing.response_headers ?? {})
+    .header('idempotent-replayed', 'true');
+  return reply.send(body ?? undefined);
 };
 
-/** After the handler: stores the response under the claimed key, or frees the key (5xx, 429). */
+/**
+ * After the handler: stores the response in the request's transaction and commits it with the
+ * request's writes; a 5xx or 429 rolls everything back, so a retry runs the request afresh. When
+ * the commit cannot be confirmed, the stored record says whether it happened.
+ */
 const recordResponse =
   (store: IdempotencyStore) => async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = request.idempotencyClaim;
-    if (!claim) return payload;
+    const held = request.idempotencyTx;
+    if (!claim || !held) return payload;
     request.idempotencyClaim = null;
+    request.idempotencyTx = null;
     const status = reply.statusCode;
-    try {
-      if (status >= 500 || status === 429) {
-        await store.release(claim);
-      } else {
-        const headers: Record<string, string> = {};
-        for (const name of STORED_HEADERS) {
-          const value = reply.getHeader(name);
-          if (value !== undefined) headers[name] = String(value);
-        }
-        const body =
-          typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
-        await store.complete(claim, status, headers, body === '' ? null : body);
-      }
-    } catch (err) {
-      // The response still goes out; the claim's lock expires and a retry can proceed.
-      request.log.error({ err }, 'could not record the idempotent response');
+    if (status >= 500 || status === 429) {
+      await held.end(false).catch(() => {});
+      return payload;
     }
-    return payload;
+    const outcome: Outcome = { status, headers: storedHeaders(reply), body: bodyText(payload) };
+    try {
+      await store.complete(claim, outcome.status, outcome.headers, outcome.body, held.tx);
+      await held.end(true);
+      return payload;
+    } catch (err) {
+      await held.end(false).catch(() => {});
+      request.log.warn({ err }, 'could not commit the keyed request with its response');
+      return settleUncertain(store, request, reply, { claim, held, outcome }, payload);
+    }
   };
+
+interface Outcome {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+function storedHeaders(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of STORED_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  return headers;
+}
+
+function bodyText(payload: unknown): string | null {
+  const body =
+    typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+  return body === '' ? null : body;
+}
+
+/**
+ * The request's transaction failed to commit, or its connection died at the commit. PostgreSQL
+ * says, by the transaction's id, whether it committed; if it did, the response goes out as it is. If not, nothing it did was kept: a
+ * refusal (4xx) is still the right answer and is stored on its own; a success is not true any more
+ * and becomes 503. If the database cannot say, 503 tells the client to retry with the same key.
+ */
+async function settleUncertain(
+  store: IdempotencyStore,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { claim, held, outcome }: { claim: Claim; held: HeldTransaction; outcome: Outcome },
+  payload: unknown,
+): Promise<unknown> {
+  let committed: boolean | null = null;
+  // A connection that died at the commit leaves its transaction "in progress" for a moment.
+  for (let attempt = 0; attempt < 5 && committed === null; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, 100 * attempt));
+    try {
+      committed = await store.committed(held);
+    } catch (err) {
+      request.log.warn({ err }, 'could not read whether the keyed request committed');
+    }
+  }
+  if (committed) return payload;
+  if (committed === false && outcome.status >= 400) {
+    await store.storeOutcome(claim, outcome).catch(() => false);
+    return payload;
+  }
+  const message =
+    committed === false
+      ? 'The request was not applied: the database connection was lost; retry it'
+      : `Whether the request was applied is not known yet: retry with the same Idempotency-Key, which returns the stored response if it was and runs it if it was not`;
+  reply.status(503).removeHeader('location').type('application/json; charset=utf-8');
+  return JSON.stringify(renderError(new AppError(503, 'service_unavailable', message)));
+}
 
 async function idempotencyPlugin(app: FastifyInstance, { store }: IdempotencyOptions) {
   app.decorateRequest('idempotencyClaim', null);
+  app.decorateRequest('idempotencyTx', null);
 
   // Document the header on every route that accepts it.
   app.addHook('onRoute', (route) => {
@@ -277,8 +239,22 @@ async function idempotencyPlugin(app: FastifyInstance, { store }: IdempotencyOpt
   });
 
   app.addHook('preValidation', claimOrReplay(store));
+  // The rest of a keyed request (validation, handler, response) runs in its transaction.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const held = request.idempotencyTx;
+    if (!held) return done();
+    runInScope(held.scope, () => done());
+  });
 
   app.addHook('onSend', recordResponse(store));
+  // A request that ended without its response being sent (the client went away) rolls back.
+  app.addHook('onResponse', async (request) => {
+    const held = request.idempotencyTx;
+    if (!held) return;
+    request.idempotencyTx = null;
+    request.idempotencyClaim = null;
+    await held.end(false).catch(() => {});
+  });
 }
 
 export const idempotency = fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['authentication'] });

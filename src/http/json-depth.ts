@@ -50,3 +50,19 @@ export function jsonTooDeep(): AppError {
     detail: [{ loc: ['body'], msg, type: 'json_too_deep', ctx: { maximum: MAX_JSON_DEPTH } }],
   });
 }
+
+/**
+ * A body that is valid JSON but was refused by the parser: it holds a `__proto__` key (or
+ * `constructor.prototype`), which could reach Object.prototype in code that copies it.
+ */
+export function forbiddenJsonKey(text: string): AppError | null {
+  try {
+    JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const msg = 'Body contains a "__proto__" or "constructor.prototype" key, which is not accepted';
+  return new AppError(422, 'validation_error', msg, null, {
+    detail: [{ loc: ['body'], msg, type: 'forbidden_key' }],
+  });
+}

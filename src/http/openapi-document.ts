@@ -97,7 +97,7 @@ export function finalizeDocument(doc: Json): Json {
     OrganizationId: ORGANIZATION_PARAMETER,
   };
 
-  for (const [, method, operation] of operations(doc)) {
+  for (const [path, method, operation] of operations(doc)) {
     const traits = (operation[TRAITS_KEY] as OperationTraits | undefined) ?? {
       public: true,
       rateLimited: false,
@@ -105,7 +105,8 @@ export function finalizeDocument(doc: Json): Json {
       validates: false,
     };
     delete operation[TRAITS_KEY];
-    addOrganizationParameter(operation);
+    // The health probes sit outside the API and read no organization.
+    if (!HEALTH_PATHS.has(path)) addOrganizationParameter(operation);
     addCommonResponses(operation, traits, method);
     addResponseHeaders(operation, traits);
     unwrapOptionalBody(operation);
@@ -121,6 +122,8 @@ export function finalizeDocument(doc: Json): Json {
   walkSchemas(doc, addIntegerFormat);
   return doc;
 }
+
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 function* operations(doc: Json): Generator<[string, string, Json]> {
   for (const [path, item] of Object.entries((doc.paths as Json | undefined) ?? {})) {

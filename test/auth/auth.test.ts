@@ -6,7 +6,7 @@ import { createApiKey, createOrg, createTenant, createUser, login } from '../hel
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
 async function signToken(
-  claims: { sub: string; exp: number; sid?: string },
+  claims: { sub: string; exp: number; sid?: string; iat?: number },
   secret = TEST_JWT_SECRET,
   opts: { iss?: string; aud?: string } = {},
 ) {
@@ -15,7 +15,7 @@ async function signToken(
     .setSubject(claims.sub)
     .setIssuer(opts.iss ?? 'envoy')
     .setAudience(opts.aud ?? 'envoy-api')
-    .setIssuedAt()
+    .setIssuedAt(claims.iat)
     .setExpirationTime(claims.exp)
     .sign(new TextEncoder().encode(secret));
 }
@@ -172,6 +172,28 @@ describe('login and bearer tokens', () => {
       headers: { authorization: `Bearer ${valid}` },
     });
     expect(ok.statusCode).toBe(200);
+  });
+
+  it('caps a token at its issue time plus the configured TTL, whatever its exp says', async () => {
+    const { user } = await createTenant(t);
+    const sid = sessionOf(user.token);
+    const now = Math.floor(Date.now() / 1000);
+    const century = now + 100 * 365 * 86_400;
+    const ttl = t.config.jwt.ttlSeconds;
+    const me = (token: string) =>
+      t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: `Bearer ${token}` } });
+    // Right secret, exp a century ahead, issued longer ago than the TTL and its skew: refused.
+    const old = await me(await signToken({ sub: user.id, exp: century, sid, iat: now - ttl - 120 }));
+    expect(old.statusCode).toBe(401);
+    expect(old.json().error.code).toBe('unauthenticated');
+    // Issued in the future beyond the skew: refused.
+    const ahead = await me(await signToken({ sub: user.id, exp: century, sid, iat: now + 600 }));
+    expect(ahead.statusCode).toBe(401);
+    // Within the TTL (a little past it, inside the skew) the same far exp is accepted.
+    const fresh = await me(await signToken({ sub: user.id, exp: century, sid, iat: now - ttl + 60 }));
+    expect(fresh.statusCode).toBe(200);
+    const skewed = await me(await signToken({ sub: user.id, exp: century, sid, iat: now - ttl - 2 }));
+    expect(skewed.statusCode).toBe(200);
   });
 
   it('refuses an API key on a bearer-only route with 403', async () => {

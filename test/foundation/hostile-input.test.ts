@@ -153,26 +153,34 @@ describe('hostile input keeps the error contract', () => {
       expect(limit.json().error.code).toBe('not_found');
     });
 
-    it('answers an unknown method on a known path with 404 in our body', async () => {
-      for (const method of ['DELETE', 'PUT', 'OPTIONS'] as const) {
+    it('answers an unknown method on a known path with 405 and Allow in our body (OPTIONS stays 404)', async () => {
+      for (const method of ['DELETE', 'PUT', 'TRACE'] as const) {
         const res = await t.app.inject({ method, url: '/api/v1/loads', headers });
-        expect(res.statusCode).toBe(404);
+        expect(res.statusCode).toBe(405);
+        expect(res.headers.allow).toBe('GET, HEAD, POST');
         expect(res.json().error).toEqual({
-          code: 'not_found',
-          message: `Route ${method} /api/v1/loads not found`,
+          code: 'method_not_allowed',
+          message: `${method} is not allowed on /api/v1/loads; use GET, HEAD, POST`,
           param: null,
         });
       }
+      const options = await t.app.inject({ method: 'OPTIONS', url: '/api/v1/loads', headers });
+      expect(options.statusCode).toBe(404);
+      expect(options.json().error.message).toBe('Route OPTIONS /api/v1/loads not found');
     });
   });
 
   describe('bodies', () => {
-    it('refuses prototype-poisoning keys as invalid JSON (422), never applying them', async () => {
+    it('refuses prototype-poisoning keys with 422 naming them, never applying them', async () => {
       for (const body of ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']) {
         const res = await postJson('/api/v1/loads', body);
         expect(res.statusCode).toBe(422);
         expect(res.json().detail).toEqual([
-          { loc: ['body'], msg: 'Body is not valid JSON', type: 'json_invalid' },
+          {
+            loc: ['body'],
+            msg: 'Body contains a "__proto__" or "constructor.prototype" key, which is not accepted',
+            type: 'forbidden_key',
+          },
         ]);
       }
     });

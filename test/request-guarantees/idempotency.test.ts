@@ -157,7 +157,7 @@ describe('Idempotency-Key', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
   });
 
-  it('lets a retry take over the key of a request that never finished', async () => {
+  it("lets a retry take over the key at once when the first request's connection dies", async () => {
     const { orgId, user } = await createTenant(t);
     const before = calls.slow;
     const send = () =>
@@ -170,24 +170,30 @@ describe('Idempotency-Key', () => {
     const running = hold('stuck');
     const stuck = send();
     await running.entered;
-    // The claim is locked for IDEMPOTENCY_LOCK_SECONDS (30 s here): until then a retry is refused.
+    // The claim is part of the request's transaction: nothing is visible until it commits, and the
+    // key's lock makes a retry meanwhile a 409.
     const claim = and(eq(idempotencyKeys.organization_id, orgId), eq(idempotencyKeys.key, 'stuck'));
-    const [row] = await t.database.db.select().from(idempotencyKeys).where(claim);
-    expect(row!.state).toBe('in_progress');
-    expect(row!.locked_until.getTime() - row!.created_at.getTime()).toBe(30_000);
+    expect(await t.database.db.select().from(idempotencyKeys).where(claim)).toEqual([]);
     expect((await send()).statusCode).toBe(409);
-    // The lock runs out (moved into the past rather than waited for): the request counts as
-    // crashed. A different body would be a reuse; the same request takes the claim over.
-    await t.database.db
-      .update(idempotencyKeys)
-      .set({ locked_until: sql`now() - interval '1 second'` })
-      .where(claim);
+    // The request's connection dies (its backend is terminated): its transaction and lock go with
+    // it, and the retry runs at once.
+    const { rows } = await t.database.pool.query(
+      `SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity
+        WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`,
+    );
+    expect(rows.length).toBe(1);
     const retry = await send();
     expect(retry.statusCode).toBe(201);
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
     expect(calls.slow - before).toBe(2);
+    // The first request finishes: its transaction was rolled back, and it says so.
     running.release();
-    expect((await stuck).statusCode).toBe(201);
+    const first = await stuck;
+    expect(first.statusCode).toBe(503);
+    expect(first.json().error.message).toContain('not applied');
+    const replay = await send();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json()).toEqual(retry.json());
   });
 
   it('answers 422 idempotency_key_reused for the same key with another body or path', async () => {

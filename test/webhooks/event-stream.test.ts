@@ -63,7 +63,7 @@ describe('the live event stream', () => {
     const s = await stream(issued.stream_url);
     expect(s.status).toBe(200);
     expect(s.headers['content-type']).toBe('text/event-stream; charset=utf-8');
-    expect(s.headers['cache-control']).toBe('no-cache, no-transform');
+    expect(s.headers['cache-control']).toBe('no-store, no-transform');
     expect(s.headers['x-request-id']).toBeTruthy();
 
     const loadId = await createLoad(t, key.headers);

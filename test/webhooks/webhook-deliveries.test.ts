@@ -175,16 +175,22 @@ describe('GET /webhooks/deliveries', () => {
     const after = (await list(t, d.headers, `endpoint_id=${d.e500.id}`)).data;
     expect(after.map((x) => x.id)).toEqual([replay.json().delivery_id, retried[0]!.id]);
     expect(after[0]).toMatchObject({ event_id: retried[0]!.event_id, attempt_count: 0, last_attempt: null });
-    // The list and the replay route do not capture each other's requests.
-    for (const url of [
-      `${BASE}/deliveries/${retried[0]!.id}`,
-      `${BASE}/deliveries/${retried[0]!.id}/replay`,
-    ]) {
-      expect((await t.app.inject({ method: 'GET', url, headers: d.headers })).statusCode, url).toBe(404);
-    }
+    // The list and the replay route do not capture each other's requests: another method on a
+    // known path is 405 naming the right one.
     expect(
-      (await t.app.inject({ method: 'POST', url: `${BASE}/deliveries`, headers: d.headers })).statusCode,
+      (await t.app.inject({ method: 'GET', url: `${BASE}/deliveries/${retried[0]!.id}`, headers: d.headers }))
+        .statusCode,
     ).toBe(404);
+    const getReplay = await t.app.inject({
+      method: 'GET',
+      url: `${BASE}/deliveries/${retried[0]!.id}/replay`,
+      headers: d.headers,
+    });
+    expect(getReplay.statusCode).toBe(405);
+    expect(getReplay.headers.allow).toBe('POST');
+    const postList = await t.app.inject({ method: 'POST', url: `${BASE}/deliveries`, headers: d.headers });
+    expect(postList.statusCode).toBe(405);
+    expect(postList.headers.allow).toBe('GET, HEAD');
   });
 
   it('filters on status, event_type, endpoint_id and the created range', async () => {

@@ -2,6 +2,8 @@ import { errors, jwtVerify, SignJWT } from 'jose';
 import type { Config } from '../../config.js';
 
 const ALGORITHM = 'HS256';
+/** Clock difference tolerated between the instances that sign and verify tokens. */
+export const TOKEN_CLOCK_SKEW_SECONDS = 5;
 
 export interface IssuedToken {
   token: string;
@@ -35,7 +37,9 @@ export class TokenService {
 
   /**
    * The subject of a valid token, or null: wrong signature, algorithm, issuer, audience, expired,
-   * or without a session (`sid`), as tokens signed before sessions existed are.
+   * or without a session (`sid`), as tokens signed before sessions existed are. A token lives at
+   * most the configured TTL from its `iat` (plus a small clock skew) whatever its `exp` says, so a
+   * token minted with a far `exp` by anyone holding the secret still ends on time.
    */
   async verify(token: string): Promise<TokenSubject | null> {
     try {
@@ -43,7 +47,9 @@ export class TokenService {
         algorithms: [ALGORITHM],
         issuer: this.jwt.issuer,
         audience: this.jwt.audience,
-        requiredClaims: ['sub', 'exp', 'sid'],
+        requiredClaims: ['sub', 'exp', 'iat', 'sid'],
+        maxTokenAge: this.jwt.ttlSeconds,
+        clockTolerance: TOKEN_CLOCK_SKEW_SECONDS,
       });
       const { sub, sid } = payload;
       return typeof sub === 'string' && typeof sid === 'string' && sid.length <= 100

@@ -12,7 +12,8 @@ import {
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { parseCsv } from '../../lib/csv.js';
+import { parseCsvCooperatively } from '../../lib/csv.js';
+import { cooperative } from '../../lib/yielding.js';
 import { auditOf, insertAudit } from '../audit/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { carrierPayload, toCarrier } from './carrier-shape.js';
@@ -67,8 +68,8 @@ const CSV_NUMBERS = new Set([
 const CSV_BOOLEANS = new Set(['is_onboarded', 'is_active', 'w9_on_file']);
 
 /** CSV rows to `{carrier}` items: header names are CarrierCreateRequest fields; empty cells are absent. */
-function itemsFromCsv(text: string): unknown[] {
-  const [header, ...rows] = parseCsv(text);
+async function itemsFromCsv(text: string): Promise<unknown[]> {
+  const [header, ...rows] = await parseCsvCooperatively(text);
   if (!header) throw validationFailed('body', [], 'The CSV upload has no header row', 'csv_invalid');
   const names = header.map((h) => h.trim());
   const known = new Set(Object.keys(carrierInput.shape));
@@ -151,7 +152,7 @@ export class CarriersService {
     body: { carriers: unknown[] } | string,
   ): Promise<{ status: 200 | 207; body: BatchResult }> {
     const csv = typeof body === 'string';
-    const raw = csv ? itemsFromCsv(body) : body.carriers;
+    const raw = csv ? await itemsFromCsv(body) : body.carriers;
     if (raw.length === 0)
       throw validationFailed('body', ['carriers'], 'At least one carrier is required', 'too_small');
     if (raw.length > MAX_BATCH) {
@@ -159,7 +160,9 @@ export class CarriersService {
     }
     const valid: IngestItem[] = [];
     const invalid = new Map<number, ItemOutcome>();
-    raw.forEach((entry, index) => {
+    const turns = cooperative();
+    for (const [index, entry] of raw.entries()) {
+      await turns.pause();
       const parsed = batchItemInput.safeParse(entry);
       if (parsed.success) {
         valid.push({
@@ -168,7 +171,7 @@ export class CarriersService {
           carrier: parsed.data.carrier,
           lanes: parsed.data.lanes ?? [],
         });
-        return;
+        continue;
       }
       const issue = parsed.error.issues[0]!;
       const path = ['carriers', index, ...(issue.path as (string | number)[])];
@@ -188,7 +191,7 @@ export class CarriersService {
           status: 422,
         },
       });
-    });
+    }
     const applied = valid.length
       ? await this.ingestion.ingest(scope, valid, { method: csv ? 'csv' : 'batch' })
       : [];

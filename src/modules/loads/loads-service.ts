@@ -99,7 +99,7 @@ export class LoadsService {
 
   /** POST /loads/batch: each item validated and applied on its own, in one transaction. */
   async upsertBatch(scope: OrgScope, raw: Record<string, unknown>[]): Promise<LoadBatchResult> {
-    const { outcomes, valid } = parseBatch(raw);
+    const { outcomes, valid } = await parseBatch(raw);
     outcomes.push(...(await this.ingest(scope, valid, ['loads'])));
     outcomes.sort((a, b) => a.index - b.index);
     return batchResult(outcomes);

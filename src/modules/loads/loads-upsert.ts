@@ -1,4 +1,5 @@
 import { batchEnvelope } from '../../domain/batch-envelope.js';
+import { cooperative } from '../../lib/yielding.js';
 /**
  * The upsert of loads behind POST /loads and POST /loads/batch: each item screened on its own
  * (rate fields, identifiers repeated within the request), matched to its stored load, merged, and
@@ -72,14 +73,19 @@ const loadEventData = (r: LoadRow) => ({
 });
 
 /** The items of a batch body validated one by one: the valid ones, and an outcome for each other. */
-export function parseBatch(raw: Record<string, unknown>[]): { outcomes: ItemOutcome[]; valid: Item[] } {
+export async function parseBatch(
+  raw: Record<string, unknown>[],
+): Promise<{ outcomes: ItemOutcome[]; valid: Item[] }> {
   const outcomes: ItemOutcome[] = [];
   const valid: Item[] = [];
-  raw.forEach((item, index) => {
+  // Validating a thousand loads takes a while: other requests get turns in between.
+  const turns = cooperative();
+  for (const [index, item] of raw.entries()) {
+    await turns.pause();
     const parsed = loadInput.safeParse(item);
     if (parsed.success) {
       valid.push({ index, input: parsed.data });
-      return;
+      continue;
     }
     const issue = parsed.error.issues[0]!;
     outcomes.push({
@@ -95,7 +101,7 @@ export function parseBatch(raw: Record<string, unknown>[]): { outcomes: ItemOutc
       }),
       error: itemError('validation_error', ['loads', index, ...(issue.path as Path)], issue.message),
     });
-  });
+  }
   return { outcomes, valid };
 }
 

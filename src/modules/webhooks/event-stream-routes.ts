@@ -125,7 +125,7 @@ export const eventStreamRoutes: FastifyPluginAsyncZod<{ hub: EventStreamHub; api
       return (
         reply
           .header('content-type', 'text/event-stream; charset=utf-8')
-          .header('cache-control', 'no-cache, no-transform')
+          .header('cache-control', 'no-store, no-transform')
           // Proxies that buffer responses (nginx) would hold the events back.
           .header('x-accel-buffering', 'no')
           // The connection serves this stream only: when the stream ends, so does the connection, and

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { parseCsv, parseCsvCooperatively } from '../../src/lib/csv.js';
+
+describe('CSV parsing', () => {
+  const cases: [string, string, string[][]][] = [
+    [
+      'plain rows, LF and CRLF',
+      'a,b\r\nc,d\ne,f',
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+        ['e', 'f'],
+      ],
+    ],
+    [
+      'a byte-order mark and blank lines',
+      '\uFEFFa,b\n\n\r\nc,d\n',
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+    ],
+    [
+      'quoted commas, line breaks and doubled quotes',
+      '"x, y","line\nbreak","say ""hi"""\n',
+      [['x, y', 'line\nbreak', 'say "hi"']],
+    ],
+    [
+      'empty cells and a trailing comma',
+      'a,,c\nd,',
+      [
+        ['a', '', 'c'],
+        ['d', ''],
+      ],
+    ],
+    ['a quote inside an unquoted cell is text', 'ab"c,d', [['ab"c', 'd']]],
+    ['text after a closing quote belongs to the cell', '"ab"cd,e', [['abcd', 'e']]],
+    [
+      'an unterminated quoted field runs to the end',
+      'name\n"open, never\nclosed',
+      [['name'], ['open, never\nclosed']],
+    ],
+  ];
+  for (const [name, text, rows] of cases) {
+    it(name, async () => {
+      expect(parseCsv(text)).toEqual(rows);
+      expect(await parseCsvCooperatively(text)).toEqual(rows);
+    });
+  }
+
+  it('reads a 16 MiB unterminated quoted field as one cell', async () => {
+    const text = `name\n"${'x'.repeat(16 * 1024 * 1024 - 7)}`;
+    const rows = await parseCsvCooperatively(text);
+    expect(rows).toHaveLength(2);
+    expect(rows[1]![0]!.length).toBe(16 * 1024 * 1024 - 7);
+  });
+});

@@ -1,0 +1,157 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createApiKey, createTenant } from '../helpers/factories.js';
+
+/**
+ * PostgreSQL backends terminated under write load, as a failover or an operator's
+ * pg_terminate_backend would: every keyed request keeps its one outcome, and every acknowledged
+ * write is there afterwards.
+ */
+
+const KEYED = 40;
+const UNKEYED = 40;
+const CONCURRENCY = 6;
+const KILL_EVERY_MS = 200;
+/** A key is held only while its request runs; none may answer 409 for longer than this. */
+const KEY_LOCK_BOUND_MS = 5000;
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+describe('terminated PostgreSQL backends during writes', () => {
+  let t: TestApp;
+  let admin: pg.Client;
+  let headers: Record<string, string>;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { WORKERS_ENABLED: 'false' } });
+    const { user } = await createTenant(t);
+    headers = (await createApiKey(t, user.headers)).headers;
+    admin = new pg.Client({ connectionString: t.database.url, application_name: 'fault-injector' });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await t?.close();
+  });
+
+  it('keeps every keyed outcome once and loses no acknowledged write', async () => {
+    let killing = true;
+    let terminated = 0;
+    const killer = (async () => {
+      while (killing) {
+        const { rows } = await admin.query(
+          `SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = 'envoy' AND pid <> pg_backend_pid()
+            ORDER BY random() LIMIT 1`,
+        );
+        terminated += rows.filter((r) => r.gone).length;
+        await new Promise((r) => setTimeout(r, KILL_EVERY_MS * (0.5 + Math.random())));
+      }
+    })();
+
+    const run = process.hrtime.bigint().toString(36);
+    const bodyOf = (n: number) => ({
+      name: `Fault ${run} ${n}`,
+      contacts: [
+        { contact_type: 'DISPATCHER', name: `Dispatch ${n}`, email: `dispatch-${n}-${run}@example.com` },
+      ],
+    });
+    const post = async (n: number, key?: string): Promise<Answer> => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/carriers',
+        headers: key ? { ...headers, 'idempotency-key': key } : headers,
+        payload: bodyOf(n),
+      });
+      return { status: res.statusCode, body: res.body };
+    };
+
+    const counts = {
+      keyedFirstSuccessCreated: 0,
+      keyed5xxBeforeSuccess: 0,
+      keyed409: 0,
+      longest409Ms: 0,
+      unkeyedAcknowledged: 0,
+      unkeyed503: 0,
+      unkeyed503Committed: 0,
+    };
+    const firstSuccess = new Map<number, Answer>();
+    const acknowledged = new Set<number>();
+    const unkeyed503 = new Set<number>();
+
+    const trail = new Map<number, string[]>();
+    const keyedOne = async (n: number) => {
+      let lockedSince: number | null = null;
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const answer = await post(n, `fault-${run}-${n}`);
+        trail.set(n, [...(trail.get(n) ?? []), `${answer.status} ${answer.body.slice(0, 80)}`]);
+        if (answer.status === 409) {
+          counts.keyed409 += 1;
+          lockedSince ??= Date.now();
+          counts.longest409Ms = Math.max(counts.longest409Ms, Date.now() - lockedSince);
+        } else lockedSince = null;
+        if (answer.status >= 500 || answer.status === 409) {
+          if (answer.status >= 500) counts.keyed5xxBeforeSuccess += 1;
+          await new Promise((r) => setTimeout(r, 50));
+          continue;
+        }
+        firstSuccess.set(n, answer);
+        if (answer.status === 201) counts.keyedFirstSuccessCreated += 1;
+        return;
+      }
+    };
+    const unkeyedOne = async (n: number) => {
+      const answer = await post(n);
+      if (answer.status < 300) acknowledged.add(n);
+      else if (answer.status === 503) unkeyed503.add(n);
+    };
+
+    const jobs: (() => Promise<void>)[] = [];
+    for (let i = 0; i < Math.max(KEYED, UNKEYED); i++) {
+      if (i < KEYED) jobs.push(() => keyedOne(i));
+      if (i < UNKEYED) jobs.push(() => unkeyedOne(10_000 + i));
+    }
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (let job = jobs.shift(); job; job = jobs.shift()) await job();
+      }),
+    );
+    killing = false;
+    await killer;
+
+    // Every keyed request: its first success was the creation, and a retry now replays it exactly.
+    for (let n = 0; n < KEYED; n++) if (!firstSuccess.has(n)) console.log(n, trail.get(n)?.slice(-3));
+    expect(firstSuccess.size).toBe(KEYED);
+    for (const [n, first] of firstSuccess) {
+      expect(first.status, `request ${n}`).toBe(201);
+      const again = await post(n, `fault-${run}-${n}`);
+      expect(again, `request ${n}`).toEqual(first);
+    }
+    // Nothing ran twice: one carrier and one contact per keyed request.
+    const { rows } = await t.database.pool.query(
+      `SELECT c.name, count(DISTINCT c.id)::int AS carriers, count(cc.id)::int AS contacts
+         FROM carriers c LEFT JOIN carrier_contacts cc ON cc.carrier_id = c.id
+        WHERE c.name LIKE $1 GROUP BY c.name`,
+      [`Fault ${run} %`],
+    );
+    const byName = new Map(rows.map((r) => [r.name as string, r as { carriers: number; contacts: number }]));
+    for (let n = 0; n < KEYED; n++) {
+      expect(byName.get(`Fault ${run} ${n}`), `keyed ${n}`).toEqual(
+        expect.objectContaining({ carriers: 1, contacts: 1 }),
+      );
+    }
+    // No acknowledged unkeyed write lost.
+    for (const n of acknowledged) expect(byName.has(`Fault ${run} ${n}`), `unkeyed ${n}`).toBe(true);
+    counts.unkeyedAcknowledged = acknowledged.size;
+    counts.unkeyed503 = unkeyed503.size;
+    counts.unkeyed503Committed = [...unkeyed503].filter((n) => byName.has(`Fault ${run} ${n}`)).length;
+    expect(counts.longest409Ms).toBeLessThan(KEY_LOCK_BOUND_MS);
+    expect(terminated).toBeGreaterThan(0);
+    console.log(
+      JSON.stringify({ terminatedBackends: terminated, keyed: KEYED, unkeyed: UNKEYED, ...counts }),
+    );
+  }, 120_000);
+});

@@ -1,0 +1,120 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+
+const HEADERS_TIMEOUT_MS = 1000;
+const REQUEST_TIMEOUT_MS = 2000;
+const KEEP_ALIVE_TIMEOUT_MS = 500;
+const MAX_PER_IP = 4;
+/** Node looks for overdue requests once a second; a socket closes at most this late. */
+const CHECK_SLACK_MS = 1000 + 1500;
+
+interface Probe {
+  socket: net.Socket;
+  received: () => string;
+  /** Resolves with the milliseconds from the start until the server closed the socket. */
+  closed: Promise<number>;
+}
+
+function connect(port: number): Promise<Probe> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    let data = '';
+    const socket = net.connect(port, '127.0.0.1');
+    const closed = new Promise<number>((done) => socket.on('close', () => done(Date.now() - started)));
+    socket.on('data', (chunk) => {
+      data += chunk.toString();
+    });
+    socket.on('error', () => {});
+    socket.once('connect', () => resolve({ socket, received: () => data, closed }));
+    socket.once('error', reject);
+  });
+}
+
+/** Writes one byte every `everyMs` until the socket closes. */
+function trickle(socket: net.Socket, text: string, everyMs: number) {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || i >= text.length) return clearInterval(timer);
+    socket.write(text[i++]!);
+  }, everyMs);
+  socket.on('close', () => clearInterval(timer));
+}
+
+describe('slow and greedy clients', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await buildTestApp({
+      env: {
+        WORKERS_ENABLED: 'false',
+        HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+        HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
+        MAX_CONNECTIONS_PER_IP: String(MAX_PER_IP),
+      },
+    });
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    port = (t.app.server.address() as net.AddressInfo).port;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('closes a client that sends its headers too slowly, with 408, within the header timeout', async () => {
+    const probes = await Promise.all([1, 2, 3].map(() => connect(port)));
+    for (const p of probes) {
+      p.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+      trickle(p.socket, `X-Slow: ${'a'.repeat(10_000)}`, 100);
+    }
+    for (const p of probes) {
+      const after = await p.closed;
+      expect(after).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 50);
+      expect(after).toBeLessThan(HEADERS_TIMEOUT_MS + CHECK_SLACK_MS);
+      expect(p.received()).toMatch(/^HTTP\/1\.1 408 /);
+      expect(p.received()).toContain('"code":"request_timeout"');
+    }
+  });
+
+  it('closes a client that sends its body too slowly within the request timeout', async () => {
+    const probes = await Promise.all([1, 2, 3].map(() => connect(port)));
+    for (const p of probes) {
+      p.socket.write(
+        'POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{',
+      );
+      trickle(p.socket, `"email":"${'a'.repeat(4990)}`, 100);
+    }
+    for (const p of probes) {
+      const after = await p.closed;
+      expect(after).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
+      expect(after).toBeLessThan(REQUEST_TIMEOUT_MS + CHECK_SLACK_MS);
+      expect(p.received()).toMatch(/^HTTP\/1\.1 408 /);
+    }
+  });
+
+  it('closes an idle keep-alive connection after the keep-alive timeout', async () => {
+    const p = await connect(port);
+    p.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    const after = await p.closed;
+    expect(p.received()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(p.received()).toContain('Connection: keep-alive');
+    expect(after).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS + CHECK_SLACK_MS);
+  });
+
+  it('refuses connections from one address beyond the cap, and takes them again once one closes', async () => {
+    const held = await Promise.all(Array.from({ length: MAX_PER_IP }, () => connect(port)));
+    const extra = await connect(port);
+    await extra.closed;
+    expect(extra.received()).toBe('');
+    // The held ones still work.
+    held[0]!.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await held[0]!.closed;
+    expect(held[0]!.received()).toMatch(/^HTTP\/1\.1 200 /);
+    // One closed: a new connection is accepted.
+    const again = await connect(port);
+    again.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await again.closed;
+    expect(again.received()).toMatch(/^HTTP\/1\.1 200 /);
+    for (const p of held) p.socket.destroy();
+  });
+});
