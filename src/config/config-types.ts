@@ -92,7 +92,7 @@ export interface Config {
       /** How Vapi's server messages prove they are Vapi's (the credential below does it). */
       readonly serverAuth: VapiServerAuth;
       /** The Vapi Custom Credential named in every `server` block we send. */
-      readonly credentialId: string | null;
+      readonly credentialId: string;
     } | null;
   };
   /** The load-working agent: a worker loop in every instance unless switched off. */

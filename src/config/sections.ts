@@ -57,7 +57,7 @@ export function voiceConfig(env: ParsedEnv): Config['voice'] {
                     toleranceSeconds: env.VAPI_SIGNATURE_TOLERANCE_SECONDS,
                   },
             ),
-            credentialId: env.VAPI_SERVER_CREDENTIAL_ID ?? null,
+            credentialId: env.VAPI_SERVER_CREDENTIAL_ID!,
           })
         : null,
   });

@@ -329,9 +329,17 @@ describe('the Vapi adapter', () => {
         kind: 'transfer_destination',
         number: '+12125550100',
         message: 'Connecting you.',
+        fallbackMessage: 'I could not reach them.',
       }),
     ).toEqual({
-      destination: { type: 'number', number: '+12125550100' },
+      destination: {
+        type: 'number',
+        number: '+12125550100',
+        transferPlan: {
+          mode: 'warm-transfer-experimental',
+          fallbackPlan: { message: 'I could not reach them.', endCallEnabled: false },
+        },
+      },
       message: { type: 'request-start', content: 'Connecting you.' },
     } satisfies Vapi.ServerMessageResponseTransferDestinationRequest);
     expect(vapi.respond(transfer, { kind: 'error', error: 'Nobody is available.' })).toEqual({

@@ -25,7 +25,7 @@ import {
   recordElpAnswer,
 } from '../elp/index.js';
 import { findLoadsByNumber, type LoadReader, openLoadsOnLane } from '../loads/index.js';
-import type { OfferReceiver } from '../offers/index.js';
+import { offerOfCallExists, type OfferReceiver } from '../offers/index.js';
 import { contactRefusal, recordInboundCallOutreach } from '../outreaches/index.js';
 import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CallRow, linkCall } from './calls-repository.js';
@@ -176,6 +176,26 @@ export class VoiceTools {
         ...(countered ? { counter_offer_amount: said } : {}),
       },
     };
+  }
+
+  /**
+   * An offer the post-call analysis heard: recorded as `submit_offer` records it (the same rules
+   * and contact guard), unless the call already recorded an offer on its load. Returns whether it
+   * was recorded.
+   */
+  async offerFromAnalysis(call: CallRow, amount: number): Promise<boolean> {
+    if (!call.load_id || !call.carrier_id || amount > 10_000_000) return false;
+    if (await offerOfCallExists(this.db, call.id, call.load_id)) return false;
+    if (await this.refusal(call)) return false;
+    const outcome = await this.offers.receive(systemScope(call.organization_id), {
+      loadId: call.load_id,
+      carrierId: call.carrier_id,
+      amount,
+      channel: 'voice',
+      callId: call.id,
+      notes: 'Heard in the post-call analysis',
+    });
+    return outcome.offerId !== null;
   }
 
   private async requestStopContact(call: CallRow): Promise<Outcome> {
