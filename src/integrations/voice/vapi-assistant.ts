@@ -1,4 +1,5 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
+import { analysisPlanFor } from './vapi-analysis-plan.js';
 import type { AssistantSpec, ToolDefinition } from './voice-provider.js';
 
 /**
@@ -33,6 +34,8 @@ const SERVER_MESSAGES = [
   'end-of-call-report',
   'tool-calls',
   'transfer-destination-request',
+  'transfer-update',
+  'hang',
 ] satisfies Vapi.CreateAssistantDtoServerMessagesItem[];
 
 type Tool = Vapi.OpenAiModelToolsItem;
@@ -124,6 +127,7 @@ export function vapiAssistant(
         }
       : {}),
     endCallMessage: 'Thank you, goodbye.',
+    analysisPlan: analysisPlanFor(spec.purpose),
     serverMessages: SERVER_MESSAGES,
     server,
     metadata: { ...spec.metadata },

@@ -15,6 +15,7 @@ import { carriersAtNumber } from '../carriers/index.js';
 import { findElpTestOfCall, scoreElpTest } from '../elp/index.js';
 import { repUserIdOf } from '../loads/index.js';
 import { followCallOutreach } from '../outreaches/index.js';
+import { organizationOfNumber } from '../voice-numbers/index.js';
 import type { VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import {
@@ -172,7 +173,12 @@ export class CallEvents {
   private async answerInbound(
     event: Extract<VoiceEvent, { kind: 'assistant_request' }>,
   ): Promise<VoiceAnswer> {
-    const org = event.organizationId ? await findOrganizationId(this.db, event.organizationId) : undefined;
+    // The organization that registered the number called, else the one the server URL names.
+    const owner = event.phoneNumberId
+      ? await organizationOfNumber(this.db, this.provider.name, event.phoneNumberId)
+      : null;
+    const named = owner ?? event.organizationId;
+    const org = named ? await findOrganizationId(this.db, named) : undefined;
     if (!org) {
       this.log.warn(
         { providerCallId: event.providerCallId },

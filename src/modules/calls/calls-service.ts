@@ -13,6 +13,7 @@ import { calleeById, carriersAtNumber } from '../carriers/index.js';
 import { requestElpTest } from '../elp/index.js';
 import { LOAD_ID_IN_BODY, type LoadReader, requireLoad } from '../loads/index.js';
 import { attachCallToOutreach, contactRefusal, openCallOutreach } from '../outreaches/index.js';
+import { outboundNumberId } from '../voice-numbers/index.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { CallEvents } from './call-events.js';
@@ -209,6 +210,7 @@ export class CallsService {
       const placed = await this.provider.placeCall({
         callId: call.id,
         organizationId: call.organization_id,
+        fromNumberId: await outboundNumberId(this.db, call.organization_id, this.provider.name),
         to: call.to_number ?? '',
         callType: (call.call_type as CallType | null) ?? null,
         voiceAgentId: call.voice_agent_id,
@@ -221,13 +223,16 @@ export class CallsService {
       });
       await setProviderCall(this.db, call.id, this.provider.name, placed.providerCallId, placed.controlUrl);
     } catch (err) {
-      this.log.error({ err, callId: call.id }, 'voice provider refused the call');
+      // The platform's own words (Vapi's error body) become the call's ended_reason.
+      const reason = err instanceof Error ? err.message.slice(0, 1000) : 'The voice platform refused the call';
+      this.log.error({ err, callId: call.id, reason }, 'voice provider refused the call');
       await this.applyEvent({
         kind: 'status',
         callId: call.id,
         providerCallId: '',
         status: 'FAILED',
         at: new Date(),
+        endedReason: reason,
       });
     }
   }
