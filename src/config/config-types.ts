@@ -93,6 +93,9 @@ export interface Config {
       readonly serverAuth: VapiServerAuth;
       /** The Vapi Custom Credential named in every `server` block we send. */
       readonly credentialId: string;
+      /** Further attempts of a call Vapi refused for a passing reason, and the first wait between them. */
+      readonly placeRetries: number;
+      readonly retryBaseMs: number;
     } | null;
   };
   /** The load-working agent: a worker loop in every instance unless switched off. */

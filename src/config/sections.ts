@@ -58,6 +58,8 @@ export function voiceConfig(env: ParsedEnv): Config['voice'] {
                   },
             ),
             credentialId: env.VAPI_SERVER_CREDENTIAL_ID!,
+            placeRetries: env.VAPI_PLACE_RETRIES,
+            retryBaseMs: env.VAPI_RETRY_BASE_MS,
           })
         : null,
   });

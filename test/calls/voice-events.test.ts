@@ -394,7 +394,10 @@ describe('calls on the Vapi path', () => {
       payload: { phone_number: '+14155550500' },
     });
     expect(res.statusCode).toBe(201);
-    expect((await getCall(t, user.headers, res.json().id)).status).toBe('FAILED');
+    expect(await getCall(t, user.headers, res.json().id)).toMatchObject({
+      status: 'FAILED',
+      ended_reason: 'Vapi answered 500: Internal server error',
+    });
   });
 
   it('refuses a message that is not signed by our credential with 401, and writes nothing', async () => {

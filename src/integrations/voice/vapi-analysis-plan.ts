@@ -62,8 +62,10 @@ const SCHEMAS: Record<VoicePurpose, Vapi.JsonSchema> = {
 };
 
 const SUCCESS: Record<VoicePurpose, string> = {
-  load_booking: 'The call succeeded when the carrier named a rate for the load or asked to be transferred to a rep.',
-  inbound_sales: 'The call succeeded when the caller named a rate for a load or asked to be transferred to a rep.',
+  load_booking:
+    'The call succeeded when the carrier named a rate for the load or asked to be transferred to a rep.',
+  inbound_sales:
+    'The call succeeded when the caller named a rate for a load or asked to be transferred to a rep.',
   tracking_check: 'The call succeeded when the driver gave their location and an ETA.',
   elp: 'The call succeeded when the driver answered every question asked.',
 };

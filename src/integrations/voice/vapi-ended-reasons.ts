@@ -620,9 +620,7 @@ const CANCELLED = [
 ] as const satisfies readonly Vapi.CallEndedReason[];
 
 /** An answering machine took the call (our voicemail message, if any, was left). */
-const VOICEMAIL = [
-  'voicemail',
-] as const satisfies readonly Vapi.CallEndedReason[];
+const VOICEMAIL = ['voicemail'] as const satisfies readonly Vapi.CallEndedReason[];
 
 /** Handed to a person or another number. */
 const TRANSFERRED = [

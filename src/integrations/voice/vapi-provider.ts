@@ -49,7 +49,9 @@ function vapiErrorText(status: number, raw: string): string {
   let said = raw.trim();
   try {
     const body = obj(JSON.parse(raw));
-    const message = Array.isArray(body.message) ? body.message.filter((m) => typeof m === 'string').join('; ') : str(body.message);
+    const message = Array.isArray(body.message)
+      ? body.message.filter((m) => typeof m === 'string').join('; ')
+      : str(body.message);
     said = message || str(body.error) || said;
   } catch {
     // Not JSON: the text as sent.

@@ -67,4 +67,3 @@ export async function claimAnalysis(db: DbOrTx, id: string) {
     .returning({ id: calls.id });
   return rows.length > 0;
 }
-

@@ -18,6 +18,14 @@ import { followCallOutreach } from '../outreaches/index.js';
 import { organizationOfNumber } from '../voice-numbers/index.js';
 import type { VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent } from '../webhooks/index.js';
+import { applyCallAnalysis } from './call-analysis.js';
+import {
+  recordHang,
+  refreshControlUrl,
+  setCost,
+  settleTransfer,
+  transferStarted,
+} from './call-control-repository.js';
 import {
   advanceCall,
   type CallRow,
@@ -28,14 +36,6 @@ import {
   storeTranscript,
 } from './calls-repository.js';
 import { toCall } from './calls-schemas.js';
-import { applyCallAnalysis } from './call-analysis.js';
-import {
-  recordHang,
-  refreshControlUrl,
-  setCost,
-  settleTransfer,
-  transferStarted,
-} from './call-control-repository.js';
 import { calls } from './calls-tables.js';
 import type { VoiceTools } from './voice-tools.js';
 
@@ -77,7 +77,10 @@ export class CallEvents {
     if (event.controlUrl) await refreshControlUrl(this.db, call.id, event.controlUrl);
     if (event.kind === 'tool_calls') {
       // The assistant is working again after a transfer started: the transfer did not connect.
-      if (call.transfer_status === 'started' && (await settleTransfer(this.db, call.id, 'failed', new Date()))) {
+      if (
+        call.transfer_status === 'started' &&
+        (await settleTransfer(this.db, call.id, 'failed', new Date()))
+      ) {
         this.log.warn({ callId: call.id }, 'voice: transfer failed; the caller is back with the assistant');
       }
       return { kind: 'tool_results', results: await this.tools.run(call, event.calls) };

@@ -35,6 +35,7 @@ import {
   type CreateCallInput,
   type ListCallsQuery,
   toCall,
+  toCallDetail,
 } from './calls-schemas.js';
 import { CALL_DIRECTIONS, calls } from './calls-tables.js';
 import type { VoiceTools } from './voice-tools.js';
@@ -224,7 +225,8 @@ export class CallsService {
       await setProviderCall(this.db, call.id, this.provider.name, placed.providerCallId, placed.controlUrl);
     } catch (err) {
       // The platform's own words (Vapi's error body) become the call's ended_reason.
-      const reason = err instanceof Error ? err.message.slice(0, 1000) : 'The voice platform refused the call';
+      const reason =
+        err instanceof Error ? err.message.slice(0, 1000) : 'The voice platform refused the call';
       this.log.error({ err, callId: call.id, reason }, 'voice provider refused the call');
       await this.applyEvent({
         kind: 'status',
@@ -282,15 +284,7 @@ export class CallsService {
 
   async detail(scope: OrgScope, id: string) {
     const row = await this.get(scope, id);
-    return {
-      ...toCall(row),
-      transcript: await transcriptOf(this.db, scope, id),
-      purpose: row.purpose,
-      template_id: row.template_id,
-      voice_agent_id: row.voice_agent_id,
-      ended_reason: row.ended_reason,
-      analysis: row.analysis,
-    };
+    return toCallDetail(row, await transcriptOf(this.db, scope, id));
   }
 
   async list(scope: OrgScope, q: ListCallsQuery) {

@@ -25,7 +25,7 @@ import {
   recordElpAnswer,
 } from '../elp/index.js';
 import { findLoadsByNumber, type LoadReader, openLoadsOnLane } from '../loads/index.js';
-import { offerOfCallExists, type OfferReceiver } from '../offers/index.js';
+import { type OfferReceiver, offerOfCallExists } from '../offers/index.js';
 import { contactRefusal, recordInboundCallOutreach } from '../outreaches/index.js';
 import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CallRow, linkCall } from './calls-repository.js';

@@ -27,7 +27,8 @@ export const voiceNumbersRoutes: FastifyPluginAsyncZod<{ numbers: VoiceNumbersSe
       schema: {
         operationId: 'voiceHealth',
         tags,
-        summary: 'The voice platform in use: its server URL, credential id, auth scheme and numbers (no secrets)',
+        summary:
+          'The voice platform in use: its server URL, credential id, auth scheme and numbers (no secrets)',
         response: { 200: voiceHealthSchema, ...errorResponses(401, 403, 429) },
       },
     },
@@ -53,7 +54,8 @@ export const voiceNumbersRoutes: FastifyPluginAsyncZod<{ numbers: VoiceNumbersSe
       schema: {
         operationId: 'createVoiceNumber',
         tags,
-        summary: 'Register a number: calls to it are answered for this organization; `outbound` makes it the caller ID',
+        summary:
+          'Register a number: calls to it are answered for this organization; `outbound` makes it the caller ID',
         description:
           'A number already registered (by any organization) is 409 on `phone_number_id`. Without an outbound ' +
           "number, calls go out from the service's VAPI_PHONE_NUMBER_ID.",
