@@ -293,7 +293,7 @@ describe('calls on the Vapi path', () => {
       message: { type: 'transfer-destination-request', timestamp: Date.now(), call: c },
     } satisfies Vapi.ServerMessage);
     expect(asked.statusCode).toBe(200);
-    expect(asked.json()).toEqual({
+    expect(asked.json()).toMatchObject({
       destination: { type: 'number', number: '+12125550123' },
       message: { type: 'request-start', content: expect.stringMatching(/^Connecting you to/) },
     } satisfies Vapi.ServerMessageResponseTransferDestinationRequest);
@@ -311,9 +311,20 @@ describe('calls on the Vapi path', () => {
       message: { type: 'transfer-destination-request', call: withRep.vapiCall },
     } satisfies Vapi.ServerMessage);
     expect(asked.json()).toEqual({
-      destination: { type: 'number', number: '+13125550999' },
+      destination: {
+        type: 'number',
+        number: '+13125550999',
+        transferPlan: {
+          mode: 'warm-transfer-experimental',
+          fallbackPlan: {
+            message:
+              'I could not reach Lane Rep just now. I can keep helping you, and Lane Rep will call you back.',
+            endCallEnabled: false,
+          },
+        },
+      },
       message: { type: 'request-start', content: 'Connecting you to Lane Rep now.' },
-    });
+    } satisfies Vapi.ServerMessageResponseTransferDestinationRequest);
     await sendVapi(t, statusUpdate(withRep.vapiCall, 'ended', Date.now(), 'assistant-forwarded-call'));
     expect((await getCall(t, user.headers, withRep.call.id)).status).toBe('TRANSFERRED');
 
@@ -331,7 +342,7 @@ describe('calls on the Vapi path', () => {
     const toOwner = await sendVapi(t, {
       message: { type: 'transfer-destination-request', call: owner.vapiCall },
     } satisfies Vapi.ServerMessage);
-    expect(toOwner.json().destination).toEqual({ type: 'number', number: '+14045550100' });
+    expect(toOwner.json().destination).toMatchObject({ type: 'number', number: '+14045550100' });
   });
 
   it("runs a customer's own assistant with the call's variables, never the load's limits", async () => {
