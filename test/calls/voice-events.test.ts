@@ -141,7 +141,8 @@ describe('calls on the Vapi path', () => {
     expect(countered).toMatchObject({
       name: 'submit_offer',
       toolCallId: 'tc2',
-      result: expect.stringContaining('We can do $2,000'),
+      // Said as a dispatcher says it: the amount in words, the load number one character at a time.
+      result: expect.stringContaining('We can do two thousand dollars'),
       metadata: { decision: 'counter', counter_offer_amount: 2000, status: 'pending' },
     });
     // Over the limit, not coming down: the same counter, word for word, as for an offer under it;
@@ -155,7 +156,7 @@ describe('calls on the Vapi path', () => {
     // Under the posted rate: recorded for a rep (the organization does not auto-book).
     const [pending] = await tools(t, c, [{ id: 'tc4', name: 'submit_offer', args: { offer_amount: 1900 } }]);
     expect(pending).toMatchObject({
-      result: expect.stringMatching(/\$1,900 .*A rep will confirm shortly/),
+      result: expect.stringMatching(/nineteen hundred dollars .*A rep will confirm shortly/),
       metadata: { decision: 'review', status: 'pending' },
     });
     // The decisions were recorded exactly as e-mail and WhatsApp record them.

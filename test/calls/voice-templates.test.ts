@@ -1,5 +1,6 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { describe, expect, it } from 'vitest';
+import { spokenReference } from '../../src/lib/spoken.js';
 import { VOICE_VARIABLES } from '../../src/modules/voice-templates/voice-variables.js';
 import { agentEnv, agentLoad, agentRound, laneCarrier, tenant } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
@@ -249,8 +250,9 @@ describe('voice templates', () => {
       template_id: named.id,
     });
     expect(call.statusCode, call.body).toBe(201);
+    // The first message is said aloud: the load number one character at a time, the rate in words.
     expect(standIn.lastCall().body.assistant?.firstMessage).toBe(
-      `Named script for ${load.load_number} at $1,800.`,
+      `Named script for ${spokenReference(load.load_number)} at eighteen hundred dollars.`,
     );
     expect((await api('GET', `/calls/${call.json().id}`, user.headers)).json().template_id).toBe(named.id);
 
@@ -265,7 +267,7 @@ describe('voice templates', () => {
     });
     expect(byDefault.statusCode).toBe(201);
     expect(standIn.lastCall().body.assistant?.firstMessage).toBe(
-      `Organization default about ${load.load_number}.`,
+      `Organization default about ${spokenReference(load.load_number)}.`,
     );
     // A variable without a value is said as "not given", never as a placeholder.
     const noLoad = await api('POST', '/calls', user.headers, {
@@ -290,7 +292,7 @@ describe('voice templates', () => {
     const called = standIn.callBodies().filter((b) => b.customer?.number === '+14155550140');
     expect(called).toHaveLength(1);
     expect(called[0]!.assistant?.firstMessage).toMatch(
-      /^Agent script: Brokerage \w+ calling Agent Lane Freight about LN-/,
+      /^Agent script: Brokerage \w+ calling Agent Lane Freight about L N /,
     );
     const outreaches = (await api('GET', `/outreaches?load_id=${loadId}`, h)).json().data;
     expect(outreaches[0]).toMatchObject({

@@ -108,7 +108,14 @@ describe('the Vapi adapter', () => {
       model: {
         provider: 'openai',
         model: 'gpt-4o',
-        messages: [{ role: 'system', content: 'You are the dispatch assistant of Acme Logistics.' }],
+        // The transfer tool's description, which Vapi's transferCall tool has no field for.
+        messages: [
+          {
+            role: 'system',
+            content:
+              "You are the dispatch assistant of Acme Logistics.\n\nThe transferCall tool (transfer_to_rep): Transfer the call to the load's rep (a person at the brokerage).",
+          },
+        ],
       },
     } satisfies Vapi.CreateAssistantDto);
     const tools = (assistant.model as Vapi.CreateAssistantDtoModel.Openai).tools!;

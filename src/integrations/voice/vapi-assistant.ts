@@ -57,7 +57,14 @@ function vapiTool(tool: ToolDefinition, server: Vapi.Server): Tool {
 
 function vapiModel(spec: AssistantSpec, tools: Tool[]): Vapi.CreateAssistantDtoModel {
   const settings = spec.model ?? DEFAULT_MODEL;
-  const messages: Vapi.OpenAiMessage[] = [{ role: 'system', content: spec.instructions }];
+  // Vapi's transferCall tool carries no description of its own (the SDK types none): the model
+  // reads when to use it in the system message instead.
+  const transfers = spec.tools
+    .filter((t) => t.kind === 'transfer')
+    .map((t) => `\n\nThe transferCall tool (${t.name}): ${t.description}`);
+  const messages: Vapi.OpenAiMessage[] = [
+    { role: 'system', content: spec.instructions + transfers.join('') },
+  ];
   // The model name is the template's, validated by Vapi: the SDK lists each provider's names.
   switch (settings.provider) {
     case 'anthropic':

@@ -10,6 +10,7 @@ import { answerQuestions } from '../../domain/load-questions.js';
 import { amountOf, replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
+import { speakable } from '../../lib/spoken.js';
 import {
   carrierNameOf,
   digitsOnly,
@@ -79,6 +80,13 @@ export class VoiceTools {
         if (!(err instanceof AppError))
           this.log.warn({ err, tool: name, callId: call.id }, 'voice tool failed');
         outcome = { error: err instanceof AppError ? err.message : 'The tool failed; carry on without it' };
+      }
+      // A sentence is said word for word: dates, states, money and the load number as spoken.
+      if (outcome.result && !/^[[{]/.test(outcome.result)) {
+        outcome = {
+          ...outcome,
+          result: speakable(outcome.result, current.load_number ? [current.load_number] : []),
+        };
       }
       results.push({ toolCallId: toolCall.id, name, ...outcome });
     }
