@@ -26,7 +26,7 @@ function assistantRequest(vapiId: string, phoneNumberId: string) {
         phoneNumberId,
       }),
       customer: { number: '+13125550144' },
-      phoneNumber: { provider: 'vapi', number: '+18005550199' },
+      phoneNumber: { provider: 'twilio', number: '+18005550199', twilioAccountSid: 'AC123' },
     },
   } satisfies Vapi.ServerMessage;
 }

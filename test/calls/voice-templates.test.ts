@@ -150,6 +150,46 @@ describe('voice templates', () => {
       voice: { provider: 'tin-can', voice_id: 'x' },
     });
     expect(badVoice.json().error.param).toBe('voice.provider');
+    // Voice ids and model names are checked against the lists of Vapi's SDK when saved.
+    for (const [body, param, message] of [
+      [
+        { voice: { provider: '11labs', voice_id: 'burtt' } },
+        'voice.voice_id',
+        /'burtt' is not a 11labs voice/,
+      ],
+      [{ voice: { provider: 'deepgram', voice_id: 'robot' } }, 'voice.voice_id', /custom: true/],
+      [
+        { voice: { provider: 'deepgram', voice_id: 'robot', custom: true } },
+        'voice.custom',
+        /only its listed/,
+      ],
+      [{ model: { provider: 'openai', model: 'gpt-4-turbo-ultra' } }, 'model.model', /not a openai model/],
+      [{ model: { provider: 'anthropic', model: 'gpt-4o' } }, 'model.model', /not a anthropic model/],
+    ] as const) {
+      const refused = await api('POST', '/voice-templates', user.headers, {
+        ...template('load_booking'),
+        ...body,
+      });
+      expect(refused.statusCode, JSON.stringify(body)).toBe(422);
+      expect(refused.json().error).toMatchObject({ param, message: expect.stringMatching(message) });
+    }
+    // The escape for a cloned or library voice: custom: true, passed on to Vapi as given.
+    const cloned = await api('POST', '/voice-templates', user.headers, {
+      ...template('load_booking'),
+      voice: { provider: '11labs', voice_id: 'aB3xYz_cloned_voice', custom: true },
+      model: { provider: 'anthropic', model: 'claude-3-5-sonnet-20241022' },
+    });
+    expect(cloned.statusCode, cloned.body).toBe(201);
+    expect(cloned.json().voice).toEqual({
+      provider: '11labs',
+      voice_id: 'aB3xYz_cloned_voice',
+      custom: true,
+    });
+    const repatched = await api('PATCH', `/voice-templates/${cloned.json().id}`, user.headers, {
+      voice: { provider: 'openai', voice_id: 'nova-ish' },
+    });
+    expect(repatched.statusCode).toBe(422);
+    expect(repatched.json().error.param).toBe('voice.voice_id');
     const badPurpose = await api('POST', '/voice-templates', user.headers, template('cold_calling'));
     expect(badPurpose.json().error.param).toBe('purpose');
     const long = await api('POST', '/voice-templates', user.headers, {
