@@ -10,6 +10,7 @@ import {
 } from '../elp/index.js';
 import { claimAnalysis } from './call-control-repository.js';
 import type { CallRow } from './calls-repository.js';
+import { elpAnswerOf } from './voice-tool-support.js';
 import type { VoiceTools } from './voice-tools.js';
 
 /**
@@ -47,15 +48,7 @@ async function elpFallback(db: Db, call: CallRow, answers: unknown[]) {
     const answered = await elpAnswersOf(db, test.id);
     if (nextElpQuestion(answered) === null) return;
     if (answered.some((x) => x.question_id === question.id)) continue;
-    await recordElpAnswer(db, {
-      organization_id: call.organization_id,
-      elp_test_id: test.id,
-      question_id: question.id,
-      step: question.step,
-      competency: question.competency,
-      question: question.text,
-      answer: typeof a.answer === 'string' ? a.answer.slice(0, 2000) : null,
-      valid: a.valid,
-    });
+    const said = typeof a.answer === 'string' ? a.answer.slice(0, 2000) : null;
+    await recordElpAnswer(db, elpAnswerOf(call, test.id, question, said, a.valid));
   }
 }

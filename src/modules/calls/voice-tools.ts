@@ -32,6 +32,7 @@ import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CallRow, linkCall } from './calls-repository.js';
 import {
   argsOf,
+  elpAnswerOf,
   loadFactsOf,
   loadSummary,
   NO_LOAD,
@@ -237,16 +238,10 @@ export class VoiceTools {
         metadata: { recorded: false, next_question_id: null, test_over: true },
       };
     }
-    await recordElpAnswer(this.db, {
-      organization_id: call.organization_id,
-      elp_test_id: test.id,
-      question_id: question.id,
-      step: question.step,
-      competency: question.competency,
-      question: question.text,
-      answer: textArg(args.answer, 2000),
-      valid: args.valid,
-    });
+    await recordElpAnswer(
+      this.db,
+      elpAnswerOf(call, test.id, question, textArg(args.answer, 2000), args.valid),
+    );
     const next = nextElpQuestion(await answered());
     return {
       result: next

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { dateTime, idParam, nonEmptyText, phoneInput } from '../../http/schemas.js';
-import type { VoiceNumberRow } from './voice-numbers-service.js';
+import type { voiceNumbers } from './voice-numbers-tables.js';
+
+type VoiceNumberRow = typeof voiceNumbers.$inferSelect;
 
 export const createVoiceNumberBody = z
   .object({
