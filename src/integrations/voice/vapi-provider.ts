@@ -11,8 +11,10 @@ import type {
   VoiceProvider,
   VoiceSettings,
 } from './voice-provider.js';
+import { VoiceProviderError } from './voice-provider.js';
 
 export { outcomeFromEndedReason, statusFromVapi, vapiTime } from './vapi-messages.js';
+export { VoiceProviderError };
 
 export interface VapiOptions {
   baseUrl: string;
@@ -30,18 +32,6 @@ export interface VapiOptions {
   placeRetries?: number;
   /** The first wait between attempts; each doubles it, with jitter, up to 30 s. */
   retryBaseMs?: number;
-}
-
-/** Vapi refused or did not answer; `message` is what Vapi said (its error body), never our key. */
-export class VoiceProviderError extends Error {
-  override name = 'VoiceProviderError';
-  constructor(
-    message: string,
-    /** Worth another attempt: rate limited, a server error, the concurrency limit, no answer. */
-    readonly retryable = false,
-  ) {
-    super(message);
-  }
 }
 
 /** Vapi's error body (`{message, error, statusCode}`, `message` a string or a list) as one line. */

@@ -198,3 +198,18 @@ export interface VoiceProvider {
   /** Stops timers and outstanding work (server shutdown). */
   close(): Promise<void>;
 }
+
+/**
+ * The platform refused or did not answer; `message` is what it said (Vapi's error body), never a
+ * key, so it may be shown as the call's `ended_reason`.
+ */
+export class VoiceProviderError extends Error {
+  override name = 'VoiceProviderError';
+  constructor(
+    message: string,
+    /** Worth another attempt: rate limited, a server error, the concurrency limit, no answer. */
+    readonly retryable = false,
+  ) {
+    super(message);
+  }
+}

@@ -7,7 +7,12 @@ import { AppError, notFound, stateConflict, unprocessable } from '../../domain/e
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
-import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
+import {
+  type VoiceAnswer,
+  type VoiceEvent,
+  type VoiceProvider,
+  VoiceProviderError,
+} from '../../integrations/voice/voice-provider.js';
 import { findUserById } from '../auth/index.js';
 import { calleeById, carriersAtNumber } from '../carriers/index.js';
 import { requestElpTest } from '../elp/index.js';
