@@ -40,6 +40,7 @@ import { loadsRoutes } from './modules/loads/loads-routes.js';
 import { statusMappingRoutes } from './modules/loads/status-mappings.js';
 import { offersRoutes } from './modules/offers/offers-routes.js';
 import { outreachesRoutes } from './modules/outreaches/outreaches-routes.js';
+import { voiceNumbersRoutes } from './modules/voice-numbers/index.js';
 import { voiceTemplatesRoutes } from './modules/voice-templates/index.js';
 import { eventStreamRoutes } from './modules/webhooks/event-stream-routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks-routes.js';
@@ -209,6 +210,7 @@ async function registerModules(api: FastifyInstance, s: Services) {
   await api.register(agentRoutes, { agent: s.agent, channels: s.channels });
   await api.register(agentResultsRoutes, { results: s.agentResults });
   await api.register(voiceTemplatesRoutes, { templates: s.voiceTemplates });
+  await api.register(voiceNumbersRoutes, { numbers: s.voiceNumbers });
   await api.register(voiceWebhookRoutes, { calls: s.calls, provider: s.voiceProvider });
   await api.register(offersRoutes, { offers: s.offers });
   await api.register(webhooksRoutes, { webhooks: s.webhooks });

@@ -147,7 +147,14 @@ function parseEnv(source: Record<string, string | undefined>): ParsedEnv {
   const env = parsed.data;
   if (env.VOICE_PROVIDER === 'vapi') {
     const missing = (
-      ['VAPI_API_KEY', 'VAPI_PHONE_NUMBER_ID', 'VAPI_WEBHOOK_SECRET', 'PUBLIC_BASE_URL'] as const
+      [
+        'VAPI_API_KEY',
+        'VAPI_PHONE_NUMBER_ID',
+        'VAPI_WEBHOOK_SECRET',
+        // Without it the server blocks name no credential, Vapi signs nothing, and every message is 401.
+        'VAPI_SERVER_CREDENTIAL_ID',
+        'PUBLIC_BASE_URL',
+      ] as const
     ).filter((k) => !env[k]);
     if (missing.length) {
       throw new ConfigError(

@@ -40,6 +40,7 @@ import { OfferIntake } from './modules/offers/offer-intake.js';
 import { OffersService } from './modules/offers/offers-service.js';
 import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js';
 import { OutreachesService } from './modules/outreaches/outreaches-service.js';
+import { VoiceNumbersService } from './modules/voice-numbers/index.js';
 import { VoiceTemplatesService } from './modules/voice-templates/index.js';
 import { webhookSecretBox } from './modules/webhooks/delivery.js';
 import { EventStreamHub } from './modules/webhooks/index.js';
@@ -76,6 +77,7 @@ export interface Services {
   readonly offers: OffersService;
   readonly voiceProvider: VoiceProvider;
   readonly voiceTemplates: VoiceTemplatesService;
+  readonly voiceNumbers: VoiceNumbersService;
   readonly calls: CallsService;
   readonly elp: ElpService;
   readonly channels: Channels;
@@ -165,6 +167,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     offers: new OffersService(db),
     voiceProvider,
     voiceTemplates,
+    voiceNumbers: new VoiceNumbersService(db, voiceProvider),
     calls,
     elp: new ElpService(db, calls),
     channels,

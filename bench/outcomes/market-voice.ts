@@ -23,6 +23,10 @@ export type CallScript = (call: LiveCall) => Promise<void>;
  */
 export class MarketVoiceProvider implements VoiceProvider {
   readonly name = 'simulated';
+
+  settings() {
+    return { provider: this.name };
+  }
   private sink: VoiceEventSink | undefined;
   onCall: (request: PlaceCallRequest, call: LiveCall) => void = () => {};
 

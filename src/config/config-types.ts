@@ -96,7 +96,10 @@ export interface Config {
       /** How Vapi's server messages prove they are Vapi's (the credential below does it). */
       readonly serverAuth: VapiServerAuth;
       /** The Vapi Custom Credential named in every `server` block we send. */
-      readonly credentialId: string | null;
+      readonly credentialId: string;
+      /** Further attempts of a call Vapi refused for a passing reason, and the first wait between them. */
+      readonly placeRetries: number;
+      readonly retryBaseMs: number;
     } | null;
   };
   /** The load-working agent: a worker loop in every instance unless switched off. */

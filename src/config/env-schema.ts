@@ -128,6 +128,8 @@ export const envSchema = z.object({
   VAPI_HMAC_PAYLOAD_FORMAT: z.string().min(1).max(200).default('{timestamp}.{body}'),
   VAPI_SIGNATURE_TOLERANCE_SECONDS: positiveInt(300),
   VAPI_BEARER_HEADER: z.string().min(1).max(100).default('authorization'),
+  VAPI_PLACE_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  VAPI_RETRY_BASE_MS: positiveInt(1000),
   AGENT_ENABLED: boolFlag(true),
   AGENT_BATCH_SIZE: positiveInt(200),
   AGENT_RANKING_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),

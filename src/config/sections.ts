@@ -60,7 +60,9 @@ export function voiceConfig(env: ParsedEnv): Config['voice'] {
                     toleranceSeconds: env.VAPI_SIGNATURE_TOLERANCE_SECONDS,
                   },
             ),
-            credentialId: env.VAPI_SERVER_CREDENTIAL_ID ?? null,
+            credentialId: env.VAPI_SERVER_CREDENTIAL_ID!,
+            placeRetries: env.VAPI_PLACE_RETRIES,
+            retryBaseMs: env.VAPI_RETRY_BASE_MS,
           })
         : null,
   });

@@ -31,6 +31,7 @@ export const idPrefixes = {
   conversation: 'conv',
   agentMessage: 'amsg',
   voiceTemplate: 'vt',
+  voiceNumber: 'vnum',
   agentActivity: 'aact',
   eventStream: 'evs',
   eventStreamTicket: 'stk',

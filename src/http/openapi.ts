@@ -50,6 +50,10 @@ export const TAGS = [
   { name: 'calls', description: 'Outbound calls through the voice platform, live transfer and transcripts.' },
   { name: 'elp', description: 'Driver English-proficiency tests run by phone.' },
   {
+    name: 'voice',
+    description: "The voice platform's settings in use, and each organization's own numbers on it.",
+  },
+  {
     name: 'voice-templates',
     description: 'Call scripts: what the voice agent says and may do for each purpose of a call.',
   },

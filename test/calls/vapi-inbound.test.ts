@@ -145,7 +145,7 @@ describe('inbound carrier calls on Vapi', () => {
 
     const offer = await tool(t, call, 'submit_offer', { offer_amount: 1950 });
     expect(offer).toMatchObject({
-      result: expect.stringContaining('$1,950'),
+      result: expect.stringContaining('nineteen hundred fifty dollars'),
       metadata: { decision: 'review', status: 'pending' },
     });
     const report = await sendVapi(t, {

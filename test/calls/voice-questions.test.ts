@@ -73,7 +73,8 @@ describe('the voice tool answer_question', () => {
       topics: ['appointment', 'commodity', 'rate'],
     });
     expect(appointment.result).toBe(
-      'Appointments: pickup in Chicago, IL 2026-03-02 14:00 UTC to 16:00 UTC. It is Paper rolls. It is posted at $2,000, all in.',
+      // Said as a dispatcher says it: the state's name, the day, 12-hour times, the amount in words.
+      'Appointments: pickup in Chicago, Illinois Monday, March 2nd 2 PM UTC to 4 PM UTC. It is Paper rolls. It is posted at two thousand dollars, all in.',
     );
     for (const a of [answered, appointment]) expect(a.result).not.toMatch(/2,?650|3,?175|\b525\b|GATE CODE/);
 

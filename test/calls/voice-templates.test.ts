@@ -1,5 +1,6 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { describe, expect, it } from 'vitest';
+import { spokenReference } from '../../src/lib/spoken.js';
 import { VOICE_VARIABLES } from '../../src/modules/voice-templates/voice-variables.js';
 import { agentEnv, agentLoad, agentRound, laneCarrier, tenant } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
@@ -149,6 +150,46 @@ describe('voice templates', () => {
       voice: { provider: 'tin-can', voice_id: 'x' },
     });
     expect(badVoice.json().error.param).toBe('voice.provider');
+    // Voice ids and model names are checked against the lists of Vapi's SDK when saved.
+    for (const [body, param, message] of [
+      [
+        { voice: { provider: '11labs', voice_id: 'burtt' } },
+        'voice.voice_id',
+        /'burtt' is not a 11labs voice/,
+      ],
+      [{ voice: { provider: 'deepgram', voice_id: 'robot' } }, 'voice.voice_id', /custom: true/],
+      [
+        { voice: { provider: 'deepgram', voice_id: 'robot', custom: true } },
+        'voice.custom',
+        /only its listed/,
+      ],
+      [{ model: { provider: 'openai', model: 'gpt-4-turbo-ultra' } }, 'model.model', /not a openai model/],
+      [{ model: { provider: 'anthropic', model: 'gpt-4o' } }, 'model.model', /not a anthropic model/],
+    ] as const) {
+      const refused = await api('POST', '/voice-templates', user.headers, {
+        ...template('load_booking'),
+        ...body,
+      });
+      expect(refused.statusCode, JSON.stringify(body)).toBe(422);
+      expect(refused.json().error).toMatchObject({ param, message: expect.stringMatching(message) });
+    }
+    // The escape for a cloned or library voice: custom: true, passed on to Vapi as given.
+    const cloned = await api('POST', '/voice-templates', user.headers, {
+      ...template('load_booking'),
+      voice: { provider: '11labs', voice_id: 'aB3xYz_cloned_voice', custom: true },
+      model: { provider: 'anthropic', model: 'claude-3-5-sonnet-20241022' },
+    });
+    expect(cloned.statusCode, cloned.body).toBe(201);
+    expect(cloned.json().voice).toEqual({
+      provider: '11labs',
+      voice_id: 'aB3xYz_cloned_voice',
+      custom: true,
+    });
+    const repatched = await api('PATCH', `/voice-templates/${cloned.json().id}`, user.headers, {
+      voice: { provider: 'openai', voice_id: 'nova-ish' },
+    });
+    expect(repatched.statusCode).toBe(422);
+    expect(repatched.json().error.param).toBe('voice.voice_id');
     const badPurpose = await api('POST', '/voice-templates', user.headers, template('cold_calling'));
     expect(badPurpose.json().error.param).toBe('purpose');
     const long = await api('POST', '/voice-templates', user.headers, {
@@ -249,8 +290,9 @@ describe('voice templates', () => {
       template_id: named.id,
     });
     expect(call.statusCode, call.body).toBe(201);
+    // The first message is said aloud: the load number one character at a time, the rate in words.
     expect(standIn.lastCall().body.assistant?.firstMessage).toBe(
-      `Named script for ${load.load_number} at $1,800.`,
+      `Named script for ${spokenReference(load.load_number)} at eighteen hundred dollars.`,
     );
     expect((await api('GET', `/calls/${call.json().id}`, user.headers)).json().template_id).toBe(named.id);
 
@@ -265,7 +307,7 @@ describe('voice templates', () => {
     });
     expect(byDefault.statusCode).toBe(201);
     expect(standIn.lastCall().body.assistant?.firstMessage).toBe(
-      `Organization default about ${load.load_number}.`,
+      `Organization default about ${spokenReference(load.load_number)}.`,
     );
     // A variable without a value is said as "not given", never as a placeholder.
     const noLoad = await api('POST', '/calls', user.headers, {
@@ -290,7 +332,7 @@ describe('voice templates', () => {
     const called = standIn.callBodies().filter((b) => b.customer?.number === '+14155550140');
     expect(called).toHaveLength(1);
     expect(called[0]!.assistant?.firstMessage).toMatch(
-      /^Agent script: Brokerage \w+ calling Agent Lane Freight about LN-/,
+      /^Agent script: Brokerage \w+ calling Agent Lane Freight about L N /,
     );
     const outreaches = (await api('GET', `/outreaches?load_id=${loadId}`, h)).json().data;
     expect(outreaches[0]).toMatchObject({

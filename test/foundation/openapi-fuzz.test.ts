@@ -68,6 +68,7 @@ const channels = await buildTestApp({
     VAPI_API_KEY: 'fuzz-vapi-key',
     VAPI_PHONE_NUMBER_ID: 'fuzz-phone-number',
     VAPI_WEBHOOK_SECRET: SECRETS.vapi,
+    VAPI_SERVER_CREDENTIAL_ID: 'cred_fuzz',
     PUBLIC_BASE_URL: 'https://envoy.example',
     VAPI_BASE_URL: vapiBase,
     WHATSAPP_PROVIDER: 'cloud_api',

@@ -88,6 +88,7 @@ describe('the first hour', () => {
       VAPI_PHONE_NUMBER_ID: 'pn_1',
       PUBLIC_BASE_URL: 'https://api.brokerage.example',
       VAPI_WEBHOOK_SECRET: 'x'.repeat(20),
+      VAPI_SERVER_CREDENTIAL_ID: 'cred_startup',
       EMAIL_TRANSPORT: 'smtp',
       SMTP_URL: 'smtps://mailer:smtp-password@smtp.example.net:465',
       WHATSAPP_PROVIDER: 'cloud_api',

@@ -12,13 +12,30 @@ export interface VapiRequest {
   body: unknown;
 }
 
+/** A refusal of `POST /call` as Vapi's API answers it: its status and its error body. */
+export interface VapiRefusal {
+  status: number;
+  body: { message: string | string[]; error: string; statusCode: number };
+}
+
+/** Vapi's error body for a status: NestJS's `{message, error, statusCode}`. */
+export function vapiRefusal(status: number, message: string | string[]): VapiRefusal {
+  const error =
+    { 400: 'Bad Request', 402: 'Payment Required', 429: 'Too Many Requests', 503: 'Service Unavailable' }[
+      status
+    ] ?? 'Error';
+  return { status, body: { message, error, statusCode: status } };
+}
+
 /**
  * A local Vapi: `POST /call` answers a Call (status queued, a fresh id, monitor URLs pointing back
  * here) as Vapi's API does, live-call control commands answer 200, and every request is kept.
- * A customer number ending in 0500 makes `POST /call` answer 500.
+ * `refuseNext(...)` queues refusals the next `POST /call` requests get, in order; a customer
+ * number ending in 0500 makes every `POST /call` for it answer 500.
  */
 export function useVapiStandIn() {
   const requests: VapiRequest[] = [];
+  const refusals: VapiRefusal[] = [];
   let base = '';
   let next = 0;
   const server: Server = createServer((req, res) => {
@@ -37,9 +54,12 @@ export function useVapiStandIn() {
       res.setHeader('content-type', 'application/json');
       if (req.method === 'POST' && req.url === '/call') {
         const dto = body as Vapi.CreateCallDto;
-        if (dto.customer?.number?.endsWith('0500')) {
-          res.statusCode = 500;
-          return res.end('{"message":"upstream"}');
+        const refusal =
+          refusals.shift() ??
+          (dto.customer?.number?.endsWith('0500') ? vapiRefusal(500, 'Internal server error') : undefined);
+        if (refusal) {
+          res.statusCode = refusal.status;
+          return res.end(JSON.stringify(refusal.body));
         }
         next += 1;
         const id = `vapi-call-${next}`;
@@ -71,6 +91,10 @@ export function useVapiStandIn() {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return {
     requests,
+    /** The next `POST /call` requests are refused with these, in order. */
+    refuseNext: (...answers: VapiRefusal[]) => {
+      refusals.push(...answers);
+    },
     get base() {
       return base;
     },
@@ -100,6 +124,7 @@ export function vapiEnv(standIn: { base: string }, extra: Record<string, string>
     VAPI_WEBHOOK_SECRET: VAPI_SECRET,
     VAPI_SERVER_CREDENTIAL_ID: 'cred_envoy_hmac',
     PUBLIC_BASE_URL: 'https://envoy.example',
+    VAPI_RETRY_BASE_MS: '5',
     get VAPI_BASE_URL() {
       return standIn.base;
     },

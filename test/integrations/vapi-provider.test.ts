@@ -14,7 +14,7 @@ import {
 } from '../../src/integrations/voice/vapi-server-auth.js';
 import type { AssistantSpec, PlaceCallRequest } from '../../src/integrations/voice/voice-provider.js';
 import { toolsFor } from '../../src/modules/calls/call-script.js';
-import { hmacPlan, toolCalls, useVapiStandIn, vapiCall } from '../helpers/vapi-stand-in.js';
+import { hmacPlan, toolCalls, useVapiStandIn, vapiCall, vapiRefusal } from '../helpers/vapi-stand-in.js';
 
 const SERVER_URL = 'https://envoy.example/api/v1/integrations/voice/events';
 
@@ -58,6 +58,7 @@ describe('the Vapi adapter', () => {
       serverAuth: hmacPlan,
       credentialId: 'cred_hmac',
       serverUrl: SERVER_URL,
+      retryBaseMs: 5,
     });
   });
 
@@ -94,13 +95,27 @@ describe('the Vapi adapter', () => {
       firstMessageMode: 'assistant-speaks-first',
       voicemailDetection: { provider: 'vapi' },
       voicemailMessage: 'Please call Acme back about load L-100.',
-      serverMessages: ['status-update', 'end-of-call-report', 'tool-calls', 'transfer-destination-request'],
+      serverMessages: [
+        'status-update',
+        'end-of-call-report',
+        'tool-calls',
+        'transfer-destination-request',
+        'transfer-update',
+        'hang',
+      ],
       server,
       metadata: { envoy_call_id: 'call_abc', organization_id: 'org_1' },
       model: {
         provider: 'openai',
         model: 'gpt-4o',
-        messages: [{ role: 'system', content: 'You are the dispatch assistant of Acme Logistics.' }],
+        // The transfer tool's description, which Vapi's transferCall tool has no field for.
+        messages: [
+          {
+            role: 'system',
+            content:
+              "You are the dispatch assistant of Acme Logistics.\n\nThe transferCall tool (transfer_to_rep): Transfer the call to the load's rep (a person at the brokerage).",
+          },
+        ],
       },
     } satisfies Vapi.CreateAssistantDto);
     const tools = (assistant.model as Vapi.CreateAssistantDtoModel.Openai).tools!;
@@ -124,6 +139,19 @@ describe('the Vapi adapter', () => {
     const transfer = tools.find((t) => t.type === 'transferCall') as Vapi.OpenAiModelToolsItem.TransferCall;
     expect(transfer.destinations).toBeUndefined();
     expect(tools.some((t) => t.type === 'endCall')).toBe(true);
+    // The post-call analysis of a load booking: the offer, availability, equipment, earliest pickup.
+    expect(assistant.analysisPlan).toMatchObject({
+      summaryPlan: { enabled: true },
+      structuredDataPlan: { enabled: true, schema: { type: 'object' } },
+      successEvaluationPlan: { enabled: true, rubric: 'PassFail' },
+    } satisfies Vapi.AnalysisPlan);
+    expect(Object.keys(assistant.analysisPlan?.structuredDataPlan?.schema?.properties ?? {})).toEqual([
+      'offer_amount',
+      'available',
+      'equipment_type',
+      'earliest_pickup',
+      'notes',
+    ]);
   });
 
   it("uses the template's voice and model", async () => {
@@ -153,8 +181,20 @@ describe('the Vapi adapter', () => {
     );
   });
 
-  it('turns a 5xx into a VoiceProviderError', async () => {
-    await expect(vapi.placeCall(request({ to: '+15555550500' }))).rejects.toThrow('Vapi answered 500');
+  it("turns a refusal into a VoiceProviderError with Vapi's message, retrying only passing refusals", async () => {
+    const before = standIn.callBodies().length;
+    await expect(vapi.placeCall(request({ to: '+15555550500' }))).rejects.toThrow(
+      'Vapi answered 500: Internal server error',
+    );
+    // A 5xx is tried once and retried three times.
+    expect(standIn.callBodies().length - before).toBe(4);
+    standIn.refuseNext(vapiRefusal(400, ['customer.number must be a valid phone number']));
+    const refused = await vapi.placeCall(request()).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(VoiceProviderError);
+    expect((refused as Error).message).toBe(
+      'Vapi answered 400: customer.number must be a valid phone number',
+    );
+    expect(standIn.callBodies().length - before).toBe(5);
   });
 
   it('reads our call id from the call overrides, the call assistant or the message assistant', () => {
@@ -265,13 +305,14 @@ describe('the Vapi adapter', () => {
       kind: 'tool_calls',
       callId: 'call_1',
       providerCallId: 'v1',
+      controlUrl: null,
       calls: [
         { id: 't2', type: 'function', function: { name: 'submit_offer', arguments: '{"offer_amount":1}' } },
       ],
     });
     expect(
       vapi.parse({ message: { type: 'transfer-destination-request', call } } satisfies Vapi.ServerMessage),
-    ).toEqual({ kind: 'transfer_destination', callId: 'call_1', providerCallId: 'v1' });
+    ).toEqual({ kind: 'transfer_destination', callId: 'call_1', providerCallId: 'v1', controlUrl: null });
     expect(
       vapi.parse(
         {
@@ -290,6 +331,7 @@ describe('the Vapi adapter', () => {
       organizationId: 'org_1',
       from: '+13125550111',
       to: '+18005550100',
+      phoneNumberId: null,
       controlUrl: 'https://control/v2',
     });
     expect(
@@ -329,9 +371,17 @@ describe('the Vapi adapter', () => {
         kind: 'transfer_destination',
         number: '+12125550100',
         message: 'Connecting you.',
+        fallbackMessage: 'I could not reach them.',
       }),
     ).toEqual({
-      destination: { type: 'number', number: '+12125550100' },
+      destination: {
+        type: 'number',
+        number: '+12125550100',
+        transferPlan: {
+          mode: 'warm-transfer-experimental',
+          fallbackPlan: { message: 'I could not reach them.', endCallEnabled: false },
+        },
+      },
       message: { type: 'request-start', content: 'Connecting you.' },
     } satisfies Vapi.ServerMessageResponseTransferDestinationRequest);
     expect(vapi.respond(transfer, { kind: 'error', error: 'Nobody is available.' })).toEqual({

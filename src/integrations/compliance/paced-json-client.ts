@@ -5,6 +5,7 @@
  */
 
 import { LRUCache } from 'lru-cache';
+import pRetry from 'p-retry';
 
 export interface PacedJsonClientOptions {
   /** Names the service in failure messages, e.g. `FMCSA QCMobile`. */
@@ -13,7 +14,7 @@ export interface PacedJsonClientOptions {
   minIntervalMs: number;
   /** Further attempts after a timeout, a connection failure, a 429 or a 5xx. */
   maxRetries: number;
-  /** First backoff; each retry doubles it (with jitter), up to `MAX_BACKOFF_MS`. */
+  /** First backoff; each retry doubles it (with jitter, p-retry's), up to `MAX_BACKOFF_MS`. */
   retryBaseMs: number;
   /** Per attempt. */
   timeoutMs: number;
@@ -28,6 +29,16 @@ export interface PacedJsonClientOptions {
 export type JsonAnswer = { ok: true; body: unknown } | { ok: false; error: string };
 
 const MAX_BACKOFF_MS = 8_000;
+
+/** A failure worth another attempt (what it was, and how long the service asked us to wait). */
+class PassingFailure extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(message);
+  }
+}
 /** A Retry-After longer than this is not waited for: the attempt fails and the check is retried later. */
 const MAX_RETRY_AFTER_MS = 30_000;
 
@@ -70,23 +81,42 @@ export class PacedJsonClient {
     this.cache.set(key, { until: this.now() + this.options.cacheTtlMs, answer });
   }
 
+  /**
+   * Attempts until an answer, retried with exponential backoff and jitter (p-retry) after a
+   * timeout, a connection failure, a 429 or a 5xx; a 429's Retry-After holds every request of this
+   * client (through `pace`), and one longer than `MAX_RETRY_AFTER_MS` is not waited for.
+   */
   private async fetchWithRetries(url: URL): Promise<JsonAnswer> {
     const what = `${this.options.name} GET ${url.pathname}`;
-    for (let attempt = 0; ; attempt++) {
-      await this.pace();
-      const outcome = await this.attempt(url, what);
-      if (outcome.kind === 'answer') return outcome.answer;
-      const retryAfter = outcome.retryAfterMs;
-      if (attempt >= this.options.maxRetries || (retryAfter !== null && retryAfter > MAX_RETRY_AFTER_MS)) {
-        return { ok: false, error: outcome.error };
-      }
-      if (retryAfter !== null) {
-        // The service asked everyone to wait: hold every request of this client, not just this one.
-        this.nextStartAt = Math.max(this.nextStartAt, this.now() + retryAfter);
-      } else {
-        const ceiling = Math.min(MAX_BACKOFF_MS, this.options.retryBaseMs * 2 ** attempt);
-        await sleep(ceiling / 2 + Math.random() * (ceiling / 2));
-      }
+    try {
+      return await pRetry(
+        async () => {
+          await this.pace();
+          const outcome = await this.attempt(url, what);
+          if (outcome.kind === 'answer') return outcome.answer;
+          throw new PassingFailure(outcome.error, outcome.retryAfterMs);
+        },
+        {
+          retries: this.options.maxRetries,
+          minTimeout: this.options.retryBaseMs,
+          maxTimeout: MAX_BACKOFF_MS,
+          factor: 2,
+          randomize: true,
+          onFailedAttempt: ({ error }) => {
+            const retryAfter = (error as PassingFailure).retryAfterMs;
+            // The service asked everyone to wait: hold every request of this client, not just this one.
+            if (retryAfter !== null && retryAfter <= MAX_RETRY_AFTER_MS) {
+              this.nextStartAt = Math.max(this.nextStartAt, this.now() + retryAfter);
+            }
+          },
+          shouldRetry: ({ error }) => {
+            const retryAfter = (error as PassingFailure).retryAfterMs;
+            return retryAfter === null || retryAfter <= MAX_RETRY_AFTER_MS;
+          },
+        },
+      );
+    } catch (err) {
+      return { ok: false, error: (err as Error).message };
     }
   }
 

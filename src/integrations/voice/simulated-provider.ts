@@ -87,6 +87,10 @@ export class SimulatedVoiceProvider implements VoiceProvider {
 
   constructor(private readonly speed: number) {}
 
+  settings() {
+    return { provider: this.name, speed: this.speed };
+  }
+
   attach(sink: VoiceEventSink): void {
     this.sink = sink;
   }

@@ -1,4 +1,5 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
+import { analysisPlanFor } from './vapi-analysis-plan.js';
 import type { AssistantSpec, ToolDefinition } from './voice-provider.js';
 
 /**
@@ -33,6 +34,8 @@ const SERVER_MESSAGES = [
   'end-of-call-report',
   'tool-calls',
   'transfer-destination-request',
+  'transfer-update',
+  'hang',
 ] satisfies Vapi.CreateAssistantDtoServerMessagesItem[];
 
 type Tool = Vapi.OpenAiModelToolsItem;
@@ -54,7 +57,14 @@ function vapiTool(tool: ToolDefinition, server: Vapi.Server): Tool {
 
 function vapiModel(spec: AssistantSpec, tools: Tool[]): Vapi.CreateAssistantDtoModel {
   const settings = spec.model ?? DEFAULT_MODEL;
-  const messages: Vapi.OpenAiMessage[] = [{ role: 'system', content: spec.instructions }];
+  // Vapi's transferCall tool carries no description of its own (the SDK types none): the model
+  // reads when to use it in the system message instead.
+  const transfers = spec.tools
+    .filter((t) => t.kind === 'transfer')
+    .map((t) => `\n\nThe transferCall tool (${t.name}): ${t.description}`);
+  const messages: Vapi.OpenAiMessage[] = [
+    { role: 'system', content: spec.instructions + transfers.join('') },
+  ];
   // The model name is the template's, validated by Vapi: the SDK lists each provider's names.
   switch (settings.provider) {
     case 'anthropic':
@@ -124,6 +134,7 @@ export function vapiAssistant(
         }
       : {}),
     endCallMessage: 'Thank you, goodbye.',
+    analysisPlan: analysisPlanFor(spec.purpose),
     serverMessages: SERVER_MESSAGES,
     server,
     metadata: { ...spec.metadata },

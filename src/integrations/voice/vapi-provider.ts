@@ -1,105 +1,57 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
+import pRetry from 'p-retry';
 import { vapiAssistant } from './vapi-assistant.js';
+import { obj, parseVapiMessage, str } from './vapi-messages.js';
 import { type VapiServerAuth, vapiAuthFailure } from './vapi-server-auth.js';
 import type {
-  CallAnalysis,
-  CallStatus,
   PlaceCallRequest,
   PlacedCall,
-  ToolCall,
-  TranscriptMessage,
   VoiceAnswer,
   VoiceEvent,
   VoiceProvider,
+  VoiceSettings,
 } from './voice-provider.js';
+import { VoiceProviderError } from './voice-provider.js';
+
+export { outcomeFromEndedReason, statusFromVapi, vapiTime } from './vapi-messages.js';
+export { VoiceProviderError };
 
 export interface VapiOptions {
   baseUrl: string;
   apiKey: string;
+  /** The number calls go out from when the organization registered none of its own. */
   phoneNumberId: string;
   /** How Vapi authenticates its server messages to us (the credential `credentialId` names). */
   serverAuth: VapiServerAuth;
   /** The Vapi Custom Credential that signs our server messages; sent in every `server` block. */
-  credentialId: string | null;
+  credentialId: string;
   /** Our public URL for server messages (`.../api/v1/integrations/voice/events`). */
   serverUrl: string;
   timeoutMs?: number;
+  /** Further attempts of `POST /call` after a 429, a 5xx, a concurrency refusal or no answer. */
+  placeRetries?: number;
+  /** The first wait between attempts; each doubles it, with jitter, up to 30 s. */
+  retryBaseMs?: number;
 }
 
-export class VoiceProviderError extends Error {
-  override name = 'VoiceProviderError';
-}
-
-/** Vapi's call statuses and ended reasons, in our vocabulary. */
-export function statusFromVapi(status: string, endedReason?: string | null): CallStatus | null {
-  switch (status) {
-    case 'scheduled':
-      return 'SCHEDULED';
-    case 'queued':
-      return 'PENDING';
-    case 'ringing':
-      return 'AGENT_ASSIGNED';
-    case 'in-progress':
-      return 'IN_PROGRESS';
-    case 'forwarding':
-      return 'TRANSFERRED';
-    case 'ended':
-      return outcomeFromEndedReason(endedReason ?? '');
-    default:
-      return null;
+/** Vapi's error body (`{message, error, statusCode}`, `message` a string or a list) as one line. */
+function vapiErrorText(status: number, raw: string): string {
+  let said = raw.trim();
+  try {
+    const body = obj(JSON.parse(raw));
+    const message = Array.isArray(body.message)
+      ? body.message.filter((m) => typeof m === 'string').join('; ')
+      : str(body.message);
+    said = message || str(body.error) || said;
+  } catch {
+    // Not JSON: the text as sent.
   }
+  return `Vapi answered ${status}${said ? `: ${said.replace(/\s+/g, ' ').slice(0, 500)}` : ''}`;
 }
 
-export function outcomeFromEndedReason(reason: string): CallStatus {
-  if (reason === 'voicemail') return 'VOICEMAIL';
-  if (/did-not-answer|no-answer|busy/.test(reason)) return 'NO_RESPONSE';
-  if (/forwarded|transfer/.test(reason)) return 'TRANSFERRED';
-  if (/manually-canceled|cancel/.test(reason)) return 'CANCELLED';
-  if (/error|failed|fault|invalid|not-found|unavailable/.test(reason)) return 'FAILED';
-  return 'COMPLETED';
-}
-
-/**
- * A time as Vapi sends it: `timestamp` is epoch milliseconds (a number), `startedAt`/`endedAt` are
- * ISO strings; a numeric string or seconds are read too.
- */
-export function vapiTime(v: unknown): Date | null {
-  if (typeof v === 'number' && Number.isFinite(v)) {
-    const d = new Date(v > 1e11 ? v : v * 1000);
-    return Number.isNaN(d.getTime()) ? null : d;
-  }
-  if (typeof v === 'string' && v.trim() !== '') {
-    if (/^\d+(\.\d+)?$/.test(v.trim())) return vapiTime(Number(v));
-    const t = Date.parse(v);
-    return Number.isNaN(t) ? null : new Date(t);
-  }
-  return null;
-}
-
-/** A string field, or null when absent or of another type. */
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-/** An object field, or an empty object when absent or of another type. */
-const obj = (v: unknown) =>
-  (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}) as Record<string, unknown>;
-
-/** Epoch milliseconds as ISO 8601; null when not a number or outside the range a Date holds. */
-function isoOfMillis(v: unknown): string | null {
-  const d = typeof v === 'number' ? new Date(v) : null;
-  return d && !Number.isNaN(d.getTime()) ? d.toISOString() : null;
-}
-
-type Metadata = { envoy_call_id?: unknown } | undefined;
-
-/** Our call id, wherever Vapi carries it back: the call's overrides or assistant, or the message's assistant. */
-function envoyCallId(message: { call?: Vapi.Call; assistant?: Vapi.CreateAssistantDto }): string | null {
-  const call = obj(message.call);
-  const candidates = [
-    obj(obj(call.assistantOverrides).metadata),
-    obj(obj(call.assistant).metadata),
-    obj(obj(message.assistant).metadata),
-  ] as Metadata[];
-  for (const m of candidates) if (typeof m?.envoy_call_id === 'string') return m.envoy_call_id;
-  return null;
+/** 429, 5xx, and the account's concurrency limit (whatever status carries it) are passing refusals. */
+function retryableRefusal(status: number, text: string): boolean {
+  return status === 429 || status >= 500 || /concurren/i.test(text);
 }
 
 /**
@@ -124,7 +76,7 @@ export class VapiProvider implements VoiceProvider {
   get server(): Vapi.Server {
     return {
       url: this.options.serverUrl,
-      ...(this.options.credentialId ? { credentialId: this.options.credentialId } : {}),
+      credentialId: this.options.credentialId,
       timeoutSeconds: 20,
     };
   }
@@ -138,7 +90,7 @@ export class VapiProvider implements VoiceProvider {
       server: this.server,
     } satisfies Vapi.AssistantOverrides;
     const base = {
-      phoneNumberId: this.options.phoneNumberId,
+      phoneNumberId: request.fromNumberId ?? this.options.phoneNumberId,
       customer: { number: request.to },
       assistantOverrides: overrides,
     } satisfies Vapi.CreateCallDto;
@@ -150,13 +102,39 @@ export class VapiProvider implements VoiceProvider {
     } satisfies Vapi.CreateCallDto;
   }
 
+  /** The settings in use, for `GET /voice/health`: ids and URLs, never the key or the secret. */
+  settings(): VoiceSettings {
+    const { serverAuth } = this.options;
+    return {
+      provider: this.name,
+      api: this.options.baseUrl,
+      default_phone_number_id: this.options.phoneNumberId,
+      server_url: this.options.serverUrl,
+      server_credential_id: this.options.credentialId,
+      server_auth:
+        serverAuth.scheme === 'hmac'
+          ? `hmac ${serverAuth.algorithm} ${serverAuth.encoding} of ${serverAuth.payloadFormat} in ${serverAuth.signatureHeader}, time in ${serverAuth.timestampHeader}`
+          : `bearer in ${serverAuth.header}`,
+      place_retries: this.options.placeRetries ?? 3,
+    };
+  }
+
+  /**
+   * `POST /call`, retried with exponential backoff and jitter while Vapi refuses for a passing
+   * reason (429, 5xx, the concurrency limit) or does not answer; any other refusal, or the last
+   * one, throws with Vapi's own message.
+   */
   async placeCall(request: PlaceCallRequest): Promise<PlacedCall> {
-    const response = await this.send(
-      'POST',
-      `${this.options.baseUrl.replace(/\/$/, '')}/call`,
-      this.callBody(request),
-      true,
-    );
+    const url = `${this.options.baseUrl.replace(/\/$/, '')}/call`;
+    const body = this.callBody(request);
+    const response = await pRetry(() => this.send('POST', url, body, true), {
+      retries: this.options.placeRetries ?? 3,
+      minTimeout: this.options.retryBaseMs ?? 1000,
+      maxTimeout: 30_000,
+      factor: 2,
+      randomize: true,
+      shouldRetry: ({ error }) => error instanceof VoiceProviderError && error.retryable,
+    });
     const json = (await response.json()) as Partial<Vapi.Call>;
     if (!json.id) throw new VoiceProviderError('Vapi answered without a call id');
     return { providerCallId: json.id, controlUrl: json.monitor?.controlUrl ?? null };
@@ -188,72 +166,7 @@ export class VapiProvider implements VoiceProvider {
    * organization named by the server URL (inbound numbers), used by `assistant-request` only.
    */
   parse(body: unknown, organizationId: string | null = null): VoiceEvent | null {
-    // Vapi's messages are typed by its SDK, but every field is read as unknown: a signed message
-    // with a field of another type is treated as if the field were absent, never a 500.
-    const message = obj(obj(body).message) as unknown as Vapi.ServerMessageMessage & {
-      call?: Vapi.Call;
-      assistant?: Vapi.CreateAssistantDto;
-    };
-    if (typeof message.type !== 'string') return null;
-    const call = obj(message.call);
-    const providerCallId = str(call.id);
-    if (!providerCallId) return null;
-    const callId = envoyCallId(message);
-    switch (message.type) {
-      case 'status-update': {
-        const m = message as Vapi.ServerMessageStatusUpdate;
-        const endedReason = str(m.endedReason) ?? str(call.endedReason);
-        const status = statusFromVapi(str(m.status) ?? '', endedReason);
-        if (!status) return null;
-        return {
-          kind: 'status',
-          callId,
-          providerCallId,
-          status,
-          at: vapiTime(m.timestamp) ?? new Date(),
-          endedReason: str(m.endedReason),
-        };
-      }
-      case 'end-of-call-report': {
-        const m = message as Vapi.ServerMessageEndOfCallReport;
-        const artifact = obj(m.artifact);
-        return {
-          kind: 'report',
-          callId,
-          providerCallId,
-          status: outcomeFromEndedReason(str(m.endedReason) ?? ''),
-          startedAt: vapiTime(m.startedAt ?? call.startedAt),
-          endedAt: vapiTime(m.endedAt ?? call.endedAt),
-          transcript: Array.isArray(artifact.messages) ? artifact.messages.map(transcriptMessage) : [],
-          recordingUrl:
-            str(artifact.recordingUrl) ??
-            str(obj(obj(artifact.recording).mono).combinedUrl) ??
-            str((m as { recordingUrl?: unknown }).recordingUrl),
-          endedReason: str(m.endedReason),
-          analysis: analysisOf(m.analysis ?? call.analysis),
-        };
-      }
-      case 'tool-calls': {
-        const m = message as Vapi.ServerMessageToolCalls;
-        const list = Array.isArray(m.toolCallList) ? m.toolCallList : [];
-        return { kind: 'tool_calls', callId, providerCallId, calls: list.map(toolCall) };
-      }
-      case 'transfer-destination-request':
-        return { kind: 'transfer_destination', callId, providerCallId };
-      case 'assistant-request': {
-        const m = message as Vapi.ServerMessageAssistantRequest;
-        return {
-          kind: 'assistant_request',
-          providerCallId,
-          organizationId,
-          from: str(obj(m.customer).number) ?? str(obj(call.customer).number),
-          to: numberOf(m.phoneNumber) ?? numberOf(call.phoneNumber),
-          controlUrl: str(obj(call.monitor).controlUrl),
-        };
-      }
-      default:
-        return null;
-    }
+    return parseVapiMessage(body, organizationId);
   }
 
   /** Our answer to a server message, in the shape Vapi expects for its type. */
@@ -275,8 +188,17 @@ export class VapiProvider implements VoiceProvider {
           error: answer?.kind === 'error' ? answer.error : 'No one is available to take the call',
         } satisfies Vapi.ServerMessageResponseTransferDestinationRequest;
       }
+      // A warm transfer with a fallback: when the rep does not take the call, the caller hears
+      // the fallback message and stays with the assistant (the call is not ended).
       return {
-        destination: { type: 'number', number: answer.number },
+        destination: {
+          type: 'number',
+          number: answer.number,
+          transferPlan: {
+            mode: 'warm-transfer-experimental',
+            fallbackPlan: { message: answer.fallbackMessage, endCallEnabled: false },
+          },
+        },
         message: { type: 'request-start', content: answer.message },
       } satisfies Vapi.ServerMessageResponseTransferDestinationRequest;
     }
@@ -306,72 +228,15 @@ export class VapiProvider implements VoiceProvider {
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
       });
     } catch (err) {
-      throw new VoiceProviderError(`Vapi request failed: ${(err as Error).name}`);
+      throw new VoiceProviderError(`Vapi request failed: ${(err as Error).name}`, true);
     }
-    if (!response.ok) throw new VoiceProviderError(`Vapi answered ${response.status}`);
+    if (!response.ok) {
+      const text = await response.text().catch(() => '');
+      throw new VoiceProviderError(
+        vapiErrorText(response.status, text),
+        retryableRefusal(response.status, text),
+      );
+    }
     return response;
   }
-}
-
-/** The E.164 number of a Vapi phone number, whichever of its kinds carries one. */
-function numberOf(phoneNumber: unknown): string | null {
-  return str(obj(phoneNumber).number);
-}
-
-/** A tool call as the SDK types it (`function.arguments` a JSON string), or the older flat form. */
-function toolCall(raw: unknown): ToolCall {
-  const c = obj(raw);
-  const fn = obj(c.function);
-  return {
-    id: str(c.id) ?? '',
-    type: str(c.type) ?? 'function',
-    function: {
-      name: str(fn.name) ?? str(c.name) ?? '',
-      arguments: fn.arguments ?? c.parameters ?? {},
-    },
-  };
-}
-
-function analysisOf(raw: unknown): CallAnalysis | null {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
-  const a = raw as Record<string, unknown>;
-  const data = a.structuredData;
-  return {
-    summary: str(a.summary),
-    structured_data: data !== null && typeof data === 'object' && !Array.isArray(data) ? obj(data) : null,
-    success_evaluation:
-      typeof a.successEvaluation === 'number' || typeof a.successEvaluation === 'boolean'
-        ? String(a.successEvaluation)
-        : str(a.successEvaluation),
-  };
-}
-
-/**
- * Vapi's transcript messages (`role`, `message`, `time`, ...) in the spec's shape; extras kept. A
- * field of the spec's shape that has another type is dropped, so a stored transcript reads back.
- */
-function transcriptMessage(raw: unknown): TranscriptMessage {
-  const m = obj(raw);
-  const { role, message, content, result, time, secondsFromStart, toolCalls, toolCallId, ...extra } = m;
-  const {
-    id,
-    interrupted,
-    transcript_confidence: confidence,
-    timestamp,
-    tool_calls,
-    tool_call_id,
-    ...rest
-  } = extra;
-  return {
-    ...rest,
-    role: role === 'bot' ? 'assistant' : role === 'tool_call_result' ? 'tool' : (str(role) ?? 'unknown'),
-    content: str(message) ?? str(result) ?? str(content),
-    timestamp: isoOfMillis(time),
-    tool_calls: Array.isArray(toolCalls) ? toolCalls.map(toolCall) : null,
-    tool_call_id: str(toolCallId),
-    ...(typeof id === 'string' ? { id } : {}),
-    ...(typeof interrupted === 'boolean' ? { interrupted } : {}),
-    ...(typeof confidence === 'number' ? { transcript_confidence: confidence } : {}),
-    ...(typeof secondsFromStart === 'number' ? { seconds_from_start: secondsFromStart } : {}),
-  };
 }

@@ -77,6 +77,8 @@ export interface PlaceCallRequest {
   /** Our call id: the provider echoes it back on every event. */
   callId: string;
   organizationId: string;
+  /** The platform's number the call goes out from (the organization's own); null: the default. */
+  fromNumberId?: string | null;
   to: string;
   callType: 'LOAD_BOOKING' | 'ELP' | null;
   /** The customer's own assistant on the platform: when set, it is used instead of `assistant`. */
@@ -85,6 +87,12 @@ export interface PlaceCallRequest {
   assistant: AssistantSpec;
   /** Template variables: the service's sayable facts plus the caller's `template_variables`. */
   variables: Record<string, unknown>;
+}
+
+/** The platform's settings in use, for the health endpoint: never a secret. */
+export interface VoiceSettings {
+  provider: string;
+  [setting: string]: unknown;
 }
 
 export interface PlacedCall {
@@ -100,20 +108,26 @@ export interface CallAnalysis {
   success_evaluation: string | null;
 }
 
+/**
+ * What every message about a known call carries: our id and the platform's, and where live
+ * commands go now (Vapi repeats `call.monitor.controlUrl` on each message; null when absent).
+ */
+interface CallMessage {
+  callId: string | null;
+  providerCallId: string;
+  controlUrl?: string | null;
+}
+
 /** What the provider tells us about a call, already in our vocabulary. */
 export type VoiceEvent =
-  | {
+  | (CallMessage & {
       kind: 'status';
-      callId: string | null;
-      providerCallId: string;
       status: CallStatus;
       at: Date;
       endedReason?: string | null;
-    }
-  | {
+    })
+  | (CallMessage & {
       kind: 'report';
-      callId: string | null;
-      providerCallId: string;
       status: CallStatus;
       startedAt: Date | null;
       endedAt: Date | null;
@@ -121,10 +135,16 @@ export type VoiceEvent =
       recordingUrl: string | null;
       endedReason?: string | null;
       analysis?: CallAnalysis | null;
-    }
-  | { kind: 'tool_calls'; callId: string | null; providerCallId: string; calls: ToolCall[] }
+      /** What the platform charged for the call, in US dollars. */
+      cost?: number | null;
+    })
+  | (CallMessage & { kind: 'tool_calls'; calls: ToolCall[] })
   /** The assistant wants to transfer the call: where to? */
-  | { kind: 'transfer_destination'; callId: string | null; providerCallId: string }
+  | (CallMessage & { kind: 'transfer_destination' })
+  /** A transfer started to `destination` (Vapi `transfer-update`). */
+  | (CallMessage & { kind: 'transfer_update'; destination: string | null; at: Date })
+  /** The assistant went quiet for a while (a slow model, voice or tool answer: Vapi `hang`). */
+  | (CallMessage & { kind: 'hang'; at: Date })
   /** A call to the brokerage's number: which assistant answers it? */
   | {
       kind: 'assistant_request';
@@ -133,6 +153,8 @@ export type VoiceEvent =
       organizationId: string | null;
       from: string | null;
       to: string | null;
+      /** The platform's id of the number called: names the organization that owns it. */
+      phoneNumberId?: string | null;
       controlUrl: string | null;
     };
 
@@ -149,7 +171,13 @@ export interface ToolResult {
 /** What the service answers to an event that expects an answer. */
 export type VoiceAnswer =
   | { kind: 'tool_results'; results: ToolResult[] }
-  | { kind: 'transfer_destination'; number: string; message: string }
+  | {
+      kind: 'transfer_destination';
+      number: string;
+      message: string;
+      /** Said to the caller when the transfer fails; the assistant then carries on with them. */
+      fallbackMessage: string;
+    }
   | { kind: 'assistant'; assistant: AssistantSpec }
   /** Refused: the reason is said to the caller (a transfer with no number, an unknown line). */
   | { kind: 'error'; error: string };
@@ -159,6 +187,8 @@ export type VoiceEventSink = (event: VoiceEvent) => Promise<VoiceAnswer | undefi
 
 export interface VoiceProvider {
   readonly name: string;
+  /** What the provider runs with (ids, URLs, schemes), never a key or secret. */
+  settings(): VoiceSettings;
   placeCall(request: PlaceCallRequest): Promise<PlacedCall>;
   /** Cold-transfers a live call to `toNumber`. */
   transfer(call: PlacedCall, toNumber: string): Promise<void>;
@@ -167,4 +197,19 @@ export interface VoiceProvider {
   attach(sink: VoiceEventSink): void;
   /** Stops timers and outstanding work (server shutdown). */
   close(): Promise<void>;
+}
+
+/**
+ * The platform refused or did not answer; `message` is what it said (Vapi's error body), never a
+ * key, so it may be shown as the call's `ended_reason`.
+ */
+export class VoiceProviderError extends Error {
+  override name = 'VoiceProviderError';
+  constructor(
+    message: string,
+    /** Worth another attempt: rate limited, a server error, the concurrency limit, no answer. */
+    readonly retryable = false,
+  ) {
+    super(message);
+  }
 }

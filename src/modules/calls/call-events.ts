@@ -15,8 +15,17 @@ import { carriersAtNumber } from '../carriers/index.js';
 import { findElpTestOfCall, scoreElpTest } from '../elp/index.js';
 import { repUserIdOf } from '../loads/index.js';
 import { followCallOutreach } from '../outreaches/index.js';
+import { organizationOfNumber } from '../voice-numbers/index.js';
 import type { VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent } from '../webhooks/index.js';
+import { applyCallAnalysis } from './call-analysis.js';
+import {
+  recordHang,
+  refreshControlUrl,
+  setCost,
+  settleTransfer,
+  transferStarted,
+} from './call-control-repository.js';
 import {
   advanceCall,
   type CallRow,
@@ -65,10 +74,28 @@ export class CallEvents {
         ? { kind: 'error', error: 'This call is not known to the service' }
         : undefined;
     }
+    if (event.controlUrl) await refreshControlUrl(this.db, call.id, event.controlUrl);
     if (event.kind === 'tool_calls') {
+      // The assistant is working again after a transfer started: the transfer did not connect.
+      if (
+        call.transfer_status === 'started' &&
+        (await settleTransfer(this.db, call.id, 'failed', new Date()))
+      ) {
+        this.log.warn({ callId: call.id }, 'voice: transfer failed; the caller is back with the assistant');
+      }
       return { kind: 'tool_results', results: await this.tools.run(call, event.calls) };
     }
     if (event.kind === 'transfer_destination') return this.transferDestination(call);
+    if (event.kind === 'transfer_update') {
+      await transferStarted(this.db, call.id, event.destination, event.at);
+      this.log.info({ callId: call.id }, 'voice: transfer started');
+      return undefined;
+    }
+    if (event.kind === 'hang') {
+      await recordHang(this.db, call.id, event.at);
+      this.log.warn({ callId: call.id }, 'voice: the assistant went quiet (hang)');
+      return undefined;
+    }
     const moved = await this.db.transaction(async (tx) => {
       const row =
         event.kind === 'status'
@@ -94,9 +121,15 @@ export class CallEvents {
       if (event.kind === 'report') {
         await storeTranscript(tx, call, event.transcript);
         await setRecording(tx, call.id, event.recordingUrl);
+        if (typeof event.cost === 'number') await setCost(tx, call.id, event.cost);
+        const at = event.endedAt ?? new Date();
+        await settleTransfer(tx, call.id, event.status === 'TRANSFERRED' ? 'connected' : 'failed', at);
       }
       return row;
     });
+    if (event.kind === 'report' && event.analysis) {
+      await applyCallAnalysis(this.db, this.tools, call, event.analysis, this.log);
+    }
     if (
       event.kind === 'report' ||
       (moved && TERMINAL_STATUSES.has(moved.status) && call.call_type === 'ELP')
@@ -127,7 +160,12 @@ export class CallEvents {
     }
     if (!number) return { kind: 'error', error: 'No one is available to take the call right now.' };
     this.log.info({ callId: call.id }, 'voice: transfer destination given');
-    return { kind: 'transfer_destination', number, message: `Connecting you to ${who} now.` };
+    return {
+      kind: 'transfer_destination',
+      number,
+      message: `Connecting you to ${who} now.`,
+      fallbackMessage: `I could not reach ${who} just now. I can keep helping you, and ${who} will call you back.`,
+    };
   }
 
   /**
@@ -138,7 +176,12 @@ export class CallEvents {
   private async answerInbound(
     event: Extract<VoiceEvent, { kind: 'assistant_request' }>,
   ): Promise<VoiceAnswer> {
-    const org = event.organizationId ? await findOrganizationId(this.db, event.organizationId) : undefined;
+    // The organization that registered the number called, else the one the server URL names.
+    const owner = event.phoneNumberId
+      ? await organizationOfNumber(this.db, this.provider.name, event.phoneNumberId)
+      : null;
+    const named = owner ?? event.organizationId;
+    const org = named ? await findOrganizationId(this.db, named) : undefined;
     if (!org) {
       this.log.warn(
         { providerCallId: event.providerCallId },

@@ -3,6 +3,7 @@ import type { CallType } from '../../domain/calls.js';
 import { QUESTION_TOPICS } from '../../domain/load-questions.js';
 import { systemScope } from '../../domain/scope.js';
 import type { AssistantSpec, ToolDefinition, VoicePurpose } from '../../integrations/voice/voice-provider.js';
+import { speakable, spokenDate, spokenReference, spokenState } from '../../lib/spoken.js';
 import { organizationContact } from '../auth/index.js';
 import { carrierNameOf } from '../carriers/index.js';
 import { ELP_QUESTIONS, ELP_RUBRIC, elpNamesOfCall, INTERVIEW_PASS } from '../elp/index.js';
@@ -270,6 +271,25 @@ function elpScript(): string {
 }
 
 /**
+ * The variables as a dispatcher says them, for what the voice reads aloud word for word (the first
+ * message and the voicemail): dates, states, the posted rate and the load number spoken.
+ */
+export function spokenVariables(v: VoiceVariables): VoiceVariables {
+  const say = (value: unknown, as: (s: string) => string) => (typeof value === 'string' ? as(value) : value);
+  const loadNumber = typeof v.load_number === 'string' ? [v.load_number] : [];
+  return {
+    ...v,
+    load_number: say(v.load_number, spokenReference),
+    origin_state: say(v.origin_state, spokenState),
+    destination_state: say(v.destination_state, spokenState),
+    pickup_date: say(v.pickup_date, spokenDate),
+    delivery_date: say(v.delivery_date, spokenDate),
+    posted_rate: say(v.posted_rate, (s) => speakable(s)),
+    stops_summary: say(v.stops_summary, (s) => speakable(s, loadNumber)),
+  } as VoiceVariables;
+}
+
+/**
  * The assistant the service defines for a call: the template rendered with the call's variables,
  * the purpose's tools, and for ELP the question bank and rubric.
  */
@@ -280,12 +300,13 @@ export function assistantFor(
 ): AssistantSpec {
   const purpose = template.purpose;
   const instructions = renderScript(template.instructions, variables);
+  const spoken = spokenVariables(variables);
   return {
     name: template.name,
     purpose,
-    firstMessage: renderScript(template.first_message, variables),
+    firstMessage: renderScript(template.first_message, spoken),
     instructions: purpose === 'elp' ? `${instructions}\n\n${elpScript()}` : instructions,
-    voicemailMessage: template.voicemail_message ? renderScript(template.voicemail_message, variables) : null,
+    voicemailMessage: template.voicemail_message ? renderScript(template.voicemail_message, spoken) : null,
     tools: toolsFor(purpose),
     voice: template.voice,
     model: template.model,

@@ -163,7 +163,32 @@ export const callDetailSchema = callSchema
         success_evaluation: z.string().nullable(),
       })
       .nullable()
-      .meta({ description: "The platform's post-call analysis, from its end-of-call report" }),
+      .meta({
+        description:
+          "The platform's post-call analysis, from its end-of-call report: a summary, the purpose's structured " +
+          'data (load booking: offer_amount, available, equipment_type, earliest_pickup; tracking check: ' +
+          'location, eta, on_schedule, issues; ELP: answers) and a pass/fail success evaluation',
+      }),
+    cost: z
+      .number()
+      .nullable()
+      .meta({ description: 'What the voice platform charged for the call, in US dollars' }),
+    transfer: z
+      .object({
+        status: z.enum(['started', 'failed', 'connected']),
+        destination: z.string().nullable(),
+        updated_at: dateTime().nullable(),
+      })
+      .nullable()
+      .meta({
+        description:
+          "The assistant's last transfer: started, failed (the caller came back to the assistant, or the call " +
+          'ended without it) or connected',
+      }),
+    hangs: z
+      .number()
+      .int()
+      .meta({ description: 'How often the assistant went quiet waiting on a model, voice or tool' }),
   })
   .meta({ id: 'CallDetail' });
 
@@ -182,3 +207,25 @@ export const recordingSchema = z
     recording_url: z.string().nullable(),
   })
   .meta({ id: 'CallRecording' });
+
+/** GET /calls/{id}: the call with its transcript, script, outcome, analysis, cost and transfer. */
+export function toCallDetail<T>(row: typeof calls.$inferSelect, transcript: T[]) {
+  return {
+    ...toCall(row),
+    transcript,
+    purpose: row.purpose,
+    template_id: row.template_id,
+    voice_agent_id: row.voice_agent_id,
+    ended_reason: row.ended_reason,
+    analysis: row.analysis,
+    cost: row.cost,
+    transfer: row.transfer_status
+      ? {
+          status: row.transfer_status,
+          destination: row.transfer_destination,
+          updated_at: row.transfer_updated_at,
+        }
+      : null,
+    hangs: row.hangs,
+  };
+}

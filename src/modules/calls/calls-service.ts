@@ -7,12 +7,18 @@ import { AppError, notFound, stateConflict, unprocessable } from '../../domain/e
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
-import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
+import {
+  type VoiceAnswer,
+  type VoiceEvent,
+  type VoiceProvider,
+  VoiceProviderError,
+} from '../../integrations/voice/voice-provider.js';
 import { findUserById } from '../auth/index.js';
 import { calleeById, carriersAtNumber } from '../carriers/index.js';
 import { requestElpTest } from '../elp/index.js';
 import { LOAD_ID_IN_BODY, type LoadReader, requireLoad } from '../loads/index.js';
 import { attachCallToOutreach, contactRefusal, openCallOutreach } from '../outreaches/index.js';
+import { outboundNumberId } from '../voice-numbers/index.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { CallEvents } from './call-events.js';
@@ -34,6 +40,7 @@ import {
   type CreateCallInput,
   type ListCallsQuery,
   toCall,
+  toCallDetail,
 } from './calls-schemas.js';
 import { CALL_DIRECTIONS, calls } from './calls-tables.js';
 import type { VoiceTools } from './voice-tools.js';
@@ -209,6 +216,7 @@ export class CallsService {
       const placed = await this.provider.placeCall({
         callId: call.id,
         organizationId: call.organization_id,
+        fromNumberId: await outboundNumberId(this.db, call.organization_id, this.provider.name),
         to: call.to_number ?? '',
         callType: (call.call_type as CallType | null) ?? null,
         voiceAgentId: call.voice_agent_id,
@@ -221,13 +229,17 @@ export class CallsService {
       });
       await setProviderCall(this.db, call.id, this.provider.name, placed.providerCallId, placed.controlUrl);
     } catch (err) {
-      this.log.error({ err, callId: call.id }, 'voice provider refused the call');
+      // The platform's own words (Vapi's error body) become the call's ended_reason.
+      const reason =
+        err instanceof Error ? err.message.slice(0, 1000) : 'The voice platform refused the call';
+      this.log.error({ err, callId: call.id, reason }, 'voice provider refused the call');
       await this.applyEvent({
         kind: 'status',
         callId: call.id,
         providerCallId: '',
         status: 'FAILED',
         at: new Date(),
+        endedReason: reason,
       });
     }
   }
@@ -277,15 +289,7 @@ export class CallsService {
 
   async detail(scope: OrgScope, id: string) {
     const row = await this.get(scope, id);
-    return {
-      ...toCall(row),
-      transcript: await transcriptOf(this.db, scope, id),
-      purpose: row.purpose,
-      template_id: row.template_id,
-      voice_agent_id: row.voice_agent_id,
-      ended_reason: row.ended_reason,
-      analysis: row.analysis,
-    };
+    return toCallDetail(row, await transcriptOf(this.db, scope, id));
   }
 
   async list(scope: OrgScope, q: ListCallsQuery) {

@@ -61,6 +61,20 @@ export const calls = pgTable(
     /** The platform's reason the call ended, and its post-call analysis (summary, structured data). */
     ended_reason: text('ended_reason'),
     analysis: jsonb('analysis').$type<CallAnalysis>(),
+    /** What the platform charged for the call (US dollars), from its end-of-call report. */
+    cost: doublePrecision('cost'),
+    /** When the post-call analysis was applied (an offer it names recorded): once per call. */
+    analysis_applied_at: tstz('analysis_applied_at'),
+    /**
+     * The assistant's last transfer: started (the platform said it is dialing `transfer_destination`),
+     * failed (the caller came back to the assistant, or the call ended otherwise) or connected.
+     */
+    transfer_status: text('transfer_status', { enum: ['started', 'failed', 'connected'] }),
+    transfer_destination: text('transfer_destination'),
+    transfer_updated_at: tstz('transfer_updated_at'),
+    /** How often the assistant went quiet waiting on a model, voice or tool (Vapi `hang`). */
+    hangs: integer('hangs').notNull().default(0),
+    last_hang_at: tstz('last_hang_at'),
     /** Where a transfer of this call goes: the phone of a user joining it, while they join. */
     transfer_to: text('transfer_to'),
     /** A SCHEDULED call is placed when this time comes. */

@@ -111,3 +111,23 @@ export function topicsArg(args: Record<string, unknown>): QuestionTopic[] {
   }
   return topics as QuestionTopic[];
 }
+
+/** An ELP answer of a call as stored: the question's step and competency with it. */
+export function elpAnswerOf(
+  call: { organization_id: string },
+  testId: string,
+  question: { id: string; step: string; competency: string; text: string },
+  answer: string | null,
+  valid: boolean,
+) {
+  return {
+    organization_id: call.organization_id,
+    elp_test_id: testId,
+    question_id: question.id,
+    step: question.step,
+    competency: question.competency,
+    question: question.text,
+    answer,
+    valid,
+  };
+}

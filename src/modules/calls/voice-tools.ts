@@ -11,6 +11,7 @@ import { answerQuestions } from '../../domain/load-questions.js';
 import { amountOf, replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
+import { speakable } from '../../lib/spoken.js';
 import {
   carrierNameOf,
   digitsOnly,
@@ -26,13 +27,14 @@ import {
   recordElpAnswer,
 } from '../elp/index.js';
 import { findLoadsByNumber, type LoadReader, openLoadsOnLane } from '../loads/index.js';
-import type { OfferReceiver } from '../offers/index.js';
+import { type OfferReceiver, offerOfCallExists } from '../offers/index.js';
 import { contactRefusal, recordInboundCallOutreach } from '../outreaches/index.js';
 import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CodeSender, callerNumberMatches, checkCode, issueCode } from './caller-identity.js';
 import { type CallRow, linkCall } from './calls-repository.js';
 import {
   argsOf,
+  elpAnswerOf,
   loadFactsOf,
   loadSummary,
   NO_LOAD,
@@ -83,6 +85,13 @@ export class VoiceTools {
         if (!(err instanceof AppError))
           this.log.warn({ err, tool: name, callId: call.id }, 'voice tool failed');
         outcome = { error: err instanceof AppError ? err.message : 'The tool failed; carry on without it' };
+      }
+      // A sentence is said word for word: dates, states, money and the load number as spoken.
+      if (outcome.result && !/^[[{]/.test(outcome.result)) {
+        outcome = {
+          ...outcome,
+          result: speakable(outcome.result, current.load_number ? [current.load_number] : []),
+        };
       }
       results.push({ toolCallId: toolCall.id, name, ...outcome });
     }
@@ -192,6 +201,26 @@ export class VoiceTools {
     };
   }
 
+  /**
+   * An offer the post-call analysis heard: recorded as `submit_offer` records it (the same rules
+   * and contact guard), unless the call already recorded an offer on its load. Returns whether it
+   * was recorded.
+   */
+  async offerFromAnalysis(call: CallRow, amount: number): Promise<boolean> {
+    if (!call.load_id || !call.carrier_id || amount > 10_000_000) return false;
+    if (await offerOfCallExists(this.db, call.id, call.load_id)) return false;
+    if (await this.refusal(call)) return false;
+    const outcome = await this.offers.receive(systemScope(call.organization_id), {
+      loadId: call.load_id,
+      carrierId: call.carrier_id,
+      amount,
+      channel: 'voice',
+      callId: call.id,
+      notes: 'Heard in the post-call analysis',
+    });
+    return outcome.offerId !== null;
+  }
+
   private async requestStopContact(call: CallRow): Promise<Outcome> {
     if (!call.carrier_id) {
       throw toolError('No carrier is identified on this call: tell them a rep will take them off the list');
@@ -223,16 +252,10 @@ export class VoiceTools {
         metadata: { recorded: false, next_question_id: null, test_over: true },
       };
     }
-    await recordElpAnswer(this.db, {
-      organization_id: call.organization_id,
-      elp_test_id: test.id,
-      question_id: question.id,
-      step: question.step,
-      competency: question.competency,
-      question: question.text,
-      answer: textArg(args.answer, 2000),
-      valid: args.valid,
-    });
+    await recordElpAnswer(
+      this.db,
+      elpAnswerOf(call, test.id, question, textArg(args.answer, 2000), args.valid),
+    );
     const next = nextElpQuestion(await answered());
     return {
       result: next

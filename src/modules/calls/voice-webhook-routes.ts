@@ -30,9 +30,10 @@ export const voiceWebhookRoutes: FastifyPluginAsync<{
     tags: ['integrations'],
     description:
       "Vapi's server messages (status-update, end-of-call-report, tool-calls, transfer-destination-request, " +
-      'assistant-request), authenticated as the Vapi credential does it (VAPI_SERVER_AUTH: an HMAC of ' +
+      'transfer-update, hang, assistant-request), authenticated as the Vapi credential does it (VAPI_SERVER_AUTH: an HMAC of ' +
       '`{timestamp}.{body}` in `x-signature` with `x-timestamp`, or a bearer token). A phone number whose ' +
-      'inbound calls this service answers names its organization: `?organization_id=org_...`.',
+      'inbound calls this service answers is routed to the organization that registered it (POST /voice/numbers), ' +
+      'else to the one its server URL names: `?organization_id=org_...`.',
     querystring: z.object({
       organization_id: text(100)
         .optional()
@@ -53,7 +54,16 @@ export const voiceWebhookRoutes: FastifyPluginAsync<{
           ),
         }),
         z.object({
-          destination: z.object({ type: z.literal('number'), number: z.string() }),
+          destination: z.object({
+            type: z.literal('number'),
+            number: z.string(),
+            transferPlan: z
+              .object({
+                mode: z.string(),
+                fallbackPlan: z.object({ message: z.string(), endCallEnabled: z.boolean() }),
+              })
+              .optional(),
+          }),
           message: z.object({ type: z.string(), content: z.string() }),
         }),
         z.object({ assistant: z.record(z.string(), z.unknown()) }),

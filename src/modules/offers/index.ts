@@ -9,6 +9,7 @@ export {
   loadHasActiveOffer,
   loadIsBooked,
   loadNotBooked,
+  offerOfCallExists,
 } from './offer-queries.js';
 export type { OfferPolicy, OfferReceiver } from './offer-types.js';
 export {

@@ -148,3 +148,13 @@ export async function bookedOffersOf(
     out.set(r.load_id, toBookedOffer(r, r.carrier_id ? carriers.get(r.carrier_id) : undefined));
   return out;
 }
+
+/** Whether a call already recorded an offer on the load (the post-call analysis then records none). */
+export async function offerOfCallExists(db: DbOrTx, callId: string, loadId: string) {
+  const [row] = await db
+    .select({ id: offers.id })
+    .from(offers)
+    .where(and(eq(offers.call_id, callId), eq(offers.load_id, loadId)))
+    .limit(1);
+  return row !== undefined;
+}

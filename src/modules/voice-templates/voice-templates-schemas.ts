@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, nonEmptyText, queryBool, text } from '../../http/schemas.js';
 import { VAPI_MODEL_PROVIDERS, VAPI_VOICE_PROVIDERS } from '../../integrations/voice/vapi-assistant.js';
+import { modelRefusal, voiceRefusal } from '../../integrations/voice/vapi-catalog.js';
 import { VOICE_PURPOSES } from '../../integrations/voice/voice-provider.js';
 import { unknownPlaceholder, VOICE_VARIABLES } from './voice-variables.js';
 
@@ -28,15 +29,38 @@ const voiceSettings = z
   .object({
     provider: z.enum(VAPI_VOICE_PROVIDERS),
     voice_id: nonEmptyText(200),
+    custom: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "A voice id Vapi's list does not name (a cloned voice, or one from the provider's library); " +
+          'every provider but deepgram takes one',
+      }),
   })
-  .meta({ description: "The voice the assistant speaks with (Vapi's voice provider and voice id)" });
+  .superRefine((voice, ctx) => {
+    const refusal = voiceRefusal(voice);
+    if (refusal) ctx.addIssue({ code: 'custom', path: [refusal.field], message: refusal.message });
+  })
+  .meta({
+    description:
+      "The voice the assistant speaks with: Vapi's voice provider and one of its voice ids as Vapi lists them " +
+      '(any id for vapi and cartesia, whose voices Vapi does not list), or `custom: true` for another',
+  });
 
 const modelSettings = z
   .object({
     provider: z.enum(VAPI_MODEL_PROVIDERS),
     model: nonEmptyText(200),
   })
-  .meta({ description: 'The language model behind the assistant (default openai gpt-4o)' });
+  .superRefine((model, ctx) => {
+    const refusal = modelRefusal(model);
+    if (refusal) ctx.addIssue({ code: 'custom', path: ['model'], message: refusal });
+  })
+  .meta({
+    description:
+      'The language model behind the assistant, one Vapi lists for the provider (default openai gpt-4o)',
+  });
 
 export const createVoiceTemplateBody = z.object({
   name: nonEmptyText(200),
@@ -86,7 +110,9 @@ export const voiceTemplateSchema = z
     first_message: z.string(),
     instructions: z.string(),
     voicemail_message: z.string().nullable(),
-    voice: z.object({ provider: z.string(), voice_id: z.string() }).nullable(),
+    voice: z
+      .object({ provider: z.string(), voice_id: z.string(), custom: z.boolean().optional() })
+      .nullable(),
     model: z.object({ provider: z.string(), model: z.string() }).nullable(),
     is_default: z.boolean().meta({
       description:

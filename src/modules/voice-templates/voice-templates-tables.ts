@@ -22,7 +22,7 @@ export const voiceTemplates = pgTable(
     first_message: text('first_message').notNull(),
     instructions: text('instructions').notNull(),
     voicemail_message: text('voicemail_message'),
-    voice: jsonb('voice').$type<{ provider: string; voice_id: string }>(),
+    voice: jsonb('voice').$type<{ provider: string; voice_id: string; custom?: boolean }>(),
     model: jsonb('model').$type<{ provider: string; model: string }>(),
     is_default: boolean('is_default').notNull().default(false),
     ...timestamps,
