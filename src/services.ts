@@ -116,12 +116,6 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
   const { db } = database;
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
   const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
-  const idempotency = new IdempotencyStore(
-    db,
-    new SecretBox(config.secretsEncryptionKey, 'idempotency response bodies'),
-    config.idempotencyTtlSeconds,
-    config.idempotencyLockSeconds,
-  );
 
   const loads = new LoadsService(db, log);
   const registry = complianceProviderFrom(config.compliance);
@@ -155,7 +149,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     tokens,
     sessions,
     credentials,
-    idempotency,
+    idempotency: idempotencyStoreOf(config, db),
     auth: new AuthService(db, sessions),
     ...teamOf(config, db, sessions, channels, log),
     apiKeys: new ApiKeysService(db, credentials),
@@ -200,6 +194,14 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     },
   };
 }
+
+const idempotencyStoreOf = (config: Config, db: Db) =>
+  new IdempotencyStore(
+    db,
+    new SecretBox(config.secretsEncryptionKey, 'idempotency response bodies'),
+    config.idempotencyTtlSeconds,
+    config.idempotencyLockSeconds,
+  );
 
 /** The live streams of this instance; a stream lives while the credential that opened it does. */
 function eventStreamOf(

@@ -12,7 +12,6 @@ import {
   carrierInput,
   carrierPatch,
   carrierSchema,
-  complianceCheckSchema,
   disableBody,
   disableForLoadBody,
   enableBody,
@@ -23,6 +22,7 @@ import {
   preferenceParams,
 } from './carriers-schemas.js';
 import type { CarriersService } from './carriers-service.js';
+import { complianceCheckSchema } from './vetting-schemas.js';
 
 const tags = ['carriers'];
 const admins = access.bearer('OWNER', 'ADMIN');

@@ -26,7 +26,7 @@ import {
   text,
 } from '../../http/schemas.js';
 import { COMPLIANCE_STATUSES, PREFERENCE_TYPES } from './carriers-tables.js';
-import { carrierRiskFields, checkRiskFields } from './vetting-schemas.js';
+import { carrierRiskFields } from './vetting-schemas.js';
 
 /** MC and DOT numbers are kept as digits only, leading zeros stripped: "MC-012345" is "12345". */
 export function digitsOnly(value: string): string {
@@ -390,17 +390,3 @@ export const batchResultSchema = z
   })
   .meta({ id: 'CarrierBatchResult' });
 export type BatchResult = z.infer<typeof batchResultSchema>;
-
-/** One compliance check of a carrier. */
-export const complianceCheckSchema = z.object({
-  id: z.string(),
-  provider: z.string(),
-  verdict: z.enum(['PASSED', 'BLOCKED', 'UNVERIFIED']),
-  reasons: z.array(z.string()),
-  detail: z.string().nullable().meta({
-    description:
-      'The facts behind the reasons in words: a grant date and its source, an out-of-service order, what failed when the provider gave no answer',
-  }),
-  ...checkRiskFields,
-  checked_at: dateTime(),
-});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dateTime } from '../../http/schemas.js';
 import { RISK_LEVELS } from './carriers-tables.js';
 import { SIGNAL_ACTIONS } from './vetting-policy.js';
 
@@ -31,3 +32,17 @@ export const carrierRiskFields = {
 
 /** The risk fields of one compliance check. */
 export const checkRiskFields = { risk_level: riskLevel, signals: z.array(fraudSignalSchema) };
+
+/** One compliance check of a carrier. */
+export const complianceCheckSchema = z.object({
+  id: z.string(),
+  provider: z.string(),
+  verdict: z.enum(['PASSED', 'BLOCKED', 'UNVERIFIED']),
+  reasons: z.array(z.string()),
+  detail: z.string().nullable().meta({
+    description:
+      'The facts behind the reasons in words: a grant date and its source, an out-of-service order, what failed when the provider gave no answer',
+  }),
+  ...checkRiskFields,
+  checked_at: dateTime(),
+});
