@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, nonEmptyText, queryBool, text } from '../../http/schemas.js';
 import { VAPI_MODEL_PROVIDERS, VAPI_VOICE_PROVIDERS } from '../../integrations/voice/vapi-assistant.js';
-import { modelRefusal, voiceRefusal } from '../../integrations/voice/vapi-catalog.js';
+import {
+  CUSTOM_VOICE_PROVIDERS,
+  modelRefusal,
+  VAPI_MODELS,
+  VAPI_VOICE_IDS,
+  voiceRefusal,
+} from '../../integrations/voice/vapi-catalog.js';
 import { VOICE_PURPOSES } from '../../integrations/voice/voice-provider.js';
 import { unknownPlaceholder, VOICE_VARIABLES } from './voice-variables.js';
 
@@ -25,6 +31,21 @@ const script = (max: number) =>
     }
   });
 
+/** JSON Schema's `if`/`then`: when `conditions` hold, `then` applies to those properties. */
+const whenThen = (conditions: Record<string, object>, then: Record<string, object>) => ({
+  if: { properties: conditions, required: ['provider'] },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `then`, not a thenable.
+  then: { properties: then },
+});
+
+/** For one provider, `field` must be one of `listed` (nothing when the provider lists none). */
+const whenProvider = (
+  provider: string,
+  listed: readonly string[] | null,
+  field: string,
+  extra: Record<string, object> = {},
+) => (listed ? [whenThen({ provider: { const: provider }, ...extra }, { [field]: { enum: listed } })] : []);
+
 const voiceSettings = z
   .object({
     provider: z.enum(VAPI_VOICE_PROVIDERS),
@@ -43,6 +64,14 @@ const voiceSettings = z
     if (refusal) ctx.addIssue({ code: 'custom', path: [refusal.field], message: refusal.message });
   })
   .meta({
+    // The same rule stated in the document: a listed voice id unless `custom`, never `custom` where
+    // the provider takes only its listed voices.
+    allOf: VAPI_VOICE_PROVIDERS.flatMap((provider) => [
+      ...whenProvider(provider, VAPI_VOICE_IDS[provider], 'voice_id', { custom: { const: false } }),
+      ...(CUSTOM_VOICE_PROVIDERS.has(provider)
+        ? []
+        : [whenThen({ provider: { const: provider } }, { custom: { const: false } })]),
+    ]),
     description:
       "The voice the assistant speaks with: Vapi's voice provider and one of its voice ids as Vapi lists them " +
       '(any id for vapi and cartesia, whose voices Vapi does not list), or `custom: true` for another',
@@ -58,6 +87,7 @@ const modelSettings = z
     if (refusal) ctx.addIssue({ code: 'custom', path: ['model'], message: refusal });
   })
   .meta({
+    allOf: VAPI_MODEL_PROVIDERS.flatMap((provider) => whenProvider(provider, VAPI_MODELS[provider], 'model')),
     description:
       'The language model behind the assistant, one Vapi lists for the provider (default openai gpt-4o)',
   });
