@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { bundledFirstContact } from '../../domain/bundled-offers.js';
 import { replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
-import { findCarrier } from '../carriers/index.js';
+import { findCarrier, heldByStrictMode } from '../carriers/index.js';
 import {
   activateOutreaches,
   cancelAutomatedOutreaches,
@@ -86,10 +86,13 @@ export class ContactDispatcher {
     const [first] = group as [OutreachRow, ...OutreachRow[]];
     const ids = { carrierId: first.carrier_id, outreachIds: group.map((o) => o.id) };
     try {
-      const loads = (
-        await Promise.all(group.map((o) => agentLoadOf(this.db, o.organization_id, o.load_id)))
-      ).filter((l): l is AgentLoad => l !== null);
       const carrier = (await findCarrier(this.db, systemScope(first.organization_id), first.carrier_id))!;
+      const loads = await this.sayableTo(
+        carrier,
+        (await Promise.all(group.map((o) => agentLoadOf(this.db, o.organization_id, o.load_id)))).filter(
+          (l): l is AgentLoad => l !== null,
+        ),
+      );
       const text = bundledFirstContact(loads, carrier.name);
       const externalId = await this.messenger.deliver(first, loads[0]!, text, null, loads);
       for (const o of group) {
@@ -105,6 +108,15 @@ export class ContactDispatcher {
       const reason = err instanceof Error ? err.message : 'the channel refused the contact';
       for (const o of group) await failOutreach(this.db, o, reason);
     }
+  }
+
+  /** Strict mode: a carrier that has not passed vetting is told no rate in a first message. */
+  private async sayableTo(
+    carrier: Parameters<typeof heldByStrictMode>[1],
+    loads: AgentLoad[],
+  ): Promise<AgentLoad[]> {
+    if (!(await heldByStrictMode(this.db, carrier))) return loads;
+    return loads.map((l) => ({ ...l, posted_rate: null }));
   }
 
   /** Sends the outreach; a channel that refuses ends it failed with the reason. */
@@ -144,8 +156,9 @@ export class ContactDispatcher {
       return;
     }
     const carrier = (await findCarrier(this.db, scope, outreach.carrier_id))!;
-    const text = replyText('first_contact', load, carrier.name);
-    const externalId = await this.messenger.deliver(outreach, load, text, null);
+    const [sayable] = (await this.sayableTo(carrier, [load])) as [AgentLoad];
+    const text = replyText('first_contact', sayable, carrier.name);
+    const externalId = await this.messenger.deliver(outreach, sayable, text, null);
     await stampSent(this.db, outreach.id, externalId);
     await this.messenger.record(outreach, 'outbound', 'first_contact', text, externalId);
     this.log.info({ ...ids, channel: outreach.modality }, 'agent: message sent');

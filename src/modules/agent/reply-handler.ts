@@ -6,7 +6,7 @@ import type { EmailDeliveryEvent, InboundEmail } from '../../integrations/email/
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import type { DraftIntent } from '../../integrations/llm/reply-extraction.js';
 import type { InboundWhatsApp } from '../../integrations/whatsapp/whatsapp-channel.js';
-import { findCarrier, readVettingPolicy, type StopContactRequests } from '../carriers/index.js';
+import { findCarrier, heldByStrictMode, type StopContactRequests } from '../carriers/index.js';
 import { counterOffered, type OfferReceiver } from '../offers/index.js';
 import { markUndelivered, type OutreachRow, recordReply } from '../outreaches/index.js';
 import type { AgentMessenger } from './agent-messenger.js';
@@ -231,10 +231,8 @@ export class ReplyHandler {
 
   /** Strict mode is on and the carrier has not passed (compliance PASSED, risk not high). */
   private async heldByStrictMode(outreach: OutreachRow) {
-    const policy = await readVettingPolicy(this.db, outreach.organization_id);
-    if (!policy.strict_mode) return false;
     const c = (await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id))!;
-    return c.compliance_status !== 'PASSED' || c.risk_level === 'high';
+    return heldByStrictMode(this.db, c);
   }
 
   /** The holding answer: the lane, dates and equipment only, and that a rep follows up after vetting. */

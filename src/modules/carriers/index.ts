@@ -17,5 +17,10 @@ export { toCarrier } from './carrier-shape.js';
 export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
 export { isFreeMail } from './fraud-signals.js';
 export type { QueuedContacts, StopContactRequests } from './stop-contact.js';
-export { readVettingPolicy, type VettingPolicy } from './vetting-policy.js';
+export {
+  heldByStrictMode,
+  passesVetting,
+  readVettingPolicy,
+  type VettingPolicy,
+} from './vetting-policy.js';
 export { fraudSignalSchema } from './vetting-schemas.js';

@@ -92,6 +92,22 @@ export async function readVettingPolicy(db: DbOrTx, organizationId: string): Pro
   return { ...base, ...stored, signals: { ...base.signals, ...stored.signals } };
 }
 
+/** A carrier has passed vetting: compliance PASSED and its risk not high. */
+export const passesVetting = (c: { compliance_status: string; risk_level?: string | null }) =>
+  c.compliance_status === 'PASSED' && c.risk_level !== 'high';
+
+/**
+ * Whether strict mode holds this carrier back: the organization has it on and the carrier has not
+ * passed. Such a carrier hears the lane, dates and equipment only, and no offer of its is taken.
+ */
+export async function heldByStrictMode(
+  db: DbOrTx,
+  carrier: { organization_id: string; compliance_status: string; risk_level?: string | null },
+): Promise<boolean> {
+  if (passesVetting(carrier)) return false;
+  return (await readVettingPolicy(db, carrier.organization_id)).strict_mode;
+}
+
 export async function updateVettingPolicy(
   db: DbOrTx,
   organizationId: string,
