@@ -6,7 +6,14 @@ import { events } from '../../src/modules/webhooks/webhooks-tables.js';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
-import { compactDate, daysAgo, FmcsaStandIn, insuranceRow, WEB_KEY } from '../helpers/fmcsa-stand-in.js';
+import {
+  compactDate,
+  daysAgo,
+  FmcsaStandIn,
+  insuranceRow,
+  oosOrder,
+  WEB_KEY,
+} from '../helpers/fmcsa-stand-in.js';
 import { createLoad } from '../helpers/load-factories.js';
 
 type Headers = Record<string, string>;
@@ -103,7 +110,8 @@ describe('fraud signals read from the DOT open-data datasets', () => {
       [
         {
           oosOrders: [
-            { dot_number: '0', oos_date: '09/14/2026', oos_reason: 'IMMINENT HAZARD', status: 'ACTIVE' },
+            oosOrder({ oos_date: '09/14/2026', oos_reason: 'IMMINENT HAZARD' }),
+            oosOrder({ oos_date: '01/02/2024', oos_rescind_date: '03/01/2024' }),
           ],
         },
         {},
@@ -126,9 +134,7 @@ describe('fraud signals read from the DOT open-data datasets', () => {
     const fine = await vetted(h, {
       census: { mcs150_date: compactDate(daysAgo(100)), power_units: '1' },
       insurance: [insuranceRow('0', '0', '750')],
-      oosOrders: [
-        { dot_number: '0', oos_date: '01/02/2024', oos_reason: 'UNSATISFACTORY RATING', status: 'RESCINDED' },
-      ],
+      oosOrders: [oosOrder({ oos_date: '01/02/2024', oos_rescind_date: '02/15/2024' })],
     });
     expect(fine.carrier).toMatchObject({ risk_level: 'low', fraud_signals: [], compliance_status: 'PASSED' });
   });

@@ -398,3 +398,18 @@ export const grantRow = (dot: string, mc: string, date: Date, extra: Record<stri
   orig_served_date: usDate(date),
   ...extra,
 });
+
+/**
+ * A row of the out-of-service orders dataset as the portal serves it: every column, as text. An
+ * order stands while `oos_rescind_date` is empty; `status` is the USDOT number's.
+ */
+export const oosOrder = (fields: Record<string, string>) => ({
+  dot_number: '0',
+  legal_name: 'PRAIRIE HAULING LLC',
+  dba_name: '',
+  oos_date: '01/02/2026',
+  oos_reason: 'UNSATISFACTORY RATING',
+  status: 'ACTIVE',
+  oos_rescind_date: '',
+  ...fields,
+});

@@ -29,7 +29,8 @@ export { toIsoDate } from './open-data-signals.js';
  * - ActPendInsur, the active and pending insurance filings of the licensing and insurance (L&I)
  *   data: one row per policy, `ins_type_desc` (`BIPD/Primary`, ...), `max_cov_amount` in thousands
  *   of dollars, `cancl_effective_date` when a cancellation is pending;
- * - the out-of-service orders: one row per order, `oos_date`, `oos_reason`, `status`.
+ * - the out-of-service orders: one row per order, `oos_date`, `oos_reason`, `oos_rescind_date` (empty while
+ *   the order stands) and `status` (the USDOT number's, not the order's).
  *
  * The census is also asked which other USDOT numbers file the same phone, e-mail or address (the
  * shared-contact signal), with one SoQL query.

@@ -20,9 +20,12 @@ export const insuranceRow = z.looseObject({
 /** An out-of-service order. */
 export const oosRow = z.looseObject({
   dot_number: text.optional(),
+  legal_name: text.optional(),
+  dba_name: text.optional(),
   oos_date: text.optional(),
   oos_reason: text.optional(),
   status: text.optional(),
+  oos_rescind_date: text.optional(),
 });
 
 export interface OutOfServiceOrder {
@@ -120,10 +123,20 @@ export function liabilityOf(rows: z.output<typeof insuranceRow>[]): LiabilityIns
   };
 }
 
-/** The order in force: the latest whose status is not rescinded or inactive. */
-export function standingOrder(rows: z.output<typeof oosRow>[]): OutOfServiceOrder | null {
+/**
+ * The order in force: the latest not rescinded. An order is lifted on its rescind date (empty while
+ * it stands; `status` describes the USDOT number, not the order), or when its status says so.
+ */
+export function standingOrder(
+  rows: z.output<typeof oosRow>[],
+  today = new Date().toISOString().slice(0, 10),
+): OutOfServiceOrder | null {
+  const lifted = (r: z.output<typeof oosRow>) => {
+    const rescinded = toIsoDate(r.oos_rescind_date);
+    return (rescinded !== null && rescinded <= today) || /RESCIND|LIFTED/i.test(r.status ?? '');
+  };
   const active = rows
-    .filter((r) => !/RESCIND|INACTIVE|LIFTED/i.test(r.status ?? ''))
+    .filter((r) => !lifted(r))
     .map((r) => ({ since: toIsoDate(r.oos_date), reason: clean(r.oos_reason) }))
     .sort((a, b) => (b.since ?? '').localeCompare(a.since ?? ''));
   return active[0] ?? null;
