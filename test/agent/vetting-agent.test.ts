@@ -37,7 +37,7 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     const [sent] = await afterRound(t, h, loadId);
     expect(sent).toMatchObject({ carrier_id: unvetted, status: 'active' });
     // Its first message names the lane, dates and equipment, and no rate.
-    const [opening] = await messagesOf(t, h, sent!.id);
+    const opening = (await messagesOf(t, h, sent!.id))[0]!;
     expect(opening).toMatchObject({ direction: 'outbound', intent: 'first_contact' });
     expect(opening.body).toMatch(/Chicago, IL to Dallas, TX, VAN, pickup \d{4}-\d\d-\d\d/);
     expect(opening.body).not.toMatch(/posted rate|\$\d/i);
@@ -55,7 +55,7 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     const vetted = await laneCarrier(t, h, { email: vettedEmail, mc_number: '641001' });
     const second = await agentLoad(t, h);
     const sentToVetted = (await afterRound(t, h, second)).find((o) => o.carrier_id === vetted)!;
-    const [vettedOpening] = await messagesOf(t, h, sentToVetted.id);
+    const vettedOpening = (await messagesOf(t, h, sentToVetted.id))[0]!;
     expect(vettedOpening.body).toMatch(/posted rate \$\d/);
     const heard = await reply(t, sentToVetted, vettedEmail, 'We can do it for $2,100');
     expect(heard.json()).toMatchObject({ status: 'replied', offer_id: expect.any(String) });
