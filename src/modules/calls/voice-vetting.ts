@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { readVettingPolicy } from '../carriers/index.js';
+import { systemScope } from '../../domain/scope.js';
+import { findCarrier, passesVetting, readVettingPolicy } from '../carriers/index.js';
 import type { SayableLoad } from './call-script.js';
 import type { CallRow } from './calls-repository.js';
 import { calls } from './calls-tables.js';
@@ -13,10 +14,8 @@ import { calls } from './calls-tables.js';
 export async function callGate(db: Db, call: CallRow): Promise<{ strict: boolean; passes: boolean }> {
   const policy = await readVettingPolicy(db, call.organization_id);
   if (!call.carrier_id) return { strict: policy.strict_mode, passes: false };
-  const rows = await db.execute<{ passes: boolean }>(sql`
-    SELECT (c.compliance_status = 'PASSED' AND coalesce(c.risk_level, 'low') <> 'high') AS passes
-    FROM carriers c WHERE c.organization_id = ${call.organization_id} AND c.id = ${call.carrier_id}`);
-  return { strict: policy.strict_mode, passes: rows.rows[0]?.passes === true };
+  const carrier = await findCarrier(db, systemScope(call.organization_id), call.carrier_id);
+  return { strict: policy.strict_mode, passes: carrier !== null && passesVetting(carrier) };
 }
 
 /** The facts strict mode lets through before the carrier passes: lane, dates and equipment. */
