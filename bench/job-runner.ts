@@ -91,6 +91,7 @@ async function webhooks(db: BenchDatabase) {
   const { app, services } = await listenApp(db.database, config);
   const hooks = receiver();
   await new Promise<void>((r) => hooks.server.listen(0, '127.0.0.1', r));
+  // A server listening on a TCP port answers address() with an AddressInfo, never a string.
   const url = `http://127.0.0.1:${(hooks.server.address() as AddressInfo).port}/hook`;
   const main = db.database.db;
   try {
