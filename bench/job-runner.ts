@@ -1,7 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
+import type { Config } from '../src/config.js';
 import type { Database } from '../src/db/client.js';
 import { systemScope } from '../src/domain/scope.js';
 import { webhookSecretBox } from '../src/modules/webhooks/delivery.js';
@@ -29,7 +31,9 @@ import { percentile } from './lib/load-payloads.js';
  *             retried. Current: the WebhooksWorker claiming due rows with SKIP LOCKED, driven by
  *             WorkerRunner. pg-boss: one job per delivery (inserted after the events commit), a
  *             batch handler sending the batch through the same WebhooksWorker code, retried by
- *             pg-boss after the schedule's first step.
+ *             pg-boss after the schedule's first step. Twice: as a backlog (chunks of 100 events
+ *             as fast as they commit), and arriving steadily (STEADY_EVENTS events, 2 every 50 ms),
+ *             where pg-boss runs with LISTEN/NOTIFY so a new job wakes a worker at once.
  *   agent     the agent's queued first contacts of a planned wave, sent through the simulated
  *             e-mail channel. Current: AgentService.dispatchDue driven by WorkerRunner. pg-boss:
  *             one job per contact, a batch handler claiming (pending -> active) and sending.
@@ -43,11 +47,13 @@ import { percentile } from './lib/load-payloads.js';
  * twice (a 2xx answered twice for one delivery, a contact sent twice). Ratios are pg-boss over
  * current.
  *
- * BENCH_JOBS_EVENTS, BENCH_JOBS_LOADS (agent: loads planned, ~4 contacts each), BENCH_JOBS_RUNS,
+ * BENCH_JOBS_EVENTS, BENCH_JOBS_STEADY_EVENTS, BENCH_JOBS_LOADS (agent: loads planned, ~4 contacts each), BENCH_JOBS_RUNS,
  * BENCH_JOBS_WORKLOADS ("webhooks,agent"); BENCH_DATABASE_URL a server of your own.
  */
 
 const EVENTS = sized('BENCH_JOBS_EVENTS', 1000, 20);
+/** Steady arrival: STEADY_EVENTS events, 2 every 50 ms (160 deliveries/s, below either side's capacity). */
+const STEADY_EVENTS = sized('BENCH_JOBS_STEADY_EVENTS', 400, 20);
 const ENDPOINTS = 4;
 const WORKLOADS = (process.env.BENCH_JOBS_WORKLOADS ?? 'webhooks,agent').split(',');
 
@@ -100,61 +106,107 @@ async function webhooks(db: BenchDatabase) {
     for (let i = 0; i < ENDPOINTS; i++) {
       await service.create(systemScope(org.id), { url: `${url}?n=${i}`, event_types: ['load.updated'] });
     }
-    /** Emits the events in chunks of 100, each in its own transaction; returns each chunk's event ids. */
-    const emitAll = async (after: (eventIds: string[]) => Promise<void>) => {
-      for (let done = 0; done < EVENTS; done += 100) {
-        const ids = await main.transaction((tx) =>
-          emitEvents(
-            tx,
-            org.id,
-            Array.from({ length: Math.min(100, EVENTS - done) }, (_, i) => ({
-              type: 'load.updated',
-              data: { load_id: `load_${done + i}`, load_status: 'Dispatched' },
-            })),
-          ),
-        );
-        await after(ids);
-      }
+    const modes: Mode[] = [
+      { events: EVENTS, chunk: 100, pauseMs: 0, queue: 'webhook-delivery', notify: false },
+      { events: STEADY_EVENTS, chunk: 2, pauseMs: 50, queue: 'webhook-delivery-steady', notify: true },
+    ];
+    for (const mode of modes) {
+      const title =
+        mode.pauseMs === 0
+          ? `Webhook deliveries, a backlog: ${mode.events} events x ${ENDPOINTS} endpoints, 1 in 10 retried once`
+          : `Webhook deliveries, steady arrival (pg-boss woken by NOTIFY): ${mode.events} events x ${ENDPOINTS} endpoints, ${mode.chunk} events every ${mode.pauseMs} ms`;
+      await compare(title, sidesOf({ db, config, orgId: org.id, hooks, mode }));
+    }
+  } finally {
+    hooks.server.closeAllConnections();
+    hooks.server.close();
+    await app.close();
+  }
+}
+
+interface Mode {
+  events: number;
+  /** Events per transaction, and the pause after each. */
+  chunk: number;
+  pauseMs: number;
+  queue: string;
+  notify: boolean;
+}
+
+/** Both sides of one mode of the webhook workload, each run from empty tables. */
+function sidesOf({
+  db,
+  config,
+  orgId,
+  hooks,
+  mode,
+}: {
+  db: BenchDatabase;
+  config: Config;
+  orgId: string;
+  hooks: ReturnType<typeof receiver>;
+  mode: Mode;
+}) {
+  const main = db.database.db;
+  /** Emits the events `mode.chunk` at a time, each chunk in its own transaction. */
+  const emitAll = async (after: (eventIds: string[]) => Promise<void>) => {
+    for (let done = 0; done < mode.events; done += mode.chunk) {
+      const ids = await main.transaction((tx) =>
+        emitEvents(
+          tx,
+          orgId,
+          Array.from({ length: Math.min(mode.chunk, mode.events - done) }, (_, i) => ({
+            type: 'load.updated',
+            data: { load_id: `load_${done + i}`, load_status: 'Dispatched' },
+          })),
+        ),
+      );
+      await after(ids);
+      if (mode.pauseMs) await sleep(mode.pauseMs);
+    }
+  };
+  const total = mode.events * ENDPOINTS;
+  const done = async () => {
+    const [row] = (
+      await main.execute<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'`,
+      )
+    ).rows;
+    return (row?.n ?? 0) >= total;
+  };
+  const outcome = async () => {
+    const rows = (
+      await main.execute<{ ms: number; from_first: number; twice: number }>(sql`
+        SELECT extract(epoch FROM d.updated_at - d.created_at) * 1000 AS ms,
+          extract(epoch FROM d.updated_at - min(d.created_at) OVER ()) AS from_first,
+          (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.succeeded)::int AS twice
+        FROM webhook_deliveries d WHERE d.status = 'succeeded'`)
+    ).rows;
+    const ms = rows.map((r) => Number(r.ms));
+    return {
+      jobs: rows.length,
+      seconds: Math.max(...rows.map((r) => Number(r.from_first))),
+      p50: percentile(ms, 50),
+      p99: percentile(ms, 99),
+      doneTwice: Math.max(hooks.doneTwice(), rows.filter((r) => r.twice > 1).length),
     };
-    const total = EVENTS * ENDPOINTS;
-    const done = async () => {
-      const [row] = (
-        await main.execute<{ n: number }>(
-          sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'`,
-        )
-      ).rows;
-      return (row?.n ?? 0) >= total;
-    };
-    const outcome = async () => {
-      const rows = (
-        await main.execute<{ ms: number; from_first: number; twice: number }>(sql`
-          SELECT extract(epoch FROM d.updated_at - d.created_at) * 1000 AS ms,
-            extract(epoch FROM d.updated_at - min(d.created_at) OVER ()) AS from_first,
-            (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.succeeded)::int AS twice
-          FROM webhook_deliveries d WHERE d.status = 'succeeded'`)
-      ).rows;
-      const ms = rows.map((r) => Number(r.ms));
-      return {
-        jobs: rows.length,
-        seconds: Math.max(...rows.map((r) => Number(r.from_first))),
-        p50: percentile(ms, 50),
-        p99: percentile(ms, 99),
-        doneTwice: Math.max(hooks.doneTwice(), rows.filter((r) => r.twice > 1).length),
-      };
-    };
-    const reset = async () => {
-      hooks.reset();
-      await main.execute(sql`TRUNCATE webhook_attempts, webhook_deliveries, events CASCADE`);
-      await main.execute(sql`VACUUM ANALYZE webhook_deliveries`);
-    };
-    const runCurrent = async () => {
-      await reset();
-      const side = currentSide(db.url, (database) => new WebhooksWorker(database.db, config, silent));
-      return measureSide({ ...side, enqueue: () => emitAll(async () => {}) }, done, outcome);
-    };
-    const runBoss = async () => {
-      await reset();
-      const side = bossSide<{ deliveryId: string }>(db.url, 'webhook-delivery', async (database, jobs) => {
+  };
+  const reset = async () => {
+    hooks.reset();
+    await main.execute(sql`TRUNCATE webhook_attempts, webhook_deliveries, events CASCADE`);
+    await main.execute(sql`VACUUM ANALYZE webhook_deliveries`);
+  };
+  const current = async () => {
+    await reset();
+    const side = currentSide(db.url, (database) => new WebhooksWorker(database.db, config, silent));
+    return measureSide({ ...side, enqueue: () => emitAll(async () => {}) }, done, outcome);
+  };
+  const boss = async () => {
+    await reset();
+    const side = bossSide<{ deliveryId: string }>(
+      db.url,
+      mode.queue,
+      async (database, jobs) => {
         const rows = await claimedByIds(
           database,
           jobs.map((j) => j.data.deliveryId),
@@ -165,33 +217,27 @@ async function webhooks(db: BenchDatabase) {
           id: j.id,
           status: delivered.has(j.data.deliveryId) ? 'completed' : 'failed',
         }));
+      },
+      { notify: mode.notify },
+    );
+    const enqueue = () =>
+      emitAll(async (eventIds) => {
+        const ids = (
+          await main.execute<{ id: string }>(
+            sql`SELECT id FROM webhook_deliveries WHERE event_id IN (${sql.join(
+              eventIds.map((id) => sql`${id}`),
+              sql`, `,
+            )})`,
+          )
+        ).rows;
+        await side.first()?.insert(
+          mode.queue,
+          ids.map((r) => ({ data: { deliveryId: r.id } })),
+        );
       });
-      const enqueue = () =>
-        emitAll(async (eventIds) => {
-          const ids = (
-            await main.execute<{ id: string }>(
-              sql`SELECT id FROM webhook_deliveries WHERE event_id IN (${sql.join(
-                eventIds.map((id) => sql`${id}`),
-                sql`, `,
-              )})`,
-            )
-          ).rows;
-          await side.first()?.insert(
-            'webhook-delivery',
-            ids.map((r) => ({ data: { deliveryId: r.id } })),
-          );
-        });
-      return measureSide({ ...side, enqueue }, done, outcome);
-    };
-    await compare(`Webhook deliveries: ${EVENTS} events x ${ENDPOINTS} endpoints, 1 in 10 retried once`, {
-      current: runCurrent,
-      boss: runBoss,
-    });
-  } finally {
-    hooks.server.closeAllConnections();
-    hooks.server.close();
-    await app.close();
-  }
+    return measureSide({ ...side, enqueue }, done, outcome);
+  };
+  return { current, boss };
 }
 
 /** The deliveries of a pg-boss batch with their endpoint and event, as a claiming round returns them. */

@@ -89,6 +89,7 @@ export function bossSide<T extends object>(
   url: string,
   queue: string,
   handler: (database: Database, jobs: Job<T>[]) => Promise<JobResult[]>,
+  { notify = false } = {},
 ) {
   const instances: { boss: PgBoss; pool: pg.Pool; database: Database }[] = [];
   return {
@@ -96,12 +97,13 @@ export function bossSide<T extends object>(
       for (let i = 0; i < INSTANCES; i++) {
         const pool = trips.watch(new pg.Pool({ connectionString: url, max: 10 }));
         const boss = new PgBoss({
-          db: { executeSql: (text, values) => pool.query(text, values) },
+          db: { executeSql: (text, values) => pool.query(text, values), listen: listenOn(url) },
           schema: 'pgboss',
+          useListenNotify: notify,
         });
         boss.on('error', (err) => console.error(`pg-boss: ${err.message}`));
         await boss.start();
-        if (i === 0) await boss.createQueue(queue, { retryLimit: 7, retryDelay: FIRST_RETRY_S });
+        if (i === 0) await boss.createQueue(queue, { retryLimit: 7, retryDelay: FIRST_RETRY_S, notify });
         const database = createDatabase(url, {
           poolMax: 10,
           connectTimeoutMs: 10_000,
@@ -114,6 +116,9 @@ export function bossSide<T extends object>(
             batchSize: BATCH,
             perJobResults: true,
             pollingIntervalSeconds: POLL_MS / 1000,
+            // With NOTIFY a worker would otherwise poll every 30 s, and a retry (due later, so never
+            // announced) would wait that long.
+            notifyPollingIntervalSeconds: POLL_MS / 1000,
             burstWhenBatchFull: true,
           },
           (jobs) => handler(database, jobs),
@@ -131,6 +136,23 @@ export function bossSide<T extends object>(
     },
   };
 }
+
+/**
+ * pg-boss's LISTEN over a connection of its own (its notifications wake a worker at once instead of
+ * at its next poll); not counted as round trips.
+ */
+const listenOn =
+  (url: string) =>
+  async (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    client.on('notification', (message) => {
+      if (message.channel === channel) onNotification(message.payload ?? '');
+    });
+    await client.query(`LISTEN "${channel}"`);
+    onReconnect();
+    return { close: () => client.end() };
+  };
 
 /** Runs one side once: start, enqueue, wait until `done` says all is done, stop; measures. */
 export async function measureSide(
