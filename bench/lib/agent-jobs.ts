@@ -37,11 +37,30 @@ async function planAll(services: Services) {
   }
 }
 
+/**
+ * bench/agent.ts's seed of lanes, carriers and loads, at this benchmark's size: its sizes are read
+ * from the environment when it is first imported (in `npm run bench -- smoke` it already was, at
+ * its smoke size).
+ */
+async function agentSeed() {
+  const given = { loads: process.env.BENCH_AGENT_LOADS, carriers: process.env.BENCH_AGENT_CARRIERS };
+  process.env.BENCH_AGENT_LOADS = given.loads ?? String(LOADS);
+  process.env.BENCH_AGENT_CARRIERS = given.carriers ?? String(LOADS * 2);
+  try {
+    return await import('../agent.js');
+  } finally {
+    for (const [name, value] of [
+      ['BENCH_AGENT_LOADS', given.loads],
+      ['BENCH_AGENT_CARRIERS', given.carriers],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
 export async function agentWorkload(db: BenchDatabase) {
-  // bench/agent.ts seeds the lanes, carriers and loads; its sizes are read when it is first imported.
-  process.env.BENCH_AGENT_LOADS ??= String(LOADS);
-  process.env.BENCH_AGENT_CARRIERS ??= String(LOADS * 2);
-  const { seed, lanes } = await import('../agent.js');
+  const { seed, lanes } = await agentSeed();
   const main = db.database.db;
   const org = await insertOrganization(main, 'Bench Brokerage');
   const client = await db.database.pool.connect();
