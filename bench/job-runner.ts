@@ -47,7 +47,8 @@ import { percentile } from './lib/load-payloads.js';
  * twice (a 2xx answered twice for one delivery, a contact sent twice). Ratios are pg-boss over
  * current.
  *
- * BENCH_JOBS_EVENTS, BENCH_JOBS_STEADY_EVENTS, BENCH_JOBS_LOADS (agent: loads planned, ~4 contacts each), BENCH_JOBS_RUNS,
+ * BENCH_JOBS_EVENTS, BENCH_JOBS_STEADY_EVENTS, BENCH_JOBS_LOADS (agent: loads planned, ~4 contacts each),
+ * BENCH_JOBS_CONTACTS (agent: at most this many sent), BENCH_JOBS_RUNS,
  * BENCH_JOBS_WORKLOADS ("webhooks,agent"); BENCH_DATABASE_URL a server of your own.
  */
 

@@ -13,6 +13,8 @@ import { bossSide, compare, currentSide, measureSide, POLL_MS, silent } from './
 import { percentile } from './load-payloads.js';
 
 const LOADS = sized('BENCH_JOBS_LOADS', 500, 50);
+/** At most this many contacts sent (those over it cancelled with the refused ones); smoke: 60. */
+const CONTACTS = sized('BENCH_JOBS_CONTACTS', Number.POSITIVE_INFINITY, 60);
 
 const agentConfig = benchConfig({
   SIMULATION_SPEED: '1000',
@@ -85,9 +87,11 @@ export async function agentWorkload(db: BenchDatabase) {
     await planAll(planner);
     const due = await main.transaction(async (tx) => {
       const list = await dueOutreaches(tx, 1_000_000);
-      const refused = list.filter((d) => d.refusal || !d.workable).map((d) => d.id);
-      if (refused.length) await cancelAutomatedOutreaches(tx, { ids: refused }, 'not contacted');
-      return list.filter((d) => !d.refusal && d.workable).map((d) => d.id);
+      const kept = list.filter((d) => !d.refusal && d.workable).slice(0, CONTACTS);
+      const keptIds = new Set(kept.map((d) => d.id));
+      const dropped = list.filter((d) => !keptIds.has(d.id)).map((d) => d.id);
+      if (dropped.length) await cancelAutomatedOutreaches(tx, { ids: dropped }, 'not contacted');
+      return kept.map((d) => d.id);
     });
     await main.execute(
       sql`UPDATE outreaches SET send_after = 'infinity' WHERE is_automated AND status = 'pending'`,
@@ -166,7 +170,10 @@ export async function agentWorkload(db: BenchDatabase) {
     return measureSide({ ...side, enqueue }, done, outcome);
   };
   try {
-    await compare(`Agent first contacts: ${LOADS} loads planned`, { current: runCurrent, boss: runBoss });
+    await compare('Agent first contacts of a planned wave', {
+      current: runCurrent,
+      boss: runBoss,
+    });
   } finally {
     for (const services of [planner, ...built.values()]) await services.close();
   }
