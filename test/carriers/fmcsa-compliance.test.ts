@@ -9,7 +9,15 @@ import { ComplianceWorker } from '../../src/workers/compliance-worker.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
-import { compactDate, daysAgo, FmcsaStandIn, grantRow, usDate, WEB_KEY } from '../helpers/fmcsa-stand-in.js';
+import {
+  compactDate,
+  daysAgo,
+  FmcsaStandIn,
+  grantRow,
+  motusAuthorityRow,
+  usDate,
+  WEB_KEY,
+} from '../helpers/fmcsa-stand-in.js';
 
 const standIn = new FmcsaStandIn();
 /** A port nothing listens on: taken, then let go. */
@@ -88,18 +96,24 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
         `/qc/services/carriers/${dot}`,
         `/qc/services/carriers/${dot}/authority`,
         `/qc/services/carriers/${dot}/docket-numbers`,
+        '/resource/3uet-3z4i.json',
         '/resource/9mw4-x3tu.json',
         '/resource/az4n-8mr2.json',
         '/resource/az4n-8mr2.json',
+        '/resource/c5y8-a4uz.json',
         '/resource/p2mt-9ige.json',
         '/resource/qh9u-swkp.json',
+        '/resource/yu5v-wbh6.json',
       ].sort(),
     );
     for (const r of paths.filter((p) => p.path.startsWith('/qc/')))
       expect(r.query.get('webKey')).toBe(WEB_KEY);
-    expect(paths.find((r) => r.path.includes('9mw4'))!.query.get('$where')).toBe(
-      `dot_number in ('${dot.padStart(8, '0')}', '${dot}')`,
-    );
+    const whereOf = (id: string) => paths.find((r) => r.path.includes(id))?.query.get('$where');
+    const either = `('${dot.padStart(8, '0')}', '${dot}')`;
+    // The files from before Motus key on a zero-padded `dot_number`, Motus's on `usdot_number`.
+    expect(whereOf('9mw4')).toBe(`dot_number in ${either}`);
+    expect(whereOf('qh9u')).toBe(`dot_number in ${either}`);
+    for (const id of ['yu5v', 'c5y8', '3uet']) expect(whereOf(id)).toBe(`usdot_number in ${either}`);
     expect((await checksOf(t, user.headers, c.id))[0]).toMatchObject({
       provider: 'fmcsa',
       verdict: 'PASSED',
@@ -135,6 +149,38 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     expect(check!.detail).toContain(
       `operating authority granted ${granted.toISOString().slice(0, 10)} (FMCSA authority history), 30 days ago; the minimum is 90 days`,
     );
+  });
+
+  it('reads a grant made since the move to Motus from Motus, and no other Motus action as a grant', async () => {
+    const fresh = numbers();
+    const granted = daysAgo(30);
+    standIn.add({
+      dot: fresh.dot,
+      mcs: [fresh.mc],
+      census: { add_date: '20170404' },
+      authorityHistory: [],
+      motusAuthority: [
+        motusAuthorityRow(fresh.dot, fresh.mc, 'GRANTED', granted),
+        motusAuthorityRow(fresh.dot, fresh.mc, 'GRANTED', daysAgo(900), {
+          op_auth_type: 'BROKER OF PROPERTY',
+        }),
+      ],
+    });
+    // An old carrier whose record Motus rewrote last month (an administrative correction).
+    const old = numbers();
+    standIn.add({
+      dot: old.dot,
+      mcs: [old.mc],
+      motusAuthority: [motusAuthorityRow(old.dot, old.mc, 'ADMINISTRATIVE CORRECTION', daysAgo(20))],
+    });
+    const { user } = await createTenant(t);
+    const c = await createCarrier(t, user.headers, { dot_number: fresh.dot, mc_number: fresh.mc });
+    expect(c.compliance_status).toBe('BLOCKED');
+    const [check] = await checksOf(t, user.headers, c.id);
+    expect(check!.reasons).toEqual(['new_authority']);
+    expect(check!.detail).toContain(`operating authority granted ${granted.toISOString().slice(0, 10)}`);
+    const kept = await createCarrier(t, user.headers, { dot_number: old.dot, mc_number: old.mc });
+    expect(kept.compliance_status).toBe('PASSED');
   });
 
   it('blocks on a USDOT number registered 20 days ago when the authority history has no row yet', async () => {
@@ -406,15 +452,16 @@ describe('a batch of 1000 carriers', () => {
       perTarget.set(key, (perTarget.get(key) ?? 0) + 1);
     }
     expect(Math.max(...perTarget.values())).toBe(1);
-    // Per DOT: the carrier record and its authority from QCMobile; the census row, the census
-    // records sharing its contact, the authority history, the insurance and the out-of-service
-    // orders from the open-data portal.
-    expect(made).toHaveLength(7 * 1000);
+    // Per DOT: the carrier record and its authority from QCMobile; from the open-data portal the
+    // census row, the census records sharing its contact, the authority history (Motus's and the
+    // older file), the insurance (Motus's filings and history, and the older file) and the
+    // out-of-service orders.
+    expect(made).toHaveLength(10 * 1000);
 
     // Within the cache time, another organization's batch of the same carriers asks nothing again.
     await ingest(dots.slice(0, 250));
     expect(await worker.drain()).toBe(250);
-    expect(standIn.requests.length - before).toBe(7 * 1000);
+    expect(standIn.requests.length - before).toBe(10 * 1000);
     const verdicts = await t.database.db.execute<{ compliance_status: string; n: number }>(
       sql`SELECT compliance_status, count(*)::int AS n FROM carriers WHERE dot_number LIKE '42%' GROUP BY 1`,
     );
@@ -449,7 +496,7 @@ describe('pacing and the cache switch', () => {
     expect(qc).toHaveLength(6);
     expectPaced(qc, 60);
     const open = made.filter((r) => r.path.startsWith('/resource/'));
-    expect(open).toHaveLength(10);
+    expect(open).toHaveLength(16);
     expectPaced(open, 60);
   });
 
