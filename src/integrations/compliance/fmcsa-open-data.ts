@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defined } from '../../lib/defined.js';
 import type { CensusContact, LiabilityInsurance, SharedContact } from './compliance-provider.js';
 import {
   censusContactOf,
@@ -155,6 +156,6 @@ function standingGrantDate(rows: z.output<typeof authorityRow>[]): string | null
     .filter((g): g is { at: string; standing: boolean } => g.at !== null)
     .sort((a, b) => a.at.localeCompare(b.at));
   const standing = grants.filter((g) => g.standing);
-  if (standing.length) return standing[0]!.at;
+  if (standing.length) return defined(standing[0], 'standing[0]').at;
   return grants.at(-1)?.at ?? null;
 }
