@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complianceProviderFrom } from '../../src/integrations/compliance/index.js';
+import { defined } from '../../src/lib/defined.js';
 import { carriers } from '../../src/modules/carriers/carriers-tables.js';
 import { ComplianceService } from '../../src/modules/carriers/compliance-service.js';
 import { ComplianceWorker } from '../../src/workers/compliance-worker.js';
@@ -145,8 +146,8 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const c = await createCarrier(t, user.headers, { dot_number: dot, mc_number: mc });
     expect(c.compliance_status).toBe('BLOCKED');
     const [check] = await checksOf(t, user.headers, c.id);
-    expect(check!.reasons).toEqual(['new_authority']);
-    expect(check!.detail).toContain(
+    expect(defined(check, 'check').reasons).toEqual(['new_authority']);
+    expect(defined(check, 'check').detail).toContain(
       `operating authority granted ${granted.toISOString().slice(0, 10)} (FMCSA authority history), 30 days ago; the minimum is 90 days`,
     );
   });
@@ -190,8 +191,10 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const c = await createCarrier(t, user.headers, { dot_number: dot });
     expect(c.compliance_status).toBe('BLOCKED');
     const [check] = await checksOf(t, user.headers, c.id);
-    expect(check!.reasons).toEqual(['new_authority']);
-    expect(check!.detail).toMatch(/USDOT number registered \d{4}-\d{2}-\d{2} \(FMCSA census\), 20 days ago/);
+    expect(defined(check, 'check').reasons).toEqual(['new_authority']);
+    expect(defined(check, 'check').detail).toMatch(
+      /USDOT number registered \d{4}-\d{2}-\d{2} \(FMCSA census\), 20 days ago/,
+    );
   });
 
   it('stores "authority age unknown" instead of passing when no date can be had', async () => {
@@ -202,7 +205,7 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     expect(c.compliance_status).toBe('UNVERIFIED');
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'UNVERIFIED', reasons: ['authority_age_unknown'] });
-    expect(check!.detail).toContain('authority age unknown');
+    expect(defined(check, 'check').detail).toContain('authority age unknown');
   });
 
   it('reads an inactive USDOT status as inactive, not out of service; an out-of-service order blocks with its reason', async () => {
@@ -224,8 +227,10 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     expect(a.compliance_status).toBe('PASSED');
     const b = await createCarrier(t, user.headers, { dot_number: parked.dot });
     const [check] = await checksOf(t, user.headers, b.id);
-    expect(check!.reasons).toEqual(['out_of_service', 'not_allowed_to_operate']);
-    expect(check!.detail).toContain('out of service since 2026-01-05: 90 day failure to pay fine');
+    expect(defined(check, 'check').reasons).toEqual(['out_of_service', 'not_allowed_to_operate']);
+    expect(defined(check, 'check').detail).toContain(
+      'out of service since 2026-01-05: 90 day failure to pay fine',
+    );
     expect(standIn.requestsTo(new RegExp(`/carriers/${parked.dot}/oos$`))).toHaveLength(1);
     expect(standIn.requestsTo(new RegExp(`/carriers/${inactive.dot}/oos$`))).toHaveLength(0);
   });
@@ -236,7 +241,10 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const byMc = await createCarrier(t, user.headers, { mc_number: '899901' });
     for (const c of [byDot, byMc]) {
       expect(c.compliance_status).toBe('BLOCKED');
-      expect((await checksOf(t, user.headers, c.id))[0]!.reasons).toEqual(['not_registered']);
+      expect(
+        defined((await checksOf(t, user.headers, c.id))[0], '(await checksOf(t, user.headers, c.id))[0]')
+          .reasons,
+      ).toEqual(['not_registered']);
     }
   });
 
@@ -257,7 +265,7 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const c = await createCarrier(t, user.headers, { dot_number: dot, mc_number: '877777' });
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'BLOCKED', reasons: ['mc_dot_mismatch'] });
-    expect(check!.detail).toContain(`MC 877777 is not a docket of DOT ${dot}`);
+    expect(defined(check, 'check').detail).toContain(`MC 877777 is not a docket of DOT ${dot}`);
   });
 
   it('reads the phone from the census `phone` field for the shared-phone rule', async () => {
@@ -272,7 +280,7 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const c = await createCarrier(t, user.headers, { dot_number: dot, phone: '+1 414 555 0100' });
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'BLOCKED', reasons: ['shared_contact'] });
-    expect(check!.detail).toContain('the census contact of this carrier (+13125550142');
+    expect(defined(check, 'check').detail).toContain('the census contact of this carrier (+13125550142');
   });
 
   it('retries a transient failure with backoff inside one check', async () => {
@@ -294,12 +302,14 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     expect(c.compliance_status).toBe('UNVERIFIED');
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'UNVERIFIED', reasons: ['no_answer'] });
-    expect(check!.detail).toBe(`FMCSA QCMobile GET /qc/services/carriers/${dot} answered 503`);
+    expect(defined(check, 'check').detail).toBe(
+      `FMCSA QCMobile GET /qc/services/carriers/${dot} answered 503`,
+    );
     const [row] = await t.database.db
       .select({ due: carriers.compliance_check_due_at })
       .from(carriers)
       .where(eq(carriers.id, c.id));
-    expect(row!.due!.getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
+    expect(defined(defined(row, 'row').due, 'row.due').getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
     // Fifteen minutes later FMCSA answers again.
     await t.database.db
       .update(carriers)
@@ -325,7 +335,7 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
       const a = await createCarrier(t, user.headers, { dot_number: good.dot });
       const [check] = await checksOf(t, user.headers, a.id);
       expect(check).toMatchObject({ verdict: 'UNVERIFIED', reasons: ['no_answer'] });
-      expect(check!.detail).toContain('FMCSA open data GET /resource/');
+      expect(defined(check, 'check').detail).toContain('FMCSA open data GET /resource/');
       const b = await createCarrier(t, user.headers, { dot_number: parked.dot });
       expect(b.compliance_status).toBe('BLOCKED');
     } finally {
@@ -390,7 +400,7 @@ describe('a wrong FMCSA base URL', () => {
         for (const id of ids) {
           const [check] = await checksOf(t, user.headers, id);
           expect(check).toMatchObject({ verdict: 'UNVERIFIED', reasons: ['no_answer'] });
-          expect(check!.detail).toContain(failure);
+          expect(defined(check, 'check').detail).toContain(failure);
         }
         // Due again in fifteen minutes; move the clock there and let the worker take them.
         const due = await t.database.db
@@ -402,7 +412,8 @@ describe('a wrong FMCSA base URL', () => {
               sql`, `,
             )})`,
           );
-        for (const d of due) expect(d.due!.getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
+        for (const d of due)
+          expect(defined(d.due, 'd.due').getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
         await t.database.db
           .update(carriers)
           .set({ compliance_check_due_at: sql`now()` })
@@ -476,8 +487,10 @@ describe('a batch of 1000 carriers', () => {
  * arrive within a few milliseconds.
  */
 function expectPaced(requests: { at: number }[], ms: number) {
-  const gaps = requests.slice(1).map((r, i) => r.at - requests[i]!.at);
-  expect(requests.at(-1)!.at - requests[0]!.at).toBeGreaterThanOrEqual(ms * gaps.length - ms / 2);
+  const gaps = requests.slice(1).map((r, i) => r.at - defined(requests[i], 'requests[i]').at);
+  expect(
+    defined(requests.at(-1), 'requests.at(-1)').at - defined(requests[0], 'requests[0]').at,
+  ).toBeGreaterThanOrEqual(ms * gaps.length - ms / 2);
   for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(ms / 2);
 }
 
@@ -527,7 +540,9 @@ describe('an FMCSA that does not answer in time', () => {
     expect(c.compliance_status).toBe('UNVERIFIED');
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'UNVERIFIED', reasons: ['no_answer'] });
-    expect(check!.detail).toBe(`FMCSA QCMobile GET /qc/services/carriers/${dot} failed: timed out`);
+    expect(defined(check, 'check').detail).toBe(
+      `FMCSA QCMobile GET /qc/services/carriers/${dot} failed: timed out`,
+    );
     expect(standIn.requestsTo(new RegExp(`^/qc/services/carriers/${dot}$`))).toHaveLength(2);
   });
 });

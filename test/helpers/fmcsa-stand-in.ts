@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { defined } from '../../src/lib/defined.js';
 
 /**
  * A local stand-in for FMCSA's two public sources, answering with their published shapes:
@@ -119,7 +120,7 @@ export class FmcsaStandIn {
       if (delay) setTimeout(answer, delay);
       else answer();
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => defined(this.server, 'this.server').listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
@@ -141,7 +142,7 @@ export class FmcsaStandIn {
     const rest = url.pathname.slice('/qc/services'.length);
     let m = /^\/carriers\/docket-number\/(\d+)\/?$/.exec(rest);
     if (m) {
-      const dot = this.byMc.get(m[1]!);
+      const dot = this.byMc.get(defined(m[1], 'm[1]'));
       const c = dot ? this.carriers.get(dot) : undefined;
       return send(200, {
         content: c ? [{ _links: links(base, c.dot), carrier: carrierRecord(c) }] : [],
@@ -149,7 +150,7 @@ export class FmcsaStandIn {
       });
     }
     m = /^\/carriers\/(\d+)(\/[a-z-]+)?$/.exec(rest);
-    const c = m ? this.carriers.get(m[1]!) : undefined;
+    const c = m ? this.carriers.get(defined(m[1], 'm[1]')) : undefined;
     switch (m?.[2]) {
       case undefined:
         if (!m) break;
@@ -170,7 +171,7 @@ export class FmcsaStandIn {
           content: (c?.mcs ?? []).map((mc, i) => ({
             docketNumber: Number(mc),
             docketNumberId: 125044 + i,
-            dotNumber: Number(c!.dot),
+            dotNumber: Number(defined(c, 'c').dot),
             prefix: 'MC',
           })),
           retrievalDate: retrievalDate(),
@@ -179,8 +180,8 @@ export class FmcsaStandIn {
       case '/oos':
         return send(200, {
           content: (c?.oos ?? []).map((o, i) => ({
-            oos: { dotNumber: Number(c!.dot), id: 2992 + i, ...o },
-            _links: { self: { href: `${base}/carriers/${c!.dot}/oos/${2992 + i}` } },
+            oos: { dotNumber: Number(defined(c, 'c').dot), id: 2992 + i, ...o },
+            _links: { self: { href: `${base}/carriers/${defined(c, 'c').dot}/oos/${2992 + i}` } },
           })),
           retrievalDate: retrievalDate(),
         });
@@ -214,7 +215,7 @@ export class FmcsaStandIn {
   private openData(url: URL, send: (status: number, body: unknown) => void) {
     const dataset = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.json$/.exec(url.pathname)?.[1];
     const where = url.searchParams.get('$where') ?? '';
-    const dots = [...where.matchAll(/'(\d+)'/g)].map((x) => x[1]!.replace(/^0+/, ''));
+    const dots = [...where.matchAll(/'(\d+)'/g)].map((x) => defined(x[1], 'x[1]').replace(/^0+/, ''));
     const found = dots.map((d) => this.carriers.get(d)).find((c) => c !== undefined);
     if (dataset === 'az4n-8mr2' && where.startsWith('dot_number != ')) return send(200, this.sharing(where));
     if (dataset === 'az4n-8mr2') {

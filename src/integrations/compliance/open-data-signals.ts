@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defined } from '../../lib/defined.js';
 import type { CensusContact, SharedContact } from './compliance-provider.js';
 
 // The rows of the open-data datasets the fraud signals read, and what they say. Socrata answers
@@ -121,7 +122,7 @@ export function toIsoDate(value: string | null | undefined): string | null {
   const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
   const iso8601 = /^(\d{4}-\d{2}-\d{2})([T ].*)?$/.exec(v);
   const iso = us
-    ? `${us[3]}-${us[1]!.padStart(2, '0')}-${us[2]!.padStart(2, '0')}`
+    ? `${us[3]}-${defined(us[1], 'us[1]').padStart(2, '0')}-${defined(us[2], 'us[2]').padStart(2, '0')}`
     : compact
       ? `${compact[1]}-${compact[2]}-${compact[3]}`
       : (iso8601?.[1] ?? null);

@@ -13,6 +13,7 @@ import {
   type VoiceProvider,
   VoiceProviderError,
 } from '../../integrations/voice/voice-provider.js';
+import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { calleeById, carriersAtNumber } from '../carriers/index.js';
 import { requestElpTest } from '../elp/index.js';
@@ -116,7 +117,7 @@ export class CallsService {
     });
     // The provider is called after commit: never inside a transaction. A scheduled call waits.
     if (!input.scheduled_at) await this.place(call);
-    return (await findCall(this.db, scope, call.id))!;
+    return defined(await findCall(this.db, scope, call.id), 'findCall');
   }
 
   /**
@@ -376,7 +377,10 @@ export class CallsService {
         at: new Date(),
       });
     }
-    return { ...toCall((await findCall(this.db, scope, id))!), previous_status: previous };
+    return {
+      ...toCall(defined(await findCall(this.db, scope, id), 'findCall')),
+      previous_status: previous,
+    };
   }
 
   async recording(scope: OrgScope, id: string) {

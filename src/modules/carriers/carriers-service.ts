@@ -13,6 +13,7 @@ import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { parseCsvCooperatively } from '../../lib/csv.js';
+import { defined } from '../../lib/defined.js';
 import { cooperative } from '../../lib/yielding.js';
 import { auditOf, insertAudit } from '../audit/index.js';
 import { emitEvent } from '../webhooks/index.js';
@@ -46,8 +47,10 @@ import type { StopContactRequests } from './stop-contact.js';
 type Reason = { reason?: string | null; reason_note?: string | null };
 
 /** Turns a failed item's error into the AppError a single create answers with. */
-const itemError = (o: ItemOutcome) =>
-  new AppError(o.error!.status, o.error!.code, o.error!.message, o.error!.param);
+const itemError = (o: ItemOutcome) => {
+  const { status, code, message, param } = defined(o.error, `error of failed item ${o.index}`);
+  return new AppError(status, code, message, param);
+};
 
 const CSV_BOOLEAN: Record<string, boolean> = {
   true: true,
@@ -133,7 +136,7 @@ export class CarriersService {
       method: 'api',
       inlineCheckGraceSeconds: graceSeconds,
     });
-    if (!outcome?.id) throw itemError(outcome!);
+    if (!outcome?.id) throw itemError(defined(outcome, 'outcome of the one carrier'));
     try {
       await this.compliance.check(
         scope.organizationId,
@@ -173,7 +176,7 @@ export class CarriersService {
         });
         continue;
       }
-      const issue = parsed.error.issues[0]!;
+      const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
       const path = ['carriers', index, ...(issue.path as (string | number)[])];
       const missing = issue.code === 'invalid_type' && issue.message.includes('received undefined');
       const maybe = (entry as { carrier?: { name?: unknown; mc_number?: unknown } } | null)?.carrier;

@@ -6,6 +6,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import { executeReused } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { countLoadsWithCalls } from '../calls/index.js';
 import { countBookedLoads, countLoadsWithActiveOffer } from '../offers/index.js';
 import { countLoadsWithActiveOutreach } from '../outreaches/index.js';
@@ -75,7 +76,9 @@ export function countKey(scope: OrgScope, q: LoadQuery): string {
  */
 export async function countFromCounters(db: DbOrTx, scope: OrgScope, q: LoadQuery): Promise<number | null> {
   if (q.conditions.length === 0 && q.statuses === null && q.tabs.length === 1) {
-    const result = await db.execute<{ n: number }>(tabOnlyCounts[q.tabs[0]!](scope.organizationId));
+    const result = await db.execute<{ n: number }>(
+      tabOnlyCounts[defined(q.tabs[0], 'q.tabs[0]')](scope.organizationId),
+    );
     return result.rows[0]?.n ?? 0;
   }
   const byStatus = await statusCountsFromCounters(db, scope, q);
@@ -107,7 +110,7 @@ export async function countLoads(
     sql`SELECT count(*)::int AS n, pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions
         FROM ${loads} WHERE ${whereOf(scope, q)}`,
   );
-  const row = result.rows[0]!;
+  const row = defined(result.rows[0], 'result.rows[0]');
   return { count: row.n, snapshot: row.snapshot, tabVersions: row.tab_versions };
 }
 
@@ -247,7 +250,7 @@ export async function listSnapshot(
   const result = await db.execute<{ snapshot: string; tab_versions: string }>(
     sql`SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions`,
   );
-  const row = result.rows[0]!;
+  const row = defined(result.rows[0], 'result.rows[0]');
   return { snapshot: row.snapshot, tabVersions: row.tab_versions };
 }
 

@@ -1,7 +1,8 @@
 // The load searches the voice assistant's find_load tool runs: by number, or the open loads of a lane.
 
-import { and, asc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { anyOf } from '../../db/conditions.js';
 import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import { loadNotBooked } from '../offers/index.js';
 import { loads } from './loads-tables.js';
@@ -31,7 +32,7 @@ export function openLoadsOnLane(
     organizationId,
     eq(loads.origin_state, origin),
     eq(loads.destination_state, destination),
-    or(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES]))!,
+    anyOf(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES])),
     loadNotBooked(loads.id),
   )
     .orderBy(

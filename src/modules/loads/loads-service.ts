@@ -9,6 +9,7 @@ import { registerUniqueConstraint } from '../../db/pg-errors.js';
 import { AppError, notFound, validationFailed } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { listLoadCalls, toCall } from '../calls/index.js';
 import { findVisibleLoadView } from '../load-views/index.js';
 import { bookedOffersOf } from '../offers/index.js';
@@ -92,7 +93,7 @@ export class LoadsService {
       success: true,
       message: outcome.status === 'created' ? 'Load created' : 'Load updated',
       processed_at: new Date(),
-      load_id: outcome.id!,
+      load_id: defined(outcome.id, 'outcome.id'),
       operation: outcome.status as 'created' | 'updated',
     };
   }
@@ -233,9 +234,10 @@ async function combine(db: Db, organizationId: string, parts: (LoadFilters | nul
   for (const f of parts) {
     if (!f) continue;
     if (f.tab && f.tab !== 'all') tabs.add(f.tab);
-    if (f.status?.length) {
+    const wanted = f.status;
+    if (wanted?.length) {
       statuses =
-        statuses === null ? [...new Set(f.status)] : statuses.filter((s) => f.status!.includes(s as never));
+        statuses === null ? [...new Set(wanted)] : statuses.filter((s) => wanted.includes(s as never));
     }
     conditions.push(...(await filterConditions(db, organizationId, f)));
   }
