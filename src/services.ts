@@ -4,6 +4,7 @@ import type { Database, Db } from './db/client.js';
 import { ChannelListener } from './db/notifications.js';
 import { SecretBox } from './db/secret-box.js';
 import { newId } from './domain/ids.js';
+import { eventCatalogue } from './event-catalogue.js';
 import { principalOfGrant } from './http/authentication.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { type Channels, channelsFrom } from './integrations/channels.js';
@@ -172,6 +173,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
       db,
       config.webhooks.publicOnly,
       webhookSecretBox(config.secretsEncryptionKey),
+      eventCatalogue,
     ),
     eventStream,
     audit: new AuditLogService(db),

@@ -12,5 +12,12 @@ export {
   requireLoad,
   type StoredStop,
 } from './load-lookup.js';
-export { type Load, loadFilters, loadFiltersShape } from './loads-schemas.js';
+export { loadEventData, loadEvents } from './loads-events.js';
+export {
+  type BookedOffer,
+  bookedOfferSchema,
+  type Load,
+  loadFilters,
+  loadFiltersShape,
+} from './loads-schemas.js';
 export { findLoadsByNumber, openLoadsOnLane } from './loads-search.js';

@@ -5,7 +5,8 @@ import type { DbOrTx } from '../../db/client.js';
 import type { CallStatus } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { emitEvent, emitEvents, outreachEventData } from '../webhooks/index.js';
+import { emitEvent, emitEvents } from '../webhooks/index.js';
+import { outreachEventData } from './outreaches-events.js';
 import { outreaches } from './outreaches-tables.js';
 
 export type OutreachRow = typeof outreaches.$inferSelect;

@@ -22,8 +22,9 @@ import {
   type StoredStop,
 } from '../loads/index.js';
 import { acceptedOfferOfLoad } from '../offers/index.js';
-import { emitEvent, outreachEventData } from '../webhooks/index.js';
+import { emitEvent } from '../webhooks/index.js';
 import { contactRefusal } from './contact-guard.js';
+import { outreachEventData } from './outreaches-events.js';
 import {
   findOutreach,
   findOutreachOfCall,
