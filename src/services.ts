@@ -20,6 +20,7 @@ import { AgentResultsService } from './modules/agent-results/index.js';
 import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import { AuditLogService } from './modules/audit/audit-service.js';
+import { insertAudit } from './modules/audit/index.js';
 import { AuthService } from './modules/auth/auth-service.js';
 import { InvitationsService } from './modules/auth/invitations-service.js';
 import { MembersService } from './modules/auth/members-service.js';
@@ -231,7 +232,7 @@ function teamOf(
 ) {
   const { email } = config.channels;
   return {
-    members: new MembersService(db, sessions),
+    members: new MembersService(db, sessions, insertAudit),
     invitations: new InvitationsService(
       db,
       sessions,
@@ -243,6 +244,7 @@ function teamOf(
         replyDomain: email.replyDomain,
       },
       log,
+      insertAudit,
     ),
   };
 }
