@@ -38,6 +38,7 @@ import { LoadViewsService } from './modules/load-views/load-views-service.js';
 import { escalateLoadsBookedTo } from './modules/loads/index.js';
 import { LoadsService } from './modules/loads/loads-service.js';
 import { StatusMappings } from './modules/loads/status-mappings.js';
+import { acceptedOfferOfLoad } from './modules/offers/index.js';
 import { OfferIntake } from './modules/offers/offer-intake.js';
 import { OffersService } from './modules/offers/offers-service.js';
 import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js';
@@ -169,7 +170,9 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     channels,
     agent,
     agentResults: new AgentResultsService(db, database.pool),
-    outreaches: new OutreachesService(db, calls, agent),
+    outreaches: new OutreachesService(db, calls, agent, (scope, loadId) =>
+      acceptedOfferOfLoad(db, scope, loadId),
+    ),
     webhooks: new WebhooksService(
       db,
       config.webhooks.publicOnly,

@@ -19,5 +19,6 @@ export {
   type Load,
   loadFilters,
   loadFiltersShape,
+  loadIdParams,
 } from './loads-schemas.js';
 export { findLoadsByNumber, openLoadsOnLane } from './loads-search.js';

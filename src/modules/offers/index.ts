@@ -14,7 +14,6 @@ export {
 export type { OfferPolicy, OfferReceiver } from './offer-types.js';
 export { offerEvents } from './offers-events.js';
 export {
-  loadIdParams,
   offerReviewSchema,
   offerSchema,
 } from './offers-schemas.js';

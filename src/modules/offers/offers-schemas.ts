@@ -102,8 +102,6 @@ export const offerStatsSchema = z
 export type OfferStats = z.infer<typeof offerStatsSchema>;
 
 export const offerIdParams = z.object({ offer_id: text(100) });
-export const loadIdParams = z.object({ load_id: text(100) });
-
 /** An offer within max_buy_rate waiting for a rep's decision (GET /agent/reviews, its events). */
 export const offerReviewSchema = z
   .object({
