@@ -35,7 +35,7 @@ import { CarriersService } from './modules/carriers/carriers-service.js';
 import { ComplianceService } from './modules/carriers/compliance-service.js';
 import { StopContactRequests } from './modules/carriers/stop-contact.js';
 import { LoadViewsService } from './modules/load-views/load-views-service.js';
-import { escalateLoadsBookedTo } from './modules/loads/index.js';
+import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js';
 import { LoadsService } from './modules/loads/loads-service.js';
 import { StatusMappings } from './modules/loads/status-mappings.js';
 import { acceptedOfferOfLoad } from './modules/offers/index.js';
@@ -131,6 +131,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     compliance,
     { inlineBudgetMs: config.compliance.inlineBudgetMs },
     stopContact,
+    (scope, loadId) => requireLoadLane(db, scope, loadId),
   );
 
   const voiceProvider = deps.voiceProvider ?? voiceProviderFrom(config);

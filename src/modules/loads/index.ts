@@ -10,6 +10,7 @@ export {
   type LoadReference,
   repUserIdOf,
   requireLoad,
+  requireLoadLane,
   type StoredStop,
 } from './load-lookup.js';
 export { loadEventData, loadEvents } from './loads-events.js';
