@@ -4,6 +4,7 @@ import type { Database, Db } from './db/client.js';
 import { ChannelListener } from './db/notifications.js';
 import { SecretBox } from './db/secret-box.js';
 import { newId } from './domain/ids.js';
+import { eventCatalogue } from './event-catalogue.js';
 import { principalOfGrant } from './http/authentication.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { type Channels, channelsFrom } from './integrations/channels.js';
@@ -19,6 +20,7 @@ import { AgentResultsService } from './modules/agent-results/index.js';
 import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
 import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
 import { AuditLogService } from './modules/audit/audit-service.js';
+import { insertAudit } from './modules/audit/index.js';
 import { AuthService } from './modules/auth/auth-service.js';
 import { InvitationsService } from './modules/auth/invitations-service.js';
 import { MembersService } from './modules/auth/members-service.js';
@@ -27,15 +29,16 @@ import { TokenService } from './modules/auth/tokens.js';
 import type { CodeSender } from './modules/calls/caller-identity.js';
 import { CallsService } from './modules/calls/calls-service.js';
 import { carrierEnrollment } from './modules/calls/carrier-enrollment.js';
+import { ElpService } from './modules/calls/elp-service.js';
 import { VoiceTools } from './modules/calls/voice-tools.js';
 import { CarriersService } from './modules/carriers/carriers-service.js';
 import { ComplianceService } from './modules/carriers/compliance-service.js';
 import { StopContactRequests } from './modules/carriers/stop-contact.js';
-import { ElpService } from './modules/elp/elp-service.js';
 import { LoadViewsService } from './modules/load-views/load-views-service.js';
-import { escalateLoadsBookedTo } from './modules/loads/index.js';
+import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js';
 import { LoadsService } from './modules/loads/loads-service.js';
 import { StatusMappings } from './modules/loads/status-mappings.js';
+import { acceptedOfferOfLoad } from './modules/offers/index.js';
 import { OfferIntake } from './modules/offers/offer-intake.js';
 import { OffersService } from './modules/offers/offers-service.js';
 import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js';
@@ -128,6 +131,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     compliance,
     { inlineBudgetMs: config.compliance.inlineBudgetMs },
     stopContact,
+    (scope, loadId) => requireLoadLane(db, scope, loadId),
   );
 
   const voiceProvider = deps.voiceProvider ?? voiceProviderFrom(config);
@@ -167,11 +171,14 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     channels,
     agent,
     agentResults: new AgentResultsService(db, database.pool),
-    outreaches: new OutreachesService(db, calls, agent),
+    outreaches: new OutreachesService(db, calls, agent, (scope, loadId) =>
+      acceptedOfferOfLoad(db, scope, loadId),
+    ),
     webhooks: new WebhooksService(
       db,
       config.webhooks.publicOnly,
       webhookSecretBox(config.secretsEncryptionKey),
+      eventCatalogue,
     ),
     eventStream,
     audit: new AuditLogService(db),
@@ -229,7 +236,7 @@ function teamOf(
 ) {
   const { email } = config.channels;
   return {
-    members: new MembersService(db, sessions),
+    members: new MembersService(db, sessions, insertAudit),
     invitations: new InvitationsService(
       db,
       sessions,
@@ -241,6 +248,7 @@ function teamOf(
         replyDomain: email.replyDomain,
       },
       log,
+      insertAudit,
     ),
   };
 }

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
-import { elpAnswers } from '../../src/modules/elp/elp-tables.js';
+import { elpAnswers } from '../../src/modules/calls/elp-tables.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';

@@ -1,7 +1,7 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
-import { ELP_QUESTIONS } from '../../src/modules/elp/elp-questions.js';
+import { ELP_QUESTIONS } from '../../src/modules/calls/elp-questions.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { acceptablePendingOffer } from '../offers/index.js';
-import { cancelAutomatedOutreaches, insertOutreaches } from '../outreaches/index.js';
-import { emitEvents, outreachEventData } from '../webhooks/index.js';
+import { cancelAutomatedOutreaches, insertOutreaches, outreachEventData } from '../outreaches/index.js';
+import { emitEvents } from '../webhooks/index.js';
 import {
   type ActivityEntry,
   type AgentLoad,

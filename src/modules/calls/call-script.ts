@@ -7,10 +7,11 @@ import { defined } from '../../lib/defined.js';
 import { speakable, spokenDate, spokenReference, spokenState } from '../../lib/spoken.js';
 import { organizationContact } from '../auth/index.js';
 import { carrierNameOf } from '../carriers/index.js';
-import { ELP_QUESTIONS, ELP_RUBRIC, elpNamesOfCall, INTERVIEW_PASS } from '../elp/index.js';
 import type { Load, LoadReader } from '../loads/index.js';
 import { renderScript, type VoiceTemplateRow, type VoiceVariables } from '../voice-templates/index.js';
 import type { CallRow } from './calls-repository.js';
+import { ELP_QUESTIONS, ELP_RUBRIC, INTERVIEW_PASS } from './elp-questions.js';
+import { elpNamesOfCall } from './elp-records.js';
 
 const usd = (n: number) => `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
 const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 10) : null);

@@ -3,7 +3,6 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
-import { type ElpService, elpIdParams, elpTestSchema, listElpQuery, startElpBody } from '../elp/index.js';
 import {
   callDetailSchema,
   callIdParams,
@@ -18,6 +17,8 @@ import {
   toCall,
 } from './calls-schemas.js';
 import type { CallsService } from './calls-service.js';
+import { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from './elp-schemas.js';
+import type { ElpService } from './elp-service.js';
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 

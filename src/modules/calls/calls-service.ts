@@ -16,7 +16,6 @@ import {
 import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { calleeById, carriersAtNumber } from '../carriers/index.js';
-import { requestElpTest } from '../elp/index.js';
 import { LOAD_ID_IN_BODY, type LoadReader, requireLoad } from '../loads/index.js';
 import { attachCallToOutreach, contactRefusal, openCallOutreach } from '../outreaches/index.js';
 import { outboundNumberId } from '../voice-numbers/index.js';
@@ -44,6 +43,7 @@ import {
   toCallDetail,
 } from './calls-schemas.js';
 import { CALL_DIRECTIONS, calls } from './calls-tables.js';
+import { requestElpTest } from './elp-records.js';
 import type { VoiceTools } from './voice-tools.js';
 
 const JOINABLE = new Set(['AGENT_ASSIGNED', 'IN_PROGRESS']);

@@ -19,20 +19,14 @@ import {
   findCarrierIdByNumber,
   type StopContactRequests,
 } from '../carriers/index.js';
-import {
-  ELP_QUESTIONS,
-  elpAnswersOf,
-  elpQuestion,
-  elpTestIdOfCall,
-  nextElpQuestion,
-  recordElpAnswer,
-} from '../elp/index.js';
 import { findLoadsByNumber, type LoadReader, openLoadsOnLane } from '../loads/index.js';
-import { type OfferReceiver, offerOfCallExists } from '../offers/index.js';
+import { loadNotBooked, type OfferReceiver, offerOfCallExists } from '../offers/index.js';
 import { contactRefusal, recordInboundCallOutreach } from '../outreaches/index.js';
 import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CodeSender, callerNumberMatches, checkCode, issueCode } from './caller-identity.js';
 import { type CallRow, linkCall } from './calls-repository.js';
+import { ELP_QUESTIONS, elpQuestion, nextElpQuestion } from './elp-questions.js';
+import { elpAnswersOf, elpTestIdOfCall, recordElpAnswer } from './elp-records.js';
 import {
   argsOf,
   elpAnswerOf,
@@ -333,7 +327,7 @@ export class VoiceTools {
 
   /** Loads still taking offers on the lane, the pickup nearest the date asked for (else the soonest) first. */
   private openOnLane(organizationId: string, origin: string, destination: string, pickupAt: Date | null) {
-    return openLoadsOnLane(this.db, organizationId, origin, destination, pickupAt);
+    return openLoadsOnLane(this.db, organizationId, origin, destination, pickupAt, loadNotBooked);
   }
 
   /** Inbound: the caller's carrier by MC or DOT; an unknown one is made through the compliance check. */

@@ -41,7 +41,7 @@ import {
   MAX_BATCH,
 } from './carriers-schemas.js';
 import type { ComplianceService } from './compliance-service.js';
-import { CarrierLanePreferences, requireCarrier } from './lane-preferences.js';
+import { CarrierLanePreferences, type LoadLaneReader, requireCarrier } from './lane-preferences.js';
 import type { StopContactRequests } from './stop-contact.js';
 
 type Reason = { reason?: string | null; reason_note?: string | null };
@@ -116,9 +116,10 @@ export class CarriersService {
     private readonly compliance: ComplianceService,
     private readonly options: CarriersOptions,
     private readonly stopContact: StopContactRequests,
+    laneOfLoad: LoadLaneReader,
   ) {
     this.ingestion = new CarrierIngestion(db, compliance);
-    this.lanes = new CarrierLanePreferences(db);
+    this.lanes = new CarrierLanePreferences(db, laneOfLoad);
   }
 
   async view(scope: OrgScope, id: string): Promise<Carrier> {

@@ -5,7 +5,6 @@ import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
 import { auditOf, insertAudit } from '../audit/index.js';
-import { LOAD_ID_IN_BODY, requireLoad } from '../loads/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { findCarrier } from './carriers-repository.js';
 import type { DisableForLoadInput, LanePreference, LanePreferenceInput } from './carriers-schemas.js';
@@ -58,8 +57,27 @@ export async function requireCarrier(db: Db, scope: OrgScope, carrierId: string)
 }
 
 /** A carrier's lane preferences: list, create, disable for a load's lane, restrict, and their audit. */
+/**
+ * The lane a load names: its first pickup and last drop-off and its equipment; 404 on `load_id`
+ * when the organization has no such load. The loads module sits above carriers (a load names its
+ * carrier), so the composition root hands its lookup in.
+ */
+export type LoadLaneReader = (
+  scope: OrgScope,
+  loadId: string,
+) => Promise<{
+  origin_city: string | null;
+  origin_state: string | null;
+  destination_city: string | null;
+  destination_state: string | null;
+  equipment_type: string | null;
+}>;
+
 export class CarrierLanePreferences {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly laneOfLoad: LoadLaneReader,
+  ) {}
 
   /** The audit rows of one of the carrier's lane preferences; 404 when it is not the carrier's. */
   async lanePreferenceAudit(scope: OrgScope, carrierId: string, preferenceId: string) {
@@ -126,13 +144,7 @@ export class CarrierLanePreferences {
     input: DisableForLoadInput,
   ): Promise<{ created: boolean; preference: LanePreference }> {
     await this.requireCarrier(scope, carrierId);
-    const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, [
-      'origin_city',
-      'origin_state',
-      'destination_city',
-      'destination_state',
-      'equipment_type',
-    ]);
+    const load = await this.laneOfLoad(scope, input.load_id);
     if (!load.origin_state || !load.destination_state) {
       throw unprocessable(
         'validation_error',

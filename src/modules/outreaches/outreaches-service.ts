@@ -5,7 +5,6 @@ import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
-import type { CallStarter } from '../calls/index.js';
 import {
   type CarrierRow,
   contactsOf,
@@ -22,9 +21,9 @@ import {
   requireLoad,
   type StoredStop,
 } from '../loads/index.js';
-import { acceptedOfferOfLoad } from '../offers/index.js';
-import { emitEvent, outreachEventData } from '../webhooks/index.js';
+import { emitEvent } from '../webhooks/index.js';
 import { contactRefusal } from './contact-guard.js';
+import { outreachEventData } from './outreaches-events.js';
 import {
   findOutreach,
   findOutreachOfCall,
@@ -76,12 +75,36 @@ export async function toOutreaches(db: DbOrTx, scope: OrgScope, rows: OutreachRo
   }));
 }
 
+/**
+ * Starts the call of an outreach by telephone (the calls module's CallsService.create). The calls
+ * module sits above this one, so the composition root hands it in.
+ */
+export interface OutreachCallStarter {
+  create(
+    scope: OrgScope,
+    input: {
+      phone_number: string;
+      load_id: string;
+      call_type: 'LOAD_BOOKING' | null;
+      template_variables: Record<string, unknown>;
+    },
+    context: { carrier_id: string },
+  ): Promise<{ id: string }>;
+}
+
+/** The load's accepted offer, when it has one (the offers module's, handed in by the composition root). */
+export type AcceptedOfferReader = (
+  scope: OrgScope,
+  loadId: string,
+) => Promise<{ carrier_id: string | null; driver_phone: string | null } | undefined>;
+
 export class OutreachesService {
   constructor(
     private readonly db: Db,
-    private readonly calls: CallStarter,
+    private readonly calls: OutreachCallStarter,
     /** Puts e-mail and WhatsApp outreaches on their channel. */
     private readonly messenger: { sendOrFail(outreach: OutreachRow): Promise<void> },
+    private readonly acceptedOffer: AcceptedOfferReader,
   ) {}
 
   private async one(scope: OrgScope, row: OutreachRow): Promise<Outreach> {
@@ -195,7 +218,7 @@ export class OutreachesService {
     scope: OrgScope,
     load: Awaited<ReturnType<OutreachesService['requireLoad']>>,
   ): Promise<{ carrier: CarrierRow; driverPhone: string | null } | null> {
-    const booked = await acceptedOfferOfLoad(this.db, scope, load.id);
+    const booked = await this.acceptedOffer(scope, load.id);
     let carrier = booked?.carrier_id ? await findCarrier(this.db, scope, booked.carrier_id) : null;
     if (!carrier && (load.hauling_carrier_id || load.hauling_carrier_mc_number)) {
       carrier = await findHaulingCarrier(

@@ -4,13 +4,12 @@ import type { Db } from '../../db/client.js';
 import { firstRow } from '../../db/rows.js';
 import type { SecretBox } from '../../db/secret-box.js';
 import { notFound, validationFailed } from '../../domain/errors.js';
-import { EVENT_TYPE_NAMES } from '../../domain/events.js';
 import { newId } from '../../domain/ids.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { listDeliveries } from './deliveries-repository.js';
 import { hostOf, newSigningSecret, nonPublicRange } from './delivery.js';
-import { EVENT_TYPES, payloadSchema } from './event-types.js';
+import { type EventCatalogue, payloadSchema } from './webhooks-events.js';
 import type {
   CreateEndpointInput,
   ListDeliveriesQuery,
@@ -87,6 +86,7 @@ export class WebhooksService {
     private readonly production: boolean,
     /** Signing secrets are stored sealed; only the creation or rotation response shows one. */
     private readonly secrets: SecretBox,
+    private readonly catalogue: EventCatalogue,
   ) {}
 
   private async find(scope: OrgScope, id: string): Promise<EndpointRow> {
@@ -277,10 +277,10 @@ export class WebhooksService {
 
   eventTypes() {
     return {
-      data: EVENT_TYPE_NAMES.map((type) => ({
-        type,
-        description: EVENT_TYPES[type].description,
-        schema: payloadSchema(type),
+      data: this.catalogue.map((e) => ({
+        type: e.type,
+        description: e.description,
+        schema: payloadSchema(e.data),
       })),
     };
   }
