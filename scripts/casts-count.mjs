@@ -50,7 +50,11 @@ function countFile(file) {
     const line = () => source.getLineAndCharacterOfPosition(node.getStart(source)).line;
     if (ts.isNonNullExpression(node)) {
       counts.nonNull += 1;
-      findings.push({ where: `${file}:${line() + 1}`, kind: `non-null ${node.expression.getText(source).slice(0, 60)}`, explained: false });
+      findings.push({
+        where: `${file}:${line() + 1}`,
+        kind: `non-null ${node.expression.getText(source).slice(0, 60)}`,
+        explained: false,
+      });
     } else if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) && !isAsConst(node)) {
       counts.casts += 1;
       // The reason may sit above the statement the cast is in, so look above its first line too.
@@ -78,7 +82,8 @@ for (const root of roots) {
     for (const key of Object.keys(sum)) sum[key] += counts[key];
     if (list) {
       for (const f of findings) {
-        if (!unexplainedOnly || !f.explained) console.log(`${f.where} ${f.kind}${f.explained ? ' (reason)' : ''}`);
+        if (!unexplainedOnly || !f.explained)
+          console.log(`${f.where} ${f.kind}${f.explained ? ' (reason)' : ''}`);
       }
     }
   }
