@@ -178,8 +178,8 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const c = await createCarrier(t, user.headers, { dot_number: fresh.dot, mc_number: fresh.mc });
     expect(c.compliance_status).toBe('BLOCKED');
     const [check] = await checksOf(t, user.headers, c.id);
-    expect(check!.reasons).toEqual(['new_authority']);
-    expect(check!.detail).toContain(`operating authority granted ${granted.toISOString().slice(0, 10)}`);
+    expect(check).toMatchObject({ reasons: ['new_authority'] });
+    expect(check?.detail).toContain(`operating authority granted ${granted.toISOString().slice(0, 10)}`);
     const kept = await createCarrier(t, user.headers, { dot_number: old.dot, mc_number: old.mc });
     expect(kept.compliance_status).toBe('PASSED');
   });
