@@ -34,6 +34,7 @@ import { VoiceTools } from './modules/calls/voice-tools.js';
 import { CarriersService } from './modules/carriers/carriers-service.js';
 import { ComplianceService } from './modules/carriers/compliance-service.js';
 import { StopContactRequests } from './modules/carriers/stop-contact.js';
+import { loadRelations } from './modules/load-board/index.js';
 import { LoadViewsService } from './modules/load-views/load-views-service.js';
 import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js';
 import { LoadsService } from './modules/loads/loads-service.js';
@@ -120,7 +121,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
   const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
 
-  const loads = new LoadsService(db, log);
+  const loads = new LoadsService(db, loadRelations(db), log);
   const registry = complianceProviderFrom(config.compliance);
   const compliance = complianceServiceOf(db, registry, config);
   // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
