@@ -122,6 +122,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     prefix: API_PREFIX,
     tokens: services.tokens,
     credentials: services.credentials,
+    memberships: (userId, sessionId) => services.sessions.memberships(userId, sessionId),
     tickets: services.eventStream,
   });
   await app.register(rateLimits, {

@@ -148,7 +148,12 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     log,
   );
   const agent = agentOf(config, database, calls, channels, { offers: offerIntake, stopContact }, log);
-  const eventStream = eventStreamOf(config, database, credentials, log);
+  const eventStream = eventStreamOf(
+    config,
+    database,
+    principalOfGrant(credentials, (userId, sessionId) => sessions.memberships(userId, sessionId)),
+    log,
+  );
 
   const services = {
     tokens,
@@ -215,10 +220,9 @@ const idempotencyStoreOf = (config: Config, db: Db) =>
 function eventStreamOf(
   config: Config,
   database: Database,
-  credentials: ApiKeyCredentials,
+  ownerOf: ReturnType<typeof principalOfGrant>,
   log: FastifyBaseLogger,
 ) {
-  const ownerOf = principalOfGrant(database, credentials);
   return new EventStreamHub(
     database,
     config.eventStream,
