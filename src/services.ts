@@ -34,6 +34,7 @@ import { VoiceTools } from './modules/calls/voice-tools.js';
 import { CarriersService } from './modules/carriers/carriers-service.js';
 import { ComplianceService } from './modules/carriers/compliance-service.js';
 import { StopContactRequests } from './modules/carriers/stop-contact.js';
+import { loadRelations } from './modules/load-board/index.js';
 import { LoadViewsService } from './modules/load-views/load-views-service.js';
 import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js';
 import { LoadsService } from './modules/loads/loads-service.js';
@@ -120,19 +121,13 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
   const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
 
-  const loads = new LoadsService(db, log);
+  const loads = new LoadsService(db, loadRelations(db), log);
   const registry = complianceProviderFrom(config.compliance);
   const compliance = complianceServiceOf(db, registry, config);
   // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
   const stopContact = new StopContactRequests(db, queuedOutreaches);
   const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log);
-  const carriers = new CarriersService(
-    db,
-    compliance,
-    { inlineBudgetMs: config.compliance.inlineBudgetMs },
-    stopContact,
-    (scope, loadId) => requireLoadLane(db, scope, loadId),
-  );
+  const carriers = carriersOf(db, compliance, config, stopContact);
 
   const voiceProvider = deps.voiceProvider ?? voiceProviderFrom(config);
   const voiceTemplates = new VoiceTemplatesService(db);
@@ -147,7 +142,12 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     log,
   );
   const agent = agentOf(config, database, calls, channels, { offers: offerIntake, stopContact }, log);
-  const eventStream = eventStreamOf(config, database, credentials, log);
+  const eventStream = eventStreamOf(
+    config,
+    database,
+    principalOfGrant(credentials, (userId, sessionId) => sessions.memberships(userId, sessionId)),
+    log,
+  );
 
   const services = {
     tokens,
@@ -202,6 +202,21 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
   };
 }
 
+/** Carriers, handed the load's lane through a port (loads sits above carriers). */
+const carriersOf = (
+  db: Db,
+  compliance: ComplianceService,
+  config: Config,
+  stopContact: StopContactRequests,
+) =>
+  new CarriersService(
+    db,
+    compliance,
+    { inlineBudgetMs: config.compliance.inlineBudgetMs },
+    stopContact,
+    (scope, loadId) => requireLoadLane(db, scope, loadId),
+  );
+
 const idempotencyStoreOf = (config: Config, db: Db) =>
   new IdempotencyStore(
     db,
@@ -214,10 +229,9 @@ const idempotencyStoreOf = (config: Config, db: Db) =>
 function eventStreamOf(
   config: Config,
   database: Database,
-  credentials: ApiKeyCredentials,
+  ownerOf: ReturnType<typeof principalOfGrant>,
   log: FastifyBaseLogger,
 ) {
-  const ownerOf = principalOfGrant(database, credentials);
   return new EventStreamHub(
     database,
     config.eventStream,

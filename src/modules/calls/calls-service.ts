@@ -16,12 +16,13 @@ import {
 import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { calleeById, carriersAtNumber } from '../carriers/index.js';
-import { LOAD_ID_IN_BODY, type LoadReader, requireLoad } from '../loads/index.js';
+import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, type LoadReader, requireLoad } from '../loads/index.js';
 import { attachCallToOutreach, contactRefusal, openCallOutreach } from '../outreaches/index.js';
 import { outboundNumberId } from '../voice-numbers/index.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { CallEvents } from './call-events.js';
+import { listLoadCalls } from './call-reads.js';
 import { assistantFor, callVariables, purposeOf } from './call-script.js';
 import type { CallContext } from './call-starter.js';
 import {
@@ -298,6 +299,12 @@ export class CallsService {
     const sort = { field: order_by ?? 'call_time', desc: order_desc ?? true };
     const { rows, total } = await listCalls(this.db, scope, filters, sort, { page, page_size });
     return { data: rows.map(toCall), pagination: pagination(page, page_size, total) };
+  }
+
+  /** Every call of the load, newest first (GET /loads/{load_id}/calls); 404 on a load not found. */
+  async ofLoad(scope: OrgScope, loadId: string) {
+    await requireLoad(this.db, scope, loadId, LOAD_ID_IN_PATH);
+    return (await listLoadCalls(this.db, scope, loadId)).map(toCall);
   }
 
   /** GET /calls/stats: the list's matches counted per status, call type and direction. */

@@ -13,6 +13,7 @@ export {
   requireLoadLane,
   type StoredStop,
 } from './load-lookup.js';
+export type { LoadRelations } from './load-relations.js';
 export { loadEventData, loadEvents } from './loads-events.js';
 export {
   type BookedOffer,

@@ -4,7 +4,6 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
-import { callSchema } from '../calls/index.js';
 import { loadBatchBody, loadInputBody } from './loads-input-schemas.js';
 import {
   carrierVerificationSchema,
@@ -165,21 +164,6 @@ function loadRoutes(app: App, service: LoadsService) {
       },
     },
     async (request) => service.get(scopeOf(request), request.params.load_id),
-  );
-
-  app.get(
-    '/loads/:load_id/calls',
-    {
-      config: { access: access.any },
-      schema: {
-        operationId: 'listLoadCalls',
-        tags,
-        summary: 'Every call attached to the load, newest first (a plain list)',
-        params: loadIdParams,
-        response: { 200: z.array(callSchema), ...errorResponses(401, 403, 404, 422, 429) },
-      },
-    },
-    async (request) => service.calls(scopeOf(request), request.params.load_id),
   );
 
   app.get(
