@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
+import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { auditEntrySchema } from '../audit/index.js';
@@ -34,7 +35,8 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
   app,
   { carriers: service },
 ) => {
-  // CSV uploads to the batch endpoint arrive as text.
+  // Batches arrive as several MiB of JSON, or as CSV uploads (text).
+  parseLargeJsonCooperatively(app);
   app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 16 * MiB }, (_request, body, done) =>
     done(null, body),
   );

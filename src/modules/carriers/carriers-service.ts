@@ -45,6 +45,12 @@ import type { StopContactRequests } from './stop-contact.js';
 
 type Reason = { reason?: string | null; reason_note?: string | null };
 
+/**
+ * A refused item's name as its identifier, cut to the longest name a carrier may have: a CSV field
+ * left open runs to the end of the upload, and the answer should not echo 16 MiB of it.
+ */
+const shortened = (name: string) => (name.length > 200 ? `${name.slice(0, 200)}…` : name);
+
 /** Turns a failed item's error into the AppError a single create answers with. */
 const itemError = (o: ItemOutcome) =>
   new AppError(o.error!.status, o.error!.code, o.error!.message, o.error!.param);
@@ -181,7 +187,7 @@ export class CarriersService {
         index,
         status: 'failed',
         id: null,
-        identifier: typeof maybe?.name === 'string' ? maybe.name : `#${index}`,
+        identifier: typeof maybe?.name === 'string' ? shortened(maybe.name) : `#${index}`,
         external_id: null,
         lanes_created: 0,
         error: {
