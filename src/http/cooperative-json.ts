@@ -1,6 +1,7 @@
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { cooperative } from '../lib/yielding.js';
+import { readBodyText } from './body-text.js';
 import { forbiddenJsonKey, jsonNestingExceeds, jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.js';
 import { outlineJson } from './json-outline.js';
 
@@ -10,7 +11,8 @@ const LARGE_BODY = 256 * 1024;
 type ParseJson = ReturnType<FastifyInstance['getDefaultJsonParser']>;
 
 /**
- * In this (encapsulated) plugin, JSON bodies are read as the application's parser reads them
+ * In this (encapsulated) plugin, JSON bodies are read (decoded as they arrive, readBodyText) and
+ * parsed as the application's parser parses them
  * (empty is no body, nesting bounded, `__proto__` and `constructor.prototype` refused by name,
  * the same errors), but a body of LARGE_BODY or more whose root is an object is parsed a member
  * and an array element at a time, with the event loop given back every few milliseconds: parsing
@@ -21,9 +23,8 @@ export function parseLargeJsonCooperatively(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
     'application/json',
-    { parseAs: 'string' },
-    async (request: FastifyRequest, body: string) => {
-      const text = body;
+    async (request: FastifyRequest, payload: Parameters<typeof readBodyText>[1]) => {
+      const text = await readBodyText(request, payload);
       if (text === '') return undefined;
       if (text.length >= LARGE_BODY) {
         const parsed = await parseInPieces(request, text, parseJson);

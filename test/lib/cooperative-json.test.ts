@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLargeJsonCooperatively } from '../../src/http/cooperative-json.js';
@@ -20,6 +21,7 @@ beforeAll(async () => {
   await app.register(async (scoped) => {
     parseLargeJsonCooperatively(scoped);
     scoped.post('/echo', async (request) => ({ body: request.body ?? null }));
+    scoped.post('/small', { bodyLimit: 1000 }, async (request) => ({ body: request.body ?? null }));
   });
   await app.ready();
 });
@@ -133,5 +135,30 @@ describe('JSON bodies parsed in pieces', () => {
     const res = await post(text);
     expect(res.status).toBe(200);
     expect(res.body.body).toEqual(JSON.parse(text));
+  });
+});
+
+describe('bodies read as they arrive', () => {
+  const send = (url: string, payload: string | Readable) =>
+    app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload });
+
+  it('decodes a character split across chunks', async () => {
+    const bytes = Buffer.from(JSON.stringify({ s: 'é✓😀'.repeat(50) }));
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) =>
+      bytes.subarray(i * 7, i * 7 + 7),
+    );
+    const res = await send('/echo', Readable.from(chunks));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().body).toEqual({ s: 'é✓😀'.repeat(50) });
+  });
+
+  it("refuses a body over the route's limit, announced or not, with 413", async () => {
+    const big = JSON.stringify({ s: 'x'.repeat(2000) });
+    for (const payload of [big, Readable.from([Buffer.from(big)])]) {
+      const res = await send('/small', payload);
+      expect(res.statusCode).toBe(413);
+      expect(res.json().code).toBe('payload_too_large');
+    }
+    expect((await send('/small', JSON.stringify({ s: 'x'.repeat(900) }))).statusCode).toBe(200);
   });
 });

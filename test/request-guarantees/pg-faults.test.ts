@@ -10,7 +10,12 @@ import { faultSetup } from './fault-setup.js';
 const KEYED = 40;
 const UNKEYED = 40;
 const CONCURRENCY = 6;
-const KILL_EVERY_MS = 200;
+/**
+ * How often a backend is terminated (PG_FAULTS_KILL_EVERY_MS to try harsher). Far below the time a
+ * request takes (25 ms), the last requests never finish: once the others are done, theirs is the
+ * only backend left, and it is terminated before any attempt can commit.
+ */
+const KILL_EVERY_MS = Number(process.env.PG_FAULTS_KILL_EVERY_MS ?? 200);
 /** A key is held only while its request runs; none may answer 409 for longer than this. */
 const KEY_LOCK_BOUND_MS = 5000;
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
+import { readBodyText } from '../../http/body-text.js';
 import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
@@ -38,9 +39,7 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
   { carriers: service },
 ) => {
   parseLargeJsonCooperatively(app); // batches of several MiB of JSON; CSV uploads arrive as text
-  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 16 * MiB }, (_request, body, done) =>
-    done(null, body),
-  );
+  app.addContentTypeParser('text/csv', readBodyText);
 
   upsertRoutes(app, service);
   readRoutes(app, service);
