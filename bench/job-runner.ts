@@ -6,9 +6,7 @@ import { sql } from 'drizzle-orm';
 import type { Config } from '../src/config.js';
 import type { Database } from '../src/db/client.js';
 import { systemScope } from '../src/domain/scope.js';
-import { webhookSecretBox } from '../src/modules/webhooks/delivery.js';
 import { emitEvents } from '../src/modules/webhooks/events.js';
-import { WebhooksService } from '../src/modules/webhooks/webhooks-service.js';
 import { type ClaimedDelivery, WebhooksWorker } from '../src/workers/webhooks-worker.js';
 import { agentWorkload } from './lib/agent-jobs.js';
 import { type BenchDatabase, benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
@@ -100,10 +98,10 @@ async function webhooks(db: BenchDatabase) {
   await new Promise<void>((r) => hooks.server.listen(0, '127.0.0.1', r));
   // A server listening on a TCP port answers address() with an AddressInfo, never a string.
   const url = `http://127.0.0.1:${(hooks.server.address() as AddressInfo).port}/hook`;
-  const main = db.database.db;
+  const _main = db.database.db;
   try {
     const org = await services.auth.createOrganization('Bench');
-    const service = new WebhooksService(main, false, webhookSecretBox(config.secretsEncryptionKey));
+    const service = services.webhooks;
     for (let i = 0; i < ENDPOINTS; i++) {
       await service.create(systemScope(org.id), { url: `${url}?n=${i}`, event_types: ['load.updated'] });
     }

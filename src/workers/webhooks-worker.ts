@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { newId } from '../domain/ids.js';
+import { defined } from '../lib/defined.js';
 import {
   openSigningSecret,
   type PostResult,
@@ -204,7 +205,7 @@ export class WebhooksWorker implements Worker {
     const delayMs =
       gone || exhausted
         ? 0
-        : RETRY_SCHEDULE_SECONDS[attempt - 1]! *
+        : defined(RETRY_SCHEDULE_SECONDS[attempt - 1], 'RETRY_SCHEDULE_SECONDS[attempt - 1]') *
           1000 *
           this.config.webhooks.retryScale *
           (0.9 + Math.random() * 0.2);

@@ -12,7 +12,7 @@ import {
 import { newId } from '../../domain/ids.js';
 import type { OrgScope, Role } from '../../domain/scope.js';
 import type { EmailSender } from '../../integrations/email/email-channel.js';
-import { insertAudit } from '../audit/index.js';
+import { defined } from '../../lib/defined.js';
 import { findOrganization, findUserByEmail, findUserById, insertUser } from './auth-repository.js';
 import {
   addMembership,
@@ -26,7 +26,7 @@ import {
   revokePendingInvitations,
   setAcceptedUser,
 } from './members-repository.js';
-import { cannotTouchOwner } from './members-service.js';
+import { type AuditWriter, cannotTouchOwner } from './members-service.js';
 import { generateSecret, hashSecret, INVITATION_TOKEN_PREFIX, isSecretOf } from './opaque-secrets.js';
 import { hashPassword } from './passwords.js';
 import type { SessionsService, SessionTokens } from './sessions-service.js';
@@ -74,9 +74,6 @@ function refusal(row: InvitationRow | null): AppError {
   return new AppError(401, 'invitation_expired', 'This invitation has expired; ask for a new one');
 }
 
-const auditInvitation = (tx: Tx, scope: OrgScope, id: string, action: string, after?: unknown) =>
-  insertAudit(tx, scope, [{ entity_type: 'invitation', entity_id: id, action, after: after ?? null }]);
-
 /**
  * Invitations to the team: sent by e-mail as a one-use token, accepted by the invitee (a new
  * account, or an existing user of another organization, who keeps their password).
@@ -88,7 +85,14 @@ export class InvitationsService {
     private readonly email: EmailSender,
     private readonly settings: InvitationSettings,
     private readonly log: FastifyBaseLogger,
+    private readonly audit: AuditWriter,
   ) {}
+
+  private auditInvitation(tx: Tx, scope: OrgScope, id: string, action: string, after?: unknown) {
+    return this.audit(tx, scope, [
+      { entity_type: 'invitation', entity_id: id, action, after: after ?? null },
+    ]);
+  }
 
   /**
    * Invites the address with the role, replacing a pending invitation of the same address, and
@@ -104,7 +108,7 @@ export class InvitationsService {
     const token = generateSecret(INVITATION_TOKEN_PREFIX);
     const row = await this.db.transaction(async (tx) => {
       for (const old of await revokePendingInvitations(tx, scope.organizationId, input.email)) {
-        await auditInvitation(tx, scope, old.id, 'revoke', { status: 'revoked', replaced: true });
+        await this.auditInvitation(tx, scope, old.id, 'revoke', { status: 'revoked', replaced: true });
       }
       const created = await insertInvitation(tx, {
         id: newId('invitation'),
@@ -116,7 +120,10 @@ export class InvitationsService {
         invited_by_id: scope.principal.userId,
         expires_at: new Date(Date.now() + this.settings.ttlSeconds * 1000),
       });
-      await auditInvitation(tx, scope, created.id, 'invite', { email: created.email, role: created.role });
+      await this.auditInvitation(tx, scope, created.id, 'invite', {
+        email: created.email,
+        role: created.role,
+      });
       return created;
     });
     try {
@@ -128,7 +135,7 @@ export class InvitationsService {
       );
       await this.db.transaction(async (tx) => {
         if (await revokeInvitation(tx, row.id)) {
-          await auditInvitation(tx, scope, row.id, 'revoke', { status: 'revoked', email_failed: true });
+          await this.auditInvitation(tx, scope, row.id, 'revoke', { status: 'revoked', email_failed: true });
         }
       });
       throw serviceUnavailable(
@@ -149,7 +156,7 @@ export class InvitationsService {
       }
       if (row.status === 'revoked') return;
       await revokeInvitation(tx, id);
-      await auditInvitation(tx, scope, id, 'revoke', { status: 'revoked' });
+      await this.auditInvitation(tx, scope, id, 'revoke', { status: 'revoked' });
     });
   }
 
@@ -172,7 +179,9 @@ export class InvitationsService {
       throw validationFailed('body', ['password'], 'Required: this address has no account yet');
     }
     // Hashing is slow: done before the transaction, and only for a new account.
-    const passwordHash = existing ? null : await hashPassword(input.password!);
+    const passwordHash = existing
+      ? null
+      : await hashPassword(defined(input.password, 'password of a new account'));
     const started = await this.db.transaction(async (tx) => {
       const claimed = await claimInvitation(tx, found.id);
       if (!claimed) throw refusal(await findInvitation(tx, found.organization_id, found.id));
@@ -180,7 +189,7 @@ export class InvitationsService {
         existing ??
         (await insertUser(tx, {
           email: found.email,
-          password_hash: passwordHash!,
+          password_hash: defined(passwordHash, 'password hash of a new account'),
           name: input.name ?? found.name,
           phone: null,
         }));
@@ -197,9 +206,9 @@ export class InvitationsService {
           role: found.role,
         },
       };
-      await auditInvitation(tx, scope, found.id, 'accept', { status: 'accepted', user_id: user.id });
+      await this.auditInvitation(tx, scope, found.id, 'accept', { status: 'accepted', user_id: user.id });
       if (added) {
-        await insertAudit(tx, scope, [
+        await this.audit(tx, scope, [
           {
             entity_type: 'member',
             entity_id: user.id,

@@ -8,4 +8,5 @@ export {
   transcriptsOf,
 } from './call-reads.js';
 export type { CallStarter } from './call-starter.js';
+export { callEvents } from './calls-events.js';
 export { callSchema, e164, toCall, transcriptMessageSchema } from './calls-schemas.js';

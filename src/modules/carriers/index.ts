@@ -14,6 +14,7 @@ export {
   findHaulingCarrier,
 } from './carrier-reads.js';
 export { toCarrier } from './carrier-shape.js';
+export { carrierEvents } from './carriers-events.js';
 export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
 export { isFreeMail } from './fraud-signals.js';
 export type { QueuedContacts, StopContactRequests } from './stop-contact.js';
