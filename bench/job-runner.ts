@@ -98,7 +98,6 @@ async function webhooks(db: BenchDatabase) {
   await new Promise<void>((r) => hooks.server.listen(0, '127.0.0.1', r));
   // A server listening on a TCP port answers address() with an AddressInfo, never a string.
   const url = `http://127.0.0.1:${(hooks.server.address() as AddressInfo).port}/hook`;
-  const _main = db.database.db;
   try {
     const org = await services.auth.createOrganization('Bench');
     const service = services.webhooks;
