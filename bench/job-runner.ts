@@ -45,7 +45,8 @@ import { percentile } from './lib/load-payloads.js';
  * twice (a 2xx answered twice for one delivery, a contact sent twice). Ratios are pg-boss over
  * current.
  *
- * BENCH_JOBS_EVENTS, BENCH_JOBS_STEADY_EVENTS, BENCH_JOBS_LOADS (agent: loads planned, ~4 contacts each), BENCH_JOBS_RUNS,
+ * BENCH_JOBS_EVENTS, BENCH_JOBS_STEADY_EVENTS, BENCH_JOBS_LOADS (agent: loads planned, ~4 contacts each),
+ * BENCH_JOBS_CONTACTS (agent: at most this many sent), BENCH_JOBS_RUNS,
  * BENCH_JOBS_WORKLOADS ("webhooks,agent"); BENCH_DATABASE_URL a server of your own.
  */
 
@@ -97,7 +98,6 @@ async function webhooks(db: BenchDatabase) {
   await new Promise<void>((r) => hooks.server.listen(0, '127.0.0.1', r));
   // A server listening on a TCP port answers address() with an AddressInfo, never a string.
   const url = `http://127.0.0.1:${(hooks.server.address() as AddressInfo).port}/hook`;
-  const _main = db.database.db;
   try {
     const org = await services.auth.createOrganization('Bench');
     const service = services.webhooks;

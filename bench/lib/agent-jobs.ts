@@ -13,6 +13,8 @@ import { bossSide, compare, currentSide, measureSide, POLL_MS, silent } from './
 import { percentile } from './load-payloads.js';
 
 const LOADS = sized('BENCH_JOBS_LOADS', 500, 50);
+/** At most this many contacts sent (those over it cancelled with the refused ones); smoke: 60. */
+const CONTACTS = sized('BENCH_JOBS_CONTACTS', Number.POSITIVE_INFINITY, 60);
 
 const agentConfig = benchConfig({
   SIMULATION_SPEED: '1000',
@@ -37,11 +39,30 @@ async function planAll(services: Services) {
   }
 }
 
+/**
+ * bench/agent.ts's seed of lanes, carriers and loads, at this benchmark's size: its sizes are read
+ * from the environment when it is first imported (in `npm run bench -- smoke` it already was, at
+ * its smoke size).
+ */
+async function agentSeed() {
+  const given = { loads: process.env.BENCH_AGENT_LOADS, carriers: process.env.BENCH_AGENT_CARRIERS };
+  process.env.BENCH_AGENT_LOADS = given.loads ?? String(LOADS);
+  process.env.BENCH_AGENT_CARRIERS = given.carriers ?? String(LOADS * 2);
+  try {
+    return await import('../agent.js');
+  } finally {
+    for (const [name, value] of [
+      ['BENCH_AGENT_LOADS', given.loads],
+      ['BENCH_AGENT_CARRIERS', given.carriers],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
 export async function agentWorkload(db: BenchDatabase) {
-  // bench/agent.ts seeds the lanes, carriers and loads; its sizes are read when it is first imported.
-  process.env.BENCH_AGENT_LOADS ??= String(LOADS);
-  process.env.BENCH_AGENT_CARRIERS ??= String(LOADS * 2);
-  const { seed, lanes } = await import('../agent.js');
+  const { seed, lanes } = await agentSeed();
   const main = db.database.db;
   const org = await insertOrganization(main, 'Bench Brokerage');
   const client = await db.database.pool.connect();
@@ -66,9 +87,11 @@ export async function agentWorkload(db: BenchDatabase) {
     await planAll(planner);
     const due = await main.transaction(async (tx) => {
       const list = await dueOutreaches(tx, 1_000_000);
-      const refused = list.filter((d) => d.refusal || !d.workable).map((d) => d.id);
-      if (refused.length) await cancelAutomatedOutreaches(tx, { ids: refused }, 'not contacted');
-      return list.filter((d) => !d.refusal && d.workable).map((d) => d.id);
+      const kept = list.filter((d) => !d.refusal && d.workable).slice(0, CONTACTS);
+      const keptIds = new Set(kept.map((d) => d.id));
+      const dropped = list.filter((d) => !keptIds.has(d.id)).map((d) => d.id);
+      if (dropped.length) await cancelAutomatedOutreaches(tx, { ids: dropped }, 'not contacted');
+      return kept.map((d) => d.id);
     });
     await main.execute(
       sql`UPDATE outreaches SET send_after = 'infinity' WHERE is_automated AND status = 'pending'`,
@@ -147,7 +170,10 @@ export async function agentWorkload(db: BenchDatabase) {
     return measureSide({ ...side, enqueue }, done, outcome);
   };
   try {
-    await compare(`Agent first contacts: ${LOADS} loads planned`, { current: runCurrent, boss: runBoss });
+    await compare('Agent first contacts of a planned wave', {
+      current: runCurrent,
+      boss: runBoss,
+    });
   } finally {
     for (const services of [planner, ...built.values()]) await services.close();
   }
