@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import { ChannelListener } from './db/notifications.js';
+import { registerUniqueConstraints } from './db/pg-errors.js';
 import { SecretBox } from './db/secret-box.js';
 import { newId } from './domain/ids.js';
 import { eventCatalogue } from './event-catalogue.js';
@@ -18,11 +19,11 @@ import { AgentService } from './modules/agent/agent-service.js';
 import { agentOfferPolicy } from './modules/agent/agent-settings.js';
 import { AgentResultsService } from './modules/agent-results/index.js';
 import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
-import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
+import { ApiKeysService, apiKeyUniqueConstraints } from './modules/api-keys/api-keys-service.js';
 import { AuditLogService } from './modules/audit/audit-service.js';
 import { insertAudit } from './modules/audit/index.js';
-import { AuthService } from './modules/auth/auth-service.js';
-import { InvitationsService } from './modules/auth/invitations-service.js';
+import { AuthService, userUniqueConstraints } from './modules/auth/auth-service.js';
+import { InvitationsService, invitationUniqueConstraints } from './modules/auth/invitations-service.js';
 import { MembersService } from './modules/auth/members-service.js';
 import { SessionsService } from './modules/auth/sessions-service.js';
 import { TokenService } from './modules/auth/tokens.js';
@@ -37,7 +38,7 @@ import { StopContactRequests } from './modules/carriers/stop-contact.js';
 import { loadRelations } from './modules/load-board/index.js';
 import { LoadViewsService } from './modules/load-views/load-views-service.js';
 import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js';
-import { LoadsService } from './modules/loads/loads-service.js';
+import { LoadsService, loadUniqueConstraints } from './modules/loads/loads-service.js';
 import { StatusMappings } from './modules/loads/status-mappings.js';
 import { acceptedOfferOfLoad } from './modules/offers/index.js';
 import { OfferIntake } from './modules/offers/offer-intake.js';
@@ -45,6 +46,7 @@ import { OffersService } from './modules/offers/offers-service.js';
 import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js';
 import { OutreachesService } from './modules/outreaches/outreaches-service.js';
 import { VoiceNumbersService } from './modules/voice-numbers/index.js';
+import { voiceNumberUniqueConstraints } from './modules/voice-numbers/voice-numbers-tables.js';
 import { VoiceTemplatesService } from './modules/voice-templates/index.js';
 import { webhookSecretBox } from './modules/webhooks/delivery.js';
 import { EventStreamHub } from './modules/webhooks/index.js';
@@ -118,6 +120,13 @@ const SESSIONS_PURGE_MS = 60 * 60_000;
  */
 export function buildServices({ config, database, log, ...deps }: ServiceDeps): Services {
   const { db } = database;
+  registerUniqueConstraints([
+    ...userUniqueConstraints,
+    ...invitationUniqueConstraints,
+    ...apiKeyUniqueConstraints,
+    ...loadUniqueConstraints,
+    ...voiceNumberUniqueConstraints,
+  ]);
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
   const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
 
