@@ -39,7 +39,7 @@ import { loadRelations } from './modules/load-board/index.js';
 import { LoadViewsService } from './modules/load-views/load-views-service.js';
 import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js';
 import { LoadsService, loadUniqueConstraints } from './modules/loads/loads-service.js';
-import { StatusMappings } from './modules/loads/status-mappings.js';
+import { StatusMappings } from './modules/loads/status-mappings-service.js';
 import { acceptedOfferOfLoad } from './modules/offers/index.js';
 import { OfferIntake } from './modules/offers/offer-intake.js';
 import { OffersService } from './modules/offers/offers-service.js';
