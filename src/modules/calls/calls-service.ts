@@ -21,7 +21,7 @@ import { outboundNumberId } from '../voice-numbers/index.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { CallEvents } from './call-events.js';
-import { listLoadCalls } from './call-reads.js';
+import { listLoadCalls } from './call-queries.js';
 import { assistantFor, callVariables, purposeOf } from './call-script.js';
 import type { CallContext } from './call-starter.js';
 import {
@@ -43,7 +43,7 @@ import {
   toCallDetail,
 } from './calls-schemas.js';
 import { CALL_DIRECTIONS, calls } from './calls-tables.js';
-import { requestElpTest } from './elp-records.js';
+import { requestElpTest } from './elp-queries.js';
 import type { VoiceTools } from './voice-tools.js';
 
 const JOINABLE = new Set(['AGENT_ASSIGNED', 'IN_PROGRESS']);

@@ -4,7 +4,7 @@ import { notFound } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
-import { type CallRow, findCalls, transcriptsOf } from './call-reads.js';
+import { type CallRow, findCalls, transcriptsOf } from './call-queries.js';
 import type { CallStarter } from './call-starter.js';
 import { elpTests } from './elp-tables.js';
 

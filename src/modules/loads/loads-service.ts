@@ -9,7 +9,7 @@ import type { UniqueConstraint } from '../../db/pg-errors.js';
 import { AppError, notFound, validationFailed } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { LOAD_ID_IN_PATH, requireLoad } from './load-lookup.js';
+import { LOAD_ID_IN_PATH, requireLoad } from './load-queries.js';
 import type { LoadRelations } from './load-relations.js';
 import type { LoadInput } from './loads-input-schemas.js';
 import { statusCounts, tabCounts } from './loads-list-counts.js';
