@@ -120,13 +120,7 @@ const SESSIONS_PURGE_MS = 60 * 60_000;
  */
 export function buildServices({ config, database, log, ...deps }: ServiceDeps): Services {
   const { db } = database;
-  registerUniqueConstraints([
-    ...userUniqueConstraints,
-    ...invitationUniqueConstraints,
-    ...apiKeyUniqueConstraints,
-    ...loadUniqueConstraints,
-    ...voiceNumberUniqueConstraints,
-  ]);
+  registerModuleConstraints();
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
   const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
 
@@ -157,12 +151,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     log,
   );
   const agent = agentOf(config, database, calls, channels, { offers: offerIntake, stopContact }, log);
-  const eventStream = eventStreamOf(
-    config,
-    database,
-    principalOfGrant(credentials, (userId, sessionId) => sessions.memberships(userId, sessionId)),
-    log,
-  );
+  const eventStream = eventStreamOf(config, database, credentials, sessions, log);
 
   const services = {
     tokens,
@@ -189,12 +178,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     outreaches: new OutreachesService(db, calls, agent, (scope, loadId) =>
       acceptedOfferOfLoad(db, scope, loadId),
     ),
-    webhooks: new WebhooksService(
-      db,
-      config.webhooks.publicOnly,
-      webhookSecretBox(config.secretsEncryptionKey),
-      eventCatalogue,
-    ),
+    webhooks: webhooksServiceOf(config, db),
     eventStream,
     audit: new AuditLogService(db),
   };
@@ -217,6 +201,26 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
   };
 }
 
+/** Every module's unique constraints whose violation is a 409 on a named field (db/pg-errors.ts). */
+function registerModuleConstraints() {
+  registerUniqueConstraints([
+    ...userUniqueConstraints,
+    ...invitationUniqueConstraints,
+    ...apiKeyUniqueConstraints,
+    ...loadUniqueConstraints,
+    ...voiceNumberUniqueConstraints,
+  ]);
+}
+
+/** Webhook endpoints and deliveries, handed the event catalogue every module's events make up. */
+const webhooksServiceOf = (config: Config, db: Db) =>
+  new WebhooksService(
+    db,
+    config.webhooks.publicOnly,
+    webhookSecretBox(config.secretsEncryptionKey),
+    eventCatalogue,
+  );
+
 const idempotencyStoreOf = (config: Config, db: Db) =>
   new IdempotencyStore(
     db,
@@ -229,9 +233,13 @@ const idempotencyStoreOf = (config: Config, db: Db) =>
 function eventStreamOf(
   config: Config,
   database: Database,
-  ownerOf: ReturnType<typeof principalOfGrant>,
+  credentials: ApiKeyCredentials,
+  sessions: SessionsService,
   log: FastifyBaseLogger,
 ) {
+  const ownerOf = principalOfGrant(credentials, (userId, sessionId) =>
+    sessions.memberships(userId, sessionId),
+  );
   return new EventStreamHub(
     database,
     config.eventStream,

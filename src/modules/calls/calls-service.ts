@@ -245,10 +245,7 @@ export class CallsService {
     }
   }
 
-  /**
-   * Places scheduled calls whose time has come. Each is claimed (SCHEDULED to PENDING) in one
-   * statement with SKIP LOCKED, so two instances never place the same call.
-   */
+  /** Places scheduled calls now due, each claimed (SCHEDULED to PENDING) with SKIP LOCKED: placed once. */
   async placeDue(): Promise<number> {
     const due = await this.db.transaction(async (tx) => {
       const claimed = await tx.execute<{ id: string }>(sql`
