@@ -1,3 +1,6 @@
+// The composition root: every service, provider and worker, built once from the config and database.
+// Size: the one place where each service's collaborators are visible; split, the wiring would hide.
+
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
@@ -130,13 +133,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
   // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
   const stopContact = new StopContactRequests(db, queuedOutreaches);
   const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log);
-  const carriers = new CarriersService(
-    db,
-    compliance,
-    { inlineBudgetMs: config.compliance.inlineBudgetMs },
-    stopContact,
-    (scope, loadId) => requireLoadLane(db, scope, loadId),
-  );
+  const carriers = carriersOf(db, compliance, config, stopContact);
 
   const voiceProvider = deps.voiceProvider ?? voiceProviderFrom(config);
   const voiceTemplates = new VoiceTemplatesService(db);
@@ -219,6 +216,21 @@ const webhooksServiceOf = (config: Config, db: Db) =>
     config.webhooks.publicOnly,
     webhookSecretBox(config.secretsEncryptionKey),
     eventCatalogue,
+  );
+
+/** Carriers, handed the load's lane through a port (loads sits above carriers). */
+const carriersOf = (
+  db: Db,
+  compliance: ComplianceService,
+  config: Config,
+  stopContact: StopContactRequests,
+) =>
+  new CarriersService(
+    db,
+    compliance,
+    { inlineBudgetMs: config.compliance.inlineBudgetMs },
+    stopContact,
+    (scope, loadId) => requireLoadLane(db, scope, loadId),
   );
 
 const idempotencyStoreOf = (config: Config, db: Db) =>

@@ -6,6 +6,7 @@ import { violatesForeignKey } from '../db/pg-errors.js';
 import { AppError } from '../domain/errors.js';
 import { ROLES, systemScope } from '../domain/scope.js';
 import { emailInput, nonEmptyText, phoneInput, text } from '../http/schemas.js';
+import { defined } from '../lib/defined.js';
 import { buildServices } from '../services.js';
 import { openCommandDatabase } from './database.js';
 import { seedDemo } from './seed-demo.js';
@@ -105,7 +106,7 @@ function parse(argv: string[]) {
   }
   const parsed = schemas[command as Command].safeParse(values);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
     throw new UsageError(
       `--${issue.path.join('.')}: ${issue.message === 'Invalid input: expected string, received undefined' ? 'required' : issue.message}`,
     );

@@ -1,3 +1,4 @@
+import { defined } from '../../lib/defined.js';
 /** The demo's fixed data: cities and lanes, names, the status plan, and a seeded generator. */
 
 /** A small seeded generator: the same demo every run, apart from ids and names made unique. */
@@ -13,7 +14,8 @@ export function prng(seed: number) {
   return {
     next,
     int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!,
+    pick: <T>(list: readonly T[]): T =>
+      defined(list[Math.floor(next() * list.length)], 'list[Math.floor(next() * list.length)]'),
   };
 }
 

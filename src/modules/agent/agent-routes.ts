@@ -17,6 +17,7 @@ import {
   verifyChallenge,
   verifyWhatsAppSignature,
 } from '../../integrations/whatsapp/cloud-api-webhook.js';
+import { defined } from '../../lib/defined.js';
 import { offerReviewSchema } from '../offers/index.js';
 import { findOutreach, outreachIdParams } from '../outreaches/index.js';
 import { outreachMessages } from './agent-repository.js';
@@ -319,7 +320,10 @@ async function channelWebhooks(
     },
     async (request, reply) => {
       if (!cloudApi) throw notFound('Route', `${request.method} ${request.url.split('?')[0]}`);
-      const challenge = verifyChallenge(request.query as Record<string, unknown>, cloudApi.verifyToken!);
+      const challenge = verifyChallenge(
+        request.query as Record<string, unknown>,
+        defined(cloudApi.verifyToken, 'cloudApi.verifyToken'),
+      );
       if (challenge === null) throw forbidden('The verify token does not match');
       return reply.type('text/plain').send(challenge);
     },
@@ -346,7 +350,7 @@ async function channelWebhooks(
         !verifyWhatsAppSignature(
           request.rawBody ?? '',
           typeof signature === 'string' ? signature : undefined,
-          cloudApi.appSecret!,
+          defined(cloudApi.appSecret, 'cloudApi.appSecret'),
         )
       ) {
         throw unauthenticated('The WhatsApp signature is missing or wrong');

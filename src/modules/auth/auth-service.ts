@@ -2,6 +2,7 @@ import type { Db } from '../../db/client.js';
 import type { UniqueConstraint } from '../../db/pg-errors.js';
 import { invalidCredentials, notFound, unauthenticated } from '../../domain/errors.js';
 import type { Principal, Role } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import {
   findOrganization,
   findUserByEmail,
@@ -83,7 +84,7 @@ export class AuthService {
         existing ??
         (await insertUser(tx, {
           email: input.email,
-          password_hash: passwordHash!,
+          password_hash: defined(passwordHash, 'password hash of a new user'),
           name: input.name ?? null,
           phone: input.phone ?? null,
         }));

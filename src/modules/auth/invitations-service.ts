@@ -12,6 +12,7 @@ import {
 import { newId } from '../../domain/ids.js';
 import type { OrgScope, Role } from '../../domain/scope.js';
 import type { EmailSender } from '../../integrations/email/email-channel.js';
+import { defined } from '../../lib/defined.js';
 import { findOrganization, findUserByEmail, findUserById, insertUser } from './auth-repository.js';
 import {
   addMembership,
@@ -181,7 +182,9 @@ export class InvitationsService {
       throw validationFailed('body', ['password'], 'Required: this address has no account yet');
     }
     // Hashing is slow: done before the transaction, and only for a new account.
-    const passwordHash = existing ? null : await hashPassword(input.password!);
+    const passwordHash = existing
+      ? null
+      : await hashPassword(defined(input.password, 'password of a new account'));
     const started = await this.db.transaction(async (tx) => {
       const claimed = await claimInvitation(tx, found.id);
       if (!claimed) throw refusal(await findInvitation(tx, found.organization_id, found.id));
@@ -189,7 +192,7 @@ export class InvitationsService {
         existing ??
         (await insertUser(tx, {
           email: found.email,
-          password_hash: passwordHash!,
+          password_hash: defined(passwordHash, 'password hash of a new account'),
           name: input.name ?? found.name,
           phone: null,
         }));

@@ -3,6 +3,7 @@ import type { CallType } from '../../domain/calls.js';
 import { QUESTION_TOPICS } from '../../domain/load-questions.js';
 import { systemScope } from '../../domain/scope.js';
 import type { AssistantSpec, ToolDefinition, VoicePurpose } from '../../integrations/voice/voice-provider.js';
+import { defined } from '../../lib/defined.js';
 import { speakable, spokenDate, spokenReference, spokenState } from '../../lib/spoken.js';
 import { organizationContact } from '../auth/index.js';
 import { carrierNameOf } from '../carriers/index.js';
@@ -251,7 +252,7 @@ const TOOLS_BY_PURPOSE: Record<VoicePurpose, string[]> = {
 };
 
 export function toolsFor(purpose: VoicePurpose): ToolDefinition[] {
-  return TOOLS_BY_PURPOSE[purpose].map((name) => TOOLS[name]!);
+  return TOOLS_BY_PURPOSE[purpose].map((name) => defined(TOOLS[name], 'TOOLS[name]'));
 }
 
 /** Every tool any assistant of the service declares (docs/vapi.md lists them for your own assistants). */

@@ -13,6 +13,7 @@ import {
   type VoiceProvider,
   VoiceProviderError,
 } from '../../integrations/voice/voice-provider.js';
+import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { calleeById, carriersAtNumber } from '../carriers/index.js';
 import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, type LoadReader, requireLoad } from '../loads/index.js';
@@ -72,10 +73,7 @@ export class CallsService {
 
   private readonly events: CallEvents;
 
-  /**
-   * Creates the call PENDING, hands it to the voice provider, and (for a load, with a known carrier)
-   * opens the call outreach; an ELP call also opens its ELP test.
-   */
+  /** Creates the call PENDING, hands it to the provider, opens its outreach (and an ELP call's test). */
   async create(scope: OrgScope, input: CreateCallInput, context?: CallContext): Promise<CallRow> {
     const carrier = await this.callee(scope, input, context);
     let loadNumber: string | null = null;
@@ -117,7 +115,7 @@ export class CallsService {
     });
     // The provider is called after commit: never inside a transaction. A scheduled call waits.
     if (!input.scheduled_at) await this.place(call);
-    return (await findCall(this.db, scope, call.id))!;
+    return defined(await findCall(this.db, scope, call.id), 'findCall');
   }
 
   /**
@@ -380,7 +378,10 @@ export class CallsService {
         at: new Date(),
       });
     }
-    return { ...toCall((await findCall(this.db, scope, id))!), previous_status: previous };
+    return {
+      ...toCall(defined(await findCall(this.db, scope, id), 'findCall')),
+      previous_status: previous,
+    };
   }
 
   async recording(scope: OrgScope, id: string) {

@@ -3,6 +3,7 @@ import { conflict, notFound, unprocessable } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { auditOf, insertAudit } from '../audit/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { findCarrier } from './carriers-repository.js';
@@ -111,7 +112,7 @@ export class CarrierLanePreferences {
     const key = laneKeyOf(input);
     const id = await this.db.transaction(async (tx) => {
       const laneIds = await ensureLanes(tx, scope, [key]);
-      const laneId = laneIds.get(laneIdentity(key))!;
+      const laneId = defined(laneIds.get(laneIdentity(key)), 'laneIds.get(laneIdentity(key))');
       const [created] = await insertPreferences(tx, scope, [
         {
           carrier_id: carrierId,
@@ -129,7 +130,7 @@ export class CarrierLanePreferences {
       }
       return created.id;
     });
-    return toLanePreference((await findPreference(this.db, scope, carrierId, id))!);
+    return toLanePreference(defined(await findPreference(this.db, scope, carrierId, id), 'findPreference'));
   }
 
   /**
@@ -157,7 +158,7 @@ export class CarrierLanePreferences {
       equipment_type: load.equipment_type as LanePreferenceInput['equipment_type'],
     });
     const { id, created } = await this.db.transaction(async (tx) => {
-      const laneId = (await ensureLanes(tx, scope, [key])).get(laneIdentity(key))!;
+      const laneId = defined((await ensureLanes(tx, scope, [key])).get(laneIdentity(key)), 'ensureLanes');
       const [inserted] = await insertPreferences(tx, scope, [
         {
           carrier_id: carrierId,
@@ -168,8 +169,9 @@ export class CarrierLanePreferences {
       ]);
       const current = inserted
         ? null
-        : (await findPreferenceOnLane(tx, scope, carrierId, laneId))!.preference;
-      const preferenceId = inserted?.id ?? current!.id;
+        : defined(await findPreferenceOnLane(tx, scope, carrierId, laneId), 'findPreferenceOnLane')
+            .preference;
+      const preferenceId = inserted?.id ?? defined(current, 'current').id;
       if (current && current.preference_type === 'admin_disabled' && current.is_active) {
         return { id: preferenceId, created: false };
       }
@@ -199,7 +201,12 @@ export class CarrierLanePreferences {
       );
       return { id: preferenceId, created: inserted !== undefined };
     });
-    return { created, preference: toLanePreference((await findPreference(this.db, scope, carrierId, id))!) };
+    return {
+      created,
+      preference: toLanePreference(
+        defined(await findPreference(this.db, scope, carrierId, id), 'findPreference'),
+      ),
+    };
   }
 
   /** Restrict (dnu on) or unrestrict (dnu off); a change is audited, a repeat returns the row as is. */
@@ -242,9 +249,14 @@ export class CarrierLanePreferences {
         tx,
         scope.organizationId,
         restricted ? 'lane_preference.restricted' : 'lane_preference.unrestricted',
-        async () => toLanePreference((await findPreference(tx, scope, carrierId, preferenceId))!),
+        async () =>
+          toLanePreference(
+            defined(await findPreference(tx, scope, carrierId, preferenceId), 'findPreference'),
+          ),
       );
     });
-    return toLanePreference((await findPreference(this.db, scope, carrierId, preferenceId))!);
+    return toLanePreference(
+      defined(await findPreference(this.db, scope, carrierId, preferenceId), 'findPreference'),
+    );
   }
 }

@@ -6,6 +6,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import { executeReused } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { type LoadQuery, type TabRule, whereOf } from './loads-list-filters.js';
 import {
   loadChanges,
@@ -72,7 +73,7 @@ export async function countLoads(
     sql`SELECT count(*)::int AS n, pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions
         FROM ${loads} WHERE ${whereOf(scope, q)}`,
   );
-  const row = result.rows[0]!;
+  const row = defined(result.rows[0], 'result.rows[0]');
   return { count: row.n, snapshot: row.snapshot, tabVersions: row.tab_versions };
 }
 
@@ -212,7 +213,7 @@ export async function listSnapshot(
   const result = await db.execute<{ snapshot: string; tab_versions: string }>(
     sql`SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions`,
   );
-  const row = result.rows[0]!;
+  const row = defined(result.rows[0], 'result.rows[0]');
   return { snapshot: row.snapshot, tabVersions: row.tab_versions };
 }
 

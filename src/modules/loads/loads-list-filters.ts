@@ -1,9 +1,10 @@
 // The list's filters as SQL conditions on loads: what the page, the count and the stats of a list
 // share (loads-list-repository and loads-list-counts read with them).
 
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { allOf } from '../../db/conditions.js';
 import { executeReused } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { type LoadFacet, loadFilterValues } from './loads-list-tables.js';
@@ -271,5 +272,5 @@ export function whereOf(scope: OrgScope, q: LoadQuery, form: 'indexed' | 'row' =
   if (q.statuses) parts.push(sql`${loads.load_status} = ANY(${textArray(q.statuses)})`);
   parts.push(...q.conditions.map((c) => c[form]));
   parts.push(...q.tabs.map((t) => t.condition));
-  return and(...parts)!;
+  return allOf(...parts);
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
+import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { loadBatchBody, loadInputBody } from './loads-input-schemas.js';
@@ -44,6 +45,8 @@ export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService }> = async
   app,
   { loads: service },
 ) => {
+  // A batch of a thousand loads is several MiB of JSON.
+  parseLargeJsonCooperatively(app);
   upsertRoutes(app, service);
   listRoutes(app, service);
   loadRoutes(app, service);
@@ -79,6 +82,8 @@ function upsertRoutes(app: App, service: LoadsService) {
     {
       bodyLimit: 16 * MiB,
       config: { access: access.any, idempotent: true },
+      // batchResult (loads-upsert) builds every field with the schema's type, as toLoad does.
+      serializerCompiler: plainJson,
       schema: {
         operationId: 'upsertLoadsBatch',
         tags,

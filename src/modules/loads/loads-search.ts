@@ -1,8 +1,9 @@
 // The load searches the voice assistant's find_load tool runs: by number, or the open loads of a lane.
 
-import { and, asc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { anyOf } from '../../db/conditions.js';
 import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import { loads } from './loads-tables.js';
 
@@ -35,7 +36,7 @@ export function openLoadsOnLane(
     organizationId,
     eq(loads.origin_state, origin),
     eq(loads.destination_state, destination),
-    or(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES]))!,
+    anyOf(isNull(loads.load_status), inArray(loads.load_status, [...OPEN_LOAD_STATUSES])),
     notBooked(loads.id),
   )
     .orderBy(

@@ -9,6 +9,7 @@ import type { UniqueConstraint } from '../../db/pg-errors.js';
 import { AppError, notFound, validationFailed } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { LOAD_ID_IN_PATH, requireLoad } from './load-queries.js';
 import type { LoadRelations } from './load-relations.js';
 import type { LoadInput } from './loads-input-schemas.js';
@@ -96,7 +97,7 @@ export class LoadsService {
       success: true,
       message: outcome.status === 'created' ? 'Load created' : 'Load updated',
       processed_at: new Date(),
-      load_id: outcome.id!,
+      load_id: defined(outcome.id, 'outcome.id'),
       operation: outcome.status as 'created' | 'updated',
     };
   }
@@ -241,9 +242,10 @@ async function combine(
   for (const f of parts) {
     if (!f) continue;
     if (f.tab && f.tab !== 'all') tabs.add(f.tab);
-    if (f.status?.length) {
+    const wanted = f.status;
+    if (wanted?.length) {
       statuses =
-        statuses === null ? [...new Set(f.status)] : statuses.filter((s) => f.status!.includes(s as never));
+        statuses === null ? [...new Set(wanted)] : statuses.filter((s) => wanted.includes(s as never));
     }
     conditions.push(...(await filterConditions(db, organizationId, f)));
   }

@@ -6,6 +6,7 @@ import { isBookable } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { contactsOf, findCarrier, findCarriers, findContactOfCarrier, toCarrier } from '../carriers/index.js';
 import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, requireLoad } from '../loads/index.js';
@@ -100,7 +101,7 @@ export class OffersService {
   constructor(private readonly db: Db) {}
 
   private async one(scope: OrgScope, row: OfferRow): Promise<Offer> {
-    return (await toOffers(this.db, scope, [row]))[0]!;
+    return defined((await toOffers(this.db, scope, [row]))[0], 'toOffers');
   }
 
   async get(scope: OrgScope, id: string): Promise<Offer> {
@@ -196,7 +197,10 @@ export class OffersService {
           const other = await acceptedOfferOf(tx, scope, current.load_id, id);
           if (other) throw alreadyAccepted(current.load_id, other);
         }
-        const updated = (await setOfferStatus(tx, scope, id, status, scope.principal.userId))!;
+        const updated = defined(
+          await setOfferStatus(tx, scope, id, status, scope.principal.userId),
+          'setOfferStatus',
+        );
         await emitOfferEvent(tx, scope, 'offer.status_changed', updated, { previous_status: current.status });
         if (updated.status === 'accepted') await bookLoad(tx, scope, updated);
         else if (current.status === 'accepted') await unbookLoad(tx, scope, current, updated.status);

@@ -4,6 +4,7 @@ import { notFound, stateConflict, unprocessable, validationFailed } from '../../
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import {
   type CarrierRow,
   contactsOf,
@@ -53,7 +54,7 @@ export async function toOutreaches(db: DbOrTx, scope: OrgScope, rows: OutreachRo
   const byId = new Map(carrierRows.map((c) => [c.id, toCarrier(c, contacts.get(c.id))]));
   return rows.map((r) => ({
     id: r.id,
-    carrier: byId.get(r.carrier_id)!,
+    carrier: defined(byId.get(r.carrier_id), 'byId.get(r.carrier_id)'),
     carrier_id: r.carrier_id,
     load_id: r.load_id,
     modality: r.modality,
@@ -107,7 +108,7 @@ export class OutreachesService {
   ) {}
 
   private async one(scope: OrgScope, row: OutreachRow): Promise<Outreach> {
-    return (await toOutreaches(this.db, scope, [row]))[0]!;
+    return defined((await toOutreaches(this.db, scope, [row]))[0], 'toOutreaches');
   }
 
   async get(scope: OrgScope, id: string): Promise<Outreach> {
@@ -259,7 +260,7 @@ export class OutreachesService {
         },
         { carrier_id: carrier.id },
       );
-      return (await findOutreachOfCall(this.db, scope, call.id))!;
+      return defined(await findOutreachOfCall(this.db, scope, call.id), 'findOutreachOfCall');
     }
     const address =
       modality === 'email'
@@ -287,7 +288,7 @@ export class OutreachesService {
       return inserted;
     });
     await this.messenger.sendOrFail(row);
-    return (await findOutreach(this.db, scope, row.id))!;
+    return defined(await findOutreach(this.db, scope, row.id), 'findOutreach');
   }
 
   private unreachable(carrierId: string, what: string) {

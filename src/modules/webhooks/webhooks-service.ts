@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { and, count, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { firstRow } from '../../db/rows.js';
 import type { SecretBox } from '../../db/secret-box.js';
 import { notFound, validationFailed } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -101,23 +102,26 @@ export class WebhooksService {
     const url = validateTargetUrl(input.url, this.production);
     const secret = newSigningSecret();
     const row = await this.db.transaction(async (tx) => {
-      const [created] = await tx
-        .insert(webhookEndpoints)
-        .values({
-          id: newId('webhookEndpoint'),
-          organization_id: scope.organizationId,
-          url,
-          description: input.description ?? null,
-          event_types: input.event_types,
-          headers: input.headers ?? null,
-        })
-        .returning();
+      const created = firstRow(
+        await tx
+          .insert(webhookEndpoints)
+          .values({
+            id: newId('webhookEndpoint'),
+            organization_id: scope.organizationId,
+            url,
+            description: input.description ?? null,
+            event_types: input.event_types,
+            headers: input.headers ?? null,
+          })
+          .returning(),
+        'insert of the webhook endpoint',
+      );
       await tx.insert(webhookSecrets).values({
         id: newId('webhookSecret'),
-        endpoint_id: created!.id,
-        secret: this.secrets.seal(secret, created!.id),
+        endpoint_id: created.id,
+        secret: this.secrets.seal(secret, created.id),
       });
-      return created!;
+      return created;
     });
     return { ...toEndpoint(row), signing_secret: secret };
   }
