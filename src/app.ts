@@ -37,7 +37,7 @@ import { carriersRoutes } from './modules/carriers/carriers-routes.js';
 import { vettingPolicyRoutes } from './modules/carriers/vetting-policy-routes.js';
 import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
 import { loadsRoutes } from './modules/loads/loads-routes.js';
-import { statusMappingRoutes } from './modules/loads/status-mappings.js';
+import { statusMappingRoutes } from './modules/loads/status-mappings-routes.js';
 import { offersRoutes } from './modules/offers/offers-routes.js';
 import { outreachesRoutes } from './modules/outreaches/outreaches-routes.js';
 import { voiceNumbersRoutes } from './modules/voice-numbers/index.js';

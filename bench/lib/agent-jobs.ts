@@ -5,7 +5,7 @@ import type { Database } from '../../src/db/client.js';
 import { dueOutreaches } from '../../src/modules/agent/agent-repository.js';
 import { updateAgentSettings } from '../../src/modules/agent/agent-settings.js';
 import { insertOrganization } from '../../src/modules/auth/auth-repository.js';
-import { activateOutreaches } from '../../src/modules/outreaches/outreach-channel.js';
+import { activateOutreaches } from '../../src/modules/outreaches/outreach-channel-queries.js';
 import { cancelAutomatedOutreaches } from '../../src/modules/outreaches/outreach-queries.js';
 import { buildServices, type Services } from '../../src/services.js';
 import { type BenchDatabase, benchConfig, sized } from './harness.js';

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { z } from 'zod';
 import { ConfigError, loadConfig, loadEnvFile } from '../config.js';
+import { violatesForeignKey } from '../db/pg-errors.js';
 import { AppError } from '../domain/errors.js';
 import { ROLES, systemScope } from '../domain/scope.js';
 import { emailInput, nonEmptyText, phoneInput, text } from '../http/schemas.js';
@@ -192,9 +193,7 @@ main().catch((err) => {
     console.error(JSON.stringify({ error: err.message, code: err.code }));
     process.exit(1);
   }
-  const code =
-    (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
-  if (code === '23503') {
+  if (violatesForeignKey(err)) {
     console.error(JSON.stringify({ error: 'The organization does not exist', code: 'not_found' }));
     process.exit(1);
   }

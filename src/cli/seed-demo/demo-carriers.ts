@@ -84,9 +84,8 @@ export async function seedCarriers(run: DemoRun): Promise<string[]> {
   writeFileSync(run.registryFile, JSON.stringify(census));
   const { compliance, carriers: carriersService } = services;
   const batch = await carriersService.batch(scope, { carriers: carrierItems });
-  if (batch.status !== 200)
-    throw new Error(`demo carriers not applied: ${JSON.stringify(batch.body.errors)}`);
-  const carrierIds = batch.body.results.map((r) => defined(r.carrier_id, 'r.carrier_id'));
+  if (!batch.success) throw new Error(`demo carriers not applied: ${JSON.stringify(batch.errors)}`);
+  const carrierIds = batch.results.map((r) => defined(r.carrier_id, 'r.carrier_id'));
   progress(`${carrierIds.length} carriers with lane preferences`);
   await inChunks(carrierIds, 10, async (id) => {
     await compliance.check(org.id, id, AbortSignal.timeout(10_000));

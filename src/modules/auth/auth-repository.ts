@@ -7,7 +7,7 @@ import type { Role } from '../../domain/scope.js';
 import { memberships, organizations, users } from './auth-tables.js';
 import { authSessions } from './sessions-tables.js';
 
-export { findUserById } from './user-reads.js';
+export { findUserById } from './user-queries.js';
 
 // The one query of a bearer request: the session must be the user's and live, so a session ended
 // on any instance refuses its access tokens from the next request on, at no extra round trip.

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../../db/client.js';
-import { registerUniqueConstraint } from '../../db/pg-errors.js';
+import type { UniqueConstraint } from '../../db/pg-errors.js';
 import {
   AppError,
   conflict,
@@ -31,11 +31,14 @@ import { generateSecret, hashSecret, INVITATION_TOKEN_PREFIX, isSecretOf } from 
 import { hashPassword } from './passwords.js';
 import type { SessionsService, SessionTokens } from './sessions-service.js';
 
-registerUniqueConstraint(
-  'invitations_organization_email_pending_key',
-  'email',
-  'An invitation to this e-mail address is being sent right now',
-);
+/** The unique constraints whose violation is a 409 on the field named (registered by buildServices). */
+export const invitationUniqueConstraints: readonly UniqueConstraint[] = [
+  {
+    constraint: 'invitations_organization_email_pending_key',
+    param: 'email',
+    message: 'An invitation to this e-mail address is being sent right now',
+  },
+];
 
 export interface InvitationSettings {
   ttlSeconds: number;

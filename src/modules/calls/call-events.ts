@@ -36,7 +36,7 @@ import {
 } from './calls-repository.js';
 import { toCall } from './calls-schemas.js';
 import { calls } from './calls-tables.js';
-import { findElpTestOfCall, scoreElpTest } from './elp-records.js';
+import { findElpTestOfCall, scoreElpTest } from './elp-queries.js';
 import type { VoiceTools } from './voice-tools.js';
 
 /** What the voice platform reports about calls, applied; and what it asks, answered. */

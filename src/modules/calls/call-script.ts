@@ -10,8 +10,8 @@ import { carrierNameOf } from '../carriers/index.js';
 import type { Load, LoadReader } from '../loads/index.js';
 import { renderScript, type VoiceTemplateRow, type VoiceVariables } from '../voice-templates/index.js';
 import type { CallRow } from './calls-repository.js';
+import { elpNamesOfCall } from './elp-queries.js';
 import { ELP_QUESTIONS, ELP_RUBRIC, INTERVIEW_PASS } from './elp-questions.js';
-import { elpNamesOfCall } from './elp-records.js';
 
 const usd = (n: number) => `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
 const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 10) : null);

@@ -8,11 +8,11 @@ import { newId } from '../../domain/ids.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { CallAnalysis, TranscriptMessage } from '../../integrations/voice/voice-provider.js';
-import { type CallRow, transcriptsOf } from './call-reads.js';
+import { type CallRow, transcriptsOf } from './call-queries.js';
 import type { CallFilters, CallSortField } from './calls-schemas.js';
 import { calls, transcriptMessages } from './calls-tables.js';
 
-export { type CallRow, findCalls, transcriptsOf } from './call-reads.js';
+export { type CallRow, findCalls, transcriptsOf } from './call-queries.js';
 
 export async function insertCall(
   db: DbOrTx,

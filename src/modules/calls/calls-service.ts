@@ -22,7 +22,7 @@ import { outboundNumberId } from '../voice-numbers/index.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { CallEvents } from './call-events.js';
-import { listLoadCalls } from './call-reads.js';
+import { listLoadCalls } from './call-queries.js';
 import { assistantFor, callVariables, purposeOf } from './call-script.js';
 import type { CallContext } from './call-starter.js';
 import {
@@ -44,7 +44,7 @@ import {
   toCallDetail,
 } from './calls-schemas.js';
 import { CALL_DIRECTIONS, calls } from './calls-tables.js';
-import { requestElpTest } from './elp-records.js';
+import { requestElpTest } from './elp-queries.js';
 import type { VoiceTools } from './voice-tools.js';
 
 const JOINABLE = new Set(['AGENT_ASSIGNED', 'IN_PROGRESS']);
@@ -73,10 +73,7 @@ export class CallsService {
 
   private readonly events: CallEvents;
 
-  /**
-   * Creates the call PENDING, hands it to the voice provider, and (for a load, with a known carrier)
-   * opens the call outreach; an ELP call also opens its ELP test.
-   */
+  /** Creates the call PENDING, hands it to the provider, opens its outreach (and an ELP call's test). */
   async create(scope: OrgScope, input: CreateCallInput, context?: CallContext): Promise<CallRow> {
     const carrier = await this.callee(scope, input, context);
     let loadNumber: string | null = null;
@@ -246,10 +243,7 @@ export class CallsService {
     }
   }
 
-  /**
-   * Places scheduled calls whose time has come. Each is claimed (SCHEDULED to PENDING) in one
-   * statement with SKIP LOCKED, so two instances never place the same call.
-   */
+  /** Places scheduled calls now due, each claimed (SCHEDULED to PENDING) with SKIP LOCKED: placed once. */
   async placeDue(): Promise<number> {
     const due = await this.db.transaction(async (tx) => {
       const claimed = await tx.execute<{ id: string }>(sql`

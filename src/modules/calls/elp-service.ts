@@ -5,7 +5,7 @@ import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
 import { defined } from '../../lib/defined.js';
-import { type CallRow, findCalls, transcriptsOf } from './call-reads.js';
+import { type CallRow, findCalls, transcriptsOf } from './call-queries.js';
 import type { CallStarter } from './call-starter.js';
 import { elpTests } from './elp-tables.js';
 

@@ -25,8 +25,8 @@ import { contactRefusal, recordInboundCallOutreach } from '../outreaches/index.j
 import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CodeSender, callerNumberMatches, checkCode, issueCode } from './caller-identity.js';
 import { type CallRow, linkCall } from './calls-repository.js';
+import { elpAnswersOf, elpTestIdOfCall, recordElpAnswer } from './elp-queries.js';
 import { ELP_QUESTIONS, elpQuestion, nextElpQuestion } from './elp-questions.js';
-import { elpAnswersOf, elpTestIdOfCall, recordElpAnswer } from './elp-records.js';
 import {
   argsOf,
   elpAnswerOf,

@@ -97,8 +97,8 @@ function upsertRoutes(app: App, service: CarriersService) {
       },
     },
     async (request, reply) => {
-      const { status, body } = await service.batch(scopeOf(request), request.body);
-      return reply.status(status).send(body);
+      const result = await service.batch(scopeOf(request), request.body);
+      return reply.status(result.success ? 200 : 207).send(result);
     },
   );
 }

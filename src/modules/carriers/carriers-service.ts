@@ -175,10 +175,7 @@ export class CarriersService {
   }
 
   /** POST /carriers/batch: JSON items or a CSV upload; every item gets an outcome. */
-  async batch(
-    scope: OrgScope,
-    body: { carriers: unknown[] } | string,
-  ): Promise<{ status: 200 | 207; body: BatchResult }> {
+  async batch(scope: OrgScope, body: { carriers: unknown[] } | string): Promise<BatchResult> {
     const csv = typeof body === 'string';
     const raw = csv ? await itemsFromCsv(body) : body.carriers;
     if (raw.length === 0)
@@ -227,8 +224,8 @@ export class CarriersService {
     return this.envelope(outcomes);
   }
 
-  /** The batch answer; `errors` only when some item was not applied (207). */
-  private envelope(outcomes: ItemOutcome[]): { status: 200 | 207; body: BatchResult } {
+  /** The batch answer; `success` false and `errors` set when some item was not applied. */
+  private envelope(outcomes: ItemOutcome[]): BatchResult {
     const { errors, ...envelope } = batchEnvelope(outcomes, (o, shared) => ({
       identifier: o.identifier,
       carrier_id: o.id,
@@ -237,7 +234,7 @@ export class CarriersService {
     }));
     const body: BatchResult = { ...envelope, total: outcomes.length };
     if (!envelope.success) body.errors = errors;
-    return { status: envelope.success ? 200 : 207, body };
+    return body;
   }
 
   /** PATCH: only sent fields change; is_active is refused; identifiers stay unique. */

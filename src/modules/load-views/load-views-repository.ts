@@ -3,10 +3,10 @@ import type { DbOrTx } from '../../db/client.js';
 import { firstRow } from '../../db/rows.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { type LoadViewRow, visibleTo } from './load-view-reads.js';
+import { type LoadViewRow, visibleTo } from './load-view-queries.js';
 import { loadViews } from './load-views-tables.js';
 
-export { findVisibleLoadView, type LoadViewRow, ownerIdOf } from './load-view-reads.js';
+export { findVisibleLoadView, type LoadViewRow, ownerIdOf } from './load-view-queries.js';
 
 export async function listVisibleLoadViews(db: DbOrTx, scope: OrgScope, page: number, pageSize: number) {
   const [rows, [total]] = await Promise.all([

@@ -12,7 +12,7 @@ export {
   requireLoad,
   requireLoadLane,
   type StoredStop,
-} from './load-lookup.js';
+} from './load-queries.js';
 export type { LoadRelations } from './load-relations.js';
 export { loadEventData, loadEvents } from './loads-events.js';
 export {

@@ -5,12 +5,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { registerUniqueConstraint } from '../../db/pg-errors.js';
+import type { UniqueConstraint } from '../../db/pg-errors.js';
 import { AppError, notFound, validationFailed } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
-import { LOAD_ID_IN_PATH, requireLoad } from './load-lookup.js';
+import { LOAD_ID_IN_PATH, requireLoad } from './load-queries.js';
 import type { LoadRelations } from './load-relations.js';
 import type { LoadInput } from './loads-input-schemas.js';
 import { statusCounts, tabCounts } from './loads-list-counts.js';
@@ -39,21 +39,24 @@ import {
   screenItems,
 } from './loads-upsert.js';
 
-registerUniqueConstraint(
-  'loads_organization_load_number_key',
-  'load_number',
-  'Another load of the organization has this load_number',
-);
-registerUniqueConstraint(
-  'loads_organization_tms_load_id_key',
-  'tms_load_id',
-  'Another load of the organization has this tms_load_id',
-);
-registerUniqueConstraint(
-  'loads_organization_external_id_key',
-  'external_id',
-  'Another load of the organization has this external_id',
-);
+/** The unique constraints whose violation is a 409 on the field named (registered by buildServices). */
+export const loadUniqueConstraints: readonly UniqueConstraint[] = [
+  {
+    constraint: 'loads_organization_load_number_key',
+    param: 'load_number',
+    message: 'Another load of the organization has this load_number',
+  },
+  {
+    constraint: 'loads_organization_tms_load_id_key',
+    param: 'tms_load_id',
+    message: 'Another load of the organization has this tms_load_id',
+  },
+  {
+    constraint: 'loads_organization_external_id_key',
+    param: 'external_id',
+    message: 'Another load of the organization has this external_id',
+  },
+];
 
 export class LoadsService {
   private readonly lists: LoadListReader;

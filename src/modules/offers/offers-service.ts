@@ -1,5 +1,6 @@
 import type { Db, DbOrTx } from '../../db/client.js';
 import { tally } from '../../db/list-sql.js';
+import { violatesUnique } from '../../db/pg-errors.js';
 import { notFound, stateConflict, unprocessable } from '../../domain/errors.js';
 import { isBookable } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
@@ -32,14 +33,8 @@ import { OFFER_CHANNELS, OFFER_SOURCES, OFFER_STATUSES } from './offers-tables.j
 
 const ONE_ACCEPTED = 'offers_one_accepted_per_load_key';
 
-/** Whether `err` (or the driver error drizzle wraps) violates the one-accepted-offer index. */
-function violatesOneAccepted(err: unknown): boolean {
-  for (let e = err as { code?: string; constraint?: string; cause?: unknown } | undefined; e; ) {
-    if (e.code === '23505' && e.constraint === ONE_ACCEPTED) return true;
-    e = e.cause as typeof e;
-  }
-  return false;
-}
+/** Whether `err` violates the one-accepted-offer index. */
+const violatesOneAccepted = (err: unknown) => violatesUnique(err, ONE_ACCEPTED);
 
 const alreadyAccepted = (loadId: string, other: string | null) =>
   stateConflict(

@@ -12,7 +12,7 @@ export {
   outreachOnChannel,
   recentToAddress,
   stampSent,
-} from './outreach-channel.js';
+} from './outreach-channel-queries.js';
 export {
   attachCallToOutreach,
   cancelAutomatedOutreaches,
