@@ -1,4 +1,3 @@
-import { defined } from '../../lib/defined.js';
 /** The demo's fixed data: cities and lanes, names, the status plan, and a seeded generator. */
 
 /** A small seeded generator: the same demo every run, apart from ids and names made unique. */
@@ -14,8 +13,12 @@ export function prng(seed: number) {
   return {
     next,
     int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(list: readonly T[]): T =>
-      defined(list[Math.floor(next() * list.length)], 'list[Math.floor(next() * list.length)]'),
+    pick: <T>(list: readonly T[]): T => {
+      const i = Math.floor(next() * list.length);
+      if (i >= list.length) throw new Error('pick: the list is empty');
+      // In range, so the slot holds a T (which may itself be null: some lists offer "none").
+      return list[i] as T;
+    },
   };
 }
 
