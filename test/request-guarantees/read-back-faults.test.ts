@@ -31,14 +31,16 @@ describe('a committed write whose read-back fails', () => {
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
+    let result: T;
     try {
-      const result = await request();
-      return { result, terminated };
+      result = await request();
     } finally {
       settled = true;
       await killer;
       await setup.locker.query('ROLLBACK');
     }
+    // Counted once the killer has stopped: its last termination may answer after the request does.
+    return { result, terminated };
   }
 
   let mc = 300000 + (Date.now() % 100000);
