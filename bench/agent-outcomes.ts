@@ -143,10 +143,14 @@ function printTable(market: Market, results: { policy: Policy; figures: Figures 
       (f) => `${pctText(f.rateToMarketP50)} / ${pctText(f.rateToMarketP90)}`,
     ],
     ['contacts (sent) / per booking', (f) => `${f.contacts} / ${num(f.contactsPerBooking)}`],
+    ['loads offered per contact (mean)', (f) => num(f.loadsPerContact, 2)],
     ['carrier offers per booking (all carriers)', (f) => num(f.offersPerBooking)],
     ['rounds in the booking conversation (mean)', (f) => num(f.roundsPerBooking, 2)],
     ['contacts per carrier per hour, p99', (f) => String(f.perCarrierHourP99)],
-    ['most separate conversations one carrier got in 10 minutes', (f) => String(f.maxConversations10Min)],
+    [
+      'most separate conversations one carrier got in 10 minutes (counting failed placements too)',
+      (f) => `${f.maxConversations10Min} (${f.maxContacts10Min})`,
+    ],
     [
       'uncovered loads with an eligible, reachable carrier never contacted while in its hours and under its cap',
       (f) => String(f.leftUncontacted),
