@@ -50,6 +50,21 @@ export const POLICIES: Policy[] = [
       negotiation: { auto_accept_at_or_under_ask: true },
     },
   },
+  {
+    name: 'new-tight',
+    settings: {
+      auto_accept_at_or_under_posted_rate: true,
+      negotiation: {
+        auto_accept_at_or_under_ask: true,
+        concession_schedule: [
+          { min_hours_to_pickup: 72, max_concession_pct: 2 },
+          { min_hours_to_pickup: 24, max_concession_pct: 4 },
+          { min_hours_to_pickup: 6, max_concession_pct: 6 },
+          { min_hours_to_pickup: 0, max_concession_pct: 10 },
+        ],
+      },
+    },
+  },
 ];
 
 const LOADS = sized('BENCH_OUTCOMES_LOADS', 1000, 30);
