@@ -127,7 +127,9 @@ export class MarketFloor {
   /** An e-mail the agent sent (the simulated e-mail channel hands each one here). */
   onEmail(email: OutboundEmail) {
     const c = this.byEmail.get(email.to.toLowerCase());
-    const loads = this.loadsIn(`${email.subject}\n${email.text}`);
+    // The body says what is said of each load; the subject of a message about several names them all.
+    const named = this.loadsIn(email.text);
+    const loads = named.length ? named : this.loadsIn(`${email.subject}\n${email.text}`);
     const l = loads[0]?.load;
     if (!c || !l) return;
     const first = !email.inReplyTo;
