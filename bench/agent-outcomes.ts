@@ -32,8 +32,8 @@ import { SimClock, simServer } from './outcomes/sim-clock.js';
  *   (quiet hours never hold a load, an unreachable carrier is skipped once) apply to it too; the
  *   code before those changes can be measured by running this file on an older commit.
  * - "new": the defaults, with booking at or under the agent's own ask switched on as well.
- * - "new-tight" (only when named in BENCH_OUTCOMES_POLICIES): "new" with a concession schedule
- *   about two thirds as steep, to measure what paying less costs in coverage.
+ * - "new-wider" (only when named in BENCH_OUTCOMES_POLICIES): "new" with the earlier default
+ *   concession schedule (3/6/10/15% instead of 2/4/6/10%), the comparison the default rests on.
  */
 export const POLICIES: Policy[] = [
   {
@@ -53,17 +53,17 @@ export const POLICIES: Policy[] = [
     },
   },
   {
-    name: 'new-tight',
+    name: 'new-wider',
     optional: true,
     settings: {
       auto_accept_at_or_under_posted_rate: true,
       negotiation: {
         auto_accept_at_or_under_ask: true,
         concession_schedule: [
-          { min_hours_to_pickup: 72, max_concession_pct: 2 },
-          { min_hours_to_pickup: 24, max_concession_pct: 4 },
-          { min_hours_to_pickup: 6, max_concession_pct: 6 },
-          { min_hours_to_pickup: 0, max_concession_pct: 10 },
+          { min_hours_to_pickup: 72, max_concession_pct: 3 },
+          { min_hours_to_pickup: 24, max_concession_pct: 6 },
+          { min_hours_to_pickup: 6, max_concession_pct: 10 },
+          { min_hours_to_pickup: 0, max_concession_pct: 15 },
         ],
       },
     },
