@@ -11,9 +11,11 @@
  * *-schemas.ts files are its HTTP face and may use http/ (schemas, pagination, access, scopeOf).
  * Type-only imports count: a layer that names another's types depends on it.
  *
- * Inside modules/, a module uses another only through that module's index.ts, which never passes
- * on its own tables or repository; *-tables.ts files may name each other for foreign keys. The rule
- * `module-entry-only` is written twice, once for the ordinary files and once for the tables files.
+ * Inside modules/, the module folders import each other without a cycle (`no-module-cycle`, a rule
+ * on folders: a cycle through http/ counts too). A module uses another only through that module's
+ * index.ts, which never passes on its own tables or repository; *-tables.ts files may name each
+ * other for foreign keys. The rule `module-entry-only` is written twice, once for the ordinary files
+ * and once for the tables files.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -24,6 +26,16 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { circular: true },
+    },
+    {
+      name: 'no-module-cycle',
+      comment:
+        'Module folders form a graph without cycles: two modules that import each other, even through a third or through http/, ' +
+        'are one module in two folders. A module below another is handed what it needs from above by the composition root.',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/modules/[^/]+' },
+      to: { path: '^src/modules/[^/]+', circular: true },
     },
     {
       name: 'domain-is-innermost',

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { systemScope } from '../src/domain/scope.js';
+import { defined } from '../src/lib/defined.js';
 import { RESULT_GROUPS } from '../src/modules/agent-results/results-schemas.js';
 import {
   benchConfig,
@@ -90,7 +91,11 @@ export async function run() {
     );
     const from90 = new Date(Date.now() - 91 * 86_400_000).toISOString();
     const scenarios: Scenario[] = [
-      { name: 'GET /loads/{id} (baseline)', url: `${url}/api/v1/loads/${sample[0]!.id}`, headers },
+      {
+        name: 'GET /loads/{id} (baseline)',
+        url: `${url}/api/v1/loads/${defined(sample[0], 'sample[0]').id}`,
+        headers,
+      },
       { name: 'results, 90 days, one row', url: `${url}/api/v1/agent/results?from=${from90}`, headers },
       ...GROUPS.map((g) => ({
         name: `results, 90 days, group_by=${g}`,
@@ -114,7 +119,7 @@ export async function run() {
       printTable(
         `GET /agent/results over ${rows[0]?.n} handed loads (${LOADS} loads in the organization), ${connections} connection(s)`,
         measured,
-        scenarios[0]!.name,
+        defined(scenarios[0], 'scenarios[0]').name,
       );
     }
   } finally {

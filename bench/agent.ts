@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
 import type { Database, Db } from '../src/db/client.js';
+import { defined } from '../src/lib/defined.js';
 import type { AgentService } from '../src/modules/agent/agent-service.js';
 import { readAgentSettings, updateAgentSettings } from '../src/modules/agent/agent-settings.js';
 import {
@@ -110,8 +111,8 @@ export function lanes(): Lane[] {
     [21, 19],
   ];
   for (const [p, [o, d]] of pairs.entries()) {
-    const [oc, os] = CITIES[o]!;
-    const [dc, ds] = CITIES[d]!;
+    const [oc, os] = defined(CITIES[o], 'CITIES[o]');
+    const [dc, ds] = defined(CITIES[d], 'CITIES[d]');
     const base = { originState: os, destinationState: ds, loadOriginCity: oc, loadDestinationCity: dc };
     out.push({
       id: `lane_bench_${p}_a`,
@@ -125,7 +126,7 @@ export function lanes(): Lane[] {
       id: `lane_bench_${p}_b`,
       originCity: oc,
       destinationCity: variant === 2 ? null : dc,
-      equipment: variant === 0 ? null : EQUIPMENT[p % 3]!,
+      equipment: variant === 0 ? null : defined(EQUIPMENT[p % 3], 'EQUIPMENT[p % 3]'),
       ...base,
     });
   }
@@ -250,11 +251,16 @@ export async function seed(client: pg.PoolClient, orgId: string, laneList: Lane[
 }
 
 const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  defined(
+    sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)],
+    'sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]',
+  );
 const median = (values: number[]) => {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  return s.length % 2
+    ? defined(s[mid], 's[mid]')
+    : (defined(s[mid - 1], 's[mid - 1]') + defined(s[mid], 's[mid]')) / 2;
 };
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
@@ -265,7 +271,7 @@ function sample<T>(items: T[], n: number, seedValue: number): T[] {
   for (let i = a.length - 1; i > 0; i--) {
     s = (s * 1103515245 + 12345) & 0x7fffffff;
     const j = s % (i + 1);
-    [a[i], a[j]] = [a[j]!, a[i]!];
+    [a[i], a[j]] = [defined(a[j], 'a[j]'), defined(a[i], 'a[i]')];
   }
   return a.slice(0, n);
 }
@@ -288,10 +294,25 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
       'cold: rank the lane, then pick (`selectWave`)',
       async (id) => (await selectWave(db, orgId, id, rules)).wave,
     ],
-    ['rank the lane alone (`rankCandidates`)', (id) => rankCandidates(db, orgId, laneOf.get(id)!)],
+    [
+      'rank the lane alone (`rankCandidates`)',
+      (id) => rankCandidates(db, orgId, defined(laneOf.get(id), 'laneOf.get(id)')),
+    ],
     [
       "pick from the lane's ranking (`pickWave`, the agent's usual case)",
-      async (id) => (await pickWave(db, orgId, id, rankings.get(laneKey(laneOf.get(id)!))!, rules)).wave,
+      async (id) =>
+        (
+          await pickWave(
+            db,
+            orgId,
+            id,
+            defined(
+              rankings.get(laneKey(defined(laneOf.get(id), 'laneOf.get(id)'))),
+              'rankings.get(laneKey(laneOf.get(id)))',
+            ),
+            rules,
+          )
+        ).wave,
     ],
   ];
   console.log(
@@ -316,7 +337,7 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
         p50: percentile(times, 50),
         p95: percentile(times, 95),
         p99: percentile(times, 99),
-        max: times[times.length - 1]!,
+        max: defined(times[times.length - 1], 'times[times.length - 1]'),
       });
     }
     const m = (k: 'p50' | 'p95' | 'p99' | 'max') => median(perRound.map((r) => r[k]));
@@ -331,7 +352,7 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
   );
 
   // The plan of one selection: the load whose selection was nearest the median.
-  const id = sample(ids, 1, 4242)[0]!;
+  const id = defined(sample(ids, 1, 4242)[0], 'sample(ids, 1, 4242)[0]');
   const captured: { text: string; values: unknown[] }[] = [];
   const original = pool.query.bind(pool);
   (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
@@ -384,14 +405,14 @@ async function profileStatements(title: string, fn: () => Promise<void>) {
       });
     };
   protos.forEach((p, i) => {
-    p.query = wrap(originals[i]!);
+    p.query = wrap(defined(originals[i], 'originals[i]'));
   });
   const started = performance.now();
   try {
     await fn();
   } finally {
     protos.forEach((p, i) => {
-      p.query = originals[i]!;
+      p.query = defined(originals[i], 'originals[i]');
     });
   }
   const wall = performance.now() - started;
@@ -420,7 +441,10 @@ async function resetAgentState(pool: pg.Pool) {
  */
 async function planAll(agent: AgentService, pool: pg.Pool) {
   const autovacuum =
-    (await pool.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum === 'on';
+    defined(
+      (await pool.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0],
+      "(await pool.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]",
+    ).autovacuum === 'on';
   let rounds = 0;
   let leased = 0;
   let maxRoundMs = 0;
@@ -481,7 +505,7 @@ async function measurePlanning(database: Database, pool: pg.Pool, log: FastifyBa
                   (SELECT count(*) FROM agent_load_states WHERE waves_planned >= 1 OR last_decision IS NOT NULL)::int AS decided,
                   (SELECT count(*) FROM outreaches WHERE is_automated AND status = 'pending')::int AS outreaches`,
         );
-        const r = rows[0]!;
+        const r = defined(rows[0], 'rows[0]');
         if (r.decided < LOADS) throw new Error(`only ${r.decided} of ${LOADS} loads planned or decided`);
         if (leased !== r.decided) console.log(`  note: leased ${leased} times for ${r.decided} loads`);
         console.log(
@@ -500,7 +524,7 @@ async function measurePlanning(database: Database, pool: pg.Pool, log: FastifyBa
     }
     if (process.env.BENCH_AGENT_PROFILE !== '0') {
       await resetAgentState(pool);
-      const services = agentWith(BATCHES[0]!);
+      const services = agentWith(defined(BATCHES[0], 'BATCHES[0]'));
       built.push(services);
       const { agent } = services;
       await profileStatements(`one more planning run, batch ${BATCHES[0]}`, async () => {

@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { systemScope } from '../src/domain/scope.js';
+import { defined } from '../src/lib/defined.js';
 import { findUserById, listMemberships, membershipsForAuth } from '../src/modules/auth/auth-repository.js';
 import { contactsOf, findCarrier } from '../src/modules/carriers/carriers-repository.js';
 import { benchDatabase, listen, listenApp, measure, optionsFromEnv, printTable } from './lib/harness.js';
@@ -22,7 +23,7 @@ export async function run() {
     role: 'OWNER',
   });
   const { access_token: token } = await services.sessions.open(user.id);
-  const { sessionId } = (await services.tokens.verify(token))!;
+  const { sessionId } = defined(await services.tokens.verify(token), '(await services.tokens.verify(token))');
   const scope = systemScope(org.id);
   const key = await services.apiKeys.create(scope, { name: 'bench' });
   const created = await fetch(`${url}/api/v1/carriers`, {

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { systemScope } from '../src/domain/scope.js';
+import { defined } from '../src/lib/defined.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 
 const ITEMS = 1000;
@@ -7,7 +8,10 @@ const REQUESTS = sized('BENCH_REQUESTS', 20, 2);
 
 function percentile(values: number[], p: number) {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return defined(
+    sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)],
+    'sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]',
+  );
 }
 
 /** 1000 carriers with two contacts each, phones and e-mails (the fraud rule runs on them). */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { defined } from '../src/lib/defined.js';
 import { benchConfig, benchDatabase, listenApp, sized, smoke } from './lib/harness.js';
 
 const ROUNDS = sized('BENCH_ROUNDS', 7, 1);
@@ -70,8 +71,8 @@ export async function run() {
       rows.push({
         name: size.name,
         bytes: body.length,
-        p50: times[Math.floor(times.length / 2)]!,
-        max: times.at(-1)!,
+        p50: defined(times[Math.floor(times.length / 2)], 'times[Math.floor(times.length / 2)]'),
+        max: defined(times.at(-1), 'times.at(-1)'),
         stall: stalls.max / 1e6,
       });
     }
@@ -79,7 +80,7 @@ export async function run() {
     await app.close();
     await db.close();
   }
-  const base = rows[0]!;
+  const base = defined(rows[0], 'rows[0]');
   console.log(`\n### Postmark inbound replies by size (${ROUNDS} posts each, one at a time)\n`);
   console.log('| message | JSON bytes | p50 ms | max ms | p50 vs bare reply | longest event-loop stall ms |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: |');

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
 import { systemScope } from '../src/domain/scope.js';
+import { defined } from '../src/lib/defined.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 
 const EVENTS = sized('BENCH_EVENTS', 1000, 20);
@@ -9,7 +10,10 @@ const CONCURRENCY = sized('BENCH_WRITERS', 8, 2);
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return defined(
+    sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)],
+    'sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]',
+  );
 };
 
 /** A stream held open on `url`, calling `onEvent` with each message's id and data as it arrives. */

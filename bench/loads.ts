@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { namedTextCount } from '../src/db/prepared.js';
 import { systemScope } from '../src/domain/scope.js';
+import { defined } from '../src/lib/defined.js';
 import type { Services } from '../src/services.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
 import { type CpuTimes, cpuSince, cpuTimes, perThousand } from './lib/cpu.js';
@@ -101,7 +102,7 @@ export async function run() {
       `SELECT id FROM loads WHERE organization_id = $1 AND load_number = $2`,
       [org.id, `BL-${Math.floor(loadCount / 2)}`],
     );
-    const loadId = picked[0]!.id;
+    const loadId = defined(picked[0], 'picked[0]').id;
     const list = listScenarios(loadCount);
     const only = process.env.BENCH_ONLY;
     const wanted = only?.split('|');
@@ -132,7 +133,7 @@ export async function run() {
         `SELECT count(*)::int AS n FROM loads WHERE organization_id = $1${s.where ? ` AND ${s.where}` : ''}`,
         [org.id],
       );
-      counts.set(s.name, { api: body.pagination.total_count, sql: rows[0]!.n });
+      counts.set(s.name, { api: body.pagination.total_count, sql: defined(rows[0], 'rows[0]').n });
     }
     if (withStats) {
       // The stats' total and one tab, against SQL.
@@ -144,8 +145,11 @@ export async function run() {
          FROM loads WHERE organization_id = $1`,
         [org.id],
       );
-      counts.set(STATS, { api: stats.total_count, sql: rows[0]!.n });
-      counts.set(`${STATS} active_offers`, { api: stats.by_tab.active_offers, sql: rows[0]!.offered });
+      counts.set(STATS, { api: stats.total_count, sql: defined(rows[0], 'rows[0]').n });
+      counts.set(`${STATS} active_offers`, {
+        api: stats.by_tab.active_offers,
+        sql: defined(rows[0], 'rows[0]').offered,
+      });
     }
 
     report({ loadCount, otherCount, window, options, ingestion, writer: w, quiet, busy, counts, autovacuum });
@@ -463,9 +467,16 @@ function report(r: {
     '| scenario | total_count | quiet req/s | p50 ms | p99 ms | vs by id | under writes req/s | p50 ms | p99 ms | vs by id |',
   );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-  const base = (rows: Measurement[]) => rows.find((m) => m.name === GET_BY_ID)!.rps;
+  const base = (rows: Measurement[]) =>
+    defined(
+      rows.find((m) => m.name === GET_BY_ID),
+      'rows.find((m) => m.name === GET_BY_ID)',
+    ).rps;
   for (const q of r.quiet) {
-    const b = r.busy.find((m) => m.name === q.name)!;
+    const b = defined(
+      r.busy.find((m) => m.name === q.name),
+      'r.busy.find((m) => m.name === q.name)',
+    );
     const c = r.counts.get(q.name);
     const count = c ? `${c.api.toLocaleString('en-US')}${c.api === c.sql ? '' : ` (SQL: ${c.sql})`}` : '';
     console.log(

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { systemScope } from '../src/domain/scope.js';
+import { eventCatalogue } from '../src/event-catalogue.js';
 import { webhookSecretBox } from '../src/modules/webhooks/delivery.js';
 import { emitEvents } from '../src/modules/webhooks/events.js';
 import { WebhooksService } from '../src/modules/webhooks/webhooks-service.js';
@@ -34,7 +35,12 @@ export async function run() {
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   try {
     const org = await services.auth.createOrganization('Bench');
-    const service = new WebhooksService(db.database.db, false, webhookSecretBox(config.secretsEncryptionKey));
+    const service = new WebhooksService(
+      db.database.db,
+      false,
+      webhookSecretBox(config.secretsEncryptionKey),
+      eventCatalogue,
+    );
     for (let i = 0; i < ENDPOINTS; i++) {
       await service.create(systemScope(org.id), { url: `${url}?n=${i}`, event_types: ['load.updated'] });
     }

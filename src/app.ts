@@ -37,7 +37,7 @@ import { carriersRoutes } from './modules/carriers/carriers-routes.js';
 import { vettingPolicyRoutes } from './modules/carriers/vetting-policy-routes.js';
 import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
 import { loadsRoutes } from './modules/loads/loads-routes.js';
-import { statusMappingRoutes } from './modules/loads/status-mappings.js';
+import { statusMappingRoutes } from './modules/loads/status-mappings-routes.js';
 import { offersRoutes } from './modules/offers/offers-routes.js';
 import { outreachesRoutes } from './modules/outreaches/outreaches-routes.js';
 import { voiceNumbersRoutes } from './modules/voice-numbers/index.js';
@@ -122,6 +122,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     prefix: API_PREFIX,
     tokens: services.tokens,
     credentials: services.credentials,
+    memberships: (userId, sessionId) => services.sessions.memberships(userId, sessionId),
     tickets: services.eventStream,
   });
   await app.register(rateLimits, {
@@ -142,7 +143,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       api.get('/openapi.json', { schema: { hide: true }, config: { access: access.public } }, async () =>
         app.swagger(),
       );
-      await registerModules(api, services);
+      await registerModules(api, deps);
     },
     { prefix: API_PREFIX },
   );
@@ -196,7 +197,7 @@ async function registerReference(app: FastifyInstance, config: Config) {
 }
 
 /** One plugin per module, each given the services it uses and nothing else. */
-async function registerModules(api: FastifyInstance, s: Services) {
+async function registerModules(api: FastifyInstance, { services: s, database, config }: AppDeps) {
   await api.register(authRoutes, { auth: s.auth, sessions: s.sessions });
   await api.register(membersRoutes, { members: s.members, invitations: s.invitations });
   await api.register(apiKeysRoutes, { apiKeys: s.apiKeys });
@@ -207,7 +208,12 @@ async function registerModules(api: FastifyInstance, s: Services) {
   await api.register(vettingPolicyRoutes, { compliance: s.compliance });
   await api.register(callsRoutes, { calls: s.calls, elp: s.elp });
   await api.register(outreachesRoutes, { outreaches: s.outreaches });
-  await api.register(agentRoutes, { agent: s.agent, channels: s.channels });
+  await api.register(agentRoutes, {
+    agent: s.agent,
+    channels: s.channels,
+    db: database.db,
+    channelSettings: config.channels,
+  });
   await api.register(agentResultsRoutes, { results: s.agentResults });
   await api.register(voiceTemplatesRoutes, { templates: s.voiceTemplates });
   await api.register(voiceNumbersRoutes, { numbers: s.voiceNumbers });

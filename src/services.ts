@@ -1,9 +1,14 @@
+// The composition root: every service, provider and worker, built once from the config and database.
+// Size: the one place where each service's collaborators are visible; split, the wiring would hide.
+
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import { ChannelListener } from './db/notifications.js';
+import { registerUniqueConstraints } from './db/pg-errors.js';
 import { SecretBox } from './db/secret-box.js';
 import { newId } from './domain/ids.js';
+import { eventCatalogue } from './event-catalogue.js';
 import { principalOfGrant } from './http/authentication.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { type Channels, channelsFrom } from './integrations/channels.js';
@@ -17,30 +22,34 @@ import { AgentService } from './modules/agent/agent-service.js';
 import { agentOfferPolicy } from './modules/agent/agent-settings.js';
 import { AgentResultsService } from './modules/agent-results/index.js';
 import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
-import { ApiKeysService } from './modules/api-keys/api-keys-service.js';
+import { ApiKeysService, apiKeyUniqueConstraints } from './modules/api-keys/api-keys-service.js';
 import { AuditLogService } from './modules/audit/audit-service.js';
-import { AuthService } from './modules/auth/auth-service.js';
-import { InvitationsService } from './modules/auth/invitations-service.js';
+import { insertAudit } from './modules/audit/index.js';
+import { AuthService, userUniqueConstraints } from './modules/auth/auth-service.js';
+import { InvitationsService, invitationUniqueConstraints } from './modules/auth/invitations-service.js';
 import { MembersService } from './modules/auth/members-service.js';
 import { SessionsService } from './modules/auth/sessions-service.js';
 import { TokenService } from './modules/auth/tokens.js';
 import type { CodeSender } from './modules/calls/caller-identity.js';
 import { CallsService } from './modules/calls/calls-service.js';
 import { carrierEnrollment } from './modules/calls/carrier-enrollment.js';
+import { ElpService } from './modules/calls/elp-service.js';
 import { VoiceTools } from './modules/calls/voice-tools.js';
 import { CarriersService } from './modules/carriers/carriers-service.js';
 import { ComplianceService } from './modules/carriers/compliance-service.js';
 import { StopContactRequests } from './modules/carriers/stop-contact.js';
-import { ElpService } from './modules/elp/elp-service.js';
+import { loadRelations } from './modules/load-board/index.js';
 import { LoadViewsService } from './modules/load-views/load-views-service.js';
-import { escalateLoadsBookedTo } from './modules/loads/index.js';
-import { LoadsService } from './modules/loads/loads-service.js';
-import { StatusMappings } from './modules/loads/status-mappings.js';
+import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js';
+import { LoadsService, loadUniqueConstraints } from './modules/loads/loads-service.js';
+import { StatusMappings } from './modules/loads/status-mappings-service.js';
+import { acceptedOfferOfLoad } from './modules/offers/index.js';
 import { OfferIntake } from './modules/offers/offer-intake.js';
 import { OffersService } from './modules/offers/offers-service.js';
 import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js';
 import { OutreachesService } from './modules/outreaches/outreaches-service.js';
 import { VoiceNumbersService } from './modules/voice-numbers/index.js';
+import { voiceNumberUniqueConstraints } from './modules/voice-numbers/voice-numbers-tables.js';
 import { VoiceTemplatesService } from './modules/voice-templates/index.js';
 import { webhookSecretBox } from './modules/webhooks/delivery.js';
 import { EventStreamHub } from './modules/webhooks/index.js';
@@ -114,21 +123,17 @@ const SESSIONS_PURGE_MS = 60 * 60_000;
  */
 export function buildServices({ config, database, log, ...deps }: ServiceDeps): Services {
   const { db } = database;
+  registerModuleConstraints();
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
   const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
 
-  const loads = new LoadsService(db, log);
+  const loads = new LoadsService(db, loadRelations(db), log);
   const registry = complianceProviderFrom(config.compliance);
   const compliance = complianceServiceOf(db, registry, config);
   // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
   const stopContact = new StopContactRequests(db, queuedOutreaches);
   const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log);
-  const carriers = new CarriersService(
-    db,
-    compliance,
-    { inlineBudgetMs: config.compliance.inlineBudgetMs },
-    stopContact,
-  );
+  const carriers = carriersOf(db, compliance, config, stopContact);
 
   const voiceProvider = deps.voiceProvider ?? voiceProviderFrom(config);
   const voiceTemplates = new VoiceTemplatesService(db);
@@ -143,7 +148,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     log,
   );
   const agent = agentOf(config, database, calls, channels, { offers: offerIntake, stopContact }, log);
-  const eventStream = eventStreamOf(config, database, credentials, log);
+  const eventStream = eventStreamOf(config, database, credentials, sessions, log);
 
   const services = {
     tokens,
@@ -167,12 +172,10 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     channels,
     agent,
     agentResults: new AgentResultsService(db, database.pool),
-    outreaches: new OutreachesService(db, calls, agent),
-    webhooks: new WebhooksService(
-      db,
-      config.webhooks.publicOnly,
-      webhookSecretBox(config.secretsEncryptionKey),
+    outreaches: new OutreachesService(db, calls, agent, (scope, loadId) =>
+      acceptedOfferOfLoad(db, scope, loadId),
     ),
+    webhooks: webhooksServiceOf(config, db),
     eventStream,
     audit: new AuditLogService(db),
   };
@@ -195,6 +198,41 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
   };
 }
 
+/** Every module's unique constraints whose violation is a 409 on a named field (db/pg-errors.ts). */
+function registerModuleConstraints() {
+  registerUniqueConstraints([
+    ...userUniqueConstraints,
+    ...invitationUniqueConstraints,
+    ...apiKeyUniqueConstraints,
+    ...loadUniqueConstraints,
+    ...voiceNumberUniqueConstraints,
+  ]);
+}
+
+/** Webhook endpoints and deliveries, handed the event catalogue every module's events make up. */
+const webhooksServiceOf = (config: Config, db: Db) =>
+  new WebhooksService(
+    db,
+    config.webhooks.publicOnly,
+    webhookSecretBox(config.secretsEncryptionKey),
+    eventCatalogue,
+  );
+
+/** Carriers, handed the load's lane through a port (loads sits above carriers). */
+const carriersOf = (
+  db: Db,
+  compliance: ComplianceService,
+  config: Config,
+  stopContact: StopContactRequests,
+) =>
+  new CarriersService(
+    db,
+    compliance,
+    { inlineBudgetMs: config.compliance.inlineBudgetMs },
+    stopContact,
+    (scope, loadId) => requireLoadLane(db, scope, loadId),
+  );
+
 const idempotencyStoreOf = (config: Config, db: Db) =>
   new IdempotencyStore(
     db,
@@ -208,9 +246,12 @@ function eventStreamOf(
   config: Config,
   database: Database,
   credentials: ApiKeyCredentials,
+  sessions: SessionsService,
   log: FastifyBaseLogger,
 ) {
-  const ownerOf = principalOfGrant(database, credentials);
+  const ownerOf = principalOfGrant(credentials, (userId, sessionId) =>
+    sessions.memberships(userId, sessionId),
+  );
   return new EventStreamHub(
     database,
     config.eventStream,
@@ -229,7 +270,7 @@ function teamOf(
 ) {
   const { email } = config.channels;
   return {
-    members: new MembersService(db, sessions),
+    members: new MembersService(db, sessions, insertAudit),
     invitations: new InvitationsService(
       db,
       sessions,
@@ -241,6 +282,7 @@ function teamOf(
         replyDomain: email.replyDomain,
       },
       log,
+      insertAudit,
     ),
   };
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Config } from './config.js';
+import { defined } from './lib/defined.js';
 
 export type DatabaseInUse = { embedded: { dataDir: string; port: number } } | { url: string };
 
@@ -25,7 +26,10 @@ export function describeStartup(config: Config, database: DatabaseInUse, workers
       'embedded' in database
         ? `embedded PostgreSQL in ${database.embedded.dataDir} (port ${database.embedded.port})`
         : `PostgreSQL at ${where(database.url)}`,
-    voice: config.voice.provider === 'vapi' ? `vapi (${where(config.voice.vapi!.baseUrl)})` : 'simulated',
+    voice:
+      config.voice.provider === 'vapi'
+        ? `vapi (${where(defined(config.voice.vapi, 'config.voice.vapi').baseUrl)})`
+        : 'simulated',
     email:
       channels.email.transport === 'smtp' && channels.email.smtpUrl
         ? `smtp (${where(channels.email.smtpUrl)})`

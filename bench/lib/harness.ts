@@ -10,6 +10,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { defined } from '../../src/lib/defined.js';
 import { buildServices, type Services } from '../../src/services.js';
 
 /**
@@ -178,7 +179,9 @@ async function once(scenario: Scenario, connections: number, duration: number, r
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sorted.length % 2
+    ? defined(sorted[mid], 'sorted[mid]')
+    : (defined(sorted[mid - 1], 'sorted[mid - 1]') + defined(sorted[mid], 'sorted[mid]')) / 2;
 };
 
 /**
@@ -208,7 +211,7 @@ export async function measure(
     }
   }
   return scenarios.map((s) => {
-    const e = results.get(s.name)!;
+    const e = defined(results.get(s.name), 'results.get(s.name)');
     return {
       name: s.name,
       rps: median(e.rps),

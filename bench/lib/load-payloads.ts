@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { EQUIPMENT_TYPES, LOAD_MODES } from '../../src/domain/freight.js';
+import { defined } from '../../src/lib/defined.js';
 
 /**
  * Loads as a TMS would send them to POST /loads/batch, numbered: load i of a prefix is always the
@@ -98,11 +99,11 @@ export function pickupAt(i: number): number {
 }
 
 export function loadPayload(prefix: string, i: number, rateBump = 0): Record<string, unknown> {
-  const origin = CITIES[(i * 7919) % CITIES.length]!;
+  const origin = defined(CITIES[(i * 7919) % CITIES.length], 'CITIES[(i * 7919) % CITIES.length]');
   let d = (i * 104729 + 17) % CITIES.length;
   if (CITIES[d] === origin) d = (d + 1) % CITIES.length;
-  const destination = CITIES[d]!;
-  const middle = CITIES[(i * 31) % CITIES.length]!;
+  const destination = defined(CITIES[d], 'CITIES[d]');
+  const middle = defined(CITIES[(i * 31) % CITIES.length], 'CITIES[(i * 31) % CITIES.length]');
   const pickup = pickupAt(i);
   const stop = (type: 'Pickup' | 'Dropoff', [city, state]: [string, string], at: number, n: number) => ({
     type,
@@ -197,5 +198,8 @@ export async function postBatch(
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+  return defined(
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))],
+    'sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]',
+  );
 }

@@ -1,3 +1,4 @@
+import { defined } from '../../src/lib/defined.js';
 import { localMinutes, timeZoneOfState } from '../../src/modules/agent/cadence.js';
 import type { Market, SimCarrier, SimLoad } from './market.js';
 import { draw, normalDraw } from './prng.js';
@@ -159,7 +160,10 @@ export class CarrierBehaviour {
   /** The carrier's words for a move, as dispatchers write them. */
   words(c: SimCarrier, l: SimLoad, move: CarrierMove, n: number): string {
     const pick = (list: string[]) =>
-      list[Math.floor(draw(this.seed, 'words', c.index, l.index, n) * list.length)]!;
+      defined(
+        list[Math.floor(draw(this.seed, 'words', c.index, l.index, n) * list.length)],
+        "list[Math.floor(draw(this.seed, 'words', c.index, l.index, n) * list.length)]",
+      );
     const a = 'amount' in move ? move.amount : 0;
     const plain = String(a);
     const comma = a.toLocaleString('en-US');
@@ -219,7 +223,7 @@ const DOLLARS = /\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?/g;
 
 /** The dollar amounts of a text, in order. */
 export function dollars(text: string): number[] {
-  return [...text.matchAll(DOLLARS)].map((m) => Number(m[1]!.replace(/,/g, '')));
+  return [...text.matchAll(DOLLARS)].map((m) => Number(defined(m[1], 'm[1]').replace(/,/g, '')));
 }
 
 /**
@@ -230,7 +234,11 @@ export function dollars(text: string): number[] {
 export function readAgent(text: string, own: number[], first: boolean): AgentSays {
   const t = text.toLowerCase();
   const amounts = dollars(text);
-  if (first) return { kind: 'first', ask: amounts.length ? amounts[amounts.length - 1]! : null };
+  if (first)
+    return {
+      kind: 'first',
+      ask: amounts.length ? defined(amounts[amounts.length - 1], 'amounts[amounts.length - 1]') : null,
+    };
   if (/\bbooked\b/.test(t) && !/not booked/.test(t)) return { kind: 'booked' };
   if (/already covered|been covered|not contact you again|removed you|no longer available/.test(t)) {
     return { kind: 'closed' };
@@ -243,7 +251,8 @@ export function readAgent(text: string, own: number[], first: boolean): AgentSay
   ) {
     return { kind: 'declined' };
   }
-  if (theirs.length) return { kind: 'offer', amount: theirs[theirs.length - 1]! };
+  if (theirs.length)
+    return { kind: 'offer', amount: defined(theirs[theirs.length - 1], 'theirs[theirs.length - 1]') };
   if (/what rate|your rate|rate would you need|\?/.test(t)) return { kind: 'ask_rate' };
   return { kind: 'closed' };
 }

@@ -1,3 +1,4 @@
+import { defined } from '../../src/lib/defined.js';
 import { localMinutes, timeZoneOfState } from '../../src/modules/agent/cadence.js';
 import { CarrierBehaviour } from './carrier-behaviour.js';
 import type { Market, SimCarrier, SimLoad } from './market.js';
@@ -103,7 +104,10 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   // Bookings before pickup.
   const bookedBy = new Map<number, (typeof offers)[number]>();
   for (const o of offers) {
-    const l = market.loads[loadIndex.get(o.load_id)!]!;
+    const l = defined(
+      market.loads[defined(loadIndex.get(o.load_id), 'loadIndex.get(o.load_id)')],
+      'market.loads[loadIndex.get(o.load_id)]',
+    );
     if (o.status === 'accepted' && o.accepted_at && o.accepted_at.getTime() <= l.pickupAt)
       bookedBy.set(l.index, o);
   }
@@ -111,13 +115,24 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     lanesCarriers(market, l).some((c) => willingOn(behaviour, c, l)),
   );
   const booked = [...bookedBy.entries()];
-  const ttc = booked.map(([i, o]) => (o.accepted_at!.getTime() - market.loads[i]!.arrivesAt) / 60_000);
-  const toCeiling = booked.map(([i, o]) => o.offer_amount / market.loads[i]!.ceiling);
-  const toMarket = booked.map(([i, o]) => o.offer_amount / market.loads[i]!.market);
+  const ttc = booked.map(
+    ([i, o]) =>
+      (defined(o.accepted_at, 'o.accepted_at').getTime() -
+        defined(market.loads[i], 'market.loads[i]').arrivesAt) /
+      60_000,
+  );
+  const toCeiling = booked.map(
+    ([i, o]) => o.offer_amount / defined(market.loads[i], 'market.loads[i]').ceiling,
+  );
+  const toMarket = booked.map(
+    ([i, o]) => o.offer_amount / defined(market.loads[i], 'market.loads[i]').market,
+  );
   const winnerOffers = booked.map(
     ([, o]) => offers.filter((x) => x.load_id === o.load_id && x.carrier_id === o.carrier_id).length,
   );
-  const offersOnBooked = offers.filter((o) => bookedBy.has(loadIndex.get(o.load_id)!)).length;
+  const offersOnBooked = offers.filter((o) =>
+    bookedBy.has(defined(loadIndex.get(o.load_id), 'loadIndex.get(o.load_id)')),
+  ).length;
 
   // Contacts per carrier: per clock hour, and separate conversations in any 10 minutes.
   // A message naming several loads is one contact for the carrier (as the agent's cap counts it).
@@ -139,17 +154,14 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     let most = 0;
     for (const all of byCarrier.values()) {
       const list = reached ? all.filter((o) => o.status !== 'failed') : all;
-      for (let i = 0; i < list.length; i++) {
+      list.forEach((from, i) => {
         const keys = new Set<string>();
-        for (
-          let j = i;
-          j < list.length && list[j]!.sent_at.getTime() - list[i]!.sent_at.getTime() < 10 * 60_000;
-          j++
-        ) {
-          keys.add(list[j]!.key);
+        for (const o of list.slice(i)) {
+          if (o.sent_at.getTime() - from.sent_at.getTime() >= 10 * 60_000) break;
+          keys.add(o.key);
         }
         most = Math.max(most, keys.size);
-      }
+      });
     }
     return most;
   };
@@ -175,10 +187,16 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   };
   for (const list of byCarrier.values()) {
     for (let i = 0; i < list.length; i++) {
-      const o = list[i]!;
-      const c = market.carriers[carrierIndex.get(o.carrier_id)!]!;
-      const row = carriers.get(o.carrier_id)!;
-      const l = market.loads[loadIndex.get(o.load_id)!]!;
+      const o = defined(list[i], 'list[i]');
+      const c = defined(
+        market.carriers[defined(carrierIndex.get(o.carrier_id), 'carrierIndex.get(o.carrier_id)')],
+        'market.carriers[carrierIndex.get(o.carrier_id)]',
+      );
+      const row = defined(carriers.get(o.carrier_id), 'carriers.get(o.carrier_id)');
+      const l = defined(
+        market.loads[defined(loadIndex.get(o.load_id), 'loadIndex.get(o.load_id)')],
+        'market.loads[loadIndex.get(o.load_id)]',
+      );
       if (row.stop_contact_requested_at && row.stop_contact_requested_at < o.sent_at)
         breach('stop_contact', o);
       const membership = c.lanes.find((m) => m.lane === l.lane);
@@ -203,7 +221,10 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     }
   }
   for (const o of offers) {
-    const l = market.loads[loadIndex.get(o.load_id)!]!;
+    const l = defined(
+      market.loads[defined(loadIndex.get(o.load_id), 'loadIndex.get(o.load_id)')],
+      'market.loads[loadIndex.get(o.load_id)]',
+    );
     if ((o.status === 'accepted' && o.offer_amount > l.ceiling) || (o.counter_amount ?? 0) > l.ceiling) {
       forbidden.above_ceiling++;
     }
@@ -220,10 +241,10 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   let leftUncontacted = 0;
   for (const l of market.loads) {
     if (bookedBy.has(l.index)) continue;
-    const loadId = run.loadIds[l.index]!;
+    const loadId = defined(run.loadIds[l.index], 'run.loadIds[l.index]');
     const missed = lanesCarriers(market, l).some((c) => {
-      const id = run.carrierIds[c.index]!;
-      const row = carriers.get(id)!;
+      const id = defined(run.carrierIds[c.index], 'run.carrierIds[c.index]');
+      const row = defined(carriers.get(id), 'carriers.get(id)');
       if (contacted.has(`${id}|${loadId}`)) return false;
       if (c.lanes.find((m) => m.lane === l.lane)?.preference !== 'primary') return false;
       if (row.stop_contact_requested_at && row.stop_contact_requested_at.getTime() < l.pickupAt) return false;
@@ -239,9 +260,15 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   const pendingForRep = new Set(
     offers
       .filter(
-        (o) => o.status === 'pending' && o.offer_amount <= market.loads[loadIndex.get(o.load_id)!]!.ceiling,
+        (o) =>
+          o.status === 'pending' &&
+          o.offer_amount <=
+            defined(
+              market.loads[defined(loadIndex.get(o.load_id), 'loadIndex.get(o.load_id)')],
+              'market.loads[loadIndex.get(o.load_id)]',
+            ).ceiling,
       )
-      .filter((o) => !bookedBy.has(loadIndex.get(o.load_id)!))
+      .filter((o) => !bookedBy.has(defined(loadIndex.get(o.load_id), 'loadIndex.get(o.load_id)')))
       .map((o) => o.load_id),
   ).size;
 
@@ -333,7 +360,7 @@ function countBetween(times: number[], from: number, to: number): number {
     let hi = times.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (times[mid]! <= x) lo = mid + 1;
+      if (defined(times[mid], 'times[mid]') <= x) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -344,5 +371,8 @@ function countBetween(times: number[], from: number, to: number): number {
 function pct(values: number[], p: number): number | null {
   if (!values.length) return null;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return defined(
+    sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)],
+    'sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]',
+  );
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { OutboundEmail } from '../../src/integrations/email/email-channel.js';
 import type { PlaceCallRequest } from '../../src/integrations/voice/voice-provider.js';
+import { defined } from '../../src/lib/defined.js';
 import type { AgentService } from '../../src/modules/agent/agent-service.js';
 import {
   type AgentSays,
@@ -60,8 +61,8 @@ export class MarketFloor {
 
   /** Runs every answer due by `until`, in time order, each at its own time (`setClock`). */
   async runDue(until: number, setClock: (at: number) => Promise<void>) {
-    while (this.queue.length && this.queue[0]!.at <= until) {
-      const job = this.queue.shift()!;
+    while (this.queue.length && defined(this.queue[0], 'this.queue[0]').at <= until) {
+      const job = defined(this.queue.shift(), 'this.queue.shift()');
       await setClock(job.at);
       await job.run();
     }
@@ -72,7 +73,9 @@ export class MarketFloor {
     let i = this.queue.length;
     while (
       i > 0 &&
-      (this.queue[i - 1]!.at > at || (this.queue[i - 1]!.at === at && this.queue[i - 1]!.seq > job.seq))
+      (defined(this.queue[i - 1], 'this.queue[i - 1]').at > at ||
+        (defined(this.queue[i - 1], 'this.queue[i - 1]').at === at &&
+          defined(this.queue[i - 1], 'this.queue[i - 1]').seq > job.seq))
     )
       i--;
     this.queue.splice(i, 0, job);
@@ -252,7 +255,11 @@ export class MarketFloor {
     const talk = this.talk(c, l);
     let says: AgentSays = {
       kind: 'first',
-      ask: spoken.length ? spoken[spoken.length - 1]! : typeof posted === 'number' ? posted : null,
+      ask: spoken.length
+        ? defined(spoken[spoken.length - 1], 'spoken[spoken.length - 1]')
+        : typeof posted === 'number'
+          ? posted
+          : null,
     };
     for (let turn = 0; turn < 8; turn++) {
       const move = this.behaviour.move(c, l, talk, says, this.free(c, l));
@@ -312,9 +319,13 @@ export class MarketFloor {
   private loadsIn(text: string): { load: SimLoad; text: string }[] {
     const found = [...text.matchAll(LOAD_NUMBER)].filter((m) => this.byNumber.has(m[0]));
     const distinct = found.filter((m, i) => found.findIndex((x) => x[0] === m[0]) === i);
-    if (distinct.length <= 1) return distinct.map((m) => ({ load: this.byNumber.get(m[0])!, text }));
+    if (distinct.length <= 1)
+      return distinct.map((m) => ({
+        load: defined(this.byNumber.get(m[0]), 'this.byNumber.get(m[0])'),
+        text,
+      }));
     return distinct.map((m, i) => ({
-      load: this.byNumber.get(m[0])!,
+      load: defined(this.byNumber.get(m[0]), 'this.byNumber.get(m[0])'),
       text: text.slice(m.index, distinct[i + 1]?.index ?? text.length),
     }));
   }

@@ -1,3 +1,4 @@
+import { defined } from '../../src/lib/defined.js';
 import { Sequence } from './prng.js';
 
 /**
@@ -175,7 +176,9 @@ export function buildMarket(seed: number, size: MarketSize): Market {
       ] as const),
       preference: rnd.chance(0.04) ? 'restricted' : 'primary',
     }));
-    const home = rnd.chance(0.65) ? lanes[first]!.origin.state : rnd.pick(HOME_STATES);
+    const home = rnd.chance(0.65)
+      ? defined(lanes[first], 'lanes[first]').origin.state
+      : rnd.pick(HOME_STATES);
     const unreachable = rnd.chance(0.04);
     const hasPhone = !unreachable && rnd.chance(0.9);
     const hasEmail = !unreachable && (!hasPhone || rnd.chance(0.8));
@@ -186,7 +189,7 @@ export function buildMarket(seed: number, size: MarketSize): Market {
       mc,
       homeState: home,
       lanes: memberships,
-      equipment: [...new Set(memberships.map((m) => lanes[m.lane]!.equipment))],
+      equipment: [...new Set(memberships.map((m) => defined(lanes[m.lane], 'lanes[m.lane]').equipment))],
       phone: hasPhone ? `+1312${String(5550000 + i).padStart(7, '0')}` : null,
       landline: rnd.chance(0.35),
       deadPhone: rnd.chance(0.02),
@@ -218,7 +221,7 @@ export function buildMarket(seed: number, size: MarketSize): Market {
   }
   const loads: SimLoad[] = [];
   for (let i = 0; i < size.loads; i++) {
-    const lane = lanes[rnd.int(0, lanes.length - 1)]!;
+    const lane = defined(lanes[rnd.int(0, lanes.length - 1)], 'lanes[rnd.int(0, lanes.length - 1)]');
     // Business hours in Chicago (07:00-17:00, 11 hours after SIM_START's 06:00), day by day.
     const day = Math.floor((i / size.loads) * size.days);
     const arrivesAt = SIM_START.getTime() + day * DAY + HOUR + rnd.next() * 10 * HOUR;

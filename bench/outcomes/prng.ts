@@ -1,3 +1,5 @@
+import { defined } from '../../src/lib/defined.js';
+
 /**
  * Reproducible randomness for the simulated market. Two kinds:
  *   - `Sequence`: a seeded stream (sfc32) for building the market once;
@@ -76,7 +78,10 @@ export class Sequence {
   }
 
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)]!;
+    return defined(
+      items[Math.floor(this.next() * items.length)],
+      'items[Math.floor(this.next() * items.length)]',
+    );
   }
 
   /** One of `items`, each as likely as its weight. */
@@ -87,7 +92,7 @@ export class Sequence {
       r -= w;
       if (r < 0) return item;
     }
-    return items[items.length - 1]![0];
+    return defined(items[items.length - 1], 'items[items.length - 1]')[0];
   }
 
   normal(): number {

@@ -8,6 +8,7 @@ import pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import type { Database } from '../../src/db/client.js';
 import { renderTemplate } from '../../src/integrations/whatsapp/simulated-whatsapp-sender.js';
+import { defined } from '../../src/lib/defined.js';
 import { workableSql } from '../../src/modules/agent/agent-repository.js';
 import { buildServices, type Services } from '../../src/services.js';
 import { benchConfig, smoke } from '../lib/harness.js';
@@ -94,7 +95,10 @@ export async function runPolicy(
   const loadIds: string[] = new Array(market.loads.length);
   const pending = [...market.loads];
   const open = new Set<SimLoad>();
-  const sweeper = services.workers.find((w) => w.name === 'outreach-sweeper')!;
+  const sweeper = defined(
+    services.workers.find((w) => w.name === 'outreach-sweeper'),
+    "services.workers.find((w) => w.name === 'outreach-sweeper')",
+  );
   const lastPickup = Math.max(...market.loads.map((l) => l.pickupAt));
   let agentRounds = 0;
   const phase = { floor: 0, api: 0, agent: 0, sweep: 0, next: 0, steps: 0 };
@@ -117,12 +121,13 @@ export async function runPolicy(
     lap('floor');
     await setClock(now);
     const arriving: SimLoad[] = [];
-    while (pending.length && pending[0]!.arrivesAt <= now) arriving.push(pending.shift()!);
+    while (pending.length && defined(pending[0], 'pending[0]').arrivesAt <= now)
+      arriving.push(defined(pending.shift(), 'pending.shift()'));
     if (arriving.length) {
       const ids = await handLoads(api, market, arriving);
       arriving.forEach((l, i) => {
-        loadIds[l.index] = ids[i]!;
-        floor.loadOfId.set(ids[i]!, l);
+        loadIds[l.index] = defined(ids[i], 'ids[i]');
+        floor.loadOfId.set(defined(ids[i], 'ids[i]'), l);
         open.add(l);
       });
     }
@@ -199,7 +204,7 @@ async function expire(api: Api, database: Database, due: SimLoad[], loadIds: str
     [due.map((l) => loadIds[l.index])],
   );
   const covered = new Set(booked.rows.map((r) => r.load_id));
-  const cancel = due.filter((l) => !covered.has(loadIds[l.index]!));
+  const cancel = due.filter((l) => !covered.has(defined(loadIds[l.index], 'loadIds[l.index]')));
   if (!cancel.length) return;
   await api('POST', '/api/v1/loads/batch', {
     loads: cancel.map((l) => ({
@@ -213,7 +218,7 @@ async function expire(api: Api, database: Database, due: SimLoad[], loadIds: str
 async function handLoads(api: Api, market: Market, loads: SimLoad[]): Promise<string[]> {
   const body = {
     loads: loads.map((l) => {
-      const lane = market.lanes[l.lane]!;
+      const lane = defined(market.lanes[l.lane], 'market.lanes[l.lane]');
       return {
         load_number: l.number,
         equipment_type: l.equipment,
@@ -259,7 +264,7 @@ async function createCarriers(api: Api, services: Services, market: Market, poli
           ...policy.carrierFields?.(c),
         },
         lanes: c.lanes.map((m) => {
-          const lane = market.lanes[m.lane]!;
+          const lane = defined(market.lanes[m.lane], 'market.lanes[m.lane]');
           return {
             origin: lane.origin,
             destination: lane.destination,
@@ -276,7 +281,10 @@ async function createCarriers(api: Api, services: Services, market: Market, poli
   for (const c of market.carriers.filter((x) => x.stopped)) {
     await api('POST', `/api/v1/carriers/${ids[c.index]}/stop-contact`);
   }
-  const compliance = services.workers.find((w) => w.name === 'compliance')!;
+  const compliance = defined(
+    services.workers.find((w) => w.name === 'compliance'),
+    "services.workers.find((w) => w.name === 'compliance')",
+  );
   while ((await compliance.drain()) > 0) {}
   return ids;
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { defined } from '../../src/lib/defined.js';
 
 /**
  * Simulated time for the whole application. The service reads "now" in two places: JavaScript's
@@ -77,7 +78,7 @@ export async function simServer(): Promise<SimServer> {
     stopServer = () => embedded.stop();
   }
   const created: { name: string; database: Database }[] = [];
-  const admin = async (sqlText: string, url = serverUrl!, values: unknown[] = []) => {
+  const admin = async (sqlText: string, url = defined(serverUrl, 'serverUrl'), values: unknown[] = []) => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -91,7 +92,7 @@ export async function simServer(): Promise<SimServer> {
       const name =
         `envoy_outcomes_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`.toLowerCase();
       await admin(`CREATE DATABASE "${name}"`);
-      const url = new URL(serverUrl!);
+      const url = new URL(defined(serverUrl, 'serverUrl'));
       url.pathname = `/${name}`;
       await admin(
         `CREATE SCHEMA simclock;
@@ -110,7 +111,7 @@ export async function simServer(): Promise<SimServer> {
       });
       await runMigrations(database.pool);
       const check = await database.pool.query<{ t: Date }>('SELECT now() AS t');
-      if (check.rows[0]!.t.getTime() !== start.getTime()) {
+      if (defined(check.rows[0], 'check.rows[0]').t.getTime() !== start.getTime()) {
         throw new Error('the database does not read the simulated clock');
       }
       created.push({ name, database });

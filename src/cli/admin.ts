@@ -2,9 +2,11 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { z } from 'zod';
 import { ConfigError, loadConfig, loadEnvFile } from '../config.js';
+import { violatesForeignKey } from '../db/pg-errors.js';
 import { AppError } from '../domain/errors.js';
 import { ROLES, systemScope } from '../domain/scope.js';
 import { emailInput, nonEmptyText, phoneInput, text } from '../http/schemas.js';
+import { defined } from '../lib/defined.js';
 import { buildServices } from '../services.js';
 import { openCommandDatabase } from './database.js';
 import { seedDemo } from './seed-demo.js';
@@ -104,7 +106,7 @@ function parse(argv: string[]) {
   }
   const parsed = schemas[command as Command].safeParse(values);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
     throw new UsageError(
       `--${issue.path.join('.')}: ${issue.message === 'Invalid input: expected string, received undefined' ? 'required' : issue.message}`,
     );
@@ -191,9 +193,7 @@ main().catch((err) => {
     console.error(JSON.stringify({ error: err.message, code: err.code }));
     process.exit(1);
   }
-  const code =
-    (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
-  if (code === '23503') {
+  if (violatesForeignKey(err)) {
     console.error(JSON.stringify({ error: 'The organization does not exist', code: 'not_found' }));
     process.exit(1);
   }

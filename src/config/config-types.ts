@@ -58,7 +58,10 @@ export interface Config {
       readonly openDataUrl: string;
       readonly censusDataset: string;
       readonly authorityHistoryDataset: string;
+      readonly legacyAuthorityHistoryDataset: string | null;
       readonly insuranceDataset: string;
+      readonly insuranceHistoryDataset: string;
+      readonly legacyInsuranceDataset: string | null;
       readonly outOfServiceDataset: string;
       readonly openDataAppToken: string | undefined;
       readonly minIntervalMs: number;

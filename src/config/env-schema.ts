@@ -6,6 +6,8 @@ import { z } from 'zod';
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 /** A dataset id on a Socrata open-data portal: two groups of four letters or digits. */
 const socrataId = z.string().regex(/^[a-z0-9]{4}-[a-z0-9]{4}$/, 'must be a dataset id like az4n-8mr2');
+/** A dataset that may be turned off: its id, or `off` (read as null). */
+const optionalSocrataId = z.union([z.literal('off'), socrataId]).transform((v) => (v === 'off' ? null : v));
 const boolFlag = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0'])
@@ -81,8 +83,11 @@ export const envSchema = z.object({
   FMCSA_BASE_URL: z.url().default('https://mobile.fmcsa.dot.gov/qc/services'),
   FMCSA_OPEN_DATA_URL: z.url().default('https://data.transportation.gov'),
   FMCSA_CENSUS_DATASET: socrataId.default('az4n-8mr2'),
-  FMCSA_AUTHORITY_HISTORY_DATASET: socrataId.default('9mw4-x3tu'),
-  FMCSA_INSURANCE_DATASET: socrataId.default('qh9u-swkp'),
+  FMCSA_AUTHORITY_HISTORY_DATASET: socrataId.default('yu5v-wbh6'),
+  FMCSA_LEGACY_AUTHORITY_HISTORY_DATASET: optionalSocrataId.default('9mw4-x3tu'),
+  FMCSA_INSURANCE_DATASET: socrataId.default('c5y8-a4uz'),
+  FMCSA_INSURANCE_HISTORY_DATASET: socrataId.default('3uet-3z4i'),
+  FMCSA_LEGACY_INSURANCE_DATASET: optionalSocrataId.default('qh9u-swkp'),
   FMCSA_OOS_DATASET: socrataId.default('p2mt-9ige'),
   FMCSA_OPEN_DATA_APP_TOKEN: z.string().min(1).max(200).optional(),
   FMCSA_MIN_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(200),

@@ -2,6 +2,7 @@
 // built from the parsed environment; loadConfig (src/config.ts) assembles them with the rest.
 
 import path from 'node:path';
+import { defined } from '../lib/defined.js';
 import type { Config } from './config-types.js';
 import type { ParsedEnv } from './env-schema.js';
 
@@ -17,7 +18,10 @@ export function complianceConfig(env: ParsedEnv): Config['compliance'] {
       openDataUrl: env.FMCSA_OPEN_DATA_URL,
       censusDataset: env.FMCSA_CENSUS_DATASET,
       authorityHistoryDataset: env.FMCSA_AUTHORITY_HISTORY_DATASET,
+      legacyAuthorityHistoryDataset: env.FMCSA_LEGACY_AUTHORITY_HISTORY_DATASET,
       insuranceDataset: env.FMCSA_INSURANCE_DATASET,
+      insuranceHistoryDataset: env.FMCSA_INSURANCE_HISTORY_DATASET,
+      legacyInsuranceDataset: env.FMCSA_LEGACY_INSURANCE_DATASET,
       outOfServiceDataset: env.FMCSA_OOS_DATASET,
       openDataAppToken: env.FMCSA_OPEN_DATA_APP_TOKEN,
       minIntervalMs: env.FMCSA_MIN_INTERVAL_MS,
@@ -39,19 +43,19 @@ export function voiceConfig(env: ParsedEnv): Config['voice'] {
     vapi:
       env.VOICE_PROVIDER === 'vapi'
         ? Object.freeze({
-            apiKey: env.VAPI_API_KEY!,
+            apiKey: defined(env.VAPI_API_KEY, 'env.VAPI_API_KEY'),
             baseUrl: env.VAPI_BASE_URL,
-            phoneNumberId: env.VAPI_PHONE_NUMBER_ID!,
+            phoneNumberId: defined(env.VAPI_PHONE_NUMBER_ID, 'env.VAPI_PHONE_NUMBER_ID'),
             serverAuth: Object.freeze(
               env.VAPI_SERVER_AUTH === 'bearer'
                 ? {
                     scheme: 'bearer' as const,
-                    secret: env.VAPI_WEBHOOK_SECRET!,
+                    secret: defined(env.VAPI_WEBHOOK_SECRET, 'env.VAPI_WEBHOOK_SECRET'),
                     header: env.VAPI_BEARER_HEADER,
                   }
                 : {
                     scheme: 'hmac' as const,
-                    secret: env.VAPI_WEBHOOK_SECRET!,
+                    secret: defined(env.VAPI_WEBHOOK_SECRET, 'env.VAPI_WEBHOOK_SECRET'),
                     algorithm: env.VAPI_HMAC_ALGORITHM,
                     signatureHeader: env.VAPI_HMAC_SIGNATURE_HEADER,
                     timestampHeader: env.VAPI_HMAC_TIMESTAMP_HEADER,
@@ -60,7 +64,7 @@ export function voiceConfig(env: ParsedEnv): Config['voice'] {
                     toleranceSeconds: env.VAPI_SIGNATURE_TOLERANCE_SECONDS,
                   },
             ),
-            credentialId: env.VAPI_SERVER_CREDENTIAL_ID!,
+            credentialId: defined(env.VAPI_SERVER_CREDENTIAL_ID, 'env.VAPI_SERVER_CREDENTIAL_ID'),
             placeRetries: env.VAPI_PLACE_RETRIES,
             retryBaseMs: env.VAPI_RETRY_BASE_MS,
           })

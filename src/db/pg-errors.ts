@@ -6,14 +6,46 @@ interface PgLikeError {
   column?: string;
 }
 
+/** A unique constraint whose violation is a client-facing conflict on the field it names. */
+export interface UniqueConstraint {
+  readonly constraint: string;
+  readonly param: string;
+  readonly message: string;
+}
+
 /**
  * Unique constraints whose violation is a client-facing conflict, mapped to the field it names.
- * Modules add theirs at import time so the 409 names the right `param`.
+ * Each module declares its own list; the composition root registers them all (buildServices), so
+ * the 409 names the right `param`.
  */
 const uniqueConstraintParams = new Map<string, { param: string; message: string }>();
 
-export function registerUniqueConstraint(constraint: string, param: string, message: string): void {
-  uniqueConstraintParams.set(constraint, { param, message });
+export function registerUniqueConstraints(list: readonly UniqueConstraint[]): void {
+  for (const { constraint, param, message } of list)
+    uniqueConstraintParams.set(constraint, { param, message });
+}
+
+/** The SQLSTATE of `err`, or of the driver error drizzle wraps in it (its `cause`). */
+function pgErrorOf(err: unknown): PgLikeError | null {
+  for (
+    let e = err as (PgLikeError & { cause?: unknown }) | undefined;
+    typeof e === 'object' && e !== null;
+  ) {
+    if (e.code) return e;
+    e = e.cause as typeof e;
+  }
+  return null;
+}
+
+/** Whether `err` violates this unique constraint (or index): a caller that expects it handles it. */
+export function violatesUnique(err: unknown, constraint: string): boolean {
+  const e = pgErrorOf(err);
+  return e?.code === '23505' && e.constraint === constraint;
+}
+
+/** Whether `err` violates a foreign key: the row it names does not exist. */
+export function violatesForeignKey(err: unknown): boolean {
+  return pgErrorOf(err)?.code === '23503';
 }
 
 const CONNECTION_CODES = new Set([

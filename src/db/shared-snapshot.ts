@@ -1,6 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
+import { defined } from '../lib/defined.js';
 
 const dialect = new PgDialect();
 /** What pg_export_snapshot() returns, checked before it is spliced into SET TRANSACTION SNAPSHOT. */
@@ -51,8 +52,10 @@ export async function readInOneSnapshot<R extends pg.QueryResultRow>(
     const out = await Promise.all(
       clients.map(async (client, c) => {
         const mine: Array<[number, R[]]> = [];
-        for (let i = c; i < queries.length; i += clients.length)
-          mine.push([i, (await client.query<R>(queries[i]!.sql, queries[i]!.params)).rows]);
+        for (let i = c; i < queries.length; i += clients.length) {
+          const query = defined(queries[i], `statement ${i} of the snapshot`);
+          mine.push([i, (await client.query<R>(query.sql, query.params)).rows]);
+        }
         return mine;
       }),
     );

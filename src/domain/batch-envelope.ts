@@ -62,13 +62,8 @@ export function batchEnvelope<O extends BatchOutcome, R>(
       error: o.error ? { code: o.error.code, message: o.error.message, param: o.error.param } : null,
     })),
     summary: { total: outcomes.length, created, updated, skipped, failed },
-    errors: outcomes
-      .filter((o) => o.error)
-      .map((o) => ({
-        index: o.index,
-        code: o.error!.code,
-        message: o.error!.message,
-        param: o.error!.param,
-      })),
+    errors: outcomes.flatMap((o) =>
+      o.error ? [{ index: o.index, code: o.error.code, message: o.error.message, param: o.error.param }] : [],
+    ),
   };
 }

@@ -1,3 +1,4 @@
+import { defined } from '../lib/defined.js';
 /** One entry of a 422 `detail` list: where (`loc`), what (`msg`, `type`), and optionally the value at fault. */
 export interface ValidationIssue {
   loc: (string | number)[];
@@ -73,7 +74,9 @@ export function validationFailed(
 
 /** The inverse of pathToParam: `loads[3].stops[0].type` -> `['loads', 3, 'stops', 0, 'type']`. */
 export const paramToPath = (param: string): (string | number)[] =>
-  [...param.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
+  [...param.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) =>
+    m[2] !== undefined ? Number(m[2]) : defined(m[1], 'm[1]'),
+  );
 
 /**
  * A 422 with its own code. A `validation_error` gets the `detail` entry every validation error

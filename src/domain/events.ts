@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * The webhook event types of the spec, in catalogue order (GET /webhooks/event-types and the
  * OpenAPI enum list them in this order). An emitter names one of these or does not compile.
@@ -29,3 +31,12 @@ export const EVENT_TYPE_NAMES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPE_NAMES)[number];
+
+/** An event type as the module that emits it declares it: what it means and the shape of `data`. */
+export interface EventDefinition {
+  readonly description: string;
+  readonly data: z.ZodType;
+}
+
+/** The definitions of some event types, keyed by type. */
+export type EventDefinitions<T extends EventType> = { readonly [K in T]: EventDefinition };

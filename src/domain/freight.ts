@@ -59,3 +59,9 @@ export const takesCarrierOffers = (status: string | null): boolean =>
 /** Whether an offer on a load in this status may be accepted (no status: yes). */
 export const isBookable = (status: string | null): boolean =>
   status === null || !(UNBOOKABLE_LOAD_STATUSES as readonly string[]).includes(status);
+
+/**
+ * Who booked the load on an accepted offer: `agent` when the agent accepted it on arrival (the
+ * organization auto-accepts at or under the posted rate), `user` for a PATCH by a rep or an API client.
+ */
+export const BOOKED_BY = ['agent', 'user'] as const;

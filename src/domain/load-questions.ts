@@ -154,11 +154,13 @@ function temperature(f: LoadFacts): string {
 }
 
 function details(f: LoadFacts): string {
+  const pickupDate = pickupOf(f)?.date;
+  const deliveryDate = deliveryOf(f)?.date;
   const bits = [
     `Load ${f.load_number}: ${place(pickupOf(f)) ?? 'TBD'} to ${place(deliveryOf(f)) ?? 'TBD'}`,
     f.equipment_type?.toLowerCase(),
-    pickupOf(f)?.date ? `pickup ${pickupOf(f)!.date}` : null,
-    deliveryOf(f)?.date ? `delivery ${deliveryOf(f)!.date}` : null,
+    pickupDate ? `pickup ${pickupDate}` : null,
+    deliveryDate ? `delivery ${deliveryDate}` : null,
     f.commodity,
     f.weight_lb !== null ? `${f.weight_lb.toLocaleString('en-US')} lb` : null,
     f.distance_miles !== null ? `${Math.round(f.distance_miles).toLocaleString('en-US')} miles` : null,

@@ -1,3 +1,4 @@
+import { defined } from '../lib/defined.js';
 /**
  * An organization's negotiation policy and the amounts it puts forward, as pure functions of the
  * load's numbers and the time to pickup. The ceiling (max_buy_rate) only ever clips an amount: it
@@ -83,9 +84,9 @@ export function targetOf(policy: NegotiationPolicy, load: LoadNumbers): number |
 export function concessionPct(policy: NegotiationPolicy, pickupAt: Date | null, now: Date): number {
   const steps = [...policy.concession_schedule].sort((a, b) => b.min_hours_to_pickup - a.min_hours_to_pickup);
   if (steps.length === 0) return 0;
-  if (pickupAt === null) return steps[0]!.max_concession_pct;
+  if (pickupAt === null) return defined(steps[0], 'steps[0]').max_concession_pct;
   const hours = (pickupAt.getTime() - now.getTime()) / HOUR_MS;
-  const step = steps.find((s) => hours >= s.min_hours_to_pickup) ?? steps.at(-1)!;
+  const step = steps.find((s) => hours >= s.min_hours_to_pickup) ?? defined(steps.at(-1), 'steps.at(-1)');
   return step.max_concession_pct;
 }
 

@@ -1,12 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Database } from '../db/client.js';
 import { type AppError, forbidden, unauthenticated } from '../domain/errors.js';
-import type { OrgScope, Principal } from '../domain/scope.js';
-import type { ApiKeyCredential, ApiKeyCredentials } from '../modules/api-keys/api-key-credentials.js';
-import { membershipsForAuth } from '../modules/auth/auth-repository.js';
-import type { TokenService } from '../modules/auth/tokens.js';
-import type { TicketGrant } from '../modules/webhooks/index.js';
+import type { OrgScope, Principal, Role } from '../domain/scope.js';
 import { type Access, describeAccess } from './access.js';
 
 declare module 'fastify' {
@@ -31,27 +26,61 @@ export function scopeOf(request: FastifyRequest): OrgScope {
 const BEARER = /^Bearer\s+(\S+)$/i;
 const ORG_HEADER = 'x-organization-id';
 
+/** An API key as the api-keys module checks it. */
+interface KeyCredential {
+  id: string;
+  organizationId: string;
+  createdById: string | null;
+}
+
+/** Checks API keys (the api-keys module's ApiKeyCredentials). */
+export interface KeyChecker {
+  verify(secret: string): Promise<{ ok: true; credential: KeyCredential } | { ok: false; reason: string }>;
+  activeById(id: string): Promise<KeyCredential | null>;
+}
+
+/**
+ * The memberships of a live sign-in session, one row per organization (organization_id null for a
+ * user of none); none when the session ended (the auth module's SessionsService.memberships).
+ */
+export type SessionMemberships = (
+  userId: string,
+  sessionId: string,
+) => Promise<readonly { organization_id: string | null; role: Role | null }[]>;
+
+/** What a stream ticket or an open stream was granted to (the webhooks module stores them). */
+export interface Grant {
+  organizationId: string;
+  kind: 'api_key' | 'bearer';
+  userId: string | null;
+  apiKeyId: string | null;
+  sessionId: string | null;
+}
+
+/** What authentication is handed when the plugin is registered: the modules' checks, as ports. */
 export interface AuthenticationOptions {
   prefix: string;
-  tokens: TokenService;
-  credentials: ApiKeyCredentials;
+  /** A bearer token's user and session, or null when it is invalid or expired (TokenService). */
+  tokens: { verify(token: string): Promise<{ userId: string; sessionId: string } | null> };
+  credentials: KeyChecker;
+  memberships: SessionMemberships;
   /** Uses up a stream ticket (routes declaring `access.ticket`). */
-  tickets: { redeemTicket(ticket: string): Promise<TicketGrant | null> };
+  tickets: { redeemTicket(ticket: string): Promise<Grant | null> };
 }
 
 /**
  * The principal a stored grant (a stream ticket, an open stream) stands for now, or null when its
  * API key was deactivated or expired, or its user left the organization or signed out.
  */
-export function principalOfGrant(database: Database, credentials: ApiKeyCredentials) {
-  return async (grant: TicketGrant): Promise<Principal | null> => {
+export function principalOfGrant(credentials: KeyChecker, memberships: SessionMemberships) {
+  return async (grant: Grant): Promise<Principal | null> => {
     if (grant.kind === 'api_key') {
       const key = grant.apiKeyId ? await credentials.activeById(grant.apiKeyId) : null;
       return key && key.organizationId === grant.organizationId ? principalOfKey(key) : null;
     }
     // The sign-in session must still be alive, as for the bearer token that obtained the grant.
     if (!grant.userId || !grant.sessionId) return null;
-    const rows = await membershipsForAuth(database.db, grant.userId, grant.sessionId);
+    const rows = await memberships(grant.userId, grant.sessionId);
     const membership = rows.find((r) => r.organization_id === grant.organizationId);
     return membership
       ? {
@@ -88,9 +117,8 @@ function requireDeclaredAccess(app: FastifyInstance, prefix: string) {
 }
 
 async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOptions) {
-  const { database } = app.deps;
-  const { tokens, credentials, tickets } = opts;
-  const principalOf = principalOfGrant(database, credentials);
+  const { tokens, credentials, memberships: membershipsOf, tickets } = opts;
+  const principalOf = principalOfGrant(credentials, membershipsOf);
   app.decorateRequest('principal', null);
   app.decorateRequest('authFailure', null);
 
@@ -117,7 +145,7 @@ async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOp
       return;
     }
     const { userId, sessionId } = subject;
-    const rows = await membershipsForAuth(database.db, userId, sessionId);
+    const rows = await membershipsOf(userId, sessionId);
     if (rows.length === 0) {
       request.authFailure = unauthenticated('The bearer token is invalid, expired or signed out');
       return;
@@ -204,7 +232,7 @@ export async function enforceAccess(request: FastifyRequest): Promise<void> {
   }
 }
 
-function principalOfKey(key: ApiKeyCredential): Principal {
+function principalOfKey(key: KeyCredential): Principal {
   return {
     kind: 'api_key',
     apiKeyId: key.id,

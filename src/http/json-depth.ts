@@ -7,12 +7,24 @@ import { AppError } from '../domain/errors.js';
  */
 export const MAX_JSON_DEPTH = 64;
 
-const QUOTE = 0x22;
+export const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+
+/** The index of the quote closing the string opened at `open`: the first one after an even run of backslashes (-1 if none). */
+export function stringEnd(text: string, open: number): number {
+  let end = open;
+  for (;;) {
+    end = text.indexOf('"', end + 1);
+    if (end === -1) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end;
+  }
+}
 
 /**
  * Whether JSON text nests deeper than `max`, found in one pass over the text without parsing it
@@ -24,16 +36,8 @@ export function jsonNestingExceeds(text: string, max = MAX_JSON_DEPTH): boolean 
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      // Jump to the closing quote: the first one after an even run of backslashes.
-      let end = i;
-      for (;;) {
-        end = text.indexOf('"', end + 1);
-        if (end === -1) return false;
-        let backslashes = 0;
-        while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
-        if (backslashes % 2 === 0) break;
-      }
-      i = end;
+      i = stringEnd(text, i);
+      if (i === -1) return false;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > max) return true;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {

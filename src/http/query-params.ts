@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { z } from 'zod';
 import { validationFailed } from '../domain/errors.js';
+import { defined } from '../lib/defined.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -67,16 +68,20 @@ export function declaredKeys(schema: z.ZodType | undefined): Set<string> | 'any'
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
+    let diagonal = defined(row[0], 'row[0]');
     row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
+      const above = defined(row[j], 'row[j]');
       const swap = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + swap);
+      row[j] = Math.min(
+        defined(row[j], 'row[j]') + 1,
+        defined(row[j - 1], 'row[j - 1]') + 1,
+        diagonal + swap,
+      );
       diagonal = above;
     }
   }
-  return row[b.length]!;
+  return defined(row[b.length], 'row[b.length]');
 }
 
 function unknownParameter(name: string, known: ReadonlySet<string>) {

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { defined } from '../lib/defined.js';
 import type { EmailSender } from './email/email-channel.js';
 import { SimulatedEmailSender } from './email/simulated-email-sender.js';
 import { SmtpEmailSender } from './email/smtp-email-sender.js';
@@ -21,14 +22,14 @@ export function channelsFrom(config: Config): Channels {
   return {
     email:
       email.transport === 'smtp'
-        ? new SmtpEmailSender({ url: email.smtpUrl! })
+        ? new SmtpEmailSender({ url: defined(email.smtpUrl, 'email.smtpUrl') })
         : new SimulatedEmailSender(speed, simulationProfile),
     whatsapp:
       whatsapp.provider === 'cloud_api'
         ? new CloudApiWhatsAppSender({
             baseUrl: whatsapp.baseUrl,
-            accessToken: whatsapp.accessToken!,
-            phoneNumberId: whatsapp.phoneNumberId!,
+            accessToken: defined(whatsapp.accessToken, 'whatsapp.accessToken'),
+            phoneNumberId: defined(whatsapp.phoneNumberId, 'whatsapp.phoneNumberId'),
           })
         : new SimulatedWhatsAppSender(speed, simulationProfile),
     chatModel: llm

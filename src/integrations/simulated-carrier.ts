@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { defined } from '../lib/defined.js';
 
 /** A number in [0, 1) drawn from a seed: the same message always gets the same answer. */
 export function chance(seed: string, salt: string): number {
@@ -15,7 +16,7 @@ export type SimulationProfile = 'realistic' | 'cooperative' | 'silent';
 
 const money = (text: string, label: RegExp) => {
   const m = label.exec(text);
-  return m ? Number(m[1]!.replace(/,/g, '')) : null;
+  return m ? Number(defined(m[1], 'm[1]').replace(/,/g, '')) : null;
 };
 
 /**
@@ -52,7 +53,10 @@ export function simulatedCarrierReply(
     `Truck is empty nearby, can do ${(amount / 1000).toFixed(2).replace(/0$/, '')}k`,
     `$${amount.toLocaleString('en-US')} + fuel`,
   ];
-  return phrasings[Math.floor(chance(seed, 'phrase') * phrasings.length)]!;
+  return defined(
+    phrasings[Math.floor(chance(seed, 'phrase') * phrasings.length)],
+    "phrasings[Math.floor(chance(seed, 'phrase') * phrasings.length)]",
+  );
 }
 
 /**

@@ -1,3 +1,5 @@
+import { defined } from './defined.js';
+
 /**
  * Text as a US freight dispatcher says it on the phone, for a voice that reads text aloud: dates
  * as "Wednesday, July 1st", 24-hour times as "2:30 PM", state codes after a city as the state's
@@ -99,7 +101,9 @@ function underThousand(n: number): string {
   const hundreds = Math.floor(n / 100);
   const rest = n % 100;
   const tail =
-    rest < 20 ? ONES[rest]! : `${TENS[Math.floor(rest / 10)]}${rest % 10 ? `-${ONES[rest % 10]}` : ''}`;
+    rest < 20
+      ? defined(ONES[rest], 'ONES[rest]')
+      : `${TENS[Math.floor(rest / 10)]}${rest % 10 ? `-${ONES[rest % 10]}` : ''}`;
   return [hundreds ? `${ONES[hundreds]} hundred` : '', tail].filter(Boolean).join(' ');
 }
 

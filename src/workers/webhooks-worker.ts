@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { newId } from '../domain/ids.js';
+import { defined } from '../lib/defined.js';
 import {
   openSigningSecret,
   type PostResult,
@@ -22,11 +23,12 @@ export const DISABLE_AFTER_SECONDS = 5 * 24 * 3600;
 export const DISABLE_MIN_FAILURES = 10;
 
 interface Success {
-  row: Claimed;
+  row: ClaimedDelivery;
   result: PostResult;
 }
 
-interface Claimed {
+/** A delivery as a round claims it: with its endpoint's url and headers and its event. */
+export interface ClaimedDelivery {
   [key: string]: unknown;
   id: string;
   attempt_count: number;
@@ -66,7 +68,7 @@ export class WebhooksWorker implements Worker {
     const leaseSeconds = Math.ceil(this.config.webhooks.timeoutMs / 1000) + 60;
     for (;;) {
       if (signal?.aborted) return total;
-      const claimed = await this.db.execute<Claimed>(sql`
+      const claimed = await this.db.execute<ClaimedDelivery>(sql`
         WITH due AS (
           SELECT d.id FROM webhook_deliveries d
           JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.status = 'ACTIVE'
@@ -80,46 +82,57 @@ export class WebhooksWorker implements Worker {
         RETURNING d.id, d.attempt_count, d.endpoint_id, d.event_id, d.organization_id, e.url, e.headers,
           ev.type, ev.data, ev.created_at AS event_created_at`);
       if (claimed.rows.length === 0) return total;
-      const endpointIds = [...new Set(claimed.rows.map((r) => r.endpoint_id))];
-      const secrets = await this.db.execute<{ endpoint_id: string; secret: string }>(sql`
-        SELECT endpoint_id, secret FROM webhook_secrets
-        WHERE endpoint_id IN (${sql.join(
-          endpointIds.map((id) => sql`${id}`),
-          sql`, `,
-        )}) AND (expires_at IS NULL OR expires_at > now())
-        ORDER BY created_at DESC`);
-      const secretsOf = new Map<string, string[]>();
-      for (const s of secrets.rows) {
-        const secret = openSigningSecret(this.secretBox, s.secret, s.endpoint_id);
-        if (secret === null) {
-          // Sealed under another key: SECRETS_ENCRYPTION_KEY (or JWT_SECRET) changed. Rotating the
-          // endpoint's secret issues one that opens again.
-          this.log.error({ endpointId: s.endpoint_id }, 'a webhook signing secret cannot be opened');
-          continue;
-        }
-        secretsOf.set(s.endpoint_id, [...(secretsOf.get(s.endpoint_id) ?? []), secret]);
-      }
-      const queue = [...claimed.rows];
-      const succeeded: Success[] = [];
-      await Promise.all(
-        Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-          for (let next = queue.shift(); next; next = queue.shift()) {
-            try {
-              const success = await this.deliver(next, secretsOf.get(next.endpoint_id) ?? []);
-              if (success) succeeded.push(success);
-            } catch (err) {
-              this.log.warn({ err, deliveryId: next.id }, 'webhook delivery failed to record');
-            }
-          }
-        }),
-      );
-      try {
-        await this.recordSuccesses(succeeded);
-      } catch (err) {
-        this.log.warn({ err }, 'webhook deliveries failed to record; they will be sent again');
-      }
+      await this.deliverClaimed(claimed.rows);
       total += claimed.rows.length;
     }
+  }
+
+  /**
+   * Sends the claimed deliveries, `CONCURRENCY` at a time, and records every outcome; returns the
+   * ids of those that succeeded. The caller holds the claim (here the lease on `next_attempt_at`).
+   */
+  async deliverClaimed(rows: readonly ClaimedDelivery[]): Promise<string[]> {
+    if (rows.length === 0) return [];
+    const endpointIds = [...new Set(rows.map((r) => r.endpoint_id))];
+    const secrets = await this.db.execute<{ endpoint_id: string; secret: string }>(sql`
+      SELECT endpoint_id, secret FROM webhook_secrets
+      WHERE endpoint_id IN (${sql.join(
+        endpointIds.map((id) => sql`${id}`),
+        sql`, `,
+      )}) AND (expires_at IS NULL OR expires_at > now())
+      ORDER BY created_at DESC`);
+    const secretsOf = new Map<string, string[]>();
+    for (const s of secrets.rows) {
+      const secret = openSigningSecret(this.secretBox, s.secret, s.endpoint_id);
+      if (secret === null) {
+        // Sealed under another key: SECRETS_ENCRYPTION_KEY (or JWT_SECRET) changed. Rotating the
+        // endpoint's secret issues one that opens again.
+        this.log.error({ endpointId: s.endpoint_id }, 'a webhook signing secret cannot be opened');
+        continue;
+      }
+      secretsOf.set(s.endpoint_id, [...(secretsOf.get(s.endpoint_id) ?? []), secret]);
+    }
+    const queue = [...rows];
+    const succeeded: Success[] = [];
+    await Promise.all(
+      Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          try {
+            const success = await this.deliver(next, secretsOf.get(next.endpoint_id) ?? []);
+            if (success) succeeded.push(success);
+          } catch (err) {
+            this.log.warn({ err, deliveryId: next.id }, 'webhook delivery failed to record');
+          }
+        }
+      }),
+    );
+    try {
+      await this.recordSuccesses(succeeded);
+    } catch (err) {
+      this.log.warn({ err }, 'webhook deliveries failed to record; they will be sent again');
+      return [];
+    }
+    return succeeded.map((s) => s.row.id);
   }
 
   /** Successes of a round, recorded set-based in one transaction (the common case, kept cheap). */
@@ -158,7 +171,7 @@ export class WebhooksWorker implements Worker {
   }
 
   /** Sends one delivery; a success is returned to be recorded with the round, a failure is recorded now. */
-  private async deliver(row: Claimed, secrets: string[]): Promise<Success | null> {
+  private async deliver(row: ClaimedDelivery, secrets: string[]): Promise<Success | null> {
     const body = JSON.stringify(
       eventEnvelope({
         id: row.event_id,
@@ -192,7 +205,7 @@ export class WebhooksWorker implements Worker {
     const delayMs =
       gone || exhausted
         ? 0
-        : RETRY_SCHEDULE_SECONDS[attempt - 1]! *
+        : defined(RETRY_SCHEDULE_SECONDS[attempt - 1], 'RETRY_SCHEDULE_SECONDS[attempt - 1]') *
           1000 *
           this.config.webhooks.retryScale *
           (0.9 + Math.random() * 0.2);

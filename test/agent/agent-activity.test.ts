@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import {
   agentEnv,
   agentLoad,
@@ -159,7 +160,7 @@ describe('a load’s agent activity', () => {
     });
 
     // A quote under the posted rate with automatic booking off: it waits for a rep.
-    await reply(t, outreach!, email, '1950 works');
+    await reply(t, defined(outreach, 'outreach'), email, '1950 works');
     const review = await activity(h, loadId);
     expect(review.status).toBe('offers_pending_review');
     expect(review.timeline.at(-1)).toMatchObject({
@@ -226,7 +227,12 @@ describe('a load’s agent activity', () => {
     // The one carrier was contacted and its answer is awaited.
     expect((await activity(h, loadId)).status).toBe('contacting');
     const [outreach] = await outreachesOf(t, h, loadId);
-    await reply(t, outreach!, await carrierEmail(t, h, carrier), 'Sorry, no trucks available this week.');
+    await reply(
+      t,
+      defined(outreach, 'outreach'),
+      await carrierEmail(t, h, carrier),
+      'Sorry, no trucks available this week.',
+    );
     const exhausted = await activity(h, loadId);
     expect(exhausted.status).toBe('exhausted');
     expect(exhausted.status_reason).toBe('every carrier on this lane was contacted or refused');
@@ -242,10 +248,15 @@ describe('a load’s agent activity', () => {
     await agentRound(t);
     const paused = await activity(h2, night);
     expect(paused.status).toBe('paused');
-    expect(new Date(paused.paused_until!).getTime()).toBeGreaterThan(Date.now());
-    expect(paused.timeline.find((e) => e.kind === 'carrier_chosen')!.reason).toMatch(
-      /queued until quiet hours end/,
+    expect(new Date(defined(paused.paused_until, 'paused.paused_until')).getTime()).toBeGreaterThan(
+      Date.now(),
     );
+    expect(
+      defined(
+        paused.timeline.find((e) => e.kind === 'carrier_chosen'),
+        "paused.timeline.find((e) => e.kind === 'carrier_chosen')",
+      ).reason,
+    ).toMatch(/queued until quiet hours end/);
   });
 
   it('is 404 for another organization’s load', async () => {

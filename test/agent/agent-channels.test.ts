@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import {
   afterRound,
@@ -56,7 +57,10 @@ describe('the agent on WhatsApp (Cloud API)', () => {
     const list = await afterRound(t, h, loadId);
     expect(list.map((o) => [o.modality, o.status])).toEqual([['whatsapp', 'active']]);
     const sent = list[0];
-    const opening = graphRequests.find((r) => r.body.to === '14155550177')!;
+    const opening = defined(
+      graphRequests.find((r) => r.body.to === '14155550177'),
+      "graphRequests.find((r) => r.body.to === '14155550177')",
+    );
     expect(opening).toBeDefined();
     expect(opening.url).toBe('/v21.0/1098765/messages');
     expect(opening.authorization).toBe('Bearer graph-token');
@@ -80,9 +84,13 @@ describe('the agent on WhatsApp (Cloud API)', () => {
     const res = await post(body);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().results).toEqual([
-      expect.objectContaining({ status: 'replied', outreach_id: sent!.id, reason: 'counter' }),
+      expect.objectContaining({
+        status: 'replied',
+        outreach_id: defined(sent, 'sent').id,
+        reason: 'counter',
+      }),
     ]);
-    const answer = graphRequests.at(-1)!;
+    const answer = defined(graphRequests.at(-1), 'graphRequests.at(-1)');
     expect(answer.body).toMatchObject({
       type: 'text',
       to: '14155550177',
@@ -112,7 +120,7 @@ describe('the agent on WhatsApp (Cloud API)', () => {
     });
     expect((await post(failed)).statusCode).toBe(200);
     const [after] = await outreachesOf(t, h, loadId);
-    expect(after!.delivery_failed_at).not.toBeNull();
+    expect(defined(after, 'after').delivery_failed_at).not.toBeNull();
   });
 });
 
@@ -175,7 +183,7 @@ describe('the agent across instances and at send time', () => {
     // The other instance's next round sends one and withdraws the other.
     const done = await afterRound(b, h, loadId);
     const byCarrier = new Map(done.map((o) => [o.carrier_id, o]));
-    expect(byCarrier.get(stays)!.status).toBe('active');
+    expect(defined(byCarrier.get(stays), 'byCarrier.get(stays)').status).toBe('active');
     expect(byCarrier.get(stops)).toMatchObject({
       status: 'failed',
       error_reason: 'not contacted: inactive',
@@ -232,21 +240,30 @@ describe('the agent with a chat model configured', () => {
     ).json().email;
     // The rules read this one: no extraction request, only a draft.
     const before = llmRequests.length;
-    const ruled = await reply(t, o!, email, 'We can do 2,150 all in');
+    const ruled = await reply(t, defined(o, 'o'), email, 'We can do 2,150 all in');
     expect(ruled.json()).toMatchObject({ reason: 'counter' });
     expect(llmRequests.slice(before).filter((r) => r.response_format)).toHaveLength(0);
     // The rules read a price said aloud ("twenty one fifty") now: still no extraction request, and
     // the same offer in words hears the same counter.
-    const spoken = await reply(t, o!, email, 'ok twenty one fifty and we roll tonight');
+    const spoken = await reply(t, defined(o, 'o'), email, 'ok twenty one fifty and we roll tonight');
     expect(spoken.json()).toMatchObject({ reason: 'counter' });
     expect(llmRequests.slice(before).filter((r) => r.response_format)).toHaveLength(0);
     // This one needs the model.
-    const res = await reply(t, o!, email, 'ok the number I gave Jim on the phone and we roll tonight');
+    const res = await reply(
+      t,
+      defined(o, 'o'),
+      email,
+      'ok the number I gave Jim on the phone and we roll tonight',
+    );
     expect(res.json()).toMatchObject({ status: 'replied' });
     const asked = llmRequests.slice(before).filter((r) => r.response_format);
     expect(asked).toHaveLength(1);
     const messages = (
-      await t.app.inject({ method: 'GET', url: `/api/v1/outreaches/${o!.id}/messages`, headers: h })
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/outreaches/${defined(o, 'o').id}/messages`,
+        headers: h,
+      })
     ).json().data;
     expect(messages.at(-1).body).toBe('Appreciate it! We could do $2,000 on this one, would that work?');
     // Nothing the model saw carries the max buy rate (2400), the customer rate (2900) or the margin (500).

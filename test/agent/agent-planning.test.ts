@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { agentReviewItems } from '../../src/modules/agent/agent-tables.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { events } from '../../src/modules/webhooks/webhooks-tables.js';
@@ -67,11 +68,15 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(byCarrier.get(later)).toMatchObject({ status: 'active' });
     for (const id of quiet) {
       expect(byCarrier.get(id)).toMatchObject({ status: 'pending' });
-      expect(Date.parse(byCarrier.get(id)!.send_after!)).toBeGreaterThan(Date.now());
+      expect(
+        Date.parse(
+          defined(defined(byCarrier.get(id), 'byCarrier.get(id)').send_after, 'byCarrier.get(id).send_after'),
+        ),
+      ).toBeGreaterThan(Date.now());
     }
     // The load is not held behind the queued contacts: the next wave is due after the wave wait.
     const state = await agentStateOf(t, loadId);
-    expect(state!.next_wave_at.getTime()).toBeLessThanOrEqual(before + 30 * 60_000 + 5_000);
+    expect(defined(state, 'state').next_wave_at.getTime()).toBeLessThanOrEqual(before + 30 * 60_000 + 5_000);
     expect((await activity(h, loadId)).status).toBe('contacting');
 
     // A later round while the contacts still wait adds carriers in their hours, no second waiting wave.
@@ -132,13 +137,13 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
         ),
       );
     expect(new Set(rows.map((r) => r.id)).size).toBe(1);
-    const [first] = await messagesOf(t, h, contacts[0]!.id);
-    for (const n of numbers) expect(first!.body).toContain(n);
-    expect(first!.body).not.toMatch(/2,?400|2,?900|500/); // max_buy_rate, customer_rate, margin
+    const [first] = await messagesOf(t, h, defined(contacts[0], 'contacts[0]').id);
+    for (const n of numbers) expect(defined(first, 'first').body).toContain(n);
+    expect(defined(first, 'first').body).not.toMatch(/2,?400|2,?900|500/); // max_buy_rate, customer_rate, margin
 
     const res = await reply(
       t,
-      contacts[0]!,
+      defined(contacts[0], 'contacts[0]'),
       email,
       `We can take ${numbers[0]} at $1,950 and ${numbers[2]} too.`,
     );
@@ -147,11 +152,14 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
       (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })).json()
         .data as { offer_amount: number; carrier_id: string }[];
     const [a, b, c] = await Promise.all(loadIds.map(offersOf));
-    expect(a!.map((o) => [o.carrier_id, Number(o.offer_amount)])).toEqual([[carrier, 1950]]);
+    expect(defined(a, 'a').map((o) => [o.carrier_id, Number(o.offer_amount)])).toEqual([[carrier, 1950]]);
     expect(b).toEqual([]);
-    expect(c!.map((o) => [o.carrier_id, Number(o.offer_amount)])).toEqual([[carrier, 1950]]);
+    expect(defined(c, 'c').map((o) => [o.carrier_id, Number(o.offer_amount)])).toEqual([[carrier, 1950]]);
     // One answer naming both loads.
-    const answer = (await messagesOf(t, h, contacts[0]!.id)).at(-1)!;
+    const answer = defined(
+      (await messagesOf(t, h, defined(contacts[0], 'contacts[0]').id)).at(-1),
+      '(await messagesOf(t, h, contacts[0].id)).at(-1)',
+    );
     expect(answer.direction).toBe('outbound');
     expect(answer.body).toContain(numbers[0]);
     expect(answer.body).toContain(numbers[2]);
@@ -225,7 +233,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     const skipped = (await activity(h, otherLane)).timeline.find((e) => e.carrier_id === carrier);
     expect(skipped).toMatchObject({ kind: 'carrier_skipped', reason: 'carrier_gap' });
     const state = await agentStateOf(t, otherLane);
-    expect(state!.last_outcome).toBe('deferred');
+    expect(defined(state, 'state').last_outcome).toBe('deferred');
     // The gap passes: the two loads are due at once, on two lanes; one contact goes out, the other
     // waits for the gap again.
     await t.database.db
@@ -241,9 +249,11 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
       .select({ sent: outreaches.sent_at })
       .from(outreaches)
       .where(and(eq(outreaches.carrier_id, carrier), eq(outreaches.is_automated, true)));
-    const times = sends.map((s) => s.sent!.getTime()).sort();
+    const times = sends.map((s) => defined(s.sent, 's.sent').getTime()).sort();
     for (let i = 1; i < times.length; i++)
-      expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(30 * 60_000);
+      expect(defined(times[i], 'times[i]') - defined(times[i - 1], 'times[i - 1]')).toBeGreaterThanOrEqual(
+        30 * 60_000,
+      );
   });
 
   it('reaches a carrier on its own preferred channel before the organization’s order', async () => {
@@ -265,8 +275,8 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     const loadId = await agentLoad(t, h);
     await agentRound(t);
     const byCarrier = new Map((await automated(h, loadId)).map((o) => [o.carrier_id, o]));
-    expect(byCarrier.get(prefers)!.modality).toBe('whatsapp');
-    expect(byCarrier.get(plain)!.modality).toBe('email');
+    expect(defined(byCarrier.get(prefers), 'byCarrier.get(prefers)').modality).toBe('whatsapp');
+    expect(defined(byCarrier.get(plain), 'byCarrier.get(plain)').modality).toBe('email');
   });
 
   it('raises a review item for an offer waiting for a rep, and escalates it once', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../../src/lib/csv.js';
+import { defined } from '../../src/lib/defined.js';
 import {
   agentEnv,
   agentLoad,
@@ -51,7 +52,10 @@ function percentile(values: number[], p: number): number | null {
   const at = (sorted.length - 1) * p;
   const lo = Math.floor(at);
   const hi = Math.ceil(at);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
+  return (
+    defined(sorted[lo], 'sorted[lo]') +
+    (defined(sorted[hi], 'sorted[hi]') - defined(sorted[lo], 'sorted[lo]')) * (at - lo)
+  );
 }
 
 const r4 = (v: number | null) => (v === null ? null : Number(v.toFixed(4)));
@@ -61,9 +65,10 @@ const ratio = (n: number, d: number) => (d > 0 ? r4(n / d) : null);
 /** The figures of one group, computed from the known loads alone (the oracle the API is held to). */
 function expectedRow(group: string | null, loads: Known[], margins: boolean) {
   const covered = loads.filter((l) => l.booking && (l.booking.by === 'agent' || l.booking.afterContact));
-  const amounts = (d: (l: Known) => number) => covered.map((l) => l.booking!.amount / d(l));
+  const amounts = (d: (l: Known) => number) =>
+    covered.map((l) => defined(l.booking, 'l.booking').amount / d(l));
   const contacts = loads.reduce((s, l) => s + l.contacts, 0);
-  const aboveMax = covered.filter((l) => l.booking!.amount > l.max);
+  const aboveMax = covered.filter((l) => defined(l.booking, 'l.booking').amount > l.max);
   return {
     group,
     loads_handed: loads.length,
@@ -77,19 +82,24 @@ function expectedRow(group: string | null, loads: Known[], margins: boolean) {
     agent_coverage_rate: ratio(loads.filter((l) => l.booking?.by === 'agent').length, loads.length),
     time_to_cover_p50_seconds: r3(
       percentile(
-        covered.map((l) => (l.booking!.at.getTime() - l.handedAt.getTime()) / 1000),
+        covered.map((l) => (defined(l.booking, 'l.booking').at.getTime() - l.handedAt.getTime()) / 1000),
         0.5,
       ),
     ),
     time_to_cover_p90_seconds: r3(
       percentile(
-        covered.map((l) => (l.booking!.at.getTime() - l.handedAt.getTime()) / 1000),
+        covered.map((l) => (defined(l.booking, 'l.booking').at.getTime() - l.handedAt.getTime()) / 1000),
         0.9,
       ),
     ),
     booking_lead_time_p50_seconds: r3(
       percentile(
-        covered.filter((l) => l.pickup).map((l) => (l.pickup!.getTime() - l.booking!.at.getTime()) / 1000),
+        covered
+          .filter((l) => l.pickup)
+          .map(
+            (l) =>
+              (defined(l.pickup, 'l.pickup').getTime() - defined(l.booking, 'l.booking').at.getTime()) / 1000,
+          ),
         0.5,
       ),
     ),
@@ -116,11 +126,11 @@ function expectedRow(group: string | null, loads: Known[], margins: boolean) {
     booked_vs_max_buy_count: covered.length,
     booked_above_max_buy: aboveMax.length,
     booked_above_max_buy_rate: ratio(aboveMax.length, covered.length),
-    agent_booked_above_max_buy: aboveMax.filter((l) => l.booking!.by === 'agent').length,
+    agent_booked_above_max_buy: aboveMax.filter((l) => defined(l.booking, 'l.booking').by === 'agent').length,
     margin_pct_median: margins
       ? r4(
           percentile(
-            covered.map((l) => (l.customerRate - l.booking!.amount) / l.customerRate),
+            covered.map((l) => (l.customerRate - defined(l.booking, 'l.booking').amount) / l.customerRate),
             0.5,
           ),
         )
@@ -178,10 +188,12 @@ function expectedRows(groupBy: string | null, loads: Known[], margins = true) {
   if (!groupBy) return [expectedRow(null, loads, margins)];
   const groups = new Map<string, Known[]>();
   for (const l of loads) {
-    const key = GROUPS[groupBy]!(l);
+    const key = defined(GROUPS[groupBy], 'GROUPS[groupBy]')(l);
     groups.set(key, [...(groups.get(key) ?? []), l]);
   }
-  return [...groups.keys()].sort().map((key) => expectedRow(key, groups.get(key)!, margins));
+  return [...groups.keys()]
+    .sort()
+    .map((key) => expectedRow(key, defined(groups.get(key), 'groups.get(key)'), margins));
 }
 
 describe('the agent’s results', () => {
@@ -263,21 +275,47 @@ describe('the agent’s results', () => {
       );
     }
     const out = (loadId: string, carrierId: string) =>
-      contacted.get(loadId)!.find((o) => o.carrier_id === carrierId)!;
+      defined(
+        defined(contacted.get(loadId), 'contacted.get(loadId)').find((o) => o.carrier_id === carrierId),
+        'contacted.get(loadId).find((o) => o.carrier_id === carrierId)',
+      );
     // The agent books four loads on the carriers' replies (at or under the posted rate).
     const amounts = [1900, 2000, 1800, 1950];
     for (const [i, amount] of amounts.entries()) {
-      const o = out(ilTx[i]!, carriers[i % 2]!);
-      const res = await reply(t, o, emails.get(o.carrier_id)!, `We can do ${amount} all in`);
+      const o = out(defined(ilTx[i], 'ilTx[i]'), defined(carriers[i % 2], 'carriers[i % 2]'));
+      const res = await reply(
+        t,
+        o,
+        defined(emails.get(o.carrier_id), 'emails.get(o.carrier_id)'),
+        `We can do ${amount} all in`,
+      );
       expect(res.json(), res.body).toMatchObject({ reason: 'accept' });
     }
     // The fifth: countered, the carrier comes down within the agent's next step (over the posted
     // rate, so not booked automatically), and it is left for a rep (a handoff), who accepts it.
-    const o5 = out(ilTx[4]!, carriers[0]!);
-    expect((await reply(t, o5, emails.get(o5.carrier_id)!, '2300 and we roll')).json()).toMatchObject({
+    const o5 = out(defined(ilTx[4], 'ilTx[4]'), defined(carriers[0], 'carriers[0]'));
+    expect(
+      (
+        await reply(
+          t,
+          o5,
+          defined(emails.get(o5.carrier_id), 'emails.get(o5.carrier_id)'),
+          '2300 and we roll',
+        )
+      ).json(),
+    ).toMatchObject({
       reason: 'counter',
     });
-    expect((await reply(t, o5, emails.get(o5.carrier_id)!, 'Best I can do is 2100')).json()).toMatchObject({
+    expect(
+      (
+        await reply(
+          t,
+          o5,
+          defined(emails.get(o5.carrier_id), 'emails.get(o5.carrier_id)'),
+          'Best I can do is 2100',
+        )
+      ).json(),
+    ).toMatchObject({
       reason: 'review',
     });
     const orgId = (await get(user.headers, '/auth/me')).active_organization.id as string;
@@ -298,7 +336,7 @@ describe('the agent’s results', () => {
       method: 'POST',
       url: '/api/v1/loads',
       headers: h,
-      payload: { ...(await loadBody(t, h, ilTx[3]!)), tms_status: 'Cancelled' },
+      payload: { ...(await loadBody(t, h, defined(ilTx[3], 'ilTx[3]'))), tms_status: 'Cancelled' },
     });
     expect(cancelled.statusCode, cancelled.body).toBe(200);
 
@@ -321,7 +359,7 @@ describe('the agent’s results', () => {
       const i = ilTx.indexOf(id);
       const fellOff = i === 3;
       const byAgent = i >= 0 && i < 4;
-      const contacts = contacted.get(id)!.length;
+      const contacts = defined(contacted.get(id), 'contacted.get(id)').length;
       known.push({
         id,
         lane: i >= 0 ? 'IL-TX' : 'CA-AZ',
@@ -330,8 +368,10 @@ describe('the agent’s results', () => {
         rep: load.carrier_rep_user_id,
         // The first pickup stop's expected date.
         pickup: new Date(
-          (load.stops as { type: string; expected_date: string }[]).find((s) => s.type === 'Pickup')!
-            .expected_date,
+          defined(
+            (load.stops as { type: string; expected_date: string }[]).find((s) => s.type === 'Pickup'),
+            "(load.stops as { type: string; expected_date: string }[]).find((s) => s.type === 'Pickup')",
+          ).expected_date,
         ),
         posted: 2000,
         market: 2100,
@@ -349,7 +389,7 @@ describe('the agent’s results', () => {
                 by: byAgent ? 'agent' : 'user',
                 afterContact: contacts > 0,
                 amount: accepted.offer_amount,
-                at: new Date(accepted.accepted_at!),
+                at: new Date(defined(accepted.accepted_at, 'accepted.accepted_at')),
               }
             : null,
         // Tier 1 carriers are the wave; the third (untiered) is never contacted.
@@ -391,9 +431,11 @@ describe('the agent’s results', () => {
             Object.entries(contacts_per_booking).map(([k, v]) => [`contacts_per_booking_${k}`, v]),
           ),
         };
-        expect([...header!].sort()).toEqual(Object.keys(expected).sort());
+        expect([...defined(header, 'header')].sort()).toEqual(Object.keys(expected).sort());
         for (const [column, value] of Object.entries(expected)) {
-          expect(row[header!.indexOf(column)], column).toBe(value === null ? '' : String(value));
+          expect(row[defined(header, 'header').indexOf(column)], column).toBe(
+            value === null ? '' : String(value),
+          );
         }
       }
     }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import {
   afterRound,
@@ -102,10 +103,10 @@ describe('the load-working agent', () => {
     // Sent in the same round. The first message names the lane and the posted rate, never the
     // customer rate or the limit.
     expect(list.every((o) => o.status === 'active')).toBe(true);
-    const sent = await messagesOf(t, h, list[0]!.id);
+    const sent = await messagesOf(t, h, defined(list[0], 'list[0]').id);
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.body).toContain('$2,000');
-    expect(sent[0]!.body).not.toMatch(/\$2,?400|\$2,?900/);
+    expect(defined(sent[0], 'sent[0]').body).toContain('$2,000');
+    expect(defined(sent[0], 'sent[0]').body).not.toMatch(/\$2,?400|\$2,?900/);
   });
 
   it('works tier 1 before tier 2 and untiered carriers, one wave at a time, and holds while an acceptable offer waits', async () => {
@@ -135,11 +136,11 @@ describe('the load-working agent', () => {
     const wave1 = await afterRound(t, h, loadId);
     expect(wave1.map((o) => o.carrier_id).sort()).toEqual([tier1Best, laneTier1].sort());
     // The next wave is due after the wave wait (30 minutes): a round before then plans nothing more.
-    const planned = (await agentStateOf(t, loadId))!;
+    const planned = defined(await agentStateOf(t, loadId), '(await agentStateOf(t, loadId))');
     expect(planned.waves_planned).toBe(1);
     expect(planned.next_wave_at.getTime()).toBeGreaterThan(Date.now() + 25 * 60_000);
     expect(await afterRound(t, h, loadId)).toHaveLength(2);
-    expect((await agentStateOf(t, loadId))!.waves_planned).toBe(1);
+    expect(defined(await agentStateOf(t, loadId), '(await agentStateOf(t, loadId))').waves_planned).toBe(1);
 
     // Once it is due, the same round plans it.
     await nextWaveNow(t, loadId);
@@ -165,7 +166,7 @@ describe('the load-working agent', () => {
     await nextWaveNow(t, loadId);
     expect(await afterRound(t, h, loadId)).toHaveLength(4);
     // The round did take the load up, and held it for the offer.
-    expect((await agentStateOf(t, loadId))!.last_decision).toBe(
+    expect(defined(await agentStateOf(t, loadId), '(await agentStateOf(t, loadId))').last_decision).toBe(
       `holding: offer ${hold.json().id} (1950) is pending for a rep`,
     );
     const rejected = await t.app.inject({
@@ -216,7 +217,11 @@ describe('the load-working agent', () => {
     const automated = lists.flat().filter((o) => o.is_automated);
     // Three loads, a cap of two: `busy` got two; `manual` was not contacted again about the first load.
     expect(automated.filter((o) => o.carrier_id === busy)).toHaveLength(2);
-    expect(lists[0]!.filter((o) => o.carrier_id === manual).map((o) => o.is_automated)).toEqual([false]);
+    expect(
+      defined(lists[0], 'lists[0]')
+        .filter((o) => o.carrier_id === manual)
+        .map((o) => o.is_automated),
+    ).toEqual([false]);
     expect(automated.filter((o) => o.carrier_id === manual)).toHaveLength(2);
 
     // A day later the cap and the window have passed: the next wave may contact them again.
@@ -231,7 +236,9 @@ describe('the load-working agent', () => {
       );
     await nextWaveNow(t, first);
     const again = await afterRound(t, h, first);
-    const fresh = again.filter((o) => o.is_automated && Date.now() - Date.parse(o.send_after!) < 60_000);
+    const fresh = again.filter(
+      (o) => o.is_automated && Date.now() - Date.parse(defined(o.send_after, 'o.send_after')) < 60_000,
+    );
     expect(fresh.map((o) => o.carrier_id)).toContain(manual);
   });
 
@@ -246,13 +253,13 @@ describe('the load-working agent', () => {
     const list = await afterRound(t, h, loadId);
     expect(list).toHaveLength(2);
     const byCarrier = new Map(list.map((o) => [o.carrier_id, o]));
-    const hawaii = byCarrier.get(honolulu)!;
+    const hawaii = defined(byCarrier.get(honolulu), 'byCarrier.get(honolulu)');
     expect(hawaii.status).toBe('active');
     expect(hawaii.sent_at).not.toBeNull();
-    const queued = byCarrier.get(chicago)!;
+    const queued = defined(byCarrier.get(chicago), 'byCarrier.get(chicago)');
     expect(queued.status).toBe('pending');
     expect(queued.sent_at).toBeNull();
-    const sendAfter = new Date(queued.send_after!);
+    const sendAfter = new Date(defined(queued.send_after, 'queued.send_after'));
     const localEnd = new Intl.DateTimeFormat('en-US', {
       timeZone: 'America/Chicago',
       hour: '2-digit',
@@ -294,7 +301,7 @@ describe('the load-working agent', () => {
     // In the same transaction as the accept.
     const afterBooking = await outreachesOf(t, h, booked);
     expect(afterBooking.filter((o) => o.is_automated).map((o) => o.status)).toEqual(['failed', 'failed']);
-    expect(afterBooking[0]!.error_reason).toMatch(/load booked/);
+    expect(defined(afterBooking[0], 'afterBooking[0]').error_reason).toMatch(/load booked/);
 
     const upd = async (id: string, patch: Record<string, unknown>) => {
       const res = await t.app.inject({
@@ -333,7 +340,15 @@ describe('replies to the agent', () => {
     // One round plans the contact and sends it.
     const [o] = await afterRound(t, h, loadId);
     expect(o).toMatchObject({ carrier_id: carrierId, status: 'active' });
-    return { h, user, carrierId, loadId, outreach: o!, o, email: await carrierEmail(t, h, carrierId) };
+    return {
+      h,
+      user,
+      carrierId,
+      loadId,
+      outreach: defined(o, 'o'),
+      o,
+      email: await carrierEmail(t, h, carrierId),
+    };
   }
 
   const offersOf = async (t: TestApp, h: Headers, loadId: string) =>
@@ -375,7 +390,7 @@ describe('replies to the agent', () => {
       counter_offer_amount: 2000,
     });
     let messages = await messagesOf(t, h, outreach.id);
-    const counter = messages.at(-1)!;
+    const counter = defined(messages.at(-1), 'messages.at(-1)');
     expect(counter).toMatchObject({ direction: 'outbound', intent: 'counter' });
     expect(counter.body).toContain('$2,000');
 
@@ -389,7 +404,12 @@ describe('replies to the agent', () => {
 
     const third = await reply(t, outreach, email, 'Need 2.6k for this one');
     expect(third.json()).toMatchObject({ reason: 'decline' });
-    expect((await offersOf(t, h, loadId)).find((o) => o.offer_amount === 2600)!.status).toBe('rejected');
+    expect(
+      defined(
+        (await offersOf(t, h, loadId)).find((o) => o.offer_amount === 2600),
+        '(await offersOf(t, h, loadId)).find((o) => o.offer_amount === 2600)',
+      ).status,
+    ).toBe('rejected');
     messages = await messagesOf(t, h, outreach.id);
     for (const m of messages.filter((x) => x.direction === 'outbound')) {
       expect(m.body).not.toMatch(/\$2,?400|\$2,?900|margin|max buy|customer/i);
@@ -422,12 +442,12 @@ describe('replies to the agent', () => {
       await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${carrierId}`, headers: h })
     ).json();
     const booking = {
-      offer_id: offer!.id,
+      offer_id: defined(offer, 'offer').id,
       carrier_id: carrierId,
       carrier_name: carrier.name,
       carrier_mc_number: carrier.mc_number,
       amount: 1950,
-      booked_at: offer!.accepted_at,
+      booked_at: defined(offer, 'offer').accepted_at,
       booked_by: 'agent',
     };
     expect(load).toMatchObject({ load_status: 'Unassigned', booked_offer: booking });
@@ -446,7 +466,10 @@ describe('replies to the agent', () => {
     const late = await reply(t, outreach, email, 'we could also do 1800');
     expect(late.json()).toMatchObject({ reason: 'covered', offer_id: null });
     expect(await offersOf(t, h, loadId)).toHaveLength(1);
-    expect((await messagesOf(t, h, outreach.id)).at(-1)!.body).toMatch(/already covered/);
+    expect(
+      defined((await messagesOf(t, h, outreach.id)).at(-1), '(await messagesOf(t, h, outreach.id)).at(-1)')
+        .body,
+    ).toMatch(/already covered/);
   });
 
   it('never books a carrier whose compliance is not PASSED automatically: its offer waits for a rep', async () => {
@@ -463,7 +486,10 @@ describe('replies to the agent', () => {
     expect(await offersOf(t, h, loadId)).toEqual([
       expect.objectContaining({ offer_amount: 1950, status: 'pending', accepted_at: null }),
     ]);
-    expect((await messagesOf(t, h, outreach.id)).at(-1)!.body).toMatch(/\$1,950 .*A rep will confirm/);
+    expect(
+      defined((await messagesOf(t, h, outreach.id)).at(-1), '(await messagesOf(t, h, outreach.id)).at(-1)')
+        .body,
+    ).toMatch(/\$1,950 .*A rep will confirm/);
   });
 
   it('takes the counter-offer when the carrier just says yes', async () => {
@@ -507,7 +533,10 @@ describe('replies to the agent', () => {
     const res = await reply(t, outreach, email, 'We can do 1900');
     expect(res.json()).toMatchObject({ status: 'restriction_notice' });
     expect(await offersOf(t, h, loadId)).toHaveLength(0);
-    const notice = (await messagesOf(t, h, outreach.id)).at(-1)!;
+    const notice = defined(
+      (await messagesOf(t, h, outreach.id)).at(-1),
+      '(await messagesOf(t, h, outreach.id)).at(-1)',
+    );
     expect(notice).toMatchObject({ intent: 'restriction_notice' });
     expect(notice.body).toMatch(/on hold/);
     expect(notice.body).not.toContain('$');
@@ -551,8 +580,8 @@ describe('replies to the agent', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     const [o] = await outreachesOf(t, h, loadId);
-    expect(o!.delivery_failed_at).not.toBeNull();
-    expect(o!.status).toBe('active');
+    expect(defined(o, 'o').delivery_failed_at).not.toBeNull();
+    expect(defined(o, 'o').status).toBe('active');
   });
 });
 
@@ -585,9 +614,9 @@ describe('end to end on the simulated channels', () => {
       (l) => l.length === 1,
       15_000,
     );
-    expect(carriers).toContain(booked[0]!.carrier_id);
-    expect(['email', 'messaging']).toContain(booked[0]!.channel);
-    expect(booked[0]!.offer_amount).toBeLessThanOrEqual(2000);
+    expect(carriers).toContain(defined(booked[0], 'booked[0]').carrier_id);
+    expect(['email', 'messaging']).toContain(defined(booked[0], 'booked[0]').channel);
+    expect(defined(booked[0], 'booked[0]').offer_amount).toBeLessThanOrEqual(2000);
     const list = await outreachesOf(t, h, loadId);
     expect(list.length).toBeGreaterThanOrEqual(1);
     expect(list.every((o) => o.is_automated)).toBe(true);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import {
   afterRound,
   agentEnv,
@@ -43,7 +44,7 @@ describe("the agent answers a carrier's questions about the load", () => {
     });
     const [outreach] = await afterRound(t, h, loadId);
     expect(outreach).toMatchObject({ carrier_id: carrierId, status: 'active' });
-    return { h, loadId, outreach: outreach!, email: await carrierEmail(t, h, carrierId) };
+    return { h, loadId, outreach: defined(outreach, 'outreach'), email: await carrierEmail(t, h, carrierId) };
   }
 
   it('answers an e-mail question from the load’s facts and asks for a rate, saying nothing internal', async () => {
@@ -56,7 +57,10 @@ describe("the agent answers a carrier's questions about the load", () => {
     );
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ status: 'replied', reason: 'ask_rate', offer_id: null });
-    const answer = (await messagesOf(t, h, outreach.id)).at(-1)!;
+    const answer = defined(
+      (await messagesOf(t, h, outreach.id)).at(-1),
+      '(await messagesOf(t, h, outreach.id)).at(-1)',
+    );
     expect(answer).toMatchObject({ direction: 'outbound', intent: 'ask_rate' });
     expect(answer.body).toContain('It weighs 42,000 lb.');
     expect(answer.body).toContain('Drop and hook at the receiver');
@@ -78,7 +82,10 @@ describe("the agent answers a carrier's questions about the load", () => {
       await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })
     ).json().data as { offer_amount: number }[];
     expect(offers.map((o) => o.offer_amount)).toEqual([2300]);
-    const answer = (await messagesOf(t, h, outreach.id)).at(-1)!;
+    const answer = defined(
+      (await messagesOf(t, h, outreach.id)).at(-1),
+      '(await messagesOf(t, h, outreach.id)).at(-1)',
+    );
     expect(answer.body).toMatch(/^Appointments: pickup in Chicago, IL 2026-03-02 14:00 UTC to 16:00 UTC\./);
     expect(answer.body).toContain('We can do $2,000');
     expect(answer.body).not.toMatch(INTERNAL);
@@ -88,7 +95,10 @@ describe("the agent answers a carrier's questions about the load", () => {
     const { h, outreach, email } = await conversation();
     const res = await reply(t, outreach, email, "We don't have any reefers. What's the weight anyway?");
     expect(res.json()).toMatchObject({ status: 'replied', reason: 'not_available' });
-    const answer = (await messagesOf(t, h, outreach.id)).at(-1)!;
+    const answer = defined(
+      (await messagesOf(t, h, outreach.id)).at(-1),
+      '(await messagesOf(t, h, outreach.id)).at(-1)',
+    );
     expect(answer.intent).toBe('not_available');
     expect(answer.body).not.toContain('42,000');
   });

@@ -1,6 +1,7 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { negotiations } from '../../src/modules/offers/offers-tables.js';
 import {
   afterRound,
@@ -66,7 +67,7 @@ function expectNothingRevealed(a: Heard[], b: Heard[]) {
   ]);
   for (const h of a) expect(h.text).not.toMatch(/2,?700|3,?400|2,?900|margin|max buy/i);
   // An offer over the lower ceiling (2,750) and one under it (2,625) heard the very same words.
-  expect(a[2]!.text).toBe(a[3]!.text);
+  expect(defined(a[2], 'a[2]').text).toBe(defined(a[3], 'a[3]').text);
 }
 
 const { requests: graph, env: whatsappEnv } = await whatsappStandIn();
@@ -85,7 +86,7 @@ describe('a carrier bisecting the ceiling by e-mail and WhatsApp hears the same 
     const loadId = await agentLoad(t, h, { load_number: LOAD_NUMBER, max_buy_rate: ceiling });
     const [o] = await afterRound(t, h, loadId);
     expect(o).toMatchObject({ carrier_id: carrierId, status: 'active' });
-    return { h, carrierId, o: o! };
+    return { h, carrierId, o: defined(o, 'o') };
   }
 
   async function byEmail(ceiling: number, settings: Record<string, unknown> = {}) {
@@ -94,7 +95,7 @@ describe('a carrier bisecting the ceiling by e-mail and WhatsApp hears the same 
     return probe(async (amount) => {
       const res = await reply(t, o, from, `We can do $${amount.toLocaleString('en-US')} all in.`);
       expect(res.statusCode, res.body).toBe(200);
-      const last = (await messagesOf(t, h, o.id)).at(-1)!;
+      const last = defined((await messagesOf(t, h, o.id)).at(-1), '(await messagesOf(t, h, o.id)).at(-1)');
       expect(last.direction).toBe('outbound');
       return { decision: res.json().reason, text: last.body };
     });
@@ -120,8 +121,10 @@ describe('a carrier bisecting the ceiling by e-mail and WhatsApp hears the same 
     const asked = await reply(t, o, from, 'Hmm, is that really the best you have?');
     expect(asked.json()).toMatchObject({ status: 'replied', reason: 'counter', offer_id: null });
     const messages = await messagesOf(t, h, o.id);
-    expect(messages.at(-1)!.body).toBe(messages.at(-3)!.body);
-    expect(messages.at(-1)!.body).toContain('$2,000');
+    expect(defined(messages.at(-1), 'messages.at(-1)').body).toBe(
+      defined(messages.at(-3), 'messages.at(-3)').body,
+    );
+    expect(defined(messages.at(-1), 'messages.at(-1)').body).toContain('$2,000');
     expect((await reply(t, o, from, 'No thanks, we will pass')).json()).toMatchObject({
       reason: 'not_available',
     });
@@ -200,7 +203,10 @@ describe('a carrier bisecting the ceiling by e-mail and WhatsApp hears the same 
     const phone = `+1415555${String(210 + phoneSerial++).padStart(4, '0')}`;
     const waId = phone.slice(1);
     const { o } = await opened(ceiling, { channel_order: ['whatsapp'] }, { email: null, phone });
-    const opening = graph.find((r) => r.body.to === waId)!;
+    const opening = defined(
+      graph.find((r) => r.body.to === waId),
+      'graph.find((r) => r.body.to === waId)',
+    );
     expect(opening).toBeDefined();
     let serial = 0;
     return probe(async (amount) => {
@@ -226,9 +232,9 @@ describe('a carrier bisecting the ceiling by e-mail and WhatsApp hears the same 
       expect(res.statusCode, res.body).toBe(200);
       const [result] = res.json().results;
       expect(result).toMatchObject({ status: 'replied', outreach_id: o.id });
-      const answer = graph.at(-1)!;
+      const answer = defined(graph.at(-1), 'graph.at(-1)');
       expect(answer.body.to).toBe(waId);
-      return { decision: result.reason, text: answer.body.text!.body };
+      return { decision: result.reason, text: defined(answer.body.text, 'answer.body.text').body };
     });
   }
 
@@ -268,8 +274,11 @@ describe('a carrier bisecting the ceiling through submit_offer hears the same an
       );
       expect(sent.statusCode, sent.body).toBe(200);
       const [answer] = (sent.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[];
-      const metadata = answer!.metadata as { decision: string };
-      return { decision: metadata.decision, text: answer!.result! };
+      const metadata = defined(answer, 'answer').metadata as { decision: string };
+      return {
+        decision: metadata.decision,
+        text: defined(defined(answer, 'answer').result, 'answer.result'),
+      };
     });
     // The call's carrier (found at the number) has its conversation kept: three rounds (the last at
     // 10% over the posted rate, pickup being near), then a pass.

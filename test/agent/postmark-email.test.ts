@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import {
   afterRound,
   agentEnv,
@@ -51,7 +52,7 @@ const MiB = 1024 * 1024;
 
 /** The header block of a raw message, unfolded, as a lookup by lower-cased name. */
 function headersOf(raw: string) {
-  const head = raw.split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ');
+  const head = defined(raw.split('\r\n\r\n')[0], "raw.split('\\r\\n\\r\\n')[0]").replace(/\r\n[ \t]+/g, ' ');
   const map = new Map<string, string>();
   for (const line of head.split('\r\n')) {
     const colon = line.indexOf(':');
@@ -101,9 +102,12 @@ describe('e-mail through Postmark', () => {
     );
     const byCarrier = carriers.map((id, i) => ({
       carrierId: id,
-      email: emails[i]!,
-      outreach: sent.find((o) => o.carrier_id === id)!,
-      headers: headersOf(messages[i]!.raw),
+      email: defined(emails[i], 'emails[i]'),
+      outreach: defined(
+        sent.find((o) => o.carrier_id === id),
+        'sent.find((o) => o.carrier_id === id)',
+      ),
+      headers: headersOf(defined(messages[i], 'messages[i]').raw),
     }));
     return { h, loadId, byCarrier };
   }
@@ -126,7 +130,7 @@ describe('e-mail through Postmark', () => {
   it('parses and answers a 5 MB inbound reply, without raising the limit of other routes', async () => {
     const { h, loadId, byCarrier } = await threeOutreaches();
     const [{ outreach, email, headers }] = byCarrier as [(typeof byCarrier)[number]];
-    const ours = headers.get('message-id')!;
+    const ours = defined(headers.get('message-id'), "headers.get('message-id')");
     // A carrier's reply with its signed rate confirmation attached, as Postmark posts it.
     const pdf = randomBytes(3_700_000).toString('base64');
     const replyTo = `reply+${outreach.conversation_id}@reply.envoy.local`;
@@ -186,15 +190,18 @@ describe('e-mail through Postmark', () => {
       counter_offer_amount: 2000,
     });
     const conversation = await messagesOf(t, h, outreach.id);
-    expect(conversation.find((m) => m.direction === 'inbound')!.body).toBe(
-      'We can do 2,150 all in. Signed rate con attached.',
-    );
+    expect(
+      defined(
+        conversation.find((m) => m.direction === 'inbound'),
+        "conversation.find((m) => m.direction === 'inbound')",
+      ).body,
+    ).toBe('We can do 2,150 all in. Signed rate con attached.');
     // The counter-offer went out in the thread, with the outreach id again.
     const answer = await waitFor(
       async () => delivered.filter((d) => d.to.includes(email)),
       (l) => l.length === 2,
     );
-    const answered = headersOf(answer[1]!.raw);
+    const answered = headersOf(defined(answer[1], 'answer[1]').raw);
     expect(answered.get('in-reply-to')).toBe('<CAF=reply-5mb@mail.gmail.com>');
     expect(answered.get('x-pm-metadata-outreach_id')).toBe(outreach.id);
 

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { events } from '../../src/modules/webhooks/webhooks-tables.js';
 import {
@@ -47,7 +48,8 @@ async function carrierWithQueuedContact(t: TestApp, receiverUrl: string, channel
   const firstLoad = await agentLoad(t, h);
   const [sent] = await waitFor(
     () => afterRound(t, h, firstLoad),
-    (l) => l.length === 1 && l[0]!.status === 'active' && l[0]!.sent_at !== null,
+    (l) =>
+      l.length === 1 && defined(l[0], 'l[0]').status === 'active' && defined(l[0], 'l[0]').sent_at !== null,
   );
   const { start, end } = quietNowInChicago();
   const quiet = await t.app.inject({
@@ -60,7 +62,16 @@ async function carrierWithQueuedContact(t: TestApp, receiverUrl: string, channel
   const secondLoad = await agentLoad(t, h);
   const [queued] = await waitForWave(t, h, secondLoad, 1);
   expect(queued).toMatchObject({ carrier_id: carrierId, status: 'pending', is_automated: true });
-  return { h, email, phone, carrierId, sent: sent!, queued: queued!, firstLoad, secondLoad };
+  return {
+    h,
+    email,
+    phone,
+    carrierId,
+    sent: defined(sent, 'sent'),
+    queued: defined(queued, 'queued'),
+    firstLoad,
+    secondLoad,
+  };
 }
 
 /** The request was honoured once: stamped, audited, announced, and the queued contact withdrawn. */
@@ -84,22 +95,22 @@ async function expectHonoured(
     .select({ cancelled_at: outreaches.cancelled_at })
     .from(outreaches)
     .where(eq(outreaches.id, s.queued.id));
-  expect(row!.cancelled_at).not.toBeNull();
+  expect(defined(row, 'row').cancelled_at).not.toBeNull();
 
   const audit = (
     await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${s.carrierId}/audit-log`, headers: s.h })
   ).json().data as { action: string; reason_note: string | null; after: Record<string, unknown> }[];
   const stamped = audit.filter((a) => a.action === 'stop_contact_requested');
   expect(stamped).toHaveLength(1);
-  expect(stamped[0]!.reason_note).toBe(note);
-  expect(stamped[0]!.after.stop_contact_requested_at).toBeTruthy();
+  expect(defined(stamped[0], 'stamped[0]').reason_note).toBe(note);
+  expect(defined(stamped[0], 'stamped[0]').after.stop_contact_requested_at).toBeTruthy();
 
   const carrierEvents = await t.database.db
     .select({ data: events.data })
     .from(events)
     .where(and(eq(events.type, 'carrier.updated'), sql`${events.data}->>'id' = ${s.carrierId}`));
   expect(carrierEvents).toHaveLength(1);
-  expect(carrierEvents[0]!.data).toMatchObject({
+  expect(defined(carrierEvents[0], 'carrierEvents[0]').data).toMatchObject({
     id: s.carrierId,
     stop_contact_requested_at: expect.any(String),
   });
@@ -171,7 +182,7 @@ describe("a carrier's stop-contact request, by every path", () => {
   it('an e-mail reply asking to stop does the same', async () => {
     const receiver = await rx;
     const s = await carrierWithQueuedContact(t, receiver.url);
-    const res = await reply(t, s.sent, s.email!, 'Please remove me from your list.');
+    const res = await reply(t, s.sent, defined(s.email, 's.email'), 'Please remove me from your list.');
     expect(res.json()).toMatchObject({ status: 'replied', reason: 'stop_contact' });
     await expectHonoured(t, receiver, s, 'asked in an e-mail reply');
   });
@@ -187,7 +198,7 @@ describe("a carrier's stop-contact request, by every path", () => {
         'content-type': 'application/json',
       },
       payload: JSON.stringify(
-        postmarkSpamComplaint({ Metadata: { outreach_id: s.sent.id }, Email: s.email! }),
+        postmarkSpamComplaint({ Metadata: { outreach_id: s.sent.id }, Email: defined(s.email, 's.email') }),
       ),
     });
     expect(res.json()).toMatchObject({ status: 'stop_contact_recorded', carrier_id: s.carrierId });
@@ -205,7 +216,10 @@ describe("a carrier's stop-contact request on WhatsApp", async () => {
     const receiver = await rx;
     const s = await carrierWithQueuedContact(t, receiver.url, 'whatsapp');
     const digits = s.phone.slice(1);
-    const opening = whatsapp.requests.find((r) => r.body.to === digits)!;
+    const opening = defined(
+      whatsapp.requests.find((r) => r.body.to === digits),
+      'whatsapp.requests.find((r) => r.body.to === digits)',
+    );
     const body = whatsappWebhook({
       contacts: [{ profile: { name: 'Dispatch' }, wa_id: digits }],
       messages: [

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import {
   afterRound,
   agentEnv,
@@ -37,15 +38,21 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     const [sent] = await afterRound(t, h, loadId);
     expect(sent).toMatchObject({ carrier_id: unvetted, status: 'active' });
     // Its first message names the lane, dates and equipment, and no rate.
-    const opening = (await messagesOf(t, h, sent!.id))[0]!;
+    const opening = defined(
+      (await messagesOf(t, h, defined(sent, 'sent').id))[0],
+      '(await messagesOf(t, h, sent.id))[0]',
+    );
     expect(opening).toMatchObject({ direction: 'outbound', intent: 'first_contact' });
     expect(opening.body).toMatch(/Chicago, IL to Dallas, TX, VAN, pickup \d{4}-\d\d-\d\d/);
     expect(opening.body).not.toMatch(/posted rate|\$\d/i);
-    const res = await reply(t, sent!, email, 'We can do it for $1,800, what is the weight?');
+    const res = await reply(t, defined(sent, 'sent'), email, 'We can do it for $1,800, what is the weight?');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ status: 'replied', offer_id: null, reason: 'vetting_pending' });
     expect(await offersOf(t, h, loadId)).toEqual([]);
-    const answer = (await messagesOf(t, h, sent!.id)).at(-1)!;
+    const answer = defined(
+      (await messagesOf(t, h, defined(sent, 'sent').id)).at(-1),
+      '(await messagesOf(t, h, sent.id)).at(-1)',
+    );
     expect(answer).toMatchObject({ direction: 'outbound', intent: 'vetting_pending' });
     expect(answer.body).not.toMatch(/\$\d|lb/);
     expect(answer.body).toMatch(/verifying your company/);
@@ -54,8 +61,14 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     const vettedEmail = nextEmail();
     const vetted = await laneCarrier(t, h, { email: vettedEmail, mc_number: '641001' });
     const second = await agentLoad(t, h);
-    const sentToVetted = (await afterRound(t, h, second)).find((o) => o.carrier_id === vetted)!;
-    const vettedOpening = (await messagesOf(t, h, sentToVetted.id))[0]!;
+    const sentToVetted = defined(
+      (await afterRound(t, h, second)).find((o) => o.carrier_id === vetted),
+      '(await afterRound(t, h, second)).find((o) => o.carrier_id === vetted)',
+    );
+    const vettedOpening = defined(
+      (await messagesOf(t, h, sentToVetted.id))[0],
+      '(await messagesOf(t, h, sentToVetted.id))[0]',
+    );
     expect(vettedOpening.body).toMatch(/posted rate \$\d/);
     const heard = await reply(t, sentToVetted, vettedEmail, 'We can do it for $2,100');
     expect(heard.json()).toMatchObject({ status: 'replied', offer_id: expect.any(String) });
@@ -70,14 +83,19 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     const loadId = await agentLoad(t, h);
     const [sent] = await afterRound(t, h, loadId);
     expect(sent).toMatchObject({ modality: 'whatsapp', status: 'active' });
-    const opening = graphRequests.find((r) => r.body.to === '14155550466')!;
+    const opening = defined(
+      graphRequests.find((r) => r.body.to === '14155550466'),
+      "graphRequests.find((r) => r.body.to === '14155550466')",
+    );
     const res = await postWhatsAppText(t, '14155550466', 'wamid.VET1', 'can do 1.8k', opening.id);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().results).toEqual([
       expect.objectContaining({ status: 'replied', offer_id: null, reason: 'vetting_pending' }),
     ]);
     expect(await offersOf(t, h, loadId)).toEqual([]);
-    expect(graphRequests.at(-1)!.body.text?.body).toMatch(/verifying your company/);
+    expect(defined(graphRequests.at(-1), 'graphRequests.at(-1)').body.text?.body).toMatch(
+      /verifying your company/,
+    );
   });
 });
 
@@ -117,7 +135,9 @@ describe('monitoring withdraws the queued contacts of a carrier turning high', (
       await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${carrierId}`, headers: h })
     ).json();
     expect(carrier).toMatchObject({ risk_level: 'high', compliance_status: 'BLOCKED' });
-    const withdrawn = (await outreachesOf(t, h, secondLoad)).find((o) => o.id === queued!.id);
+    const withdrawn = (await outreachesOf(t, h, secondLoad)).find(
+      (o) => o.id === defined(queued, 'queued').id,
+    );
     expect(withdrawn).toMatchObject({ status: 'failed' });
   });
 });

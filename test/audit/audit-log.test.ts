@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
+import { defined } from '../../src/lib/defined.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
 
@@ -35,8 +36,11 @@ async function organizationWithHistory(t: TestApp) {
 
   const email = `joiner-${Math.random().toString(36).slice(2)}@example.com`;
   const invitation = (await call('POST', '/members', owner.headers, { email, role: 'MEMBER' })).json();
-  const mail = (t.services.channels.email as SimulatedEmailSender).sent.findLast((m) => m.to === email)!;
-  const token = /envoy_inv_\w{40}/.exec(mail.text)![0];
+  const mail = defined(
+    (t.services.channels.email as SimulatedEmailSender).sent.findLast((m) => m.to === email),
+    '(t.services.channels.email as SimulatedEmailSender).sent.findLast((m) => m.to === email)',
+  );
+  const token = defined(/envoy_inv_\w{40}/.exec(mail.text), '/envoy_inv_\\w{40}/.exec(mail.text)')[0];
   const accepted = await t.app.inject({
     method: 'POST',
     url: '/api/v1/auth/accept-invitation',
@@ -134,14 +138,14 @@ describe('GET /audit-log', () => {
     expect((await by('?action=join,remove')).map((r) => r.action)).toEqual(['remove', 'join']);
 
     // created_after is inclusive, created_before exclusive: the two split the log at one row.
-    const pivot = all[3]!;
+    const pivot = defined(all[3], 'all[3]');
     const after = await by(`?created_after=${encodeURIComponent(pivot.created_at)}&page_size=100`);
     const before = await by(`?created_before=${encodeURIComponent(pivot.created_at)}&page_size=100`);
     expect(after.map((r) => r.id)).toContain(pivot.id);
     expect(before.map((r) => r.id)).not.toContain(pivot.id);
     expect([...after, ...before].map((r) => r.id).sort()).toEqual(all.map((r) => r.id).sort());
     const window = await by(
-      `?created_after=${encodeURIComponent(all.at(-1)!.created_at)}&created_before=${encodeURIComponent(all[0]!.created_at)}&entity_type=invitation`,
+      `?created_after=${encodeURIComponent(defined(all.at(-1), 'all.at(-1)').created_at)}&created_before=${encodeURIComponent(defined(all[0], 'all[0]').created_at)}&entity_type=invitation`,
     );
     expect(window.every((r) => r.entity_type === 'invitation')).toBe(true);
 

@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { TEST_JWT_SECRET, useTestApp } from '../helpers/app.js';
 import { createApiKey, createOrg, createTenant, createUser, login } from '../helpers/factories.js';
 
@@ -22,7 +23,7 @@ async function signToken(
 
 /** The session id (`sid`) an access token names. */
 const sessionOf = (token: string): string =>
-  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid;
+  JSON.parse(Buffer.from(defined(token.split('.')[1], "token.split('.')[1]"), 'base64url').toString()).sid;
 
 describe('login and bearer tokens', () => {
   const t = useTestApp();
@@ -51,7 +52,9 @@ describe('login and bearer tokens', () => {
     // Each login is a session of its own.
     const again = await login(t, user.email, user.password);
     const [, second] = again.split('.');
-    expect(JSON.parse(Buffer.from(second!, 'base64url').toString()).sid).not.toBe(claims.sid);
+    expect(JSON.parse(Buffer.from(defined(second, 'second'), 'base64url').toString()).sid).not.toBe(
+      claims.sid,
+    );
   });
 
   it('gives the same 401 body for an unknown e-mail and a wrong password', async () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, fileDatabaseUrl, type TestApp, useTestApp } from '../helpers/app.js';
 import { createOrg, createTenant, createUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/wait.js';
@@ -102,7 +103,10 @@ describe('refresh tokens', () => {
     expect(codes).toContain('refresh_token_reused');
     for (const code of codes) expect(['refresh_token_reused', 'invalid_refresh_token']).toContain(code);
     // A used token came back, so the session is over: strict reuse detection, even for a race.
-    const winner = results.find((r) => r.statusCode === 200)!.json() as Tokens;
+    const winner = defined(
+      results.find((r) => r.statusCode === 200),
+      'results.find((r) => r.statusCode === 200)',
+    ).json() as Tokens;
     expect((await me(t, winner)).statusCode).toBe(401);
     const rows = await t.database.db.execute(
       sql`SELECT count(*)::int AS n FROM refresh_tokens r JOIN auth_sessions s ON s.id = r.session_id
@@ -153,7 +157,10 @@ describe('refresh tokens', () => {
       sql`UPDATE auth_sessions SET expires_at = now() - interval '2 days' WHERE user_id = ${user.id}
           AND revoked_at IS NOT NULL`,
     );
-    const purge = t.services.workers.find((w) => w.name === 'sessions-purge')!;
+    const purge = defined(
+      t.services.workers.find((w) => w.name === 'sessions-purge'),
+      "t.services.workers.find((w) => w.name === 'sessions-purge')",
+    );
     expect(await purge.drain()).toBeGreaterThanOrEqual(1);
     const left = await t.database.db.execute(
       sql`SELECT count(*)::int AS n FROM auth_sessions WHERE user_id = ${user.id}`,

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createApiKey, createOrg, createUser } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
@@ -106,10 +107,10 @@ describe.skipIf(!existsSync(CHROMIUM))('a dashboard in a real browser on another
     expect(outcome.refreshToken).toBe(true);
     expect(outcome.loadIds).toEqual([outcome.loadId]);
     expect(outcome.events).toHaveLength(1);
-    const [event] = outcome.events!;
-    expect(event!.type).toBe('offer.status_changed');
-    expect(event!.lastEventId).toBe(event!.id);
-    expect(event!.data).toMatchObject({ id: outcome.offerId, status: 'accepted' });
+    const [event] = defined(outcome.events, 'outcome.events');
+    expect(defined(event, 'event').type).toBe('offer.status_changed');
+    expect(defined(event, 'event').lastEventId).toBe(defined(event, 'event').id);
+    expect(defined(event, 'event').data).toMatchObject({ id: outcome.offerId, status: 'accepted' });
   });
 
   it('is blocked by the browser on an origin the API does not allow', async () => {

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant, createUser, setStrictMode } from '../helpers/factories.js';
@@ -241,7 +242,7 @@ describe('scheduled calls', () => {
       (c) => c.status === 'COMPLETED',
     );
     expect(Date.parse(done.call_start_time)).toBeGreaterThanOrEqual(
-      new Date(moved.rows[0]!.scheduled_at).getTime(),
+      new Date(defined(moved.rows[0], 'moved.rows[0]').scheduled_at).getTime(),
     );
   });
 

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { elpAnswers } from '../../src/modules/elp/elp-tables.js';
+import { defined } from '../../src/lib/defined.js';
+import { elpAnswers } from '../../src/modules/calls/elp-tables.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
@@ -36,8 +37,12 @@ function expectConsistentScores(test: Record<string, number | null>) {
     expect(test[c]).toBeLessThanOrEqual(10);
   }
   expect(test.total_score).toBe(competencies.reduce((sum, c) => sum + (test[c] ?? 0), 0));
-  expect(test.valid_answers!).toBeLessThanOrEqual(test.questions_answered!);
-  expect(test.questions_answered!).toBeLessThanOrEqual(test.total_questions!);
+  expect(defined(test.valid_answers, 'test.valid_answers')).toBeLessThanOrEqual(
+    defined(test.questions_answered, 'test.questions_answered'),
+  );
+  expect(defined(test.questions_answered, 'test.questions_answered')).toBeLessThanOrEqual(
+    defined(test.total_questions, 'test.total_questions'),
+  );
   expect(test.total_questions).toBe(10);
 }
 

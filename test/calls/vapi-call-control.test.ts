@@ -1,6 +1,7 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { describe, expect, it } from 'vitest';
-import { ELP_QUESTIONS } from '../../src/modules/elp/elp-questions.js';
+import { defined } from '../../src/lib/defined.js';
+import { ELP_QUESTIONS } from '../../src/modules/calls/elp-questions.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant, createUser } from '../helpers/factories.js';
@@ -149,7 +150,10 @@ describe('call outcomes and live control on Vapi', () => {
     // The rep did not answer: the assistant is back and working.
     const back = await sendVapi(t, toolCalls(c, [{ id: 'tc-1', name: 'get_load_details' }]));
     expect(
-      ((back.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]!.result,
+      defined(
+        ((back.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0],
+        '((back.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
+      ).result,
     ).toBeTruthy();
     expect((await get(t, user.headers, `/calls/${call.id}`)).transfer).toMatchObject({ status: 'failed' });
     await sendVapi(t, report(c, 'customer-ended-call'));
@@ -253,14 +257,14 @@ describe('call outcomes and live control on Vapi', () => {
         {
           id: 'tc-1',
           name: 'record_elp_answer',
-          args: { question_id: first!.id, answer: 'Hauling paper.', valid: true },
+          args: { question_id: defined(first, 'first').id, answer: 'Hauling paper.', valid: true },
         },
       ]),
     );
-    const answers = [first!, ...rest].map((q) => ({
+    const answers = [defined(first, 'first'), ...rest].map((q) => ({
       question_id: q.id,
       answer: 'A clear answer.',
-      valid: q.id !== first!.id,
+      valid: q.id !== defined(first, 'first').id,
     }));
     await sendVapi(t, report(c, 'assistant-ended-call', { analysis: { structuredData: { answers } } }));
     expect(await get(t, user.headers, `/elp/tests/${test.id}`)).toMatchObject({

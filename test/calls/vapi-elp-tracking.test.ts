@@ -1,6 +1,7 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { describe, expect, it } from 'vitest';
-import { ELP_QUESTIONS } from '../../src/modules/elp/elp-questions.js';
+import { defined } from '../../src/lib/defined.js';
+import { ELP_QUESTIONS } from '../../src/modules/calls/elp-questions.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
@@ -34,7 +35,10 @@ async function answer(t: TestApp, call: Vapi.Call, questionId: string, valid: bo
     ]),
   );
   expect(res.statusCode, res.body).toBe(200);
-  return ((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]!;
+  return defined(
+    ((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0],
+    '((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
+  );
 }
 
 function endOfCall(call: Vapi.Call, t0: number, seconds: number): Vapi.ServerMessage {
@@ -141,8 +145,10 @@ describe('ELP tests and tracking check calls on Vapi', () => {
     const interview = ELP_QUESTIONS.filter((q) => q.step === 'interview');
     let last: ToolAnswer | undefined;
     for (const [i, q] of interview.entries()) last = await answer(t, call, q.id, i < 2);
-    expect(last!.result).toBe('Recorded. The test is over: thank the driver and end the call.');
-    expect(last!.metadata).toMatchObject({ test_over: true, next_question_id: null });
+    expect(defined(last, 'last').result).toBe(
+      'Recorded. The test is over: thank the driver and end the call.',
+    );
+    expect(defined(last, 'last').metadata).toMatchObject({ test_over: true, next_question_id: null });
     const late = await answer(t, call, 'stop_sign', true);
     expect(late).toMatchObject({
       result: 'The test is already over: thank the driver and end the call.',

@@ -2,6 +2,7 @@ import type { Vapi } from '@vapi-ai/server-sdk';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
+import { defined } from '../../src/lib/defined.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, goodStanding, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
@@ -60,7 +61,10 @@ function incoming(from: string) {
 async function tool(t: TestApp, call: Vapi.Call, name: string, args: Record<string, unknown> = {}) {
   const res = await sendVapi(t, toolCalls(call, [{ id: `tc-${name}-${Math.random()}`, name, args }]));
   expect(res.statusCode, res.body).toBe(200);
-  return ((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]!;
+  return defined(
+    ((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0],
+    '((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
+  );
 }
 
 const get = async (t: TestApp, headers: Headers, url: string) =>
@@ -99,7 +103,7 @@ describe('inbound carrier calls on Vapi', () => {
       'endCall',
     ]);
     expect(scriptOf({ assistant })).toContain('find_load');
-    const callId = (assistant!.metadata as { envoy_call_id: string }).envoy_call_id;
+    const callId = (defined(assistant, 'assistant').metadata as { envoy_call_id: string }).envoy_call_id;
     expect(await get(t, user.headers, `/calls/${callId}`)).toMatchObject({
       call_direction: 'INBOUND',
       call_type: 'LOAD_BOOKING',
@@ -121,7 +125,10 @@ describe('inbound carrier calls on Vapi', () => {
     expect(byLane.metadata).toMatchObject({ found: 2 });
     // Before the carrier is known (strict mode), only the lane, dates and equipment are said, and no offer is taken.
     const early = await tool(t, call, 'find_load', { load_number: load.load_number.toLowerCase() });
-    expect(JSON.parse(early.result!)).toMatchObject({ load_number: load.load_number, equipment_type: 'VAN' });
+    expect(JSON.parse(defined(early.result, 'early.result'))).toMatchObject({
+      load_number: load.load_number,
+      equipment_type: 'VAN',
+    });
     expect(early.result).not.toMatch(/2000|3300|2600|rate/);
     const noCarrier = await tool(t, call, 'submit_offer', { offer_amount: 1950 });
     expect(noCarrier.error).toMatch(/identify_carrier/);
@@ -133,8 +140,8 @@ describe('inbound carrier calls on Vapi', () => {
     });
     // Identified and vetted: the load's details now include its rate.
     const details = await tool(t, call, 'get_load_details');
-    expect(JSON.parse(details.result!)).toMatchObject({ posted_rate: 2000 });
-    const carrierId = identified.metadata!.carrier_id as string;
+    expect(JSON.parse(defined(details.result, 'details.result'))).toMatchObject({ posted_rate: 2000 });
+    const carrierId = defined(identified.metadata, 'identified.metadata').carrier_id as string;
     expect(await get(t, user.headers, `/carriers/${carrierId}`)).toMatchObject({
       name: 'Prairie Haulers LLC',
       mc_number: '778899',
@@ -205,7 +212,7 @@ describe('inbound carrier calls on Vapi', () => {
       result: 'I am sorry, this load is not available for you. Thank you for calling.',
       metadata: { available: false },
     });
-    const shady = await get(t, user.headers, `/carriers/${who.metadata!.carrier_id}`);
+    const shady = await get(t, user.headers, `/carriers/${defined(who.metadata, 'who.metadata').carrier_id}`);
     expect(shady).toMatchObject({ name: 'Shady Lines Inc', compliance_status: 'BLOCKED' });
     const tried = await tool(t, blocked.call, 'submit_offer', { offer_amount: 1500 });
     expect(tried).toMatchObject({
@@ -247,7 +254,14 @@ describe("an inbound caller's identity", () => {
   const standIn = useVapiStandIn();
   const t = useTestApp({ env: vapiEnv(standIn, { COMPLIANCE_REGISTRY_FILE: registry }) });
   const mail = () => t.services.channels.email as SimulatedEmailSender;
-  const lastCode = () => /code for your call with us is (\d{6})/.exec(mail().sent.at(-1)!.text)![1]!;
+  const lastCode = () =>
+    defined(
+      defined(
+        /code for your call with us is (\d{6})/.exec(defined(mail().sent.at(-1), 'mail().sent.at(-1)').text),
+        '/code for your call with us is (\\d{6})/.exec(mail().sent.at(-1).text)',
+      )[1],
+      '/code for your call with us is (\\d{6})/.exec(mail().sent.at(-1).text)[1]',
+    );
 
   async function callAbout(orgId: string, from: string, loadNumber: string) {
     const { call, message } = incoming(from);
@@ -278,7 +292,7 @@ describe("an inbound caller's identity", () => {
     const offer = await tool(t, impostor, 'submit_offer', { offer_amount: 1500 });
     expect(offer.error).toMatch(/identify_carrier/);
     const details = await tool(t, impostor, 'get_load_details');
-    expect(JSON.parse(details.result!)).not.toHaveProperty('posted_rate');
+    expect(JSON.parse(defined(details.result, 'details.result'))).not.toHaveProperty('posted_rate');
     // Verifying without a code sent first.
     expect((await tool(t, impostor, 'verify_code', { code: '123456' })).metadata).toMatchObject({
       reason: 'none',
@@ -287,7 +301,7 @@ describe("an inbound caller's identity", () => {
     // The code goes to the census e-mail, never to the caller.
     const sent = await tool(t, impostor, 'send_verification_code');
     expect(sent.metadata).toMatchObject({ sent: true, sent_to: 'd***@lakeshore.example' });
-    expect(mail().sent.at(-1)!.to).toBe('dispatch@lakeshore.example');
+    expect(defined(mail().sent.at(-1), 'mail().sent.at(-1)').to).toBe('dispatch@lakeshore.example');
     const code = lastCode();
     const wrong = code === '000000' ? '111111' : '000000';
     expect((await tool(t, impostor, 'verify_code', { code: wrong })).metadata).toMatchObject({
@@ -339,7 +353,14 @@ describe("an inbound caller's identity", () => {
     });
     const offer = await tool(t, call, 'submit_offer', { offer_amount: 1800 });
     expect(offer.metadata).toMatchObject({ decision: 'vetting_pending' });
-    expect(JSON.parse((await tool(t, call, 'get_load_details')).result!)).not.toHaveProperty('posted_rate');
+    expect(
+      JSON.parse(
+        defined(
+          (await tool(t, call, 'get_load_details')).result,
+          "(await tool(t, call, 'get_load_details')).result",
+        ),
+      ),
+    ).not.toHaveProperty('posted_rate');
     expect((await get(t, user.headers, `/offers?load_id=${loadId}`)).data).toEqual([]);
   });
 });

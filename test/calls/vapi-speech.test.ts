@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import {
   numberInWords,
   speakable,
@@ -88,7 +89,9 @@ describe('what the carrier hears', () => {
       );
       expect(assistant?.voicemailMessage).toBe('Call back about L N 7 7 8 1, picking up Monday, March 2nd.');
       const model = assistant?.model as { messages: { content: string }[] };
-      expect(model.messages[0]!.content).toMatch(/^Load LN-7781 picks up 2026-03-02 in IL at \$2,350\./);
+      expect(defined(model.messages[0], 'model.messages[0]').content).toMatch(
+        /^Load LN-7781 picks up 2026-03-02 in IL at \$2,350\./,
+      );
     });
   });
 });

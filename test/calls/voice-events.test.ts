@@ -1,5 +1,6 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant, createUser, setStrictMode } from '../helpers/factories.js';
@@ -126,13 +127,13 @@ describe('calls on the Vapi path', () => {
 
     const [details] = await tools(t, c, [{ id: 'tc1', name: 'get_load_details' }]);
     expect(details).toMatchObject({ name: 'get_load_details', toolCallId: 'tc1' });
-    const facts = JSON.parse(details!.result!);
+    const facts = JSON.parse(defined(defined(details, 'details').result, 'details.result'));
     expect(facts).toMatchObject({
       load_number: expect.any(String),
       posted_rate: 2000,
       equipment_type: 'VAN',
     });
-    expect(withoutGeneratedIds(details!.result!)).not.toMatch(
+    expect(withoutGeneratedIds(defined(defined(details, 'details').result, 'details.result'))).not.toMatch(
       /3175|2650|525|GATE CODE|customer_rate|margin|max_buy_rate|notes/,
     );
 
@@ -151,10 +152,10 @@ describe('calls on the Vapi path', () => {
     // no decline, and the limit is never said.
     const [over] = await tools(t, c, [{ id: 'tc3', name: 'submit_offer', args: { offer_amount: 2800 } }]);
     expect(over).toMatchObject({
-      result: countered!.result,
+      result: defined(countered, 'countered').result,
       metadata: { decision: 'counter', counter_offer_amount: 2000, status: 'pending' },
     });
-    expect(over!.result).not.toMatch(/2,?650|more than we can do/);
+    expect(defined(over, 'over').result).not.toMatch(/2,?650|more than we can do/);
     // Under the posted rate: recorded for a rep (the organization does not auto-book).
     const [pending] = await tools(t, c, [{ id: 'tc4', name: 'submit_offer', args: { offer_amount: 1900 } }]);
     expect(pending).toMatchObject({
@@ -178,7 +179,10 @@ describe('calls on the Vapi path', () => {
       [2800, 'pending', 'voice', 'agent', call.id],
     ]);
     // Booked meanwhile: the carrier hears the load is covered, and nothing is recorded.
-    const first = offers.find((o) => o.offer_amount === 1900)!;
+    const first = defined(
+      offers.find((o) => o.offer_amount === 1900),
+      'offers.find((o) => o.offer_amount === 1900)',
+    );
     const accepted = await t.app.inject({
       method: 'PATCH',
       url: `/api/v1/offers/${first.id}`,

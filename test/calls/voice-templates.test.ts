@@ -1,5 +1,6 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { spokenReference } from '../../src/lib/spoken.js';
 import { VOICE_VARIABLES } from '../../src/modules/voice-templates/voice-variables.js';
 import { agentEnv, agentLoad, agentRound, laneCarrier, tenant } from '../helpers/agent-factories.js';
@@ -331,7 +332,7 @@ describe('voice templates', () => {
     await agentRound(t);
     const called = standIn.callBodies().filter((b) => b.customer?.number === '+14155550140');
     expect(called).toHaveLength(1);
-    expect(called[0]!.assistant?.firstMessage).toMatch(
+    expect(defined(called[0], 'called[0]').assistant?.firstMessage).toMatch(
       /^Agent script: Brokerage \w+ calling Agent Lane Freight about L N /,
     );
     const outreaches = (await api('GET', `/outreaches?load_id=${loadId}`, h)).json().data;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { RegistryProvider } from '../../src/integrations/compliance/registry-provider.js';
+import { defined } from '../../src/lib/defined.js';
 import { useTestApp } from '../helpers/app.js';
 import {
   carrierAfterChecks,
@@ -142,7 +143,7 @@ describe('a registry provider without a snapshot', () => {
     const due = await t.database.db.execute<{ due: string | null }>(
       sql`SELECT compliance_check_due_at AS due FROM carriers WHERE id = ${c.id}`,
     );
-    expect(due.rows[0]!.due).toBeNull();
+    expect(defined(due.rows[0], 'due.rows[0]').due).toBeNull();
   });
 
   it('with a snapshot, is ready and says nothing', async () => {

@@ -3,13 +3,22 @@ import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complianceProviderFrom } from '../../src/integrations/compliance/index.js';
+import { defined } from '../../src/lib/defined.js';
 import { carriers } from '../../src/modules/carriers/carriers-tables.js';
 import { ComplianceService } from '../../src/modules/carriers/compliance-service.js';
 import { ComplianceWorker } from '../../src/workers/compliance-worker.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
-import { compactDate, daysAgo, FmcsaStandIn, grantRow, usDate, WEB_KEY } from '../helpers/fmcsa-stand-in.js';
+import {
+  compactDate,
+  daysAgo,
+  FmcsaStandIn,
+  grantRow,
+  motusAuthorityRow,
+  usDate,
+  WEB_KEY,
+} from '../helpers/fmcsa-stand-in.js';
 
 const standIn = new FmcsaStandIn();
 /** A port nothing listens on: taken, then let go. */
@@ -88,18 +97,24 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
         `/qc/services/carriers/${dot}`,
         `/qc/services/carriers/${dot}/authority`,
         `/qc/services/carriers/${dot}/docket-numbers`,
+        '/resource/3uet-3z4i.json',
         '/resource/9mw4-x3tu.json',
         '/resource/az4n-8mr2.json',
         '/resource/az4n-8mr2.json',
+        '/resource/c5y8-a4uz.json',
         '/resource/p2mt-9ige.json',
         '/resource/qh9u-swkp.json',
+        '/resource/yu5v-wbh6.json',
       ].sort(),
     );
     for (const r of paths.filter((p) => p.path.startsWith('/qc/')))
       expect(r.query.get('webKey')).toBe(WEB_KEY);
-    expect(paths.find((r) => r.path.includes('9mw4'))!.query.get('$where')).toBe(
-      `dot_number in ('${dot.padStart(8, '0')}', '${dot}')`,
-    );
+    const whereOf = (id: string) => paths.find((r) => r.path.includes(id))?.query.get('$where');
+    const either = `('${dot.padStart(8, '0')}', '${dot}')`;
+    // The files from before Motus key on a zero-padded `dot_number`, Motus's on `usdot_number`.
+    expect(whereOf('9mw4')).toBe(`dot_number in ${either}`);
+    expect(whereOf('qh9u')).toBe(`dot_number in ${either}`);
+    for (const id of ['yu5v', 'c5y8', '3uet']) expect(whereOf(id)).toBe(`usdot_number in ${either}`);
     expect((await checksOf(t, user.headers, c.id))[0]).toMatchObject({
       provider: 'fmcsa',
       verdict: 'PASSED',
@@ -131,10 +146,42 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const c = await createCarrier(t, user.headers, { dot_number: dot, mc_number: mc });
     expect(c.compliance_status).toBe('BLOCKED');
     const [check] = await checksOf(t, user.headers, c.id);
-    expect(check!.reasons).toEqual(['new_authority']);
-    expect(check!.detail).toContain(
+    expect(defined(check, 'check').reasons).toEqual(['new_authority']);
+    expect(defined(check, 'check').detail).toContain(
       `operating authority granted ${granted.toISOString().slice(0, 10)} (FMCSA authority history), 30 days ago; the minimum is 90 days`,
     );
+  });
+
+  it('reads a grant made since the move to Motus from Motus, and no other Motus action as a grant', async () => {
+    const fresh = numbers();
+    const granted = daysAgo(30);
+    standIn.add({
+      dot: fresh.dot,
+      mcs: [fresh.mc],
+      census: { add_date: '20170404' },
+      authorityHistory: [],
+      motusAuthority: [
+        motusAuthorityRow(fresh.dot, fresh.mc, 'GRANTED', granted),
+        motusAuthorityRow(fresh.dot, fresh.mc, 'GRANTED', daysAgo(900), {
+          op_auth_type: 'BROKER OF PROPERTY',
+        }),
+      ],
+    });
+    // An old carrier whose record Motus rewrote last month (an administrative correction).
+    const old = numbers();
+    standIn.add({
+      dot: old.dot,
+      mcs: [old.mc],
+      motusAuthority: [motusAuthorityRow(old.dot, old.mc, 'ADMINISTRATIVE CORRECTION', daysAgo(20))],
+    });
+    const { user } = await createTenant(t);
+    const c = await createCarrier(t, user.headers, { dot_number: fresh.dot, mc_number: fresh.mc });
+    expect(c.compliance_status).toBe('BLOCKED');
+    const [check] = await checksOf(t, user.headers, c.id);
+    expect(check).toMatchObject({ reasons: ['new_authority'] });
+    expect(check?.detail).toContain(`operating authority granted ${granted.toISOString().slice(0, 10)}`);
+    const kept = await createCarrier(t, user.headers, { dot_number: old.dot, mc_number: old.mc });
+    expect(kept.compliance_status).toBe('PASSED');
   });
 
   it('blocks on a USDOT number registered 20 days ago when the authority history has no row yet', async () => {
@@ -144,8 +191,10 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const c = await createCarrier(t, user.headers, { dot_number: dot });
     expect(c.compliance_status).toBe('BLOCKED');
     const [check] = await checksOf(t, user.headers, c.id);
-    expect(check!.reasons).toEqual(['new_authority']);
-    expect(check!.detail).toMatch(/USDOT number registered \d{4}-\d{2}-\d{2} \(FMCSA census\), 20 days ago/);
+    expect(defined(check, 'check').reasons).toEqual(['new_authority']);
+    expect(defined(check, 'check').detail).toMatch(
+      /USDOT number registered \d{4}-\d{2}-\d{2} \(FMCSA census\), 20 days ago/,
+    );
   });
 
   it('stores "authority age unknown" instead of passing when no date can be had', async () => {
@@ -156,7 +205,7 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     expect(c.compliance_status).toBe('UNVERIFIED');
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'UNVERIFIED', reasons: ['authority_age_unknown'] });
-    expect(check!.detail).toContain('authority age unknown');
+    expect(defined(check, 'check').detail).toContain('authority age unknown');
   });
 
   it('reads an inactive USDOT status as inactive, not out of service; an out-of-service order blocks with its reason', async () => {
@@ -178,8 +227,10 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     expect(a.compliance_status).toBe('PASSED');
     const b = await createCarrier(t, user.headers, { dot_number: parked.dot });
     const [check] = await checksOf(t, user.headers, b.id);
-    expect(check!.reasons).toEqual(['out_of_service', 'not_allowed_to_operate']);
-    expect(check!.detail).toContain('out of service since 2026-01-05: 90 day failure to pay fine');
+    expect(defined(check, 'check').reasons).toEqual(['out_of_service', 'not_allowed_to_operate']);
+    expect(defined(check, 'check').detail).toContain(
+      'out of service since 2026-01-05: 90 day failure to pay fine',
+    );
     expect(standIn.requestsTo(new RegExp(`/carriers/${parked.dot}/oos$`))).toHaveLength(1);
     expect(standIn.requestsTo(new RegExp(`/carriers/${inactive.dot}/oos$`))).toHaveLength(0);
   });
@@ -190,7 +241,10 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const byMc = await createCarrier(t, user.headers, { mc_number: '899901' });
     for (const c of [byDot, byMc]) {
       expect(c.compliance_status).toBe('BLOCKED');
-      expect((await checksOf(t, user.headers, c.id))[0]!.reasons).toEqual(['not_registered']);
+      expect(
+        defined((await checksOf(t, user.headers, c.id))[0], '(await checksOf(t, user.headers, c.id))[0]')
+          .reasons,
+      ).toEqual(['not_registered']);
     }
   });
 
@@ -211,7 +265,7 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const c = await createCarrier(t, user.headers, { dot_number: dot, mc_number: '877777' });
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'BLOCKED', reasons: ['mc_dot_mismatch'] });
-    expect(check!.detail).toContain(`MC 877777 is not a docket of DOT ${dot}`);
+    expect(defined(check, 'check').detail).toContain(`MC 877777 is not a docket of DOT ${dot}`);
   });
 
   it('reads the phone from the census `phone` field for the shared-phone rule', async () => {
@@ -226,7 +280,7 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     const c = await createCarrier(t, user.headers, { dot_number: dot, phone: '+1 414 555 0100' });
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'BLOCKED', reasons: ['shared_contact'] });
-    expect(check!.detail).toContain('the census contact of this carrier (+13125550142');
+    expect(defined(check, 'check').detail).toContain('the census contact of this carrier (+13125550142');
   });
 
   it('retries a transient failure with backoff inside one check', async () => {
@@ -248,12 +302,14 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
     expect(c.compliance_status).toBe('UNVERIFIED');
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'UNVERIFIED', reasons: ['no_answer'] });
-    expect(check!.detail).toBe(`FMCSA QCMobile GET /qc/services/carriers/${dot} answered 503`);
+    expect(defined(check, 'check').detail).toBe(
+      `FMCSA QCMobile GET /qc/services/carriers/${dot} answered 503`,
+    );
     const [row] = await t.database.db
       .select({ due: carriers.compliance_check_due_at })
       .from(carriers)
       .where(eq(carriers.id, c.id));
-    expect(row!.due!.getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
+    expect(defined(defined(row, 'row').due, 'row.due').getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
     // Fifteen minutes later FMCSA answers again.
     await t.database.db
       .update(carriers)
@@ -279,7 +335,7 @@ describe('the FMCSA provider, against QCMobile and open-data stand-ins', () => {
       const a = await createCarrier(t, user.headers, { dot_number: good.dot });
       const [check] = await checksOf(t, user.headers, a.id);
       expect(check).toMatchObject({ verdict: 'UNVERIFIED', reasons: ['no_answer'] });
-      expect(check!.detail).toContain('FMCSA open data GET /resource/');
+      expect(defined(check, 'check').detail).toContain('FMCSA open data GET /resource/');
       const b = await createCarrier(t, user.headers, { dot_number: parked.dot });
       expect(b.compliance_status).toBe('BLOCKED');
     } finally {
@@ -344,7 +400,7 @@ describe('a wrong FMCSA base URL', () => {
         for (const id of ids) {
           const [check] = await checksOf(t, user.headers, id);
           expect(check).toMatchObject({ verdict: 'UNVERIFIED', reasons: ['no_answer'] });
-          expect(check!.detail).toContain(failure);
+          expect(defined(check, 'check').detail).toContain(failure);
         }
         // Due again in fifteen minutes; move the clock there and let the worker take them.
         const due = await t.database.db
@@ -356,7 +412,8 @@ describe('a wrong FMCSA base URL', () => {
               sql`, `,
             )})`,
           );
-        for (const d of due) expect(d.due!.getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
+        for (const d of due)
+          expect(defined(d.due, 'd.due').getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
         await t.database.db
           .update(carriers)
           .set({ compliance_check_due_at: sql`now()` })
@@ -406,15 +463,16 @@ describe('a batch of 1000 carriers', () => {
       perTarget.set(key, (perTarget.get(key) ?? 0) + 1);
     }
     expect(Math.max(...perTarget.values())).toBe(1);
-    // Per DOT: the carrier record and its authority from QCMobile; the census row, the census
-    // records sharing its contact, the authority history, the insurance and the out-of-service
-    // orders from the open-data portal.
-    expect(made).toHaveLength(7 * 1000);
+    // Per DOT: the carrier record and its authority from QCMobile; from the open-data portal the
+    // census row, the census records sharing its contact, the authority history (Motus's and the
+    // older file), the insurance (Motus's filings and history, and the older file) and the
+    // out-of-service orders.
+    expect(made).toHaveLength(10 * 1000);
 
     // Within the cache time, another organization's batch of the same carriers asks nothing again.
     await ingest(dots.slice(0, 250));
     expect(await worker.drain()).toBe(250);
-    expect(standIn.requests.length - before).toBe(7 * 1000);
+    expect(standIn.requests.length - before).toBe(10 * 1000);
     const verdicts = await t.database.db.execute<{ compliance_status: string; n: number }>(
       sql`SELECT compliance_status, count(*)::int AS n FROM carriers WHERE dot_number LIKE '42%' GROUP BY 1`,
     );
@@ -429,8 +487,10 @@ describe('a batch of 1000 carriers', () => {
  * arrive within a few milliseconds.
  */
 function expectPaced(requests: { at: number }[], ms: number) {
-  const gaps = requests.slice(1).map((r, i) => r.at - requests[i]!.at);
-  expect(requests.at(-1)!.at - requests[0]!.at).toBeGreaterThanOrEqual(ms * gaps.length - ms / 2);
+  const gaps = requests.slice(1).map((r, i) => r.at - defined(requests[i], 'requests[i]').at);
+  expect(
+    defined(requests.at(-1), 'requests.at(-1)').at - defined(requests[0], 'requests[0]').at,
+  ).toBeGreaterThanOrEqual(ms * gaps.length - ms / 2);
   for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(ms / 2);
 }
 
@@ -449,7 +509,7 @@ describe('pacing and the cache switch', () => {
     expect(qc).toHaveLength(6);
     expectPaced(qc, 60);
     const open = made.filter((r) => r.path.startsWith('/resource/'));
-    expect(open).toHaveLength(10);
+    expect(open).toHaveLength(16);
     expectPaced(open, 60);
   });
 
@@ -480,7 +540,9 @@ describe('an FMCSA that does not answer in time', () => {
     expect(c.compliance_status).toBe('UNVERIFIED');
     const [check] = await checksOf(t, user.headers, c.id);
     expect(check).toMatchObject({ verdict: 'UNVERIFIED', reasons: ['no_answer'] });
-    expect(check!.detail).toBe(`FMCSA QCMobile GET /qc/services/carriers/${dot} failed: timed out`);
+    expect(defined(check, 'check').detail).toBe(
+      `FMCSA QCMobile GET /qc/services/carriers/${dot} failed: timed out`,
+    );
     expect(standIn.requestsTo(new RegExp(`^/qc/services/carriers/${dot}$`))).toHaveLength(2);
   });
 });

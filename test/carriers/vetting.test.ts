@@ -10,8 +10,11 @@ import {
   compactDate,
   daysAgo,
   FmcsaStandIn,
-  insuranceRow,
+  filingEnded,
+  legacyFiling,
+  motusFiling,
   oosOrder,
+  usDate,
   WEB_KEY,
 } from '../helpers/fmcsa-stand-in.js';
 import { createLoad } from '../helpers/load-factories.js';
@@ -61,18 +64,19 @@ const get = async (t: TestApp, h: Headers, url: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: h })).json();
 
 const codes = (signals: Signal[]) => signals.map((s) => s.code).sort();
+const daysAhead = (n: number) => new Date(Date.now() + n * 86_400_000);
+
+/** What the stand-in answers for the carrier, or a function of its numbers giving it. */
+type Fields = Record<string, unknown> | ((n: { dot: string; mc: string }) => Record<string, unknown>);
 
 describe('fraud signals read from the DOT open-data datasets', () => {
   const t = useTestApp({ env });
 
   /** A carrier of a stand-in DOT, checked on creation; returns it and its latest check. */
-  async function vetted(
-    h: Headers,
-    standInFields: Record<string, unknown>,
-    body: Record<string, unknown> = {},
-  ) {
+  async function vetted(h: Headers, standInFields: Fields, body: Record<string, unknown> = {}) {
     const { dot, mc } = numbers();
-    standIn.add({ dot, mcs: [mc], ...standInFields });
+    const fields = typeof standInFields === 'function' ? standInFields({ dot, mc }) : standInFields;
+    standIn.add({ dot, mcs: [mc], ...fields });
     const carrier = await createCarrier(t, h, { dot_number: dot, mc_number: mc, ...body });
     const [check] = (await get(t, h, `/carriers/${carrier.id}/compliance-checks`)).data;
     return { carrier, check, dot, mc };
@@ -94,13 +98,62 @@ describe('fraud signals read from the DOT open-data datasets', () => {
   it('names each signal with its evidence and the action of the default policy', async () => {
     const { user } = await createTenant(t);
     const h = user.headers;
-    const cases: [Record<string, unknown>, Record<string, unknown>, string, string, string][] = [
+    const cases: [Fields, Record<string, unknown>, string, string, string][] = [
       [{ census: { mcs150_date: '20190105' } }, {}, 'stale_census', 'review', 'medium'],
       [{ census: { power_units: '0' } }, {}, 'no_power_units', 'review', 'medium'],
-      [{ insurance: [insuranceRow('0', '0', '500')] }, {}, 'insurance_below_required', 'block', 'high'],
-      [{ insurance: [] }, {}, 'insurance_below_required', 'block', 'high'],
       [
-        { insurance: [insuranceRow('0', '0', '1000', { cancl_effective_date: '12/31/2026' })] },
+        ({ dot, mc }) => ({ insurance: [motusFiling(dot, mc, '500000')], legacyInsurance: [] }),
+        {},
+        'insurance_below_required',
+        'block',
+        'high',
+      ],
+      // A newer Motus filing at a lower limit supersedes the older file's policy.
+      [
+        ({ dot, mc }) => ({
+          insurance: [
+            motusFiling(dot, mc, '500000', { policy_no: 'PM-NEW', effective_date: compactDate(daysAgo(40)) }),
+          ],
+          legacyInsurance: [legacyFiling(dot, mc, '1000')],
+        }),
+        {},
+        'insurance_below_required',
+        'block',
+        'high',
+      ],
+      // Nothing in either insurance file.
+      [{ insurance: [], legacyInsurance: [] }, {}, 'insurance_below_required', 'block', 'high'],
+      // The insurer cancelled the policy last week: Motus's history ends it, and the older file's copy.
+      [
+        ({ dot }) => ({ insuranceHistory: [filingEnded(dot, daysAgo(7))] }),
+        {},
+        'insurance_below_required',
+        'block',
+        'high',
+      ],
+      // Only in the older file, cancelled by its own date.
+      [
+        ({ dot, mc }) => ({
+          insurance: [],
+          legacyInsurance: [legacyFiling(dot, mc, '1000', { cancl_effective_date: usDate(daysAgo(30)) })],
+        }),
+        {},
+        'insurance_below_required',
+        'block',
+        'high',
+      ],
+      [
+        ({ dot }) => ({ insuranceHistory: [filingEnded(dot, daysAhead(20))] }),
+        {},
+        'insurance_cancellation_pending',
+        'review',
+        'medium',
+      ],
+      [
+        ({ dot, mc }) => ({
+          insurance: [],
+          legacyInsurance: [legacyFiling(dot, mc, '1000', { cancl_effective_date: usDate(daysAhead(20)) })],
+        }),
         {},
         'insurance_cancellation_pending',
         'review',
@@ -131,12 +184,56 @@ describe('fraud signals read from the DOT open-data datasets', () => {
       expect(check, label).toMatchObject({ risk_level: level, signals: [expect.objectContaining({ code })] });
     }
     // Negatives of the same rules: a recent census, power units, coverage at the amount, a rescinded order.
-    const fine = await vetted(h, {
+    const fine = await vetted(h, ({ dot, mc }) => ({
       census: { mcs150_date: compactDate(daysAgo(100)), power_units: '1' },
-      insurance: [insuranceRow('0', '0', '750')],
+      insurance: [motusFiling(dot, mc, '750000')],
+      legacyInsurance: [],
       oosOrders: [oosOrder({ oos_date: '01/02/2024', oos_rescind_date: '02/15/2024' })],
-    });
+    }));
     expect(fine.carrier).toMatchObject({ risk_level: 'low', fraud_signals: [], compliance_status: 'PASSED' });
+  });
+
+  it('reads insurance from Motus first and the older file for what Motus lacks', async () => {
+    const { user } = await createTenant(t);
+    const h = user.headers;
+    const fine = async (fields: Fields, label: string) => {
+      const { carrier } = await vetted(h, fields);
+      expect(carrier.fraud_signals, label).toEqual([]);
+      expect(carrier.risk_level, label).toBe('low');
+    };
+    // A filing made before the move that Motus never received: the older file still counts.
+    await fine(
+      ({ dot, mc }) => ({ insurance: [], legacyInsurance: [legacyFiling(dot, mc, '1000')] }),
+      'legacy only',
+    );
+    // A policy replaced (TERM/REPL) by a new one: a renewal, not a lapse, and no cancellation pending.
+    await fine(
+      ({ dot, mc }) => ({
+        insurance: [
+          motusFiling(dot, mc, '1000000'),
+          motusFiling(dot, mc, '1000000', {
+            policy_no: 'PM-RENEWED',
+            effective_date: compactDate(daysAgo(5)),
+          }),
+        ],
+        insuranceHistory: [filingEnded(dot, daysAgo(5), 'TERM/REPL')],
+      }),
+      'renewed',
+    );
+    // A cancellation coming, but a second policy on file will still stand after it.
+    await fine(
+      ({ dot, mc }) => ({
+        insurance: [
+          motusFiling(dot, mc, '1000000'),
+          motusFiling(dot, mc, '1000000', {
+            policy_no: 'PM-SECOND',
+            effective_date: compactDate(daysAgo(2)),
+          }),
+        ],
+        insuranceHistory: [filingEnded(dot, daysAhead(20))],
+      }),
+      'replaced before it ends',
+    );
   });
 
   it('flags a free-mail address where the census has a company domain, and not the other way round', async () => {
@@ -252,7 +349,10 @@ describe('fraud signals read from the DOT open-data datasets', () => {
     expect(noUnits.carrier.fraud_signals).toEqual([
       expect.objectContaining({ code: 'no_power_units', action: 'ignore' }),
     ]);
-    const under = await vetted(h, { insurance: [insuranceRow('0', '0', '750')] });
+    const under = await vetted(h, ({ dot, mc }) => ({
+      insurance: [motusFiling(dot, mc, '750000')],
+      legacyInsurance: [],
+    }));
     expect(under.carrier.fraud_signals).toEqual([
       expect.objectContaining({ code: 'insurance_below_required' }),
     ]);
@@ -301,11 +401,11 @@ describe('continuous monitoring of carriers with loads in flight', () => {
     const monitor = { drain: () => drainWorker(t, 'compliance-monitor') };
     // Checked today: nothing is due yet.
     expect(await monitor.drain()).toBe(0);
-    // A day on, the insurer has cancelled: no liability policy on file any more.
+    // A day on, the insurer has cancelled: Motus's history ends the only liability policy on file.
     await t.database.db.execute(
       sql`UPDATE carriers SET last_verified_at = now() - interval '25 hours' WHERE id IN (${carrier.id}, ${idle.id})`,
     );
-    standIn.add({ dot, mcs: [mc], insurance: [] });
+    standIn.add({ dot, mcs: [mc], insuranceHistory: [filingEnded(dot, daysAgo(0))] });
     expect(await monitor.drain()).toBe(1);
 
     const after = await get(t, h, `/carriers/${carrier.id}`);

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { fileDatabaseUrl, useTestApp } from '../helpers/app.js';
 import { login } from '../helpers/factories.js';
 
@@ -77,13 +78,17 @@ describe('npm run admin', () => {
       admin(['drop-everything']),
       admin(['create-org', '--name', 'x', '--colour', 'blue']),
     ]);
-    expect(missing!.code).toBe(2);
-    expect(JSON.parse(missing!.stderr.split('\n')[0]!)).toEqual({ error: '--password: required' });
-    expect(badRole!.code).toBe(2);
-    expect(badRole!.stderr).toMatch(/--role/);
-    expect(unknown!.code).toBe(2);
-    expect(unknown!.stderr).toMatch(/unknown command 'drop-everything'/);
-    expect(extra!.code).toBe(2);
+    expect(defined(missing, 'missing').code).toBe(2);
+    expect(
+      JSON.parse(
+        defined(defined(missing, 'missing').stderr.split('\n')[0], "missing.stderr.split('\\n')[0]"),
+      ),
+    ).toEqual({ error: '--password: required' });
+    expect(defined(badRole, 'badRole').code).toBe(2);
+    expect(defined(badRole, 'badRole').stderr).toMatch(/--role/);
+    expect(defined(unknown, 'unknown').code).toBe(2);
+    expect(defined(unknown, 'unknown').stderr).toMatch(/unknown command 'drop-everything'/);
+    expect(defined(extra, 'extra').code).toBe(2);
   }, 60_000);
 
   it('prints the usage and exits 0 for help, --help, help <command> and <command> --help', async () => {
@@ -101,11 +106,13 @@ describe('npm run admin', () => {
         expect(res.stdout).toContain(`  ${command}`);
       }
     }
-    expect(one!.code).toBe(0);
-    expect(one!.stdout).toMatch(/^usage: npm run admin -- create-api-key --org ORG_ID --name NAME/);
-    expect(one!.stdout).not.toContain('seed-demo');
-    expect(flag!.code).toBe(0);
-    expect(flag!.stdout).toMatch(/--role OWNER\|ADMIN\|MEMBER/);
+    expect(defined(one, 'one').code).toBe(0);
+    expect(defined(one, 'one').stdout).toMatch(
+      /^usage: npm run admin -- create-api-key --org ORG_ID --name NAME/,
+    );
+    expect(defined(one, 'one').stdout).not.toContain('seed-demo');
+    expect(defined(flag, 'flag').code).toBe(0);
+    expect(defined(flag, 'flag').stdout).toMatch(/--role OWNER\|ADMIN\|MEMBER/);
   }, 60_000);
 
   it('exits 1 for an organization that does not exist', async () => {

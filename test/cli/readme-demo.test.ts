@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 const run = promisify(execFile);
@@ -56,16 +57,16 @@ describe.skipIf(!hasTools)('the README demo, pasted as it is', () => {
     const ids = /LOAD_ID=(load_\S+) OFFER_ID=(ofr_\S+)/.exec(stdout);
     expect(ids, stdout.slice(-2000)).not.toBeNull();
     // Step 3 printed the booked offer.
-    expect(stdout).toMatch(new RegExp(`"id": "${ids![2]}",\\s*"status": "accepted"`));
+    expect(stdout).toMatch(new RegExp(`"id": "${defined(ids, 'ids')[2]}",\\s*"status": "accepted"`));
     // Step 4 printed the load's booking on that offer, by a user (the API key's PATCH).
-    expect(stdout).toMatch(new RegExp(`"booked_offer": \\{\\s*"offer_id": "${ids![2]}"`));
+    expect(stdout).toMatch(new RegExp(`"booked_offer": \\{\\s*"offer_id": "${defined(ids, 'ids')[2]}"`));
     expect(stdout).toMatch(/"booked_by": "user"/);
     const demo = JSON.parse(readFileSync(path.join(dir, 'demo.json'), 'utf8'));
     const offer = await t.app.inject({
       method: 'GET',
-      url: `/api/v1/offers/${ids![2]}`,
+      url: `/api/v1/offers/${defined(ids, 'ids')[2]}`,
       headers: { 'x-api-key': demo.api_key.key },
     });
-    expect(offer.json()).toMatchObject({ load_id: ids![1], status: 'accepted' });
+    expect(offer.json()).toMatchObject({ load_id: defined(ids, 'ids')[1], status: 'accepted' });
   }, 120_000);
 });

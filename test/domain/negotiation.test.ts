@@ -17,6 +17,7 @@ import {
   type NegotiationPolicy,
   scheduleTop,
 } from '../../src/domain/negotiation-policy.js';
+import { defined } from '../../src/lib/defined.js';
 
 // Properties of the one negotiation decision, over random loads, policies and carriers' replies
 // (fast-check, 1,000 runs each). Each run plays one conversation from the start.
@@ -36,7 +37,7 @@ const scheduleArb = fc.uniqueArray(fc.integer({ min: 1, max: 240 }), { maxLength
       const sorted = [...hours, 0].sort((a, b) => b - a);
       let pct = 0;
       return sorted.map((h, i) => {
-        pct = Math.min(100, pct + increments[i]!);
+        pct = Math.min(100, pct + defined(increments[i], 'increments[i]'));
         return { min_hours_to_pickup: h, max_concession_pct: pct };
       });
     }),
@@ -237,8 +238,8 @@ describe('the negotiation decision (property tests)', () => {
         (s, lift, gap) => {
           const top = scheduleTop(s.policy, s.load);
           fc.pre(top !== null);
-          const low = { ...s.load, ceiling: top! + lift };
-          const high = { ...s.load, ceiling: top! + lift + gap };
+          const low = { ...s.load, ceiling: defined(top, 'top') + lift };
+          const high = { ...s.load, ceiling: defined(top, 'top') + lift + gap };
           const a = play(s, low).map((p) => [p.decision, wording(p.decision)]);
           const b = play(s, high).map((p) => [p.decision, wording(p.decision)]);
           expect(b).toEqual(a);
@@ -252,21 +253,21 @@ describe('the negotiation decision (property tests)', () => {
     fc.assert(
       fc.property(scenarioArb, fc.integer({ min: 1, max: 5000 }), (s, gap) => {
         fc.pre(s.load.ceiling !== null);
-        const ceiling = s.load.ceiling!;
+        const ceiling = defined(s.load.ceiling, 's.load.ceiling');
         const higher = { ...s.load, ceiling: ceiling + gap };
         const a = play(s);
         const b = play(s, higher);
         for (let i = 0; i < a.length; i++) {
           // Under the higher ceiling: where the agent stood and what it said. Once either reaches the
           // lower ceiling, that ceiling binds the agent's own ask, and the runs may part.
-          const p = b[i]!;
+          const p = defined(b[i], 'b[i]');
           const opening = boundsOf(s.policy, higher, p.input.now)?.opening ?? null;
           const standing = p.input.conversation.ask ?? opening;
           if (standing !== null && standing >= ceiling) break;
           const amount = amountOf(p.decision);
           if (amount !== null && amount >= ceiling) break;
-          expect(p.decision).toEqual(a[i]!.decision);
-          expect(wording(p.decision)).toBe(wording(a[i]!.decision));
+          expect(p.decision).toEqual(defined(a[i], 'a[i]').decision);
+          expect(wording(p.decision)).toBe(wording(defined(a[i], 'a[i]').decision));
         }
       }),
       RUNS,
@@ -277,7 +278,7 @@ describe('the negotiation decision (property tests)', () => {
     fc.assert(
       fc.property(scenarioArb, fc.integer({ min: 1, max: 10_000 }), (s, over) => {
         fc.pre(s.load.ceiling !== null);
-        const ceiling = s.load.ceiling!;
+        const ceiling = defined(s.load.ceiling, 's.load.ceiling');
         for (const p of play(s)) {
           // At the state this reply found, an offer over the ceiling and one exactly at it.
           const at = (amount: number) => decide({ ...p.input, said: { kind: 'offer', amount } }).decision;

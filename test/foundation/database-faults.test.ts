@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { createDatabase } from '../../src/db/client.js';
 import { type EmbeddedDatabase, type SupervisorEvent, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { defined } from '../../src/lib/defined.js';
 import { buildServices } from '../../src/services.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
@@ -24,7 +25,7 @@ async function busyBackends(url: string): Promise<number> {
       `SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE datname = current_database() AND application_name = 'envoy' AND state <> 'idle'`,
     );
-    return rows[0]!.n;
+    return defined(rows[0], 'rows[0]').n;
   } finally {
     await admin.end();
   }

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { envSchema } from '../../src/config/env-schema.js';
+import { defined } from '../../src/lib/defined.js';
 import { fileDatabaseUrl } from '../helpers/app.js';
 
 const run = promisify(execFile);
@@ -16,7 +17,13 @@ function exampleValues(): Map<string, string> {
   const values = new Map<string, string>();
   for (const line of readFileSync('.env.example', 'utf8').split('\n')) {
     const match = /^#\s?([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
-    if (match) values.set(match[1]!, match[2]!.replace(/\s+#\s.*$/, '').trim());
+    if (match)
+      values.set(
+        defined(match[1], 'match[1]'),
+        defined(match[2], 'match[2]')
+          .replace(/\s+#\s.*$/, '')
+          .trim(),
+      );
   }
   return values;
 }

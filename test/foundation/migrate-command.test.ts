@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { defined } from '../../src/lib/defined.js';
 import { TEST_JWT_SECRET } from '../helpers/app.js';
 import { useEmptyDatabases } from '../helpers/database.js';
 
@@ -75,7 +76,10 @@ describe('migrating before a rollout', () => {
     const url = await emptyDatabase();
     const refused = await serve(url, { MIGRATE_ON_START: 'false' });
     expect(refused.code).toBe(1);
-    const line = refused.lines.map((l) => JSON.parse(l) as { msg: string; pending?: string[] }).at(-1)!;
+    const line = defined(
+      refused.lines.map((l) => JSON.parse(l) as { msg: string; pending?: string[] }).at(-1),
+      'refused.lines.map((l) => JSON.parse(l) as { msg: string; pending?: string[] }).at(-1)',
+    );
     expect(line.msg).toContain('MIGRATE_ON_START=false');
     expect(line.pending).toEqual(tags);
     // Nothing was applied: the migration command still finds every migration pending.

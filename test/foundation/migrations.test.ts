@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.js';
 import { migrationsFolder, runMigrations } from '../../src/db/migrate.js';
 import { systemScope } from '../../src/domain/scope.js';
+import { defined } from '../../src/lib/defined.js';
 import { buildTestApp } from '../helpers/app.js';
 import { useEmptyDatabases } from '../helpers/database.js';
 
@@ -71,9 +72,11 @@ describe('migrations', () => {
         `SELECT (SELECT count(*)::int FROM drizzle.__drizzle_migrations) AS n,
                 current_setting('statement_timeout') AS timeout`,
       );
-      expect(rows[0]!.n).toBe(readdirSync(migrationsFolder).filter((f) => f.endsWith('.sql')).length);
+      expect(defined(rows[0], 'rows[0]').n).toBe(
+        readdirSync(migrationsFolder).filter((f) => f.endsWith('.sql')).length,
+      );
       // The pooled connection is handed back with the cap it had.
-      expect(rows[0]!.timeout).toBe('5ms');
+      expect(defined(rows[0], 'rows[0]').timeout).toBe('5ms');
     } finally {
       await database.close();
     }

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, fileDatabaseUrl } from '../helpers/app.js';
 import { registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createOrg, createUser } from '../helpers/factories.js';
@@ -594,8 +595,8 @@ function bodyFor(op: Operation): fc.Arbitrary<Body | null> {
   return fc.oneof(
     ...(shapes.length
       ? [
-          { weight: 3, arbitrary: shapes[0]!.map(json) },
-          { weight: 6, arbitrary: shapes[1]!.map(json) },
+          { weight: 3, arbitrary: defined(shapes[0], 'shapes[0]').map(json) },
+          { weight: 6, arbitrary: defined(shapes[1], 'shapes[1]').map(json) },
         ]
       : []),
     { weight: shapes.length ? 1 : 3, arbitrary: fc.constant(null) },
@@ -921,7 +922,7 @@ describe('OpenAPI-driven fuzzing: no 5xx, the error body on every 4xx', () => {
       for (const [position, missing] of op.pathParams.entries()) {
         let i = 0;
         const url = op.path.replace(/\{[^}]+\}/g, () => {
-          const name = op.pathParams[i++]!;
+          const name = defined(op.pathParams[i++], 'op.pathParams[i++]');
           if (i - 1 === position) return `${prefix[name] ?? name}_01a20000-0000-7000-8000-000000000000`;
           return String(KNOWN[name]?.[0] ?? 'x');
         });

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { executeReused } from '../../src/db/prepared.js';
+import { defined } from '../../src/lib/defined.js';
 import { useTestApp } from '../helpers/app.js';
 import { statementConfigsDuring } from '../helpers/statements.js';
 
@@ -32,6 +33,6 @@ describe('statements prepared by their text (executeReused)', () => {
       expect(await run(0, 5)).toEqual([{ n: 5 }]);
     });
     expect(past.slice(0, 4).map((s) => s.name)).toEqual([undefined, undefined, undefined, undefined]);
-    expect(past[4]!.name).toMatch(/^t_[0-9a-f]{32}$/);
+    expect(defined(past[4], 'past[4]').name).toMatch(/^t_[0-9a-f]{32}$/);
   });
 });

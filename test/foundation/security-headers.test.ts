@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, type TestApp, useTestApp } from '../helpers/app.js';
 import { StreamClient } from '../helpers/event-stream-client.js';
 import { createTenant, createUser } from '../helpers/factories.js';
@@ -122,7 +123,7 @@ describe('security headers on every class of response', () => {
     expect(csp).not.toContain('upgrade-insecure-requests');
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     // Every script the page loads is its own, and is served.
-    const scripts = [...page.body.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!);
+    const scripts = [...page.body.matchAll(/<script src="([^"]+)"/g)].map((m) => defined(m[1], 'm[1]'));
     expect(scripts.length).toBeGreaterThan(0);
     for (const src of scripts) {
       const url = new URL(src, 'http://x/docs').pathname;

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInOneSnapshot } from '../../src/db/shared-snapshot.js';
+import { defined } from '../../src/lib/defined.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 interface Seen extends pg.QueryResultRow {
@@ -43,14 +44,19 @@ describe('reads side by side in one snapshot', () => {
       // The first connection runs the first and the third statement, the third 100 ms after the
       // second started on the other connection: all three see the same rows.
       const [a, b, c] = await readInOneSnapshot<Seen>(pool, [look(0.1), look(0), look(0)]);
-      expect(b![0]!.pid).not.toBe(a![0]!.pid);
-      expect(c![0]!.pid).toBe(a![0]!.pid);
-      expect(b![0]!.snap).toBe(a![0]!.snap);
-      expect([b![0]!.n, c![0]!.n]).toEqual([a![0]!.n, a![0]!.n]);
+      expect(defined(defined(b, 'b')[0], 'b[0]').pid).not.toBe(defined(defined(a, 'a')[0], 'a[0]').pid);
+      expect(defined(defined(c, 'c')[0], 'c[0]').pid).toBe(defined(defined(a, 'a')[0], 'a[0]').pid);
+      expect(defined(defined(b, 'b')[0], 'b[0]').snap).toBe(defined(defined(a, 'a')[0], 'a[0]').snap);
+      expect([defined(defined(b, 'b')[0], 'b[0]').n, defined(defined(c, 'c')[0], 'c[0]').n]).toEqual([
+        defined(defined(a, 'a')[0], 'a[0]').n,
+        defined(defined(a, 'a')[0], 'a[0]').n,
+      ]);
       // The control: two statements 100 ms apart without a shared snapshot see different rows.
       const before = await pool.query<Seen>(sqlText(0.1));
       const after = await pool.query<Seen>(sqlText(0));
-      expect(after.rows[0]!.n).toBeGreaterThan(before.rows[0]!.n);
+      expect(defined(after.rows[0], 'after.rows[0]').n).toBeGreaterThan(
+        defined(before.rows[0], 'before.rows[0]').n,
+      );
     } finally {
       await pool.end();
     }
@@ -60,8 +66,8 @@ describe('reads side by side in one snapshot', () => {
     const pool = new pg.Pool({ connectionString: database.url, max: 1 });
     try {
       const [a, b] = await readInOneSnapshot<Seen>(pool, [look(0.05), look(0.05)]);
-      expect(b![0]!.pid).toBe(a![0]!.pid);
-      expect(b![0]!.n).toBe(a![0]!.n);
+      expect(defined(defined(b, 'b')[0], 'b[0]').pid).toBe(defined(defined(a, 'a')[0], 'a[0]').pid);
+      expect(defined(defined(b, 'b')[0], 'b[0]').n).toBe(defined(defined(a, 'a')[0], 'a[0]').n);
       expect(pool.idleCount).toBe(1);
     } finally {
       await pool.end();
@@ -76,7 +82,7 @@ describe('reads side by side in one snapshot', () => {
       ).rejects.toThrow(/no_such_table/);
       expect(pool.waitingCount).toBe(0);
       const [a] = await readInOneSnapshot<Seen>(pool, [look(0)]);
-      expect(a![0]!.n).toBeGreaterThan(0);
+      expect(defined(defined(a, 'a')[0], 'a[0]').n).toBeGreaterThan(0);
     } finally {
       await pool.end();
     }

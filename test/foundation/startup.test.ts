@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { prettyLogs } from '../../src/logger.js';
 import { describeStartup } from '../../src/startup.js';
 import { buildTestApp, fileDatabaseUrl, TEST_JWT_SECRET, testConfig } from '../helpers/app.js';
@@ -55,7 +56,10 @@ describe('the first hour', () => {
       LLM_API_KEY: 'sk-test-never-logged',
       LLM_MODEL: 'demo-model',
     });
-    const ready = lines.find((l) => String(l.msg).startsWith('Envoy ready'))!;
+    const ready = defined(
+      lines.find((l) => String(l.msg).startsWith('Envoy ready')),
+      "lines.find((l) => String(l.msg).startsWith('Envoy ready'))",
+    );
     const { hostname, port, pathname, username, password } = new URL(url);
     expect(ready.msg).toContain(`database PostgreSQL at ${hostname}:${port}${pathname}`);
     expect(ready.msg).toContain('voice simulated');

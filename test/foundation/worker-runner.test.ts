@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { type Worker, WorkerRunner } from '../../src/workers/worker.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -51,7 +52,7 @@ describe('WorkerRunner', () => {
     const stopping = runner.stop().then(() => (stopped = true));
     await new Promise((r) => setImmediate(r));
     expect(stopped).toBe(false); // the third round is still running
-    release!();
+    defined(release, 'release')();
     await stopping;
     expect(most).toBe(1);
     expect(runner.names()).toEqual([]);
@@ -109,8 +110,8 @@ describe('WorkerRunner', () => {
       async () => seen,
       (s) => s !== undefined,
     );
-    expect(seen!.aborted).toBe(false);
+    expect(defined(seen, 'seen').aborted).toBe(false);
     await runner.stop();
-    expect(seen!.aborted).toBe(true);
+    expect(defined(seen, 'seen').aborted).toBe(true);
   });
 });

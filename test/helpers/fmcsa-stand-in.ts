@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { defined } from '../../src/lib/defined.js';
 
 /**
  * A local stand-in for FMCSA's two public sources, answering with their published shapes:
@@ -12,7 +13,10 @@ import type { AddressInfo } from 'node:net';
  *   401 whose content is the message; an unknown path a 404 HTML page.
  * - The DOT open-data portal (Socrata SODA) under `/resource/{dataset}.json?$where=...`: an array of
  *   rows whose values are all strings, empty values left out. The Company Census File
- *   (`az4n-8mr2`) and AuthHist (`9mw4-x3tu`, `dot_number` zero-padded to eight digits).
+ *   (`az4n-8mr2`); the Motus files Insur (`c5y8-a4uz`), InsHist (`3uet-3z4i`) and AuthHist
+ *   (`yu5v-wbh6`), keyed by `usdot_number`, dates `YYYYMMDD`; the files from before Motus,
+ *   ActPendInsur (`qh9u-swkp`) and AuthHist (`9mw4-x3tu`), keyed by `dot_number` zero-padded to
+ *   eight digits, dates `MM/DD/YYYY`; and the out-of-service orders (`p2mt-9ige`).
  */
 
 export interface StandInCarrier {
@@ -26,10 +30,16 @@ export interface StandInCarrier {
   oos?: { oosDate: string; oosReason: string; oosReasonDescription: string }[];
   /** Census row fields to change (or null: no census row). */
   census?: Record<string, string> | null;
-  /** AuthHist rows; default: one standing common-carrier grant in 2015. */
+  /** AuthHist rows (before Motus); default: one standing common-carrier grant in 2015. */
   authorityHistory?: Record<string, string>[];
-  /** ActPendInsur rows; default: one BIPD/Primary policy of $1,000,000 (`max_cov_amount` 1000). */
+  /** Motus AuthHist rows; default: none. */
+  motusAuthority?: Record<string, string>[];
+  /** Motus Insur rows; default: one BI&PD primary filing of $1,000,000. */
   insurance?: Record<string, string>[];
+  /** Motus InsHist rows (ended or ending filings); default: none. */
+  insuranceHistory?: Record<string, string>[];
+  /** ActPendInsur rows (before Motus); default: the same policy as the default Motus filing. */
+  legacyInsurance?: Record<string, string>[];
   /** Out-of-service order rows; default: none. */
   oosOrders?: Record<string, string>[];
 }
@@ -110,7 +120,7 @@ export class FmcsaStandIn {
       if (delay) setTimeout(answer, delay);
       else answer();
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => defined(this.server, 'this.server').listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
@@ -132,7 +142,7 @@ export class FmcsaStandIn {
     const rest = url.pathname.slice('/qc/services'.length);
     let m = /^\/carriers\/docket-number\/(\d+)\/?$/.exec(rest);
     if (m) {
-      const dot = this.byMc.get(m[1]!);
+      const dot = this.byMc.get(defined(m[1], 'm[1]'));
       const c = dot ? this.carriers.get(dot) : undefined;
       return send(200, {
         content: c ? [{ _links: links(base, c.dot), carrier: carrierRecord(c) }] : [],
@@ -140,7 +150,7 @@ export class FmcsaStandIn {
       });
     }
     m = /^\/carriers\/(\d+)(\/[a-z-]+)?$/.exec(rest);
-    const c = m ? this.carriers.get(m[1]!) : undefined;
+    const c = m ? this.carriers.get(defined(m[1], 'm[1]')) : undefined;
     switch (m?.[2]) {
       case undefined:
         if (!m) break;
@@ -161,7 +171,7 @@ export class FmcsaStandIn {
           content: (c?.mcs ?? []).map((mc, i) => ({
             docketNumber: Number(mc),
             docketNumberId: 125044 + i,
-            dotNumber: Number(c!.dot),
+            dotNumber: Number(defined(c, 'c').dot),
             prefix: 'MC',
           })),
           retrievalDate: retrievalDate(),
@@ -170,8 +180,8 @@ export class FmcsaStandIn {
       case '/oos':
         return send(200, {
           content: (c?.oos ?? []).map((o, i) => ({
-            oos: { dotNumber: Number(c!.dot), id: 2992 + i, ...o },
-            _links: { self: { href: `${base}/carriers/${c!.dot}/oos/${2992 + i}` } },
+            oos: { dotNumber: Number(defined(c, 'c').dot), id: 2992 + i, ...o },
+            _links: { self: { href: `${base}/carriers/${defined(c, 'c').dot}/oos/${2992 + i}` } },
           })),
           retrievalDate: retrievalDate(),
         });
@@ -205,7 +215,7 @@ export class FmcsaStandIn {
   private openData(url: URL, send: (status: number, body: unknown) => void) {
     const dataset = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.json$/.exec(url.pathname)?.[1];
     const where = url.searchParams.get('$where') ?? '';
-    const dots = [...where.matchAll(/'(\d+)'/g)].map((x) => x[1]!.replace(/^0+/, ''));
+    const dots = [...where.matchAll(/'(\d+)'/g)].map((x) => defined(x[1], 'x[1]').replace(/^0+/, ''));
     const found = dots.map((d) => this.carriers.get(d)).find((c) => c !== undefined);
     if (dataset === 'az4n-8mr2' && where.startsWith('dot_number != ')) return send(200, this.sharing(where));
     if (dataset === 'az4n-8mr2') {
@@ -218,7 +228,15 @@ export class FmcsaStandIn {
     }
     if (dataset === 'qh9u-swkp') {
       if (!/^dot_number in \('\d{8}', '\d+'\)$/.test(where)) return send(400, soqlError(where));
-      return send(200, found ? insuranceOf(found) : []);
+      return send(
+        200,
+        found ? (found.legacyInsurance ?? [legacyFiling(found.dot, found.mcs?.[0] ?? '0', '1000')]) : [],
+      );
+    }
+    const motus = MOTUS[dataset ?? ''];
+    if (motus) {
+      if (!/^usdot_number in \('\d{8}', '\d+'\)$/.test(where)) return send(400, soqlError(where));
+      return send(200, found ? motus(found) : []);
     }
     if (dataset === 'p2mt-9ige') {
       if (!/^dot_number = '\d+'$/.test(where)) return send(400, soqlError(where));
@@ -347,13 +365,59 @@ function censusRow(c: StandInCarrier): Record<string, string> {
   };
 }
 
-function insuranceOf(c: StandInCarrier): Record<string, string>[] {
-  if (c.insurance) return c.insurance;
-  return [insuranceRow(c.dot, c.mcs?.[0] ?? '0', '1000')];
-}
+/** The Motus datasets, keyed by `usdot_number`, and what each holds of a carrier. */
+const MOTUS: Record<string, (c: StandInCarrier) => Record<string, string>[]> = {
+  'c5y8-a4uz': (c) => c.insurance ?? [motusFiling(c.dot, c.mcs?.[0] ?? '0', '1000000')],
+  '3uet-3z4i': (c) => c.insuranceHistory ?? [],
+  'yu5v-wbh6': (c) => c.motusAuthority ?? [],
+};
+
+/** The policy number and start date of the default filing, the same in both insurance files. */
+const POLICY = (dot: string) => ({ policy_no: `PM-${dot}`, effective: new Date('2025-01-01T00:00:00Z') });
+
+/** A Motus Insur row: a BI&PD (type 1) primary filing of `dollars`, effective 2025-01-01. */
+export const motusFiling = (
+  dot: string,
+  mc: string,
+  dollars: string,
+  extra: Record<string, string> = {},
+) => ({
+  docket_number: `MC${mc.padStart(6, '0')}`,
+  usdot_number: dot,
+  ins_form_code: '91X',
+  ins_type_code: '1',
+  ins_class_code: 'P',
+  max_cov_amount: dollars,
+  underl_lim_amount: '0',
+  policy_no: POLICY(dot).policy_no,
+  effective_date: compactDate(POLICY(dot).effective),
+  insurance_company_name: 'PRAIRIE MUTUAL INSURANCE CO',
+  trans_date: '20250102',
+  ...extra,
+});
+
+/** A Motus InsHist row ending the default filing on `date` (`CANCEL`, `TERM/REPL` or `NAMECHG`). */
+export const filingEnded = (
+  dot: string,
+  date: Date,
+  reason = 'CANCEL',
+  extra: Record<string, string> = {},
+) => ({
+  usdot_number: dot,
+  ins_form_code: '91X',
+  ins_type_code: '1',
+  ins_type_desc: 'BIPD',
+  filing_status_reason: reason,
+  policy_no: POLICY(dot).policy_no,
+  effective_date: compactDate(POLICY(dot).effective),
+  cancl_effective_date: compactDate(date),
+  max_cov_amount: '1000000',
+  insurance_company_name: 'PRAIRIE MUTUAL INSURANCE CO',
+  ...extra,
+});
 
 /** An ActPendInsur row: a BIPD/Primary policy with `max_cov_amount` in thousands of dollars. */
-export const insuranceRow = (
+export const legacyFiling = (
   dot: string,
   mc: string,
   thousands: string,
@@ -362,13 +426,30 @@ export const insuranceRow = (
   docket_number: `MC${mc.padStart(6, '0')}`,
   dot_number: dot.padStart(8, '0'),
   ins_form_code: '91X',
-  ins_type_desc: 'BIPD/Primary',
+  mod_col_1: 'BIPD/Primary',
   name_company: 'PRAIRIE MUTUAL INSURANCE CO',
-  policy_no: `PM-${dot}`,
+  policy_no: POLICY(dot).policy_no,
   trans_date: '01/02/2025',
   underl_lim_amount: '0',
   max_cov_amount: thousands,
-  effective_date: '01/01/2025',
+  effective_date: usDate(POLICY(dot).effective),
+  ...extra,
+});
+
+/** A Motus AuthHist row: `reason` (`GRANTED`, `ADMINISTRATIVE CORRECTION`, ...) on `date`. */
+export const motusAuthorityRow = (
+  dot: string,
+  mc: string,
+  reason: string,
+  date: Date,
+  extra: Record<string, string> = {},
+) => ({
+  docket_number: `MC${mc.padStart(6, '0')}`,
+  usdot_number: dot,
+  op_auth_type: 'MOTOR CARRIER OF PROPERTY',
+  op_auth_status: 'ACTIVE',
+  reason,
+  status_change_date: compactDate(date),
   ...extra,
 });
 

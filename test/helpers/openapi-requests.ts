@@ -8,6 +8,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { generateSync } from 'json-schema-faker';
+import { defined } from '../../src/lib/defined.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON schema nodes are read loosely on purpose.
 export type Schema = Record<string, any>;
@@ -224,7 +225,10 @@ export function mutate(
   if (Object.keys(paramsSchema(op, 'query').properties).length) places.push('query');
   if (Object.keys(paramsSchema(op, 'header').properties).length) places.push('header');
   for (let attempt = 0; attempt < 40 && places.length; attempt++) {
-    const place = places[Math.floor(random() * places.length)]!;
+    const place = defined(
+      places[Math.floor(random() * places.length)],
+      'places[Math.floor(random() * places.length)]',
+    );
     const copy = structuredClone(valid);
     const what = place === 'body' ? breakJson(copy, random) : breakText(op, copy, place, random);
     if (what && !validRequest(judge, op, copy)) return { request: copy, what: `${place} ${what}` };
@@ -242,7 +246,10 @@ function breakJson(r: DrawnRequest, random: () => number): string | null {
       for (const [k, v] of Object.entries(value)) walk(v, value as Schema, k);
   };
   walk(r.body, null, null);
-  const node = nodes[Math.floor(random() * nodes.length)]!;
+  const node = defined(
+    nodes[Math.floor(random() * nodes.length)],
+    'nodes[Math.floor(random() * nodes.length)]',
+  );
   const where = `${node.key ?? '(root)'}`;
   const kind = random();
   if (node.parent && !Array.isArray(node.parent) && kind < 0.2) {
@@ -266,10 +273,16 @@ function breakText(
   random: () => number,
 ): string | null {
   const names = Object.keys(paramsSchema(op, place).properties);
-  const name = names[Math.floor(random() * names.length)]!;
+  const name = defined(
+    names[Math.floor(random() * names.length)],
+    'names[Math.floor(random() * names.length)]',
+  );
   const target = place === 'query' ? r.query : r.headers;
   const breakers = place === 'header' ? HEADER_BREAKERS : TEXT_BREAKERS;
-  target[name] = breakers[Math.floor(random() * breakers.length)]!;
+  target[name] = defined(
+    breakers[Math.floor(random() * breakers.length)],
+    'breakers[Math.floor(random() * breakers.length)]',
+  );
   return `${name} = ${JSON.stringify(target[name]).slice(0, 40)}`;
 }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatModelError, OpenAiCompatibleChatModel } from '../../src/integrations/llm/openai-compatible.js';
 import { draftReply, extractWithModel } from '../../src/integrations/llm/reply-extraction.js';
+import { defined } from '../../src/lib/defined.js';
 
 interface Received {
   path: string;
@@ -87,7 +88,7 @@ describe('the OpenAI-compatible chat model', () => {
     standIn.replies.push('{"ok":true}');
     const out = await model.complete([{ role: 'user', content: 'hi' }], { json: true, maxTokens: 50 });
     expect(out).toBe('{"ok":true}');
-    const got = standIn.received.at(-1)!;
+    const got = defined(standIn.received.at(-1), 'standIn.received.at(-1)');
     expect(got.path).toBe('/v1/chat/completions');
     expect(got.authorization).toBe('Bearer sk-test-secret-key');
     expect(got.body).toEqual({
@@ -103,7 +104,7 @@ describe('the OpenAI-compatible chat model', () => {
     const local = new OpenAiCompatibleChatModel({ baseUrl: `${base}/`, model: 'llama3.1' });
     standIn.replies.push('Hello there');
     expect(await local.complete([{ role: 'user', content: 'hi' }])).toBe('Hello there');
-    const got = standIn.received.at(-1)!;
+    const got = defined(standIn.received.at(-1), 'standIn.received.at(-1)');
     expect(got.authorization).toBeUndefined();
     expect(got.body.response_format).toBeUndefined();
     expect(got.body.max_tokens).toBeUndefined();
@@ -136,10 +137,12 @@ describe('the OpenAI-compatible chat model', () => {
     standIn.replies.push('{"rate": 2450, "available": true, "stop_contact": false}');
     const result = await extractWithModel(model, 'We can do it for $2,450 all in, truck is empty in Dallas.');
     expect(result).toEqual({ rate: 2450, available: true, stop_contact: false });
-    const got = standIn.received.at(-1)!;
+    const got = defined(standIn.received.at(-1), 'standIn.received.at(-1)');
     expect(got.body.response_format).toEqual({ type: 'json_object' });
-    expect(got.body.messages[0]!.role).toBe('system');
-    expect(got.body.messages[0]!.content).toMatch(/"rate".*"available".*"stop_contact"/);
+    expect(defined(got.body.messages[0], 'got.body.messages[0]').role).toBe('system');
+    expect(defined(got.body.messages[0], 'got.body.messages[0]').content).toMatch(
+      /"rate".*"available".*"stop_contact"/,
+    );
     expect(got.body.messages[1]).toEqual({
       role: 'user',
       content: 'We can do it for $2,450 all in, truck is empty in Dallas.',
@@ -181,15 +184,19 @@ describe('the OpenAI-compatible chat model', () => {
       amount: 2300,
     });
     expect(draft).toBe('Hi Maria, could you do $2,300 for this one?');
-    const got = standIn.received.at(-1)!;
+    const got = defined(standIn.received.at(-1), 'standIn.received.at(-1)');
     expect(got.body.response_format).toBeUndefined();
-    expect(got.body.messages[0]!.content).toMatch(/Never mention the customer's rate/);
-    expect(got.body.messages[0]!.content).toMatch(/margin/);
-    expect(got.body.messages[0]!.content).toMatch(/maximum or target buy rate/);
-    expect(got.body.messages[1]!.content).toContain(
+    expect(defined(got.body.messages[0], 'got.body.messages[0]').content).toMatch(
+      /Never mention the customer's rate/,
+    );
+    expect(defined(got.body.messages[0], 'got.body.messages[0]').content).toMatch(/margin/);
+    expect(defined(got.body.messages[0], 'got.body.messages[0]').content).toMatch(
+      /maximum or target buy rate/,
+    );
+    expect(defined(got.body.messages[1], 'got.body.messages[1]').content).toContain(
       'Load: Dry van, Dallas, TX to Atlanta, GA, pickup Mon Nov 16',
     );
-    expect(got.body.messages[1]!.content).toContain('Amount: $2,300');
+    expect(defined(got.body.messages[1], 'got.body.messages[1]').content).toContain('Amount: $2,300');
 
     const before = standIn.received.length;
     await expect(
@@ -201,6 +208,11 @@ describe('the OpenAI-compatible chat model', () => {
     expect(await draftReply(model, { carrierName: 'X', loadSummary: 'L', intent: 'thanks' })).toHaveLength(
       1000,
     );
-    expect(standIn.received.at(-1)!.body.messages[1]!.content).not.toContain('Amount');
+    expect(
+      defined(
+        defined(standIn.received.at(-1), 'standIn.received.at(-1)').body.messages[1],
+        'standIn.received.at(-1).body.messages[1]',
+      ).content,
+    ).not.toContain('Amount');
   });
 });

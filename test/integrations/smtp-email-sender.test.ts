@@ -6,6 +6,7 @@ import {
   parseSmtpUrl,
   SmtpEmailSender,
 } from '../../src/integrations/email/smtp-email-sender.js';
+import { defined } from '../../src/lib/defined.js';
 
 interface Delivered {
   user: string | null;
@@ -82,7 +83,7 @@ describe('the SMTP e-mail sender', () => {
     } finally {
       await sender.close();
     }
-    const got = standIn.delivered.at(-1)!;
+    const got = defined(standIn.delivered.at(-1), 'standIn.delivered.at(-1)');
     expect(got.from).toBe('dispatch@mail.envoy.example');
     expect(got.to).toEqual(['ops@swift-haul.example']);
     const [head, ...rest] = got.raw.split('\r\n\r\n');
@@ -103,7 +104,9 @@ describe('the SMTP e-mail sender', () => {
     await sender.send({ ...email, messageId: 'otr_04@mail.envoy.example', outreachId: 'otr_0193aa' });
     await sender.send({ ...email, messageId: 'otr_05@mail.envoy.example' });
     await sender.close();
-    const [withId, without] = standIn.delivered.slice(-2).map((d) => d.raw.split('\r\n\r\n')[0]!);
+    const [withId, without] = standIn.delivered
+      .slice(-2)
+      .map((d) => defined(d.raw.split('\r\n\r\n')[0], "d.raw.split('\\r\\n\\r\\n')[0]"));
     expect(withId).toMatch(/^X-PM-Metadata-outreach_id: otr_0193aa$/im);
     expect(withId).toMatch(/^X-PM-KeepID: true$/im);
     expect(without).not.toMatch(/^X-PM-Metadata-/im);
@@ -113,7 +116,10 @@ describe('the SMTP e-mail sender', () => {
     const sender = new SmtpEmailSender({ url: `smtp://127.0.0.1:${port}` });
     await sender.send({ ...email, messageId: 'otr_02@mail.envoy.example' });
     await sender.close();
-    const head = standIn.delivered.at(-1)!.raw.split('\r\n\r\n')[0]!;
+    const head = defined(
+      defined(standIn.delivered.at(-1), 'standIn.delivered.at(-1)').raw.split('\r\n\r\n')[0],
+      "standIn.delivered.at(-1).raw.split('\\r\\n\\r\\n')[0]",
+    );
     expect(head).not.toMatch(/^In-Reply-To:/im);
     expect(head).not.toMatch(/^References:/im);
   });
@@ -123,7 +129,7 @@ describe('the SMTP e-mail sender', () => {
     await sender.send({ ...email, messageId: 'otr_03@mail.envoy.example' });
     await sender.close();
     expect(standIn.logins.at(-1)).toEqual({ username: 'relay-user', password: 'p@ss/word' });
-    expect(standIn.delivered.at(-1)!.user).toBe('relay-user');
+    expect(defined(standIn.delivered.at(-1), 'standIn.delivered.at(-1)').user).toBe('relay-user');
   });
 
   it('rejects when the relay refuses the recipient, without the password in the error', async () => {

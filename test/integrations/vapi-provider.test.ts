@@ -13,6 +13,7 @@ import {
   vapiSignature,
 } from '../../src/integrations/voice/vapi-server-auth.js';
 import type { AssistantSpec, PlaceCallRequest } from '../../src/integrations/voice/voice-provider.js';
+import { defined } from '../../src/lib/defined.js';
 import { toolsFor } from '../../src/modules/calls/call-script.js';
 import { hmacPlan, toolCalls, useVapiStandIn, vapiCall, vapiRefusal } from '../helpers/vapi-stand-in.js';
 
@@ -70,7 +71,7 @@ describe('the Vapi adapter', () => {
       providerCallId: standIn.lastCall().vapiId,
       controlUrl: expect.stringMatching(/\/control\/vapi-call-\d+$/),
     });
-    const sent = standIn.requests.at(-1)!;
+    const sent = defined(standIn.requests.at(-1), 'standIn.requests.at(-1)');
     expect(sent.authorization).toBe('Bearer vapi-private-key');
     expect(sent.body).toEqual({
       phoneNumberId: 'pn_123',
@@ -88,7 +89,7 @@ describe('the Vapi adapter', () => {
     await vapi.placeCall(request());
     const body = standIn.lastCall().body;
     expect(body.assistantId).toBeUndefined();
-    const assistant = body.assistant!;
+    const assistant = defined(body.assistant, 'body.assistant');
     const server = { url: SERVER_URL, credentialId: 'cred_hmac', timeoutSeconds: 20 };
     expect(assistant).toMatchObject({
       firstMessage: 'Hi, this is Acme Logistics about load L-100.',
@@ -118,7 +119,10 @@ describe('the Vapi adapter', () => {
         ],
       },
     } satisfies Vapi.CreateAssistantDto);
-    const tools = (assistant.model as Vapi.CreateAssistantDtoModel.Openai).tools!;
+    const tools = defined(
+      (assistant.model as Vapi.CreateAssistantDtoModel.Openai).tools,
+      '(assistant.model as Vapi.CreateAssistantDtoModel.Openai).tools',
+    );
     const functions = tools.filter((t): t is Vapi.OpenAiModelToolsItem.Function => t.type === 'function');
     expect(functions.map((t) => t.function?.name)).toEqual([
       'get_load_details',
@@ -127,7 +131,9 @@ describe('the Vapi adapter', () => {
       'request_stop_contact',
     ]);
     for (const f of functions) expect(f.server).toEqual(server);
-    expect(functions[2]!.function!.parameters).toEqual({
+    expect(
+      defined(defined(functions[2], 'functions[2]').function, 'functions[2].function').parameters,
+    ).toEqual({
       type: 'object',
       properties: {
         offer_amount: expect.objectContaining({ type: 'number' }),
@@ -163,7 +169,7 @@ describe('the Vapi adapter', () => {
         }),
       }),
     );
-    const assistant = standIn.lastCall().body.assistant!;
+    const assistant = defined(standIn.lastCall().body.assistant, 'standIn.lastCall().body.assistant');
     expect(assistant.voice).toEqual({ provider: 'cartesia', voiceId: 'voice-7' });
     expect(assistant.model).toMatchObject({ provider: 'anthropic', model: 'claude-3-5-sonnet-20241022' });
   });
@@ -343,12 +349,15 @@ describe('the Vapi adapter', () => {
 
   it('answers each message in the shape Vapi expects', () => {
     const call = vapiCall('v1', 'call_1');
-    const tools = vapi.parse(
-      toolCalls(call, [
-        { id: 't1', name: 'a' },
-        { id: 't2', name: 'b' },
-      ]),
-    )!;
+    const tools = defined(
+      vapi.parse(
+        toolCalls(call, [
+          { id: 't1', name: 'a' },
+          { id: 't2', name: 'b' },
+        ]),
+      ),
+      "vapi.parse( toolCalls(call, [ { id: 't1', name: 'a' }, { id: 't2', name: 'b' }, ]), )",
+    );
     expect(
       vapi.respond(tools, {
         kind: 'tool_results',
@@ -363,9 +372,12 @@ describe('the Vapi adapter', () => {
         { name: 'b', toolCallId: 't2', error: 'Unknown tool' },
       ],
     } satisfies Vapi.ServerMessageResponseToolCalls);
-    const transfer = vapi.parse({
-      message: { type: 'transfer-destination-request', call },
-    } satisfies Vapi.ServerMessage)!;
+    const transfer = defined(
+      vapi.parse({
+        message: { type: 'transfer-destination-request', call },
+      } satisfies Vapi.ServerMessage),
+      "vapi.parse({ message: { type: 'transfer-destination-request', call }, } satisfies Vapi.ServerMessage)",
+    );
     expect(
       vapi.respond(transfer, {
         kind: 'transfer_destination',
@@ -387,15 +399,21 @@ describe('the Vapi adapter', () => {
     expect(vapi.respond(transfer, { kind: 'error', error: 'Nobody is available.' })).toEqual({
       error: 'Nobody is available.',
     });
-    const inbound = vapi.parse(
-      { message: { type: 'assistant-request', call: vapiCall('v3') } } satisfies Vapi.ServerMessage,
-      'org_1',
-    )!;
+    const inbound = defined(
+      vapi.parse(
+        { message: { type: 'assistant-request', call: vapiCall('v3') } } satisfies Vapi.ServerMessage,
+        'org_1',
+      ),
+      "vapi.parse( { message: { type: 'assistant-request', call: vapiCall('v3') } } satisfies Vapi.ServerMessage, 'org_1', )",
+    );
     const answered = vapi.respond(inbound, {
       kind: 'assistant',
       assistant: spec({ purpose: 'inbound_sales' }),
     });
-    const assistant = (answered as Vapi.ServerMessageResponseAssistantRequest).assistant!;
+    const assistant = defined(
+      (answered as Vapi.ServerMessageResponseAssistantRequest).assistant,
+      '(answered as Vapi.ServerMessageResponseAssistantRequest).assistant',
+    );
     expect(assistant.metadata).toEqual({ envoy_call_id: 'call_abc', organization_id: 'org_1' });
     // Nobody to leave a message for on a call we answer.
     expect(assistant.voicemailDetection).toBeUndefined();

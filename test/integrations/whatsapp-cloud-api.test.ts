@@ -12,6 +12,7 @@ import {
   verifyChallenge,
   verifyWhatsAppSignature,
 } from '../../src/integrations/whatsapp/cloud-api-webhook.js';
+import { defined } from '../../src/lib/defined.js';
 
 interface Received {
   method: string;
@@ -101,7 +102,7 @@ describe('the WhatsApp Cloud API sender', () => {
       bodyParameters: ['Maria', 'Dallas, TX to Atlanta, GA', 'Mon Nov 16'],
     });
     expect(sent.messageId).toMatch(/^wamid\./);
-    const got = standIn.received.at(-1)!;
+    const got = defined(standIn.received.at(-1), 'standIn.received.at(-1)');
     expect(got.method).toBe('POST');
     expect(got.path).toBe('/v21.0/1098765432/messages');
     expect(got.authorization).toBe(`Bearer ${TOKEN}`);
@@ -129,7 +130,7 @@ describe('the WhatsApp Cloud API sender', () => {
 
   it('sends free text, quoting the message it answers', async () => {
     await sender.sendText('+15551234567', 'Thanks, we can do $2,300.', 'wamid.inbound-1');
-    expect(standIn.received.at(-1)!.body).toEqual({
+    expect(defined(standIn.received.at(-1), 'standIn.received.at(-1)').body).toEqual({
       messaging_product: 'whatsapp',
       to: '15551234567',
       type: 'text',
@@ -137,7 +138,7 @@ describe('the WhatsApp Cloud API sender', () => {
       context: { message_id: 'wamid.inbound-1' },
     });
     await sender.sendText('+15551234567', 'Hello');
-    expect(standIn.received.at(-1)!.body.context).toBeUndefined();
+    expect(defined(standIn.received.at(-1), 'standIn.received.at(-1)').body.context).toBeUndefined();
   });
 
   it('maps a Graph error to an error with the code and message, never the token', async () => {

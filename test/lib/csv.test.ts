@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsv, parseCsvCooperatively } from '../../src/lib/csv.js';
+import { defined } from '../../src/lib/defined.js';
 
 describe('CSV parsing', () => {
   const cases: [string, string, string[][]][] = [
@@ -52,6 +53,6 @@ describe('CSV parsing', () => {
     const text = `name\n"${'x'.repeat(16 * 1024 * 1024 - 7)}`;
     const rows = await parseCsvCooperatively(text);
     expect(rows).toHaveLength(2);
-    expect(rows[1]![0]!.length).toBe(16 * 1024 * 1024 - 7);
+    expect(defined(defined(rows[1], 'rows[1]')[0], 'rows[1][0]').length).toBe(16 * 1024 * 1024 - 7);
   });
 });

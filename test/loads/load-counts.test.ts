@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { fileDatabaseUrl, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { addOffer, createLoad, stopPayload } from '../helpers/load-factories.js';
@@ -80,7 +81,7 @@ function exactness(t: TestApp) {
         `SELECT count(*)::int AS n FROM loads WHERE organization_id = $1 AND ${where}`,
         [orgId],
       );
-      expect(res.json().pagination.total_count, query).toBe(rows[0]!.n);
+      expect(res.json().pagination.total_count, query).toBe(defined(rows[0], 'rows[0]').n);
     }
   };
 }
@@ -263,7 +264,7 @@ describe('total_count stays exact while loads are written', () => {
 
   it('counts a change committed by a transaction that was still open when the count was kept', async () => {
     const { orgId, headers } = await tenantWithLoads(10);
-    const list: [string, string][] = [LISTS[0]!];
+    const list: [string, string][] = [defined(LISTS[0], 'LISTS[0]')];
     await expectExact(orgId, headers, list);
     const writer = new pg.Client({ connectionString: await fileDatabaseUrl() });
     await writer.connect();
@@ -275,10 +276,18 @@ describe('total_count stays exact while loads are written', () => {
       );
       // Counted while the writer is open: its change is not visible yet, and must not be lost later.
       await expectExact(orgId, headers, list);
-      const before = await t.app.inject({ method: 'GET', url: `/api/v1/loads?${list[0]![0]}`, headers });
+      const before = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/loads?${defined(list[0], 'list[0]')[0]}`,
+        headers,
+      });
       await writer.query('COMMIT');
       await expectExact(orgId, headers, list);
-      const after = await t.app.inject({ method: 'GET', url: `/api/v1/loads?${list[0]![0]}`, headers });
+      const after = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/loads?${defined(list[0], 'list[0]')[0]}`,
+        headers,
+      });
       expect(after.json().pagination.total_count).toBe(before.json().pagination.total_count + 2);
     } finally {
       await writer.end();
@@ -308,7 +317,11 @@ describe('total_count stays exact while loads are written', () => {
       ),
     );
     const reads = Array.from({ length: 12 }, (_, i) =>
-      t.app.inject({ method: 'GET', url: `/api/v1/loads?${LISTS[i % LISTS.length]![0]}`, headers }),
+      t.app.inject({
+        method: 'GET',
+        url: `/api/v1/loads?${defined(LISTS[i % LISTS.length], 'LISTS[i % LISTS.length]')[0]}`,
+        headers,
+      }),
     );
     await Promise.all([...writes, ...reads]);
     await expectExact(orgId, headers, LISTS);
@@ -316,7 +329,7 @@ describe('total_count stays exact while loads are written', () => {
 
   it('brings a kept count up to date from the loads written since, without counting the list again', async () => {
     const { orgId, headers } = await tenantWithLoads(10);
-    const list: [string, string][] = [LISTS[1]!];
+    const list: [string, string][] = [defined(LISTS[1], 'LISTS[1]')];
     await expectExact(orgId, headers, list);
     await batch(headers, [
       body(3, { stops: [stopPayload('Pickup', { city: 'Carson' }), stopPayload('Dropoff')] }),
@@ -354,7 +367,7 @@ describe('total_count stays exact while loads are written', () => {
     // The same text is sent under the same name every time.
     const names = new Map<string, Set<string>>();
     for (const { text, name } of requests.flat().filter((s) => s.name)) {
-      names.set(text, (names.get(text) ?? new Set()).add(name!));
+      names.set(text, (names.get(text) ?? new Set()).add(defined(name, 'name')));
     }
     expect([...names.values()].every((n) => n.size === 1)).toBe(true);
     expect(new Set([...names.values()].flatMap((n) => [...n])).size).toBe(names.size);
@@ -372,7 +385,7 @@ describe('total_count stays exact while loads are written', () => {
 
   it('counts a cheap list afresh when more loads changed since its kept count than re-testing them is worth', async () => {
     const { orgId, headers } = await tenantWithLoads(10);
-    const list: [string, string][] = [LISTS[1]!];
+    const list: [string, string][] = [defined(LISTS[1], 'LISTS[1]')];
     await expectExact(orgId, headers, list);
     // 300 loads written since (more than the 200 a count this quick is brought up to date over).
     await batch(
@@ -386,7 +399,7 @@ describe('total_count stays exact while loads are written', () => {
 
   it('counts a list once when several requests for it arrive together, and each total is exact', async () => {
     const { orgId, headers } = await tenantWithLoads(20);
-    const [query, where] = LISTS[1]!;
+    const [query, where] = defined(LISTS[1], 'LISTS[1]');
     const { rows } = await t.database.pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM loads WHERE organization_id = $1 AND ${where}`,
       [orgId],
@@ -403,7 +416,7 @@ describe('total_count stays exact while loads are written', () => {
         return res.json().pagination.total_count as number;
       });
     });
-    expect(totals).toEqual(Array(6).fill(rows[0]!.n));
+    expect(totals).toEqual(Array(6).fill(defined(rows[0], 'rows[0]').n));
     // One fresh count; the requests that waited for it brought its result up to date instead.
     expect(sent.filter(isFreshCount)).toHaveLength(1);
   });
@@ -495,10 +508,26 @@ describe('total_count stays exact while loads are written', () => {
       `SELECT id, load_number FROM loads WHERE organization_id = $1 AND load_number IN ('E-3', 'E-9')`,
       [orgId],
     );
-    await addOffer(t, orgId, ids.find((r) => r.load_number === 'E-9')!.id, { status: 'pending' });
+    await addOffer(
+      t,
+      orgId,
+      defined(
+        ids.find((r) => r.load_number === 'E-9'),
+        "ids.find((r) => r.load_number === 'E-9')",
+      ).id,
+      { status: 'pending' },
+    );
     expect(await pageOf(offered)).toEqual({ rows: [['E-9', 1350]], found: true });
     expect((await pageOf(offered)).found).toBe(false);
-    await addOffer(t, orgId, ids.find((r) => r.load_number === 'E-3')!.id, { status: 'pending' });
+    await addOffer(
+      t,
+      orgId,
+      defined(
+        ids.find((r) => r.load_number === 'E-3'),
+        "ids.find((r) => r.load_number === 'E-3')",
+      ).id,
+      { status: 'pending' },
+    );
     expect(await pageOf(offered)).toEqual({
       rows: [
         ['E-9', 1350],
@@ -540,7 +569,11 @@ describe('total_count stays exact while loads are written', () => {
       `SELECT id, load_number FROM loads WHERE organization_id = $1`,
       [orgId],
     );
-    const idOf = (n: number) => rows.find((r) => r.load_number === `E-${n}`)!.id;
+    const idOf = (n: number) =>
+      defined(
+        rows.find((r) => r.load_number === `E-${n}`),
+        'rows.find((r) => r.load_number === E-{n})',
+      ).id;
     // Odd loads start in Reno: E-1 and E-3 are in the list, E-2 has an offer but is in Boise.
     for (const n of [1, 2, 3]) await addOffer(t, orgId, idOf(n), { status: 'pending' });
     const list: [string, string][] = [
@@ -577,7 +610,11 @@ describe('total_count stays exact while loads are written', () => {
       `SELECT id, load_number FROM loads WHERE organization_id = $1 ORDER BY load_number`,
       [orgId],
     );
-    const idOf = (n: number) => rows.find((r) => r.load_number === `E-${n}`)!.id;
+    const idOf = (n: number) =>
+      defined(
+        rows.find((r) => r.load_number === `E-${n}`),
+        'rows.find((r) => r.load_number === E-{n})',
+      ).id;
     const offerOn = async (n: number, amount: number) => {
       const res = await t.app.inject({
         method: 'POST',
@@ -638,14 +675,14 @@ describe('total_count stays exact while loads are written', () => {
         [orgId],
       );
       expect(stats.json().by_tab).toMatchObject({
-        booked: sqlTabs[0]!.booked,
-        active_offers: sqlTabs[0]!.active,
+        booked: defined(sqlTabs[0], 'sqlTabs[0]').booked,
+        active_offers: defined(sqlTabs[0], 'sqlTabs[0]').active,
       });
     }
 
     // A kept count of the booked tab with a filter follows load writes from the change log while
     // no offer is written, and is counted afresh once one is accepted.
-    const kept: [string, string][] = [lists[2]!];
+    const kept: [string, string][] = [defined(lists[2], 'lists[2]')];
     await expectExact(orgId, headers, kept);
     await batch(headers, [
       body(1, { stops: [stopPayload('Pickup', { city: 'Carson' }), stopPayload('Dropoff')] }),
@@ -660,7 +697,7 @@ describe('total_count stays exact while loads are written', () => {
        LIMIT 1`,
       [orgId],
     );
-    expect((await setStatus(open.rows[0]!.id, 'accepted')).statusCode).toBe(200);
+    expect((await setStatus(defined(open.rows[0], 'open.rows[0]').id, 'accepted')).statusCode).toBe(200);
     const recounted = await statementsSentDuring(t, () => expectExact(orgId, headers, kept));
     expect(recounted.some(isFreshCount)).toBe(true);
   });
@@ -718,7 +755,15 @@ describe('total_count stays exact while loads are written', () => {
       [orgId],
     );
     for (const n of [1, 4, 4]) {
-      await addOffer(t, orgId, rows.find((r) => r.load_number === `E-${n}`)!.id, { status: 'pending' });
+      await addOffer(
+        t,
+        orgId,
+        defined(
+          rows.find((r) => r.load_number === `E-${n}`),
+          'rows.find((r) => r.load_number === E-{n})',
+        ).id,
+        { status: 'pending' },
+      );
     }
     const sqlStats = async (where: string) => {
       const counts = await t.database.pool.query<{ s: string | null; n: number }>(
@@ -733,7 +778,7 @@ describe('total_count stays exact while loads are written', () => {
       return {
         total: counts.rows.reduce((sum, r) => sum + r.n, 0),
         byStatus: Object.fromEntries(counts.rows.map((r) => [r.s ?? 'none', r.n])),
-        offered: offered.rows[0]!.n,
+        offered: defined(offered.rows[0], 'offered.rows[0]').n,
       };
     };
     for (const [query, where] of [
@@ -763,7 +808,15 @@ describe('total_count stays exact while loads are written', () => {
         ).toEqual([]);
     }
     // A tab's count is kept until its table is written: a new pending offer shows at once.
-    await addOffer(t, orgId, rows.find((r) => r.load_number === 'E-7')!.id, { status: 'pending' });
+    await addOffer(
+      t,
+      orgId,
+      defined(
+        rows.find((r) => r.load_number === 'E-7'),
+        "rows.find((r) => r.load_number === 'E-7')",
+      ).id,
+      { status: 'pending' },
+    );
     const after = await t.app.inject({ method: 'GET', url: '/api/v1/loads/stats', headers });
     expect(after.json().by_tab.active_offers).toBe((await sqlStats('true')).offered);
   });
@@ -776,11 +829,14 @@ describe('total_count stays exact while loads are written', () => {
       Array.from({ length: 10 }, (_, n) => body(n, { posted_rate: 1111 })),
     );
     const horizon = async () =>
-      (
-        await t.database.pool.query<{ x: string }>(
-          'SELECT snapshot_xmin::text AS x FROM load_changes_horizon',
-        )
-      ).rows[0]!.x;
+      defined(
+        (
+          await t.database.pool.query<{ x: string }>(
+            'SELECT snapshot_xmin::text AS x FROM load_changes_horizon',
+          )
+        ).rows[0],
+        "( await t.database.pool.query<{ x: string }>( 'SELECT snapshot_xmin::text AS x FROM load_changes_horizon', ) ).rows[0]",
+      ).x;
     const before = BigInt(await horizon());
     await t.database.pool.query(`SELECT load_changes_purge(interval '0 seconds')`);
     // The horizon moved up to the oldest transaction still running anywhere on the server, and
@@ -789,7 +845,7 @@ describe('total_count stays exact while loads are written', () => {
     const { rows } = await t.database.pool.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM load_changes WHERE xid < (SELECT snapshot_xmin FROM load_changes_horizon)',
     );
-    expect(rows[0]!.n).toBe(0);
+    expect(defined(rows[0], 'rows[0]').n).toBe(0);
     await expectExact(orgId, headers, LISTS);
     await batch(
       headers,

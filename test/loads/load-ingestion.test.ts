@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { createLoad, loadPayload, stopPayload } from '../helpers/load-factories.js';
@@ -253,7 +254,7 @@ describe('POST /loads', () => {
         `SELECT count(*)::int AS n FROM events WHERE type = $1 AND data->>'load_id' = $2`,
         [type, id],
       );
-      return rows[0]!.n;
+      return defined(rows[0], 'rows[0]').n;
     };
     expect(await events('load.created')).toBe(1);
     const first = (await get(headers, id)).json();

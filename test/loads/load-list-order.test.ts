@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { stopPayload } from '../helpers/load-factories.js';
@@ -247,7 +248,7 @@ describe('GET /loads plans', () => {
         (s) => /limit/i.test(s.text) && /"loads"\."id" in \((select|with)/i.test(s.text),
       );
       expect(page, 'the page query').toBeDefined();
-      const limits = findAll(await planOf(page!), (n) => n['Node Type'] === 'Limit');
+      const limits = findAll(await planOf(defined(page, 'page')), (n) => n['Node Type'] === 'Limit');
       expect(limits.length).toBeGreaterThan(0);
       for (const limit of limits) {
         expect(findAll(limit, (n) => n['Node Type'] === 'Sort')).toEqual([]);
@@ -273,7 +274,7 @@ describe('GET /loads plans', () => {
     const statements = await statementsOf(query);
     const count = statements.find((s) => /count\(\*\)/i.test(s.text) && /pg_current_snapshot/.test(s.text));
     expect(count, 'the count query').toBeDefined();
-    const plan = await planOf(count!);
+    const plan = await planOf(defined(count, 'count'));
     const used = findAll(plan, (n) => typeof n['Index Name'] === 'string');
     const names = used.map((n) => String(n['Index Name'] ?? n['Relation Name']));
     expect(

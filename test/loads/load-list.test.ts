@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
 import {
@@ -370,18 +371,30 @@ describe('GET /loads tabs, aggregates and related records', () => {
     orgId = tenant.orgId;
     headers = (await createApiKey(t, tenant.user.headers)).headers;
     ids = await seedFixture(t, headers);
-    await addOffer(t, orgId, ids.L1!, { status: 'pending', carrierId: 'car_a', amount: 1000 });
-    await addOffer(t, orgId, ids.L1!, { status: 'rejected', carrierId: 'car_a', amount: 1200 });
-    await addOffer(t, orgId, ids.L1!, { status: 'rejected', carrierId: 'car_b', amount: 900 });
-    await addOffer(t, orgId, ids.L2!, { status: 'accepted' });
-    await addCall(t, orgId, ids.L3!);
-    await addOutreach(t, orgId, ids.L2!, 'active');
-    await addOutreach(t, orgId, ids.L3!, 'pending');
-    await addOutreach(t, orgId, ids.L1!, 'completed');
-    await addNotification(t, orgId, ids.L4!, false);
-    await addNotification(t, orgId, ids.L1!, true);
-    await addVerification(t, orgId, ids.L3!, 'BLOCKED');
-    await addVerification(t, orgId, ids.L1!, 'PASSED');
+    await addOffer(t, orgId, defined(ids.L1, 'ids.L1'), {
+      status: 'pending',
+      carrierId: 'car_a',
+      amount: 1000,
+    });
+    await addOffer(t, orgId, defined(ids.L1, 'ids.L1'), {
+      status: 'rejected',
+      carrierId: 'car_a',
+      amount: 1200,
+    });
+    await addOffer(t, orgId, defined(ids.L1, 'ids.L1'), {
+      status: 'rejected',
+      carrierId: 'car_b',
+      amount: 900,
+    });
+    await addOffer(t, orgId, defined(ids.L2, 'ids.L2'), { status: 'accepted' });
+    await addCall(t, orgId, defined(ids.L3, 'ids.L3'));
+    await addOutreach(t, orgId, defined(ids.L2, 'ids.L2'), 'active');
+    await addOutreach(t, orgId, defined(ids.L3, 'ids.L3'), 'pending');
+    await addOutreach(t, orgId, defined(ids.L1, 'ids.L1'), 'completed');
+    await addNotification(t, orgId, defined(ids.L4, 'ids.L4'), false);
+    await addNotification(t, orgId, defined(ids.L1, 'ids.L1'), true);
+    await addVerification(t, orgId, defined(ids.L3, 'ids.L3'), 'BLOCKED');
+    await addVerification(t, orgId, defined(ids.L1, 'ids.L1'), 'PASSED');
   });
 
   const numbers = async (query: string) => {

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { OutboundEmail } from '../../src/integrations/email/email-channel.js';
 import { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
+import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser, login, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/wait.js';
@@ -22,7 +23,7 @@ function outbox(t: TestApp): OutboundEmail[] {
 function tokenSentTo(t: TestApp, address: string): string {
   const mail = outbox(t).findLast((m) => m.to === address);
   expect(mail, `an e-mail to ${address}`).toBeDefined();
-  return TOKEN.exec(mail!.text)![0];
+  return defined(TOKEN.exec(defined(mail, 'mail').text), 'TOKEN.exec(mail.text)')[0];
 }
 
 const invite = (t: TestApp, headers: Record<string, string>, payload: Record<string, unknown>) =>
@@ -87,7 +88,10 @@ describe('invitations', () => {
     const days = (Date.parse(invitation.expires_at) - Date.parse(invitation.created_at)) / 86_400_000;
     expect(days).toBeCloseTo(7, 3);
 
-    const mail = outbox(t).findLast((m) => m.to === email)!;
+    const mail = defined(
+      outbox(t).findLast((m) => m.to === email),
+      'outbox(t).findLast((m) => m.to === email)',
+    );
     const token = tokenSentTo(t, email);
     expect(mail.text).toContain(`${DASHBOARD}/accept-invitation?token=${token}`);
     expect(mail.outreachId ?? null).toBeNull();
@@ -95,7 +99,7 @@ describe('invitations', () => {
     const stored = await t.database.db.execute(
       sql`SELECT token_hash FROM invitations WHERE id = ${invitation.id}`,
     );
-    expect(stored.rows[0]!.token_hash).not.toBe(token);
+    expect(defined(stored.rows[0], 'stored.rows[0]').token_hash).not.toBe(token);
 
     const accepted = await accept(t, { token, password: 'a long enough passphrase' });
     expect(accepted.statusCode, accepted.body).toBe(200);
@@ -456,7 +460,10 @@ describe('invitation e-mail', () => {
       const { user: owner } = await createTenant(t);
       const address = `quiet-${unique()}@example.com`;
       expect((await invite(t, owner.headers, { email: address, role: 'MEMBER' })).statusCode).toBe(201);
-      const invitation = outbox(t).findLast((m) => m.to === address)!;
+      const invitation = defined(
+        outbox(t).findLast((m) => m.to === address),
+        'outbox(t).findLast((m) => m.to === address)',
+      );
       // Even a message that reads like a load offer gets no answer without an outreach; the same
       // message of an outreach does: the simulation is on, and quick.
       const offer = {

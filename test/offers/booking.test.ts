@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
@@ -52,7 +53,7 @@ async function sqlTabs(t: TestApp, orgId: string) {
      FROM loads l WHERE l.organization_id = $1`,
     [orgId],
   );
-  return rows[0]!;
+  return defined(rows[0], 'rows[0]');
 }
 
 describe('a load booked on an offer', () => {
@@ -146,7 +147,7 @@ describe('a load booked on an offer', () => {
     await accept(t, user.headers, winner.id);
     const events = await delivered(orgId, 'load.booked');
     expect(events).toHaveLength(1);
-    expect(events[0]!.json.data).toEqual({
+    expect(defined(events[0], 'events[0]').json.data).toEqual({
       load_id: loadId,
       tms_load_id: 'TMS-B1',
       external_id: null,
@@ -197,13 +198,13 @@ describe('a load booked on an offer', () => {
     ).toEqual(
       [first.id, first.id, second.id, second.id].map((id) => expect.objectContaining({ offer_id: id })),
     );
-    expect(events[1]!.data).toMatchObject({
+    expect(defined(events[1], 'events[1]').data).toMatchObject({
       load_id: loadId,
       load_status: 'Quotes Received',
       offer_status: 'rejected',
       previous_booked_offer: { offer_id: first.id, booked_at: firstBooking.accepted_at, booked_by: 'user' },
     });
-    expect(events[3]!.data).toMatchObject({ offer_status: 'pending' });
+    expect(defined(events[3], 'events[3]').data).toMatchObject({ offer_status: 'pending' });
     // Delivered as stored: each once.
     expect(await delivered(orgId, 'load.booked')).toHaveLength(2);
     expect(await delivered(orgId, 'load.unbooked')).toHaveLength(2);

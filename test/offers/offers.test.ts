@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
@@ -175,7 +176,12 @@ describe('offers', () => {
           patchOffer(t, user.headers, b.id, 'accepted'),
         ]);
         expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409]);
-        expect(results.find((r) => r.statusCode === 409)!.json().error.code).toBe('offer_already_accepted');
+        expect(
+          defined(
+            results.find((r) => r.statusCode === 409),
+            'results.find((r) => r.statusCode === 409)',
+          ).json().error.code,
+        ).toBe('offer_already_accepted');
         const accepted = (
           await t.app.inject({
             method: 'GET',

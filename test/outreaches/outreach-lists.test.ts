@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
@@ -136,7 +137,9 @@ describe('outreach list: filters, sorting and stats', () => {
       by_modality: { call: 0, email: 2, whatsapp: 1 },
     });
     expect(await stats('status=active&modality=email')).toMatchObject({ total_count: 1 });
-    expect(await stats(`carrier_id=${a.rows[0]!.carrier_id}&load_id=${a.loadId}`)).toMatchObject({
+    expect(
+      await stats(`carrier_id=${defined(a.rows[0], 'a.rows[0]').carrier_id}&load_id=${a.loadId}`),
+    ).toMatchObject({
       total_count: 5,
     });
     expect(await stats(`load_id=${b.loadId}`)).toMatchObject({ total_count: 0 });

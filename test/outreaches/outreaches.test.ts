@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { OutreachSweeper } from '../../src/workers/outreach-sweeper.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
@@ -440,7 +441,7 @@ describe('outreaches', () => {
       const driver = nextPhone();
       const s = await booked(driver);
       const res = await prompt(s.user.headers, s.loadId, {
-        stop_id: s.stops[1]!.id,
+        stop_id: defined(s.stops[1], 's.stops[1]').id,
         instructions: 'Ask for the ETA at the receiver',
       });
       expect(res.statusCode, res.body).toBe(202);

@@ -6,6 +6,7 @@ import { access } from '../../src/http/access.js';
 import { scopeOf } from '../../src/http/authentication.js';
 import { canonicalJson } from '../../src/http/idempotency.js';
 import { idempotencyKeys } from '../../src/http/idempotency-tables.js';
+import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 
@@ -130,7 +131,7 @@ describe('Idempotency-Key', () => {
       } else {
         expect(r.statusCode).toBe(201);
         expect(r.headers['idempotent-replayed']).toBe('true');
-        expect(r.json().id).toBe(executed[0]!.json().id);
+        expect(r.json().id).toBe(defined(executed[0], 'executed[0]').json().id);
       }
     }
     expect(await keyCount(t, user.headers)).toBe(1);
@@ -292,7 +293,7 @@ describe('expired idempotency records', () => {
     expect((await send('one')).statusCode).toBe(201);
     const record = and(eq(idempotencyKeys.organization_id, orgId), eq(idempotencyKeys.key, 'short-lived'));
     const [row] = await t.database.db.select().from(idempotencyKeys).where(record);
-    expect(row!.expires_at.getTime() - row!.created_at.getTime()).toBe(600_000);
+    expect(defined(row, 'row').expires_at.getTime() - defined(row, 'row').created_at.getTime()).toBe(600_000);
     // Before its TTL the purge keeps it, and the key replays.
     expect(await drainWorker(t, 'idempotency-purge')).toBe(0);
     expect((await send('one')).headers['idempotent-replayed']).toBe('true');

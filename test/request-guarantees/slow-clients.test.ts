@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 const HEADERS_TIMEOUT_MS = 1000;
@@ -36,7 +37,7 @@ function trickle(socket: net.Socket, text: string, everyMs: number) {
   let i = 0;
   const timer = setInterval(() => {
     if (socket.destroyed || i >= text.length) return clearInterval(timer);
-    socket.write(text[i++]!);
+    socket.write(defined(text[i++], 'text[i++]'));
   }, everyMs);
   socket.on('close', () => clearInterval(timer));
 }
@@ -107,9 +108,9 @@ describe('slow and greedy clients', () => {
     await extra.closed;
     expect(extra.received()).toBe('');
     // The held ones still work.
-    held[0]!.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-    await held[0]!.closed;
-    expect(held[0]!.received()).toMatch(/^HTTP\/1\.1 200 /);
+    defined(held[0], 'held[0]').socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await defined(held[0], 'held[0]').closed;
+    expect(defined(held[0], 'held[0]').received()).toMatch(/^HTTP\/1\.1 200 /);
     // One closed: a new connection is accepted.
     const again = await connect(port);
     again.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');

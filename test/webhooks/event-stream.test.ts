@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { emitEvent } from '../../src/modules/webhooks/index.js';
 import { buildTestApp, drainWorker, type TestApp } from '../helpers/app.js';
 import { StreamClient } from '../helpers/event-stream-client.js';
@@ -113,7 +114,10 @@ describe('the live event stream', () => {
     first.close();
     const missed = [await offer(key.headers, loadId, 1001), await offer(key.headers, loadId, 1002)];
 
-    const byHeader = await stream('/api/v1/events/stream', { ...key.headers, 'last-event-id': seen.id! });
+    const byHeader = await stream('/api/v1/events/stream', {
+      ...key.headers,
+      'last-event-id': defined(seen.id, 'seen.id'),
+    });
     await byHeader.next((m) => m.event === 'offer.created', 5000, 0);
     await byHeader.next((m) => (m.id ? JSON.parse(m.data).data.offer_amount === 1002 : false));
     expect(byHeader.events().map((e) => (e.data as { id: string }).id)).toEqual(missed);
@@ -177,7 +181,7 @@ describe('the live event stream', () => {
     expect(fourth.status).toBe(429);
     expect(fourth.headers['retry-after']).toBe('1');
     expect((await fourth.json()).error).toMatchObject({ code: 'stream_limit_reached' });
-    three[0]!.close();
+    defined(three[0], 'three[0]').close();
     // The place is free again as soon as the server sees the client go.
     await expect
       .poll(async () => {
@@ -278,7 +282,7 @@ describe('what the stream keeps', () => {
     // Resuming after an event past the window cannot be exact: the stream says so.
     const late = await StreamClient.open(`${base}/api/v1/events/stream`, {
       ...key.headers,
-      'last-event-id': offered.id!,
+      'last-event-id': defined(offered.id, 'offered.id'),
     });
     await late.next((m) => m.event === 'stream.resync');
     late.close();

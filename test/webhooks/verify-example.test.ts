@@ -4,6 +4,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { drainWorker, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { waitFor } from '../helpers/wait.js';
@@ -15,7 +16,7 @@ function guideExample(): string {
   const guide = readFileSync(path.join(root, 'docs/api-guide.md'), 'utf8');
   const section = /<!-- verify-example -->\s*```js\n([\s\S]*?)```\s*<!-- \/verify-example -->/.exec(guide);
   if (!section) throw new Error('docs/api-guide.md has no verify-example block');
-  return section[1]!;
+  return defined(section[1], 'section[1]');
 }
 
 async function freePort(): Promise<number> {
@@ -52,8 +53,8 @@ describe('API guide: verifying a delivery', () => {
       env: { ...process.env, ENVOY_WEBHOOK_SECRET: created.json().signing_secret, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.on('data', (c) => (out += c));
-    child.stderr!.on('data', (c) => (out += c));
+    defined(child.stdout, 'child.stdout').on('data', (c) => (out += c));
+    defined(child.stderr, 'child.stderr').on('data', (c) => (out += c));
     // The child process listens when it is ready.
     await waitFor(
       () =>

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
 import { expectQueryError, getJson } from '../helpers/list-helpers.js';
@@ -11,7 +12,7 @@ type Headers = Record<string, string>;
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  while (closers.length) await closers.pop()!();
+  while (closers.length) await defined(closers.pop(), 'closers.pop()')();
 });
 
 /** A receiver answering every request with `status`. */
@@ -123,7 +124,11 @@ describe('GET /webhooks/deliveries', () => {
     );
     expect(new Set(fanned.map((x) => x.created_at)).size).toBe(1);
     expect(new Set(fanned.map((x) => x.event_id)).size).toBe(1);
-    const of = (endpointId: string) => fanned.find((x) => x.endpoint_id === endpointId)!;
+    const of = (endpointId: string) =>
+      defined(
+        fanned.find((x) => x.endpoint_id === endpointId),
+        'fanned.find((x) => x.endpoint_id === endpointId)',
+      );
     expect(of(d.e500.id)).toMatchObject({
       event_type: 'offer.created',
       status: 'pending',
@@ -148,9 +153,9 @@ describe('GET /webhooks/deliveries', () => {
       endpoint_url: 'http://127.0.0.1:9/hook',
       last_attempt: { succeeded: false, status_code: null, error: expect.any(String) },
     });
-    expect(Date.parse(of(d.e500.id).last_attempt!.created_at)).toBeGreaterThanOrEqual(
-      Date.parse(of(d.e500.id).created_at),
-    );
+    expect(
+      Date.parse(defined(of(d.e500.id).last_attempt, 'of(d.e500.id).last_attempt').created_at),
+    ).toBeGreaterThanOrEqual(Date.parse(of(d.e500.id).created_at));
   });
 
   it('shows the last of several attempts, and a replay as a new delivery of the same event', async () => {
@@ -168,22 +173,31 @@ describe('GET /webhooks/deliveries', () => {
     });
     const replay = await t.app.inject({
       method: 'POST',
-      url: `${BASE}/deliveries/${retried[0]!.id}/replay`,
+      url: `${BASE}/deliveries/${defined(retried[0], 'retried[0]').id}/replay`,
       headers: d.headers,
     });
     expect(replay.statusCode, replay.body).toBe(202);
     const after = (await list(t, d.headers, `endpoint_id=${d.e500.id}`)).data;
-    expect(after.map((x) => x.id)).toEqual([replay.json().delivery_id, retried[0]!.id]);
-    expect(after[0]).toMatchObject({ event_id: retried[0]!.event_id, attempt_count: 0, last_attempt: null });
+    expect(after.map((x) => x.id)).toEqual([replay.json().delivery_id, defined(retried[0], 'retried[0]').id]);
+    expect(after[0]).toMatchObject({
+      event_id: defined(retried[0], 'retried[0]').event_id,
+      attempt_count: 0,
+      last_attempt: null,
+    });
     // The list and the replay route do not capture each other's requests: another method on a
     // known path is 405 naming the right one.
     expect(
-      (await t.app.inject({ method: 'GET', url: `${BASE}/deliveries/${retried[0]!.id}`, headers: d.headers }))
-        .statusCode,
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `${BASE}/deliveries/${defined(retried[0], 'retried[0]').id}`,
+          headers: d.headers,
+        })
+      ).statusCode,
     ).toBe(404);
     const getReplay = await t.app.inject({
       method: 'GET',
-      url: `${BASE}/deliveries/${retried[0]!.id}/replay`,
+      url: `${BASE}/deliveries/${defined(retried[0], 'retried[0]').id}/replay`,
       headers: d.headers,
     });
     expect(getReplay.statusCode).toBe(405);
@@ -211,8 +225,8 @@ describe('GET /webhooks/deliveries', () => {
     const page = await list(t, d.headers, `endpoint_id=${d.e200.id}`);
     expect(page.data.map((x) => x.event_type)).toEqual(['ping', 'offer.created']);
     // created_after is inclusive, created_before exclusive, on the delivery's created_at.
-    const pingAt = page.data[0]!.created_at;
-    const offerAt = page.data[1]!.created_at;
+    const pingAt = defined(page.data[0], 'page.data[0]').created_at;
+    const offerAt = defined(page.data[1], 'page.data[1]').created_at;
     const enc = encodeURIComponent;
     expect(await ids(`created_after=${enc(pingAt)}`)).toEqual([d.e200.id]);
     expect((await ids(`created_before=${enc(pingAt)}`)).length).toBe(4);

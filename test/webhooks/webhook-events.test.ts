@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { drainWorker, useTestApp } from '../helpers/app.js';
 import { createCarrier, goodStanding, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
@@ -124,7 +125,10 @@ describe('events emitted by the resources', () => {
     ];
     expect(types()).toEqual(expect.arrayContaining(expected));
     const byType = (type: string) =>
-      receiver.received.find((r) => r.json.type === type && r.json.organization_id === orgId)!;
+      defined(
+        receiver.received.find((r) => r.json.type === type && r.json.organization_id === orgId),
+        'receiver.received.find((r) => r.json.type === type && r.json.organization_id === orgId)',
+      );
     expect(byType('carrier.disabled').json.data).toMatchObject({ id: carrier.id, is_active: false });
     expect(byType('load.status_changed').json.data).toMatchObject({
       load_id: loadId,

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterEach, describe, expect, it } from 'vitest';
+import { defined } from '../../src/lib/defined.js';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
@@ -11,7 +12,7 @@ import { type Received, startReceiver } from '../helpers/webhook-receiver.js';
 const BASE = '/api/v1/webhooks';
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  while (closers.length) await closers.pop()!();
+  while (closers.length) await defined(closers.pop(), 'closers.pop()')();
 });
 
 async function receiver(respond?: Parameters<typeof startReceiver>[0]) {
@@ -60,9 +61,9 @@ function specSignatureMatches(secret: string, r: Received): boolean {
 function verify(secret: string, r: Received) {
   new Webhook(secret).verify(r.body, r.headers);
   new SvixWebhook(secret).verify(r.body, {
-    'svix-id': r.headers['webhook-id']!,
-    'svix-timestamp': r.headers['webhook-timestamp']!,
-    'svix-signature': r.headers['webhook-signature']!,
+    'svix-id': defined(r.headers['webhook-id'], "r.headers['webhook-id']"),
+    'svix-timestamp': defined(r.headers['webhook-timestamp'], "r.headers['webhook-timestamp']"),
+    'svix-signature': defined(r.headers['webhook-signature'], "r.headers['webhook-signature']"),
   });
   if (!specSignatureMatches(secret, r)) throw new Error('the specification HMAC does not match');
 }
@@ -111,17 +112,17 @@ describe('webhooks', () => {
     await deliver(t);
     expect(rx.received).toHaveLength(1);
     const [r] = rx.received;
-    expect(() => verify(ep.signing_secret, r!)).not.toThrow();
-    expect(r!.headers['x-integration']).toBe('tms-1');
-    expect(r!.headers['webhook-id']).toBe(r!.json.id);
-    expect(r!.json).toMatchObject({
+    expect(() => verify(ep.signing_secret, defined(r, 'r'))).not.toThrow();
+    expect(defined(r, 'r').headers['x-integration']).toBe('tms-1');
+    expect(defined(r, 'r').headers['webhook-id']).toBe(defined(r, 'r').json.id);
+    expect(defined(r, 'r').json).toMatchObject({
       type: 'offer.created',
       organization_id: orgId,
       data: { id: offer.json().id, load_id: loadId, offer_amount: 1800, status: 'pending' },
     });
-    expect(r!.json.id).toMatch(/^evt_/);
+    expect(defined(r, 'r').json.id).toMatch(/^evt_/);
     // Another secret does not verify it.
-    expect(() => verify(`whsec_${Buffer.alloc(24, 1).toString('base64')}`, r!)).toThrow();
+    expect(() => verify(`whsec_${Buffer.alloc(24, 1).toString('base64')}`, defined(r, 'r'))).toThrow();
     const [a] = await attempts(t, headers, ep.id);
     expect(a).toMatchObject({ succeeded: true, status_code: 200, response_body: 'ok', attempt_number: 1 });
   });
@@ -139,15 +140,17 @@ describe('webhooks', () => {
     // rather than waited for.
     const [due] = await deliveriesOf(t, ep.id);
     expect(due).toMatchObject({ status: 'pending', attempt_count: 1 });
-    expect(due!.due_in).toBeGreaterThan(4);
-    expect(due!.due_in).toBeLessThan(6);
+    expect(defined(due, 'due').due_in).toBeGreaterThan(4);
+    expect(defined(due, 'due').due_in).toBeLessThan(6);
     await t.database.db.execute(
       sql`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = ${ep.id}`,
     );
     await deliver(t);
     expect(rx.received).toHaveLength(2);
-    expect(rx.received[1]!.headers['webhook-id']).toBe(rx.received[0]!.headers['webhook-id']);
-    expect(rx.received[1]!.json.type).toBe('ping');
+    expect(defined(rx.received[1], 'rx.received[1]').headers['webhook-id']).toBe(
+      defined(rx.received[0], 'rx.received[0]').headers['webhook-id'],
+    );
+    expect(defined(rx.received[1], 'rx.received[1]').json.type).toBe('ping');
     expect(await deliveriesOf(t, ep.id)).toEqual([{ status: 'succeeded', attempt_count: 2, due_in: null }]);
     const list = await attempts(t, headers, ep.id);
     expect(list.map((a) => [a.attempt_number, a.status_code, a.succeeded, a.response_body])).toEqual([
@@ -165,8 +168,8 @@ describe('webhooks', () => {
     const [a, ...more] = await attempts(t, headers, ep.id);
     expect(more).toHaveLength(0);
     expect(a).toMatchObject({ succeeded: false, status_code: null });
-    expect(a!.error).toMatch(/timeout/);
-    expect(a!.duration_ms as number).toBeGreaterThanOrEqual(350);
+    expect(defined(a, 'a').error).toMatch(/timeout/);
+    expect(defined(a, 'a').duration_ms as number).toBeGreaterThanOrEqual(350);
 
     const redirect = await receiver((_r, res) => {
       res.writeHead(302, { location: 'http://127.0.0.1:1/' }).end();
@@ -284,7 +287,7 @@ describe('webhooks', () => {
       SELECT (SELECT count(*) FROM webhook_secrets WHERE endpoint_id = ${ep.id})
         + (SELECT count(*) FROM webhook_attempts WHERE endpoint_id = ${ep.id})
         + (SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = ${ep.id}) AS n`);
-    expect(Number(left.rows[0]!.n)).toBe(0);
+    expect(Number(defined(left.rows[0], 'left.rows[0]').n)).toBe(0);
   });
 
   it('signs with both secrets during a rotation', async () => {
@@ -302,8 +305,10 @@ describe('webhooks', () => {
     await ping(t, headers, ep.id);
     await deliver(t);
     expect(rx.received).toHaveLength(1);
-    const r = rx.received[0]!;
-    expect(r.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    const r = defined(rx.received[0], 'rx.received[0]');
+    expect(defined(r.headers['webhook-signature'], "r.headers['webhook-signature']").split(' ')).toHaveLength(
+      2,
+    );
     expect(() => verify(fresh, r)).not.toThrow();
     expect(() => verify(ep.signing_secret, r)).not.toThrow();
 
@@ -314,8 +319,13 @@ describe('webhooks', () => {
     await ping(t, headers, ep.id);
     await deliver(t);
     expect(rx.received).toHaveLength(2);
-    expect(rx.received[1]!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
-    expect(() => verify(fresh, rx.received[1]!)).not.toThrow();
+    expect(
+      defined(
+        defined(rx.received[1], 'rx.received[1]').headers['webhook-signature'],
+        "rx.received[1].headers['webhook-signature']",
+      ).split(' '),
+    ).toHaveLength(1);
+    expect(() => verify(fresh, defined(rx.received[1], 'rx.received[1]'))).not.toThrow();
   });
 
   it('replays a delivery with the same webhook-id, and lists event types with schemas', async () => {
@@ -328,13 +338,15 @@ describe('webhooks', () => {
     expect(more).toHaveLength(0);
     const replay = await t.app.inject({
       method: 'POST',
-      url: `${BASE}/deliveries/${a!.delivery_id}/replay`,
+      url: `${BASE}/deliveries/${defined(a, 'a').delivery_id}/replay`,
       headers,
     });
     expect(replay.statusCode, replay.body).toBe(202);
     await deliver(t);
     expect(rx.received).toHaveLength(2);
-    expect(rx.received[1]!.headers['webhook-id']).toBe(rx.received[0]!.headers['webhook-id']);
+    expect(defined(rx.received[1], 'rx.received[1]').headers['webhook-id']).toBe(
+      defined(rx.received[0], 'rx.received[0]').headers['webhook-id'],
+    );
 
     const types = await t.app.inject({ method: 'GET', url: `${BASE}/event-types`, headers });
     expect(types.statusCode, types.body).toBe(200);
@@ -429,6 +441,6 @@ describe('webhooks in production mode (server-side request forgery)', () => {
     const [a, ...more] = await attempts(t, headers, ok.id);
     expect(more).toHaveLength(0);
     expect(a).toMatchObject({ succeeded: false, status_code: null });
-    expect(a!.error).toMatch(/private address/);
+    expect(defined(a, 'a').error).toMatch(/private address/);
   });
 });

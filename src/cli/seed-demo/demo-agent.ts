@@ -16,7 +16,7 @@ import type { DemoRun } from './demo-run.js';
 export async function seedAgentWork(run: DemoRun, loads: DemoLoads) {
   const { services, db, org, rnd, scope, progress } = run;
   const { agent } = services;
-  const postedRate = new Map(loads.loadItems.map((l, i) => [loads.loadIds[i]!, l.posted_rate ?? 2000]));
+  const postedRate = new Map(loads.loadIds.map((id, i) => [id, loads.loadItems[i]?.posted_rate ?? 2000]));
   const first = await agent.workOrganization(org.id);
   // A second wave at once, by e-mail first, so both channels show: the loads not booked on a call.
   // The demo folds the hours between waves into a moment, so the gap between two contacts of one
@@ -53,14 +53,15 @@ export async function seedAgentWork(run: DemoRun, loads: DemoLoads) {
     );
   let replies = 0;
   for (const [k, o] of sent.entries()) {
-    if (!o.address || !o.conversation_id || !o.load_id) continue;
+    const from = o.address;
+    if (!from || !o.conversation_id || !o.load_id) continue;
     const roll = rnd.next();
     if (roll < 0.3) continue; // no answer yet
     const posted = postedRate.get(o.load_id) ?? 2000;
     const amount = Math.round((posted * (roll < 0.65 ? 0.95 : 1.1)) / 25) * 25;
     const answer = (text: string, n: number) =>
       agent.onInboundEmail({
-        from: o.address!,
+        from,
         fromName: null,
         to: [`reply+${o.conversation_id}@reply.envoy.local`],
         mailboxHash: o.conversation_id,

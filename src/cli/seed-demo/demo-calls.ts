@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { defined } from '../../lib/defined.js';
 import { calls } from '../../modules/calls/calls-tables.js';
 import {
   recordDeliveryFailure,
@@ -28,7 +29,10 @@ export async function seedOutreaches(run: DemoRun, carrierIds: string[], idsOf: 
   const reach = async (loadId: string, k: number) => {
     const [carrierId] = await allowedFor(loadId, 1);
     if (!carrierId) return;
-    const modality = (['call', 'email', 'whatsapp'] as const)[k % 3]!;
+    const modality = defined(
+      (['call', 'email', 'whatsapp'] as const)[k % 3],
+      "(['call', 'email', 'whatsapp'] as const)[k % 3]",
+    );
     const outreach = await outreachesService.create(scope, {
       carrier_id: carrierId,
       load_id: loadId,
@@ -98,7 +102,10 @@ export async function seedElpTests(run: DemoRun, carrierIds: string[], counts: {
         call_type: 'ELP',
         template_variables: { simulate_outcome: outcome },
       },
-      { carrier_id: carrierIds[k * 9]!, driver_name: `${FIRST[k]} ${LAST[(k + 2) % 10]}` },
+      {
+        carrier_id: defined(carrierIds[k * 9], 'carrierIds[k * 9]'),
+        driver_name: `${FIRST[k]} ${LAST[(k + 2) % 10]}`,
+      },
     );
     counts.elp_tests++;
   }

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { and, eq, inArray } from 'drizzle-orm';
+import { defined } from '../../lib/defined.js';
 import { lanePreferences } from '../../modules/carriers/carriers-tables.js';
 import { CARRIER_WORDS, CITIES, EQUIPMENT, FIRST, inChunks, LANES, LAST } from './demo-data.js';
 import type { DemoRun } from './demo-run.js';
@@ -15,7 +16,7 @@ function demoCarriers(email: string) {
       census.push({
         mc_number: mc,
         dot_number: dot,
-        legal_name: `${CARRIER_WORDS[0]![i % 10]} ${CARRIER_WORDS[1]![Math.floor(i / 10)]}`,
+        legal_name: `${defined(CARRIER_WORDS[0], 'CARRIER_WORDS[0]')[i % 10]} ${defined(CARRIER_WORDS[1], 'CARRIER_WORDS[1]')[Math.floor(i / 10)]}`,
         allowed_to_operate: true,
         out_of_service: blocked && i % 2 === 1,
         authorized_for_hire: true,
@@ -23,20 +24,26 @@ function demoCarriers(email: string) {
         authority_granted_at: `20${10 + (i % 12)}-0${1 + (i % 9)}-15`,
       });
     }
-    const equipment = [EQUIPMENT[i % EQUIPMENT.length]!, ...(i % 3 === 0 ? ['VAN' as const] : [])];
+    const equipment = [
+      defined(EQUIPMENT[i % EQUIPMENT.length], 'EQUIPMENT[i % EQUIPMENT.length]'),
+      ...(i % 3 === 0 ? ['VAN' as const] : []),
+    ];
     const lanes = [0, 1, 2].slice(0, 1 + (i % 3)).map((k) => {
-      const [o, d] = LANES[(i + k * 7) % LANES.length]!;
+      const [o, d] = defined(LANES[(i + k * 7) % LANES.length], 'LANES[(i + k * 7) % LANES.length]');
       return {
-        origin: { city: k === 2 ? CITIES[o]!.city : null, state: CITIES[o]!.state },
-        destination: { state: CITIES[d]!.state },
+        origin: {
+          city: k === 2 ? defined(CITIES[o], 'CITIES[o]').city : null,
+          state: defined(CITIES[o], 'CITIES[o]').state,
+        },
+        destination: { state: defined(CITIES[d], 'CITIES[d]').state },
         routing_guide_tier: 1 + ((i + k) % 4),
       };
     });
-    const first = FIRST[i % 10]!;
-    const last = LAST[(i * 3) % 10]!;
+    const first = defined(FIRST[i % 10], 'FIRST[i % 10]');
+    const last = defined(LAST[(i * 3) % 10], 'LAST[(i * 3) % 10]');
     return {
       carrier: {
-        name: `${CARRIER_WORDS[0]![i % 10]} ${CARRIER_WORDS[1]![Math.floor(i / 10)]}`,
+        name: `${defined(CARRIER_WORDS[0], 'CARRIER_WORDS[0]')[i % 10]} ${defined(CARRIER_WORDS[1], 'CARRIER_WORDS[1]')[Math.floor(i / 10)]}`,
         tms_carrier_id: `TMS-CAR-${1000 + i}`,
         mc_number: mc,
         dot_number: dot,
@@ -77,9 +84,8 @@ export async function seedCarriers(run: DemoRun): Promise<string[]> {
   writeFileSync(run.registryFile, JSON.stringify(census));
   const { compliance, carriers: carriersService } = services;
   const batch = await carriersService.batch(scope, { carriers: carrierItems });
-  if (batch.status !== 200)
-    throw new Error(`demo carriers not applied: ${JSON.stringify(batch.body.errors)}`);
-  const carrierIds = batch.body.results.map((r) => r.carrier_id!);
+  if (!batch.success) throw new Error(`demo carriers not applied: ${JSON.stringify(batch.errors)}`);
+  const carrierIds = batch.results.map((r) => defined(r.carrier_id, 'r.carrier_id'));
   progress(`${carrierIds.length} carriers with lane preferences`);
   await inChunks(carrierIds, 10, async (id) => {
     await compliance.check(org.id, id, AbortSignal.timeout(10_000));
@@ -88,12 +94,12 @@ export async function seedCarriers(run: DemoRun): Promise<string[]> {
 
   // Disabled carriers, a stop-contact request, restricted lane preferences.
   for (const i of [11, 37, 63, 89]) {
-    await carriersService.setActive(scope, carrierIds[i]!, false, {
+    await carriersService.setActive(scope, defined(carrierIds[i], 'carrierIds[i]'), false, {
       reason: i === 37 ? 'other' : 'service_quality',
       reason_note: i === 37 ? 'Double-brokered a load in March' : 'Late on three pickups',
     });
   }
-  await carriersService.requestStopContact(scope, carrierIds[42]!);
+  await carriersService.requestStopContact(scope, defined(carrierIds[42], 'carrierIds[42]'));
   const toRestrict = await db
     .select({ id: lanePreferences.id, carrier_id: lanePreferences.carrier_id })
     .from(lanePreferences)
@@ -101,10 +107,10 @@ export async function seedCarriers(run: DemoRun): Promise<string[]> {
       and(
         eq(lanePreferences.organization_id, org.id),
         inArray(lanePreferences.carrier_id, [
-          carrierIds[3]!,
-          carrierIds[18]!,
-          carrierIds[29]!,
-          carrierIds[74]!,
+          defined(carrierIds[3], 'carrierIds[3]'),
+          defined(carrierIds[18], 'carrierIds[18]'),
+          defined(carrierIds[29], 'carrierIds[29]'),
+          defined(carrierIds[74], 'carrierIds[74]'),
         ]),
       ),
     );

@@ -13,7 +13,12 @@ export function prng(seed: number) {
   return {
     next,
     int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!,
+    pick: <T>(list: readonly T[]): T => {
+      const i = Math.floor(next() * list.length);
+      if (i >= list.length) throw new Error('pick: the list is empty');
+      // In range, so the slot holds a T (which may itself be null: some lists offer "none").
+      return list[i] as T;
+    },
   };
 }
 

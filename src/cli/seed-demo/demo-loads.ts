@@ -1,3 +1,4 @@
+import { defined } from '../../lib/defined.js';
 import {
   CITIES,
   type City,
@@ -40,8 +41,11 @@ function demoLoads(run: DemoRun) {
   const loadItems = statuses.map((tmsStatus, i) => {
     const [o, d] =
       rnd.next() < 0.8 ? rnd.pick(LANES) : [rnd.int(0, CITIES.length - 1), rnd.int(0, CITIES.length - 1)];
-    const origin = CITIES[o]!;
-    const destination = CITIES[d === o ? (d + 1) % CITIES.length : d]!;
+    const origin = defined(CITIES[o], 'CITIES[o]');
+    const destination = defined(
+      CITIES[d === o ? (d + 1) % CITIES.length : d],
+      'CITIES[d === o ? (d + 1) % CITIES.length : d]',
+    );
     const equipment = rnd.pick(EQUIPMENT);
     const distance = miles(origin, destination);
     const moving = ['Dispatched', 'In Transit', 'Delivered', 'Exception'].includes(tmsStatus ?? '');
@@ -55,7 +59,7 @@ function demoLoads(run: DemoRun) {
     const customerRate = Math.round(rate * 1.17);
     const stops = [stopOf(rnd, i, origin, 'Pickup', pickup, 1)];
     if (i % 9 === 0) {
-      const mid = CITIES[(o + 5) % CITIES.length]!;
+      const mid = defined(CITIES[(o + 5) % CITIES.length], 'CITIES[(o + 5) % CITIES.length]');
       stops.push({ ...stopOf(rnd, i, mid, 'Dropoff', pickup + day, 2) });
     }
     stops.push(stopOf(rnd, i, destination, 'Dropoff', pickup + transitDays * day, stops.length + 1));
@@ -67,7 +71,7 @@ function demoLoads(run: DemoRun) {
       ...(tmsStatus ? { tms_status: tmsStatus === 'Delivered' ? 'Dispatched' : tmsStatus } : {}),
       weight: rnd.int(8, 44) * 1000,
       distance,
-      commodity: rnd.pick(COMMODITIES[equipment] ?? COMMODITIES.VAN!),
+      commodity: rnd.pick(COMMODITIES[equipment] ?? defined(COMMODITIES.VAN, 'COMMODITIES.VAN')),
       handling_unit_count: rnd.int(10, 26),
       handling_unit_type: 'pallet',
       po_numbers: [`PO-${700_000 + i}`],
@@ -108,19 +112,19 @@ export async function seedLoads(run: DemoRun, carrierIds: string[]) {
   const { statuses, loadItems } = demoLoads(run);
   const ingested = await loadsService.upsertBatch(scope, loadItems);
   if (!ingested.success) throw new Error(`demo loads not applied: ${JSON.stringify(ingested.errors)}`);
-  const loadIds = ingested.results.map((r) => r.load_id!);
+  const loadIds = ingested.results.map((r) => defined(r.load_id, 'r.load_id'));
   progress(`${loadIds.length} loads in every status`);
   const loadsByStatus = new Map<string | null, string[]>();
   statuses.forEach((s, i) => {
     const list = loadsByStatus.get(s) ?? [];
-    list.push(loadIds[i]!);
+    list.push(defined(loadIds[i], 'loadIds[i]'));
     loadsByStatus.set(s, list);
   });
   const idsOf = (s: string | null) => loadsByStatus.get(s) ?? [];
 
   // An admin_disabled preference from a load (disable-for-load) for three carriers.
   for (const [k, loadId] of idsOf('Open').slice(0, 3).entries()) {
-    await carriersService.disableForLoad(scope, carrierIds[7 + k * 20]!, {
+    await carriersService.disableForLoad(scope, defined(carrierIds[7 + k * 20], 'carrierIds[7 + k * 20]'), {
       load_id: loadId,
       reason: 'pause_on_lane',
     });

@@ -1,3 +1,4 @@
+import { defined } from '../../lib/defined.js';
 import { contactRefusals } from '../../modules/outreaches/contact-guard.js';
 import { FIRST, inChunks, LAST } from './demo-data.js';
 import type { DemoLoads } from './demo-loads.js';
@@ -7,7 +8,12 @@ import type { DemoRun } from './demo-run.js';
 export async function allowedAmong(run: DemoRun, carrierIds: string[], loadId: string, count: number) {
   const { rnd, db, scope } = run;
   const start = rnd.int(0, carrierIds.length - 1);
-  const candidates = Array.from({ length: 12 }, (_, k) => carrierIds[(start + k * 7) % carrierIds.length]!);
+  const candidates = Array.from({ length: 12 }, (_, k) =>
+    defined(
+      carrierIds[(start + k * 7) % carrierIds.length],
+      'carrierIds[(start + k * 7) % carrierIds.length]',
+    ),
+  );
   const refused = await contactRefusals(db, scope, candidates, loadId);
   return candidates.filter((c) => !refused.has(c)).slice(0, count);
 }
@@ -20,7 +26,7 @@ export async function seedOffers(run: DemoRun, carrierIds: string[], loads: Demo
   // Offers: from carriers the contact guard allows on the load.
   const offers = services.offers;
   const allowedFor = (loadId: string, count: number) => allowedAmong(run, carrierIds, loadId, count);
-  const postedRate = new Map(loadItems.map((l, i) => [loadIds[i]!, l.posted_rate]));
+  const postedRate = new Map(loadItems.map((l, i) => [defined(loadIds[i], 'loadIds[i]'), l.posted_rate]));
   const makeOffer = async (
     loadId: string,
     carrierId: string,

@@ -1,14 +1,15 @@
 import { z } from 'zod';
+import { defined } from '../../lib/defined.js';
 import type { CensusContact, LiabilityInsurance, SharedContact } from './compliance-provider.js';
+import { legacyFilingRow, liabilityOf, motusFilingRow, motusHistoryRow } from './insurance-filings.js';
 import {
   censusContactOf,
-  insuranceRow,
-  liabilityOf,
   type OutOfServiceOrder,
   oosRow,
   sharedContactsOf,
   sharedContactWhere,
   standingOrder,
+  text,
   toIsoDate,
 } from './open-data-signals.js';
 import type { PacedJsonClient } from './paced-json-client.js';
@@ -23,23 +24,27 @@ export { toIsoDate } from './open-data-signals.js';
  *
  * - the Company Census File (`az4n-8mr2`): `phone`, and `add_date`, when the USDOT number was
  *   registered;
- * - AuthHist, operating-authority history (`9mw4-x3tu`): one row per authority action, with
- *   `mod_col_1` (the authority type), `original_action_desc` (`GRANTED`, ...), `orig_served_date`
- *   and, once it ended, `disp_action_desc`. Its `dot_number` is zero-padded to eight digits.
- * - ActPendInsur, the active and pending insurance filings of the licensing and insurance (L&I)
- *   data: one row per policy, `ins_type_desc` (`BIPD/Primary`, ...), `max_cov_amount` in thousands
- *   of dollars, `cancl_effective_date` when a cancellation is pending;
+ * - operating-authority history, in two files: Motus AuthHist (`yu5v-wbh6`, since FMCSA's move to
+ *   Motus on 2026-05-14: `op_auth_type`, `reason` such as `GRANTED`, `status_change_date`
+ *   `YYYYMMDD`, keyed by `usdot_number`) and the older AuthHist (`9mw4-x3tu`, which stopped changing
+ *   then: one row per authority action, `mod_col_1` the authority type, `original_action_desc`,
+ *   `orig_served_date` and, once it ended, `disp_action_desc`; `dot_number` zero-padded);
+ * - liability insurance, in three files (see insurance-filings.ts): Motus Insur (`c5y8-a4uz`),
+ *   Motus InsHist (`3uet-3z4i`) and the older ActPendInsur (`qh9u-swkp`);
  * - the out-of-service orders: one row per order, `oos_date`, `oos_reason`, `oos_rescind_date` (empty while
  *   the order stands) and `status` (the USDOT number's, not the order's).
  *
  * The census is also asked which other USDOT numbers file the same phone, e-mail or address (the
- * shared-contact signal), with one SoQL query.
+ * shared-contact signal), with one SoQL query. A file set to null in the options is not read.
  */
 export interface OpenDataOptions {
   baseUrl: string;
   censusDataset: string;
   authorityHistoryDataset: string;
+  legacyAuthorityHistoryDataset: string | null;
   insuranceDataset: string;
+  insuranceHistoryDataset: string;
+  legacyInsuranceDataset: string | null;
   outOfServiceDataset: string;
 }
 
@@ -51,12 +56,16 @@ export interface OpenDataFacts {
   liability: LiabilityInsurance | null;
   out_of_service: OutOfServiceOrder | null;
   shared_with: SharedContact[] | null;
-  raw: { census: unknown; authority_history: unknown; insurance: unknown; out_of_service: unknown };
+  raw: {
+    census: unknown;
+    authority_history: { motus: unknown; legacy: unknown };
+    insurance: { motus: unknown; history: unknown; legacy: unknown };
+    out_of_service: unknown;
+  };
 }
 
 export type OpenDataAnswer = { ok: true; facts: OpenDataFacts } | { ok: false; error: string };
 
-const text = z.union([z.string(), z.number()]).transform(String);
 export const censusRow = z.looseObject({
   dot_number: text.optional(),
   phone: text.optional(),
@@ -75,6 +84,17 @@ const authorityRow = z.looseObject({
   orig_served_date: text.optional(),
   disp_action_desc: text.optional(),
 });
+const motusAuthorityRow = z.looseObject({
+  usdot_number: text.optional(),
+  docket_number: text.optional(),
+  op_auth_type: text.optional(),
+  op_auth_status: text.optional(),
+  reason: text.optional(),
+  status_change_date: text.optional(),
+});
+
+/** A query the portal did not answer usably: the whole lookup is unavailable, never "nothing on file". */
+class Unanswered extends Error {}
 
 export class FmcsaOpenData {
   constructor(
@@ -83,78 +103,93 @@ export class FmcsaOpenData {
   ) {}
 
   async factsFor(dot: string, signal: AbortSignal): Promise<OpenDataAnswer> {
-    const both = `dot_number in ('${dot.padStart(8, '0')}', '${dot}')`;
+    try {
+      return { ok: true, facts: await this.read(dot, signal) };
+    } catch (err) {
+      if (err instanceof Unanswered) return { ok: false, error: err.message };
+      throw err;
+    }
+  }
+
+  private async read(dot: string, signal: AbortSignal): Promise<OpenDataFacts> {
+    const either = `('${dot.padStart(8, '0')}', '${dot}')`;
     const o = this.options;
-    const [census, history, insurance, orders] = await Promise.all([
+    const [census, motusAuthority, legacyAuthority, motus, history, legacy, orders] = await Promise.all([
       this.rows(o.censusDataset, `dot_number = '${dot}'`, 5, censusRow, signal),
-      this.rows(o.authorityHistoryDataset, both, 500, authorityRow, signal),
-      this.rows(o.insuranceDataset, both, 100, insuranceRow, signal),
+      this.rows(o.authorityHistoryDataset, `usdot_number in ${either}`, 500, motusAuthorityRow, signal),
+      this.rows(o.legacyAuthorityHistoryDataset, `dot_number in ${either}`, 500, authorityRow, signal),
+      this.rows(o.insuranceDataset, `usdot_number in ${either}`, 200, motusFilingRow, signal),
+      this.rows(o.insuranceHistoryDataset, `usdot_number in ${either}`, 200, motusHistoryRow, signal),
+      this.rows(o.legacyInsuranceDataset, `dot_number in ${either}`, 100, legacyFilingRow, signal),
       this.rows(o.outOfServiceDataset, `dot_number = '${dot}'`, 50, oosRow, signal),
     ]);
-    if (!census.ok) return census;
-    if (!history.ok) return history;
-    if (!insurance.ok) return insurance;
-    if (!orders.ok) return orders;
-    const row = census.rows[0];
-    const contact = row ? censusContactOf(row) : null;
+    const row = census[0];
     const where = row ? sharedContactWhere(dot, row) : null;
-    const shared = where ? await this.rows(o.censusDataset, where, 25, censusRow, signal) : null;
-    if (shared && !shared.ok) return shared;
+    const shared = where ? await this.rows(o.censusDataset, where, 25, censusRow, signal) : [];
+    const today = new Date().toISOString().slice(0, 10);
     return {
-      ok: true,
-      facts: {
-        phone: row?.phone?.trim() || null,
-        registered_at: toIsoDate(row?.add_date),
-        authority_granted_at: standingGrantDate(history.rows),
-        census: contact,
-        liability: liabilityOf(insurance.rows),
-        out_of_service: standingOrder(orders.rows),
-        shared_with: row && shared ? sharedContactsOf(row, shared.rows) : row ? [] : null,
-        raw: {
-          census: census.rows,
-          authority_history: history.rows,
-          insurance: insurance.rows,
-          out_of_service: orders.rows,
-        },
+      phone: row?.phone?.trim() || null,
+      registered_at: toIsoDate(row?.add_date),
+      authority_granted_at: grantDate(legacyAuthority, motusAuthority),
+      census: row ? censusContactOf(row) : null,
+      liability: liabilityOf({ motus, history, legacy: o.legacyInsuranceDataset ? legacy : null }, today),
+      out_of_service: standingOrder(orders),
+      shared_with: row ? sharedContactsOf(row, shared) : null,
+      raw: {
+        census,
+        authority_history: { motus: motusAuthority, legacy: legacyAuthority },
+        insurance: { motus, history, legacy },
+        out_of_service: orders,
       },
     };
   }
 
+  /** The rows of one dataset matching `where`; none when the settings turn the dataset off (null). */
   private async rows<T extends z.ZodType>(
-    dataset: string,
+    dataset: string | null,
     where: string,
     limit: number,
     row: T,
     signal: AbortSignal,
-  ): Promise<{ ok: true; rows: z.output<T>[] } | { ok: false; error: string }> {
+  ): Promise<z.output<T>[]> {
+    if (dataset === null) return [];
     const url = new URL(`${this.options.baseUrl.replace(/\/$/, '')}/resource/${dataset}.json`);
     url.searchParams.set('$where', where);
     url.searchParams.set('$limit', String(limit));
     const answer = await this.client.get(url, signal);
-    if (!answer.ok) return answer;
+    if (!answer.ok) throw new Unanswered(answer.error);
     const parsed = z.array(row).safeParse(answer.body);
-    if (!parsed.success) {
-      return { ok: false, error: `FMCSA open data GET ${url.pathname} answered an unexpected shape` };
-    }
-    return { ok: true, rows: parsed.data };
+    if (!parsed.success)
+      throw new Unanswered(`FMCSA open data GET ${url.pathname} answered an unexpected shape`);
+    return parsed.data;
   }
 }
 
+/** Broker and freight-forwarder authority is not hauling authority. */
+const notHauling = (type: string | undefined) => /BROKER|FORWARDER/i.test(type ?? '');
+
 /**
- * The grant date of the motor-carrier authority standing now: the earliest grant (or
- * reinstatement) without a later disposition; when every grant has one, the latest grant. Broker
- * and freight-forwarder authority is not hauling authority and is left out.
+ * The grant date of the motor-carrier authority standing now. From the older history (complete up
+ * to FMCSA's move to Motus): the earliest grant (or reinstatement) without a later disposition.
+ * When it has none standing, Motus's earliest carrier grant (a carrier granted since the move, or
+ * one reinstated there); its rows carried over from before the move under other reasons, such as
+ * an administrative correction, are not grants. Failing both, the older history's latest grant.
  */
-function standingGrantDate(rows: z.output<typeof authorityRow>[]): string | null {
-  const grants = rows
-    .filter(
-      (r) =>
-        /GRANT|REINSTAT/i.test(r.original_action_desc ?? '') && !/BROKER|FORWARDER/i.test(r.mod_col_1 ?? ''),
-    )
+function grantDate(
+  legacy: z.output<typeof authorityRow>[],
+  motus: z.output<typeof motusAuthorityRow>[],
+): string | null {
+  const grants = legacy
+    .filter((r) => /GRANT|REINSTAT/i.test(r.original_action_desc ?? '') && !notHauling(r.mod_col_1))
     .map((r) => ({ at: toIsoDate(r.orig_served_date), standing: !r.disp_action_desc?.trim() }))
     .filter((g): g is { at: string; standing: boolean } => g.at !== null)
     .sort((a, b) => a.at.localeCompare(b.at));
-  const standing = grants.filter((g) => g.standing);
-  if (standing.length) return standing[0]!.at;
-  return grants.at(-1)?.at ?? null;
+  const standing = grants.find((g) => g.standing);
+  if (standing) return standing.at;
+  const motusGrants = motus
+    .filter((r) => /^(GRANTED|REINSTATED)$/i.test(r.reason?.trim() ?? '') && !notHauling(r.op_auth_type))
+    .map((r) => toIsoDate(r.status_change_date))
+    .filter((d): d is string => d !== null)
+    .sort();
+  return motusGrants[0] ?? grants.at(-1)?.at ?? null;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js';
+import { defined } from '../../lib/defined.js';
 import type { ComplianceProvider } from './compliance-provider.js';
 import { FmcsaProvider } from './fmcsa-provider.js';
 import { RegistryProvider } from './registry-provider.js';
@@ -8,12 +9,15 @@ export function complianceProviderFrom(config: Config['compliance']): Compliance
     const f = config.fmcsa;
     return new FmcsaProvider({
       baseUrl: f.baseUrl,
-      webKey: f.webKey!,
+      webKey: defined(f.webKey, 'f.webKey'),
       openData: {
         baseUrl: f.openDataUrl,
         censusDataset: f.censusDataset,
         authorityHistoryDataset: f.authorityHistoryDataset,
+        legacyAuthorityHistoryDataset: f.legacyAuthorityHistoryDataset,
         insuranceDataset: f.insuranceDataset,
+        insuranceHistoryDataset: f.insuranceHistoryDataset,
+        legacyInsuranceDataset: f.legacyInsuranceDataset,
         outOfServiceDataset: f.outOfServiceDataset,
         appToken: f.openDataAppToken,
       },

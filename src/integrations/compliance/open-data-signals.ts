@@ -1,21 +1,12 @@
 import { z } from 'zod';
-import type { CensusContact, LiabilityInsurance, SharedContact } from './compliance-provider.js';
+import { defined } from '../../lib/defined.js';
+import type { CensusContact, SharedContact } from './compliance-provider.js';
 
 // The rows of the open-data datasets the fraud signals read, and what they say. Socrata answers
 // every value as a string and leaves empty values out.
 
-const text = z.union([z.string(), z.number()]).transform(String);
-
-/** ActPendInsur: a policy on file (or pending), as the L&I data writes it. */
-export const insuranceRow = z.looseObject({
-  dot_number: text.optional(),
-  ins_form_code: text.optional(),
-  ins_type_desc: text.optional(),
-  name_company: text.optional(),
-  max_cov_amount: text.optional(),
-  effective_date: text.optional(),
-  cancl_effective_date: text.optional(),
-});
+/** A dataset value: Socrata writes text, and a number where a column is numeric. */
+export const text = z.union([z.string(), z.number()]).transform(String);
 
 /** An out-of-service order. */
 export const oosRow = z.looseObject({
@@ -105,25 +96,6 @@ export function sharedContactsOf(r: CensusFields, others: CensusFields[]): Share
 }
 
 /**
- * The liability (BI&PD) coverage on file: the largest policy limit, in dollars (the data gives
- * thousands), and the earliest pending cancellation. No BI&PD row: zero on file.
- */
-export function liabilityOf(rows: z.output<typeof insuranceRow>[]): LiabilityInsurance {
-  const bipd = rows.filter(
-    (r) => /BIPD/i.test(r.ins_type_desc ?? '') || /^91X?$/i.test(r.ins_form_code ?? ''),
-  );
-  const amounts = bipd.map((r) => Number(r.max_cov_amount ?? 0) * 1000).filter(Number.isFinite);
-  const cancellations = bipd
-    .map((r) => toIsoDate(r.cancl_effective_date))
-    .filter((d): d is string => d !== null)
-    .sort();
-  return {
-    amount_usd: amounts.length ? Math.max(...amounts) : 0,
-    cancellation_effective: cancellations[0] ?? null,
-  };
-}
-
-/**
  * The order in force: the latest not rescinded. An order is lifted on its rescind date (empty while
  * it stands; `status` describes the USDOT number, not the order), or when its status says so.
  */
@@ -150,7 +122,7 @@ export function toIsoDate(value: string | null | undefined): string | null {
   const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
   const iso8601 = /^(\d{4}-\d{2}-\d{2})([T ].*)?$/.exec(v);
   const iso = us
-    ? `${us[3]}-${us[1]!.padStart(2, '0')}-${us[2]!.padStart(2, '0')}`
+    ? `${us[3]}-${defined(us[1], 'us[1]').padStart(2, '0')}-${defined(us[2], 'us[2]').padStart(2, '0')}`
     : compact
       ? `${compact[1]}-${compact[2]}-${compact[3]}`
       : (iso8601?.[1] ?? null);

@@ -183,7 +183,9 @@ function failureName(err: unknown): string {
   if (typeof code === 'string') return code;
   const message = e?.cause?.message;
   // undici's own wording ("bad port", "redirect mode is set to error"), cut before any query string.
-  return typeof message === 'string' && message ? message.split('?')[0]!.slice(0, 100) : 'network error';
+  return typeof message === 'string' && message
+    ? (message.split('?', 1)[0] ?? message).slice(0, 100)
+    : 'network error';
 }
 
 /** Retry-After as seconds or an HTTP date; a missing or unreadable one means one second. */

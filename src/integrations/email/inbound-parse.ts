@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { unprocessable, validationFailed } from '../../domain/errors.js';
+import { defined } from '../../lib/defined.js';
 import type { EmailDeliveryEvent, InboundEmail, InboundEmailEvent } from './email-channel.js';
 
 /**
@@ -114,7 +115,7 @@ export function parseInboundEmailWebhook(payload: unknown): InboundEmailEvent {
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
+  const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
   throw validationFailed('body', issue.path as (string | number)[], issue.message, issue.code);
 }
 
@@ -224,8 +225,7 @@ const HISTORY_HEADER = /^\*?(Sent|Date|To|Subject|Cc)\*?:\s/i;
 export function latestReplyText(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const kept: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  for (const [i, line] of lines.entries()) {
     const trimmed = line.trim();
     if (trimmed.startsWith('>')) continue;
     if (/^--\s*$/.test(line)) break;
@@ -233,7 +233,7 @@ export function latestReplyText(text: string): string {
     // Gmail wraps a long attribution line: "On Mon, ... Dispatch <\nreply+...> wrote:".
     if (/^On\s/i.test(trimmed)) {
       const joined = [trimmed, lines[i + 1]?.trim() ?? '', lines[i + 2]?.trim() ?? ''];
-      if (ON_WROTE.test(joined[0]!) || ON_WROTE.test(joined.slice(0, 2).join(' '))) break;
+      if (ON_WROTE.test(trimmed) || ON_WROTE.test(joined.slice(0, 2).join(' '))) break;
       if (ON_WROTE.test(joined.join(' '))) break;
     }
     if (/^\*?From:\*?\s/i.test(trimmed)) {
@@ -277,7 +277,7 @@ function messageIds(value: string): string[] {
 /** `Name <a@b>` or `a@b`, lower-cased. */
 function bareAddress(value: string): string {
   const inBrackets = /<([^<>]+)>/.exec(value);
-  return (inBrackets ? inBrackets[1]! : value).trim().toLowerCase();
+  return (inBrackets ? defined(inBrackets[1], 'inBrackets[1]') : value).trim().toLowerCase();
 }
 
 /** Splits a To header on commas outside quotes (display names may hold commas). */

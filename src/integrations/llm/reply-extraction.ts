@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defined } from '../../lib/defined.js';
 import type { ChatModel } from './chat-model.js';
 
 export interface ReplyExtraction {
@@ -106,5 +107,5 @@ export async function draftReply(model: ChatModel, request: DraftRequest): Promi
 /** Some models wrap JSON in a Markdown code fence even when asked not to. */
 function stripFence(content: string): string {
   const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(content);
-  return fenced ? fenced[1]! : content;
+  return fenced ? defined(fenced[1], 'fenced[1]') : content;
 }

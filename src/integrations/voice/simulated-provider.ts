@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { defined } from '../../lib/defined.js';
 import type {
   CallStatus,
   PlaceCallRequest,
@@ -196,7 +197,9 @@ export class SimulatedVoiceProvider implements VoiceProvider {
         this.say(call, 'assistant', q.text);
         await pause();
         const valid = chance(seed, `answer-${q.id}`) < proficiency;
-        const answer = valid ? q.example_answer : POOR_ANSWERS[i % POOR_ANSWERS.length]!;
+        const answer = valid
+          ? q.example_answer
+          : defined(POOR_ANSWERS[i % POOR_ANSWERS.length], 'POOR_ANSWERS[i % POOR_ANSWERS.length]');
         this.say(call, 'user', answer, valid ? 0.92 : 0.55);
         const recorded = await this.tool(call, 'record_elp_answer', { question_id: q.id, answer, valid });
         // The service says when the test is over (every question asked, or a failed interview).

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { validationFailed } from '../../domain/errors.js';
+import { defined } from '../../lib/defined.js';
 import type { InboundWhatsApp, WhatsAppStatus, WhatsAppWebhookBatch } from './whatsapp-channel.js';
 
 /**
@@ -16,7 +17,7 @@ export function verifyWhatsAppSignature(
   const match = /^sha256=([0-9a-f]{64})$/i.exec(header.trim());
   if (!match) return false;
   const expected = createHmac('sha256', appSecret).update(rawBody, 'utf8').digest();
-  return timingSafeEqual(Buffer.from(match[1]!, 'hex'), expected);
+  return timingSafeEqual(Buffer.from(defined(match[1], 'match[1]'), 'hex'), expected);
 }
 
 /** The subscription handshake: Meta's GET carries `hub.*` query parameters; answer the challenge. */
@@ -160,7 +161,7 @@ function messageText(m: z.infer<typeof messageSchema>): string | null {
 function check<T>(schema: z.ZodType<T>, value: unknown, at: (string | number)[]): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
+  const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
   throw validationFailed('body', [...at, ...(issue.path as (string | number)[])], issue.message, issue.code);
 }
 

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { errorResponses } from '../../http/schemas.js';
-import { activitySchema, loadIdParams, resultsQuery, resultsSchema } from './results-schemas.js';
+import { loadIdParams } from '../loads/index.js';
+import { activitySchema, resultsQuery, resultsSchema } from './results-schemas.js';
 import type { AgentResultsService } from './results-service.js';
 
 const tags = ['agent'];

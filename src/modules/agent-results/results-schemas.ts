@@ -171,5 +171,3 @@ export const activitySchema = z
   })
   .meta({ id: 'AgentActivity' });
 export type Activity = z.infer<typeof activitySchema>;
-
-export const loadIdParams = z.object({ load_id: text(100) });

@@ -11,10 +11,9 @@ import {
   text,
 } from 'drizzle-orm/pg-core';
 import { tstz } from '../../db/columns.js';
+import { BOOKED_BY } from '../../domain/freight.js';
 import { organizationId } from '../auth/auth-tables.js';
 import { loads } from '../loads/loads-tables.js';
-
-export const BOOKED_BY = ['agent', 'user'] as const;
 
 /**
  * What the agent did for one load it was handed, and what came of it: one row per load, kept by

@@ -3,6 +3,7 @@ import { newId } from '../../domain/ids.js';
 import type { EmailSender } from '../../integrations/email/email-channel.js';
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import type { WhatsAppSender } from '../../integrations/whatsapp/whatsapp-channel.js';
+import { defined } from '../../lib/defined.js';
 import type { OutreachRow } from '../outreaches/index.js';
 import { type AgentLoad, insertMessage } from './agent-repository.js';
 
@@ -38,7 +39,7 @@ export class AgentMessenger {
       const sent = await this.channels.email.send({
         messageId,
         from: this.channels.emailFrom,
-        to: outreach.address!,
+        to: defined(outreach.address, 'outreach.address'),
         replyTo: `reply+${outreach.conversation_id}@${this.channels.replyDomain}`,
         subject:
           loads.length > 1
@@ -51,8 +52,8 @@ export class AgentMessenger {
       return sent.messageId;
     }
     const sent = inReplyTo
-      ? await this.channels.whatsapp.sendText(outreach.address!, text, inReplyTo)
-      : await this.channels.whatsapp.sendTemplate(outreach.address!, {
+      ? await this.channels.whatsapp.sendText(defined(outreach.address, 'outreach.address'), text, inReplyTo)
+      : await this.channels.whatsapp.sendTemplate(defined(outreach.address, 'outreach.address'), {
           ...this.channels.whatsappTemplate,
           bodyParameters: [text],
         });

@@ -1,8 +1,9 @@
-import { eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import type { LoadSummary } from '../../domain/negotiation.js';
+import type { OrgScope } from '../../domain/scope.js';
 import { findLoadFields } from '../loads/index.js';
 import {
   type ChannelModality,
@@ -219,4 +220,23 @@ export async function outreachOfMessages(db: DbOrTx, modality: ChannelModality, 
     ids,
     sql`SELECT outreach_id FROM agent_messages WHERE external_message_id = ANY(${ids}::text[])`,
   );
+}
+
+/** The conversation of an outreach, oldest first: the public fields only (not the channel's message ids). */
+export function outreachMessages(db: DbOrTx, scope: OrgScope, outreachId: string) {
+  return db
+    .select({
+      id: agentMessages.id,
+      outreach_id: agentMessages.outreach_id,
+      channel: agentMessages.channel,
+      direction: agentMessages.direction,
+      intent: agentMessages.intent,
+      body: agentMessages.body,
+      created_at: agentMessages.created_at,
+    })
+    .from(agentMessages)
+    .where(
+      and(eq(agentMessages.organization_id, scope.organizationId), eq(agentMessages.outreach_id, outreachId)),
+    )
+    .orderBy(asc(agentMessages.created_at), asc(agentMessages.id));
 }

@@ -1,8 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import { and, asc, eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
 import { forbidden, notFound, unauthenticated } from '../../domain/errors.js';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
@@ -16,8 +17,10 @@ import {
   verifyChallenge,
   verifyWhatsAppSignature,
 } from '../../integrations/whatsapp/cloud-api-webhook.js';
+import { defined } from '../../lib/defined.js';
 import { offerReviewSchema } from '../offers/index.js';
 import { findOutreach, outreachIdParams } from '../outreaches/index.js';
+import { outreachMessages } from './agent-repository.js';
 import type { AgentService } from './agent-service.js';
 import {
   agentSettingsPatch,
@@ -25,7 +28,7 @@ import {
   readAgentSettings,
   updateAgentSettings,
 } from './agent-settings.js';
-import { AGENT_CHANNELS, agentMessages } from './agent-tables.js';
+import { AGENT_CHANNELS } from './agent-tables.js';
 import { openReviewItems } from './review-items.js';
 
 const tags = ['agent'];
@@ -51,21 +54,27 @@ const inboundResultSchema = z.object({
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
-export const agentRoutes: FastifyPluginAsyncZod<{ agent: AgentService; channels: Channels }> = async (
-  app,
-  { agent, channels },
-) => {
-  const { config, database } = app.deps;
+/** What the agent's routes are handed: its service, the channels, the database and the channels' settings. */
+export interface AgentRoutesOptions {
+  agent: AgentService;
+  channels: Channels;
+  db: Db;
+  channelSettings: Config['channels'];
+}
 
-  settingsRoutes(app, database);
-  messageRoutes(app, database);
-  reviewRoutes(app, database);
-  await app.register(async (hooks) => emailWebhooks(hooks, agent, config.channels.email));
-  await app.register(async (hooks) => channelWebhooks(hooks, agent, config.channels));
+export const agentRoutes: FastifyPluginAsyncZod<AgentRoutesOptions> = async (
+  app,
+  { agent, channels, db, channelSettings },
+) => {
+  settingsRoutes(app, db);
+  messageRoutes(app, db);
+  reviewRoutes(app, db);
+  await app.register(async (hooks) => emailWebhooks(hooks, agent, channelSettings.email));
+  await app.register(async (hooks) => channelWebhooks(hooks, agent, channelSettings));
 };
 
 /** Read and change the agent's settings. */
-function settingsRoutes(app: App, database: App['deps']['database']) {
+function settingsRoutes(app: App, db: Db) {
   app.get(
     '/agent/settings',
     {
@@ -77,7 +86,7 @@ function settingsRoutes(app: App, database: App['deps']['database']) {
         response: { 200: agentSettingsSchema, ...errorResponses(401, 403, 429) },
       },
     },
-    async (request) => readAgentSettings(database.db, scopeOf(request).organizationId),
+    async (request) => readAgentSettings(db, scopeOf(request).organizationId),
   );
 
   app.patch(
@@ -93,12 +102,12 @@ function settingsRoutes(app: App, database: App['deps']['database']) {
         response: { 200: agentSettingsSchema, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => updateAgentSettings(database.db, scopeOf(request).organizationId, request.body),
+    async (request) => updateAgentSettings(db, scopeOf(request).organizationId, request.body),
   );
 }
 
 /** Offers within max_buy_rate waiting for a rep's decision. */
-function reviewRoutes(app: App, database: App['deps']['database']) {
+function reviewRoutes(app: App, db: Db) {
   app.get(
     '/agent/reviews',
     {
@@ -123,13 +132,13 @@ function reviewRoutes(app: App, database: App['deps']['database']) {
       },
     },
     async (request) => ({
-      data: await openReviewItems(database.db, scopeOf(request).organizationId, request.query),
+      data: await openReviewItems(db, scopeOf(request).organizationId, request.query),
     }),
   );
 }
 
 /** The conversation of an outreach. */
-function messageRoutes(app: App, database: App['deps']['database']) {
+function messageRoutes(app: App, db: Db) {
   app.get(
     '/outreaches/:outreach_id/messages',
     {
@@ -147,28 +156,9 @@ function messageRoutes(app: App, database: App['deps']['database']) {
     },
     async (request) => {
       const scope = scopeOf(request);
-      const outreach = await findOutreach(database.db, scope, request.params.outreach_id);
+      const outreach = await findOutreach(db, scope, request.params.outreach_id);
       if (!outreach) throw notFound('Outreach', request.params.outreach_id, 'outreach_id');
-      // Only the public fields: the channel's message ids and the tenancy columns stay inside.
-      const data = await database.db
-        .select({
-          id: agentMessages.id,
-          outreach_id: agentMessages.outreach_id,
-          channel: agentMessages.channel,
-          direction: agentMessages.direction,
-          intent: agentMessages.intent,
-          body: agentMessages.body,
-          created_at: agentMessages.created_at,
-        })
-        .from(agentMessages)
-        .where(
-          and(
-            eq(agentMessages.organization_id, scope.organizationId),
-            eq(agentMessages.outreach_id, outreach.id),
-          ),
-        )
-        .orderBy(asc(agentMessages.created_at), asc(agentMessages.id));
-      return { data };
+      return { data: await outreachMessages(db, scope, outreach.id) };
     },
   );
 }
@@ -330,7 +320,10 @@ async function channelWebhooks(
     },
     async (request, reply) => {
       if (!cloudApi) throw notFound('Route', `${request.method} ${request.url.split('?')[0]}`);
-      const challenge = verifyChallenge(request.query as Record<string, unknown>, cloudApi.verifyToken!);
+      const challenge = verifyChallenge(
+        request.query as Record<string, unknown>,
+        defined(cloudApi.verifyToken, 'cloudApi.verifyToken'),
+      );
       if (challenge === null) throw forbidden('The verify token does not match');
       return reply.type('text/plain').send(challenge);
     },
@@ -357,7 +350,7 @@ async function channelWebhooks(
         !verifyWhatsAppSignature(
           request.rawBody ?? '',
           typeof signature === 'string' ? signature : undefined,
-          cloudApi.appSecret!,
+          defined(cloudApi.appSecret, 'cloudApi.appSecret'),
         )
       ) {
         throw unauthenticated('The WhatsApp signature is missing or wrong');

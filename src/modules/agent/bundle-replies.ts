@@ -3,6 +3,7 @@ import type { Db, DbOrTx } from '../../db/client.js';
 import { bundledAskRate, bundledOthersNote, splitByLoadNumbers } from '../../domain/bundled-offers.js';
 import { amountOf, replyText } from '../../domain/negotiation.js';
 import { systemScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { findCarrier } from '../carriers/index.js';
 import { counterOffered, type OfferReceiver } from '../offers/index.js';
 import { type OutreachRow, outreachesOfConversation, recordReply } from '../outreaches/index.js';
@@ -70,7 +71,8 @@ export class BundleReplies {
       const own = understandReply(part.text, { distance: loads.get(member.load_id)?.distance ?? null });
       targets.push({ member, rate: own.rate ?? heard.rate });
     }
-    if (targets.length === 0 && heard.rate !== null) targets.push({ member: members[0]!, rate: heard.rate });
+    if (targets.length === 0 && heard.rate !== null)
+      targets.push({ member: defined(members[0], 'members[0]'), rate: heard.rate });
     if (targets.length === 0 && heard.available === true) {
       for (const member of members) targets.push({ member, rate: null });
     }
@@ -78,7 +80,10 @@ export class BundleReplies {
     const decisions: string[] = [];
     let offerId: string | null = null;
     // Every load of a message is the same carrier's.
-    const carrier = (await findCarrier(this.db, scope, outreach.carrier_id))!;
+    const carrier = defined(
+      await findCarrier(this.db, scope, outreach.carrier_id),
+      'carrier of the outreach',
+    );
     for (const t of targets) {
       const rate = t.rate ?? (await counterOffered(this.db, t.member.load_id, t.member.carrier_id));
       const load = loads.get(t.member.load_id);
@@ -105,13 +110,19 @@ export class BundleReplies {
         // The refusal is the carrier's answer on each load of the message: no rate is asked again.
         for (const m of members)
           await this.offers.hear(scope, { loadId: m.load_id, carrierId: m.carrier_id, said: 'declined' });
-        lines.push(replyText('not_available', loads.get(members[0]!.load_id)!, ''));
+        lines.push(
+          replyText(
+            'not_available',
+            defined(loads.get(defined(members[0], 'members[0]').load_id), 'loads.get(members[0].load_id)'),
+            '',
+          ),
+        );
       } else lines.push(bundledAskRate(numbers));
     } else if (parts.length === 0 && members.length > 1 && heard.rate !== null) {
       lines.push(bundledOthersNote(numbers.slice(1)));
     }
     const body = lines.join('\n');
-    const first = loads.get(outreach.load_id) ?? [...loads.values()][0]!;
+    const first = loads.get(outreach.load_id) ?? defined([...loads.values()][0], '[...loads.values()][0]');
     const externalId = await this.messenger
       .deliver(outreach, first, body, theirMessageId, [...loads.values()])
       .catch((err) => {

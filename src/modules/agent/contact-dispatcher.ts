@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { bundledFirstContact } from '../../domain/bundled-offers.js';
 import { replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { findCarrier, heldByStrictMode } from '../carriers/index.js';
 import {
   activateOutreaches,
@@ -72,7 +73,7 @@ export class ContactDispatcher {
       bundles.set(key, [...(bundles.get(key) ?? []), o]);
     }
     for (const group of bundles.values()) {
-      if (group.length === 1) await this.sendOrFail(group[0]!);
+      if (group.length === 1) await this.sendOrFail(defined(group[0], 'group[0]'));
       else await this.sendBundleOrFail(group);
     }
     return claimed.length;
@@ -86,7 +87,10 @@ export class ContactDispatcher {
     const [first] = group as [OutreachRow, ...OutreachRow[]];
     const ids = { carrierId: first.carrier_id, outreachIds: group.map((o) => o.id) };
     try {
-      const carrier = (await findCarrier(this.db, systemScope(first.organization_id), first.carrier_id))!;
+      const carrier = defined(
+        await findCarrier(this.db, systemScope(first.organization_id), first.carrier_id),
+        'carrier of the outreach',
+      );
       const loads = await this.sayableTo(
         carrier,
         (await Promise.all(group.map((o) => agentLoadOf(this.db, o.organization_id, o.load_id)))).filter(
@@ -94,7 +98,13 @@ export class ContactDispatcher {
         ),
       );
       const text = bundledFirstContact(loads, carrier.name);
-      const externalId = await this.messenger.deliver(first, loads[0]!, text, null, loads);
+      const externalId = await this.messenger.deliver(
+        first,
+        defined(loads[0], 'loads[0]'),
+        text,
+        null,
+        loads,
+      );
       for (const o of group) {
         await stampSent(this.db, o.id, externalId);
         await this.messenger.record(o, 'outbound', 'first_contact', text, externalId);
@@ -139,13 +149,16 @@ export class ContactDispatcher {
   /** Sends one outreach now on its channel (the agent's queued ones, and POST /outreaches e-mail and WhatsApp). */
   async send(outreach: OutreachRow): Promise<void> {
     const scope = systemScope(outreach.organization_id);
-    const load = (await agentLoadOf(this.db, outreach.organization_id, outreach.load_id))!;
+    const load = defined(
+      await agentLoadOf(this.db, outreach.organization_id, outreach.load_id),
+      'load of the outreach',
+    );
     const ids = { loadId: load.id, carrierId: outreach.carrier_id, outreachId: outreach.id };
     if (outreach.modality === 'call') {
       const call = await this.calls.create(
         scope,
         {
-          phone_number: outreach.address!,
+          phone_number: defined(outreach.address, 'outreach.address'),
           load_id: load.id,
           call_type: 'LOAD_BOOKING',
           template_variables: { purpose: 'load_booking', automated: true },
@@ -155,7 +168,10 @@ export class ContactDispatcher {
       this.log.info({ ...ids, callId: call.id }, 'agent: call placed');
       return;
     }
-    const carrier = (await findCarrier(this.db, scope, outreach.carrier_id))!;
+    const carrier = defined(
+      await findCarrier(this.db, scope, outreach.carrier_id),
+      'carrier of the outreach',
+    );
     const [sayable] = (await this.sayableTo(carrier, [load])) as [AgentLoad];
     const text = replyText('first_contact', sayable, carrier.name);
     const externalId = await this.messenger.deliver(outreach, sayable, text, null);

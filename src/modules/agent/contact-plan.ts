@@ -2,6 +2,7 @@
 // own preference, then the organization's order), quiet hours in its local time, the least gap
 // between two contacts of one carrier, and joining a contact about the same lane still queued.
 
+import { defined } from '../../lib/defined.js';
 import { nextContactTime, timeZoneOfState } from './cadence.js';
 
 export type Channel = 'call' | 'email' | 'whatsapp';
@@ -80,7 +81,7 @@ export function planContact(c: Reach, rules: ContactRules, now: Date): ContactPl
   return {
     kind: 'contact',
     channel,
-    address: addressOn(c, channel)!,
+    address: defined(addressOn(c, channel), 'addressOn(c, channel)'),
     sendAt: openTime(c.home_state, rules, now),
   };
 }

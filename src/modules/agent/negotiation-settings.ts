@@ -5,6 +5,7 @@ import {
   type NegotiationPolicy,
   TARGET_BASES,
 } from '../../domain/negotiation-policy.js';
+import { defined } from '../../lib/defined.js';
 
 const stepSchema = z
   .object({
@@ -34,7 +35,10 @@ const scheduleSchema = z
       ctx.addIssue({ code: 'custom', message: 'Must have a step with min_hours_to_pickup 0' });
     const sorted = [...steps].sort((a, b) => b.min_hours_to_pickup - a.min_hours_to_pickup);
     for (let i = 1; i < sorted.length; i++) {
-      if (sorted[i]!.max_concession_pct < sorted[i - 1]!.max_concession_pct)
+      if (
+        defined(sorted[i], 'sorted[i]').max_concession_pct <
+        defined(sorted[i - 1], 'sorted[i - 1]').max_concession_pct
+      )
         ctx.addIssue({
           code: 'custom',
           message: 'max_concession_pct must not fall as pickup nears (fewer hours, equal or more concession)',

@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
+import { defined } from '../../lib/defined.js';
 import type { NewOutreach } from '../outreaches/index.js';
 import type { AgentLoad } from './agent-repository.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -43,7 +44,7 @@ export async function loadPlanningFacts(tx: DbOrTx, loadId: string): Promise<Pla
            (SELECT array_agg(DISTINCT carrier_id) FROM agent_activity
             WHERE load_id = ${loadId} AND kind = 'carrier_skipped' AND carrier_id IS NOT NULL
               AND reason LIKE 'unreachable%') AS unreachable`);
-  const row = result.rows[0]!;
+  const row = defined(result.rows[0], 'result.rows[0]');
   return {
     queuedFrom: row.queued_from ? new Date(row.queued_from) : null,
     unreachable: new Set(row.unreachable ?? []),

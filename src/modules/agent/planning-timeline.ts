@@ -58,8 +58,8 @@ export function chosenBecause(c: Candidate, heldUntil: Date | null): string {
 }
 
 /** Timeline entries of the loads offered in the same message as `loadNumber`, one per outreach. */
-export function offeredWith(rows: NewOutreach[], loadNumber: string | null): ActivityEntry[] {
-  return rows.map((row) => ({
+export function offeredWith(swept: { row: NewOutreach }[], loadNumber: string | null): ActivityEntry[] {
+  return swept.map(({ row }) => ({
     organization_id: row.organization_id,
     load_id: row.load_id,
     kind: 'carrier_chosen',

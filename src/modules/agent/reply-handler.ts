@@ -6,6 +6,7 @@ import type { EmailDeliveryEvent, InboundEmail } from '../../integrations/email/
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import type { DraftIntent } from '../../integrations/llm/reply-extraction.js';
 import type { InboundWhatsApp } from '../../integrations/whatsapp/whatsapp-channel.js';
+import { defined } from '../../lib/defined.js';
 import { findCarrier, heldByStrictMode, type StopContactRequests } from '../carriers/index.js';
 import { counterOffered, type OfferReceiver } from '../offers/index.js';
 import { markUndelivered, type OutreachRow, recordReply } from '../outreaches/index.js';
@@ -75,7 +76,10 @@ export class ReplyHandler {
     });
     if (!outreach) return ignored('no conversation matches the reply');
     await this.messenger.record(outreach, 'inbound', null, email.text, email.messageId);
-    const carrier = (await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id))!;
+    const carrier = defined(
+      await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id),
+      'carrier of the outreach',
+    );
     const settings = await readAgentSettings(this.db, outreach.organization_id);
     const ids = { loadId: outreach.load_id, carrierId: outreach.carrier_id, outreachId: outreach.id };
     if (!carrier.is_active) {
@@ -144,7 +148,7 @@ export class ReplyHandler {
     if (!outreach) return ignored('no conversation matches the message');
     await this.messenger.record(outreach, 'inbound', null, message.text, message.messageId);
     const carrier = await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id);
-    if (!carrier!.is_active) return recordedOnly(outreach.id);
+    if (!defined(carrier, 'carrier of the outreach').is_active) return recordedOnly(outreach.id);
     return this.understand(outreach, message.text, message.messageId, 'messaging');
   }
 
@@ -172,7 +176,10 @@ export class ReplyHandler {
     const scope = systemScope(outreach.organization_id);
     const ids = { loadId: outreach.load_id, carrierId: outreach.carrier_id, outreachId: outreach.id };
     await recordReply(this.db, scope, outreach.id);
-    const load = (await agentLoadOf(this.db, outreach.organization_id, outreach.load_id))!;
+    const load = defined(
+      await agentLoadOf(this.db, outreach.organization_id, outreach.load_id),
+      'load of the outreach',
+    );
     // A message that named several loads of a lane: read without its load numbers, answered per load.
     const members = await conversationOutreaches(this.db, outreach);
     const heard = await this.heard(members.length > 1 ? bundleText(text, members) : text, load.distance, ids);
@@ -231,13 +238,19 @@ export class ReplyHandler {
 
   /** Strict mode is on and the carrier has not passed (compliance PASSED, risk not high). */
   private async heldByStrictMode(outreach: OutreachRow) {
-    const c = (await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id))!;
+    const c = defined(
+      await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id),
+      'carrier of the outreach',
+    );
     return heldByStrictMode(this.db, c);
   }
 
   /** The holding answer: the lane, dates and equipment only, and that a rep follows up after vetting. */
   private async hold(outreach: OutreachRow, theirMessageId: string | null) {
-    const load = (await agentLoadOf(this.db, outreach.organization_id, outreach.load_id))!;
+    const load = defined(
+      await agentLoadOf(this.db, outreach.organization_id, outreach.load_id),
+      'load of the outreach',
+    );
     const text =
       `Thanks for your reply about load ${load.load_number} (${load.origin} to ${load.destination}, ${load.equipment_type}). ` +
       'Before we can discuss rates or take an offer we need to finish verifying your company; a rep will follow up with you.';
@@ -272,8 +285,14 @@ export class ReplyHandler {
     /** Answers to the carrier's questions, said before the reply. */
     told?: string | null,
   ) {
-    const load = (await agentLoadOf(this.db, outreach.organization_id, outreach.load_id))!;
-    const carrier = (await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id))!;
+    const load = defined(
+      await agentLoadOf(this.db, outreach.organization_id, outreach.load_id),
+      'load of the outreach',
+    );
+    const carrier = defined(
+      await findCarrier(this.db, systemScope(outreach.organization_id), outreach.carrier_id),
+      'carrier of the outreach',
+    );
     let text = replyText(intent, load, carrier.name, amount, detail);
     if (this.chatModel) {
       try {

@@ -1,3 +1,4 @@
+import { defined } from '../../lib/defined.js';
 import { maskSpans } from './reply-text.js';
 
 /** Plausible prices for a whole truckload; anything outside is some other number. */
@@ -98,18 +99,19 @@ export function findAmounts(masked: string): Candidate[] {
     const end = start + text.length;
     const { before, after } = around(masked, start, end);
     // "2.4" with no "k" is not a load price; it would only be one per mile, handled above.
-    const value = Number(`${whole!.replace(/,/g, '')}${fraction ?? ''}`) * (suffix ? 1000 : 1);
+    const value =
+      Number(`${defined(whole, 'whole').replace(/,/g, '')}${fraction ?? ''}`) * (suffix ? 1000 : 1);
     if (value < RATE_RANGE.min || value > RATE_RANGE.max) continue;
 
     const cued =
       Boolean(dollar) ||
       Boolean(suffix) ||
-      whole!.includes(',') ||
+      defined(whole, 'whole').includes(',') ||
       ASKING_BEFORE.test(before) ||
       PRICE_AFTER.test(after);
     // A bare five-digit number is far more often a ZIP code than a price: prices that high are
     // written "$12,500" or "12.5k", or come after an asking word.
-    if (!cued && /^\d{5,}$/.test(whole!)) continue;
+    if (!cued && /^\d{5,}$/.test(defined(whole, 'whole'))) continue;
 
     found.push({
       kind: 'amount',
@@ -141,7 +143,7 @@ export function pickAskingPrice(candidates: Candidate[]): Candidate | null {
   const standard = own.filter((candidate) => !candidate.quickPay);
   if (standard.length > 0) own = standard;
   const distinct = new Set(own.map((candidate) => `${candidate.kind}:${candidate.value}`));
-  if (distinct.size > 1 && own[0]!.conditional) return null;
+  if (distinct.size > 1 && defined(own[0], 'own[0]').conditional) return null;
   return own.find((candidate) => candidate.cued) ?? own[0] ?? null;
 }
 

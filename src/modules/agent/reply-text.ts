@@ -1,3 +1,4 @@
+import { defined } from '../../lib/defined.js';
 /**
  * The first steps of reading a carrier's reply: the carrier's own words only (the quoted thread
  * and the phone's sign-off cut away), one spelling of every character, and spelled-out prices as
@@ -108,11 +109,11 @@ function withMultipliers(words: string[]): number {
   let current = 0;
   for (const word of words) {
     if (/^\d+$/.test(word)) current += Number(word);
-    else if (word in UNITS) current += UNITS[word]!;
-    else if (word in TENS) current += TENS[word]!;
+    else if (word in UNITS) current += defined(UNITS[word], 'UNITS[word]');
+    else if (word in TENS) current += defined(TENS[word], 'TENS[word]');
     else if (word === 'hundred') current = (current || 1) * 100;
     else {
-      total += (current || 1) * MULTIPLIERS[word]!;
+      total += (current || 1) * defined(MULTIPLIERS[word], 'MULTIPLIERS[word]');
       current = 0;
     }
   }
@@ -125,12 +126,18 @@ function hundredsPair(words: string[]): number | null {
   for (const word of words) {
     if (/^\d+$/.test(word)) return null;
     const last = groups.length - 1;
-    if (word in UNITS && last >= 0 && groups[last]! >= 20 && groups[last]! % 10 === 0 && UNITS[word]! < 10) {
-      groups[last] = groups[last]! + UNITS[word]!;
-    } else groups.push(UNITS[word] ?? TENS[word]!);
+    if (
+      word in UNITS &&
+      last >= 0 &&
+      defined(groups[last], 'groups[last]') >= 20 &&
+      defined(groups[last], 'groups[last]') % 10 === 0 &&
+      defined(UNITS[word], 'UNITS[word]') < 10
+    ) {
+      groups[last] = defined(groups[last], 'groups[last]') + defined(UNITS[word], 'UNITS[word]');
+    } else groups.push(UNITS[word] ?? defined(TENS[word], 'TENS[word]'));
   }
   if (groups.length !== 2 || groups.some((g) => g < 10)) return null;
-  return groups[0]! * 100 + groups[1]!;
+  return defined(groups[0], 'groups[0]') * 100 + defined(groups[1], 'groups[1]');
 }
 
 /** The reply cut into sentences (with where each starts), for the rules that read one at a time. */

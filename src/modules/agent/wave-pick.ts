@@ -1,4 +1,5 @@
 import type { DbOrTx } from '../../db/client.js';
+import { defined } from '../../lib/defined.js';
 import {
   type Candidate,
   checkInOrder,
@@ -85,17 +86,17 @@ export async function pickWave(
     for (let offset = 0; offset < list.length && into.length < rules.waveSize; offset += size, size *= 2) {
       const slice = list.slice(offset, offset + size);
       // Ranked by tier first: once the wave has a tier, a slice starting with another cannot add to it.
-      if (into.length && slice[0]!.tier !== into[0]!.tier) return;
+      if (into.length && defined(slice[0], 'slice[0]').tier !== defined(into[0], 'into[0]').tier) return;
       for (const c of await checkInOrder(db, organizationId, loadId, slice, rules)) {
         const reason = c.refusal
-          ? c.refusal.split(':')[0]!
+          ? defined(c.refusal.split(':')[0], "c.refusal.split(':')[0]")
           : !c.cap_ok
             ? 'daily_cap'
             : !c.load_ok
               ? 'recently_contacted'
               : null;
-        if (c.refusal) refused.add(c.carrier_id, 'guard', reason!);
-        else if (!c.cap_ok) refused.add(c.carrier_id, 'cap', reason!);
+        if (c.refusal) refused.add(c.carrier_id, 'guard', defined(reason, 'reason'));
+        else if (!c.cap_ok) refused.add(c.carrier_id, 'cap', defined(reason, 'reason'));
         if (reason) {
           skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
           continue;
@@ -115,7 +116,7 @@ export async function pickWave(
           skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: 'carrier_gap' });
           continue;
         }
-        if (into.length && c.tier !== into[0]!.tier) return;
+        if (into.length && c.tier !== defined(into[0], 'into[0]').tier) return;
         if (into.length < rules.waveSize) into.push({ ...c, plan });
       }
     }
@@ -125,8 +126,15 @@ export async function pickWave(
     open.filter((c) => !quietUntil.has(c.id)),
     pick.wave,
   );
-  const last = pick.wave.length ? position.get(pick.wave.at(-1)!.carrier_id)! : open.length;
-  const waiting = open.filter((c) => quietUntil.has(c.id) && position.get(c.id)! < last);
+  const last = pick.wave.length
+    ? defined(
+        position.get(defined(pick.wave.at(-1), 'pick.wave.at(-1)').carrier_id),
+        'position.get(pick.wave.at(-1).carrier_id)',
+      )
+    : open.length;
+  const waiting = open.filter(
+    (c) => quietUntil.has(c.id) && defined(position.get(c.id), 'position.get(c.id)') < last,
+  );
   if (rules.allowLater !== false) await walk(waiting, pick.later);
   const queued = new Set(pick.later.map((c) => c.carrier_id));
   for (const c of open) {

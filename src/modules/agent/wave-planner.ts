@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
+import { defined } from '../../lib/defined.js';
 import { acceptablePendingOffer } from '../offers/index.js';
-import { cancelAutomatedOutreaches, insertOutreaches } from '../outreaches/index.js';
-import { emitEvents, outreachEventData } from '../webhooks/index.js';
+import { cancelAutomatedOutreaches, insertOutreaches, outreachEventData } from '../outreaches/index.js';
+import { emitEvents } from '../webhooks/index.js';
 import {
   type ActivityEntry,
   type AgentLoad,
@@ -141,7 +142,7 @@ export class WavePlanner {
             await this.planLoad(
               next.organization_id,
               next.load_id,
-              settings.get(next.organization_id)!,
+              defined(settings.get(next.organization_id), 'settings.get(next.organization_id)'),
               now,
               lane ? () => this.ranking(lane, now) : undefined,
             );
@@ -214,9 +215,8 @@ export class WavePlanner {
       const facts = await loadPlanningFacts(tx, loadId);
       const picked = await this.pick(tx, load, settings, skipped, now, facts, ranking);
       const { planned, swept } = await withLaneLoads(tx, load, settings, picked);
-      const queued = (await this.queue(tx, load, [...planned, ...swept], now)).filter(
-        (o) => o.load_id === loadId,
-      );
+      const inserted = await this.queue(tx, load, [...planned, ...swept], now);
+      const queued = inserted.filter((o) => o.load_id === loadId);
       if (queued.length === 0) {
         const outcome =
           picked.opensAt || facts.queuedFrom
@@ -240,8 +240,8 @@ export class WavePlanner {
         ]);
         return [];
       }
-      const firstSend = Math.min(...queued.map((o) => o.send_after!.getTime()));
-      const tier = (picked.wave[0] ?? picked.later[0])!.tier;
+      const firstSend = Math.min(...queued.map((o) => defined(o.send_after, 'o.send_after').getTime()));
+      const tier = defined(picked.wave[0] ?? picked.later[0], '(picked.wave[0] ?? picked.later[0])').tier;
       const waveNumber = await recordDecision(tx, loadId, {
         text: `wave of ${queued.length} (tier ${tier ?? 'untiered'}) queued`,
         outcome: 'wave_queued',
@@ -264,14 +264,16 @@ export class WavePlanner {
             channel: row.modality,
             tier: candidate.tier,
             outreach_id: row.id,
-            reason: chosenBecause(candidate, row.send_after! > now ? row.send_after! : null),
+            reason: chosenBecause(
+              candidate,
+              defined(row.send_after, 'row.send_after') > now
+                ? defined(row.send_after, 'row.send_after')
+                : null,
+            ),
           }),
         ),
         ...skipEntries(skipped, waveNumber).map(entry),
-        ...offeredWith(
-          swept.map((q) => q.row),
-          load.load_number,
-        ),
+        ...offeredWith(swept, load.load_number),
       ]);
       return queued;
     });
@@ -357,9 +359,11 @@ export class WavePlanner {
           channel: row.modality,
           tier: candidate.tier,
           source: candidate.source,
-          sendAfter: row.send_after!.toISOString(),
+          sendAfter: defined(row.send_after, 'row.send_after').toISOString(),
         },
-        row.send_after! > now ? 'agent: contact queued until quiet hours end' : 'agent: contact queued',
+        defined(row.send_after, 'row.send_after') > now
+          ? 'agent: contact queued until quiet hours end'
+          : 'agent: contact queued',
       );
     }
     await emitEvents(

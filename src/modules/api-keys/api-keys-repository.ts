@@ -1,5 +1,6 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { firstRow } from '../../db/rows.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { apiKeys } from './api-keys-tables.js';
@@ -14,11 +15,13 @@ export async function insertApiKey(
   scope: OrgScope,
   values: Omit<typeof apiKeys.$inferInsert, 'organization_id'>,
 ): Promise<ApiKeyRow> {
-  const [row] = await db
-    .insert(apiKeys)
-    .values({ ...values, organization_id: scope.organizationId })
-    .returning();
-  return row!;
+  return firstRow(
+    await db
+      .insert(apiKeys)
+      .values({ ...values, organization_id: scope.organizationId })
+      .returning(),
+    'insertApiKey',
+  );
 }
 
 export async function findApiKey(db: DbOrTx, scope: OrgScope, id: string, forUpdate = false) {

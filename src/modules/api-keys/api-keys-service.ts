@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import { registerUniqueConstraint } from '../../db/pg-errors.js';
+import type { UniqueConstraint } from '../../db/pg-errors.js';
 import { notFound, stateConflict } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
@@ -16,11 +16,14 @@ import {
 import type { ApiKey } from './api-keys-schemas.js';
 import { generateKeySecret, hashKeySecret } from './key-secrets.js';
 
-registerUniqueConstraint(
-  'api_keys_organization_name_key',
-  'name',
-  'An active API key with this name already exists',
-);
+/** The unique constraints whose violation is a 409 on the field named (registered by buildServices). */
+export const apiKeyUniqueConstraints: readonly UniqueConstraint[] = [
+  {
+    constraint: 'api_keys_organization_name_key',
+    param: 'name',
+    message: 'An active API key with this name already exists',
+  },
+];
 
 export function toApiKey(row: ApiKeyRow): ApiKey {
   return {

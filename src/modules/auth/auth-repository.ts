@@ -1,12 +1,13 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
+import { firstRow } from '../../db/rows.js';
 import { newId } from '../../domain/ids.js';
 import type { Role } from '../../domain/scope.js';
 import { memberships, organizations, users } from './auth-tables.js';
 import { authSessions } from './sessions-tables.js';
 
-export { findUserById } from './user-reads.js';
+export { findUserById } from './user-queries.js';
 
 // The one query of a bearer request: the session must be the user's and live, so a session ended
 // on any instance refuses its access tokens from the next request on, at no extra round trip.
@@ -56,11 +57,13 @@ export async function listMemberships(db: DbOrTx, userId: string) {
 }
 
 export async function insertOrganization(db: DbOrTx, name: string) {
-  const [row] = await db
-    .insert(organizations)
-    .values({ id: newId('organization'), name })
-    .returning();
-  return row!;
+  return firstRow(
+    await db
+      .insert(organizations)
+      .values({ id: newId('organization'), name })
+      .returning(),
+    'insertOrganization',
+  );
 }
 
 export async function findOrganization(db: DbOrTx, id: string) {
@@ -72,11 +75,13 @@ export async function insertUser(
   db: DbOrTx,
   values: { email: string; password_hash: string; name: string | null; phone: string | null },
 ) {
-  const [row] = await db
-    .insert(users)
-    .values({ id: newId('user'), ...values })
-    .returning();
-  return row!;
+  return firstRow(
+    await db
+      .insert(users)
+      .values({ id: newId('user'), ...values })
+      .returning(),
+    'insertUser',
+  );
 }
 
 /** Adds the user to the organization; an existing membership keeps its role. */

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/client.js';
-import { registerUniqueConstraint } from '../../db/pg-errors.js';
+import type { UniqueConstraint } from '../../db/pg-errors.js';
 import { invalidCredentials, notFound, unauthenticated } from '../../domain/errors.js';
 import type { Principal, Role } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import {
   findOrganization,
   findUserByEmail,
@@ -14,7 +15,10 @@ import {
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { SessionsService } from './sessions-service.js';
 
-registerUniqueConstraint('users_email_key', 'email', 'A user with this e-mail already exists');
+/** The unique constraints whose violation is a 409 on the field named (registered by buildServices). */
+export const userUniqueConstraints: readonly UniqueConstraint[] = [
+  { constraint: 'users_email_key', param: 'email', message: 'A user with this e-mail already exists' },
+];
 
 export interface NewUser {
   organizationId: string;
@@ -80,7 +84,7 @@ export class AuthService {
         existing ??
         (await insertUser(tx, {
           email: input.email,
-          password_hash: passwordHash!,
+          password_hash: defined(passwordHash, 'password hash of a new user'),
           name: input.name ?? null,
           phone: input.phone ?? null,
         }));

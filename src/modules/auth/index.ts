@@ -1,2 +1,2 @@
 /** What other modules use of the users and organizations. */
-export { findOrganizationId, findUserById, findUserContact, organizationContact } from './user-reads.js';
+export { findOrganizationId, findUserById, findUserContact, organizationContact } from './user-queries.js';

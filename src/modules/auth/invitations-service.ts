@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../../db/client.js';
-import { registerUniqueConstraint } from '../../db/pg-errors.js';
+import type { UniqueConstraint } from '../../db/pg-errors.js';
 import {
   AppError,
   conflict,
@@ -12,7 +12,7 @@ import {
 import { newId } from '../../domain/ids.js';
 import type { OrgScope, Role } from '../../domain/scope.js';
 import type { EmailSender } from '../../integrations/email/email-channel.js';
-import { insertAudit } from '../audit/index.js';
+import { defined } from '../../lib/defined.js';
 import { findOrganization, findUserByEmail, findUserById, insertUser } from './auth-repository.js';
 import {
   addMembership,
@@ -26,16 +26,19 @@ import {
   revokePendingInvitations,
   setAcceptedUser,
 } from './members-repository.js';
-import { cannotTouchOwner } from './members-service.js';
+import { type AuditWriter, cannotTouchOwner } from './members-service.js';
 import { generateSecret, hashSecret, INVITATION_TOKEN_PREFIX, isSecretOf } from './opaque-secrets.js';
 import { hashPassword } from './passwords.js';
 import type { SessionsService, SessionTokens } from './sessions-service.js';
 
-registerUniqueConstraint(
-  'invitations_organization_email_pending_key',
-  'email',
-  'An invitation to this e-mail address is being sent right now',
-);
+/** The unique constraints whose violation is a 409 on the field named (registered by buildServices). */
+export const invitationUniqueConstraints: readonly UniqueConstraint[] = [
+  {
+    constraint: 'invitations_organization_email_pending_key',
+    param: 'email',
+    message: 'An invitation to this e-mail address is being sent right now',
+  },
+];
 
 export interface InvitationSettings {
   ttlSeconds: number;
@@ -74,9 +77,6 @@ function refusal(row: InvitationRow | null): AppError {
   return new AppError(401, 'invitation_expired', 'This invitation has expired; ask for a new one');
 }
 
-const auditInvitation = (tx: Tx, scope: OrgScope, id: string, action: string, after?: unknown) =>
-  insertAudit(tx, scope, [{ entity_type: 'invitation', entity_id: id, action, after: after ?? null }]);
-
 /**
  * Invitations to the team: sent by e-mail as a one-use token, accepted by the invitee (a new
  * account, or an existing user of another organization, who keeps their password).
@@ -88,7 +88,14 @@ export class InvitationsService {
     private readonly email: EmailSender,
     private readonly settings: InvitationSettings,
     private readonly log: FastifyBaseLogger,
+    private readonly audit: AuditWriter,
   ) {}
+
+  private auditInvitation(tx: Tx, scope: OrgScope, id: string, action: string, after?: unknown) {
+    return this.audit(tx, scope, [
+      { entity_type: 'invitation', entity_id: id, action, after: after ?? null },
+    ]);
+  }
 
   /**
    * Invites the address with the role, replacing a pending invitation of the same address, and
@@ -104,7 +111,7 @@ export class InvitationsService {
     const token = generateSecret(INVITATION_TOKEN_PREFIX);
     const row = await this.db.transaction(async (tx) => {
       for (const old of await revokePendingInvitations(tx, scope.organizationId, input.email)) {
-        await auditInvitation(tx, scope, old.id, 'revoke', { status: 'revoked', replaced: true });
+        await this.auditInvitation(tx, scope, old.id, 'revoke', { status: 'revoked', replaced: true });
       }
       const created = await insertInvitation(tx, {
         id: newId('invitation'),
@@ -116,7 +123,10 @@ export class InvitationsService {
         invited_by_id: scope.principal.userId,
         expires_at: new Date(Date.now() + this.settings.ttlSeconds * 1000),
       });
-      await auditInvitation(tx, scope, created.id, 'invite', { email: created.email, role: created.role });
+      await this.auditInvitation(tx, scope, created.id, 'invite', {
+        email: created.email,
+        role: created.role,
+      });
       return created;
     });
     try {
@@ -128,7 +138,7 @@ export class InvitationsService {
       );
       await this.db.transaction(async (tx) => {
         if (await revokeInvitation(tx, row.id)) {
-          await auditInvitation(tx, scope, row.id, 'revoke', { status: 'revoked', email_failed: true });
+          await this.auditInvitation(tx, scope, row.id, 'revoke', { status: 'revoked', email_failed: true });
         }
       });
       throw serviceUnavailable(
@@ -149,7 +159,7 @@ export class InvitationsService {
       }
       if (row.status === 'revoked') return;
       await revokeInvitation(tx, id);
-      await auditInvitation(tx, scope, id, 'revoke', { status: 'revoked' });
+      await this.auditInvitation(tx, scope, id, 'revoke', { status: 'revoked' });
     });
   }
 
@@ -172,7 +182,9 @@ export class InvitationsService {
       throw validationFailed('body', ['password'], 'Required: this address has no account yet');
     }
     // Hashing is slow: done before the transaction, and only for a new account.
-    const passwordHash = existing ? null : await hashPassword(input.password!);
+    const passwordHash = existing
+      ? null
+      : await hashPassword(defined(input.password, 'password of a new account'));
     const started = await this.db.transaction(async (tx) => {
       const claimed = await claimInvitation(tx, found.id);
       if (!claimed) throw refusal(await findInvitation(tx, found.organization_id, found.id));
@@ -180,7 +192,7 @@ export class InvitationsService {
         existing ??
         (await insertUser(tx, {
           email: found.email,
-          password_hash: passwordHash!,
+          password_hash: defined(passwordHash, 'password hash of a new account'),
           name: input.name ?? found.name,
           phone: null,
         }));
@@ -197,9 +209,9 @@ export class InvitationsService {
           role: found.role,
         },
       };
-      await auditInvitation(tx, scope, found.id, 'accept', { status: 'accepted', user_id: user.id });
+      await this.auditInvitation(tx, scope, found.id, 'accept', { status: 'accepted', user_id: user.id });
       if (added) {
-        await insertAudit(tx, scope, [
+        await this.audit(tx, scope, [
           {
             entity_type: 'member',
             entity_id: user.id,

@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx, Tx } from '../../db/client.js';
+import { firstRow } from '../../db/rows.js';
 import { newId } from '../../domain/ids.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { Role } from '../../domain/scope.js';
@@ -138,8 +139,7 @@ export async function addMembership(tx: Tx, organizationId: string, userId: stri
 }
 
 export async function insertInvitation(tx: Tx, values: typeof invitations.$inferInsert) {
-  const [row] = await tx.insert(invitations).values(values).returning();
-  return row!;
+  return firstRow(await tx.insert(invitations).values(values).returning(), 'insertInvitation');
 }
 
 /** Revokes the pending invitations of the address; returns them as they were. */

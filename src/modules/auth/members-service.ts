@@ -1,8 +1,7 @@
-import type { Db, Tx } from '../../db/client.js';
+import type { Db, DbOrTx, Tx } from '../../db/client.js';
 import { forbidden, notFound, stateConflict, unauthenticated } from '../../domain/errors.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope, Role } from '../../domain/scope.js';
-import { insertAudit } from '../audit/index.js';
 import {
   deleteMembership,
   findMember,
@@ -39,6 +38,22 @@ function actorOf(scope: OrgScope): string {
 }
 
 /**
+ * Writes team changes to the audit log in the caller's transaction. The audit module sits above
+ * auth (its rows name the organization), so the composition root hands its insertAudit in.
+ */
+export type AuditWriter = (
+  tx: DbOrTx,
+  scope: OrgScope,
+  entries: {
+    entity_type: 'member' | 'invitation';
+    entity_id: string;
+    action: string;
+    before?: unknown;
+    after?: unknown;
+  }[],
+) => Promise<void>;
+
+/**
  * The organization's team: its members and their roles. The rules: an ADMIN may neither make an
  * OWNER nor change or remove one, and the last OWNER can be neither demoted nor removed. Changes
  * that could break the second rule lock the organization's OWNER memberships first, so two of them
@@ -48,6 +63,7 @@ export class MembersService {
   constructor(
     private readonly db: Db,
     private readonly sessions: SessionsService,
+    private readonly audit: AuditWriter,
   ) {}
 
   async list(scope: OrgScope, q: { page: number; page_size: number; status?: TeamStatus[] | undefined }) {
@@ -62,7 +78,7 @@ export class MembersService {
       if (target.role === role) return toMember(target);
       if (target.role === 'OWNER' && owners.length <= 1) throw lastOwner();
       await setRole(tx, target.membership_id, role);
-      await insertAudit(tx, scope, [
+      await this.audit(tx, scope, [
         {
           entity_type: 'member',
           entity_id: userId,
@@ -83,7 +99,7 @@ export class MembersService {
       if (target.role === 'OWNER' && owners.length <= 1) throw lastOwner();
       await deleteMembership(tx, target.membership_id);
       await this.sessions.endAll(tx, userId, 'member_removed');
-      await insertAudit(tx, scope, [
+      await this.audit(tx, scope, [
         {
           entity_type: 'member',
           entity_id: userId,

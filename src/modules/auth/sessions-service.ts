@@ -1,5 +1,6 @@
 import type { Db, DbOrTx, Tx } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
+import { membershipsForAuth } from './auth-repository.js';
 import { generateSecret, hashSecret, isSecretOf, REFRESH_TOKEN_PREFIX } from './opaque-secrets.js';
 import {
   findRefreshToken,
@@ -46,6 +47,14 @@ export class SessionsService {
     private readonly tokens: TokenService,
     private readonly refreshTtlSeconds: number,
   ) {}
+
+  /**
+   * The memberships of a live session, one row per organization (organization_id null for a user
+   * of none); none when the session ended. What every bearer request is checked against.
+   */
+  memberships(userId: string, sessionId: string) {
+    return membershipsForAuth(this.db, userId, sessionId);
+  }
 
   /** Starts a session for the user in the caller's transaction. */
   async start(tx: Tx, userId: string): Promise<StartedSession> {

@@ -1,15 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { CallAnalysis } from '../../integrations/voice/voice-provider.js';
-import {
-  elpAnswersOf,
-  elpQuestion,
-  elpTestIdOfCall,
-  nextElpQuestion,
-  recordElpAnswer,
-} from '../elp/index.js';
 import { claimAnalysis } from './call-control-repository.js';
 import type { CallRow } from './calls-repository.js';
+import { elpAnswersOf, elpTestIdOfCall, recordElpAnswer } from './elp-queries.js';
+import { elpQuestion, nextElpQuestion } from './elp-questions.js';
 import { elpAnswerOf } from './voice-tool-support.js';
 import type { VoiceTools } from './voice-tools.js';
 

@@ -12,7 +12,6 @@ import type {
 } from '../../integrations/voice/voice-provider.js';
 import { findOrganizationId, findUserContact, organizationContact } from '../auth/index.js';
 import { carriersAtNumber } from '../carriers/index.js';
-import { findElpTestOfCall, scoreElpTest } from '../elp/index.js';
 import { repUserIdOf } from '../loads/index.js';
 import { followCallOutreach } from '../outreaches/index.js';
 import { organizationOfNumber } from '../voice-numbers/index.js';
@@ -37,6 +36,7 @@ import {
 } from './calls-repository.js';
 import { toCall } from './calls-schemas.js';
 import { calls } from './calls-tables.js';
+import { findElpTestOfCall, scoreElpTest } from './elp-queries.js';
 import type { VoiceTools } from './voice-tools.js';
 
 /** What the voice platform reports about calls, applied; and what it asks, answered. */

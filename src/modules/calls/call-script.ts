@@ -3,13 +3,15 @@ import type { CallType } from '../../domain/calls.js';
 import { QUESTION_TOPICS } from '../../domain/load-questions.js';
 import { systemScope } from '../../domain/scope.js';
 import type { AssistantSpec, ToolDefinition, VoicePurpose } from '../../integrations/voice/voice-provider.js';
+import { defined } from '../../lib/defined.js';
 import { speakable, spokenDate, spokenReference, spokenState } from '../../lib/spoken.js';
 import { organizationContact } from '../auth/index.js';
 import { carrierNameOf } from '../carriers/index.js';
-import { ELP_QUESTIONS, ELP_RUBRIC, elpNamesOfCall, INTERVIEW_PASS } from '../elp/index.js';
 import type { Load, LoadReader } from '../loads/index.js';
 import { renderScript, type VoiceTemplateRow, type VoiceVariables } from '../voice-templates/index.js';
 import type { CallRow } from './calls-repository.js';
+import { elpNamesOfCall } from './elp-queries.js';
+import { ELP_QUESTIONS, ELP_RUBRIC, INTERVIEW_PASS } from './elp-questions.js';
 
 const usd = (n: number) => `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
 const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 10) : null);
@@ -250,7 +252,7 @@ const TOOLS_BY_PURPOSE: Record<VoicePurpose, string[]> = {
 };
 
 export function toolsFor(purpose: VoicePurpose): ToolDefinition[] {
-  return TOOLS_BY_PURPOSE[purpose].map((name) => TOOLS[name]!);
+  return TOOLS_BY_PURPOSE[purpose].map((name) => defined(TOOLS[name], 'TOOLS[name]'));
 }
 
 /** Every tool any assistant of the service declares (docs/vapi.md lists them for your own assistants). */

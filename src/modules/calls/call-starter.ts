@@ -1,7 +1,7 @@
 // What other modules need to start a call, without depending on the whole calls service.
 
 import type { OrgScope } from '../../domain/scope.js';
-import type { CallRow } from './call-reads.js';
+import type { CallRow } from './call-queries.js';
 import type { CreateCallInput } from './calls-schemas.js';
 
 /** What a caller inside the service knows beyond the request: the carrier the call is for, ELP details. */

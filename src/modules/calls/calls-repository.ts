@@ -2,27 +2,30 @@ import { and, count, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import { createdBetween, listOrder } from '../../db/list-sql.js';
+import { firstRow } from '../../db/rows.js';
 import { type CallStatus, statusRank, TERMINAL_STATUSES } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { CallAnalysis, TranscriptMessage } from '../../integrations/voice/voice-provider.js';
-import { type CallRow, transcriptsOf } from './call-reads.js';
+import { type CallRow, transcriptsOf } from './call-queries.js';
 import type { CallFilters, CallSortField } from './calls-schemas.js';
 import { calls, transcriptMessages } from './calls-tables.js';
 
-export { type CallRow, findCalls, transcriptsOf } from './call-reads.js';
+export { type CallRow, findCalls, transcriptsOf } from './call-queries.js';
 
 export async function insertCall(
   db: DbOrTx,
   scope: OrgScope,
   values: Omit<typeof calls.$inferInsert, 'organization_id'>,
 ) {
-  const [row] = await db
-    .insert(calls)
-    .values({ ...values, organization_id: scope.organizationId })
-    .returning();
-  return row!;
+  return firstRow(
+    await db
+      .insert(calls)
+      .values({ ...values, organization_id: scope.organizationId })
+      .returning(),
+    'insertCall',
+  );
 }
 
 export async function findCall(db: DbOrTx, scope: OrgScope, id: string) {

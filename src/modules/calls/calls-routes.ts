@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
-import { type ElpService, elpIdParams, elpTestSchema, listElpQuery, startElpBody } from '../elp/index.js';
+import { loadIdParams } from '../loads/index.js';
 import {
   callDetailSchema,
   callIdParams,
@@ -18,6 +19,8 @@ import {
   toCall,
 } from './calls-schemas.js';
 import type { CallsService } from './calls-service.js';
+import { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from './elp-schemas.js';
+import type { ElpService } from './elp-service.js';
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
@@ -112,6 +115,21 @@ function listRoutes(app: App, calls: CallsService) {
       },
     },
     async (request) => calls.list(scopeOf(request), request.query),
+  );
+
+  app.get(
+    '/loads/:load_id/calls',
+    {
+      config: { access: access.any },
+      schema: {
+        operationId: 'listLoadCalls',
+        tags: ['loads'],
+        summary: 'Every call attached to the load, newest first (a plain list)',
+        params: loadIdParams,
+        response: { 200: z.array(callSchema), ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => calls.ofLoad(scopeOf(request), request.params.load_id),
   );
 
   // A static segment outranks `:call_id` in the router, whatever the order of registration.

@@ -13,15 +13,16 @@ import {
   type VoiceProvider,
   VoiceProviderError,
 } from '../../integrations/voice/voice-provider.js';
+import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { calleeById, carriersAtNumber } from '../carriers/index.js';
-import { requestElpTest } from '../elp/index.js';
-import { LOAD_ID_IN_BODY, type LoadReader, requireLoad } from '../loads/index.js';
+import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, type LoadReader, requireLoad } from '../loads/index.js';
 import { attachCallToOutreach, contactRefusal, openCallOutreach } from '../outreaches/index.js';
 import { outboundNumberId } from '../voice-numbers/index.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { CallEvents } from './call-events.js';
+import { listLoadCalls } from './call-queries.js';
 import { assistantFor, callVariables, purposeOf } from './call-script.js';
 import type { CallContext } from './call-starter.js';
 import {
@@ -43,6 +44,7 @@ import {
   toCallDetail,
 } from './calls-schemas.js';
 import { CALL_DIRECTIONS, calls } from './calls-tables.js';
+import { requestElpTest } from './elp-queries.js';
 import type { VoiceTools } from './voice-tools.js';
 
 const JOINABLE = new Set(['AGENT_ASSIGNED', 'IN_PROGRESS']);
@@ -71,10 +73,7 @@ export class CallsService {
 
   private readonly events: CallEvents;
 
-  /**
-   * Creates the call PENDING, hands it to the voice provider, and (for a load, with a known carrier)
-   * opens the call outreach; an ELP call also opens its ELP test.
-   */
+  /** Creates the call PENDING, hands it to the provider, opens its outreach (and an ELP call's test). */
   async create(scope: OrgScope, input: CreateCallInput, context?: CallContext): Promise<CallRow> {
     const carrier = await this.callee(scope, input, context);
     let loadNumber: string | null = null;
@@ -116,7 +115,7 @@ export class CallsService {
     });
     // The provider is called after commit: never inside a transaction. A scheduled call waits.
     if (!input.scheduled_at) await this.place(call);
-    return (await findCall(this.db, scope, call.id))!;
+    return defined(await findCall(this.db, scope, call.id), 'findCall');
   }
 
   /**
@@ -244,10 +243,7 @@ export class CallsService {
     }
   }
 
-  /**
-   * Places scheduled calls whose time has come. Each is claimed (SCHEDULED to PENDING) in one
-   * statement with SKIP LOCKED, so two instances never place the same call.
-   */
+  /** Places scheduled calls now due, each claimed (SCHEDULED to PENDING) with SKIP LOCKED: placed once. */
   async placeDue(): Promise<number> {
     const due = await this.db.transaction(async (tx) => {
       const claimed = await tx.execute<{ id: string }>(sql`
@@ -297,6 +293,12 @@ export class CallsService {
     const sort = { field: order_by ?? 'call_time', desc: order_desc ?? true };
     const { rows, total } = await listCalls(this.db, scope, filters, sort, { page, page_size });
     return { data: rows.map(toCall), pagination: pagination(page, page_size, total) };
+  }
+
+  /** Every call of the load, newest first (GET /loads/{load_id}/calls); 404 on a load not found. */
+  async ofLoad(scope: OrgScope, loadId: string) {
+    await requireLoad(this.db, scope, loadId, LOAD_ID_IN_PATH);
+    return (await listLoadCalls(this.db, scope, loadId)).map(toCall);
   }
 
   /** GET /calls/stats: the list's matches counted per status, call type and direction. */
@@ -376,7 +378,10 @@ export class CallsService {
         at: new Date(),
       });
     }
-    return { ...toCall((await findCall(this.db, scope, id))!), previous_status: previous };
+    return {
+      ...toCall(defined(await findCall(this.db, scope, id), 'findCall')),
+      previous_status: previous,
+    };
   }
 
   async recording(scope: OrgScope, id: string) {

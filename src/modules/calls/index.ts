@@ -6,6 +6,7 @@ export {
   listLoadCalls,
   loadHasCall,
   transcriptsOf,
-} from './call-reads.js';
+} from './call-queries.js';
 export type { CallStarter } from './call-starter.js';
+export { callEvents } from './calls-events.js';
 export { callSchema, e164, toCall, transcriptMessageSchema } from './calls-schemas.js';

@@ -11,6 +11,7 @@ import { answerQuestions } from '../../domain/load-questions.js';
 import { amountOf, replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
+import { defined } from '../../lib/defined.js';
 import { speakable } from '../../lib/spoken.js';
 import {
   carrierNameOf,
@@ -18,20 +19,14 @@ import {
   findCarrierIdByNumber,
   type StopContactRequests,
 } from '../carriers/index.js';
-import {
-  ELP_QUESTIONS,
-  elpAnswersOf,
-  elpQuestion,
-  elpTestIdOfCall,
-  nextElpQuestion,
-  recordElpAnswer,
-} from '../elp/index.js';
 import { findLoadsByNumber, type LoadReader, openLoadsOnLane } from '../loads/index.js';
-import { type OfferReceiver, offerOfCallExists } from '../offers/index.js';
+import { loadNotBooked, type OfferReceiver, offerOfCallExists } from '../offers/index.js';
 import { contactRefusal, recordInboundCallOutreach } from '../outreaches/index.js';
 import { type SayableLoad, sayableLoad } from './call-script.js';
 import { type CodeSender, callerNumberMatches, checkCode, issueCode } from './caller-identity.js';
 import { type CallRow, linkCall } from './calls-repository.js';
+import { elpAnswersOf, elpTestIdOfCall, recordElpAnswer } from './elp-queries.js';
+import { ELP_QUESTIONS, elpQuestion, nextElpQuestion } from './elp-questions.js';
 import {
   argsOf,
   elpAnswerOf,
@@ -150,7 +145,9 @@ export class VoiceTools {
   private async answerQuestion(call: CallRow, args: Record<string, unknown>): Promise<Outcome> {
     const topics = topicsArg(args);
     await this.sayable(call);
-    const facts = loadFactsOf(await this.loads.get(systemScope(call.organization_id), call.load_id!));
+    const facts = loadFactsOf(
+      await this.loads.get(systemScope(call.organization_id), defined(call.load_id, 'call.load_id')),
+    );
     const said = answerQuestions(topics, facts);
     return {
       result: said ?? 'The load does not say; tell the carrier a rep will confirm.',
@@ -179,7 +176,7 @@ export class VoiceTools {
     if (gate.strict && !gate.passes)
       return { result: VETTING_PENDING, metadata: { decision: 'vetting_pending' } };
     const outcome = await this.offers.receive(systemScope(call.organization_id), {
-      loadId: call.load_id!,
+      loadId: defined(call.load_id, 'call.load_id'),
       carrierId: call.carrier_id,
       amount,
       channel: 'voice',
@@ -307,8 +304,11 @@ export class VoiceTools {
         },
       };
     }
-    const load = found[0]!;
-    const linked = (await linkCall(this.db, call.id, { load_id: load.id, load_number: load.load_number }))!;
+    const load = defined(found[0], 'found[0]');
+    const linked = defined(
+      await linkCall(this.db, call.id, { load_id: load.id, load_number: load.load_number }),
+      'linkCall',
+    );
     const refused = await this.refusal(linked);
     if (refused)
       return { outcome: { result: NOT_AVAILABLE, metadata: { found: 1, available: false } }, call: linked };
@@ -327,7 +327,7 @@ export class VoiceTools {
 
   /** Loads still taking offers on the lane, the pickup nearest the date asked for (else the soonest) first. */
   private openOnLane(organizationId: string, origin: string, destination: string, pickupAt: Date | null) {
-    return openLoadsOnLane(this.db, organizationId, origin, destination, pickupAt);
+    return openLoadsOnLane(this.db, organizationId, origin, destination, pickupAt, loadNotBooked);
   }
 
   /** Inbound: the caller's carrier by MC or DOT; an unknown one is made through the compliance check. */
@@ -444,8 +444,8 @@ export class VoiceTools {
       await recordInboundCallOutreach(tx, {
         id: call.id,
         organization_id: call.organization_id,
-        carrier_id: call.carrier_id!,
-        load_id: call.load_id!,
+        carrier_id: defined(call.carrier_id, 'call.carrier_id'),
+        load_id: defined(call.load_id, 'call.load_id'),
         load_number: call.load_number,
         from_number: call.from_number,
       });

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { firstRow } from '../../db/rows.js';
 import { systemScope } from '../../domain/scope.js';
 import { findCarrier, passesVetting, readVettingPolicy } from '../carriers/index.js';
 import type { SayableLoad } from './call-script.js';
@@ -33,27 +34,31 @@ export function laneOnly(load: SayableLoad) {
 
 /** Links the call to the carrier the caller says it is, before its identity is verified. */
 export async function claimCarrier(db: Db, callId: string, carrierId: string) {
-  const [row] = await db
-    .update(calls)
-    .set({ claimed_carrier_id: carrierId, updated_at: sql`now()` })
-    .where(eq(calls.id, callId))
-    .returning();
-  return row!;
+  return firstRow(
+    await db
+      .update(calls)
+      .set({ claimed_carrier_id: carrierId, updated_at: sql`now()` })
+      .where(eq(calls.id, callId))
+      .returning(),
+    'claimCarrier',
+  );
 }
 
 /** Links the call to its carrier, its identity verified. */
 export async function linkVerifiedCarrier(db: Db, callId: string, carrierId: string) {
-  const [row] = await db
-    .update(calls)
-    .set({
-      carrier_id: carrierId,
-      claimed_carrier_id: carrierId,
-      identity_verified_at: sql`now()`,
-      updated_at: sql`now()`,
-    })
-    .where(eq(calls.id, callId))
-    .returning();
-  return row!;
+  return firstRow(
+    await db
+      .update(calls)
+      .set({
+        carrier_id: carrierId,
+        claimed_carrier_id: carrierId,
+        identity_verified_at: sql`now()`,
+        updated_at: sql`now()`,
+      })
+      .where(eq(calls.id, callId))
+      .returning(),
+    'linkVerifiedCarrier',
+  );
 }
 
 export const VETTING_PENDING =

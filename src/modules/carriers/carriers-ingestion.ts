@@ -3,6 +3,7 @@ import type { Db, Tx } from '../../db/client.js';
 import { pathToParam } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { type AuditEntry, insertAudit } from '../audit/index.js';
 import { emitEvents } from '../webhooks/index.js';
 import { toCarrier } from './carrier-shape.js';
@@ -92,7 +93,7 @@ export function planIngestion(items: IngestItem[], candidates: Candidate[]): Pla
   };
   const byName = new Map<string, Candidate[]>();
   for (const c of candidates) {
-    for (const f of IDENTIFIERS) if (c[f]) holders[f].set(c[f]!, c);
+    for (const f of IDENTIFIERS) if (c[f]) holders[f].set(defined(c[f], 'c[f]'), c);
     const list = byName.get(c.name.toLowerCase()) ?? [];
     list.push(c);
     byName.set(c.name.toLowerCase(), list);
@@ -109,7 +110,7 @@ export function planIngestion(items: IngestItem[], candidates: Candidate[]): Pla
   for (const item of items) {
     const c = item.carrier;
     const param = (field: string) => pathToParam([...item.path, field]);
-    const repeated = IDENTIFIERS.find((f) => c[f] && seen[f].has(c[f]!));
+    const repeated = IDENTIFIERS.find((f) => c[f] && seen[f].has(defined(c[f], 'c[f]')));
     if (repeated) {
       plans.push({
         kind: 'skip',
@@ -146,7 +147,7 @@ export function planIngestion(items: IngestItem[], candidates: Candidate[]): Pla
       continue;
     }
     const clash = IDENTIFIERS.find((f) => {
-      const holder = c[f] ? holders[f].get(c[f]!) : undefined;
+      const holder = c[f] ? holders[f].get(defined(c[f], 'c[f]')) : undefined;
       return holder && holder.id !== target?.id;
     });
     if (clash) {
@@ -155,14 +156,14 @@ export function planIngestion(items: IngestItem[], candidates: Candidate[]): Pla
         item,
         error: {
           code: 'conflict',
-          message: `${LABEL[clash]} '${c[clash]}' belongs to another carrier ('${holders[clash].get(c[clash]!)!.id}')`,
+          message: `${LABEL[clash]} '${c[clash]}' belongs to another carrier ('${defined(holders[clash].get(defined(c[clash], 'c[clash]')), 'holders[clash].get(c[clash])').id}')`,
           param: param(clash),
           status: 409,
         },
       });
       continue;
     }
-    for (const f of IDENTIFIERS) if (c[f]) seen[f].add(c[f]!);
+    for (const f of IDENTIFIERS) if (c[f]) seen[f].add(defined(c[f], 'c[f]'));
     if (target) {
       targeted.add(target.id);
       plans.push({ kind: 'update', item, target });
@@ -218,7 +219,7 @@ export class CarrierIngestion {
       const plans = planIngestion(items, candidates);
       await this.apply(tx, scope, plans, options, outcomes);
     });
-    return items.map((item) => outcomes.get(item.index)!);
+    return items.map((item) => defined(outcomes.get(item.index), 'outcomes.get(item.index)'));
   }
 
   private async apply(
@@ -349,7 +350,10 @@ async function createLanePreferences(
     scope,
     laneRequests.map((r) => ({
       carrier_id: r.carrierId,
-      lane_id: laneIds.get(laneIdentity(laneKeyOf(r.input)))!,
+      lane_id: defined(
+        laneIds.get(laneIdentity(laneKeyOf(r.input))),
+        'laneIds.get(laneIdentity(laneKeyOf(r.input)))',
+      ),
       preference_type: r.input.preference_type ?? 'primary',
       routing_guide_tier: r.input.routing_guide_tier ?? null,
     })),
@@ -358,7 +362,7 @@ async function createLanePreferences(
   for (const row of created) perCarrier.set(row.carrier_id, (perCarrier.get(row.carrier_id) ?? 0) + 1);
   for (const outcome of out.values()) {
     if (outcome.id && perCarrier.has(outcome.id)) {
-      outcome.lanes_created = perCarrier.get(outcome.id)!;
+      outcome.lanes_created = defined(perCarrier.get(outcome.id), 'perCarrier.get(outcome.id)');
       perCarrier.delete(outcome.id);
     }
   }

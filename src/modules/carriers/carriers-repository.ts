@@ -2,11 +2,17 @@ import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { type CarrierRow, contactsOf } from './carrier-reads.js';
+import { type CarrierRow, contactsOf } from './carrier-queries.js';
 import { digitsOnly, type ListCarriersQuery } from './carriers-schemas.js';
 import { carrierContacts, carriers, complianceChecks, lanePreferences, lanes } from './carriers-tables.js';
 
-export { type CarrierRow, type ContactRow, contactsOf, findCarrier, findCarriers } from './carrier-reads.js';
+export {
+  type CarrierRow,
+  type ContactRow,
+  contactsOf,
+  findCarrier,
+  findCarriers,
+} from './carrier-queries.js';
 
 /** Columns an ingestion or a PATCH may write, with their PostgreSQL types for jsonb_to_recordset. */
 export const WRITABLE_COLUMNS = {

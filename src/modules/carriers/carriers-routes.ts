@@ -2,8 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
+import { readBodyText } from '../../http/body-text.js';
+import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
+import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { auditEntrySchema } from '../audit/index.js';
 import {
   batchBody,
@@ -27,6 +30,7 @@ import { complianceCheckSchema } from './vetting-schemas.js';
 const tags = ['carriers'];
 const admins = access.bearer('OWNER', 'ADMIN');
 const MiB = 1024 * 1024;
+const WRITTEN = { object: 'carrier', collection: '/api/v1/carriers' };
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
@@ -34,10 +38,8 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
   app,
   { carriers: service },
 ) => {
-  // CSV uploads to the batch endpoint arrive as text.
-  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 16 * MiB }, (_request, body, done) =>
-    done(null, body),
-  );
+  parseLargeJsonCooperatively(app); // batches of several MiB of JSON; CSV uploads arrive as text
+  app.addContentTypeParser('text/csv', readBodyText);
 
   upsertRoutes(app, service);
   readRoutes(app, service);
@@ -64,14 +66,13 @@ function upsertRoutes(app: App, service: CarriersService) {
         response: {
           200: carrierSchema.describe('An existing carrier was updated'),
           201: carrierSchema.describe('Created'),
+          202: writeReceiptSchema,
           ...errorResponses(401, 403, 409, 422, 429),
         },
       },
     },
-    async (request, reply) => {
-      const { created, carrier } = await service.createOne(scopeOf(request), request.body);
-      return reply.status(created ? 201 : 200).send(carrier);
-    },
+    async (request, reply) =>
+      sendWritten(request, reply, await service.write(scopeOf(request), request.body), WRITTEN),
   );
 
   app.post(
@@ -96,8 +97,8 @@ function upsertRoutes(app: App, service: CarriersService) {
       },
     },
     async (request, reply) => {
-      const { status, body } = await service.batch(scopeOf(request), request.body);
-      return reply.status(status).send(body);
+      const result = await service.batch(scopeOf(request), request.body);
+      return reply.status(result.success ? 200 : 207).send(result);
     },
   );
 }

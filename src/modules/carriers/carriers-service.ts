@@ -13,6 +13,7 @@ import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { parseCsvCooperatively } from '../../lib/csv.js';
+import { defined } from '../../lib/defined.js';
 import { cooperative } from '../../lib/yielding.js';
 import { auditOf, insertAudit } from '../audit/index.js';
 import { emitEvent } from '../webhooks/index.js';
@@ -40,14 +41,25 @@ import {
   MAX_BATCH,
 } from './carriers-schemas.js';
 import type { ComplianceService } from './compliance-service.js';
-import { CarrierLanePreferences, requireCarrier } from './lane-preferences.js';
+import { CarrierLanePreferences, type LoadLaneReader, requireCarrier } from './lane-preferences.js';
 import type { StopContactRequests } from './stop-contact.js';
 
 type Reason = { reason?: string | null; reason_note?: string | null };
 
+/** A write's result read back, or, when the write committed and the read failed, what is known. */
+type Written<T> = { created: boolean; result: T } | { created: boolean; id: string; unread: unknown };
+
+/**
+ * A refused item's name as its identifier, cut to the longest name a carrier may have: a CSV field
+ * left open runs to the end of the upload, and the answer should not echo 16 MiB of it.
+ */
+const shortened = (name: string) => (name.length > 200 ? `${name.slice(0, 200)}…` : name);
+
 /** Turns a failed item's error into the AppError a single create answers with. */
-const itemError = (o: ItemOutcome) =>
-  new AppError(o.error!.status, o.error!.code, o.error!.message, o.error!.param);
+const itemError = (o: ItemOutcome) => {
+  const { status, code, message, param } = defined(o.error, `error of failed item ${o.index}`);
+  return new AppError(status, code, message, param);
+};
 
 const CSV_BOOLEAN: Record<string, boolean> = {
   true: true,
@@ -113,9 +125,10 @@ export class CarriersService {
     private readonly compliance: ComplianceService,
     private readonly options: CarriersOptions,
     private readonly stopContact: StopContactRequests,
+    laneOfLoad: LoadLaneReader,
   ) {
     this.ingestion = new CarrierIngestion(db, compliance);
-    this.lanes = new CarrierLanePreferences(db);
+    this.lanes = new CarrierLanePreferences(db, laneOfLoad);
   }
 
   async view(scope: OrgScope, id: string): Promise<Carrier> {
@@ -125,15 +138,25 @@ export class CarriersService {
     return toCarrier(row, contacts.get(id));
   }
 
-  /** POST /carriers: create or update one carrier, then check compliance within the inline budget. */
+  /** Creates or updates one carrier, then checks compliance within the inline budget. */
   async createOne(scope: OrgScope, carrier: CarrierInput): Promise<{ created: boolean; carrier: Carrier }> {
+    const written = await this.write(scope, carrier);
+    if ('unread' in written) throw written.unread;
+    return { created: written.created, carrier: written.result };
+  }
+
+  /**
+   * POST /carriers: as createOne, but a write that committed and could not be read back is
+   * answered with what is known (its id, created or updated) and the read's error, not thrown.
+   */
+  async write(scope: OrgScope, carrier: CarrierInput): Promise<Written<Carrier>> {
     // The background worker leaves the carrier alone while the inline check may still be running.
     const graceSeconds = Math.ceil(this.options.inlineBudgetMs / 1000) + 1;
     const [outcome] = await this.ingestion.ingest(scope, [{ index: 0, path: [], carrier, lanes: [] }], {
       method: 'api',
       inlineCheckGraceSeconds: graceSeconds,
     });
-    if (!outcome?.id) throw itemError(outcome!);
+    if (!outcome?.id) throw itemError(defined(outcome, 'outcome of the one carrier'));
     try {
       await this.compliance.check(
         scope.organizationId,
@@ -143,14 +166,16 @@ export class CarriersService {
     } catch {
       // Over budget: the carrier stays UNVERIFIED and the background worker checks it shortly.
     }
-    return { created: outcome.status === 'created', carrier: await this.view(scope, outcome.id) };
+    const created = outcome.status === 'created';
+    try {
+      return { created, result: await this.view(scope, outcome.id) };
+    } catch (unread) {
+      return { created, id: outcome.id, unread };
+    }
   }
 
   /** POST /carriers/batch: JSON items or a CSV upload; every item gets an outcome. */
-  async batch(
-    scope: OrgScope,
-    body: { carriers: unknown[] } | string,
-  ): Promise<{ status: 200 | 207; body: BatchResult }> {
+  async batch(scope: OrgScope, body: { carriers: unknown[] } | string): Promise<BatchResult> {
     const csv = typeof body === 'string';
     const raw = csv ? await itemsFromCsv(body) : body.carriers;
     if (raw.length === 0)
@@ -173,7 +198,7 @@ export class CarriersService {
         });
         continue;
       }
-      const issue = parsed.error.issues[0]!;
+      const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
       const path = ['carriers', index, ...(issue.path as (string | number)[])];
       const missing = issue.code === 'invalid_type' && issue.message.includes('received undefined');
       const maybe = (entry as { carrier?: { name?: unknown; mc_number?: unknown } } | null)?.carrier;
@@ -181,7 +206,7 @@ export class CarriersService {
         index,
         status: 'failed',
         id: null,
-        identifier: typeof maybe?.name === 'string' ? maybe.name : `#${index}`,
+        identifier: typeof maybe?.name === 'string' ? shortened(maybe.name) : `#${index}`,
         external_id: null,
         lanes_created: 0,
         error: {
@@ -199,8 +224,8 @@ export class CarriersService {
     return this.envelope(outcomes);
   }
 
-  /** The batch answer; `errors` only when some item was not applied (207). */
-  private envelope(outcomes: ItemOutcome[]): { status: 200 | 207; body: BatchResult } {
+  /** The batch answer; `success` false and `errors` set when some item was not applied. */
+  private envelope(outcomes: ItemOutcome[]): BatchResult {
     const { errors, ...envelope } = batchEnvelope(outcomes, (o, shared) => ({
       identifier: o.identifier,
       carrier_id: o.id,
@@ -209,7 +234,7 @@ export class CarriersService {
     }));
     const body: BatchResult = { ...envelope, total: outcomes.length };
     if (!envelope.success) body.errors = errors;
-    return { status: envelope.success ? 200 : 207, body };
+    return body;
   }
 
   /** PATCH: only sent fields change; is_active is refused; identifiers stay unique. */

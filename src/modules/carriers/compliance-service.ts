@@ -9,6 +9,7 @@ import type {
   ComplianceProvider,
   LookupResult,
 } from '../../integrations/compliance/compliance-provider.js';
+import { defined } from '../../lib/defined.js';
 import { insertAudit } from '../audit/index.js';
 import { emitEvent, emitEvents } from '../webhooks/index.js';
 import {
@@ -100,7 +101,7 @@ async function contactHistory(db: DbOrTx, organizationId: string, carrierId: str
     )
     .orderBy(desc(complianceChecks.checked_at))
     .limit(50);
-  return rows.map((r) => ({ snapshot: r.snapshot!, at: r.at }));
+  return rows.map((r) => ({ snapshot: defined(r.snapshot, 'r.snapshot'), at: r.at }));
 }
 
 /**

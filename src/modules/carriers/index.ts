@@ -12,8 +12,9 @@ export {
   findCarriers,
   findContactOfCarrier,
   findHaulingCarrier,
-} from './carrier-reads.js';
+} from './carrier-queries.js';
 export { toCarrier } from './carrier-shape.js';
+export { carrierEvents } from './carriers-events.js';
 export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
 export { isFreeMail } from './fraud-signals.js';
 export type { QueuedContacts, StopContactRequests } from './stop-contact.js';

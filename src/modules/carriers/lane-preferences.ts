@@ -3,8 +3,8 @@ import { conflict, notFound, unprocessable } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { auditOf, insertAudit } from '../audit/index.js';
-import { LOAD_ID_IN_BODY, requireLoad } from '../loads/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { findCarrier } from './carriers-repository.js';
 import type { DisableForLoadInput, LanePreference, LanePreferenceInput } from './carriers-schemas.js';
@@ -57,8 +57,27 @@ export async function requireCarrier(db: Db, scope: OrgScope, carrierId: string)
 }
 
 /** A carrier's lane preferences: list, create, disable for a load's lane, restrict, and their audit. */
+/**
+ * The lane a load names: its first pickup and last drop-off and its equipment; 404 on `load_id`
+ * when the organization has no such load. The loads module sits above carriers (a load names its
+ * carrier), so the composition root hands its lookup in.
+ */
+export type LoadLaneReader = (
+  scope: OrgScope,
+  loadId: string,
+) => Promise<{
+  origin_city: string | null;
+  origin_state: string | null;
+  destination_city: string | null;
+  destination_state: string | null;
+  equipment_type: string | null;
+}>;
+
 export class CarrierLanePreferences {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly laneOfLoad: LoadLaneReader,
+  ) {}
 
   /** The audit rows of one of the carrier's lane preferences; 404 when it is not the carrier's. */
   async lanePreferenceAudit(scope: OrgScope, carrierId: string, preferenceId: string) {
@@ -93,7 +112,7 @@ export class CarrierLanePreferences {
     const key = laneKeyOf(input);
     const id = await this.db.transaction(async (tx) => {
       const laneIds = await ensureLanes(tx, scope, [key]);
-      const laneId = laneIds.get(laneIdentity(key))!;
+      const laneId = defined(laneIds.get(laneIdentity(key)), 'laneIds.get(laneIdentity(key))');
       const [created] = await insertPreferences(tx, scope, [
         {
           carrier_id: carrierId,
@@ -111,7 +130,7 @@ export class CarrierLanePreferences {
       }
       return created.id;
     });
-    return toLanePreference((await findPreference(this.db, scope, carrierId, id))!);
+    return toLanePreference(defined(await findPreference(this.db, scope, carrierId, id), 'findPreference'));
   }
 
   /**
@@ -125,13 +144,7 @@ export class CarrierLanePreferences {
     input: DisableForLoadInput,
   ): Promise<{ created: boolean; preference: LanePreference }> {
     await this.requireCarrier(scope, carrierId);
-    const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, [
-      'origin_city',
-      'origin_state',
-      'destination_city',
-      'destination_state',
-      'equipment_type',
-    ]);
+    const load = await this.laneOfLoad(scope, input.load_id);
     if (!load.origin_state || !load.destination_state) {
       throw unprocessable(
         'validation_error',
@@ -145,7 +158,7 @@ export class CarrierLanePreferences {
       equipment_type: load.equipment_type as LanePreferenceInput['equipment_type'],
     });
     const { id, created } = await this.db.transaction(async (tx) => {
-      const laneId = (await ensureLanes(tx, scope, [key])).get(laneIdentity(key))!;
+      const laneId = defined((await ensureLanes(tx, scope, [key])).get(laneIdentity(key)), 'ensureLanes');
       const [inserted] = await insertPreferences(tx, scope, [
         {
           carrier_id: carrierId,
@@ -156,8 +169,9 @@ export class CarrierLanePreferences {
       ]);
       const current = inserted
         ? null
-        : (await findPreferenceOnLane(tx, scope, carrierId, laneId))!.preference;
-      const preferenceId = inserted?.id ?? current!.id;
+        : defined(await findPreferenceOnLane(tx, scope, carrierId, laneId), 'findPreferenceOnLane')
+            .preference;
+      const preferenceId = inserted?.id ?? defined(current, 'current').id;
       if (current && current.preference_type === 'admin_disabled' && current.is_active) {
         return { id: preferenceId, created: false };
       }
@@ -187,7 +201,12 @@ export class CarrierLanePreferences {
       );
       return { id: preferenceId, created: inserted !== undefined };
     });
-    return { created, preference: toLanePreference((await findPreference(this.db, scope, carrierId, id))!) };
+    return {
+      created,
+      preference: toLanePreference(
+        defined(await findPreference(this.db, scope, carrierId, id), 'findPreference'),
+      ),
+    };
   }
 
   /** Restrict (dnu on) or unrestrict (dnu off); a change is audited, a repeat returns the row as is. */
@@ -230,9 +249,14 @@ export class CarrierLanePreferences {
         tx,
         scope.organizationId,
         restricted ? 'lane_preference.restricted' : 'lane_preference.unrestricted',
-        async () => toLanePreference((await findPreference(tx, scope, carrierId, preferenceId))!),
+        async () =>
+          toLanePreference(
+            defined(await findPreference(tx, scope, carrierId, preferenceId), 'findPreference'),
+          ),
       );
     });
-    return toLanePreference((await findPreference(this.db, scope, carrierId, preferenceId))!);
+    return toLanePreference(
+      defined(await findPreference(this.db, scope, carrierId, preferenceId), 'findPreference'),
+    );
   }
 }

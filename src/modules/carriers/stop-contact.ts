@@ -1,6 +1,7 @@
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { insertAudit } from '../audit/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { carrierPayload } from './carrier-shape.js';
@@ -59,7 +60,7 @@ export class StopContactRequests {
               action: 'stop_contact_requested',
               reason_note: SOURCE_NOTE[source],
               before: { stop_contact_requested_at: null },
-              after: { stop_contact_requested_at: stamped!.stop_contact_requested_at },
+              after: { stop_contact_requested_at: defined(stamped, 'stamped').stop_contact_requested_at },
             },
           ],
           () => newId('audit'),

@@ -1,2 +1,2 @@
 /** What other modules use of the saved load views. */
-export { findVisibleLoadView } from './load-view-reads.js';
+export { findVisibleLoadView } from './load-view-queries.js';

@@ -1,11 +1,12 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { firstRow } from '../../db/rows.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { type LoadViewRow, visibleTo } from './load-view-reads.js';
+import { type LoadViewRow, visibleTo } from './load-view-queries.js';
 import { loadViews } from './load-views-tables.js';
 
-export { findVisibleLoadView, type LoadViewRow, ownerIdOf } from './load-view-reads.js';
+export { findVisibleLoadView, type LoadViewRow, ownerIdOf } from './load-view-queries.js';
 
 export async function listVisibleLoadViews(db: DbOrTx, scope: OrgScope, page: number, pageSize: number) {
   const [rows, [total]] = await Promise.all([
@@ -26,11 +27,13 @@ export async function insertLoadView(
   scope: OrgScope,
   values: Omit<typeof loadViews.$inferInsert, 'organization_id'>,
 ): Promise<LoadViewRow> {
-  const [row] = await db
-    .insert(loadViews)
-    .values({ ...values, organization_id: scope.organizationId })
-    .returning();
-  return row!;
+  return firstRow(
+    await db
+      .insert(loadViews)
+      .values({ ...values, organization_id: scope.organizationId })
+      .returning(),
+    'insertLoadView',
+  );
 }
 
 export async function updateLoadView(

@@ -10,7 +10,17 @@ export {
   type LoadReference,
   repUserIdOf,
   requireLoad,
+  requireLoadLane,
   type StoredStop,
-} from './load-lookup.js';
-export { type Load, loadFilters, loadFiltersShape } from './loads-schemas.js';
+} from './load-queries.js';
+export type { LoadRelations } from './load-relations.js';
+export { loadEventData, loadEvents } from './loads-events.js';
+export {
+  type BookedOffer,
+  bookedOfferSchema,
+  type Load,
+  loadFilters,
+  loadFiltersShape,
+  loadIdParams,
+} from './loads-schemas.js';
 export { findLoadsByNumber, openLoadsOnLane } from './loads-search.js';

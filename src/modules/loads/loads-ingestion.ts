@@ -1,4 +1,5 @@
 import { newId } from '../../domain/ids.js';
+import { defined } from '../../lib/defined.js';
 import type { LoadInput, StopInput } from './loads-input-schemas.js';
 import type { LoadRow } from './loads-repository.js';
 import type { LoadStatus, StoredContact, StoredStop } from './loads-tables.js';
@@ -82,7 +83,7 @@ export function storedStops(input: StopInput[]): StoredStop[] {
       special_instructions: s.special_instructions,
       reference_numbers: s.reference_numbers?.map((r) => ({ value: r.value, type: r.type ?? null })),
       contact: contactOf(s.contact),
-      contacts: s.contacts?.map((c) => contactOf(c)!),
+      contacts: s.contacts?.map((c) => defined(contactOf(c), 'contactOf(c)')),
       city: s.location.city.trim(),
       state: s.location.state.trim(),
       street: s.location.street,

@@ -130,9 +130,20 @@ export const loadInputBody = loadInput.meta({
 
 export const MAX_BATCH_LOADS = 1000;
 
+/**
+ * An object, checked without copying it: the issue z.record would raise for anything else, at a
+ * hundredth of its cost on a thousand loads (z.record copies every key of every item).
+ */
+const anObject = () =>
+  z.unknown().check((ctx) => {
+    const v = ctx.value;
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      ctx.issues.push({ code: 'invalid_type', expected: 'record', input: v });
+  }) as unknown as z.ZodType<Record<string, unknown>>; // the check above makes it one
+
 // Items are validated one by one, so one bad load fails alone (207) and names its field as
 // `loads[3].stops[0].type`.
 export const loadBatchBody = documentAs(
-  z.object({ loads: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_BATCH_LOADS) }),
+  z.object({ loads: z.array(anObject()).min(1).max(MAX_BATCH_LOADS) }),
   z.object({ loads: z.array(loadInputBody).min(1).max(MAX_BATCH_LOADS) }).meta({ title: 'LoadBatchRequest' }),
 );

@@ -6,10 +6,8 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import { executeReused } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { countLoadsWithCalls } from '../calls/index.js';
-import { countBookedLoads, countLoadsWithActiveOffer } from '../offers/index.js';
-import { countLoadsWithActiveOutreach } from '../outreaches/index.js';
-import { type LoadQuery, tabConditions, whereOf } from './loads-list-filters.js';
+import { defined } from '../../lib/defined.js';
+import { type LoadQuery, type TabRule, whereOf } from './loads-list-filters.js';
 import {
   loadChanges,
   loadChangesHorizon,
@@ -18,41 +16,7 @@ import {
   loadStatusCounts,
 } from './loads-list-tables.js';
 import { textArray } from './loads-repository.js';
-import type { LoadTab } from './loads-schemas.js';
 import { carrierVerifications, escalations, loads, notifications } from './loads-tables.js';
-
-/**
- * A tab alone is counted on its table's narrow (organization_id, load_id) index: the distinct
- * loads with such a record, without visiting the loads. DISTINCT in a subquery streams over the
- * index order; count(DISTINCT ...) would sort every entry again.
- */
-const tabOnlyCounts: Record<Exclude<LoadTab, 'all'>, (organizationId: string) => SQL> = {
-  active_outreaches: countLoadsWithActiveOutreach,
-  all_calls: countLoadsWithCalls,
-  active_offers: countLoadsWithActiveOffer,
-  booked: countBookedLoads,
-  failed_verifications: (o) =>
-    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${carrierVerifications} WHERE organization_id = ${o} AND status = 'BLOCKED') d`,
-  active_notifications: (o) =>
-    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${notifications} WHERE organization_id = ${o} AND read_at IS NULL AND load_id IS NOT NULL) d`,
-  active_escalations: (o) =>
-    sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${escalations} WHERE organization_id = ${o} AND status = 'active') d`,
-};
-
-/**
- * The table each tab reads (its source in load_list_versions). active_offers and booked both read
- * offers alone (pending and accepted ones): every accept and un-accept writes that table, so it
- * moves their kept counts and pages like any other offer.
- */
-const tabSources: Record<Exclude<LoadTab, 'all'>, string> = {
-  active_outreaches: 'outreaches',
-  all_calls: 'calls',
-  active_offers: 'offers',
-  booked: 'offers',
-  failed_verifications: 'carrier_verifications',
-  active_notifications: 'notifications',
-  active_escalations: 'escalations',
-};
 
 /** The write versions of the tables a list's tabs read, as tabVersionsOf gives them. */
 export async function listVersions(db: DbOrTx, scope: OrgScope, q: LoadQuery): Promise<string> {
@@ -75,7 +39,9 @@ export function countKey(scope: OrgScope, q: LoadQuery): string {
  */
 export async function countFromCounters(db: DbOrTx, scope: OrgScope, q: LoadQuery): Promise<number | null> {
   if (q.conditions.length === 0 && q.statuses === null && q.tabs.length === 1) {
-    const result = await db.execute<{ n: number }>(tabOnlyCounts[q.tabs[0]!](scope.organizationId));
+    const [tab] = q.tabs;
+    if (!tab) return null;
+    const result = await db.execute<{ n: number }>(tab.countAlone(scope.organizationId));
     return result.rows[0]?.n ?? 0;
   }
   const byStatus = await statusCountsFromCounters(db, scope, q);
@@ -88,7 +54,7 @@ export async function countFromCounters(db: DbOrTx, scope: OrgScope, q: LoadQuer
  */
 function tabVersionsOf(scope: OrgScope, q: LoadQuery): SQL {
   if (q.tabs.length === 0) return sql`''`;
-  const sources = textArray([...new Set(q.tabs.map((t) => tabSources[t]))].sort());
+  const sources = textArray([...new Set(q.tabs.map((t) => t.source))].sort());
   return sql`coalesce((SELECT string_agg(${loadListVersions.source} || ':' || ${loadListVersions.version}, ',' ORDER BY ${loadListVersions.source})
     FROM ${loadListVersions} WHERE ${loadListVersions.organization_id} = ${scope.organizationId}
       AND ${loadListVersions.source} = ANY(${sources})), '')`;
@@ -107,7 +73,7 @@ export async function countLoads(
     sql`SELECT count(*)::int AS n, pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions
         FROM ${loads} WHERE ${whereOf(scope, q)}`,
   );
-  const row = result.rows[0]!;
+  const row = defined(result.rows[0], 'result.rows[0]');
   return { count: row.n, snapshot: row.snapshot, tabVersions: row.tab_versions };
 }
 
@@ -247,7 +213,7 @@ export async function listSnapshot(
   const result = await db.execute<{ snapshot: string; tab_versions: string }>(
     sql`SELECT pg_current_snapshot()::text AS snapshot, ${tabVersionsOf(scope, q)} AS tab_versions`,
   );
-  const row = result.rows[0]!;
+  const row = defined(result.rows[0], 'result.rows[0]');
   return { snapshot: row.snapshot, tabVersions: row.tab_versions };
 }
 
@@ -302,15 +268,15 @@ export async function tabCounts(
   db: DbOrTx,
   scope: OrgScope,
   q: LoadQuery,
-  tabs: LoadTab[],
+  tabs: readonly (TabRule | 'all')[],
 ): Promise<Record<string, number>> {
   const [row] = await db
     .select(
       Object.fromEntries(
         tabs.map((tab) => {
-          const condition = tab === 'all' ? null : tabConditions[tab];
+          const condition = tab === 'all' ? null : tab.condition;
           return [
-            tab,
+            tab === 'all' ? tab : tab.name,
             condition ? sql<number>`count(*) FILTER (WHERE ${condition})::int` : sql<number>`count(*)::int`,
           ];
         }),

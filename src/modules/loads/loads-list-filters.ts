@@ -1,14 +1,12 @@
 // The list's filters as SQL conditions on loads: what the page, the count and the stats of a list
 // share (loads-list-repository and loads-list-counts read with them).
 
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { allOf } from '../../db/conditions.js';
 import { executeReused } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { loadHasCall } from '../calls/index.js';
-import { loadHasActiveOffer, loadIsBooked } from '../offers/index.js';
-import { loadHasActiveOutreach } from '../outreaches/index.js';
 import { type LoadFacet, loadFilterValues } from './loads-list-tables.js';
 import { loadsId, loadsOrganizationId, textArray } from './loads-repository.js';
 import type { LoadFilters, LoadTab } from './loads-schemas.js';
@@ -113,16 +111,76 @@ function dateRange(column: AnyPgColumn, from?: string, to?: string): LoadConditi
   return out;
 }
 
-/** Each tab is an existence condition over the load's related records. */
-export const tabConditions: Record<Exclude<LoadTab, 'all'>, SQL> = {
-  active_outreaches: loadHasActiveOutreach(loadsOrganizationId, loadsId),
-  all_calls: loadHasCall(loadsOrganizationId, loadsId),
-  active_offers: loadHasActiveOffer(loadsOrganizationId, loadsId),
-  booked: loadIsBooked(loadsOrganizationId, loadsId),
-  failed_verifications: sql`EXISTS (SELECT 1 FROM ${carrierVerifications} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'BLOCKED')`,
-  active_notifications: sql`EXISTS (SELECT 1 FROM ${notifications} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.read_at IS NULL)`,
-  active_escalations: sql`EXISTS (SELECT 1 FROM ${escalations} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'active')`,
-};
+/** A tab of the list ('all' aside): an existence condition over the load's related records. */
+export interface TabRule {
+  readonly name: Exclude<LoadTab, 'all'>;
+  /** The condition on the list's load. */
+  readonly condition: SQL;
+  /**
+   * The tab alone, counted on its table's narrow (organization_id, load_id) index: the distinct
+   * loads with such a record, without visiting the loads. DISTINCT in a subquery streams over the
+   * index order; count(DISTINCT ...) would sort every entry again.
+   */
+  readonly countAlone: (organizationId: string) => SQL;
+  /**
+   * The table the tab reads (its source in load_list_versions). active_offers and booked both read
+   * offers alone (pending and accepted ones): every accept and un-accept writes that table, so it
+   * moves their kept counts and pages like any other offer.
+   */
+  readonly source: string;
+}
+
+/** The tabs over the records other modules keep of a load (outreaches, calls, offers). */
+export type RelatedTabName = 'active_outreaches' | 'all_calls' | 'active_offers' | 'booked';
+
+/**
+ * A tab over another module's records, as that module writes it: its condition on any load's
+ * organization and id (here the list's), its count alone, and the table it reads.
+ */
+export interface RelatedTab {
+  readonly condition: (organizationId: SQL, loadId: SQL) => SQL;
+  readonly countAlone: (organizationId: string) => SQL;
+  readonly source: string;
+}
+
+/** Every tab of the list: the loads module's own and the related ones it is handed (LoadRelations). */
+export function tabRules(
+  related: Record<RelatedTabName, RelatedTab>,
+): Record<Exclude<LoadTab, 'all'>, TabRule> {
+  const relatedRule = (name: RelatedTabName): TabRule => ({
+    name,
+    condition: related[name].condition(loadsOrganizationId, loadsId),
+    countAlone: related[name].countAlone,
+    source: related[name].source,
+  });
+  return {
+    active_outreaches: relatedRule('active_outreaches'),
+    all_calls: relatedRule('all_calls'),
+    active_offers: relatedRule('active_offers'),
+    booked: relatedRule('booked'),
+    failed_verifications: {
+      name: 'failed_verifications',
+      condition: sql`EXISTS (SELECT 1 FROM ${carrierVerifications} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'BLOCKED')`,
+      countAlone: (o) =>
+        sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${carrierVerifications} WHERE organization_id = ${o} AND status = 'BLOCKED') d`,
+      source: 'carrier_verifications',
+    },
+    active_notifications: {
+      name: 'active_notifications',
+      condition: sql`EXISTS (SELECT 1 FROM ${notifications} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.read_at IS NULL)`,
+      countAlone: (o) =>
+        sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${notifications} WHERE organization_id = ${o} AND read_at IS NULL AND load_id IS NOT NULL) d`,
+      source: 'notifications',
+    },
+    active_escalations: {
+      name: 'active_escalations',
+      condition: sql`EXISTS (SELECT 1 FROM ${escalations} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'active')`,
+      countAlone: (o) =>
+        sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${escalations} WHERE organization_id = ${o} AND status = 'active') d`,
+      source: 'escalations',
+    },
+  };
+}
 
 /**
  * The conditions of one set of filters on the load's own columns: not `status` (the caller
@@ -201,7 +259,7 @@ export interface LoadQuery {
   /** Conditions on the load's own columns. */
   conditions: LoadCondition[];
   /** Tabs to apply ('all' left out): existence conditions on related tables. */
-  tabs: Exclude<LoadTab, 'all'>[];
+  tabs: TabRule[];
 }
 
 /**
@@ -213,6 +271,6 @@ export function whereOf(scope: OrgScope, q: LoadQuery, form: 'indexed' | 'row' =
   const parts: SQL[] = [eq(loads.organization_id, scope.organizationId)];
   if (q.statuses) parts.push(sql`${loads.load_status} = ANY(${textArray(q.statuses)})`);
   parts.push(...q.conditions.map((c) => c[form]));
-  parts.push(...q.tabs.map((t) => tabConditions[t]));
-  return and(...parts)!;
+  parts.push(...q.tabs.map((t) => t.condition));
+  return allOf(...parts);
 }

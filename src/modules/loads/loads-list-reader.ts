@@ -17,10 +17,10 @@ import {
   pageChangesSince,
   purgeLoadChanges,
 } from './loads-list-counts.js';
-import type { LoadQuery } from './loads-list-filters.js';
+import type { LoadQuery, TabRule } from './loads-list-filters.js';
 import { listLoadPage, readLoadsInOrder, sortKeyOf } from './loads-list-repository.js';
 import type { LoadView } from './loads-repository.js';
-import type { LoadSortField, LoadTab } from './loads-schemas.js';
+import type { LoadSortField } from './loads-schemas.js';
 
 const COUNT_CACHE_MAX = 10_000;
 /** Pages kept at most (of up to 100 ids each: a few MB). */
@@ -139,10 +139,10 @@ export class LoadListReader {
    * Each tab's total over the whole organization, as the list counts a tab alone (on the tab's
    * own table, kept until that table is written): GET /loads/stats of an unfiltered dashboard.
    */
-  async tabTotals(scope: OrgScope, tabs: Exclude<LoadTab, 'all'>[]): Promise<Record<string, number>> {
+  async tabTotals(scope: OrgScope, tabs: TabRule[]): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
     for (const tab of tabs) {
-      out[tab] = (await this.count(scope, { statuses: null, conditions: [], tabs: [tab] })).total;
+      out[tab.name] = (await this.count(scope, { statuses: null, conditions: [], tabs: [tab] })).total;
     }
     return out;
   }

@@ -6,6 +6,7 @@ import { and, desc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { carrierVerifications, escalations, loadStatusMappings, loads } from './loads-tables.js';
 
 /** A load as written by the app: every column but the generated one. */
@@ -106,7 +107,7 @@ export async function findLoadsByIdentifiers(
  */
 const storedColumnList = Object.values(storedLoadColumns);
 const readColumn = (i: number) => {
-  const type = storedColumnList[i]!.getSQLType();
+  const type = defined(storedColumnList[i], 'storedColumnList[i]').getSQLType();
   if (type === 'jsonb') return `nullif(r->${i}, 'null')`;
   if (type === 'text') return `r->>${i}`;
   return `(r->>${i})::${type}`;
@@ -129,7 +130,7 @@ function rowsJson(rows: readonly object[]): SQL {
     const row = rows[i] as Record<string, unknown>;
     const values = new Array<unknown>(loadColumnNames.length);
     for (let c = 0; c < loadColumnNames.length; c++) {
-      const value = row[loadColumnNames[c]!];
+      const value = row[defined(loadColumnNames[c], 'loadColumnNames[c]')];
       values[c] =
         value === undefined ? null : Array.isArray(value) && c === repNamesAt ? arrayLiteral(value) : value;
     }

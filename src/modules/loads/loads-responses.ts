@@ -4,9 +4,8 @@
  */
 
 import type { Principal } from '../../domain/scope.js';
-import type { BookedOffer } from '../offers/index.js';
 import type { LoadView } from './loads-repository.js';
-import type { Load, Stop } from './loads-schemas.js';
+import type { BookedOffer, Load, Stop } from './loads-schemas.js';
 import type { StoredStop } from './loads-tables.js';
 
 /**

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
+import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
-import { callSchema } from '../calls/index.js';
 import { loadBatchBody, loadInputBody } from './loads-input-schemas.js';
 import {
   carrierVerificationSchema,
@@ -45,6 +45,8 @@ export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService }> = async
   app,
   { loads: service },
 ) => {
+  // A batch of a thousand loads is several MiB of JSON.
+  parseLargeJsonCooperatively(app);
   upsertRoutes(app, service);
   listRoutes(app, service);
   loadRoutes(app, service);
@@ -80,6 +82,8 @@ function upsertRoutes(app: App, service: LoadsService) {
     {
       bodyLimit: 16 * MiB,
       config: { access: access.any, idempotent: true },
+      // batchResult (loads-upsert) builds every field with the schema's type, as toLoad does.
+      serializerCompiler: plainJson,
       schema: {
         operationId: 'upsertLoadsBatch',
         tags,
@@ -165,21 +169,6 @@ function loadRoutes(app: App, service: LoadsService) {
       },
     },
     async (request) => service.get(scopeOf(request), request.params.load_id),
-  );
-
-  app.get(
-    '/loads/:load_id/calls',
-    {
-      config: { access: access.any },
-      schema: {
-        operationId: 'listLoadCalls',
-        tags,
-        summary: 'Every call attached to the load, newest first (a plain list)',
-        params: loadIdParams,
-        response: { 200: z.array(callSchema), ...errorResponses(401, 403, 404, 422, 429) },
-      },
-    },
-    async (request) => service.calls(scopeOf(request), request.params.load_id),
   );
 
   app.get(

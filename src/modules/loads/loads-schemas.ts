@@ -3,6 +3,7 @@
 // What POST /loads and /loads/batch read is in loads-input-schemas.
 
 import { z } from 'zod';
+import { BOOKED_BY } from '../../domain/freight.js';
 import { pageQuery } from '../../http/pagination.js';
 import {
   dateInput,
@@ -14,7 +15,6 @@ import {
   storedEnum,
   text,
 } from '../../http/schemas.js';
-import { bookedOfferSchema } from '../offers/index.js';
 import {
   CONTACT_TYPES,
   EQUIPMENT_TYPES,
@@ -30,6 +30,29 @@ import {
 const queryDate = dateInput;
 
 const queryNumber = () => queryAmount(-1e12, 1e12);
+
+/** A load's booking: its accepted offer, as the load view and the load.booked event show it. */
+export const bookedOfferSchema = z
+  .object({
+    offer_id: z.string(),
+    carrier_id: z.string().nullable(),
+    carrier_name: z.string().nullable().meta({ description: "The carrier's name as it is now" }),
+    carrier_mc_number: z.string().nullable(),
+    amount: z.number().meta({ description: 'The accepted offer_amount' }),
+    booked_at: dateTime().meta({ description: "The offer's accepted_at" }),
+    booked_by: z.enum(BOOKED_BY).meta({
+      description:
+        '`agent`: the agent accepted the offer as it arrived (the organization auto-accepts at or under ' +
+        'the posted rate); `user`: a rep or an API client accepted it (PATCH /offers/{id})',
+    }),
+  })
+  .meta({
+    id: 'BookedOffer',
+    description:
+      "The load's accepted offer. Booking never changes `load_status`: the TMS owns it and reports the " +
+      'load covered or dispatched in its own time.',
+  });
+export type BookedOffer = z.infer<typeof bookedOfferSchema>;
 
 export const LOAD_TABS = [
   'all',

@@ -5,17 +5,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { registerUniqueConstraint } from '../../db/pg-errors.js';
+import type { UniqueConstraint } from '../../db/pg-errors.js';
 import { AppError, notFound, validationFailed } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { listLoadCalls, toCall } from '../calls/index.js';
-import { findVisibleLoadView } from '../load-views/index.js';
-import { bookedOffersOf } from '../offers/index.js';
-import { LOAD_ID_IN_PATH, requireLoad } from './load-lookup.js';
+import { defined } from '../../lib/defined.js';
+import { LOAD_ID_IN_PATH, requireLoad } from './load-queries.js';
+import type { LoadRelations } from './load-relations.js';
 import type { LoadInput } from './loads-input-schemas.js';
 import { statusCounts, tabCounts } from './loads-list-counts.js';
-import { filterConditions, type LoadQuery } from './loads-list-filters.js';
+import { filterConditions, type LoadQuery, type TabRule, tabRules } from './loads-list-filters.js';
 import { LoadListReader } from './loads-list-reader.js';
 import { findLoadView, listLoadEscalations, listLoadVerifications } from './loads-repository.js';
 import { toLoad } from './loads-responses.js';
@@ -40,30 +39,36 @@ import {
   screenItems,
 } from './loads-upsert.js';
 
-registerUniqueConstraint(
-  'loads_organization_load_number_key',
-  'load_number',
-  'Another load of the organization has this load_number',
-);
-registerUniqueConstraint(
-  'loads_organization_tms_load_id_key',
-  'tms_load_id',
-  'Another load of the organization has this tms_load_id',
-);
-registerUniqueConstraint(
-  'loads_organization_external_id_key',
-  'external_id',
-  'Another load of the organization has this external_id',
-);
+/** The unique constraints whose violation is a 409 on the field named (registered by buildServices). */
+export const loadUniqueConstraints: readonly UniqueConstraint[] = [
+  {
+    constraint: 'loads_organization_load_number_key',
+    param: 'load_number',
+    message: 'Another load of the organization has this load_number',
+  },
+  {
+    constraint: 'loads_organization_tms_load_id_key',
+    param: 'tms_load_id',
+    message: 'Another load of the organization has this tms_load_id',
+  },
+  {
+    constraint: 'loads_organization_external_id_key',
+    param: 'external_id',
+    message: 'Another load of the organization has this external_id',
+  },
+];
 
 export class LoadsService {
   private readonly lists: LoadListReader;
+  private readonly tabs: Record<Exclude<LoadTab, 'all'>, TabRule>;
 
   constructor(
     private readonly db: Db,
+    private readonly relations: LoadRelations,
     log?: Pick<FastifyBaseLogger, 'warn'>,
   ) {
     this.lists = new LoadListReader(db, log);
+    this.tabs = tabRules(relations.tabs);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -92,7 +97,7 @@ export class LoadsService {
       success: true,
       message: outcome.status === 'created' ? 'Load created' : 'Load updated',
       processed_at: new Date(),
-      load_id: outcome.id!,
+      load_id: defined(outcome.id, 'outcome.id'),
       operation: outcome.status as 'created' | 'updated',
     };
   }
@@ -120,14 +125,14 @@ export class LoadsService {
   async get(scope: OrgScope, id: string): Promise<Load> {
     const row = await findLoadView(this.db, scope, id);
     if (!row) throw notFound('Load', id, 'load_id');
-    const booked = await bookedOffersOf(this.db, scope, [row.id]);
+    const booked = await this.relations.bookedOffers(scope, [row.id]);
     return toLoad(row, scope.principal, booked.get(row.id) ?? null);
   }
 
   async list(scope: OrgScope, query: ListLoadsQuery) {
     const { page, page_size, view_id, ...filters } = query;
     const viewFilters = view_id ? await this.viewFilters(scope, view_id) : null;
-    const q = await combine(this.db, scope.organizationId, [filters, viewFilters]);
+    const q = await combine(this.db, scope.organizationId, [filters, viewFilters], this.tabs);
     const sort = {
       field: filters.order_by ?? viewFilters?.order_by ?? 'created_at',
       desc: filters.order_desc ?? viewFilters?.order_desc ?? true,
@@ -135,8 +140,7 @@ export class LoadsService {
     const { total, rows } = await this.lists.read(scope, q, sort, page_size, offsetOf(page, page_size));
     // The page's bookings by its ids, apart from the page's own statements: their plans (and the
     // page kept by its ids) stay what they are for every list.
-    const booked = await bookedOffersOf(
-      this.db,
+    const booked = await this.relations.bookedOffers(
       scope,
       rows.map((r) => r.id),
     );
@@ -149,7 +153,7 @@ export class LoadsService {
   async stats(scope: OrgScope, query: z.output<typeof loadStatsQuery>) {
     const { view_id, ...filters } = query;
     const viewFilters = view_id ? await this.viewFilters(scope, view_id) : null;
-    const q = await combine(this.db, scope.organizationId, [filters, viewFilters]);
+    const q = await combine(this.db, scope.organizationId, [filters, viewFilters], this.tabs);
     // The whole organization's tabs are counted on the tabs' own tables and kept until they are
     // written, as the list counts a tab alone; a filtered list's over its matching loads.
     const whole = q.conditions.length === 0 && q.statuses === null && q.tabs.length === 0;
@@ -158,9 +162,14 @@ export class LoadsService {
       whole
         ? this.lists.tabTotals(
             scope,
-            LOAD_TABS.filter((t) => t !== 'all'),
+            LOAD_TABS.filter((t) => t !== 'all').map((t) => this.tabs[t]),
           )
-        : tabCounts(this.db, scope, q, [...LOAD_TABS]),
+        : tabCounts(
+            this.db,
+            scope,
+            q,
+            LOAD_TABS.map((t) => (t === 'all' ? t : this.tabs[t])),
+          ),
     ]);
     const by_status: Record<string, number> = Object.fromEntries(
       [...LOAD_STATUSES, 'none'].map((s) => [s, 0]),
@@ -177,11 +186,6 @@ export class LoadsService {
         LOAD_TABS.map((t) => [t, t === 'all' && whole ? total : (byTab[t] ?? 0)]),
       ) as Record<(typeof LOAD_TABS)[number], number>,
     };
-  }
-
-  async calls(scope: OrgScope, loadId: string) {
-    await this.mustExist(scope, loadId);
-    return (await listLoadCalls(this.db, scope, loadId)).map(toCall);
   }
 
   async verifications(scope: OrgScope, loadId: string) {
@@ -216,7 +220,7 @@ export class LoadsService {
 
   /** A saved view's filters; 404 when the view does not exist or is not visible to the caller. */
   private async viewFilters(scope: OrgScope, viewId: string): Promise<LoadFilters> {
-    const view = await findVisibleLoadView(this.db, scope, viewId);
+    const view = await this.relations.viewFilters(scope, viewId);
     if (!view) throw notFound('Load view', viewId, 'view_id');
     return loadFilters.parse(view.filters);
   }
@@ -226,18 +230,24 @@ export class LoadsService {
  * Filters of the query and of a saved view narrow together: statuses intersect, every other
  * condition of both applies.
  */
-async function combine(db: Db, organizationId: string, parts: (LoadFilters | null)[]): Promise<LoadQuery> {
+async function combine(
+  db: Db,
+  organizationId: string,
+  parts: (LoadFilters | null)[],
+  rules: Record<Exclude<LoadTab, 'all'>, TabRule>,
+): Promise<LoadQuery> {
   let statuses: string[] | null = null;
   const conditions = [];
   const tabs = new Set<Exclude<LoadTab, 'all'>>();
   for (const f of parts) {
     if (!f) continue;
     if (f.tab && f.tab !== 'all') tabs.add(f.tab);
-    if (f.status?.length) {
+    const wanted = f.status;
+    if (wanted?.length) {
       statuses =
-        statuses === null ? [...new Set(f.status)] : statuses.filter((s) => f.status!.includes(s as never));
+        statuses === null ? [...new Set(wanted)] : statuses.filter((s) => wanted.includes(s as never));
     }
     conditions.push(...(await filterConditions(db, organizationId, f)));
   }
-  return { statuses, conditions, tabs: [...tabs] };
+  return { statuses, conditions, tabs: [...tabs].map((t) => rules[t]) };
 }

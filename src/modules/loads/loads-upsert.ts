@@ -9,6 +9,7 @@ import { cooperative } from '../../lib/yielding.js';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { pathToParam } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { emitEvents } from '../webhooks/index.js';
 import { derivedColumns, loadIdentifier, mergeLoad, storedStops } from './loads-ingestion.js';
 import { type LoadInput, loadInput } from './loads-input-schemas.js';
@@ -87,7 +88,7 @@ export async function parseBatch(
       valid.push({ index, input: parsed.data });
       continue;
     }
-    const issue = parsed.error.issues[0]!;
+    const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
     outcomes.push({
       index,
       status: 'failed',
@@ -155,7 +156,7 @@ export function screenItems(
           itemError(
             'duplicate_in_batch',
             at(item.index, repeated),
-            `repeats the ${repeated} of loads[${seen[repeated].get(item.input[repeated]!)}]`,
+            `repeats the ${repeated} of loads[${seen[repeated].get(defined(item.input[repeated], 'item.input[repeated]'))}]`,
           ),
         ),
       );
@@ -184,8 +185,12 @@ interface Plan {
 /** The stored load each accepted item matches (tms_load_id, then external_id, then load_number). */
 function matcher(stored: LoadRow[]) {
   const owners = {
-    tms_load_id: new Map(stored.filter((l) => l.tms_load_id).map((l) => [l.tms_load_id!, l])),
-    external_id: new Map(stored.filter((l) => l.external_id).map((l) => [l.external_id!, l])),
+    tms_load_id: new Map(
+      stored.filter((l) => l.tms_load_id).map((l) => [defined(l.tms_load_id, 'l.tms_load_id'), l]),
+    ),
+    external_id: new Map(
+      stored.filter((l) => l.external_id).map((l) => [defined(l.external_id, 'l.external_id'), l]),
+    ),
     load_number: new Map(stored.map((l) => [l.load_number, l])),
   };
   return {
@@ -219,11 +224,14 @@ function planWrites(
   for (const { index, input } of accepted) {
     const match = matchOf(input);
     const taken = IDENTIFIERS.find((k) => {
-      const owner = input[k] != null ? owners[k].get(input[k]!) : undefined;
+      const owner = input[k] != null ? owners[k].get(defined(input[k], 'input[k]')) : undefined;
       return owner !== undefined && owner.id !== match?.id;
     });
     if (taken) {
-      const owner = owners[taken].get(input[taken]!)!;
+      const owner = defined(
+        owners[taken].get(defined(input[taken], 'input[taken]')),
+        'owners[taken].get(input[taken])',
+      );
       plan.refused.push(
         refusal(
           index,
@@ -289,14 +297,16 @@ function planWrites(
  */
 async function writePlan(tx: DbOrTx, scope: OrgScope, plan: Plan): Promise<void> {
   const { created, updated, before } = plan;
-  const written = updated.filter((row) => !sameLoad(row, before.get(row.id)!));
+  const written = updated.filter((row) => !sameLoad(row, defined(before.get(row.id), 'before.get(row.id)')));
   await insertLoads(tx, created);
   await updateLoads(
     tx,
     scope,
-    written.map((r) => (r.stops === before.get(r.id)!.stops ? { ...r, stops: undefined } : r)),
+    written.map((r) =>
+      r.stops === defined(before.get(r.id), 'before.get(r.id)').stops ? { ...r, stops: undefined } : r,
+    ),
   );
-  const previousStatus = (r: LoadRow) => before.get(r.id)!.load_status ?? null;
+  const previousStatus = (r: LoadRow) => defined(before.get(r.id), 'before.get(r.id)').load_status ?? null;
   await emitEvents(tx, scope.organizationId, [
     ...created.map((r) => ({ type: 'load.created' as const, data: loadEventData(r) })),
     ...written.map((r) => ({ type: 'load.updated' as const, data: loadEventData(r) })),

@@ -12,10 +12,8 @@ export {
   offerOfCallExists,
 } from './offer-queries.js';
 export type { OfferPolicy, OfferReceiver } from './offer-types.js';
+export { offerEvents } from './offers-events.js';
 export {
-  type BookedOffer,
-  bookedOfferSchema,
-  loadIdParams,
   offerReviewSchema,
   offerSchema,
 } from './offers-schemas.js';

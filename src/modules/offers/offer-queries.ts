@@ -5,7 +5,7 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { carrierNamesOf } from '../carriers/index.js';
-import type { BookedOffer } from './offers-schemas.js';
+import type { BookedOffer } from '../loads/index.js';
 import { offers } from './offers-tables.js';
 
 type OfferRow = typeof offers.$inferSelect;

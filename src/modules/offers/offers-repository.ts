@@ -2,6 +2,7 @@ import { and, count, eq, inArray, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import { createdBetween, listOrder } from '../../db/list-sql.js';
+import { firstRow } from '../../db/rows.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { acceptedOn } from './offer-queries.js';
@@ -17,11 +18,13 @@ export async function insertOffer(
   scope: OrgScope,
   values: Omit<typeof offers.$inferInsert, 'organization_id'>,
 ) {
-  const [row] = await db
-    .insert(offers)
-    .values({ ...values, organization_id: scope.organizationId })
-    .returning();
-  return row!;
+  return firstRow(
+    await db
+      .insert(offers)
+      .values({ ...values, organization_id: scope.organizationId })
+      .returning(),
+    'insertOffer',
+  );
 }
 
 export async function findOffer(db: DbOrTx, scope: OrgScope, id: string, forUpdate = false) {

@@ -3,11 +3,11 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
+import { loadIdParams } from '../loads/index.js';
 import {
   createOfferBody,
   listLoadOffersQuery,
   listOffersQuery,
-  loadIdParams,
   offerIdParams,
   offerSchema,
   offerStatsQuery,

@@ -3,7 +3,7 @@ import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../..
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, queryList, storedEnum, text } from '../../http/schemas.js';
 import { carrierSchema } from '../carriers/index.js';
-import { BOOKED_BY, OFFER_CHANNELS, OFFER_SOURCES, OFFER_STATUSES } from './offers-tables.js';
+import { OFFER_CHANNELS, OFFER_SOURCES, OFFER_STATUSES } from './offers-tables.js';
 
 export const offerSchema = z
   .object({
@@ -43,29 +43,6 @@ export const offerSchema = z
   })
   .meta({ id: 'Offer' });
 export type Offer = z.infer<typeof offerSchema>;
-
-/** A load's booking: its accepted offer, as the load view and the load.booked event show it. */
-export const bookedOfferSchema = z
-  .object({
-    offer_id: z.string(),
-    carrier_id: z.string().nullable(),
-    carrier_name: z.string().nullable().meta({ description: "The carrier's name as it is now" }),
-    carrier_mc_number: z.string().nullable(),
-    amount: z.number().meta({ description: 'The accepted offer_amount' }),
-    booked_at: dateTime().meta({ description: "The offer's accepted_at" }),
-    booked_by: z.enum(BOOKED_BY).meta({
-      description:
-        '`agent`: the agent accepted the offer as it arrived (the organization auto-accepts at or under ' +
-        'the posted rate); `user`: a rep or an API client accepted it (PATCH /offers/{id})',
-    }),
-  })
-  .meta({
-    id: 'BookedOffer',
-    description:
-      "The load's accepted offer. Booking never changes `load_status`: the TMS owns it and reports the " +
-      'load covered or dispatched in its own time.',
-  });
-export type BookedOffer = z.infer<typeof bookedOfferSchema>;
 
 export const createOfferBody = z.object({
   load_id: text(100),
@@ -125,8 +102,6 @@ export const offerStatsSchema = z
 export type OfferStats = z.infer<typeof offerStatsSchema>;
 
 export const offerIdParams = z.object({ offer_id: text(100) });
-export const loadIdParams = z.object({ load_id: text(100) });
-
 /** An offer within max_buy_rate waiting for a rep's decision (GET /agent/reviews, its events). */
 export const offerReviewSchema = z
   .object({

@@ -1,10 +1,12 @@
 import type { Db, DbOrTx } from '../../db/client.js';
 import { tally } from '../../db/list-sql.js';
+import { violatesUnique } from '../../db/pg-errors.js';
 import { notFound, stateConflict, unprocessable } from '../../domain/errors.js';
 import { isBookable } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { contactsOf, findCarrier, findCarriers, findContactOfCarrier, toCarrier } from '../carriers/index.js';
 import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, requireLoad } from '../loads/index.js';
@@ -31,14 +33,8 @@ import { OFFER_CHANNELS, OFFER_SOURCES, OFFER_STATUSES } from './offers-tables.j
 
 const ONE_ACCEPTED = 'offers_one_accepted_per_load_key';
 
-/** Whether `err` (or the driver error drizzle wraps) violates the one-accepted-offer index. */
-function violatesOneAccepted(err: unknown): boolean {
-  for (let e = err as { code?: string; constraint?: string; cause?: unknown } | undefined; e; ) {
-    if (e.code === '23505' && e.constraint === ONE_ACCEPTED) return true;
-    e = e.cause as typeof e;
-  }
-  return false;
-}
+/** Whether `err` violates the one-accepted-offer index. */
+const violatesOneAccepted = (err: unknown) => violatesUnique(err, ONE_ACCEPTED);
 
 const alreadyAccepted = (loadId: string, other: string | null) =>
   stateConflict(
@@ -105,7 +101,7 @@ export class OffersService {
   constructor(private readonly db: Db) {}
 
   private async one(scope: OrgScope, row: OfferRow): Promise<Offer> {
-    return (await toOffers(this.db, scope, [row]))[0]!;
+    return defined((await toOffers(this.db, scope, [row]))[0], 'toOffers');
   }
 
   async get(scope: OrgScope, id: string): Promise<Offer> {
@@ -201,7 +197,10 @@ export class OffersService {
           const other = await acceptedOfferOf(tx, scope, current.load_id, id);
           if (other) throw alreadyAccepted(current.load_id, other);
         }
-        const updated = (await setOfferStatus(tx, scope, id, status, scope.principal.userId))!;
+        const updated = defined(
+          await setOfferStatus(tx, scope, id, status, scope.principal.userId),
+          'setOfferStatus',
+        );
         await emitOfferEvent(tx, scope, 'offer.status_changed', updated, { previous_status: current.status });
         if (updated.status === 'accepted') await bookLoad(tx, scope, updated);
         else if (current.status === 'accepted') await unbookLoad(tx, scope, current, updated.status);

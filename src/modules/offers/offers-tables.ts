@@ -11,6 +11,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
+import { BOOKED_BY } from '../../domain/freight.js';
 import { organizationId } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
@@ -19,11 +20,6 @@ export const OFFER_STATUSES = ['pending', 'accepted', 'rejected'] as const;
 export const OFFER_CHANNELS = ['voice', 'email', 'messaging'] as const;
 /** Who recorded the offer: a rep or an API client (`api`), or the agent from a channel (`agent`). */
 export const OFFER_SOURCES = ['api', 'agent'] as const;
-/**
- * Who booked the load on an accepted offer: `agent` when the agent accepted it on arrival (the
- * organization auto-accepts at or under the posted rate), `user` for a PATCH by a rep or an API client.
- */
-export const BOOKED_BY = ['agent', 'user'] as const;
 
 /**
  * Offers carriers make on loads (spec: Offer). Created here with the spec's columns so the load

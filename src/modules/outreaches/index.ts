@@ -12,7 +12,7 @@ export {
   outreachOnChannel,
   recentToAddress,
   stampSent,
-} from './outreach-channel.js';
+} from './outreach-channel-queries.js';
 export {
   attachCallToOutreach,
   cancelAutomatedOutreaches,
@@ -26,4 +26,5 @@ export {
   recordInboundCallOutreach,
   recordReply,
 } from './outreach-queries.js';
+export { outreachEventData, outreachEvents } from './outreaches-events.js';
 export { outreachIdParams } from './outreaches-schemas.js';

@@ -2,10 +2,13 @@
 
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { firstRow } from '../../db/rows.js';
 import type { CallStatus } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { emitEvent, emitEvents, outreachEventData } from '../webhooks/index.js';
+import { defined } from '../../lib/defined.js';
+import { emitEvent, emitEvents } from '../webhooks/index.js';
+import { outreachEventData } from './outreaches-events.js';
 import { outreaches } from './outreaches-tables.js';
 
 export type OutreachRow = typeof outreaches.$inferSelect;
@@ -141,7 +144,7 @@ export async function followCallOutreach(db: DbOrTx, callId: string, status: Cal
   if (moved.length) {
     await emitEvents(
       db,
-      moved[0]!.organization_id,
+      defined(moved[0], 'moved[0]').organization_id,
       moved.map((o) => ({
         type: 'outreach.status_changed',
         data: outreachEventData(o, previous.get(o.id) ?? null),
@@ -164,21 +167,24 @@ export async function openCallOutreach(
   scope: OrgScope,
   call: { carrierId: string; loadId: string; loadNumber: string | null; callId: string },
 ) {
-  const [outreach] = await tx
-    .insert(outreaches)
-    .values({
-      id: newId('outreach'),
-      organization_id: scope.organizationId,
-      carrier_id: call.carrierId,
-      load_id: call.loadId,
-      modality: 'call',
-      direction: 'outbound',
-      status: 'pending',
-      load_number: call.loadNumber,
-      call_id: call.callId,
-    })
-    .returning();
-  await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(outreach!));
+  const outreach = firstRow(
+    await tx
+      .insert(outreaches)
+      .values({
+        id: newId('outreach'),
+        organization_id: scope.organizationId,
+        carrier_id: call.carrierId,
+        load_id: call.loadId,
+        modality: 'call',
+        direction: 'outbound',
+        status: 'pending',
+        load_number: call.loadNumber,
+        call_id: call.callId,
+      })
+      .returning(),
+    'insert of the outreach',
+  );
+  await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(outreach));
 }
 
 /**
@@ -207,21 +213,24 @@ export async function recordInboundCallOutreach(
       ),
     );
   if (existing) return;
-  const [outreach] = await tx
-    .insert(outreaches)
-    .values({
-      id: newId('outreach'),
-      organization_id: call.organization_id,
-      carrier_id: call.carrier_id,
-      load_id: call.load_id,
-      load_number: call.load_number,
-      modality: 'call',
-      direction: 'inbound',
-      status: 'completed',
-      carrier_engaged: true,
-      call_id: call.id,
-      address: call.from_number,
-    })
-    .returning();
-  await emitEvent(tx, call.organization_id, 'outreach.created', outreachEventData(outreach!));
+  const outreach = firstRow(
+    await tx
+      .insert(outreaches)
+      .values({
+        id: newId('outreach'),
+        organization_id: call.organization_id,
+        carrier_id: call.carrier_id,
+        load_id: call.load_id,
+        load_number: call.load_number,
+        modality: 'call',
+        direction: 'inbound',
+        status: 'completed',
+        carrier_engaged: true,
+        call_id: call.id,
+        address: call.from_number,
+      })
+      .returning(),
+    'insert of the outreach',
+  );
+  await emitEvent(tx, call.organization_id, 'outreach.created', outreachEventData(outreach));
 }

@@ -2,6 +2,7 @@ import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import { createdBetween, listOrder } from '../../db/list-sql.js';
+import { firstRow } from '../../db/rows.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { QueuedContacts } from '../carriers/index.js';
@@ -21,11 +22,13 @@ export async function insertOutreach(
   scope: OrgScope,
   values: Omit<typeof outreaches.$inferInsert, 'organization_id'>,
 ) {
-  const [row] = await db
-    .insert(outreaches)
-    .values({ ...values, organization_id: scope.organizationId })
-    .returning();
-  return row!;
+  return firstRow(
+    await db
+      .insert(outreaches)
+      .values({ ...values, organization_id: scope.organizationId })
+      .returning(),
+    'insertOutreach',
+  );
 }
 
 export async function findOutreachOfCall(db: DbOrTx, scope: OrgScope, callId: string) {

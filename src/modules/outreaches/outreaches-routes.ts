@@ -3,7 +3,7 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
-import { loadIdParams } from '../offers/index.js';
+import { loadIdParams } from '../loads/index.js';
 import {
   createOutreachBody,
   listOutreachesQuery,

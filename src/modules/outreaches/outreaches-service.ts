@@ -4,7 +4,7 @@ import { notFound, stateConflict, unprocessable, validationFailed } from '../../
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import type { CallStarter } from '../calls/index.js';
+import { defined } from '../../lib/defined.js';
 import {
   type CarrierRow,
   contactsOf,
@@ -21,9 +21,9 @@ import {
   requireLoad,
   type StoredStop,
 } from '../loads/index.js';
-import { acceptedOfferOfLoad } from '../offers/index.js';
-import { emitEvent, outreachEventData } from '../webhooks/index.js';
+import { emitEvent } from '../webhooks/index.js';
 import { contactRefusal } from './contact-guard.js';
+import { outreachEventData } from './outreaches-events.js';
 import {
   findOutreach,
   findOutreachOfCall,
@@ -54,7 +54,7 @@ export async function toOutreaches(db: DbOrTx, scope: OrgScope, rows: OutreachRo
   const byId = new Map(carrierRows.map((c) => [c.id, toCarrier(c, contacts.get(c.id))]));
   return rows.map((r) => ({
     id: r.id,
-    carrier: byId.get(r.carrier_id)!,
+    carrier: defined(byId.get(r.carrier_id), 'byId.get(r.carrier_id)'),
     carrier_id: r.carrier_id,
     load_id: r.load_id,
     modality: r.modality,
@@ -75,16 +75,40 @@ export async function toOutreaches(db: DbOrTx, scope: OrgScope, rows: OutreachRo
   }));
 }
 
+/**
+ * Starts the call of an outreach by telephone (the calls module's CallsService.create). The calls
+ * module sits above this one, so the composition root hands it in.
+ */
+export interface OutreachCallStarter {
+  create(
+    scope: OrgScope,
+    input: {
+      phone_number: string;
+      load_id: string;
+      call_type: 'LOAD_BOOKING' | null;
+      template_variables: Record<string, unknown>;
+    },
+    context: { carrier_id: string },
+  ): Promise<{ id: string }>;
+}
+
+/** The load's accepted offer, when it has one (the offers module's, handed in by the composition root). */
+export type AcceptedOfferReader = (
+  scope: OrgScope,
+  loadId: string,
+) => Promise<{ carrier_id: string | null; driver_phone: string | null } | undefined>;
+
 export class OutreachesService {
   constructor(
     private readonly db: Db,
-    private readonly calls: CallStarter,
+    private readonly calls: OutreachCallStarter,
     /** Puts e-mail and WhatsApp outreaches on their channel. */
     private readonly messenger: { sendOrFail(outreach: OutreachRow): Promise<void> },
+    private readonly acceptedOffer: AcceptedOfferReader,
   ) {}
 
   private async one(scope: OrgScope, row: OutreachRow): Promise<Outreach> {
-    return (await toOutreaches(this.db, scope, [row]))[0]!;
+    return defined((await toOutreaches(this.db, scope, [row]))[0], 'toOutreaches');
   }
 
   async get(scope: OrgScope, id: string): Promise<Outreach> {
@@ -194,7 +218,7 @@ export class OutreachesService {
     scope: OrgScope,
     load: Awaited<ReturnType<OutreachesService['requireLoad']>>,
   ): Promise<{ carrier: CarrierRow; driverPhone: string | null } | null> {
-    const booked = await acceptedOfferOfLoad(this.db, scope, load.id);
+    const booked = await this.acceptedOffer(scope, load.id);
     let carrier = booked?.carrier_id ? await findCarrier(this.db, scope, booked.carrier_id) : null;
     if (!carrier && (load.hauling_carrier_id || load.hauling_carrier_mc_number)) {
       carrier = await findHaulingCarrier(
@@ -236,7 +260,7 @@ export class OutreachesService {
         },
         { carrier_id: carrier.id },
       );
-      return (await findOutreachOfCall(this.db, scope, call.id))!;
+      return defined(await findOutreachOfCall(this.db, scope, call.id), 'findOutreachOfCall');
     }
     const address =
       modality === 'email'
@@ -264,7 +288,7 @@ export class OutreachesService {
       return inserted;
     });
     await this.messenger.sendOrFail(row);
-    return (await findOutreach(this.db, scope, row.id))!;
+    return defined(await findOutreach(this.db, scope, row.id), 'findOutreach');
   }
 
   private unreachable(carrierId: string, what: string) {

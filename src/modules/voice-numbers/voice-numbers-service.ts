@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { translatePgError } from '../../db/pg-errors.js';
+import { firstRow } from '../../db/rows.js';
 import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
@@ -54,18 +55,20 @@ export class VoiceNumbersService {
     try {
       return await this.db.transaction(async (tx) => {
         if (input.outbound) await this.unsetOutbound(tx, scope);
-        const [row] = await tx
-          .insert(voiceNumbers)
-          .values({
-            id: newId('voiceNumber'),
-            organization_id: scope.organizationId,
-            provider: this.provider.name === 'simulated' ? 'vapi' : this.provider.name,
-            phone_number_id: input.phone_number_id,
-            phone_number: input.phone_number ?? null,
-            outbound: input.outbound ?? false,
-          })
-          .returning();
-        return row!;
+        return firstRow(
+          await tx
+            .insert(voiceNumbers)
+            .values({
+              id: newId('voiceNumber'),
+              organization_id: scope.organizationId,
+              provider: this.provider.name === 'simulated' ? 'vapi' : this.provider.name,
+              phone_number_id: input.phone_number_id,
+              phone_number: input.phone_number ?? null,
+              outbound: input.outbound ?? false,
+            })
+            .returning(),
+          'insert voice number',
+        );
       });
     } catch (err) {
       throw translatePgError(err) ?? err;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps } from '../../db/columns.js';
-import { registerUniqueConstraint } from '../../db/pg-errors.js';
+import type { UniqueConstraint } from '../../db/pg-errors.js';
 import { organizationId } from '../auth/auth-tables.js';
 
 /**
@@ -29,8 +29,11 @@ export const voiceNumbers = pgTable(
   ],
 );
 
-registerUniqueConstraint(
-  'voice_numbers_provider_number_key',
-  'phone_number_id',
-  'This phone number id is already registered',
-);
+/** The unique constraints whose violation is a 409 on the field named (registered by buildServices). */
+export const voiceNumberUniqueConstraints: readonly UniqueConstraint[] = [
+  {
+    constraint: 'voice_numbers_provider_number_key',
+    param: 'phone_number_id',
+    message: 'This phone number id is already registered',
+  },
+];

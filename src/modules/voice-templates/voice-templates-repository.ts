@@ -1,5 +1,6 @@
 import { and, count, desc, eq, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { firstRow } from '../../db/rows.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { VoicePurpose } from '../../integrations/voice/voice-provider.js';
@@ -80,11 +81,13 @@ export async function insertTemplate(
   scope: OrgScope,
   values: Omit<typeof voiceTemplates.$inferInsert, 'organization_id'>,
 ) {
-  const [row] = await db
-    .insert(voiceTemplates)
-    .values({ ...values, organization_id: scope.organizationId })
-    .returning();
-  return row!;
+  return firstRow(
+    await db
+      .insert(voiceTemplates)
+      .values({ ...values, organization_id: scope.organizationId })
+      .returning(),
+    'insertTemplate',
+  );
 }
 
 export async function updateTemplate(

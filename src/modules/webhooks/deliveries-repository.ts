@@ -6,6 +6,7 @@ import type { DbOrTx } from '../../db/client.js';
 import { createdBetween } from '../../db/list-sql.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import type { ListDeliveriesQuery, WebhookDelivery } from './webhooks-schemas.js';
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks-tables.js';
 
@@ -83,10 +84,10 @@ export async function listDeliveries(
           ? null
           : {
               attempt_number: last_number,
-              succeeded: last_succeeded!,
+              succeeded: defined(last_succeeded, 'last_succeeded'),
               status_code: last_status_code,
               error: last_error,
-              created_at: last_at!,
+              created_at: defined(last_at, 'last_at'),
             },
     })),
     total: total?.n ?? 0,

@@ -57,7 +57,8 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
     if (err) return callback(err, '', 4);
     const list = addresses as { address: string; family: number }[];
     const bad = list.find((a) => nonPublicRange(a.address) !== null);
-    if (bad || list.length === 0) {
+    const [first] = list;
+    if (bad || !first) {
       const what = bad ? `${bad.address}, ${nonPublicRange(bad.address)}` : 'none';
       return callback(
         new DeliveryRefused(`refused: ${hostname} resolves to a private address (${what})`),
@@ -67,7 +68,7 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
     }
     if ((options as { all?: boolean }).all)
       return (callback as (e: null, a: typeof list) => void)(null, list);
-    return callback(null, list[0]!.address, list[0]!.family);
+    return callback(null, first.address, first.family);
   });
 };
 

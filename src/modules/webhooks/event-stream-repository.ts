@@ -3,8 +3,10 @@
 
 import { and, count, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { firstRow } from '../../db/rows.js';
 import type { EventType } from '../../domain/events.js';
 import { newId } from '../../domain/ids.js';
+import { defined } from '../../lib/defined.js';
 import {
   eventRetention,
   eventStreams,
@@ -39,7 +41,7 @@ export async function cursorNow(db: Db): Promise<StreamCursor> {
   const rows = await db.execute<{ txid: string }>(
     sql`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS txid`,
   );
-  return { txid: rows.rows[0]!.txid, seq: 0 };
+  return { txid: defined(rows.rows[0], 'rows.rows[0]').txid, seq: 0 };
 }
 
 /**
@@ -161,20 +163,22 @@ export async function insertTicket(
   ticketHash: string,
   ttlSeconds: number,
 ): Promise<{ id: string; expires_at: Date }> {
-  const [row] = await db
-    .insert(eventStreamTickets)
-    .values({
-      id: newId('eventStreamTicket'),
-      organization_id: grant.organizationId,
-      ticket_hash: ticketHash,
-      principal_kind: grant.kind,
-      user_id: grant.userId,
-      api_key_id: grant.apiKeyId,
-      session_id: grant.sessionId,
-      expires_at: sql`now() + make_interval(secs => ${ttlSeconds})`,
-    })
-    .returning({ id: eventStreamTickets.id, expires_at: eventStreamTickets.expires_at });
-  return row!;
+  return firstRow(
+    await db
+      .insert(eventStreamTickets)
+      .values({
+        id: newId('eventStreamTicket'),
+        organization_id: grant.organizationId,
+        ticket_hash: ticketHash,
+        principal_kind: grant.kind,
+        user_id: grant.userId,
+        api_key_id: grant.apiKeyId,
+        session_id: grant.sessionId,
+        expires_at: sql`now() + make_interval(secs => ${ttlSeconds})`,
+      })
+      .returning({ id: eventStreamTickets.id, expires_at: eventStreamTickets.expires_at }),
+    'insertTicket',
+  );
 }
 
 /** Uses a ticket: at most once, and only before it expires (one statement, so two uses race safely). */

@@ -4,7 +4,7 @@ import type { EventType } from '../../domain/events.js';
 import { newId } from '../../domain/ids.js';
 import { eventRetention, events, webhookDeliveries, webhookEndpoints } from './webhooks-tables.js';
 
-/** An event to emit: a catalogue type (see event-types.ts) and its payload. */
+/** An event to emit: a catalogue type (declared by the module that emits it) and its payload. */
 export interface EventInput {
   readonly type: EventType;
   /** The payload, or a function building it (called only when some endpoint subscribes). */
@@ -110,22 +110,3 @@ export const eventEnvelope = (e: {
 export async function emitEvent(tx: DbOrTx, organizationId: string, type: EventType, data: unknown) {
   return (await emitEvents(tx, organizationId, [{ type, data }]))[0] ?? null;
 }
-
-/** The `data` of outreach.* events: ids, modality and the status (with the one before). */
-export const outreachEventData = (
-  o: {
-    id: string;
-    carrier_id: string | null;
-    load_id: string | null;
-    modality: string | null;
-    status: string;
-  },
-  previous: string | null = null,
-) => ({
-  outreach_id: o.id,
-  carrier_id: o.carrier_id,
-  load_id: o.load_id,
-  modality: o.modality,
-  status: o.status,
-  previous_status: previous,
-});

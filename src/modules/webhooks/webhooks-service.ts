@@ -1,15 +1,15 @@
 import { isIP } from 'node:net';
 import { and, count, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { firstRow } from '../../db/rows.js';
 import type { SecretBox } from '../../db/secret-box.js';
 import { notFound, validationFailed } from '../../domain/errors.js';
-import { EVENT_TYPE_NAMES } from '../../domain/events.js';
 import { newId } from '../../domain/ids.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { listDeliveries } from './deliveries-repository.js';
 import { hostOf, newSigningSecret, nonPublicRange } from './delivery.js';
-import { EVENT_TYPES, payloadSchema } from './event-types.js';
+import { type EventCatalogue, payloadSchema } from './webhooks-events.js';
 import type {
   CreateEndpointInput,
   ListDeliveriesQuery,
@@ -86,6 +86,7 @@ export class WebhooksService {
     private readonly production: boolean,
     /** Signing secrets are stored sealed; only the creation or rotation response shows one. */
     private readonly secrets: SecretBox,
+    private readonly catalogue: EventCatalogue,
   ) {}
 
   private async find(scope: OrgScope, id: string): Promise<EndpointRow> {
@@ -101,23 +102,26 @@ export class WebhooksService {
     const url = validateTargetUrl(input.url, this.production);
     const secret = newSigningSecret();
     const row = await this.db.transaction(async (tx) => {
-      const [created] = await tx
-        .insert(webhookEndpoints)
-        .values({
-          id: newId('webhookEndpoint'),
-          organization_id: scope.organizationId,
-          url,
-          description: input.description ?? null,
-          event_types: input.event_types,
-          headers: input.headers ?? null,
-        })
-        .returning();
+      const created = firstRow(
+        await tx
+          .insert(webhookEndpoints)
+          .values({
+            id: newId('webhookEndpoint'),
+            organization_id: scope.organizationId,
+            url,
+            description: input.description ?? null,
+            event_types: input.event_types,
+            headers: input.headers ?? null,
+          })
+          .returning(),
+        'insert of the webhook endpoint',
+      );
       await tx.insert(webhookSecrets).values({
         id: newId('webhookSecret'),
-        endpoint_id: created!.id,
-        secret: this.secrets.seal(secret, created!.id),
+        endpoint_id: created.id,
+        secret: this.secrets.seal(secret, created.id),
       });
-      return created!;
+      return created;
     });
     return { ...toEndpoint(row), signing_secret: secret };
   }
@@ -273,10 +277,10 @@ export class WebhooksService {
 
   eventTypes() {
     return {
-      data: EVENT_TYPE_NAMES.map((type) => ({
-        type,
-        description: EVENT_TYPES[type].description,
-        schema: payloadSchema(type),
+      data: this.catalogue.map((e) => ({
+        type: e.type,
+        description: e.description,
+        schema: payloadSchema(e.data),
       })),
     };
   }

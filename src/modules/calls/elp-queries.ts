@@ -2,6 +2,7 @@
 
 import { eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
+import { firstRow } from '../../db/rows.js';
 import type { CallStatus } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
 import { emitEvent } from '../webhooks/index.js';
@@ -63,36 +64,39 @@ export async function scoreElpTest(db: Db, testId: string, callStatus: CallStatu
   await db.transaction(async (tx) => {
     const [current] = await tx.select().from(elpTests).where(eq(elpTests.id, testId)).for('update');
     if (!current) return;
-    const [updated] = await tx
-      .update(elpTests)
-      .set({
-        status: outcome.status,
-        scoring_status: outcome.scoring_status,
-        conversational_communication: outcome.scores?.conversational_communication ?? null,
-        instruction_comprehension: outcome.scores?.instruction_comprehension ?? null,
-        sign_recognition: outcome.scores?.sign_recognition ?? null,
-        verbal_reporting: outcome.scores?.verbal_reporting ?? null,
-        total_score: outcome.total_score,
-        total_questions: outcome.total_questions,
-        questions_answered: outcome.questions_answered,
-        valid_answers: outcome.valid_answers,
-        notes: outcome.notes,
-        updated_at: sql`now()`,
-      })
-      .where(eq(elpTests.id, testId))
-      .returning();
+    const updated = firstRow(
+      await tx
+        .update(elpTests)
+        .set({
+          status: outcome.status,
+          scoring_status: outcome.scoring_status,
+          conversational_communication: outcome.scores?.conversational_communication ?? null,
+          instruction_comprehension: outcome.scores?.instruction_comprehension ?? null,
+          sign_recognition: outcome.scores?.sign_recognition ?? null,
+          verbal_reporting: outcome.scores?.verbal_reporting ?? null,
+          total_score: outcome.total_score,
+          total_questions: outcome.total_questions,
+          questions_answered: outcome.questions_answered,
+          valid_answers: outcome.valid_answers,
+          notes: outcome.notes,
+          updated_at: sql`now()`,
+        })
+        .where(eq(elpTests.id, testId))
+        .returning(),
+      'update of the ELP test',
+    );
     const data = {
-      elp_test_id: updated!.id,
-      call_id: updated!.call_id,
-      status: updated!.status,
-      scoring_status: updated!.scoring_status,
-      total_score: updated!.total_score,
+      elp_test_id: updated.id,
+      call_id: updated.call_id,
+      status: updated.status,
+      scoring_status: updated.scoring_status,
+      total_score: updated.total_score,
     };
-    if (current.status === 'REQUESTED' && updated!.status !== 'REQUESTED') {
-      await emitEvent(tx, updated!.organization_id, 'elp_test.completed', data);
+    if (current.status === 'REQUESTED' && updated.status !== 'REQUESTED') {
+      await emitEvent(tx, updated.organization_id, 'elp_test.completed', data);
     }
-    if (current.scoring_status !== 'SCORED' && updated!.scoring_status === 'SCORED') {
-      await emitEvent(tx, updated!.organization_id, 'elp_test.scored', data);
+    if (current.scoring_status !== 'SCORED' && updated.scoring_status === 'SCORED') {
+      await emitEvent(tx, updated.organization_id, 'elp_test.scored', data);
     }
   });
 }

@@ -1,26 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { access } from '../../http/access.js';
-import { scopeOf } from '../../http/authentication.js';
-import { errorResponses, text } from '../../http/schemas.js';
 import { DEFAULT_STATUS_MAP, normalizeTmsStatus } from './loads-ingestion.js';
 import { statusMappingsOf } from './loads-repository.js';
-import { LOAD_STATUSES, loadStatusMappings, loads } from './loads-tables.js';
-
-const mappingSchema = z
-  .object({
-    tms_status: z.string(),
-    load_status: z.enum(LOAD_STATUSES),
-    source: z.enum(['organization', 'default']),
-  })
-  .meta({ id: 'LoadStatusMapping' });
-
-const params = z.object({
-  tms_status: text(100).refine((s) => normalizeTmsStatus(s) !== '', 'Must not be blank'),
-});
+import type { LOAD_STATUSES } from './loads-tables.js';
+import { loadStatusMappings, loads } from './loads-tables.js';
+import type { StatusMapping } from './status-mappings-schemas.js';
 
 /**
  * The tms_status -> load_status table an organization works with: the default table
@@ -32,7 +17,7 @@ export class StatusMappings {
 
   async list(scope: OrgScope) {
     const own = await statusMappingsOf(this.db, scope);
-    const rows = new Map<string, z.infer<typeof mappingSchema>>();
+    const rows = new Map<string, StatusMapping>();
     for (const [tms_status, load_status] of DEFAULT_STATUS_MAP)
       rows.set(tms_status, { tms_status, load_status, source: 'default' });
     for (const [tms_status, load_status] of own) {
@@ -101,62 +86,3 @@ export class StatusMappings {
     return rows.length;
   }
 }
-
-export const statusMappingRoutes: FastifyPluginAsyncZod<{ mappings: StatusMappings }> = async (
-  app,
-  { mappings },
-) => {
-  const tags = ['loads'];
-  const managers = access.apiKeyOrBearer('OWNER', 'ADMIN');
-
-  app.get(
-    '/load-status-mappings',
-    {
-      config: { access: access.any },
-      schema: {
-        operationId: 'listLoadStatusMappings',
-        tags,
-        summary: 'How TMS statuses map to load_status: the defaults and this organization’s own entries',
-        response: { 200: z.object({ data: z.array(mappingSchema) }), ...errorResponses(401, 403, 429) },
-      },
-    },
-    async (request) => ({ data: await mappings.list(scopeOf(request)) }),
-  );
-
-  app.put(
-    '/load-status-mappings/:tms_status',
-    {
-      config: { access: managers },
-      schema: {
-        operationId: 'setLoadStatusMapping',
-        tags,
-        summary: 'Map a TMS status (case-insensitive) to a load_status; existing loads are remapped',
-        params,
-        body: z.object({ load_status: z.enum(LOAD_STATUSES) }),
-        response: {
-          200: mappingSchema.extend({ remapped_loads: z.number().int() }),
-          ...errorResponses(401, 403, 422, 429),
-        },
-      },
-    },
-    async (request) => mappings.set(scopeOf(request), request.params.tms_status, request.body.load_status),
-  );
-
-  app.delete(
-    '/load-status-mappings/:tms_status',
-    {
-      config: { access: managers },
-      schema: {
-        operationId: 'deleteLoadStatusMapping',
-        tags,
-        summary: 'Drop this organization’s entry; the default applies again',
-        params,
-        response: { 204: z.null().describe('Removed'), ...errorResponses(401, 403, 422, 429) },
-      },
-    },
-    async (request, reply) => {
-      await mappings.remove(scopeOf(request), request.params.tms_status);
-      return reply.status(204).send(null);
-    },
-  );
-};

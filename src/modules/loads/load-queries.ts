@@ -85,3 +85,13 @@ export interface LoadReader {
 /** The id of the load's rep, as a subquery for the caller's statement. */
 export const repUserIdOf = (loadId: string): SQL =>
   sql`(SELECT ${loads.carrier_rep_user_id} FROM ${loads} WHERE ${loads.id} = ${loadId})`;
+
+/** The lane a load names (its first pickup, last drop-off and equipment); 404 on the body's load_id. */
+export const requireLoadLane = (db: DbOrTx, scope: OrgScope, loadId: string) =>
+  requireLoad(db, scope, loadId, LOAD_ID_IN_BODY, [
+    'origin_city',
+    'origin_state',
+    'destination_city',
+    'destination_state',
+    'equipment_type',
+  ]);

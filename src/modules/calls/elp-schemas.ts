@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { CALL_STATUSES } from '../../domain/calls.js';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, text } from '../../http/schemas.js';
-import { e164, transcriptMessageSchema } from '../calls/index.js';
 import { digitsOnly } from '../carriers/index.js';
+import { e164, transcriptMessageSchema } from './calls-schemas.js';
 import { ELP_STATUSES, SCORING_STATUSES } from './elp-tables.js';
 
 export const startElpBody = z.object({

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps } from '../../db/columns.js';
 import { organizationId } from '../auth/auth-tables.js';
-import { calls } from '../calls/calls-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
+import { calls } from './calls-tables.js';
 
 export const ELP_STATUSES = ['REQUESTED', 'COMPLETED', 'FAILED', 'INCOMPLETE'] as const;
 export const SCORING_STATUSES = ['PENDING', 'SCORED', 'FAILED'] as const;

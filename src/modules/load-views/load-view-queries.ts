@@ -2,6 +2,7 @@
 
 import { and, eq, or, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { allOf } from '../../db/conditions.js';
 import type { OrgScope, Principal } from '../../domain/scope.js';
 import { loadViews } from './load-views-tables.js';
 
@@ -16,10 +17,10 @@ export type LoadViewRow = typeof loadViews.$inferSelect;
 
 /** Organization views, and the caller's own private ones. */
 export const visibleTo = (scope: OrgScope): SQL =>
-  and(
+  allOf(
     eq(loadViews.organization_id, scope.organizationId),
     or(eq(loadViews.visibility, 'organization'), eq(loadViews.owner_id, ownerIdOf(scope.principal))),
-  )!;
+  );
 
 export async function findVisibleLoadView(
   db: DbOrTx,

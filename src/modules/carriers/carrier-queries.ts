@@ -3,6 +3,7 @@
 import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { carrierContacts, carriers } from './carriers-tables.js';
 
 export type CarrierRow = typeof carriers.$inferSelect;
@@ -143,7 +144,7 @@ export async function findCarrierIdByNumber(
     .where(
       and(
         eq(carriers.organization_id, scope.organizationId),
-        mc ? eq(carriers.mc_number, mc) : eq(carriers.dot_number, dot!),
+        mc ? eq(carriers.mc_number, mc) : eq(carriers.dot_number, defined(dot, 'dot')),
       ),
     )
     .orderBy(asc(carriers.created_at))

@@ -4,7 +4,9 @@ import { notFound } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { TranscriptMessage } from '../../integrations/voice/voice-provider.js';
-import { type CallRow, type CallStarter, findCalls, transcriptsOf } from '../calls/index.js';
+import { defined } from '../../lib/defined.js';
+import { type CallRow, findCalls, transcriptsOf } from './call-queries.js';
+import type { CallStarter } from './call-starter.js';
 import { elpTests } from './elp-tables.js';
 
 type ElpRow = typeof elpTests.$inferSelect;
@@ -31,7 +33,7 @@ export class ElpService {
       input,
     );
     const [test] = await this.db.select().from(elpTests).where(eq(elpTests.call_id, call.id));
-    return this.view(scope, test!);
+    return this.view(scope, defined(test, 'test'));
   }
 
   async get(scope: OrgScope, id: string) {
@@ -70,7 +72,7 @@ export class ElpService {
 
   private async view(scope: OrgScope, row: ElpRow) {
     const [view] = await this.views(scope, [row]);
-    return view!;
+    return defined(view, 'view');
   }
 
   /** Tests with their nested call and transcript: two queries whatever the number of tests. */

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import type { EventDefinition, EventDefinitions, EventType } from '../../domain/events.js';
+
+/** The one event the webhooks module emits itself. */
+export const webhookEvents = {
+  ping: {
+    description: 'A test event sent by POST /webhooks/endpoints/{id}/test.',
+    data: z.object({ endpoint_id: z.string(), message: z.string() }),
+  },
+} as const satisfies EventDefinitions<'ping'>;
+
+/**
+ * The event catalogue (docs/design.md, "Webhooks"): every type, in catalogue order, with what it
+ * means and the shape of `data`. Each module declares its own events; the catalogue is put
+ * together where every module is in sight (src/event-catalogue.ts) and handed to this module.
+ */
+export type EventCatalogue = readonly (EventDefinition & { readonly type: EventType })[];
+
+/** JSON schema of a payload; datetimes are ISO 8601 strings on the wire. */
+export function payloadSchema(data: z.ZodType): Record<string, unknown> {
+  const dataSchema = z.toJSONSchema(data, {
+    io: 'output',
+    unrepresentable: 'any',
+    override: (ctx) => {
+      if ((ctx.zodSchema as { _zod: { def: { type: string } } })._zod.def.type === 'date') {
+        ctx.jsonSchema.type = 'string';
+        ctx.jsonSchema.format = 'date-time';
+      }
+    },
+  });
+  return dataSchema as Record<string, unknown>;
+}
