@@ -32,6 +32,8 @@ import { SimClock, simServer } from './outcomes/sim-clock.js';
  *   (quiet hours never hold a load, an unreachable carrier is skipped once) apply to it too; the
  *   code before those changes can be measured by running this file on an older commit.
  * - "new": the defaults, with booking at or under the agent's own ask switched on as well.
+ * - "new-wider" (only when named in BENCH_OUTCOMES_POLICIES): "new" with the earlier default
+ *   concession schedule (3/6/10/15% instead of 2/4/6/10%), the comparison the default rests on.
  */
 export const POLICIES: Policy[] = [
   {
@@ -50,6 +52,22 @@ export const POLICIES: Policy[] = [
       negotiation: { auto_accept_at_or_under_ask: true },
     },
   },
+  {
+    name: 'new-wider',
+    optional: true,
+    settings: {
+      auto_accept_at_or_under_posted_rate: true,
+      negotiation: {
+        auto_accept_at_or_under_ask: true,
+        concession_schedule: [
+          { min_hours_to_pickup: 72, max_concession_pct: 3 },
+          { min_hours_to_pickup: 24, max_concession_pct: 6 },
+          { min_hours_to_pickup: 6, max_concession_pct: 10 },
+          { min_hours_to_pickup: 0, max_concession_pct: 15 },
+        ],
+      },
+    },
+  },
 ];
 
 const LOADS = sized('BENCH_OUTCOMES_LOADS', 1000, 30);
@@ -61,7 +79,9 @@ const SEED = Number(process.env.BENCH_OUTCOMES_SEED ?? 32);
 
 export async function run() {
   const chosen = process.env.BENCH_OUTCOMES_POLICIES?.split(',').map((s) => s.trim());
-  const policies = chosen ? POLICIES.filter((p) => chosen.includes(p.name)) : POLICIES;
+  const policies = chosen
+    ? POLICIES.filter((p) => chosen.includes(p.name))
+    : POLICIES.filter((p) => !p.optional);
   if (!policies.length) throw new Error(`no policy named ${chosen}; known: ${POLICIES.map((p) => p.name)}`);
   const market = buildMarket(SEED, {
     loads: LOADS,
@@ -143,10 +163,14 @@ function printTable(market: Market, results: { policy: Policy; figures: Figures 
       (f) => `${pctText(f.rateToMarketP50)} / ${pctText(f.rateToMarketP90)}`,
     ],
     ['contacts (sent) / per booking', (f) => `${f.contacts} / ${num(f.contactsPerBooking)}`],
+    ['loads offered per contact (mean)', (f) => num(f.loadsPerContact, 2)],
     ['carrier offers per booking (all carriers)', (f) => num(f.offersPerBooking)],
     ['rounds in the booking conversation (mean)', (f) => num(f.roundsPerBooking, 2)],
     ['contacts per carrier per hour, p99', (f) => String(f.perCarrierHourP99)],
-    ['most separate conversations one carrier got in 10 minutes', (f) => String(f.maxConversations10Min)],
+    [
+      'most separate conversations one carrier got in 10 minutes (counting failed placements too)',
+      (f) => `${f.maxConversations10Min} (${f.maxContacts10Min})`,
+    ],
     [
       'uncovered loads with an eligible, reachable carrier never contacted while in its hours and under its cap',
       (f) => String(f.leftUncontacted),

@@ -19,10 +19,14 @@ export interface Figures {
   rateToMarketP90: number | null;
   contacts: number;
   contactsPerBooking: number | null;
+  /** Loads a contact offered, on average (a message naming several loads of a lane offers each). */
+  loadsPerContact: number | null;
   offersPerBooking: number | null;
   roundsPerBooking: number | null;
   perCarrierHourP99: number;
   maxConversations10Min: number;
+  /** The same, counting contacts whose placement failed too. */
+  maxContacts10Min: number;
   pendingForRep: number;
   leftUncontacted: number;
   forbidden: Record<string, number>;
@@ -144,22 +148,25 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     perHour.set(k, (perHour.get(k) ?? 0) + 1);
     messagesOf.set(o.carrier_id, [...(messagesOf.get(o.carrier_id) ?? []), o]);
   }
-  let maxConversations = 0;
-  for (const list of byCarrier.values()) {
-    for (let i = 0; i < list.length; i++) {
-      const keys = new Set<string>();
-      for (
-        let j = i;
-        j < list.length &&
-        defined(list[j], 'list[j]').sent_at.getTime() - defined(list[i], 'list[i]').sent_at.getTime() <
-          10 * 60_000;
-        j++
-      ) {
-        keys.add(defined(list[j], 'list[j]').key);
-      }
-      maxConversations = Math.max(maxConversations, keys.size);
+  // A conversation is a contact that reached the carrier: a placement that failed (a dead number,
+  // a bounced e-mail, a WhatsApp number that is a landline) never rang or arrived.
+  const mostIn10Min = (reached: boolean) => {
+    let most = 0;
+    for (const all of byCarrier.values()) {
+      const list = reached ? all.filter((o) => o.status !== 'failed') : all;
+      list.forEach((from, i) => {
+        const keys = new Set<string>();
+        for (const o of list.slice(i)) {
+          if (o.sent_at.getTime() - from.sent_at.getTime() >= 10 * 60_000) break;
+          keys.add(o.key);
+        }
+        most = Math.max(most, keys.size);
+      });
     }
-  }
+    return most;
+  };
+  const maxConversations = mostIn10Min(true);
+  const maxContacts10Min = mostIn10Min(false);
 
   // Forbidden contacts.
   const forbidden = {
@@ -299,11 +306,13 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     rateToMarketP50: pct(toMarket, 50),
     rateToMarketP90: pct(toMarket, 90),
     contacts: seenMessages.size,
-    contactsPerBooking: booked.length ? sent.length / booked.length : null,
+    loadsPerContact: seenMessages.size ? sent.length / seenMessages.size : null,
+    contactsPerBooking: booked.length ? seenMessages.size / booked.length : null,
     offersPerBooking: booked.length ? offersOnBooked / booked.length : null,
     roundsPerBooking: booked.length ? winnerOffers.reduce((a, b) => a + b, 0) / booked.length : null,
     perCarrierHourP99: pct([...perHour.values()], 99) ?? 0,
     maxConversations10Min: maxConversations,
+    maxContacts10Min,
     pendingForRep,
     leftUncontacted,
     forbidden,

@@ -99,8 +99,11 @@ export class MarketFloor {
     return n;
   }
 
-  private free(c: SimCarrier, l: SimLoad) {
-    return (this.trucksUsed.get(`${c.index}|${Math.floor(l.pickupAt / DAY)}`) ?? 0) < c.trucksPerDay;
+  /** Whether the carrier still has a truck on the load's pickup day, `promised` more being spoken for. */
+  private free(c: SimCarrier, l: SimLoad, promised = 0) {
+    return (
+      (this.trucksUsed.get(`${c.index}|${Math.floor(l.pickupAt / DAY)}`) ?? 0) + promised < c.trucksPerDay
+    );
   }
 
   private book(c: SimCarrier, l: SimLoad) {
@@ -110,13 +113,16 @@ export class MarketFloor {
     this.trucksUsed.set(key, (this.trucksUsed.get(key) ?? 0) + 1);
   }
 
-  /** What the carrier does on a message; the words of its answer, or null. */
-  private answerTo(c: SimCarrier, l: SimLoad, says: AgentSays): string | null {
+  /**
+   * What the carrier does on a message, `promised` trucks of the load's pickup day being spoken for
+   * by its answers to other loads of the same message; its move and the words of its answer, or null.
+   */
+  private answerTo(c: SimCarrier, l: SimLoad, says: AgentSays, promised = 0) {
     const talk = this.talk(c, l);
     if (says.kind === 'booked') this.book(c, l);
-    const move = this.behaviour.move(c, l, talk, says, this.free(c, l));
+    const move = this.behaviour.move(c, l, talk, says, this.free(c, l, promised));
     if (!move) return null;
-    return this.behaviour.words(c, l, move, talk.messages++);
+    return { move, words: this.behaviour.words(c, l, move, talk.messages++) };
   }
 
   // ------------------------------------------------------------------------------ e-mail
@@ -124,7 +130,9 @@ export class MarketFloor {
   /** An e-mail the agent sent (the simulated e-mail channel hands each one here). */
   onEmail(email: OutboundEmail) {
     const c = this.byEmail.get(email.to.toLowerCase());
-    const loads = this.loadsIn(`${email.subject}\n${email.text}`);
+    // The body says what is said of each load; the subject of a message about several names them all.
+    const named = this.loadsIn(email.text);
+    const loads = named.length ? named : this.loadsIn(`${email.subject}\n${email.text}`);
     const l = loads[0]?.load;
     if (!c || !l) return;
     const first = !email.inReplyTo;
@@ -286,9 +294,20 @@ export class MarketFloor {
    */
   private answerAll(c: SimCarrier, loads: { load: SimLoad; text: string }[], first: boolean): string | null {
     const lines: string[] = [];
+    // A carrier with one truck that day quotes one of the day's loads, not each of them.
+    const promised = new Map<number, number>();
     for (const { load, text } of loads) {
-      const words = this.answerTo(c, load, readAgent(text, this.talk(c, load).quotes, first));
-      if (words !== null) lines.push(loads.length > 1 ? `${load.number}: ${words}` : words);
+      const day = Math.floor(load.pickupAt / DAY);
+      const said = this.answerTo(
+        c,
+        load,
+        readAgent(text, this.talk(c, load).quotes, first),
+        promised.get(day) ?? 0,
+      );
+      if (said === null) continue;
+      if (said.move.kind === 'quote' || said.move.kind === 'accept')
+        promised.set(day, (promised.get(day) ?? 0) + 1);
+      lines.push(loads.length > 1 ? `${load.number}: ${said.words}` : said.words);
     }
     return lines.length ? lines.join('\n') : null;
   }

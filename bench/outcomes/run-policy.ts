@@ -21,6 +21,8 @@ import type { SimClock } from './sim-clock.js';
 /** One policy: the agent settings it runs with, and what it changes on the carriers, if anything. */
 export interface Policy {
   name: string;
+  /** Run only when BENCH_OUTCOMES_POLICIES names it (a variant measured for a trade-off). */
+  optional?: boolean;
   /** A PATCH /agent/settings body. */
   settings: Record<string, unknown>;
   /** Fields added to each carrier's POST /carriers/batch item (e.g. a channel preference). */

@@ -21,7 +21,7 @@ import {
   reply,
   tenant,
 } from '../helpers/agent-factories.js';
-import { type TestApp, useTestApp } from '../helpers/app.js';
+import { useTestApp } from '../helpers/app.js';
 import { stopPayload } from '../helpers/load-factories.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
@@ -163,6 +163,51 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(answer.direction).toBe('outbound');
     expect(answer.body).toContain(numbers[0]);
     expect(answer.body).toContain(numbers[2]);
+  });
+
+  it('offers a carrier every open load of its lane in one e-mail rather than a call about one', async () => {
+    const { h } = await tenant(t, { channel_order: ['call', 'email'] });
+    const writes = await laneCarrier(t, h, { phone: '+14155550931' });
+    const calls = await laneCarrier(t, h, { phone: '+14155550932', preferred_channel: 'call' });
+    const first = await agentLoad(t, h);
+    const second = await agentLoad(t, h);
+    // Another lane's load is never named in the lane's message.
+    const otherLane = await agentLoad(t, h, {
+      stops: [stopPayload('Pickup'), stopPayload('Dropoff', { city: 'Atlanta', state: 'GA' })],
+    });
+    await agentRound(t);
+    const contacts = [...(await automated(h, first)), ...(await automated(h, second))];
+    const written = contacts.filter((o) => o.carrier_id === writes);
+    expect(written.map((o) => o.modality)).toEqual(['email', 'email']);
+    expect(new Set(written.map((o) => o.conversation_id)).size).toBe(1);
+    const [message] = await messagesOf(t, h, written[0]?.id ?? '');
+    const numbers = await Promise.all(
+      [first, second, otherLane].map(
+        async (id) =>
+          (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers: h })).json()
+            .load_number as string,
+      ),
+    );
+    expect(message?.body).toContain(numbers[0]);
+    expect(message?.body).toContain(numbers[1]);
+    expect(message?.body).not.toContain(numbers[2]);
+    // A carrier that prefers calls is called about one load; the other waits for the carrier gap.
+    const called = contacts.filter((o) => o.carrier_id === calls);
+    expect(called.map((o) => o.modality)).toEqual(['call']);
+    // Each load's timeline says why the carrier was offered it: chosen for one, offered with it the other.
+    const reasons = await Promise.all(
+      [first, second].map(async (id) =>
+        (await activity(h, id)).timeline
+          .filter((e) => e.carrier_id === writes && e.kind === 'carrier_chosen')
+          .map((e) => e.reason),
+      ),
+    );
+    const offeredWith = reasons.flat().filter((r) => r?.startsWith('offered with load'));
+    expect(reasons.flat()).toHaveLength(2);
+    const sweptFirst = reasons[0]?.some((r) => r?.startsWith('offered'));
+    expect(offeredWith).toEqual([
+      `offered with load ${sweptFirst ? numbers[1] : numbers[0]} of the same lane, in one message`,
+    ]);
   });
 
   it('keeps the least gap between contacts of one carrier across loads and lanes', async () => {

@@ -143,10 +143,10 @@ describe('a carrier bisecting the ceiling by e-mail and WhatsApp hears the same 
       opening_ask_pct: 95,
       max_rounds: 3,
       concession_schedule: [
-        { min_hours_to_pickup: 72, max_concession_pct: 3 },
-        { min_hours_to_pickup: 24, max_concession_pct: 6 },
-        { min_hours_to_pickup: 6, max_concession_pct: 10 },
-        { min_hours_to_pickup: 0, max_concession_pct: 15 },
+        { min_hours_to_pickup: 72, max_concession_pct: 2 },
+        { min_hours_to_pickup: 24, max_concession_pct: 4 },
+        { min_hours_to_pickup: 6, max_concession_pct: 6 },
+        { min_hours_to_pickup: 0, max_concession_pct: 10 },
       ],
       best_and_final: true,
       auto_accept_at_or_under_ask: false,
@@ -280,9 +280,10 @@ describe('a carrier bisecting the ceiling through submit_offer hears the same an
         text: defined(defined(answer, 'answer').result, 'answer.result'),
       };
     });
-    // The call's carrier (found at the number) has its conversation kept: three rounds, then a pass.
+    // The call's carrier (found at the number) has its conversation kept: three rounds (the last at
+    // 10% over the posted rate, pickup being near), then a pass.
     const [state] = await t.database.db.select().from(negotiations).where(eq(negotiations.load_id, loadId));
-    expect(state).toMatchObject({ rounds: 3, last_counter: 2300, passed: true, declined: false });
+    expect(state).toMatchObject({ rounds: 3, last_counter: 2200, passed: true, declined: false });
     return heard;
   }
 

@@ -330,20 +330,20 @@ describe('the negotiation decision (examples)', () => {
   };
 
   it('counters at the posted rate, concedes by the schedule, says its best and final, then passes', () => {
-    // Pickup in two hours: up to 15% of the target (300) over the opening ask of 2,000.
+    // Pickup in two hours: up to 10% of the target (200) over the opening ask of 2,000.
     expect(run([3000, 2800, 2600, 2500, 2450])).toEqual([
       { kind: 'counter', amount: 2000 },
-      { kind: 'counter', amount: 2150 },
-      { kind: 'final', amount: 2300 },
+      { kind: 'counter', amount: 2100 },
+      { kind: 'final', amount: 2200 },
       { kind: 'pass' },
       { kind: 'pass' },
     ]);
-    // Three days out the same carrier hears smaller steps.
+    // Three days out the same carrier hears smaller steps (2%: 40, rounded down to $25).
     const far = { load: { ...base.load, pickupAt: new Date(T0 + 80 * HOUR) } };
     expect(run([3000, 2800, 2600], far)).toEqual([
       { kind: 'counter', amount: 2000 },
-      { kind: 'counter', amount: 2025 },
-      { kind: 'final', amount: 2050 },
+      { kind: 'counter', amount: 2000 },
+      { kind: 'final', amount: 2025 },
     ]);
   });
 

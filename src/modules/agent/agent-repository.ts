@@ -165,8 +165,8 @@ export async function dueOutreaches(
   limit: number,
   organizationId?: string,
 ): Promise<DueOutreach[]> {
-  const due = await tx.execute<DueOutreach>(sql`
-    SELECT o.id, ${refusalSql(sql`o.organization_id`, { carrier: c, load: l })} AS refusal,
+  const due = await tx.execute<DueOutreach & { bundle: string }>(sql`
+    SELECT o.id, coalesce(o.bundle_id, o.id) AS bundle, ${refusalSql(sql`o.organization_id`, { carrier: c, load: l })} AS refusal,
            ${workableSql(l)} AS workable
     FROM outreaches o
     JOIN carriers c ON c.id = o.carrier_id
@@ -176,7 +176,11 @@ export async function dueOutreaches(
     -- A bundle's outreaches share send_after: kept together in one batch.
     ORDER BY o.send_after, coalesce(o.bundle_id, o.id) LIMIT ${limit}
     FOR UPDATE OF o SKIP LOCKED`);
-  return due.rows;
+  // A bundle cut by the limit waits whole for the next batch: its loads go out in one message.
+  const rows = due.rows;
+  const last = rows.at(-1)?.bundle;
+  const whole = rows.length < limit || rows.every((r) => r.bundle === last);
+  return (whole ? rows : rows.filter((r) => r.bundle !== last)).map(({ bundle: _b, ...r }) => r);
 }
 
 /** One message of a conversation, either way. */

@@ -68,7 +68,7 @@ export const agentSettingsSchema = z
       }),
     group_lane_loads: z.boolean().meta({
       description:
-        'true: loads of one lane (origin, destination, equipment) due for one carrier while its e-mail or WhatsApp contact is still queued join that contact, so the carrier gets one message naming them all; false: one contact per load.',
+        'true: a carrier contacted about a load is offered the other open loads of the same lane (origin, destination, equipment) in the same message, at most eight loads, by e-mail rather than a call when there are several and it does not prefer calls; loads due while its e-mail or WhatsApp contact is still queued join that contact. false: one contact per load.',
     }),
     review_escalation_minutes: z
       .number()

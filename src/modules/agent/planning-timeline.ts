@@ -1,6 +1,7 @@
 // What the planner writes of a wave on the load's timeline: why each carrier was chosen, and the
 // carriers it skipped.
 
+import type { NewOutreach } from '../outreaches/index.js';
 import type { ActivityEntry } from './agent-repository.js';
 import type { Candidate, Skipped } from './carrier-selection.js';
 
@@ -54,4 +55,17 @@ export function chosenBecause(c: Candidate, heldUntil: Date | null): string {
   const tier = c.tier === null ? 'untiered' : `tier ${c.tier}`;
   const held = heldUntil ? `; queued until quiet hours end at ${heldUntil.toISOString()}` : '';
   return `${from}, ${tier}${held}`;
+}
+
+/** Timeline entries of the loads offered in the same message as `loadNumber`, one per outreach. */
+export function offeredWith(swept: { row: NewOutreach }[], loadNumber: string | null): ActivityEntry[] {
+  return swept.map(({ row }) => ({
+    organization_id: row.organization_id,
+    load_id: row.load_id,
+    kind: 'carrier_chosen',
+    carrier_id: row.carrier_id,
+    channel: row.modality,
+    outreach_id: row.id,
+    reason: `offered with load ${loadNumber} of the same lane, in one message`,
+  }));
 }

@@ -26,6 +26,7 @@ import {
   type Skipped,
 } from './carrier-selection.js';
 import { planContact } from './contact-plan.js';
+import { withLaneLoads } from './lane-sweep.js';
 import {
   contactRulesOf,
   loadPlanningFacts,
@@ -35,7 +36,7 @@ import {
   plannedContact,
   type Queued,
 } from './planning-rules.js';
-import { chosenBecause, skipEntries } from './planning-timeline.js';
+import { chosenBecause, offeredWith, skipEntries } from './planning-timeline.js';
 import { type Pick, type PickedCandidate, pickWave, selectWave } from './wave-pick.js';
 
 /** A lane's ranked candidates, and the carriers a pick found refused (guard or cap) meanwhile. */
@@ -213,8 +214,9 @@ export class WavePlanner {
       const skipped: Skipped[] = [];
       const facts = await loadPlanningFacts(tx, loadId);
       const picked = await this.pick(tx, load, settings, skipped, now, facts, ranking);
-      const planned = [...picked.wave, ...picked.later].map((c) => plannedContact(c, load));
-      const queued = await this.queue(tx, load, planned, now);
+      const { planned, swept } = await withLaneLoads(tx, load, settings, picked);
+      const inserted = await this.queue(tx, load, [...planned, ...swept], now);
+      const queued = inserted.filter((o) => o.load_id === loadId);
       if (queued.length === 0) {
         const outcome =
           picked.opensAt || facts.queuedFrom
@@ -271,6 +273,7 @@ export class WavePlanner {
           }),
         ),
         ...skipEntries(skipped, waveNumber).map(entry),
+        ...offeredWith(swept, load.load_number),
       ]);
       return queued;
     });
@@ -350,7 +353,7 @@ export class WavePlanner {
     for (const { row, candidate } of planned) {
       this.log.info(
         {
-          loadId: load.id,
+          loadId: row.load_id,
           carrierId: candidate.carrier_id,
           outreachId: row.id,
           channel: row.modality,
