@@ -107,7 +107,7 @@ const toInputJson = (schema: z.ZodType): object => {
     target: TARGET,
     unrepresentable: 'any',
     override,
-  }) as Record<string, unknown>;
+  });
   return json;
 };
 
@@ -127,7 +127,7 @@ function override(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown>
   }
   const def = (zod as unknown as { _zod: { def: { type: string } } })._zod.def;
   if (def.type === 'union' && Array.isArray(json.anyOf)) {
-    json.anyOf = (json.anyOf as object[]).filter((member) => Object.keys(member).length > 0);
+    json.anyOf = json.anyOf.filter((member) => Object.keys(member).length > 0);
   }
   if (def.type === 'date') {
     json.type = 'string';

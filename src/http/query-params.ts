@@ -106,8 +106,8 @@ function unknownParameter(name: string, known: ReadonlySet<string>) {
  */
 async function queryParamsPlugin(app: FastifyInstance) {
   app.addHook('onRoute', (route: RouteOptions) => {
-    const config = (route.config ?? {}) as { unknownQuery?: 'ignore' };
-    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide;
+    const config = route.config ?? {};
+    const hidden = route.schema?.hide;
     const keys =
       config.unknownQuery === 'ignore' || hidden
         ? 'any'
@@ -117,7 +117,7 @@ async function queryParamsPlugin(app: FastifyInstance) {
   app.addHook('preValidation', async (request: FastifyRequest) => {
     const known = request.routeOptions.config.queryKeys;
     if (known === undefined || known === 'any') return;
-    const query = request.query as Record<string, unknown> | undefined;
+    const query = request.query;
     if (!query) return;
     for (const name of Object.keys(query)) {
       if (!known.has(name)) throw unknownParameter(name, known);

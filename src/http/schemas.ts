@@ -218,7 +218,7 @@ export const dateInput = () =>
  * schema's defaults. Every field of `schema` must be optional or defaulted.
  */
 export function optionalBody<T extends z.ZodObject>(schema: T) {
-  return z.union([z.null(), schema]).transform((value) => value ?? (schema.parse({}) as z.output<T>));
+  return z.union([z.null(), schema]).transform((value) => value ?? schema.parse({}));
 }
 
 /**
@@ -245,7 +245,7 @@ export function queryList<T extends z.ZodType>(item: T, max = 50) {
           });
           return z.NEVER;
         }
-        out.push(parsed.data as z.output<T>);
+        out.push(parsed.data);
       }
       if (out.length > max) {
         ctx.addIssue({ code: 'custom', message: `At most ${max} values` });

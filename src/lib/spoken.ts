@@ -138,7 +138,7 @@ export function spokenDollars(amount: number): string {
 
 function ordinal(day: number): string {
   const teen = day % 100 >= 11 && day % 100 <= 13;
-  const suffix = teen ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[day % 10] ?? 'th');
+  const suffix = teen ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[day % 10] ?? 'th');
   return `${day}${suffix}`;
 }
 

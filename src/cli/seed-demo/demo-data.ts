@@ -86,7 +86,7 @@ export const COMMODITIES = {
   FLATBED: ['Steel coils', 'Lumber', 'Rebar', 'Precast concrete'],
   STEPDECK: ['Construction equipment', 'HVAC units'],
   POWER_ONLY: ['Loaded trailer (drop and hook)'],
-} as Record<string, string[]>;
+};
 export const CUSTOMERS = [
   'Acme Foods',
   'Great Lakes Paper',

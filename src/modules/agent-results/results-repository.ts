@@ -164,5 +164,5 @@ function figuresOf(row: Raw | undefined): Partial<ResultSums> {
       out.ttc_p90 = p90 ?? null;
     } else out[k] = k === 'group' || v === null ? (v as string | null) : Number(v);
   }
-  return out as Partial<ResultSums>;
+  return out;
 }

@@ -121,11 +121,11 @@ export function payloadSchema(type: EventType): Record<string, unknown> {
     io: 'output',
     unrepresentable: 'any',
     override: (ctx) => {
-      if ((ctx.zodSchema as { _zod: { def: { type: string } } })._zod.def.type === 'date') {
+      if (ctx.zodSchema._zod.def.type === 'date') {
         ctx.jsonSchema.type = 'string';
         ctx.jsonSchema.format = 'date-time';
       }
     },
   });
-  return dataSchema as Record<string, unknown>;
+  return dataSchema;
 }
