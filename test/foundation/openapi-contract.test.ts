@@ -30,7 +30,7 @@ const owner = await createUser(t, orgId, 'OWNER');
 // Signing out ends the session of the token it is sent with: a user of its own.
 const leaving = await createUser(t, orgId, 'MEMBER');
 
-const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Schema;
+const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<Schema>();
 const judge = new Judge(doc);
 const operations = operationsOf(doc);
 

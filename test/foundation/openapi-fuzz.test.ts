@@ -128,7 +128,7 @@ const placed = await channels.app.inject({
   payload: { phone_number: '+14155552671', load_id: loadId, call_type: 'LOAD_BOOKING' },
 });
 expect(placed.statusCode, placed.body).toBe(201);
-const callId = placed.json().id as string;
+const callId = placed.json<{ id: string }>().id;
 const vapiCall = {
   id: `vapi-fuzz-${vapiCalls}`,
   assistantOverrides: { metadata: { envoy_call_id: callId } },
@@ -341,7 +341,7 @@ const swap = (keep: fc.Arbitrary<unknown>) =>
 // ---------------------------------------------------------------------------------------------
 // The served document.
 
-const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Schema;
+const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<Schema>();
 
 interface Operation {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -12,7 +12,7 @@ type Headers = Record<string, string>;
 async function offer(t: TestApp, headers: Headers, body: Record<string, unknown>) {
   const res = await t.app.inject({ method: 'POST', url: '/api/v1/offers', headers, payload: body });
   expect(res.statusCode, res.body).toBe(201);
-  return res.json() as { id: string; accepted_at: string | null };
+  return res.json<{ id: string; accepted_at: string | null }>();
 }
 
 const patchOffer = (t: TestApp, headers: Headers, id: string, status: string) =>
@@ -21,7 +21,7 @@ const patchOffer = (t: TestApp, headers: Headers, id: string, status: string) =>
 async function accept(t: TestApp, headers: Headers, id: string, status = 'accepted') {
   const res = await patchOffer(t, headers, id, status);
   expect(res.statusCode, res.body).toBe(200);
-  return res.json() as { id: string; accepted_at: string | null };
+  return res.json<{ id: string; accepted_at: string | null }>();
 }
 
 async function getJson(t: TestApp, headers: Headers, url: string) {

@@ -32,7 +32,7 @@ describe('the live event stream', () => {
   const ticketOf = async (headers: Record<string, string>) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/events/stream-tickets', headers });
     expect(res.statusCode, res.body).toBe(201);
-    return res.json() as { ticket: string; expires_at: string; stream_url: string };
+    return res.json<{ ticket: string; expires_at: string; stream_url: string }>();
   };
   const offer = async (headers: Record<string, string>, loadId: string, amount: number) => {
     const res = await t.app.inject({
@@ -42,7 +42,7 @@ describe('the live event stream', () => {
       payload: { load_id: loadId, offer_amount: amount },
     });
     expect(res.statusCode, res.body).toBe(201);
-    return res.json().id as string;
+    return res.json<{ id: string }>().id;
   };
 
   beforeAll(async () => {
