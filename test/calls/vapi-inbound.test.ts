@@ -143,7 +143,7 @@ describe('inbound carrier calls on Vapi', () => {
     // Identified and vetted: the load's details now include its rate.
     const details = await tool(t, call, 'get_load_details');
     expect(JSON.parse(defined(details.result, 'details.result'))).toMatchObject({ posted_rate: 2000 });
-    const carrierId = defined(identified.metadata, 'identified.metadata').carrier_id as string;
+    const carrierId = defined(identified.metadata, 'identified.metadata').carrier_id;
     expect(await get(t, user.headers, `/carriers/${carrierId}`)).toMatchObject({
       name: 'Prairie Haulers LLC',
       mc_number: '778899',

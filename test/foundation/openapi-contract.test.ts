@@ -50,7 +50,7 @@ async function send(op: DocOperation, r: DrawnRequest): Promise<Answer> {
   };
   for (const [name, value] of Object.entries(r.headers))
     if (value !== undefined) headers[name] = String(value);
-  const request: InjectOptions = { method: op.method as InjectOptions['method'], url: urlOf(op, r), headers };
+  const request: InjectOptions = { method: op.method, url: urlOf(op, r), headers };
   if (op.body && r.hasBody) {
     headers['content-type'] = 'application/json';
     request.payload = JSON.stringify(r.body);

@@ -193,9 +193,7 @@ describe('a load booked on an offer', () => {
       'load.booked',
       'load.unbooked',
     ]);
-    expect(
-      events.map((e) => (e.data.booked_offer ?? e.data.previous_booked_offer) as { offer_id: string }),
-    ).toEqual(
+    expect(events.map((e) => e.data.booked_offer ?? e.data.previous_booked_offer)).toEqual(
       [first.id, first.id, second.id, second.id].map((id) => expect.objectContaining({ offer_id: id })),
     );
     expect(defined(events[1], 'events[1]').data).toMatchObject({
