@@ -25,6 +25,7 @@ type Def = {
   left?: z.ZodType;
   right?: z.ZodType;
 };
+// Every zod 4 schema carries its definition under `_zod.def`; Def names the members read here.
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /** The parameter names a query schema declares, or `any` when it takes any key (a record). */
@@ -111,7 +112,8 @@ async function queryParamsPlugin(app: FastifyInstance) {
     const keys =
       config.unknownQuery === 'ignore' || hidden
         ? 'any'
-        : declaredKeys(route.schema?.querystring as z.ZodType | undefined);
+        : // With the zod type provider, a route's querystring schema is a zod schema.
+          declaredKeys(route.schema?.querystring as z.ZodType | undefined);
     route.config = { ...route.config, queryKeys: keys };
   });
   app.addHook('preValidation', async (request: FastifyRequest) => {
