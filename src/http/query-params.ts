@@ -113,6 +113,7 @@ async function queryParamsPlugin(app: FastifyInstance) {
       config.unknownQuery === 'ignore' || hidden
         ? 'any'
         : // With the zod type provider, a route's querystring schema is a zod schema.
+          // With the zod type provider, a route's querystring schema is a zod schema.
           declaredKeys(route.schema?.querystring as z.ZodType | undefined);
     route.config = { ...route.config, queryKeys: keys };
   });

@@ -110,6 +110,7 @@ export const queryBool = () =>
  * in other languages' regex engines `\d` matches digits of every script.
  */
 const asciiPattern = (schema: z.ZodType) =>
+  // Called only with zod's string formats (date, datetime), whose JSON Schema has a pattern.
   (z.toJSONSchema(schema) as { pattern: string }).pattern.replaceAll('\\d', '[0-9]');
 const DATE_PATTERN = asciiPattern(z.iso.date());
 const DATE_TIME_PATTERN = asciiPattern(z.iso.datetime({ offset: true }));
