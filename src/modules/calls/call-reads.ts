@@ -41,7 +41,6 @@ export async function transcriptsOf(db: DbOrTx, scope: OrgScope, callIds: string
       timestamp: r.timestamp,
       interrupted: r.interrupted,
       transcript_confidence: r.transcript_confidence,
-      // The column holds only what the transcript writer stored, in this shape.
       tool_calls: r.tool_calls as TranscriptMessage['tool_calls'],
       tool_call_id: r.tool_call_id,
     });

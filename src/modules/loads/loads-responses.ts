@@ -82,7 +82,6 @@ export function toLoad(row: LoadView, principal: Principal, booked: BookedOffer 
     tms_load_id: row.tms_load_id,
     external_id: row.external_id,
     mode: row.mode,
-    // The column is written only with a load status the schemas or status mappings allow.
     load_status: row.load_status as Load['load_status'],
     tms_status: row.tms_status,
     weight: row.weight,

@@ -8,6 +8,7 @@ import type { StoredStop } from './loads-tables.js';
 export function sameLoad(row: LoadRow, stored: LoadRow): boolean {
   // Rows are compared column by column, by name: a row is read as a record of its columns.
   const a = row as unknown as Record<string, unknown>;
+  // As for `a`: read as a record of its columns.
   const b = stored as unknown as Record<string, unknown>;
   for (const key in a) {
     if (key !== 'updated_at' && !sameValue(a[key], b[key])) return false;
@@ -36,6 +37,7 @@ function sameValue(a: unknown, b: unknown): boolean {
   }
   // Both are non-null objects and not arrays (checked above); their members are read as unknown.
   const x = a as Record<string, unknown>;
+  // As for `x`.
   const y = b as Record<string, unknown>;
   const keys = Object.keys(x).filter((k) => x[k] !== undefined);
   if (keys.length !== Object.keys(y).filter((k) => y[k] !== undefined).length) return false;

@@ -38,7 +38,6 @@ export class StatusMappings {
     for (const [tms_status, load_status] of own) {
       rows.set(tms_status, {
         tms_status,
-        // Stored mappings were validated against LOAD_STATUSES when written.
         load_status: load_status as (typeof LOAD_STATUSES)[number],
         source: 'organization',
       });

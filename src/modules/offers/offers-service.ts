@@ -34,8 +34,10 @@ const ONE_ACCEPTED = 'offers_one_accepted_per_load_key';
 
 /** Whether `err` (or the driver error drizzle wraps) violates the one-accepted-offer index. */
 function violatesOneAccepted(err: unknown): boolean {
+  // Optional members of whatever was thrown, and of its causes; each is checked before use.
   for (let e = err as { code?: string; constraint?: string; cause?: unknown } | undefined; e; ) {
     if (e.code === '23505' && e.constraint === ONE_ACCEPTED) return true;
+    // As above: a cause is read the same way, its members optional.
     e = e.cause as typeof e;
   }
   return false;
