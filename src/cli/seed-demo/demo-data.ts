@@ -1,4 +1,3 @@
-import { defined } from '../../lib/defined.js';
 /** The demo's fixed data: cities and lanes, names, the status plan, and a seeded generator. */
 
 /** A small seeded generator: the same demo every run, apart from ids and names made unique. */
@@ -14,8 +13,12 @@ export function prng(seed: number) {
   return {
     next,
     int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(list: readonly T[]): T =>
-      defined(list[Math.floor(next() * list.length)], 'list[Math.floor(next() * list.length)]'),
+    pick: <T>(list: readonly T[]): T => {
+      const i = Math.floor(next() * list.length);
+      if (!(i in list)) throw new Error(`pick: no item ${i} in a list of ${list.length}`);
+      // `i in list` was checked just above (an item may itself be null); the index type cannot say so.
+      return list[i] as T;
+    },
   };
 }
 
