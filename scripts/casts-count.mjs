@@ -4,11 +4,11 @@
 // `<T>x` casts other than `as const`. A cast counts as "with a reason" when a `//` comment sits on
 // its line or on the line just above. Prints one row per directory and a total.
 //
-//   node scripts/casts-count.mjs [--list] [--unexplained] [dir ...]   (default dirs: src bench test)
+//   node scripts/casts-count.mjs [--list] [--unexplained] [dir or file ...]   (default dirs: src bench test)
 //   --list         also print every assertion as file:line kind
 //   --unexplained  with --list, print only casts without a reason and the non-null assertions
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -18,8 +18,9 @@ const unexplainedOnly = args.includes('--unexplained');
 const roots = args.filter((a) => !a.startsWith('--'));
 if (roots.length === 0) roots.push('src', 'bench', 'test');
 
-/** Every .ts file under `dir`, in a stable order. */
+/** Every .ts file under `dir` (or `dir` itself when it is a file), in a stable order. */
 function sourceFiles(dir) {
+  if (statSync(dir).isFile()) return [dir];
   const out = [];
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
     a.name.localeCompare(b.name),

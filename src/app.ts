@@ -174,10 +174,12 @@ function useJsonParser(app: FastifyInstance) {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined);
-    if (jsonNestingExceeds(body as string)) return done(jsonTooDeep(), undefined);
-    parseJson(request, body as string, (err, parsed) =>
-      err ? done(forbiddenJsonKey(body as string) ?? err, undefined) : done(null, parsed),
+    // parseAs 'string' hands a string; toString() keeps it as it is and satisfies the Buffer half of the type.
+    const text = body.toString();
+    if (text === '') return done(null, undefined);
+    if (jsonNestingExceeds(text)) return done(jsonTooDeep(), undefined);
+    parseJson(request, text, (err, parsed) =>
+      err ? done(forbiddenJsonKey(text) ?? err, undefined) : done(null, parsed),
     );
   });
 }

@@ -337,7 +337,7 @@ async function apiOf(app: FastifyInstance, services: Services, label: string): P
     payload: { name: 'outcomes' },
   });
   if (key.statusCode !== 201) throw new Error(`api key: ${key.statusCode} ${key.body}`);
-  const headers = { 'x-api-key': key.json().key as string };
+  const headers = { 'x-api-key': key.json<{ key: string }>().key };
   return async (method, url, payload) => {
     const res = await app.inject({
       method,
@@ -347,7 +347,7 @@ async function apiOf(app: FastifyInstance, services: Services, label: string): P
     });
     if (res.statusCode >= 300)
       throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 500)}`);
-    return res.json() as never;
+    return res.json<never>();
   };
 }
 

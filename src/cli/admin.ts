@@ -59,8 +59,10 @@ function helpFor(argv: string[]): string | null {
   const isHelp = (a: string | undefined) => a === 'help' || a === '--help' || a === '-h';
   const [first, second] = argv;
   if (isHelp(first))
+    // `second in COMMANDS` was checked on this line.
     return second && second in COMMANDS ? commandHelp(second as keyof typeof COMMANDS) : USAGE;
   if (first && first in COMMANDS && argv.slice(1).some((a) => a === '--help' || a === '-h')) {
+    // `first in COMMANDS` was checked on the line above.
     return commandHelp(first as keyof typeof COMMANDS);
   }
   return null;
@@ -102,8 +104,10 @@ function parse(argv: string[]) {
       },
     }).values;
   } catch (err) {
+    // node:util parseArgs throws only TypeErrors, each with its message.
     throw new UsageError((err as Error).message);
   }
+  // Checked above: `command in schemas`, so it is one of the commands.
   const parsed = schemas[command as Command].safeParse(values);
   if (!parsed.success) {
     const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
@@ -111,6 +115,7 @@ function parse(argv: string[]) {
       `--${issue.path.join('.')}: ${issue.message === 'Invalid input: expected string, received undefined' ? 'required' : issue.message}`,
     );
   }
+  // As above: `command` is one of the commands.
   return { command: command as Command, flags: parsed.data };
 }
 
@@ -141,12 +146,14 @@ async function main() {
     let out: Record<string, unknown>;
     switch (command) {
       case 'create-org': {
+        // parse() validated `flags` with this command's schema.
         const f = flags as z.infer<(typeof schemas)['create-org']>;
         const org = await auth.createOrganization(f.name);
         out = { organization_id: org.id };
         break;
       }
       case 'create-user': {
+        // parse() validated `flags` with this command's schema.
         const f = flags as z.infer<(typeof schemas)['create-user']>;
         const { user, created } = await auth.createUser({
           organizationId: f.org,
@@ -160,6 +167,7 @@ async function main() {
         break;
       }
       case 'create-api-key': {
+        // parse() validated `flags` with this command's schema.
         const f = flags as z.infer<(typeof schemas)['create-api-key']>;
         const key = await services.apiKeys.create(systemScope(f.org), { name: f.name });
         out = { id: key.id, key: key.key };
@@ -197,6 +205,7 @@ main().catch((err) => {
     console.error(JSON.stringify({ error: 'The organization does not exist', code: 'not_found' }));
     process.exit(1);
   }
+  // Anything else thrown here is an Error from the services or the driver; a non-Error prints no message.
   console.error(JSON.stringify({ error: (err as Error).message }));
   process.exit(1);
 });

@@ -40,5 +40,6 @@ export function scopedDb<T extends object>(db: T): T {
 export function currentHandle<T extends object>(db: T): T {
   const target = targets.get(db);
   if (!target) return db;
+  // The transaction held for `db` is a handle of the same kind as `db` (registered together).
   return (storage.getStore()?.tx ?? target) as T;
 }

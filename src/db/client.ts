@@ -88,6 +88,7 @@ const WRITES =
   /\b(insert|update|delete|merge|for\s+(no\s+key\s+)?update|for\s+share|nextval|pg_notify|setval)\b/i;
 
 function connectionLost(err: unknown): boolean {
+  // Optional members of whatever the driver threw; each is checked before it is used.
   const e = err as { code?: string; message?: string } | null;
   return !!e && (CONNECTION_LOST.test(e.code ?? '') || CONNECTION_LOST_MESSAGE.test(e.message ?? ''));
 }
@@ -99,9 +100,12 @@ function connectionLost(err: unknown): boolean {
  * was done. Writes are never repeated here: whether one committed is not known.
  */
 function retryReadsOnFreshConnection(pool: pg.Pool) {
+  // pg's query overloads are passed through untouched, whatever their arguments.
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  // The wrapper keeps every overload of pg's query: it forwards the arguments as they came.
   (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     if (typeof args[args.length - 1] === 'function') return query(...args);
+    // pg's query takes its SQL first: the text, or a config object with `text`.
     const first = args[0] as string | { text?: string };
     const text = typeof first === 'string' ? first : (first?.text ?? '');
     const result = query(...args);

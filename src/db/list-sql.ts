@@ -36,8 +36,10 @@ export function tally<K extends string, R extends { n: number }>(
   rows: readonly R[],
   keyOf: (row: R) => string | null,
 ): Record<K, number> {
+  // Object.fromEntries types its keys as string; there is one entry per key of `keys`.
   const out = Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
   for (const row of rows) {
+    // A value outside `keys` is skipped by the `in` check just below.
     const key = (keyOf(row) ?? 'none') as K;
     if (key in out) out[key] += row.n;
   }

@@ -52,6 +52,7 @@ export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
     );
     newest = Number(last.rows[0]?.created_at ?? -1);
   }
+  // drizzle-kit writes this journal, with an entry (and its tag) per migration.
   const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
     entries: { tag: string }[];
   };

@@ -67,10 +67,12 @@ export function translatePgError(err: unknown): AppError | null {
   if (typeof err !== 'object' || err === null) return null;
   // drizzle wraps driver errors in a DrizzleQueryError whose `cause` is pg's error.
   const inner = (err as { cause?: unknown }).cause;
+  // `err` is a non-null object (checked above); its members are read as optional.
   if (!(err as PgLikeError).code && typeof inner === 'object' && inner !== null) {
     const translated = translatePgError(inner);
     if (translated) return translated;
   }
+  // As above: a non-null object whose members are all optional.
   const e = err as PgLikeError & { message?: string };
   const code = e.code;
   if (!code) {

@@ -38,9 +38,11 @@ export async function executeNamed<T extends Record<string, unknown>>(
 
 /** Renders `query` and runs it under the name `nameOf` gives its text (none: unnamed). */
 async function runPrepared<T>(db: DbOrTx, query: SQL, nameOf: (text: string) => string | undefined) {
+  // drizzle's node-postgres database and transaction keep these members; they are not in its public types.
   const { session, dialect } = db as unknown as { session: PgSession; dialect: PgDialect };
   const rendered = dialect.sqlToQuery(query);
   const prepared = session.prepareQuery(rendered, undefined, nameOf(rendered.sql), false);
+  // A node-postgres prepared query answers pg's result; the caller names the row type T.
   const result = (await prepared.execute()) as { rows: T[] };
   return result.rows;
 }

@@ -64,6 +64,7 @@ export async function readInOneSnapshot<R extends pg.QueryResultRow>(
     for (const [i, r] of out.flat()) answers[i] = r;
     return answers;
   } catch (err) {
+    // pg and the pool reject with Errors; the value is only kept to be rethrown.
     failure = err as Error;
     throw err;
   } finally {

@@ -51,7 +51,7 @@ export const DEFAULT_NEGOTIATION_POLICY: NegotiationPolicy = Object.freeze({
   best_and_final: true,
   auto_accept_at_or_under_ask: false,
   round_to: 25,
-}) as NegotiationPolicy;
+});
 
 /** The load's numbers the policy reads; none of them is said to a carrier except the posted rate. */
 export interface LoadNumbers {

@@ -21,9 +21,9 @@ export interface Access {
 }
 
 export const access = {
-  public: { public: true, apiKey: false, roles: [] } as Access,
+  public: { public: true, apiKey: false, roles: [] },
   /** An API key, or a bearer token of any role. */
-  any: { apiKey: true, roles: ROLES } as Access,
+  any: { apiKey: true, roles: ROLES },
   /** A bearer token, of one of `roles` (any role when none are named). */
   bearer: (...roles: Role[]): Access => ({ apiKey: false, roles: roles.length ? roles : ROLES }),
   /** An API key, or a bearer token of one of `roles`. */

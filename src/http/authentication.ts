@@ -202,6 +202,7 @@ async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOp
       }
       await identifyBearer(request, match[1]);
     } else if (request.routeOptions.config?.access?.ticket) {
+      // Fastify's parsed query string is an object of strings (or absent); `ticket` is checked below.
       const ticket = (request.query as Record<string, unknown> | undefined)?.ticket;
       if (typeof ticket === 'string' && ticket !== '') await identifyTicket(request, ticket);
     }

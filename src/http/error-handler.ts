@@ -35,6 +35,7 @@ function valueAt(root: unknown, path: (string | number)[]): unknown {
   let current = root;
   for (const part of path) {
     if (current === null || typeof current !== 'object') return undefined;
+    // Checked on the line above to be a non-null object; a missing member reads undefined.
     current = (current as Record<string | number, unknown>)[part];
   }
   return current;
@@ -111,10 +112,12 @@ function bodyError(msg: string, type: string): AppError {
 /** Maps anything thrown during a request to the one error shape of the API. */
 export function toAppError(err: unknown, request: FastifyRequest): AppError {
   if (isAppError(err)) return err;
+  // Fastify's own errors carry these members; for anything else they read undefined and the checks below fail.
   const fe = err as FastifyError & { validationContext?: string };
   if (hasZodFastifySchemaValidationErrors(fe)) {
     const source = contextToSource[fe.validationContext ?? 'body'] ?? 'body';
     return validationError(
+      // hasZodFastifySchemaValidationErrors checked that `validation` holds the type provider's items.
       (fe.validation as unknown as FastifyValidationItem[]).map((v) => toIssue(v, source, request)),
     );
   }
@@ -183,6 +186,7 @@ async function errorHandlerPlugin(app: FastifyInstance) {
   app.setErrorHandler((err, request, reply) => {
     const appError = toAppError(err, request);
     if (appError.statusCode >= 500 && clientWentAway(err, request)) {
+      // The connection errors matched above are Node's own Errors.
       request.log.info({ err: { message: (err as Error).message } }, 'client closed the connection');
     } else if (appError.statusCode >= 500) {
       // The full error goes to the log with the request id; the client sees only the code.

@@ -41,7 +41,7 @@ export function sortShape<const F extends readonly [string, ...string[]]>(
  */
 export function checkCreatedRange<T extends z.ZodObject>(schema: T): T {
   return schema.superRefine((value, ctx) => {
-    const q = value as { created_after?: Date; created_before?: Date };
+    const q = value;
     if (q.created_after && q.created_before && q.created_after > q.created_before) {
       ctx.addIssue({
         code: 'custom',

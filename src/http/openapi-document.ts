@@ -5,8 +5,15 @@
  * every request body a named component, and keep one component per shape.
  */
 
-type Json = Record<string, unknown>;
+import { defined } from '../lib/defined.js';
+import { isJsonObject as isJson, type JsonObject, objectOf, objectsOf } from '../lib/json-object.js';
+
+type Json = JsonObject;
 type Schema = Json;
+
+/** The schemas of the document's components, which finalizeDocument makes sure are there. */
+const schemasOf = (doc: Json): Json =>
+  defined(objectOf(objectOf(doc.components)?.schemas), 'OpenAPI document components.schemas');
 
 const SCHEMAS = '#/components/schemas/';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
@@ -88,16 +95,17 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 
 /** Runs every pass, in order, on a document built by @fastify/swagger. Returns the same object. */
 export function finalizeDocument(doc: Json): Json {
-  const components = ((doc.components as Json | undefined) ?? {}) as Json;
+  const components = objectOf(doc.components) ?? {};
   doc.components = components;
   components.schemas ??= {};
-  components.headers = { ...((components.headers as Json) ?? {}), ...RESPONSE_HEADERS };
+  components.headers = { ...objectOf(components.headers), ...RESPONSE_HEADERS };
   components.parameters = {
-    ...((components.parameters as Json) ?? {}),
+    ...objectOf(components.parameters),
     OrganizationId: ORGANIZATION_PARAMETER,
   };
 
   for (const [path, method, operation] of operations(doc)) {
+    // The per-route transform (openapi.ts) writes this member, always as OperationTraits.
     const traits = (operation[TRAITS_KEY] as OperationTraits | undefined) ?? {
       public: true,
       rateLimited: false,
@@ -111,7 +119,7 @@ export function finalizeDocument(doc: Json): Json {
     addResponseHeaders(operation, traits);
     unwrapOptionalBody(operation);
   }
-  const emitted = new Set(Object.keys(components.schemas as Json));
+  const emitted = new Set(Object.keys(schemasOf(doc)));
   // The unused half of each input/output pair goes first, so a request schema may take its name.
   pruneUnreferenced(doc);
   nameRequestBodies(doc);
@@ -126,16 +134,16 @@ export function finalizeDocument(doc: Json): Json {
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 function* operations(doc: Json): Generator<[string, string, Json]> {
-  for (const [path, item] of Object.entries((doc.paths as Json | undefined) ?? {})) {
+  for (const [path, item] of Object.entries(objectOf(doc.paths) ?? {})) {
     for (const method of METHODS) {
-      const op = (item as Json)[method] as Json | undefined;
+      const op = objectOf(objectOf(item)?.[method]);
       if (op) yield [path, method, op];
     }
   }
 }
 
 function addOrganizationParameter(operation: Json) {
-  const parameters = ((operation.parameters as Json[] | undefined) ?? []).filter(
+  const parameters = objectsOf(operation.parameters).filter(
     (p) => String(p.name).toLowerCase() !== 'x-organization-id',
   );
   parameters.push({ $ref: '#/components/parameters/OrganizationId' });
@@ -151,7 +159,7 @@ function errorResponse(status: string): Json {
 
 /** The error responses any request of this kind can meet, whatever the route declared. */
 function addCommonResponses(operation: Json, traits: OperationTraits, method: string) {
-  const responses = (operation.responses ?? {}) as Json;
+  const responses = objectOf(operation.responses) ?? {};
   const add = (status: string) => {
     if (!responses[status]) responses[status] = errorResponse(status);
   };
@@ -163,7 +171,7 @@ function addCommonResponses(operation: Json, traits: OperationTraits, method: st
   add('400');
   add('431');
   // A path parameter over the router's limit.
-  if (((operation.parameters as Json[] | undefined) ?? []).some((p) => p.in === 'path')) add('414');
+  if (objectsOf(operation.parameters).some((p) => p.in === 'path')) add('414');
   // Fastify reads a DELETE's body too when one is sent.
   const readsBody = method === 'post' || method === 'put' || method === 'patch' || method === 'delete';
   // A body that is not JSON is a 422 too, whatever the route's schema.
@@ -175,7 +183,7 @@ function addCommonResponses(operation: Json, traits: OperationTraits, method: st
   // A retry while the first request with the same Idempotency-Key runs: 409 idempotency_key_in_progress.
   if (traits.idempotent) {
     add('409');
-    const conflict = responses['409'] as Json;
+    const conflict = defined(objectOf(responses['409']), 'the 409 response');
     if (!String(conflict.description).includes('idempotency_key_in_progress')) {
       conflict.description = `${conflict.description}; or \`idempotency_key_in_progress\` while an earlier request with this Idempotency-Key runs, \`idempotency_key_unreadable\` when its stored response was sealed under another encryption key`;
     }
@@ -194,8 +202,9 @@ const SUCCESS_DESCRIPTIONS: Record<string, string> = {
 };
 
 function addResponseHeaders(operation: Json, traits: OperationTraits) {
-  for (const [status, response] of Object.entries(operation.responses as Json)) {
-    const r = response as Json;
+  for (const [status, response] of Object.entries(objectOf(operation.responses) ?? {})) {
+    const r = objectOf(response);
+    if (!r) continue;
     // @fastify/swagger's placeholder for a response declared without a description.
     if (r.description === 'Default Response') r.description = SUCCESS_DESCRIPTIONS[status] ?? 'Response';
     const names: HeaderName[] = ['X-Request-ID'];
@@ -203,7 +212,7 @@ function addResponseHeaders(operation: Json, traits: OperationTraits) {
     if (status === '429') names.push('Retry-After');
     // 5xx and 429 outcomes are never stored, so never replayed.
     if (traits.idempotent && status !== '429' && !status.startsWith('5')) names.push('Idempotent-Replayed');
-    const headers = { ...((r.headers as Json | undefined) ?? {}) };
+    const headers = { ...objectOf(r.headers) };
     for (const name of names) headers[name] = { $ref: `#/components/headers/${name}` };
     r.headers = headers;
   }
@@ -211,14 +220,14 @@ function addResponseHeaders(operation: Json, traits: OperationTraits) {
 
 /** A body that may be left out is documented as optional, not as "null or the object". */
 function unwrapOptionalBody(operation: Json) {
-  const body = operation.requestBody as Json | undefined;
-  const media = (body?.content as Json | undefined)?.['application/json'] as Json | undefined;
-  const schema = media?.schema as Schema | undefined;
-  const anyOf = schema?.anyOf as Schema[] | undefined;
-  if (!body || !media || !anyOf) return;
+  const body = objectOf(operation.requestBody);
+  const media = objectOf(objectOf(body?.content)?.['application/json']);
+  const schema = objectOf(media?.schema);
+  if (!body || !media || !schema || !Array.isArray(schema.anyOf)) return;
+  const anyOf = objectsOf(schema.anyOf);
   const rest = anyOf.filter((s) => s.type !== 'null');
   if (rest.length !== 1 || rest.length === anyOf.length) return;
-  const { anyOf: _, ...annotations } = schema as Schema;
+  const { anyOf: _, ...annotations } = schema;
   media.schema = { ...rest[0], ...annotations };
   body.required = false;
 }
@@ -232,11 +241,10 @@ const pascal = (s: string) =>
  * non-JSON media type (text/csv) stay inline.
  */
 function nameRequestBodies(doc: Json) {
-  const schemas = (doc.components as Json).schemas as Json;
+  const schemas = schemasOf(doc);
   for (const [path, method, operation] of operations(doc)) {
-    const content = (operation.requestBody as Json | undefined)?.content as Json | undefined;
-    const media = content?.['application/json'] as Json | undefined;
-    const schema = media?.schema as Schema | undefined;
+    const media = objectOf(objectOf(objectOf(operation.requestBody)?.content)?.['application/json']);
+    const schema = objectOf(media?.schema);
     if (!media || !schema || schema.$ref) continue;
     const name =
       typeof schema.title === 'string'
@@ -262,11 +270,11 @@ const TITLE = /^[A-Z][A-Za-z0-9]*$/;
 
 /** A schema nested anywhere with a PascalCase `title` becomes the component of that name. */
 function hoistTitledSchemas(doc: Json) {
-  const schemas = (doc.components as Json).schemas as Json;
+  const schemas = schemasOf(doc);
   const visit = (node: unknown, atComponentRoot: boolean): unknown => {
     if (Array.isArray(node)) return node.map((n) => visit(n, false));
-    if (!node || typeof node !== 'object') return node;
-    const obj = node as Json;
+    if (!isJson(node)) return node;
+    const obj = node;
     for (const [k, v] of Object.entries(obj)) obj[k] = visit(v, false);
     if (!atComponentRoot && typeof obj.title === 'string' && TITLE.test(obj.title) && isSchema(obj)) {
       return { $ref: place(schemas, obj.title, obj) };
@@ -285,7 +293,7 @@ const isSchema = (o: Json) =>
  * for requests. An input copy identical to its output schema is folded into it.
  */
 function mergeInputCopies(doc: Json) {
-  const schemas = (doc.components as Json).schemas as Json;
+  const schemas = schemasOf(doc);
   const renames = new Map<string, string>();
   for (const name of Object.keys(schemas)) {
     const base = name.endsWith('Input') ? name.slice(0, -'Input'.length) : null;
@@ -298,12 +306,12 @@ function mergeInputCopies(doc: Json) {
 
 /** Drops components nothing refers to (the unused half of each input/output pair, mostly). */
 function pruneUnreferenced(doc: Json) {
-  const schemas = (doc.components as Json).schemas as Json;
+  const schemas = schemasOf(doc);
   const reachable = new Set<string>();
   const pending: unknown[] = [
     doc.paths,
-    (doc.components as Json).parameters,
-    (doc.components as Json).headers,
+    objectOf(doc.components)?.parameters,
+    objectOf(doc.components)?.headers,
   ];
   while (pending.length) {
     const node = pending.pop();
@@ -325,7 +333,7 @@ function pruneUnreferenced(doc: Json) {
 
 /** An input copy (emitted as a pair with its twin) whose output twin is unused takes the plain name. */
 function renameLoneInputCopies(doc: Json, emitted: Set<string>) {
-  const schemas = (doc.components as Json).schemas as Json;
+  const schemas = schemasOf(doc);
   const renames = new Map<string, string>();
   for (const name of Object.keys(schemas)) {
     const base = name.endsWith('Input') ? name.slice(0, -'Input'.length) : null;
@@ -344,8 +352,8 @@ function rewriteRefs(node: unknown, renames: Map<string, string>) {
     for (const n of node) rewriteRefs(n, renames);
     return;
   }
-  if (!node || typeof node !== 'object') return;
-  const obj = node as Json;
+  if (!isJson(node)) return;
+  const obj = node;
   for (const [k, v] of Object.entries(obj)) {
     if (k === '$ref' && typeof v === 'string' && v.startsWith(SCHEMAS)) {
       const to = renames.get(v.slice(SCHEMAS.length));
@@ -360,8 +368,8 @@ function walkSchemas(node: unknown, fn: (schema: Schema) => void) {
     for (const n of node) walkSchemas(n, fn);
     return;
   }
-  if (!node || typeof node !== 'object') return;
-  const obj = node as Json;
+  if (!isJson(node)) return;
+  const obj = node;
   if (isSchema(obj)) fn(obj);
   for (const v of Object.values(obj)) walkSchemas(v, fn);
 }
@@ -380,10 +388,10 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
+  if (isJson(value)) {
     return `{${Object.keys(value)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Json)[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
       .join(',')}}`;
   }
   return JSON.stringify(value);

@@ -107,7 +107,7 @@ const toInputJson = (schema: z.ZodType): object => {
     target: TARGET,
     unrepresentable: 'any',
     override,
-  }) as Record<string, unknown>;
+  });
   return json;
 };
 
@@ -116,6 +116,7 @@ const toInputJson = (schema: z.ZodType): object => {
  * ours: documented overrides, and records keyed by an enum shown as objects with those properties.
  */
 function override(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }) {
+  // fastify-type-provider-zod calls override with the zod schema it is converting.
   const zod = ctx.zodSchema as z.ZodType;
   const json = ctx.jsonSchema;
   const doc = documented(zod);
@@ -125,9 +126,10 @@ function override(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown>
     Object.assign(json, doc(toInputJson), annotations);
     return;
   }
+  // Every zod 4 schema carries its definition, with its kind in `type`, under `_zod.def`.
   const def = (zod as unknown as { _zod: { def: { type: string } } })._zod.def;
   if (def.type === 'union' && Array.isArray(json.anyOf)) {
-    json.anyOf = (json.anyOf as object[]).filter((member) => Object.keys(member).length > 0);
+    json.anyOf = json.anyOf.filter((member) => Object.keys(member).length > 0);
   }
   if (def.type === 'date') {
     json.type = 'string';
@@ -135,7 +137,9 @@ function override(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown>
   }
   // Keys are strings anyway: an unbounded `propertyNames: {type: string}` says nothing.
   if (def.type === 'record' && isPlainString(json.propertyNames)) delete json.propertyNames;
+  // zod writes a record's key schema under propertyNames: an object, with `enum` for an enum key.
   if (def.type === 'record' && Array.isArray((json.propertyNames as { enum?: unknown[] })?.enum)) {
+    // Checked just above to be an array; zod writes an enum key's values, all strings.
     const keys = (json.propertyNames as { enum: string[] }).enum;
     json.properties = Object.fromEntries(keys.map((k) => [k, json.additionalProperties]));
     json.additionalProperties = false;
@@ -148,6 +152,7 @@ function documented(schema: z.ZodType) {
   for (
     let s: z.ZodType | undefined = schema;
     s;
+    // zod 4 keeps the schema a clone was made from under `_zod.parent`.
     s = (s as unknown as { _zod: { parent?: z.ZodType } })._zod.parent
   ) {
     const doc = overrides.get(s);
@@ -157,6 +162,7 @@ function documented(schema: z.ZodType) {
 }
 
 const isPlainString = (s: unknown) =>
+  // `s` is checked to be an object just before; reading a member of it that may be absent is safe.
   !!s && typeof s === 'object' && Object.keys(s).length === 1 && (s as { type?: unknown }).type === 'string';
 
 const pick = (o: Record<string, unknown>, keys: string[]) =>
@@ -172,20 +178,25 @@ type RouteInfo = Parameters<SwaggerTransform>[0];
 function transformRoute(prefix: string): SwaggerTransform {
   return (input: RouteInfo) => {
     const out = routeTransform(input);
+    // Routes declare FastifySchema, with `hide` and `security` as @fastify/swagger reads them.
     const schema = input.schema as FastifySchema & { hide?: boolean; security?: unknown };
+    // The route transform answers a plain JSON Schema object.
     const outSchema = out.schema as Record<string, unknown>;
     if (!schema || outSchema.hide) return out;
 
+    // With the zod type provider, every route's body schema is a zod schema.
     const media = schema.body ? mediaDocs.get(schema.body as z.ZodType) : undefined;
     if (media) {
       const content: Record<string, { schema: unknown }> = {};
       for (const [type, doc] of Object.entries(media)) {
+        // Given a body, the route transform answers a schema with that body member.
         const json = routeTransform({ ...input, schema: { body: doc } }).schema as { body: unknown };
         content[type] = { schema: json.body };
       }
       outSchema.body = { content };
     }
 
+    // The route options' config, as the routes of this API declare it (see http/access.ts and friends).
     const config = (input.route.config ?? {}) as {
       access?: Access;
       rateLimit?: unknown;
@@ -203,6 +214,7 @@ function transformRoute(prefix: string): SwaggerTransform {
         // An undeclared query parameter is a 422 (see query-params.ts).
         config.unknownQuery !== 'ignore' ||
         [schema.body, schema.querystring, schema.params, schema.headers].some(
+          // As above: with the zod type provider, each declared schema is a zod schema.
           (s) => s !== undefined && !documented(s as z.ZodType),
         ),
     };
@@ -214,6 +226,7 @@ function transformRoute(prefix: string): SwaggerTransform {
 }
 
 const finishDocument: SwaggerTransformObject = (input) =>
+  // The object transform answers the OpenAPI document as plain JSON; finalizeDocument returns it, changed in place.
   finalizeDocument(objectTransform(input) as Record<string, unknown>) as ReturnType<SwaggerTransformObject>;
 
 /**

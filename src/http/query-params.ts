@@ -25,6 +25,7 @@ type Def = {
   left?: z.ZodType;
   right?: z.ZodType;
 };
+// Every zod 4 schema carries its definition under `_zod.def`; Def names the members read here.
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /** The parameter names a query schema declares, or `any` when it takes any key (a record). */
@@ -106,18 +107,20 @@ function unknownParameter(name: string, known: ReadonlySet<string>) {
  */
 async function queryParamsPlugin(app: FastifyInstance) {
   app.addHook('onRoute', (route: RouteOptions) => {
-    const config = (route.config ?? {}) as { unknownQuery?: 'ignore' };
-    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide;
+    const config = route.config ?? {};
+    const hidden = route.schema?.hide;
     const keys =
       config.unknownQuery === 'ignore' || hidden
         ? 'any'
-        : declaredKeys(route.schema?.querystring as z.ZodType | undefined);
+        : // With the zod type provider, a route's querystring schema is a zod schema.
+          // With the zod type provider, a route's querystring schema is a zod schema.
+          declaredKeys(route.schema?.querystring as z.ZodType | undefined);
     route.config = { ...route.config, queryKeys: keys };
   });
   app.addHook('preValidation', async (request: FastifyRequest) => {
     const known = request.routeOptions.config.queryKeys;
     if (known === undefined || known === 'any') return;
-    const query = request.query as Record<string, unknown> | undefined;
+    const query = request.query;
     if (!query) return;
     for (const name of Object.keys(query)) {
       if (!known.has(name)) throw unknownParameter(name, known);

@@ -111,6 +111,7 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions) {
         }),
       ]);
     } catch (err) {
+      // ioredis rejects with Errors.
       breaker.failed(err as Error);
       onStuck();
     } finally {

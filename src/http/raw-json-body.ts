@@ -16,11 +16,13 @@ declare module 'fastify' {
 export function keepRawJsonBody(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    request.rawBody = body as string;
-    if (jsonNestingExceeds(body as string)) return done(jsonTooDeep(), undefined);
+    // parseAs 'string' hands a string; toString() keeps it as it is and satisfies the Buffer half of the type.
+    const text = body.toString();
+    request.rawBody = text;
+    if (jsonNestingExceeds(text)) return done(jsonTooDeep(), undefined);
     let parsed: unknown;
     try {
-      parsed = body === '' ? {} : JSON.parse(body as string);
+      parsed = text === '' ? {} : JSON.parse(text);
     } catch {
       return done(validationFailed('body', [], 'Body is not valid JSON', 'json_invalid'), undefined);
     }

@@ -110,6 +110,7 @@ export const queryBool = () =>
  * in other languages' regex engines `\d` matches digits of every script.
  */
 const asciiPattern = (schema: z.ZodType) =>
+  // Called only with zod's string formats (date, datetime), whose JSON Schema has a pattern.
   (z.toJSONSchema(schema) as { pattern: string }).pattern.replaceAll('\\d', '[0-9]');
 const DATE_PATTERN = asciiPattern(z.iso.date());
 const DATE_TIME_PATTERN = asciiPattern(z.iso.datetime({ offset: true }));
@@ -218,7 +219,7 @@ export const dateInput = () =>
  * schema's defaults. Every field of `schema` must be optional or defaulted.
  */
 export function optionalBody<T extends z.ZodObject>(schema: T) {
-  return z.union([z.null(), schema]).transform((value) => value ?? (schema.parse({}) as z.output<T>));
+  return z.union([z.null(), schema]).transform((value) => value ?? schema.parse({}));
 }
 
 /**
@@ -245,7 +246,7 @@ export function queryList<T extends z.ZodType>(item: T, max = 50) {
           });
           return z.NEVER;
         }
-        out.push(parsed.data as z.output<T>);
+        out.push(parsed.data);
       }
       if (out.length > max) {
         ctx.addIssue({ code: 'custom', message: `At most ${max} values` });

@@ -138,7 +138,7 @@ export function spokenDollars(amount: number): string {
 
 function ordinal(day: number): string {
   const teen = day % 100 >= 11 && day % 100 <= 13;
-  const suffix = teen ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[day % 10] ?? 'th');
+  const suffix = teen ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[day % 10] ?? 'th');
   return `${day}${suffix}`;
 }
 
@@ -193,6 +193,7 @@ export function speakable(text: string, references: readonly string[] = []): str
   let out = text;
   for (const ref of references) if (ref) out = out.split(ref).join(spokenReference(ref));
   return out.replace(SAYABLE, (all, ...rest) => {
+    // SAYABLE has named groups, so String.replace passes the groups object last.
     const g = rest.at(-1) as Record<string, string | undefined>;
     if (g.dollars) return spokenDollars(Number(g.dollars.replace(/,/g, '')) + Number(g.cents ?? 0));
     if (g.day) return g.at ? `${spokenDate(g.day)} at ${spokenTime(g.at)}` : spokenDate(g.day);

@@ -44,14 +44,14 @@ describe('a load’s agent activity', () => {
       headers: h,
     });
     expect(res.statusCode, res.body).toBe(200);
-    return res.json() as {
+    return res.json<{
       status: string;
       status_reason: string | null;
       next_wave_at: string | null;
       paused_until: string | null;
       handed_at: string | null;
       timeline: Entry[];
-    };
+    }>();
   };
   const post = (h: Headers, url: string, payload?: unknown) =>
     t.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: h, ...(payload ? { payload } : {}) });

@@ -42,7 +42,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
       headers: h,
     });
     expect(res.statusCode, res.body).toBe(200);
-    return res.json() as { status: string; timeline: Entry[] };
+    return res.json<{ status: string; timeline: Entry[] }>();
   };
   const automated = async (h: Headers, loadId: string) =>
     (await outreachesOf(t, h, loadId)).filter((o) => o.is_automated);
@@ -149,8 +149,9 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     );
     expect(res.statusCode, res.body).toBe(200);
     const offersOf = async (loadId: string) =>
-      (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })).json()
-        .data as { offer_amount: number; carrier_id: string }[];
+      (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })).json<{
+        data: { offer_amount: number; carrier_id: string }[];
+      }>().data;
     const [a, b, c] = await Promise.all(loadIds.map(offersOf));
     expect(defined(a, 'a').map((o) => [o.carrier_id, Number(o.offer_amount)])).toEqual([[carrier, 1950]]);
     expect(b).toEqual([]);
@@ -295,7 +296,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     const [outreach] = (await automated(h, loadId)) as [Outreach];
     // Under the posted rate, automatic booking off: it waits for a rep.
     const answered = await reply(t, outreach, email, '1950 works for us');
-    const offerId = answered.json().offer_id as string;
+    const offerId = answered.json<{ offer_id: string }>().offer_id;
     expect(offerId).toBeTruthy();
     await agentRound(t);
     await agentRound(t);

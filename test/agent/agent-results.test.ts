@@ -460,7 +460,7 @@ describe('the agent’s results', () => {
           headers: h,
           payload: { load_id, offer_amount: 1990, carrier_id: carrier },
         });
-        return res.json().id as string;
+        return res.json<{ id: string }>().id;
       }),
     );
     await Promise.all(offers.map((id) => patchOffer(h, id, 'accepted')));

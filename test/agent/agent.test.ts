@@ -352,16 +352,17 @@ describe('replies to the agent', () => {
   }
 
   const offersOf = async (t: TestApp, h: Headers, loadId: string) =>
-    (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })).json()
-      .data as {
-      id: string;
-      offer_amount: number;
-      status: string;
-      channel: string;
-      source: string;
-      counter_offer_amount: number | null;
-      accepted_at: string | null;
-    }[];
+    (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })).json<{
+      data: {
+        id: string;
+        offer_amount: number;
+        status: string;
+        channel: string;
+        source: string;
+        counter_offer_amount: number | null;
+        accepted_at: string | null;
+      }[];
+    }>().data;
 
   it('refuses the inbound webhook without the secret', async () => {
     expect((await inbound(t, { From: 'a@b.c' }, 'wrong-secret-wrong-secret')).statusCode).toBe(401);
@@ -610,7 +611,7 @@ describe('end to end on the simulated channels', () => {
             url: `/api/v1/loads/${loadId}/offers?status=accepted`,
             headers: h,
           })
-        ).json().data as { carrier_id: string; channel: string; offer_amount: number }[],
+        ).json<{ data: { carrier_id: string; channel: string; offer_amount: number }[] }>().data,
       (l) => l.length === 1,
       15_000,
     );

@@ -80,7 +80,7 @@ describe("the agent answers a carrier's questions about the load", () => {
     // The line haul is the offer, not the TONU charge.
     const offers = (
       await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/offers`, headers: h })
-    ).json().data as { offer_amount: number }[];
+    ).json<{ data: { offer_amount: number }[] }>().data;
     expect(offers.map((o) => o.offer_amount)).toEqual([2300]);
     const answer = defined(
       (await messagesOf(t, h, outreach.id)).at(-1),

@@ -273,7 +273,7 @@ describe('a carrier bisecting the ceiling through submit_offer hears the same an
         toolCalls(call, [{ id: `tc${serial++}`, name: 'submit_offer', args: { offer_amount: amount } }]),
       );
       expect(sent.statusCode, sent.body).toBe(200);
-      const [answer] = (sent.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[];
+      const [answer] = sent.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[];
       const metadata = defined(answer, 'answer').metadata as { decision: string };
       return {
         decision: metadata.decision,

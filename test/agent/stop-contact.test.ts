@@ -99,7 +99,7 @@ async function expectHonoured(
 
   const audit = (
     await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${s.carrierId}/audit-log`, headers: s.h })
-  ).json().data as { action: string; reason_note: string | null; after: Record<string, unknown> }[];
+  ).json<{ data: { action: string; reason_note: string | null; after: Record<string, unknown> }[] }>().data;
   const stamped = audit.filter((a) => a.action === 'stop_contact_requested');
   expect(stamped).toHaveLength(1);
   expect(defined(stamped[0], 'stamped[0]').reason_note).toBe(note);

@@ -53,7 +53,7 @@ async function organizationWithHistory(t: TestApp) {
       url: '/api/v1/auth/me',
       headers: { authorization: `Bearer ${accepted.json().access_token}` },
     })
-  ).json().user.id as string;
+  ).json<{ user: { id: string } }>().user.id;
   expect((await call('PATCH', `/members/${member.id}`, owner.headers, { role: 'ADMIN' })).statusCode).toBe(
     200,
   );

@@ -72,7 +72,7 @@ describe('refresh tokens', () => {
   it('ends the whole session when a used refresh token comes back: 401, and the newest tokens stop too', async () => {
     const { user } = await createTenant(t);
     const first = await signIn(t, user.email, user.password);
-    const second = (await refresh(t, first.refresh_token)).json() as Tokens;
+    const second = (await refresh(t, first.refresh_token)).json<Tokens>();
     const elsewhere = await signIn(t, user.email, user.password);
 
     const reused = await refresh(t, first.refresh_token);
@@ -106,7 +106,7 @@ describe('refresh tokens', () => {
     const winner = defined(
       results.find((r) => r.statusCode === 200),
       'results.find((r) => r.statusCode === 200)',
-    ).json() as Tokens;
+    ).json<Tokens>();
     expect((await me(t, winner)).statusCode).toBe(401);
     const rows = await t.database.db.execute(
       sql`SELECT count(*)::int AS n FROM refresh_tokens r JOIN auth_sessions s ON s.id = r.session_id
@@ -250,7 +250,7 @@ describe('session secrets in logs', () => {
   it('never writes a refresh token', async () => {
     const { user } = await createTenant(t);
     const tokens = await signIn(t, user.email, user.password);
-    const next = (await refresh(t, tokens.refresh_token)).json() as Tokens;
+    const next = (await refresh(t, tokens.refresh_token)).json<Tokens>();
     await refresh(t, tokens.refresh_token);
     await logout(t, next, { refresh_token: next.refresh_token });
     const written = JSON.stringify(t.logs);

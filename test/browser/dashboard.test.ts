@@ -78,7 +78,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a dashboard in a real browser on another
       payload: { load_id: loadId, offer_amount: 2150 },
     });
     expect(offer.statusCode, offer.body).toBe(201);
-    const offerId = offer.json().id as string;
+    const offerId = offer.json<{ id: string }>().id;
     const query = new URLSearchParams({ api, email: user.email, password: user.password, offer: offerId });
     const page = await browser.newPage();
     try {

@@ -224,7 +224,7 @@ describe('scheduled calls', () => {
       });
       expect(res.statusCode).toBe(201);
       expect(res.json()).toMatchObject({ status: 'SCHEDULED', scheduled_at: at });
-      return res.json().id as string;
+      return res.json<{ id: string }>().id;
     };
     const due = await schedule('+14155550191');
     const notYet = await schedule('+14155550194');

@@ -60,7 +60,7 @@ describe('call outcomes and live control on Vapi', () => {
       payload: { phone_number: '+14155550170', ...body },
     });
     expect(res.statusCode, res.body).toBe(201);
-    return res.json() as { id: string; status: string };
+    return res.json<{ id: string; status: string }>();
   }
 
   it("keeps Vapi's error body as the ended reason, and retries 429, 5xx and the concurrency limit", async () => {
@@ -151,7 +151,7 @@ describe('call outcomes and live control on Vapi', () => {
     const back = await sendVapi(t, toolCalls(c, [{ id: 'tc-1', name: 'get_load_details' }]));
     expect(
       defined(
-        ((back.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0],
+        (back.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[])[0],
         '((back.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
       ).result,
     ).toBeTruthy();

@@ -36,7 +36,7 @@ async function answer(t: TestApp, call: Vapi.Call, questionId: string, valid: bo
   );
   expect(res.statusCode, res.body).toBe(200);
   return defined(
-    ((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0],
+    (res.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[])[0],
     '((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
   );
 }

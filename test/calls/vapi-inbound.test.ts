@@ -62,7 +62,7 @@ async function tool(t: TestApp, call: Vapi.Call, name: string, args: Record<stri
   const res = await sendVapi(t, toolCalls(call, [{ id: `tc-${name}-${Math.random()}`, name, args }]));
   expect(res.statusCode, res.body).toBe(200);
   return defined(
-    ((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0],
+    (res.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[])[0],
     '((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
   );
 }
@@ -88,7 +88,7 @@ describe('inbound carrier calls on Vapi', () => {
     const { call, message } = incoming('+13125550111');
     const answered = await sendVapi(t, message, { query: `?organization_id=${orgId}` });
     expect(answered.statusCode, answered.body).toBe(200);
-    const { assistant } = answered.json() as Vapi.ServerMessageResponseAssistantRequest;
+    const { assistant } = answered.json<Vapi.ServerMessageResponseAssistantRequest>();
     expect(assistant?.firstMessage).toMatch(/^Thanks for calling Brokerage /);
     expect(toolNamesOf(assistant)).toEqual([
       'find_load',
@@ -116,7 +116,9 @@ describe('inbound carrier calls on Vapi', () => {
     });
     // Vapi asking again for the same call gets the same call.
     const again = await sendVapi(t, message, { query: `?organization_id=${orgId}` });
-    expect((again.json().assistant.metadata as { envoy_call_id: string }).envoy_call_id).toBe(callId);
+    expect(
+      again.json<{ assistant: { metadata: { envoy_call_id: string } } }>().assistant.metadata.envoy_call_id,
+    ).toBe(callId);
 
     await sendVapi(t, statusUpdate(call, 'in-progress', Date.now()));
     // By lane: two open loads, so the caller is asked which.
@@ -141,7 +143,7 @@ describe('inbound carrier calls on Vapi', () => {
     // Identified and vetted: the load's details now include its rate.
     const details = await tool(t, call, 'get_load_details');
     expect(JSON.parse(defined(details.result, 'details.result'))).toMatchObject({ posted_rate: 2000 });
-    const carrierId = defined(identified.metadata, 'identified.metadata').carrier_id as string;
+    const carrierId = defined(identified.metadata, 'identified.metadata').carrier_id;
     expect(await get(t, user.headers, `/carriers/${carrierId}`)).toMatchObject({
       name: 'Prairie Haulers LLC',
       mc_number: '778899',

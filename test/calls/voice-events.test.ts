@@ -31,7 +31,7 @@ async function tools(t: TestApp, call: Vapi.Call, list: { id: string; name: stri
     ),
   );
   expect(res.statusCode, res.body).toBe(200);
-  return (res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[];
+  return res.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[];
 }
 
 describe('calls on the Vapi path', () => {
@@ -165,14 +165,16 @@ describe('calls on the Vapi path', () => {
     // The decisions were recorded exactly as e-mail and WhatsApp record them.
     const offers = (
       await t.app.inject({ method: 'GET', url: `/api/v1/offers?load_id=${loadId}`, headers: user.headers })
-    ).json().data as {
-      id: string;
-      offer_amount: number;
-      status: string;
-      channel: string;
-      source: string;
-      call_id: string;
-    }[];
+    ).json<{
+      data: {
+        id: string;
+        offer_amount: number;
+        status: string;
+        channel: string;
+        source: string;
+        call_id: string;
+      }[];
+    }>().data;
     expect(offers.map((o) => [o.offer_amount, o.status, o.channel, o.source, o.call_id]).sort()).toEqual([
       [1900, 'pending', 'voice', 'agent', call.id],
       [2300, 'pending', 'voice', 'agent', call.id],

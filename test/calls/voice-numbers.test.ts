@@ -118,7 +118,7 @@ describe('voice numbers and the voice health', () => {
     // Inbound: a call to its number is answered for it, without organization_id in the server URL.
     const answered = await sendVapi(t, assistantRequest('vapi-in-n1', 'pn_acme_in'));
     expect(answered.statusCode, answered.body).toBe(200);
-    const { assistant } = answered.json() as Vapi.ServerMessageResponseAssistantRequest;
+    const { assistant } = answered.json<Vapi.ServerMessageResponseAssistantRequest>();
     expect(assistant?.metadata).toMatchObject({ organization_id: orgId });
     const unknown = await sendVapi(t, assistantRequest('vapi-in-n2', 'pn_nobody'));
     expect(unknown.json()).toEqual({ error: 'Sorry, this number is not taking calls right now.' });

@@ -21,7 +21,7 @@ async function tool(t: TestApp, call: Vapi.Call, name: string, args: Record<stri
   const res = await sendVapi(t, toolCalls(call, [{ id: `tc-${Math.random()}`, name, args }]));
   expect(res.statusCode, res.body).toBe(200);
   return defined(
-    ((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0],
+    (res.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[])[0],
     '((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
   );
 }

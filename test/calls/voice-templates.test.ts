@@ -368,7 +368,7 @@ describe('voice templates', () => {
             voicemail_message: everyVariable,
           });
           expect(res.statusCode, res.body).toBe(201);
-          return [purpose, res.json().id as string];
+          return [purpose, res.json<{ id: string }>().id];
         }),
       ),
     ) as Record<keyof typeof BUILTIN, string>;

@@ -54,7 +54,7 @@ const fmcsaEnv = (extra: Record<string, string> = {}) =>
       FMCSA_TIMEOUT_MS: '2000',
       COMPLIANCE_INLINE_BUDGET_MS: '5000',
       WORKERS_ENABLED: 'false',
-    } as Record<string, string>,
+    },
     Object.getOwnPropertyDescriptors(extra),
   );
 

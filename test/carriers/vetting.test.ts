@@ -39,7 +39,7 @@ const env = Object.defineProperties(
     FMCSA_CACHE_TTL_SECONDS: '0',
     COMPLIANCE_INLINE_BUDGET_MS: '5000',
     WORKERS_ENABLED: 'false',
-  } as Record<string, string>,
+  },
   {
     FMCSA_BASE_URL: { get: () => standIn.qcMobileUrl, enumerable: true },
     FMCSA_OPEN_DATA_URL: { get: () => standIn.url, enumerable: true },

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import { envSchema } from '../../src/config/env-schema.js';
 import { defined } from '../../src/lib/defined.js';
 import { fileDatabaseUrl } from '../helpers/app.js';
@@ -29,7 +28,7 @@ function exampleValues(): Map<string, string> {
 }
 
 describe('.env.example', () => {
-  const shape = envSchema.shape as Record<string, z.ZodType>;
+  const shape = envSchema.shape;
 
   it('lists every variable the service reads', () => {
     const listed = exampleValues();
@@ -65,7 +64,7 @@ describe('a .env file', () => {
       }).catch((err: { stderr: string; code: number }) => err);
       // A configuration error: exit code 2.
       expect('code' in failed && failed.code).toBe(2);
-      expect((failed as { stderr: string }).stderr).toMatch(/DB_POOL_MAX/);
+      expect(failed.stderr).toMatch(/DB_POOL_MAX/);
       // The same variable set in the environment wins, and the command runs.
       const { stdout } = await run(process.execPath, ['--import', tsx, cli, 'create-org', '--name', 'X'], {
         cwd: dir,

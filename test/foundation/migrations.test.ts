@@ -174,7 +174,7 @@ describe('migrations', () => {
           load_number: 'M-16',
           equipment_type: 'VAN',
           stops: load.stops.map((s: Record<string, unknown>) => {
-            const { id: _id, planned, actual_stop_times, location, ...rest } = s as Record<string, never>;
+            const { id: _id, planned, actual_stop_times, location, ...rest } = s;
             return {
               ...rest,
               location,

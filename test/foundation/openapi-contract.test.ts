@@ -30,7 +30,7 @@ const owner = await createUser(t, orgId, 'OWNER');
 // Signing out ends the session of the token it is sent with: a user of its own.
 const leaving = await createUser(t, orgId, 'MEMBER');
 
-const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Schema;
+const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<Schema>();
 const judge = new Judge(doc);
 const operations = operationsOf(doc);
 
@@ -50,7 +50,7 @@ async function send(op: DocOperation, r: DrawnRequest): Promise<Answer> {
   };
   for (const [name, value] of Object.entries(r.headers))
     if (value !== undefined) headers[name] = String(value);
-  const request: InjectOptions = { method: op.method as InjectOptions['method'], url: urlOf(op, r), headers };
+  const request: InjectOptions = { method: op.method, url: urlOf(op, r), headers };
   if (op.body && r.hasBody) {
     headers['content-type'] = 'application/json';
     request.payload = JSON.stringify(r.body);

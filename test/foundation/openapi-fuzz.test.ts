@@ -128,7 +128,7 @@ const placed = await channels.app.inject({
   payload: { phone_number: '+14155552671', load_id: loadId, call_type: 'LOAD_BOOKING' },
 });
 expect(placed.statusCode, placed.body).toBe(201);
-const callId = placed.json().id as string;
+const callId = placed.json<{ id: string }>().id;
 const vapiCall = {
   id: `vapi-fuzz-${vapiCalls}`,
   assistantOverrides: { metadata: { envoy_call_id: callId } },
@@ -341,7 +341,7 @@ const swap = (keep: fc.Arbitrary<unknown>) =>
 // ---------------------------------------------------------------------------------------------
 // The served document.
 
-const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Schema;
+const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<Schema>();
 
 interface Operation {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -486,11 +486,11 @@ function shapedFor(
 
 function baseFor(s: Schema, name: string | null, depth: number, mutate: boolean): fc.Arbitrary<unknown> {
   if (s.const !== undefined) return fc.constant(s.const);
-  if (Array.isArray(s.enum)) return fc.constantFrom(...(s.enum as unknown[]));
+  if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
   const alternatives = (s.anyOf ?? s.oneOf) as Schema[] | undefined;
   if (alternatives?.length) return fc.oneof(...alternatives.map((a) => valueFor(a, name, depth, mutate)));
   if (Array.isArray(s.allOf)) {
-    return valueFor(Object.assign({}, ...(s.allOf as Schema[]).map(resolve)), name, depth, mutate);
+    return valueFor(Object.assign({}, ...s.allOf.map(resolve)), name, depth, mutate);
   }
   const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.properties ? ['object'] : [];
   if (types.length > 1) return fc.oneof(...types.map((type) => baseFor({ ...s, type }, name, depth, mutate)));

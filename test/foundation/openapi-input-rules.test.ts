@@ -20,7 +20,7 @@ afterAll(() => t.close());
 
 const orgId = await createOrg(t);
 const owner = await createUser(t, orgId, 'OWNER');
-const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Schema;
+const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<Schema>();
 const judge = new Judge(doc);
 const operations = operationsOf(doc);
 const op = (id: string) => {
@@ -36,7 +36,7 @@ const carrier = (
     headers: owner.headers,
     payload: { name: 'Rules Freight', mc_number: '880001' },
   })
-).json() as { id: string };
+).json<{ id: string }>();
 
 type Part = Partial<DrawnRequest>;
 const request = (part: Part): DrawnRequest => ({

@@ -181,11 +181,13 @@ export const reply = (t: TestApp, o: Outreach, from: string, text: string) =>
   });
 
 export const messagesOf = async (t: TestApp, h: Headers, outreachId: string) =>
-  (await t.app.inject({ method: 'GET', url: `/api/v1/outreaches/${outreachId}/messages`, headers: h })).json()
-    .data as { direction: string; intent: string | null; body: string }[];
+  (await t.app.inject({ method: 'GET', url: `/api/v1/outreaches/${outreachId}/messages`, headers: h })).json<{
+    data: { direction: string; intent: string | null; body: string }[];
+  }>().data;
 
 export const carrierEmail = async (t: TestApp, h: Headers, id: string) =>
-  (await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${id}`, headers: h })).json().email as string;
+  (await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${id}`, headers: h })).json<{ email: string }>()
+    .email;
 
 /** Quiet hours that hold now in Chicago: from the hour before to two hours ahead. */
 export function quietNowInChicago() {

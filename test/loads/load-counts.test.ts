@@ -15,7 +15,7 @@ describe('total_count stays exact as loads change', () => {
     const total = async (query: string) => {
       const res = await t.app.inject({ method: 'GET', url: `/api/v1/loads?${query}`, headers });
       expect(res.statusCode, res.body).toBe(200);
-      return res.json().pagination.total_count as number;
+      return res.json<{ pagination: { total_count: number } }>().pagination.total_count;
     };
     const reno = { stops: [stopPayload('Pickup', { city: 'Reno', state: 'NV' }), stopPayload('Dropoff')] };
 
@@ -345,7 +345,7 @@ describe('total_count stays exact while loads are written', () => {
     const get = async () => {
       const res = await t.app.inject({ method: 'GET', url, headers });
       expect(res.statusCode, res.body).toBe(200);
-      return res.json() as { data: { id: string }[]; pagination: { total_count: number } };
+      return res.json<{ data: { id: string }[]; pagination: { total_count: number } }>();
     };
     const first = await get();
     // A text is named on its third use: two more requests bring every statement of a kept list there.
@@ -413,7 +413,7 @@ describe('total_count stays exact while loads are written', () => {
       );
       totals = answers.map((res) => {
         expect(res.statusCode, res.body).toBe(200);
-        return res.json().pagination.total_count as number;
+        return res.json<{ pagination: { total_count: number } }>().pagination.total_count;
       });
     });
     expect(totals).toEqual(Array(6).fill(defined(rows[0], 'rows[0]').n));
@@ -623,7 +623,7 @@ describe('total_count stays exact while loads are written', () => {
         payload: { load_id: idOf(n), offer_amount: amount },
       });
       expect(res.statusCode, res.body).toBe(201);
-      return res.json().id as string;
+      return res.json<{ id: string }>().id;
     };
     const setStatus = (id: string, status: string) =>
       t.app.inject({ method: 'PATCH', url: `/api/v1/offers/${id}`, headers, payload: { status } });

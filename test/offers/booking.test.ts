@@ -12,7 +12,7 @@ type Headers = Record<string, string>;
 async function offer(t: TestApp, headers: Headers, body: Record<string, unknown>) {
   const res = await t.app.inject({ method: 'POST', url: '/api/v1/offers', headers, payload: body });
   expect(res.statusCode, res.body).toBe(201);
-  return res.json() as { id: string; accepted_at: string | null };
+  return res.json<{ id: string; accepted_at: string | null }>();
 }
 
 const patchOffer = (t: TestApp, headers: Headers, id: string, status: string) =>
@@ -21,7 +21,7 @@ const patchOffer = (t: TestApp, headers: Headers, id: string, status: string) =>
 async function accept(t: TestApp, headers: Headers, id: string, status = 'accepted') {
   const res = await patchOffer(t, headers, id, status);
   expect(res.statusCode, res.body).toBe(200);
-  return res.json() as { id: string; accepted_at: string | null };
+  return res.json<{ id: string; accepted_at: string | null }>();
 }
 
 async function getJson(t: TestApp, headers: Headers, url: string) {
@@ -193,9 +193,7 @@ describe('a load booked on an offer', () => {
       'load.booked',
       'load.unbooked',
     ]);
-    expect(
-      events.map((e) => (e.data.booked_offer ?? e.data.previous_booked_offer) as { offer_id: string }),
-    ).toEqual(
+    expect(events.map((e) => e.data.booked_offer ?? e.data.previous_booked_offer)).toEqual(
       [first.id, first.id, second.id, second.id].map((id) => expect.objectContaining({ offer_id: id })),
     );
     expect(defined(events[1], 'events[1]').data).toMatchObject({

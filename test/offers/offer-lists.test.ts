@@ -72,7 +72,7 @@ async function dataset(t: TestApp) {
   ];
   await t.database.db.insert(offers).values(rows);
   const ids = rows.map((r) => r.id);
-  return { orgId, user, l1, l2, rows, ids: ids as [string, string, string, string, string, string] };
+  return { orgId, user, l1, l2, rows, ids };
 }
 
 const iso = (d: Date) => encodeURIComponent(d.toISOString());
@@ -150,7 +150,7 @@ describe('offer lists: filters, sorting and stats', () => {
     for (const field of ['created_at', 'updated_at', 'offer_amount', 'accepted_at'] as const) {
       for (const desc of [true, false]) {
         expect(await list(`order_by=${field}&order_desc=${desc}`), `${field} ${desc}`).toEqual(
-          expectedOrder(rows as { id: string }[], field as never, desc),
+          expectedOrder(rows, field, desc),
         );
       }
     }
@@ -231,7 +231,7 @@ describe('offer lists: filters, sorting and stats', () => {
     expect(statsA.total_count).toBe(6);
     expect(statsA.by_source).toEqual({ api: 2, agent: 4 });
     expect(await listIds(t, b.user.headers, '/api/v1/offers?order_by=offer_amount')).toEqual(
-      expectedOrder(b.rows as { id: string }[], 'offer_amount' as never, true),
+      expectedOrder(b.rows, 'offer_amount', true),
     );
     // Another organization's load id filters to nothing rather than leaking its offers.
     expect((await getJson(t, a.user.headers, `/api/v1/offers/stats?load_id=${b.l1}`)).total_count).toBe(0);

@@ -65,7 +65,7 @@ function probes(calls: { flaky: number; slow: number }): FastifyPluginAsyncZod {
 
 async function keyCount(t: TestApp, headers: Record<string, string>) {
   const res = await t.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers });
-  return res.json().pagination.total_count as number;
+  return res.json<{ pagination: { total_count: number } }>().pagination.total_count;
 }
 
 describe('Idempotency-Key', () => {

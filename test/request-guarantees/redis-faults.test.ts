@@ -140,7 +140,7 @@ describe('a Redis that fails', () => {
         const first = await timedRequests(a, user.headers, 1);
         const second = await timedRequests(b, user.headers, 1);
         const third = await timedRequests(a, user.headers, 1);
-        return [first.remaining[0], second.remaining[0], third.remaining[0]] as number[];
+        return [first.remaining[0], second.remaining[0], third.remaining[0]];
       },
       ([x, y, z]) => y === (x ?? 0) - 1 && z === (x ?? 0) - 2,
       10_000,

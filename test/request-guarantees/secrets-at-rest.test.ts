@@ -25,7 +25,7 @@ describe('secrets at rest', () => {
     const body = { name: 'TMS sync' };
     const created = await t.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers, payload: body });
     expect(created.statusCode, created.body).toBe(201);
-    const apiKey = created.json().key as string;
+    const apiKey = created.json<{ key: string }>().key;
     expect(apiKey).toMatch(/^envoy_sk_/);
 
     const hookHeaders = { ...user.headers, 'idempotency-key': 'create-hook-1' };
@@ -37,7 +37,7 @@ describe('secrets at rest', () => {
       payload: hookBody,
     });
     expect(hook.statusCode, hook.body).toBe(201);
-    const signingSecret = hook.json().signing_secret as string;
+    const signingSecret = hook.json<{ signing_secret: string }>().signing_secret;
     expect(signingSecret).toMatch(/^whsec_/);
 
     const stored = await everyRow(t);

@@ -32,7 +32,7 @@ describe('the live event stream', () => {
   const ticketOf = async (headers: Record<string, string>) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/events/stream-tickets', headers });
     expect(res.statusCode, res.body).toBe(201);
-    return res.json() as { ticket: string; expires_at: string; stream_url: string };
+    return res.json<{ ticket: string; expires_at: string; stream_url: string }>();
   };
   const offer = async (headers: Record<string, string>, loadId: string, amount: number) => {
     const res = await t.app.inject({
@@ -42,7 +42,7 @@ describe('the live event stream', () => {
       payload: { load_id: loadId, offer_amount: amount },
     });
     expect(res.statusCode, res.body).toBe(201);
-    return res.json().id as string;
+    return res.json<{ id: string }>().id;
   };
 
   beforeAll(async () => {
@@ -101,7 +101,7 @@ describe('the live event stream', () => {
     await everything.next((m) => m.event === 'offer.created');
     expect(onlyOffers.events().map((e) => e.type)).toEqual(['offer.created']);
     for (const e of everything.events()) expect(e.organization_id).toBe(a.orgId);
-    expect(everything.events().map((e) => (e.data as { load_id: string }).load_id)).toEqual([loadA, loadA]);
+    expect(everything.events().map((e) => e.data.load_id)).toEqual([loadA, loadA]);
   });
 
   it('resumes after Last-Event-ID with every event written while disconnected, and no other', async () => {
@@ -120,13 +120,13 @@ describe('the live event stream', () => {
     });
     await byHeader.next((m) => m.event === 'offer.created', 5000, 0);
     await byHeader.next((m) => (m.id ? JSON.parse(m.data).data.offer_amount === 1002 : false));
-    expect(byHeader.events().map((e) => (e.data as { id: string }).id)).toEqual(missed);
+    expect(byHeader.events().map((e) => e.data.id)).toEqual(missed);
 
     // The query parameter does the same for a new EventSource, which cannot set the header.
     const { ticket } = await ticketOf(key.headers);
     const byQuery = await stream(`/api/v1/events/stream?ticket=${ticket}&last_event_id=${seen.id}`);
     await byQuery.next((m) => (m.id ? JSON.parse(m.data).data.offer_amount === 1002 : false));
-    expect(byQuery.events().map((e) => (e.data as { id: string }).id)).toEqual(missed);
+    expect(byQuery.events().map((e) => e.data.id)).toEqual(missed);
   });
 
   it('says so when Last-Event-ID cannot be resumed, then follows from now', async () => {

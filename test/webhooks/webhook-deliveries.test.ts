@@ -32,13 +32,13 @@ async function endpoint(t: TestApp, headers: Headers, url: string, eventTypes: s
     payload: { url, event_types: eventTypes },
   });
   expect(res.statusCode, res.body).toBe(201);
-  return res.json() as { id: string; url: string };
+  return res.json<{ id: string; url: string }>();
 }
 
 async function ping(t: TestApp, headers: Headers, endpointId: string) {
   const res = await t.app.inject({ method: 'POST', url: `${BASE}/endpoints/${endpointId}/test`, headers });
   expect(res.statusCode, res.body).toBe(202);
-  return res.json() as { delivery_id: string; event_id: string };
+  return res.json<{ delivery_id: string; event_id: string }>();
 }
 
 interface Delivery {

@@ -32,7 +32,7 @@ describe('webhook delivery across a restart', () => {
       payload: { url: receiver.url, event_types: ['ping'] },
     });
     expect(created.statusCode, created.body).toBe(201);
-    const secret = created.json().signing_secret as string;
+    const secret = created.json<{ signing_secret: string }>().signing_secret;
 
     const N = 400;
     const ids = await first.database.db.transaction((tx) =>

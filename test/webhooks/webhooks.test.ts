@@ -30,7 +30,7 @@ async function setup(t: TestApp) {
 async function createEndpoint(t: TestApp, headers: Record<string, string>, body: Record<string, unknown>) {
   const res = await t.app.inject({ method: 'POST', url: `${BASE}/endpoints`, headers, payload: body });
   expect(res.statusCode, res.body).toBe(201);
-  return res.json() as { id: string; signing_secret: string; status: string };
+  return res.json<{ id: string; signing_secret: string; status: string }>();
 }
 
 const ping = (t: TestApp, headers: Record<string, string>, id: string) =>
@@ -39,7 +39,7 @@ const ping = (t: TestApp, headers: Record<string, string>, id: string) =>
 async function attempts(t: TestApp, headers: Record<string, string>, id: string) {
   const res = await t.app.inject({ method: 'GET', url: `${BASE}/endpoints/${id}/attempts`, headers });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json().data as Record<string, unknown>[];
+  return res.json<{ data: Record<string, unknown>[] }>().data;
 }
 
 /** The signature the Standard Webhooks specification defines, computed here with node:crypto alone. */
@@ -169,7 +169,7 @@ describe('webhooks', () => {
     expect(more).toHaveLength(0);
     expect(a).toMatchObject({ succeeded: false, status_code: null });
     expect(defined(a, 'a').error).toMatch(/timeout/);
-    expect(defined(a, 'a').duration_ms as number).toBeGreaterThanOrEqual(350);
+    expect(defined(a, 'a').duration_ms).toBeGreaterThanOrEqual(350);
 
     const redirect = await receiver((_r, res) => {
       res.writeHead(302, { location: 'http://127.0.0.1:1/' }).end();
@@ -300,7 +300,7 @@ describe('webhooks', () => {
       headers,
     });
     expect(rotated.statusCode, rotated.body).toBe(201);
-    const fresh = rotated.json().signing_secret as string;
+    const fresh = rotated.json<{ signing_secret: string }>().signing_secret;
     expect(fresh).not.toBe(ep.signing_secret);
     await ping(t, headers, ep.id);
     await deliver(t);

@@ -15,8 +15,8 @@ export function prng(seed: number) {
     int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
     pick: <T>(list: readonly T[]): T => {
       const i = Math.floor(next() * list.length);
-      if (i >= list.length) throw new Error('pick: the list is empty');
-      // In range, so the slot holds a T (which may itself be null: some lists offer "none").
+      if (!(i in list)) throw new Error(`pick: no item ${i} in a list of ${list.length}`);
+      // `i in list` was checked just above (an item may itself be null); the index type cannot say so.
       return list[i] as T;
     },
   };
@@ -89,7 +89,7 @@ export const COMMODITIES = {
   FLATBED: ['Steel coils', 'Lumber', 'Rebar', 'Precast concrete'],
   STEPDECK: ['Construction equipment', 'HVAC units'],
   POWER_ONLY: ['Loaded trailer (drop and hook)'],
-} as Record<string, string[]>;
+};
 export const CUSTOMERS = [
   'Acme Foods',
   'Great Lakes Paper',

@@ -214,5 +214,5 @@ function firstCarrier(body: unknown): QcCarrier | null | 'malformed' {
 function parseList<T extends z.ZodType>(item: T, answer: JsonAnswer): z.output<T>[] | null {
   if (!answer.ok) return null;
   const parsed = listOf(item).safeParse(answer.body);
-  return parsed.success ? (parsed.data as z.output<T>[]) : null;
+  return parsed.success ? parsed.data : null;
 }

@@ -103,6 +103,7 @@ export class PacedJsonClient {
           factor: 2,
           randomize: true,
           onFailedAttempt: ({ error }) => {
+            // The retried function's only throw is PassingFailure; p-retry hands back what it threw.
             const retryAfter = (error as PassingFailure).retryAfterMs;
             // The service asked everyone to wait: hold every request of this client, not just this one.
             if (retryAfter !== null && retryAfter <= MAX_RETRY_AFTER_MS) {
@@ -110,12 +111,14 @@ export class PacedJsonClient {
             }
           },
           shouldRetry: ({ error }) => {
+            // The retried function's only throw is PassingFailure; p-retry hands back what it threw.
             const retryAfter = (error as PassingFailure).retryAfterMs;
             return retryAfter === null || retryAfter <= MAX_RETRY_AFTER_MS;
           },
         },
       );
     } catch (err) {
+      // p-retry rethrows the last PassingFailure, an Error.
       return { ok: false, error: (err as Error).message };
     }
   }
@@ -157,6 +160,7 @@ export class PacedJsonClient {
     try {
       return { kind: 'answer', answer: { ok: true, body: await response.json() } };
     } catch (err) {
+      // response.json() and the abort signal throw Errors (DOMException for a timeout or abort).
       if ((err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError') {
         return { kind: 'retry', error: `${what} failed: timed out`, retryAfterMs: null };
       }
@@ -177,6 +181,7 @@ export class PacedJsonClient {
 
 /** `timed out`, `ECONNREFUSED`, ...: the kind of failure, never anything that could quote the URL. */
 function failureName(err: unknown): string {
+  // Optional members of whatever fetch threw; each is checked before it is used.
   const e = err as { name?: string; cause?: { code?: unknown; message?: unknown } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'timed out';
   const code = e?.cause?.code;

@@ -29,6 +29,7 @@ const snapshotRecord = z.object({
 export const SNAPSHOT_HINT =
   'write a JSON array of census records there (see docs/carrier-vetting.md, "Getting a registry snapshot"), or set COMPLIANCE_PROVIDER=fmcsa with FMCSA_WEB_KEY';
 
+// node:fs throws system errors, which carry `code`; anything else reads undefined here.
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
 
 /**
@@ -49,6 +50,7 @@ export class RegistryProvider implements ComplianceProvider {
       index = await this.load();
     } catch (err) {
       if (isMissing(err)) return { status: 'no_data', error: `no registry snapshot at ${this.file}` };
+      // node:fs and JSON.parse throw Errors.
       return { status: 'unavailable', error: `registry snapshot unreadable: ${(err as Error).message}` };
     }
     const record =
@@ -65,6 +67,7 @@ export class RegistryProvider implements ComplianceProvider {
       return null;
     } catch (err) {
       if (!isMissing(err))
+        // node:fs and JSON.parse throw Errors.
         return `The carrier registry snapshot ${this.file} is unreadable: ${(err as Error).message}`;
       return `No carrier registry snapshot at ${this.file}: every compliance check answers no_data until one exists; ${SNAPSHOT_HINT}`;
     }

@@ -92,6 +92,7 @@ export function parseInboundEmailWebhook(payload: unknown): InboundEmailEvent {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw validationFailed('body', [], 'Expected a JSON object', 'invalid_type');
   }
+  // Checked above to be a JSON object; RecordType is compared with known values below.
   const recordType = (payload as { RecordType?: unknown }).RecordType;
   if (recordType === 'Bounce' || recordType === 'SpamComplaint') {
     return { kind: 'delivery', event: fromBounce(parse(bounceSchema, payload)) };

@@ -107,6 +107,7 @@ export class SimulatedVoiceProvider implements VoiceProvider {
     const call: Live = { request, placed, timers: new Set(), transcript: [], startedAt: null, ended: false };
     this.live.set(providerCallId, call);
     const forced = request.variables.simulate_outcome;
+    // includes() needs the element type to ask; the answer is what narrows `forced`.
     const outcome: SimulatedOutcome = OUTCOMES.includes(forced as SimulatedOutcome)
       ? (forced as SimulatedOutcome)
       : this.drawOutcome(request.callId);

@@ -70,6 +70,7 @@ function vapiModel(spec: AssistantSpec, tools: Tool[]): Vapi.CreateAssistantDtoM
     case 'anthropic':
       return {
         provider: 'anthropic',
+        // The template schema accepts only a model Vapi lists for this provider.
         model: settings.model as Vapi.AnthropicModelModel,
         messages,
         tools,
@@ -77,6 +78,7 @@ function vapiModel(spec: AssistantSpec, tools: Tool[]): Vapi.CreateAssistantDtoM
     case 'google':
       return {
         provider: 'google',
+        // The template schema accepts only a model Vapi lists for this provider.
         model: settings.model as Vapi.GoogleModelModel,
         messages,
         tools,
@@ -84,6 +86,7 @@ function vapiModel(spec: AssistantSpec, tools: Tool[]): Vapi.CreateAssistantDtoM
     case 'groq':
       return {
         provider: 'groq',
+        // The template schema accepts only a model Vapi lists for this provider.
         model: settings.model as Vapi.GroqModelModel,
         messages,
         tools,
@@ -91,6 +94,7 @@ function vapiModel(spec: AssistantSpec, tools: Tool[]): Vapi.CreateAssistantDtoM
     default:
       return {
         provider: 'openai',
+        // The template schema accepts only a model Vapi lists for this provider.
         model: settings.model as Vapi.OpenAiModelModel,
         messages,
         tools,

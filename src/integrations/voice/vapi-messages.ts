@@ -1,4 +1,5 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
+import { type JsonObject, objectOf } from '../../lib/json-object.js';
 import { outcomeOfEndedReason } from './vapi-ended-reasons.js';
 import type { CallAnalysis, CallStatus, ToolCall, TranscriptMessage, VoiceEvent } from './voice-provider.js';
 
@@ -49,8 +50,7 @@ export function vapiTime(v: unknown): Date | null {
 /** A string field, or null when absent or of another type. */
 export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 /** An object field, or an empty object when absent or of another type. */
-export const obj = (v: unknown) =>
-  (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}) as Record<string, unknown>;
+export const obj = (v: unknown): JsonObject => objectOf(v) ?? {};
 
 /** Epoch milliseconds as ISO 8601; null when not a number or outside the range a Date holds. */
 function isoOfMillis(v: unknown): string | null {
@@ -58,7 +58,6 @@ function isoOfMillis(v: unknown): string | null {
   return d && !Number.isNaN(d.getTime()) ? d.toISOString() : null;
 }
 
-type Metadata = { envoy_call_id?: unknown } | undefined;
 type AnyMessage = Vapi.ServerMessageMessage & { call?: Vapi.Call; assistant?: Vapi.CreateAssistantDto };
 
 /** Our call id, wherever Vapi carries it back: the call's overrides or assistant, or the message's assistant. */
@@ -68,8 +67,8 @@ function envoyCallId(message: AnyMessage): string | null {
     obj(obj(call.assistantOverrides).metadata),
     obj(obj(call.assistant).metadata),
     obj(obj(message.assistant).metadata),
-  ] as Metadata[];
-  for (const m of candidates) if (typeof m?.envoy_call_id === 'string') return m.envoy_call_id;
+  ];
+  for (const m of candidates) if (typeof m.envoy_call_id === 'string') return m.envoy_call_id;
   return null;
 }
 
@@ -80,6 +79,7 @@ function envoyCallId(message: AnyMessage): string | null {
  * a field of another type is treated as if the field were absent, never a 500.
  */
 export function parseVapiMessage(body: unknown, organizationId: string | null): VoiceEvent | null {
+  // Vapi's server message: an object whose `type` the switch below reads before any other member.
   const message = obj(obj(body).message) as unknown as AnyMessage;
   if (typeof message.type !== 'string') return null;
   const call = obj(message.call);
@@ -90,9 +90,11 @@ export function parseVapiMessage(body: unknown, organizationId: string | null): 
     providerCallId,
     controlUrl: str(obj(call.monitor).controlUrl),
   };
+  // Every Vapi server message may carry `timestamp`; vapiTime checks what it holds.
   const at = vapiTime((message as { timestamp?: unknown }).timestamp) ?? new Date();
   switch (message.type) {
     case 'status-update': {
+      // The case's `type` is the one Vapi sends with this message shape.
       const m = message as Vapi.ServerMessageStatusUpdate;
       const endedReason = str(m.endedReason) ?? str(call.endedReason);
       const status = statusFromVapi(str(m.status) ?? '', endedReason);
@@ -100,8 +102,10 @@ export function parseVapiMessage(body: unknown, organizationId: string | null): 
       return { kind: 'status', ...base, status, at, endedReason: str(m.endedReason) };
     }
     case 'end-of-call-report':
+      // The case's `type` is the one Vapi sends with this message shape.
       return report(message as Vapi.ServerMessageEndOfCallReport, call, base);
     case 'tool-calls': {
+      // The case's `type` is the one Vapi sends with this message shape.
       const m = message as Vapi.ServerMessageToolCalls;
       const list = Array.isArray(m.toolCallList) ? m.toolCallList : [];
       return { kind: 'tool_calls', ...base, calls: list.map(toolCall) };
@@ -109,6 +113,7 @@ export function parseVapiMessage(body: unknown, organizationId: string | null): 
     case 'transfer-destination-request':
       return { kind: 'transfer_destination', ...base };
     case 'transfer-update': {
+      // The case's `type` is the one Vapi sends with this message shape.
       const m = message as Vapi.ServerMessageTransferUpdate;
       const d = obj(m.destination);
       return {
@@ -121,6 +126,7 @@ export function parseVapiMessage(body: unknown, organizationId: string | null): 
     case 'hang':
       return { kind: 'hang', ...base, at };
     case 'assistant-request': {
+      // The case's `type` is the one Vapi sends with this message shape.
       const m = message as Vapi.ServerMessageAssistantRequest;
       return {
         kind: 'assistant_request',
@@ -154,6 +160,7 @@ function report(
     recordingUrl:
       str(artifact.recordingUrl) ??
       str(obj(obj(artifact.recording).mono).combinedUrl) ??
+      // Older reports carry recordingUrl at the top level; str() checks it is a string.
       str((m as { recordingUrl?: unknown }).recordingUrl),
     endedReason: str(m.endedReason),
     analysis: analysisOf(m.analysis ?? call.analysis),
@@ -176,8 +183,8 @@ function toolCall(raw: unknown): ToolCall {
 }
 
 function analysisOf(raw: unknown): CallAnalysis | null {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
-  const a = raw as Record<string, unknown>;
+  const a = objectOf(raw);
+  if (!a) return null;
   const data = a.structuredData;
   return {
     summary: str(a.summary),

@@ -131,6 +131,7 @@ export function parseWhatsAppWebhook(body: unknown): WhatsAppWebhookBatch {
         });
       }
       for (const s of value.statuses ?? []) {
+        // Statuses other than these are ignored just below.
         const status = s.status as WhatsAppStatus['status'];
         // `deleted`, `warning` and future statuses carry nothing we track.
         if (!STATUSES.has(status)) continue;

@@ -162,7 +162,8 @@ function figuresOf(row: Raw | undefined): Partial<ResultSums> {
       const [p50, p90] = Array.isArray(v) ? v : [null, null];
       out.ttc_p50 = p50 ?? null;
       out.ttc_p90 = p90 ?? null;
+      // The group column is text in the SQL above; the others are numbers.
     } else out[k] = k === 'group' || v === null ? (v as string | null) : Number(v);
   }
-  return out as Partial<ResultSums>;
+  return out;
 }

@@ -99,6 +99,7 @@ function csvOf(rows: ResultRow[]): string {
   const header = Object.keys(flat[0] ?? toRow({ ...ZERO_SUMS }, true));
   return formatCsv(
     header,
+    // The header lists the row's own keys, whose values are strings, numbers or null.
     flat.map((r) => header.map((h) => (r as Record<string, string | number | null>)[h] ?? null)),
   );
 }

@@ -217,6 +217,7 @@ export class CallsService {
         organizationId: call.organization_id,
         fromNumberId: await outboundNumberId(this.db, call.organization_id, this.provider.name),
         to: call.to_number ?? '',
+        // Written only from CALL_TYPES: the create schema's enum, or LOAD_BOOKING for an inbound call.
         callType: (call.call_type as CallType | null) ?? null,
         voiceAgentId: call.voice_agent_id,
         assistant,

@@ -29,12 +29,15 @@ export function loadSummary(s: SayableLoad): LoadSummary {
 export function argsOf(raw: unknown): Record<string, unknown> {
   if (typeof raw === 'string') {
     try {
+      // JSON.parse answers any; unknown makes the check below necessary.
       const parsed = JSON.parse(raw) as unknown;
+      // Checked on this line to be an object; its members are read as unknown.
       return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
     } catch {
       return {};
     }
   }
+  // Checked on this line to be an object; its members are read as unknown.
   return raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
 }
 
@@ -103,12 +106,14 @@ export function topicsArg(args: Record<string, unknown>): QuestionTopic[] {
         : String(t),
     )
     .filter((t) => t !== '');
+  // Widened only to ask includes() of a plain string.
   const unknown = topics.find((t) => !(QUESTION_TOPICS as readonly string[]).includes(t));
   if (topics.length === 0 || unknown !== undefined) {
     throw toolError(
       `${topics.length === 0 ? 'Give topics' : `Unknown topic '${String(unknown).slice(0, 50)}'`}: one or more of ${QUESTION_TOPICS.join(', ')}`,
     );
   }
+  // Every topic was found in QUESTION_TOPICS just above.
   return topics as QuestionTopic[];
 }
 

@@ -43,6 +43,7 @@ export const WRITABLE_COLUMNS = {
   provider: 'text',
 } as const;
 export type WritableColumn = keyof typeof WRITABLE_COLUMNS;
+// Object.keys types its keys as string; these are WRITABLE_COLUMNS' own keys.
 const COLUMNS = Object.keys(WRITABLE_COLUMNS) as WritableColumn[];
 const recordType = (extra: string) =>
   sql.raw([extra, ...COLUMNS.map((c) => `${c} ${WRITABLE_COLUMNS[c]}`)].join(', '));

@@ -180,7 +180,7 @@ export type CarrierPatch = z.output<typeof carrierPatch>;
 function noteWithOther<T extends z.ZodObject<{ reason: z.ZodType; reason_note: z.ZodType }>>(schema: T) {
   return schema
     .superRefine((body, ctx) => {
-      const { reason, reason_note } = body as { reason?: string | null; reason_note?: string | null };
+      const { reason, reason_note } = body;
       if (reason === 'other' && !(typeof reason_note === 'string' && NOT_BLANK.test(reason_note))) {
         ctx.addIssue({ code: 'custom', path: ['reason_note'], message: 'Required when reason is "other"' });
       }

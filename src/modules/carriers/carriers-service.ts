@@ -249,7 +249,7 @@ export class CarriersService {
     const sent = Object.keys(parsed).filter((k): k is WritableColumn => k in WRITABLE_COLUMNS);
     const values: Record<string, unknown> = {};
     for (const k of sent) {
-      const v = parsed[k as keyof typeof parsed];
+      const v = parsed[k];
       values[k] = v instanceof Date ? v.toISOString() : (v ?? null);
     }
     if (sent.includes('name') && values.name === null) {

@@ -221,7 +221,7 @@ export class ComplianceService {
             ? null
             : lookup.status === 'unavailable' || lookup.status === 'no_data'
               ? { error: lookup.error }
-              : (lookup.raw as object),
+              : lookup.raw,
       });
       await tx
         .update(carriers)

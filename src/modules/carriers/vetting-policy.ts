@@ -33,6 +33,7 @@ export const vettingPolicySchema = z
     }),
     signals: z
       .object(
+        // Object.fromEntries types its keys as string; there is one entry per POLICY_SIGNALS member.
         Object.fromEntries(POLICY_SIGNALS.map((s) => [s, action])) as Record<PolicySignal, typeof action>,
       )
       .meta({
@@ -88,6 +89,7 @@ export async function readVettingPolicy(db: DbOrTx, organizationId: string): Pro
     .where(eq(vettingPolicies.organization_id, organizationId));
   const base = defaultVettingPolicy();
   if (!row) return base;
+  // Only updateVettingPolicy writes the column, a whole policy; one written before a member was added lacks it, so Partial.
   const stored = row.policy as Partial<VettingPolicy>;
   return { ...base, ...stored, signals: { ...base.signals, ...stored.signals } };
 }
@@ -117,6 +119,7 @@ export async function updateVettingPolicy(
   const next: VettingPolicy = {
     ...current,
     ...patch,
+    // current has every signal; the patch's members only replace some.
     signals: { ...current.signals, ...patch.signals } as VettingPolicy['signals'],
   };
   await db

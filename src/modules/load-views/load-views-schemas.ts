@@ -28,6 +28,7 @@ const filtersInput = documentAs(
     additionalProperties: false,
     properties: Object.fromEntries(
       Object.entries(loadFiltersShape).map(([name, schema]) => {
+        // A JSON Schema object; `type` and `items` may be absent and are checked below.
         const doc = toJson(schema) as { type?: string; items?: object };
         return [name, doc.type === 'array' && doc.items ? { anyOf: [doc.items, doc] } : doc];
       }),

@@ -45,6 +45,7 @@ export async function requireLoad<K extends LoadColumn = 'id'>(
     .where(and(eq(loads.organization_id, scope.organizationId), eq(loads.id, loadId)))
     .limit(1);
   const [row] = lock ? await query.for('update') : await query;
+  // The select lists exactly the columns K, so the row has them; drizzle cannot infer it from a generic K.
   if (row) return row as unknown as Pick<typeof loads.$inferSelect, K>;
   if (ref.in === 'path') throw notFound('Load', loadId, ref.param);
   throw unprocessable('validation_error', `Load '${loadId}' does not exist`, ref.param);
@@ -61,6 +62,7 @@ export async function findLoadFields<K extends LoadColumn>(
     .select(fieldsOf(columns))
     .from(loads)
     .where(and(eq(loads.organization_id, organizationId), eq(loads.id, loadId)));
+  // As above: the select lists exactly the columns K.
   return row as Pick<typeof loads.$inferSelect, K> | undefined;
 }
 

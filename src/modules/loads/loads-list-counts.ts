@@ -284,5 +284,5 @@ export async function tabCounts(
     )
     .from(loads)
     .where(whereOf(scope, q));
-  return (row ?? {}) as Record<string, number>;
+  return row ?? {};
 }

@@ -127,6 +127,7 @@ const repNamesAt = loadColumnNames.indexOf('rep_names');
 function rowsJson(rows: readonly object[]): SQL {
   const out = new Array<unknown[]>(rows.length);
   for (let i = 0; i < rows.length; i++) {
+    // Load rows are read column by column, by name.
     const row = rows[i] as Record<string, unknown>;
     const values = new Array<unknown>(loadColumnNames.length);
     for (let c = 0; c < loadColumnNames.length; c++) {

@@ -98,7 +98,7 @@ export class LoadsService {
       message: outcome.status === 'created' ? 'Load created' : 'Load updated',
       processed_at: new Date(),
       load_id: defined(outcome.id, 'outcome.id'),
-      operation: outcome.status as 'created' | 'updated',
+      operation: outcome.status,
     };
   }
 
@@ -182,6 +182,7 @@ export class LoadsService {
     return {
       total_count: total,
       by_status,
+      // Object.fromEntries types its keys as string; LOAD_TABS lists every tab, so each key is there.
       by_tab: Object.fromEntries(
         LOAD_TABS.map((t) => [t, t === 'all' && whole ? total : (byTab[t] ?? 0)]),
       ) as Record<(typeof LOAD_TABS)[number], number>,

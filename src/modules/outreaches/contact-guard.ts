@@ -85,6 +85,7 @@ export async function contactRefusals(
       AND c.id = ANY(${sql.param(carrierIds)}::text[])`);
   for (const r of result.rows) {
     if (!r.refusal) continue;
+    // The SQL above writes refusal as `<reason>` or `<reason>:<lane preference id>`, from RefusalReason's values.
     const [reason, lanePreferenceId] = r.refusal.split(':') as [RefusalReason, string | undefined];
     out.set(r.carrier_id, { reason, message: refusalMessage(r, reason, loadId, lanePreferenceId) });
   }

@@ -51,6 +51,7 @@ export const MISSING = 'not given';
  */
 export function renderScript(text: string, values: VoiceVariables): string {
   return text.replace(PLACEHOLDER, (_whole, name: string) => {
+    // An unknown name reads undefined and is handled as an empty value below.
     const value = values[name as VoiceVariable];
     return value === null || value === undefined || value === ''
       ? MISSING

@@ -55,7 +55,7 @@ export class DeliveryRefused extends Error {}
 const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, '', 4);
-    const list = addresses as { address: string; family: number }[];
+    const list = addresses;
     const bad = list.find((a) => nonPublicRange(a.address) !== null);
     const [first] = list;
     if (bad || !first) {
@@ -66,8 +66,7 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
         4,
       );
     }
-    if ((options as { all?: boolean }).all)
-      return (callback as (e: null, a: typeof list) => void)(null, list);
+    if (options.all) return callback(null, list);
     return callback(null, first.address, first.family);
   });
 };

@@ -11,8 +11,7 @@ export interface EventInput {
   readonly data: unknown;
 }
 
-const payloadOf = async (data: unknown) =>
-  typeof data === 'function' ? await (data as () => unknown)() : data;
+const payloadOf = async (data: unknown) => (typeof data === 'function' ? await data() : data);
 
 /** The NOTIFY channel that tells every instance's live streams an organization has new events. */
 export const EVENT_NOTIFICATIONS = 'envoy_events';

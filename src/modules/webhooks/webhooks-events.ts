@@ -22,11 +22,11 @@ export function payloadSchema(data: z.ZodType): Record<string, unknown> {
     io: 'output',
     unrepresentable: 'any',
     override: (ctx) => {
-      if ((ctx.zodSchema as { _zod: { def: { type: string } } })._zod.def.type === 'date') {
+      if (ctx.zodSchema._zod.def.type === 'date') {
         ctx.jsonSchema.type = 'string';
         ctx.jsonSchema.format = 'date-time';
       }
     },
   });
-  return dataSchema as Record<string, unknown>;
+  return dataSchema;
 }
