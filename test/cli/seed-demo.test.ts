@@ -93,10 +93,16 @@ describe('npm run admin -- seed-demo', () => {
     }
     expect((await get('/outreaches?status=no_response')).pagination.total_count).toBeGreaterThan(0);
     expect((await get('/outreaches?status=completed')).pagination.total_count).toBeGreaterThan(0);
-    const emails = await get('/outreaches?modality=email&page_size=100');
-    expect(
-      emails.data.some((o: { delivery_failed_at: string | null }) => o.delivery_failed_at !== null),
-    ).toBe(true);
+    // The agent's waves add e-mails after the bounced ones: every page is read.
+    const bouncedEmails: unknown[] = [];
+    for (let page = 1, pages = 1; page <= pages; page++) {
+      const emails = await get(`/outreaches?modality=email&page_size=100&page=${page}`);
+      pages = emails.pagination.total_pages;
+      bouncedEmails.push(
+        ...emails.data.filter((o: { delivery_failed_at: string | null }) => o.delivery_failed_at !== null),
+      );
+    }
+    expect(bouncedEmails.length).toBeGreaterThan(0);
 
     // Carriers: tiers, BLOCKED by the registry, disabled, one stop-contact, lane preferences.
     expect((await get('/carriers?compliance_status=BLOCKED')).pagination.total_count).toBeGreaterThan(0);
