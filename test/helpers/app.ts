@@ -49,6 +49,10 @@ export interface TestAppOptions {
   extend?: (app: App) => void | Promise<void>;
 }
 
+/**
+ * The running test file's database. A worker runs several files on the same modules (vitest's
+ * `isolate: false`), so it is forgotten when its file drops it.
+ */
 let fileDatabase: Promise<TestDatabase> | undefined;
 
 /** This test file's own database, created on first use and dropped after the file. */
@@ -57,6 +61,7 @@ export function fileDatabaseUrl(): Promise<string> {
     const created = createTestDatabase();
     fileDatabase = created;
     afterAll(async () => {
+      if (fileDatabase === created) fileDatabase = undefined;
       await (await created).drop();
     });
   }
