@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestUserConfig } from 'vitest/config';
 
 /**
  * Test files that read module state of their own: the process-wide table of prepared statement
@@ -12,12 +12,13 @@ const OWN_MODULES = [
   'test/foundation/event-loop-bench.test.ts',
 ];
 
-const shared = {
+const shared: TestUserConfig = {
   pool: 'forks',
+  setupFiles: ['./test/helpers/file-setup.ts'],
   testTimeout: 20_000,
   hookTimeout: 60_000,
   teardownTimeout: 30_000,
-} as const;
+};
 
 export default defineConfig({
   test: {
