@@ -49,18 +49,24 @@ export interface TestAppOptions {
   extend?: (app: App) => void | Promise<void>;
 }
 
+/**
+ * The running test file's database, created on first use. A worker runs file after file on the
+ * same modules (vitest's `isolate: false`): `dropFileDatabase` (test/helpers/file-setup.ts, after
+ * each file) drops it and forgets it, so that the next file gets its own.
+ */
 let fileDatabase: Promise<TestDatabase> | undefined;
 
 /** This test file's own database, created on first use and dropped after the file. */
 export function fileDatabaseUrl(): Promise<string> {
-  if (!fileDatabase) {
-    const created = createTestDatabase();
-    fileDatabase = created;
-    afterAll(async () => {
-      await (await created).drop();
-    });
-  }
+  fileDatabase ??= createTestDatabase();
   return fileDatabase.then((d) => d.url);
+}
+
+/** Drops the running file's database, when it made one. */
+export async function dropFileDatabase(): Promise<void> {
+  const created = fileDatabase;
+  fileDatabase = undefined;
+  if (created) await (await created).drop();
 }
 
 /** The real app on a real, migrated database; driven with `app.inject`. */

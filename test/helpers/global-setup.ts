@@ -70,11 +70,22 @@ async function startServer(): Promise<Server> {
   const container = await tryTestcontainers();
   if (container) return container;
   const port = await freePort();
+  const beforeExit = process.listeners('beforeExit');
+  const onExit = process.listeners('exit');
   const embedded = await startEmbeddedPostgres({
     dataDir: path.join(os.tmpdir(), `envoy-test-pg-${process.pid}-${port}`),
     port,
     persistent: false,
   });
+  // The package's exit hook (async-exit-hook) ends the process with code 0 on 'beforeExit', which
+  // turns a failed run into a passed one, and throws on 'exit' when that did not run first. The
+  // teardown below stops the server itself: both are taken off.
+  for (const listener of process.listeners('beforeExit')) {
+    if (!beforeExit.includes(listener)) process.removeListener('beforeExit', listener);
+  }
+  for (const listener of process.listeners('exit')) {
+    if (!onExit.includes(listener)) process.removeListener('exit', listener);
+  }
   return { url: embedded.url, kind: `embedded PostgreSQL on port ${port}`, stop: () => embedded.stop() };
 }
 

@@ -1,8 +1,21 @@
-import { Vapi } from '@vapi-ai/server-sdk';
 import type { VAPI_MODEL_PROVIDERS, VAPI_VOICE_PROVIDERS } from './vapi-assistant.js';
+import {
+  ANTHROPIC_MODELS,
+  AZURE_VOICE_IDS,
+  DEEPGRAM_VOICE_IDS,
+  ELEVENLABS_VOICE_IDS,
+  GOOGLE_MODELS,
+  GROQ_MODELS,
+  LMNT_VOICE_IDS,
+  OPENAI_MODELS,
+  OPENAI_VOICE_IDS,
+  PLAYHT_VOICE_IDS,
+  RIME_AI_VOICE_IDS,
+} from './vapi-lists.js';
 
 /**
- * The voices and models a template may name, from the enumerations of Vapi's SDK: a template is
+ * The voices and models a template may name, from the enumerations of Vapi's SDK (copied into
+ * vapi-lists.ts by scripts/vapi-lists.mjs: the server does not load the SDK): a template is
  * checked when saved, so a wrong voice id or model name is a 422 then, not a failure of every call.
  */
 
@@ -13,13 +26,13 @@ type ModelProviderName = (typeof VAPI_MODEL_PROVIDERS)[number];
 export const VAPI_VOICE_IDS: Record<VoiceProviderName, readonly string[] | null> = {
   vapi: null,
   cartesia: null,
-  '11labs': Object.values(Vapi.ElevenLabsVoiceIdEnum),
-  azure: Object.values(Vapi.AzureVoiceIdEnum),
-  deepgram: Object.values(Vapi.DeepgramVoiceId),
-  openai: Object.values(Vapi.OpenAiVoiceIdEnum),
-  playht: Object.values(Vapi.PlayHtVoiceIdEnum),
-  'rime-ai': Object.values(Vapi.RimeAiVoiceIdEnum),
-  lmnt: Object.values(Vapi.LmntVoiceIdEnum),
+  '11labs': ELEVENLABS_VOICE_IDS,
+  azure: AZURE_VOICE_IDS,
+  deepgram: DEEPGRAM_VOICE_IDS,
+  openai: OPENAI_VOICE_IDS,
+  playht: PLAYHT_VOICE_IDS,
+  'rime-ai': RIME_AI_VOICE_IDS,
+  lmnt: LMNT_VOICE_IDS,
 };
 
 /**
@@ -40,10 +53,10 @@ export const CUSTOM_VOICE_PROVIDERS: ReadonlySet<VoiceProviderName> = new Set([
 
 /** Each model provider's model names as the SDK lists them. */
 export const VAPI_MODELS: Record<ModelProviderName, readonly string[]> = {
-  openai: Object.values(Vapi.OpenAiModelModel),
-  anthropic: Object.values(Vapi.AnthropicModelModel),
-  google: Object.values(Vapi.GoogleModelModel),
-  groq: Object.values(Vapi.GroqModelModel),
+  openai: OPENAI_MODELS,
+  anthropic: ANTHROPIC_MODELS,
+  google: GOOGLE_MODELS,
+  groq: GROQ_MODELS,
 };
 
 /** Why a voice is refused, naming its field; null when Vapi takes it. */
