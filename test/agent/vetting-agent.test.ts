@@ -16,7 +16,7 @@ import {
   waitForWave,
 } from '../helpers/agent-factories.js';
 import { drainWorker, useTestApp } from '../helpers/app.js';
-import { goodStanding, registryFile } from '../helpers/carrier-factories.js';
+import { carrierAfterChecks, goodStanding, registryFile } from '../helpers/carrier-factories.js';
 import { postWhatsAppText, whatsappStandIn } from '../helpers/whatsapp-stand-in.js';
 
 const insured = goodStanding('641001', '741001', { liability_usd: 1_000_000 });
@@ -31,7 +31,9 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
   const t = useTestApp({ env });
 
   it('takes no offer by e-mail from a carrier not vetted, and shares no rate; a vetted one negotiates', async () => {
-    const { h } = await tenant(t, {}, true);
+    // One contact per load: each carrier's first message is about the load the test names (with
+    // lane grouping, the vetted carrier could hear of both loads in one message about either).
+    const { h } = await tenant(t, { group_lane_loads: false }, true);
     const email = nextEmail();
     const unvetted = await laneCarrier(t, h, { email });
     const loadId = await agentLoad(t, h);
@@ -60,6 +62,11 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     // A carrier that passed (PASSED, low risk) negotiates as before on another load.
     const vettedEmail = nextEmail();
     const vetted = await laneCarrier(t, h, { email: vettedEmail, mc_number: '641001' });
+    // Checked before the agent plans, whether or not the inline check finished within its budget.
+    expect(await carrierAfterChecks(t, h, vetted)).toMatchObject({
+      compliance_status: 'PASSED',
+      risk_level: 'low',
+    });
     const second = await agentLoad(t, h);
     const sentToVetted = defined(
       (await afterRound(t, h, second)).find((o) => o.carrier_id === vetted),
