@@ -58,7 +58,6 @@ export interface AppDeps {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    deps: AppDeps;
     /** The background loops of this app (started on ready, stopped on close). */
     workers: WorkerRunner;
   }
@@ -102,7 +101,6 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   capConnectionsPerAddress(app.server, config.http.maxConnectionsPerIp, app.log);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.decorate('deps', deps);
 
   useJsonParser(app);
 
@@ -137,7 +135,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(queryParams);
 
   // Stage 3: routes.
-  await app.register(healthRoutes);
+  await app.register(healthRoutes, {
+    restarting: () => deps.embedded?.state() === 'restarting',
+    ping: () => deps.database.pool.query('SELECT 1'),
+  });
   await app.register(
     async (api) => {
       api.get('/openapi.json', { schema: { hide: true }, config: { access: access.public } }, async () =>
@@ -222,6 +223,10 @@ async function registerModules(api: FastifyInstance, { services: s, database, co
   await api.register(voiceWebhookRoutes, { calls: s.calls, provider: s.voiceProvider });
   await api.register(offersRoutes, { offers: s.offers });
   await api.register(webhooksRoutes, { webhooks: s.webhooks });
-  await api.register(eventStreamRoutes, { hub: s.eventStream, apiPrefix: API_PREFIX });
+  await api.register(eventStreamRoutes, {
+    hub: s.eventStream,
+    apiPrefix: API_PREFIX,
+    eventTypes: s.webhooks.eventTypeNames(),
+  });
   await api.register(auditRoutes, { audit: s.audit });
 }

@@ -5,8 +5,18 @@ import { errorResponses } from './schemas.js';
 
 const status = z.object({ status: z.literal('ok') });
 
-/** Probes for load balancers and orchestrators: no credentials, no rate limit. */
-export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+export interface HealthOptions {
+  /** Whether the database is being restarted (the supervised embedded cluster), when there is one to watch. */
+  restarting: () => boolean;
+  /** One round trip to the database; rejects when it does not answer. */
+  ping: () => Promise<unknown>;
+}
+
+/**
+ * Probes for load balancers and orchestrators: no credentials, no rate limit. Liveness says the
+ * process answers; readiness also asks the database.
+ */
+export const healthRoutes: FastifyPluginAsyncZod<HealthOptions> = async (app, { restarting, ping }) => {
   app.get(
     '/healthz',
     {
@@ -33,11 +43,11 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async () => {
-      if (app.deps.embedded?.state() === 'restarting') {
+      if (restarting()) {
         throw serviceUnavailable('The embedded PostgreSQL stopped and is being restarted');
       }
       try {
-        await app.deps.database.pool.query('SELECT 1');
+        await ping();
       } catch {
         throw serviceUnavailable('The database is not reachable');
       }

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { Database } from '../../src/db/client.js';
 import { access } from '../../src/http/access.js';
 import { pageQuery } from '../../src/http/pagination.js';
 import { errorResponses, int32, text } from '../../src/http/schemas.js';
 import { useTestApp } from '../helpers/app.js';
 
 // Probe routes that exercise the shared HTTP layer the way a resource route does.
-const probes: FastifyPluginAsyncZod = async (app) => {
+const probes: FastifyPluginAsyncZod<{ database: Database }> = async (app, { database }) => {
   app.post(
     '/probe/items',
     {
@@ -36,7 +37,7 @@ const probes: FastifyPluginAsyncZod = async (app) => {
     throw new Error('relation "secret_table" does not exist at SELECT password FROM users');
   });
   app.get('/probe/query', { config: { access: access.public } }, async () => {
-    await app.deps.database.pool.query('SELECT 1');
+    await database.pool.query('SELECT 1');
     return { ok: true };
   });
 };
@@ -44,7 +45,7 @@ const probes: FastifyPluginAsyncZod = async (app) => {
 describe('the shared HTTP layer', () => {
   const t = useTestApp({
     captureLogs: true,
-    extend: (app) => void app.register(probes, { prefix: '/api/v1' }),
+    extend: (app, { database }) => void app.register(probes, { prefix: '/api/v1', database }),
   });
 
   it('answers an unknown route with 404 and the error body', async () => {
@@ -198,7 +199,7 @@ describe('a dropped database connection', () => {
   const t = useTestApp({
     // Nothing listens on port 9: every connection attempt fails at once.
     databaseUrl: 'postgres://nobody@127.0.0.1:9/none',
-    extend: (app) => void app.register(probes, { prefix: '/api/v1' }),
+    extend: (app, { database }) => void app.register(probes, { prefix: '/api/v1', database }),
   });
 
   it('makes /readyz answer 503 while /healthz stays 200', async () => {

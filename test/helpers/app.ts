@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
+import { type App, type AppDeps, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { loggerOptions } from '../../src/logger.js';
@@ -46,7 +46,7 @@ export interface TestAppOptions {
   databaseUrl?: string;
   captureLogs?: boolean;
   /** Registers extra routes before the app is ready: probes for the shared HTTP layer. */
-  extend?: (app: App) => void | Promise<void>;
+  extend?: (app: App, deps: AppDeps) => void | Promise<void>;
 }
 
 /**
@@ -87,8 +87,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       )
     : pino({ level: 'silent' });
   const services = buildServices({ config, database, log: logger });
-  const app = await buildApp({ config, database, services }, { logger });
-  await options.extend?.(app);
+  const deps: AppDeps = { config, database, services };
+  const app = await buildApp(deps, { logger });
+  await options.extend?.(app, deps);
   await app.ready();
   return {
     app,

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
-import { emitEvents } from '../webhooks/index.js';
+import { emitOfferEvents } from '../offers/index.js';
 import { workableSql } from './agent-repository.js';
 import { DEFAULT_AGENT_SETTINGS } from './agent-settings.js';
 
@@ -71,7 +71,7 @@ export async function sweepReviewItems(db: Db, log: FastifyBaseLogger, organizat
       for (const r of rows.map(asItem))
         byOrg.set(r.organization_id, [...(byOrg.get(r.organization_id) ?? []), r]);
       for (const [orgId, items] of byOrg) {
-        await emitEvents(
+        await emitOfferEvents(
           tx,
           orgId,
           items.map(({ organization_id: _o, ...data }) => ({ type, data })),

@@ -2,8 +2,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { defined } from '../../lib/defined.js';
 import { acceptablePendingOffer } from '../offers/index.js';
-import { cancelAutomatedOutreaches, insertOutreaches, outreachEventData } from '../outreaches/index.js';
-import { emitEvents } from '../webhooks/index.js';
+import {
+  cancelAutomatedOutreaches,
+  emitOutreachEvents,
+  insertOutreaches,
+  outreachEventData,
+} from '../outreaches/index.js';
 import {
   type ActivityEntry,
   type AgentLoad,
@@ -366,7 +370,7 @@ export class WavePlanner {
           : 'agent: contact queued',
       );
     }
-    await emitEvents(
+    await emitOutreachEvents(
       tx,
       load.organization_id,
       queued.map((o) => ({ type: 'outreach.created', data: outreachEventData(o) })),

@@ -16,7 +16,6 @@ import { repUserIdOf } from '../loads/index.js';
 import { followCallOutreach } from '../outreaches/index.js';
 import { organizationOfNumber } from '../voice-numbers/index.js';
 import type { VoiceTemplatesService } from '../voice-templates/index.js';
-import { emitEvent } from '../webhooks/index.js';
 import { applyCallAnalysis } from './call-analysis.js';
 import {
   recordHang,
@@ -25,6 +24,7 @@ import {
   settleTransfer,
   transferStarted,
 } from './call-control-repository.js';
+import { emitEvent } from './calls-events.js';
 import {
   advanceCall,
   type CallRow,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventDefinitions } from '../../domain/events.js';
+import { emittersOf } from '../webhooks/index.js';
 import { callSchema } from './calls-schemas.js';
 
 const callStatusEvent = callSchema.extend({ previous_status: z.string().nullable() });
@@ -23,3 +24,6 @@ export const callEvents = {
 } as const satisfies EventDefinitions<
   'call.created' | 'call.status_changed' | 'elp_test.completed' | 'elp_test.scored'
 >;
+
+/** Emitters of this module's events: a type it does not declare does not compile. */
+export const { emitEvent, emitEvents } = emittersOf(callEvents);

@@ -20,11 +20,11 @@ import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, type LoadReader, requireLoad } from '
 import { attachCallToOutreach, contactRefusal, openCallOutreach } from '../outreaches/index.js';
 import { outboundNumberId } from '../voice-numbers/index.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
-import { emitEvent } from '../webhooks/index.js';
 import { CallEvents } from './call-events.js';
 import { listLoadCalls } from './call-queries.js';
 import { assistantFor, callVariables, purposeOf } from './call-script.js';
 import type { CallContext } from './call-starter.js';
+import { emitEvent } from './calls-events.js';
 import {
   type CallRow,
   callCounts,

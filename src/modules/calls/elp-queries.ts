@@ -5,7 +5,7 @@ import type { Db, DbOrTx } from '../../db/client.js';
 import { firstRow } from '../../db/rows.js';
 import type { CallStatus } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
-import { emitEvent } from '../webhooks/index.js';
+import { emitEvent } from './calls-events.js';
 import { scoreElp } from './elp-scoring.js';
 import { elpAnswers, elpTests } from './elp-tables.js';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventDefinitions } from '../../domain/events.js';
+import { emittersOf } from '../webhooks/index.js';
 import { carrierSchema, lanePreferenceSchema } from './carriers-schemas.js';
 import { fraudSignalSchema } from './vetting-schemas.js';
 
@@ -45,3 +46,6 @@ export const carrierEvents = {
   | 'lane_preference.restricted'
   | 'lane_preference.unrestricted'
 >;
+
+/** Emitters of this module's events: a type it does not declare does not compile. */
+export const { emitEvent, emitEvents } = emittersOf(carrierEvents);

@@ -5,8 +5,8 @@ import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
 import { type AuditEntry, insertAudit } from '../audit/index.js';
-import { emitEvents } from '../webhooks/index.js';
 import { toCarrier } from './carrier-shape.js';
+import { emitEvents } from './carriers-events.js';
 import {
   type Candidate,
   type CarrierUpdate,

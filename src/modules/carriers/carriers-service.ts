@@ -16,8 +16,8 @@ import { parseCsvCooperatively } from '../../lib/csv.js';
 import { defined } from '../../lib/defined.js';
 import { cooperative } from '../../lib/yielding.js';
 import { auditOf, insertAudit } from '../audit/index.js';
-import { emitEvent } from '../webhooks/index.js';
 import { carrierPayload, toCarrier } from './carrier-shape.js';
+import { emitEvent } from './carriers-events.js';
 import { CarrierIngestion, type IngestItem, type ItemOutcome } from './carriers-ingestion.js';
 import {
   complianceChecksOf,

@@ -11,7 +11,7 @@ import type {
 } from '../../integrations/compliance/compliance-provider.js';
 import { defined } from '../../lib/defined.js';
 import { insertAudit } from '../audit/index.js';
-import { emitEvent, emitEvents } from '../webhooks/index.js';
+import { emitEvent, emitEvents } from './carriers-events.js';
 import {
   type ComplianceStatus,
   carriers,

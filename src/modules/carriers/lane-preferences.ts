@@ -5,7 +5,7 @@ import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
 import { auditOf, insertAudit } from '../audit/index.js';
-import { emitEvent } from '../webhooks/index.js';
+import { emitEvent } from './carriers-events.js';
 import { findCarrier } from './carriers-repository.js';
 import type { DisableForLoadInput, LanePreference, LanePreferenceInput } from './carriers-schemas.js';
 import type { lanePreferences, lanes } from './carriers-tables.js';

@@ -3,8 +3,8 @@ import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
 import { insertAudit } from '../audit/index.js';
-import { emitEvent } from '../webhooks/index.js';
 import { carrierPayload } from './carrier-shape.js';
+import { emitEvent } from './carriers-events.js';
 import { findCarrier, setCarrierFields } from './carriers-repository.js';
 
 /**

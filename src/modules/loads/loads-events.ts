@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventDefinitions } from '../../domain/events.js';
+import { emittersOf } from '../webhooks/index.js';
 
 /** The `data` of load.* events: the load's identifiers and its status (with the one before). */
 export const loadEventData = z.object({
@@ -20,3 +21,6 @@ export const loadEvents = {
   'load.updated': { description: 'A load was updated by an upsert.', data: loadEventData },
   'load.status_changed': { description: "A load's `load_status` changed.", data: loadEventData },
 } as const satisfies EventDefinitions<'load.created' | 'load.updated' | 'load.status_changed'>;
+
+/** Emitters of this module's events: a type it does not declare does not compile. */
+export const { emitEvent, emitEvents } = emittersOf(loadEvents);

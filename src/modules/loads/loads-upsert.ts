@@ -10,7 +10,7 @@ import type { Db, DbOrTx } from '../../db/client.js';
 import { pathToParam } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
-import { emitEvents } from '../webhooks/index.js';
+import { emitEvents } from './loads-events.js';
 import { derivedColumns, loadIdentifier, mergeLoad, storedStops } from './loads-ingestion.js';
 import { type LoadInput, loadInput } from './loads-input-schemas.js';
 import {

@@ -12,7 +12,7 @@ export {
   offerOfCallExists,
 } from './offer-queries.js';
 export type { OfferPolicy, OfferReceiver } from './offer-types.js';
-export { offerEvents } from './offers-events.js';
+export { emitEvents as emitOfferEvents, offerEvents } from './offers-events.js';
 export {
   offerReviewSchema,
   offerSchema,

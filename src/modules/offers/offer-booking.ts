@@ -7,8 +7,8 @@ import type { OrgScope } from '../../domain/scope.js';
 import { carrierNamesOf } from '../carriers/index.js';
 import { findLoadFields } from '../loads/index.js';
 import { cancelAutomatedOutreaches } from '../outreaches/index.js';
-import { emitEvent } from '../webhooks/index.js';
 import { toBookedOffer } from './offer-queries.js';
+import { emitEvent } from './offers-events.js';
 import type { OfferRow } from './offers-repository.js';
 
 /** The load's ids and status, as load.* events carry them. */

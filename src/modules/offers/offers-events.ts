@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { EventDefinitions } from '../../domain/events.js';
 import { bookedOfferSchema, loadEventData } from '../loads/index.js';
+import { emittersOf } from '../webhooks/index.js';
 import { offerReviewSchema, offerSchema } from './offers-schemas.js';
 
 const { previous_load_status: _previous, ...loadIds } = loadEventData.shape;
@@ -48,3 +49,6 @@ export const offerEvents = {
   | 'offer.review_requested'
   | 'offer.review_escalated'
 >;
+
+/** Emitters of this module's events: a type it does not declare does not compile. */
+export const { emitEvent, emitEvents } = emittersOf(offerEvents);

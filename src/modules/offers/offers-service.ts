@@ -10,8 +10,8 @@ import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { contactsOf, findCarrier, findCarriers, findContactOfCarrier, toCarrier } from '../carriers/index.js';
 import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, requireLoad } from '../loads/index.js';
-import { emitEvent } from '../webhooks/index.js';
 import { bookLoad, unbookLoad } from './offer-booking.js';
+import { emitEvent } from './offers-events.js';
 import {
   acceptedOfferOf,
   findOffer,

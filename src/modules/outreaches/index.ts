@@ -26,5 +26,5 @@ export {
   recordInboundCallOutreach,
   recordReply,
 } from './outreach-queries.js';
-export { outreachEventData, outreachEvents } from './outreaches-events.js';
+export { emitEvents as emitOutreachEvents, outreachEventData, outreachEvents } from './outreaches-events.js';
 export { outreachIdParams } from './outreaches-schemas.js';

@@ -3,9 +3,8 @@
 
 import { and, asc, desc, eq, inArray, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
-import { emitEvent } from '../webhooks/index.js';
 import type { NewOutreach, OutreachRow } from './outreach-queries.js';
-import { outreachEventData } from './outreaches-events.js';
+import { emitEvent, outreachEventData } from './outreaches-events.js';
 import { outreaches } from './outreaches-tables.js';
 
 /** The channels the agent writes on. */

@@ -7,8 +7,7 @@ import type { CallStatus } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
-import { emitEvent, emitEvents } from '../webhooks/index.js';
-import { outreachEventData } from './outreaches-events.js';
+import { emitEvent, emitEvents, outreachEventData } from './outreaches-events.js';
 import { outreaches } from './outreaches-tables.js';
 
 export type OutreachRow = typeof outreaches.$inferSelect;

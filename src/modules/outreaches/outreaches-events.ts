@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventDefinitions } from '../../domain/events.js';
+import { emittersOf } from '../webhooks/index.js';
 
 const outreachEvent = z.object({
   outreach_id: z.string(),
@@ -34,3 +35,6 @@ export const outreachEventData = (
   status: o.status,
   previous_status: previous,
 });
+
+/** Emitters of this module's events: a type it does not declare does not compile. */
+export const { emitEvent, emitEvents } = emittersOf(outreachEvents);

@@ -21,9 +21,8 @@ import {
   requireLoad,
   type StoredStop,
 } from '../loads/index.js';
-import { emitEvent } from '../webhooks/index.js';
 import { contactRefusal } from './contact-guard.js';
-import { outreachEventData } from './outreaches-events.js';
+import { emitEvent, outreachEventData } from './outreaches-events.js';
 import {
   findOutreach,
   findOutreachOfCall,

@@ -4,7 +4,6 @@
 import { and, count, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { firstRow } from '../../db/rows.js';
-import type { EventType } from '../../domain/events.js';
 import { newId } from '../../domain/ids.js';
 import { defined } from '../../lib/defined.js';
 import {
@@ -24,7 +23,7 @@ export interface StreamCursor {
 
 export interface StoredEvent {
   id: string;
-  type: EventType;
+  type: string;
   data: unknown;
   created_at: Date;
   txid: string;

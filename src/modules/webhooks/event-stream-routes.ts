@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { unauthenticated } from '../../domain/errors.js';
-import { EVENT_TYPE_NAMES } from '../../domain/events.js';
 import type { Principal } from '../../domain/scope.js';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
@@ -22,16 +21,17 @@ const ticketSchema = z
 
 const eventId = text(100).meta({ description: 'The `id` of the last event received (`evt_...`).' });
 
-const streamQuery = z.object({
-  ticket: text(200).optional().meta({
-    description:
-      'A one-use ticket from POST /events/stream-tickets, for clients that cannot send headers (EventSource).',
-  }),
-  last_event_id: eventId
-    .optional()
-    .meta({ description: 'Resume after this event (as the Last-Event-ID header; the header wins).' }),
-  types: queryList(z.enum(EVENT_TYPE_NAMES)).optional().meta({ description: 'Only these event types.' }),
-});
+const streamQuery = (eventTypes: readonly [string, ...string[]]) =>
+  z.object({
+    ticket: text(200).optional().meta({
+      description:
+        'A one-use ticket from POST /events/stream-tickets, for clients that cannot send headers (EventSource).',
+    }),
+    last_event_id: eventId
+      .optional()
+      .meta({ description: 'Resume after this event (as the Last-Event-ID header; the header wins).' }),
+    types: queryList(z.enum(eventTypes)).optional().meta({ description: 'Only these event types.' }),
+  });
 
 /** Who the stream belongs to, for the cap and for the heartbeat's re-check of the credential. */
 function ownerOf(principal: Principal, organizationId: string): StreamOwner {
@@ -49,10 +49,12 @@ function ownerOf(principal: Principal, organizationId: string): StreamOwner {
 }
 
 /** The live event stream (Server-Sent Events) and the tickets that open it from a browser. */
-export const eventStreamRoutes: FastifyPluginAsyncZod<{ hub: EventStreamHub; apiPrefix: string }> = async (
-  app,
-  { hub, apiPrefix },
-) => {
+export const eventStreamRoutes: FastifyPluginAsyncZod<{
+  hub: EventStreamHub;
+  apiPrefix: string;
+  /** The catalogue's type names, for the `types` filter. */
+  eventTypes: readonly [string, ...string[]];
+}> = async (app, { hub, apiPrefix, eventTypes }) => {
   app.post(
     '/events/stream-tickets',
     {
@@ -97,7 +99,7 @@ export const eventStreamRoutes: FastifyPluginAsyncZod<{ hub: EventStreamHub; api
           '(`: keepalive`) arrive every heartbeat. The stream may send `stream.closed` (server shutdown, ' +
           'credential revoked) before it ends. An organization holds at most EVENT_STREAM_MAX_PER_ORGANIZATION ' +
           'streams across all instances; one more is 429 `stream_limit_reached`.',
-        querystring: streamQuery,
+        querystring: streamQuery(eventTypes),
         headers: z.object({ 'last-event-id': eventId.optional() }),
         response: {
           200: {

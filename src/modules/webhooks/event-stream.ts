@@ -6,7 +6,6 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { ChannelListener } from '../../db/notifications.js';
 import { AppError } from '../../domain/errors.js';
-import type { EventType } from '../../domain/events.js';
 import {
   closeStream,
   cursorAfter,
@@ -32,7 +31,7 @@ export type StreamOwner = TicketGrant;
 export interface OpenStreamRequest {
   readonly owner: StreamOwner;
   /** Only these event types; null: every type. */
-  readonly types: ReadonlySet<EventType> | null;
+  readonly types: ReadonlySet<string> | null;
   /** The last event the client received (`Last-Event-ID`), to resume after it. */
   readonly lastEventId: string | null;
 }
@@ -60,7 +59,7 @@ class LiveStream {
   constructor(
     readonly id: string,
     readonly owner: StreamOwner,
-    readonly types: ReadonlySet<EventType> | null,
+    readonly types: ReadonlySet<string> | null,
     public cursor: StreamCursor,
     readonly out: PassThrough,
   ) {}

@@ -1,12 +1,12 @@
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
-import type { EventType } from '../../domain/events.js';
+import type { EventDefinitions } from '../../domain/events.js';
 import { newId } from '../../domain/ids.js';
 import { eventRetention, events, webhookDeliveries, webhookEndpoints } from './webhooks-tables.js';
 
 /** An event to emit: a catalogue type (declared by the module that emits it) and its payload. */
 export interface EventInput {
-  readonly type: EventType;
+  readonly type: string;
   /** The payload, or a function building it (called only when some endpoint subscribes). */
   readonly data: unknown;
 }
@@ -106,6 +106,22 @@ export const eventEnvelope = (e: {
 });
 
 /** One event: `emitEvents` with a single item. */
-export async function emitEvent(tx: DbOrTx, organizationId: string, type: EventType, data: unknown) {
+export async function emitEvent(tx: DbOrTx, organizationId: string, type: string, data: unknown) {
   return (await emitEvents(tx, organizationId, [{ type, data }]))[0] ?? null;
 }
+
+/** `emitEvent` and `emitEvents` for the event types one module declares: any other type does not compile. */
+export interface EventEmitters<T extends string> {
+  emitEvent(tx: DbOrTx, organizationId: string, type: T, data: unknown): Promise<string | null>;
+  emitEvents(
+    tx: DbOrTx,
+    organizationId: string,
+    items: readonly { readonly type: T; readonly data: unknown }[],
+  ): Promise<string[]>;
+}
+
+/** The emitters of a module's events (its `*-events.ts` declares them and exports these). */
+export const emittersOf = <T extends string>(_declared: EventDefinitions<T>): EventEmitters<T> => ({
+  emitEvent,
+  emitEvents,
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventDefinition, EventDefinitions, EventType } from '../../domain/events.js';
+import type { EventDefinition, EventDefinitions } from '../../domain/events.js';
 
 /** The one event the webhooks module emits itself. */
 export const webhookEvents = {
@@ -14,7 +14,14 @@ export const webhookEvents = {
  * means and the shape of `data`. Each module declares its own events; the catalogue is put
  * together where every module is in sight (src/event-catalogue.ts) and handed to this module.
  */
-export type EventCatalogue = readonly (EventDefinition & { readonly type: EventType })[];
+export type EventCatalogue = readonly [CatalogueEntry, ...CatalogueEntry[]];
+type CatalogueEntry = EventDefinition & { readonly type: string };
+
+/** The catalogue's type names, in its order. */
+export const typeNames = (catalogue: EventCatalogue): readonly [string, ...string[]] => {
+  const [first, ...rest] = catalogue;
+  return [first.type, ...rest.map((e) => e.type)];
+};
 
 /** JSON schema of a payload; datetimes are ISO 8601 strings on the wire. */
 export function payloadSchema(data: z.ZodType): Record<string, unknown> {

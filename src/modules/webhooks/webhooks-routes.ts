@@ -6,16 +6,14 @@ import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   attemptSchema,
-  createEndpointBody,
   deliveryIdParams,
-  deliverySchema,
+  type EventTypeSchemas,
   endpointIdParams,
   endpointWithSecretSchema,
+  eventTypeSchemas,
   eventTypesSchema,
   listAttemptsQuery,
-  listDeliveriesQuery,
   listEndpointsQuery,
-  patchEndpointBody,
   queuedDeliverySchema,
   webhookEndpointSchema,
 } from './webhooks-schemas.js';
@@ -35,13 +33,14 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
   app,
   { webhooks: service },
 ) => {
-  collectionRoutes(app, service);
-  endpointRoutes(app, service);
-  deliveryRoutes(app, service);
+  const schemas = eventTypeSchemas(service.eventTypeNames());
+  collectionRoutes(app, service, schemas);
+  endpointRoutes(app, service, schemas);
+  deliveryRoutes(app, service, schemas);
 };
 
 /** The event types; create and list endpoints. */
-function collectionRoutes(app: App, service: WebhooksService) {
+function collectionRoutes(app: App, service: WebhooksService, { createEndpointBody }: EventTypeSchemas) {
   app.get(
     '/webhooks/event-types',
     {
@@ -96,7 +95,7 @@ function collectionRoutes(app: App, service: WebhooksService) {
 }
 
 /** Read, update and delete one endpoint. */
-function endpointRoutes(app: App, service: WebhooksService) {
+function endpointRoutes(app: App, service: WebhooksService, { patchEndpointBody }: EventTypeSchemas) {
   app.get(
     '/webhooks/endpoints/:endpoint_id',
     {
@@ -151,7 +150,11 @@ function endpointRoutes(app: App, service: WebhooksService) {
 }
 
 /** Rotate an endpoint's secret, its attempts, a test event, and replaying a delivery. */
-function deliveryRoutes(app: App, service: WebhooksService) {
+function deliveryRoutes(
+  app: App,
+  service: WebhooksService,
+  { listDeliveriesQuery, deliverySchema }: EventTypeSchemas,
+) {
   app.post(
     '/webhooks/endpoints/:endpoint_id/rotate-secret',
     {

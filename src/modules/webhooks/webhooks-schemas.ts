@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { EVENT_TYPE_NAMES } from '../../domain/events.js';
 import { checkCreatedRange, createdRangeShape } from '../../http/list-query.js';
 import { documentAs } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
@@ -16,13 +15,6 @@ const RESERVED_HEADERS = new Set([
   'connection',
   'user-agent',
 ]);
-
-const eventTypes = z
-  .array(z.enum([...EVENT_TYPE_NAMES, '*'] as unknown as [string, ...string[]]))
-  .min(1)
-  .max(50)
-  .transform((list) => [...new Set(list)])
-  .meta({ description: 'Event types from GET /webhooks/event-types, or `["*"]` for all' });
 
 const ONE_LINE = /^[^\r\n]*$/;
 
@@ -125,26 +117,6 @@ export const endpointWithSecretSchema = webhookEndpointSchema
   })
   .meta({ id: 'WebhookEndpointWithSecret' });
 
-export const createEndpointBody = z.object({
-  url: webhookUrl(),
-  event_types: eventTypes,
-  headers: headers.optional(),
-  description: text(500).nullable().optional(),
-});
-export type CreateEndpointInput = z.output<typeof createEndpointBody>;
-
-export const patchEndpointBody = z.object({
-  url: webhookUrl().optional(),
-  event_types: eventTypes.optional(),
-  headers: headers.optional(),
-  description: text(500).nullable().optional(),
-  status: z
-    .enum(['ACTIVE', 'PAUSED'])
-    .optional()
-    .meta({ description: 'PAUSED holds deliveries until ACTIVE again; ACTIVE clears `disabled_reason`' }),
-});
-export type PatchEndpointInput = z.output<typeof patchEndpointBody>;
-
 export const listEndpointsQuery = pageQuery().extend({ status: z.enum(ENDPOINT_STATUSES).optional() });
 export const endpointIdParams = z.object({ endpoint_id: text(100) });
 export const deliveryIdParams = z.object({ delivery_id: text(100) });
@@ -177,46 +149,111 @@ export const eventTypesSchema = z.object({
   ),
 });
 
-export const listDeliveriesQuery = checkCreatedRange(
-  pageQuery().extend({
-    status: queryList(z.enum(DELIVERY_STATUSES)).optional(),
-    event_type: queryList(z.enum(EVENT_TYPE_NAMES))
-      .optional()
-      .meta({ description: 'Event types from GET /webhooks/event-types' }),
-    endpoint_id: text(100)
-      .optional()
-      .meta({ description: "One endpoint's deliveries (an id of another organization matches none)" }),
-    ...createdRangeShape,
-  }),
-);
-export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;
+/** The event type names of the catalogue the composition root hands the webhooks module. */
+type EventTypeNames = readonly [string, ...string[]];
 
-export const deliverySchema = z
-  .object({
-    id: z.string(),
-    endpoint_id: z.string(),
-    endpoint_url: z.string(),
-    event_id: z.string().meta({ description: 'The `webhook-id` of every attempt of this delivery' }),
-    event_type: storedEnum(EVENT_TYPE_NAMES),
-    status: z.enum(DELIVERY_STATUSES).meta({
-      description: '`pending`: queued or waiting for a retry; `succeeded`; `failed`: given up',
+const eventTypesList = (names: EventTypeNames) =>
+  z
+    .array(z.enum([...names, '*']))
+    .min(1)
+    .max(50)
+    .transform((list) => [...new Set(list)])
+    .meta({ description: 'Event types from GET /webhooks/event-types, or `["*"]` for all' });
+type EventTypesSchema = ReturnType<typeof eventTypesList>;
+
+const createEndpointBody = (eventTypes: EventTypesSchema) =>
+  z.object({
+    url: webhookUrl(),
+    event_types: eventTypes,
+    headers: headers.optional(),
+    description: text(500).nullable().optional(),
+  });
+
+const patchEndpointBody = (eventTypes: EventTypesSchema) =>
+  z.object({
+    url: webhookUrl().optional(),
+    event_types: eventTypes.optional(),
+    headers: headers.optional(),
+    description: text(500).nullable().optional(),
+    status: z
+      .enum(['ACTIVE', 'PAUSED'])
+      .optional()
+      .meta({ description: 'PAUSED holds deliveries until ACTIVE again; ACTIVE clears `disabled_reason`' }),
+  });
+
+const listDeliveriesQuery = (names: EventTypeNames) =>
+  checkCreatedRange(
+    pageQuery().extend({
+      status: queryList(z.enum(DELIVERY_STATUSES)).optional(),
+      event_type: queryList(z.enum(names))
+        .optional()
+        .meta({ description: 'Event types from GET /webhooks/event-types' }),
+      endpoint_id: text(100)
+        .optional()
+        .meta({ description: "One endpoint's deliveries (an id of another organization matches none)" }),
+      ...createdRangeShape,
     }),
-    attempt_count: z.number().int(),
-    next_attempt_at: dateTime()
-      .nullable()
-      .meta({ description: 'When a pending delivery is due (again); null once it succeeded or failed' }),
-    last_attempt: z
-      .object({
-        attempt_number: z.number().int(),
-        succeeded: z.boolean(),
-        status_code: z.number().int().nullable().meta({ description: 'Null when no answer came' }),
-        error: z.string().nullable(),
-        created_at: dateTime(),
-      })
-      .nullable()
-      .meta({ description: 'The latest HTTP attempt; null before the first' }),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-  })
-  .meta({ id: 'WebhookDelivery' });
-export type WebhookDelivery = z.infer<typeof deliverySchema>;
+  );
+
+const deliverySchema = (names: EventTypeNames) =>
+  z
+    .object({
+      id: z.string(),
+      endpoint_id: z.string(),
+      endpoint_url: z.string(),
+      event_id: z.string().meta({ description: 'The `webhook-id` of every attempt of this delivery' }),
+      event_type: storedEnum(names),
+      status: z.enum(DELIVERY_STATUSES).meta({
+        description: '`pending`: queued or waiting for a retry; `succeeded`; `failed`: given up',
+      }),
+      attempt_count: z.number().int(),
+      next_attempt_at: dateTime()
+        .nullable()
+        .meta({ description: 'When a pending delivery is due (again); null once it succeeded or failed' }),
+      last_attempt: z
+        .object({
+          attempt_number: z.number().int(),
+          succeeded: z.boolean(),
+          status_code: z.number().int().nullable().meta({ description: 'Null when no answer came' }),
+          error: z.string().nullable(),
+          created_at: dateTime(),
+        })
+        .nullable()
+        .meta({ description: 'The latest HTTP attempt; null before the first' }),
+      created_at: dateTime(),
+      updated_at: dateTime(),
+    })
+    .meta({ id: 'WebhookDelivery' });
+
+function buildEventTypeSchemas(names: EventTypeNames) {
+  const eventTypes = eventTypesList(names);
+  return {
+    createEndpointBody: createEndpointBody(eventTypes),
+    patchEndpointBody: patchEndpointBody(eventTypes),
+    listDeliveriesQuery: listDeliveriesQuery(names),
+    deliverySchema: deliverySchema(names),
+  };
+}
+export type EventTypeSchemas = ReturnType<typeof buildEventTypeSchemas>;
+
+const built = new Map<string, EventTypeSchemas>();
+
+/**
+ * The schemas that name the event types (subscriptions, the delivery list's filter, a delivery),
+ * built from the catalogue the module is handed; the webhooks module itself knows no event type.
+ * Built once per catalogue: the delivery schema carries an OpenAPI component id, which may be
+ * registered only once per process.
+ */
+export function eventTypeSchemas(names: EventTypeNames): EventTypeSchemas {
+  const key = names.join(',');
+  const cached = built.get(key);
+  if (cached) return cached;
+  const schemas = buildEventTypeSchemas(names);
+  built.set(key, schemas);
+  return schemas;
+}
+
+export type CreateEndpointInput = z.output<EventTypeSchemas['createEndpointBody']>;
+export type PatchEndpointInput = z.output<EventTypeSchemas['patchEndpointBody']>;
+export type ListDeliveriesQuery = z.output<EventTypeSchemas['listDeliveriesQuery']>;
+export type WebhookDelivery = z.infer<EventTypeSchemas['deliverySchema']>;

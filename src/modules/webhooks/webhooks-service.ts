@@ -9,7 +9,7 @@ import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { listDeliveries } from './deliveries-repository.js';
 import { hostOf, newSigningSecret, nonPublicRange } from './delivery.js';
-import { type EventCatalogue, payloadSchema } from './webhooks-events.js';
+import { type EventCatalogue, payloadSchema, typeNames } from './webhooks-events.js';
 import type {
   CreateEndpointInput,
   ListDeliveriesQuery,
@@ -273,6 +273,11 @@ export class WebhooksService {
       event_id: past.event_id,
     });
     return { delivery_id: id, event_id: past.event_id, endpoint_id: past.endpoint_id };
+  }
+
+  /** The type names of the catalogue, in its order. */
+  eventTypeNames() {
+    return typeNames(this.catalogue);
   }
 
   eventTypes() {

@@ -12,7 +12,6 @@ import {
   text,
 } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
-import type { EventType } from '../../domain/events.js';
 import { organizationId } from '../auth/auth-tables.js';
 
 export const ENDPOINT_STATUSES = ['ACTIVE', 'PAUSED', 'DISABLED'] as const;
@@ -76,7 +75,7 @@ export const events = pgTable(
   {
     id: text('id').primaryKey(),
     organization_id: organizationId(),
-    type: text('type').$type<EventType>().notNull(),
+    type: text('type').notNull(),
     data: jsonb('data').$type<unknown>().notNull(),
     created_at: tstz('created_at').notNull().defaultNow(),
     // Rows from before the stream existed hold 0 in both: older than any stream's cursor.
