@@ -7,6 +7,7 @@ import type { Database } from '../../db/client.js';
 import { ChannelListener } from '../../db/notifications.js';
 import { AppError } from '../../domain/errors.js';
 import type { EventType } from '../../domain/events.js';
+import { errorMessage } from '../../lib/error-text.js';
 import {
   closeStream,
   cursorAfter,
@@ -242,7 +243,7 @@ export class EventStreamHub {
         if (s.out.writableNeedDrain) await drained(s.out);
       } while (s.again && !s.closed);
     } catch (err) {
-      this.log.warn({ err: { message: (err as Error).message }, stream: s.id }, 'event stream read failed');
+      this.log.warn({ err: { message: errorMessage(err) }, stream: s.id }, 'event stream read failed');
       this.lookAgain(s, this.settings.heartbeatMs);
     } finally {
       s.fetching = false;
@@ -276,10 +277,7 @@ export class EventStreamHub {
       await retainEvents(this.database.db, [s.organizationId], this.retainSeconds);
     } catch (err) {
       // The row stops counting once its heartbeat is stale.
-      this.log.warn(
-        { err: { message: (err as Error).message }, stream: s.id },
-        'event stream close not recorded',
-      );
+      this.log.warn({ err: { message: errorMessage(err) }, stream: s.id }, 'event stream close not recorded');
     }
   }
 
@@ -307,7 +305,7 @@ export class EventStreamHub {
         void this.pump(s);
       }
     } catch (err) {
-      this.log.warn({ err: { message: (err as Error).message } }, 'event stream heartbeat failed');
+      this.log.warn({ err: { message: errorMessage(err) } }, 'event stream heartbeat failed');
     }
   }
 

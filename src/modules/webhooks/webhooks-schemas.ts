@@ -18,7 +18,7 @@ const RESERVED_HEADERS = new Set([
 ]);
 
 const eventTypes = z
-  .array(z.enum([...EVENT_TYPE_NAMES, '*'] as unknown as [string, ...string[]]))
+  .array(z.enum([...EVENT_TYPE_NAMES, '*']))
   .min(1)
   .max(50)
   .transform((list) => [...new Set(list)])
