@@ -7,6 +7,7 @@ import { AppError } from '../domain/errors.js';
 import { ROLES, systemScope } from '../domain/scope.js';
 import { emailInput, nonEmptyText, phoneInput, text } from '../http/schemas.js';
 import { defined } from '../lib/defined.js';
+import { errorMessage } from '../lib/error-text.js';
 import { buildServices } from '../services.js';
 import { openCommandDatabase } from './database.js';
 import { seedDemo } from './seed-demo.js';
@@ -104,8 +105,7 @@ function parse(argv: string[]) {
       },
     }).values;
   } catch (err) {
-    // node:util parseArgs throws only TypeErrors, each with its message.
-    throw new UsageError((err as Error).message);
+    throw new UsageError(errorMessage(err));
   }
   // Checked above: `command in schemas`, so it is one of the commands.
   const parsed = schemas[command as Command].safeParse(values);
@@ -205,7 +205,6 @@ main().catch((err) => {
     console.error(JSON.stringify({ error: 'The organization does not exist', code: 'not_found' }));
     process.exit(1);
   }
-  // Anything else thrown here is an Error from the services or the driver; a non-Error prints no message.
-  console.error(JSON.stringify({ error: (err as Error).message }));
+  console.error(JSON.stringify({ error: errorMessage(err) }));
   process.exit(1);
 });

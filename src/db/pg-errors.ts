@@ -1,4 +1,5 @@
 import { AppError, conflict, serviceUnavailable } from '../domain/errors.js';
+import { isJsonObject, type JsonObject } from '../lib/json-object.js';
 
 interface PgLikeError {
   code?: string;
@@ -27,14 +28,22 @@ export function registerUniqueConstraints(list: readonly UniqueConstraint[]): vo
 
 /** The SQLSTATE of `err`, or of the driver error drizzle wraps in it (its `cause`). */
 function pgErrorOf(err: unknown): PgLikeError | null {
-  for (
-    let e = err as (PgLikeError & { cause?: unknown }) | undefined;
-    typeof e === 'object' && e !== null;
-  ) {
-    if (e.code) return e;
-    e = e.cause as typeof e;
+  for (let e = err; isJsonObject(e); e = e.cause) {
+    const fields = pgFieldsOf(e);
+    if (fields.code) return fields;
   }
   return null;
+}
+
+/** The members of a driver error this file reads, each kept only when it is a string. */
+function pgFieldsOf(e: JsonObject): PgLikeError & { message?: string } {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    code: text(e.code),
+    constraint: text(e.constraint),
+    column: text(e.column),
+    message: text(e.message),
+  };
 }
 
 /** Whether `err` violates this unique constraint (or index): a caller that expects it handles it. */
@@ -64,16 +73,13 @@ const CONNECTION_CODES = new Set([
  * an internal error: the caller rethrows the original and the error handler hides it.
  */
 export function translatePgError(err: unknown): AppError | null {
-  if (typeof err !== 'object' || err === null) return null;
+  if (!isJsonObject(err)) return null;
+  const e = pgFieldsOf(err);
   // drizzle wraps driver errors in a DrizzleQueryError whose `cause` is pg's error.
-  const inner = (err as { cause?: unknown }).cause;
-  // `err` is a non-null object (checked above); its members are read as optional.
-  if (!(err as PgLikeError).code && typeof inner === 'object' && inner !== null) {
-    const translated = translatePgError(inner);
+  if (!e.code && isJsonObject(err.cause)) {
+    const translated = translatePgError(err.cause);
     if (translated) return translated;
   }
-  // As above: a non-null object whose members are all optional.
-  const e = err as PgLikeError & { message?: string };
   const code = e.code;
   if (!code) {
     // pg throws plain Errors when the pool cannot connect in time, and when a query is sent on a

@@ -58,14 +58,19 @@ export const notFound = (resource: string, id?: string, param: string | null = n
 export const conflict = (message: string, param: string | null = null) =>
   new AppError(409, 'conflict', message, param);
 
+/** A path as a `loc`: zod's issue paths may hold symbols, which no JSON body has; one is named by its text. */
+export const locPath = (path: readonly PropertyKey[]): (string | number)[] =>
+  path.map((key) => (typeof key === 'symbol' ? String(key) : key));
+
 /** A 422 for one field, with the matching `detail` entry. `source` is body, query, path or header. */
 export function validationFailed(
   source: 'body' | 'query' | 'path' | 'header',
-  path: (string | number)[],
+  at: readonly PropertyKey[],
   msg: string,
   type = 'value_error',
   input?: unknown,
 ): AppError {
+  const path = locPath(at);
   const param = pathToParam(path);
   const issue: ValidationIssue = { loc: [source, ...path], msg, type };
   if (input !== undefined) issue.input = input;

@@ -54,13 +54,11 @@ export const UNBOOKABLE_LOAD_STATUSES = ['Cancelled', 'Delivered'] as const;
 
 /** Whether a carrier's offer on a load in this status is taken (no status: still open). */
 export const takesCarrierOffers = (status: string | null): boolean =>
-  // Widened only to ask includes() of a plain string.
-  status === null || (OPEN_LOAD_STATUSES as readonly string[]).includes(status);
+  status === null || OPEN_LOAD_STATUSES.some((open) => open === status);
 
 /** Whether an offer on a load in this status may be accepted (no status: yes). */
 export const isBookable = (status: string | null): boolean =>
-  // Widened only to ask includes() of a plain string.
-  status === null || !(UNBOOKABLE_LOAD_STATUSES as readonly string[]).includes(status);
+  status === null || !UNBOOKABLE_LOAD_STATUSES.some((closed) => closed === status);
 
 /**
  * Who booked the load on an accepted offer: `agent` when the agent accepted it on arrival (the

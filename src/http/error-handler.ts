@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { translatePgError } from '../db/pg-errors.js';
 import { AppError, isAppError, pathToParam, type ValidationIssue } from '../domain/errors.js';
+import { errorMessage } from '../lib/error-text.js';
 import { internalError } from './errors.js';
 import { clientWentAway } from './request-log.js';
 import { RouteMethods } from './route-methods.js';
@@ -186,8 +187,7 @@ async function errorHandlerPlugin(app: FastifyInstance) {
   app.setErrorHandler((err, request, reply) => {
     const appError = toAppError(err, request);
     if (appError.statusCode >= 500 && clientWentAway(err, request)) {
-      // The connection errors matched above are Node's own Errors.
-      request.log.info({ err: { message: (err as Error).message } }, 'client closed the connection');
+      request.log.info({ err: { message: errorMessage(err) } }, 'client closed the connection');
     } else if (appError.statusCode >= 500) {
       // The full error goes to the log with the request id; the client sees only the code.
       request.log.error({ err }, 'request failed');

@@ -111,8 +111,7 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions) {
         }),
       ]);
     } catch (err) {
-      // ioredis rejects with Errors.
-      breaker.failed(err as Error);
+      breaker.failed(err instanceof Error ? err : new Error(String(err)));
       onStuck();
     } finally {
       clearTimeout(timer);

@@ -6,6 +6,7 @@
 
 import { LRUCache } from 'lru-cache';
 import pRetry from 'p-retry';
+import { errorMessage, errorName } from '../../lib/error-text.js';
 
 export interface PacedJsonClientOptions {
   /** Names the service in failure messages, e.g. `FMCSA QCMobile`. */
@@ -118,8 +119,7 @@ export class PacedJsonClient {
         },
       );
     } catch (err) {
-      // p-retry rethrows the last PassingFailure, an Error.
-      return { ok: false, error: (err as Error).message };
+      return { ok: false, error: errorMessage(err) };
     }
   }
 
@@ -160,8 +160,7 @@ export class PacedJsonClient {
     try {
       return { kind: 'answer', answer: { ok: true, body: await response.json() } };
     } catch (err) {
-      // response.json() and the abort signal throw Errors (DOMException for a timeout or abort).
-      if ((err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError') {
+      if (errorName(err) === 'TimeoutError' || errorName(err) === 'AbortError') {
         return { kind: 'retry', error: `${what} failed: timed out`, retryAfterMs: null };
       }
       return {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { errorMessage } from '../../lib/error-text.js';
 import type { CensusRecord, ComplianceProvider, LookupResult, SharedContact } from './compliance-provider.js';
 
 const digits = (v: string | number | null | undefined) =>
@@ -50,8 +51,7 @@ export class RegistryProvider implements ComplianceProvider {
       index = await this.load();
     } catch (err) {
       if (isMissing(err)) return { status: 'no_data', error: `no registry snapshot at ${this.file}` };
-      // node:fs and JSON.parse throw Errors.
-      return { status: 'unavailable', error: `registry snapshot unreadable: ${(err as Error).message}` };
+      return { status: 'unavailable', error: `registry snapshot unreadable: ${errorMessage(err)}` };
     }
     const record =
       (query.mc_number ? index.byMc.get(query.mc_number) : undefined) ??
@@ -67,8 +67,7 @@ export class RegistryProvider implements ComplianceProvider {
       return null;
     } catch (err) {
       if (!isMissing(err))
-        // node:fs and JSON.parse throw Errors.
-        return `The carrier registry snapshot ${this.file} is unreadable: ${(err as Error).message}`;
+        return `The carrier registry snapshot ${this.file} is unreadable: ${errorMessage(err)}`;
       return `No carrier registry snapshot at ${this.file}: every compliance check answers no_data until one exists; ${SNAPSHOT_HINT}`;
     }
   }

@@ -117,7 +117,7 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
-  throw validationFailed('body', issue.path as (string | number)[], issue.message, issue.code);
+  throw validationFailed('body', issue.path, issue.message, issue.code);
 }
 
 function toInbound(p: z.infer<typeof inboundSchema>): InboundEmail {

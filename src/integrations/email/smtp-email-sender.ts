@@ -1,4 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
+import { objectOf } from '../../lib/json-object.js';
 import type { EmailSender, OutboundEmail, SentEmail } from './email-channel.js';
 
 export interface SmtpEmailSenderOptions {
@@ -108,7 +109,7 @@ export class SmtpEmailSender implements EmailSender {
 
   /** The failure's message and SMTP code, with the password removed should the relay echo it. */
   private scrub(err: unknown): string {
-    const e = err as { message?: unknown; responseCode?: unknown; code?: unknown };
+    const e = objectOf(err);
     let message = typeof e?.message === 'string' ? e.message : 'unknown error';
     for (const secret of this.secrets) message = message.split(secret).join('***');
     const code = typeof e?.responseCode === 'number' ? ` (${e.responseCode})` : '';

@@ -1,3 +1,5 @@
+import { errorName } from '../../lib/error-text.js';
+import { objectOf, objectsOf } from '../../lib/json-object.js';
 import type { ChatMessage, ChatModel } from './chat-model.js';
 
 export interface OpenAiCompatibleOptions {
@@ -55,14 +57,12 @@ export class OpenAiCompatibleChatModel implements ChatModel {
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
     } catch (err) {
-      throw new ChatModelError(`Chat model request failed: ${(err as Error).name}`);
+      throw new ChatModelError(`Chat model request failed: ${errorName(err)}`);
     }
     // The error body is not quoted: some gateways echo the request headers, key included.
     if (!response.ok) throw new ChatModelError(`Chat model answered ${response.status}`, response.status);
-    const json = (await response.json().catch(() => null)) as {
-      choices?: { message?: { content?: unknown } }[];
-    } | null;
-    const content = json?.choices?.[0]?.message?.content;
+    const json: unknown = await response.json().catch(() => null);
+    const content = objectOf(objectsOf(objectOf(json)?.choices)[0]?.message)?.content;
     if (typeof content !== 'string') {
       throw new ChatModelError('Chat model answered without message content', response.status);
     }

@@ -1,5 +1,6 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import pRetry from 'p-retry';
+import { errorName } from '../../lib/error-text.js';
 import { vapiAssistant } from './vapi-assistant.js';
 import { obj, parseVapiMessage, str } from './vapi-messages.js';
 import { type VapiServerAuth, vapiAuthFailure } from './vapi-server-auth.js';
@@ -135,9 +136,11 @@ export class VapiProvider implements VoiceProvider {
       randomize: true,
       shouldRetry: ({ error }) => error instanceof VoiceProviderError && error.retryable,
     });
-    const json = (await response.json()) as Partial<Vapi.Call>;
-    if (!json.id) throw new VoiceProviderError('Vapi answered without a call id');
-    return { providerCallId: json.id, controlUrl: json.monitor?.controlUrl ?? null };
+    // The answer is a Vapi.Call; only the members read here are checked.
+    const json = obj(await response.json());
+    const id = str(json.id);
+    if (!id) throw new VoiceProviderError('Vapi answered without a call id');
+    return { providerCallId: id, controlUrl: str(obj(json.monitor).controlUrl) };
   }
 
   /** Live call control (`monitor.controlUrl`): the SDK's client inbound messages. */
@@ -228,7 +231,7 @@ export class VapiProvider implements VoiceProvider {
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
       });
     } catch (err) {
-      throw new VoiceProviderError(`Vapi request failed: ${(err as Error).name}`, true);
+      throw new VoiceProviderError(`Vapi request failed: ${errorName(err)}`, true);
     }
     if (!response.ok) {
       const text = await response.text().catch(() => '');

@@ -1,3 +1,5 @@
+import { errorName } from '../../lib/error-text.js';
+import { objectOf, objectsOf } from '../../lib/json-object.js';
 import type { SentWhatsApp, WhatsAppSender, WhatsAppTemplate } from './whatsapp-channel.js';
 
 export interface CloudApiSenderOptions {
@@ -91,11 +93,12 @@ export class CloudApiWhatsAppSender implements WhatsAppSender {
       });
     } catch (err) {
       // Only the error's name: a network error's message may quote the request.
-      throw new WhatsAppSendError(`WhatsApp request failed: ${(err as Error).name}`);
+      throw new WhatsAppSendError(`WhatsApp request failed: ${errorName(err)}`);
     }
-    const json = (await response.json().catch(() => null)) as GraphResponse | null;
+    // Graph answers `{messages: [{id}]}`, or `{error: {message, code, error_subcode}}` on a failure.
+    const json = objectOf(await response.json().catch(() => null));
     if (!response.ok) {
-      const error = json?.error;
+      const error = objectOf(json?.error);
       const code = typeof error?.code === 'number' ? error.code : null;
       const subcode = typeof error?.error_subcode === 'number' ? error.error_subcode : null;
       // Graph does not echo the token, but a proxy in between might; it never leaves this class.
@@ -110,7 +113,7 @@ export class CloudApiWhatsAppSender implements WhatsAppSender {
         subcode,
       );
     }
-    const id = json?.messages?.[0]?.id;
+    const id = objectsOf(json?.messages)[0]?.id;
     if (typeof id !== 'string' || id.length === 0 || id.length > 500) {
       throw new WhatsAppSendError('WhatsApp answered without a message id', response.status);
     }
@@ -119,14 +122,3 @@ export class CloudApiWhatsAppSender implements WhatsAppSender {
 }
 
 const redact = (text: string, secret: string) => (secret ? text.split(secret).join('***') : text);
-
-interface GraphResponse {
-  messages?: { id?: unknown }[];
-  error?: {
-    message?: unknown;
-    type?: unknown;
-    code?: unknown;
-    error_subcode?: unknown;
-    fbtrace_id?: unknown;
-  };
-}

@@ -163,7 +163,7 @@ function check<T>(schema: z.ZodType<T>, value: unknown, at: (string | number)[])
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
-  throw validationFailed('body', [...at, ...(issue.path as (string | number)[])], issue.message, issue.code);
+  throw validationFailed('body', [...at, ...issue.path], issue.message, issue.code);
 }
 
 const toE164 = (waId: string) => `+${waId.replace(/\D/g, '')}`;

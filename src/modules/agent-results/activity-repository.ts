@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
+import type { TIMELINE_KINDS } from './results-schemas.js';
 
 export type LoadStanding = {
   assigned: boolean;
@@ -46,7 +47,7 @@ export async function loadStanding(
     WHERE l.organization_id = ${organizationId} AND l.id = ${loadId}`);
   const row = result.rows[0];
   if (!row) return null;
-  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
+  const date = (v: unknown) => (typeof v === 'string' || v instanceof Date ? new Date(v) : null);
   return {
     ...row,
     next_wave_at: date(row.next_wave_at),
@@ -57,11 +58,12 @@ export async function loadStanding(
 
 /** Whether the load is in a status the agent works. */
 export const isOpenStatus = (status: string | null) =>
-  status !== null && (OPEN_LOAD_STATUSES as readonly string[]).includes(status);
+  status !== null && OPEN_LOAD_STATUSES.some((open) => open === status);
 
 export type TimelineRow = {
   at: string;
-  kind: string;
+  /** agent_activity's kind (its column's enum), or the literal of the union's other branches. */
+  kind: (typeof TIMELINE_KINDS)[number];
   wave: number | null;
   carrier_id: string | null;
   carrier_name: string | null;

@@ -145,7 +145,7 @@ export class AgentResultsService {
     const rows = await timelineRows(this.db, scope.organizationId, loadId, TIMELINE_LIMIT);
     const timeline: TimelineEntry[] = rows.map((r) => ({
       at: new Date(r.at),
-      kind: r.kind as TimelineEntry['kind'],
+      kind: r.kind,
       wave: r.wave,
       carrier_id: r.carrier_id,
       carrier_name: r.carrier_name,

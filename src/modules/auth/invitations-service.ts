@@ -133,7 +133,7 @@ export class InvitationsService {
       await this.send(scope, row, token);
     } catch (err) {
       this.log.warn(
-        { err: { message: (err as Error).message }, invitationId: row.id },
+        { err: { message: err instanceof Error ? err.message : String(err) }, invitationId: row.id },
         'invitation e-mail failed',
       );
       await this.db.transaction(async (tx) => {

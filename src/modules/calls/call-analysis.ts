@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { CallAnalysis } from '../../integrations/voice/voice-provider.js';
+import { objectOf } from '../../lib/json-object.js';
 import { claimAnalysis } from './call-control-repository.js';
 import type { CallRow } from './calls-repository.js';
 import { elpAnswersOf, elpTestIdOfCall, recordElpAnswer } from './elp-queries.js';
@@ -37,7 +38,7 @@ async function elpFallback(db: Db, call: CallRow, answers: unknown[]) {
   const test = await elpTestIdOfCall(db, call.id);
   if (!test) return;
   for (const raw of answers) {
-    const a = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+    const a = objectOf(raw) ?? {};
     const question = typeof a.question_id === 'string' ? elpQuestion(a.question_id) : undefined;
     if (!question || typeof a.valid !== 'boolean') continue;
     const answered = await elpAnswersOf(db, test.id);

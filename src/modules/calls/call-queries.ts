@@ -41,6 +41,7 @@ export async function transcriptsOf(db: DbOrTx, scope: OrgScope, callIds: string
       timestamp: r.timestamp,
       interrupted: r.interrupted,
       transcript_confidence: r.transcript_confidence,
+      // Stored from a parsed TranscriptMessage's own tool_calls (calls-repository), so it has their shape.
       tool_calls: r.tool_calls as TranscriptMessage['tool_calls'],
       tool_call_id: r.tool_call_id,
     });

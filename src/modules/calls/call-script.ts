@@ -277,7 +277,8 @@ function elpScript(): string {
  * message and the voicemail): dates, states, the posted rate and the load number spoken.
  */
 export function spokenVariables(v: VoiceVariables): VoiceVariables {
-  const say = (value: unknown, as: (s: string) => string) => (typeof value === 'string' ? as(value) : value);
+  const say = (value: string | null | undefined, as: (s: string) => string) =>
+    typeof value === 'string' ? as(value) : value;
   const loadNumber = typeof v.load_number === 'string' ? [v.load_number] : [];
   return {
     ...v,
@@ -288,7 +289,7 @@ export function spokenVariables(v: VoiceVariables): VoiceVariables {
     delivery_date: say(v.delivery_date, spokenDate),
     posted_rate: say(v.posted_rate, (s) => speakable(s)),
     stops_summary: say(v.stops_summary, (s) => speakable(s, loadNumber)),
-  } as VoiceVariables;
+  };
 }
 
 /**

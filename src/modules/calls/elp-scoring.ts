@@ -61,6 +61,7 @@ export function scoreElp(answers: RecordedAnswer[], callStatus: CallStatus): Elp
       notes,
     };
   }
+  // Object.fromEntries over every competency: the record has each of its keys.
   const scores = Object.fromEntries(
     COMPETENCIES.map((c) => {
       const asked = answers.filter((a) => a.competency === c);

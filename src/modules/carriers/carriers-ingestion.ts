@@ -58,17 +58,16 @@ const LABEL = { tms_carrier_id: 'tms_carrier_id', mc_number: 'MC number', dot_nu
 export const identifierOf = (c: { name?: string | null; mc_number?: string | null }, index: number) =>
   c.name ?? (c.mc_number ? `MC ${c.mc_number}` : `#${index}`);
 
+const isWritableColumn = (key: string): key is WritableColumn => key in WRITABLE_COLUMNS;
+
 /** The writable fields an input sent (present in the parsed object, even as null). */
 function sentValues(carrier: CarrierInput): { sent: WritableColumn[]; values: CarrierValues } {
   const sent: WritableColumn[] = [];
   const values: CarrierValues = {};
-  for (const key of Object.keys(carrier)) {
-    if (key in WRITABLE_COLUMNS) {
-      const column = key as WritableColumn;
-      sent.push(column);
-      const value = carrier[column];
-      values[column] = value instanceof Date ? value.toISOString() : (value ?? null);
-    }
+  for (const column of Object.keys(carrier).filter(isWritableColumn)) {
+    sent.push(column);
+    const value = carrier[column];
+    values[column] = value instanceof Date ? value.toISOString() : (value ?? null);
   }
   return { sent, values };
 }

@@ -199,8 +199,9 @@ export class CarriersService {
         continue;
       }
       const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
-      const path = ['carriers', index, ...(issue.path as (string | number)[])];
+      const path = ['carriers', index, ...issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k))];
       const missing = issue.code === 'invalid_type' && issue.message.includes('received undefined');
+      // The raw batch item, any JSON value: its members are read as optional and checked with typeof below.
       const maybe = (entry as { carrier?: { name?: unknown; mc_number?: unknown } } | null)?.carrier;
       invalid.set(index, {
         index,
@@ -261,10 +262,11 @@ export class CarriersService {
       );
       const current = await findCarrier(tx, scope, id, true);
       if (!current) throw notFound('Carrier', id, 'carrier_id');
-      const ids = { tms: [] as string[], mc: [] as string[], dot: [] as string[] };
-      if (values.tms_carrier_id) ids.tms.push(values.tms_carrier_id as string);
-      if (values.mc_number) ids.mc.push(values.mc_number as string);
-      if (values.dot_number) ids.dot.push(values.dot_number as string);
+      const ids: Record<'tms' | 'mc' | 'dot', string[]> = { tms: [], mc: [], dot: [] };
+      if (typeof values.tms_carrier_id === 'string' && values.tms_carrier_id)
+        ids.tms.push(values.tms_carrier_id);
+      if (typeof values.mc_number === 'string' && values.mc_number) ids.mc.push(values.mc_number);
+      if (typeof values.dot_number === 'string' && values.dot_number) ids.dot.push(values.dot_number);
       const holders = await matchCandidates(tx, scope, { ...ids, names: [] });
       for (const field of ['tms_carrier_id', 'mc_number', 'dot_number'] as const) {
         const holder = values[field]

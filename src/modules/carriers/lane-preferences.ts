@@ -155,6 +155,7 @@ export class CarrierLanePreferences {
     const key = laneKeyOf({
       origin: { city: load.origin_city, state: load.origin_state },
       destination: { city: load.destination_city, state: load.destination_state },
+      // The app writes a load's equipment_type only through the EQUIPMENT_TYPES enum of its input schema.
       equipment_type: load.equipment_type as LanePreferenceInput['equipment_type'],
     });
     const { id, created } = await this.db.transaction(async (tx) => {

@@ -81,6 +81,7 @@ export function toLoad(row: LoadView, principal: Principal, booked: BookedOffer 
     tms_load_id: row.tms_load_id,
     external_id: row.external_id,
     mode: row.mode,
+    // The app writes load_status only from LOAD_STATUSES: the input enum and the status mappings' enum.
     load_status: row.load_status as Load['load_status'],
     tms_status: row.tms_status,
     weight: row.weight,

@@ -246,7 +246,7 @@ async function combine(
     const wanted = f.status;
     if (wanted?.length) {
       statuses =
-        statuses === null ? [...new Set(wanted)] : statuses.filter((s) => wanted.includes(s as never));
+        statuses === null ? [...new Set(wanted)] : statuses.filter((s) => wanted.some((w) => w === s));
     }
     conditions.push(...(await filterConditions(db, organizationId, f)));
   }

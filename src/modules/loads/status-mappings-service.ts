@@ -23,6 +23,7 @@ export class StatusMappings {
     for (const [tms_status, load_status] of own) {
       rows.set(tms_status, {
         tms_status,
+        // A mapping is saved only through its schema's LOAD_STATUSES enum.
         load_status: load_status as (typeof LOAD_STATUSES)[number],
         source: 'organization',
       });

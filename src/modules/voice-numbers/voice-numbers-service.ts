@@ -98,7 +98,10 @@ export class VoiceNumbersService {
     return {
       ...settings,
       outbound_phone_number_id:
-        settings.provider === 'vapi' ? (own ?? (settings.default_phone_number_id as string)) : null,
+        settings.provider === 'vapi'
+          ? (own ??
+            (typeof settings.default_phone_number_id === 'string' ? settings.default_phone_number_id : null))
+          : null,
       outbound_phone_number_source: settings.provider === 'vapi' ? source : null,
     };
   }

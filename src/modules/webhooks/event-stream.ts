@@ -6,6 +6,7 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { ChannelListener } from '../../db/notifications.js';
 import { AppError } from '../../domain/errors.js';
+import { errorMessage } from '../../lib/error-text.js';
 import {
   closeStream,
   cursorAfter,
@@ -241,7 +242,7 @@ export class EventStreamHub {
         if (s.out.writableNeedDrain) await drained(s.out);
       } while (s.again && !s.closed);
     } catch (err) {
-      this.log.warn({ err: { message: (err as Error).message }, stream: s.id }, 'event stream read failed');
+      this.log.warn({ err: { message: errorMessage(err) }, stream: s.id }, 'event stream read failed');
       this.lookAgain(s, this.settings.heartbeatMs);
     } finally {
       s.fetching = false;
@@ -275,10 +276,7 @@ export class EventStreamHub {
       await retainEvents(this.database.db, [s.organizationId], this.retainSeconds);
     } catch (err) {
       // The row stops counting once its heartbeat is stale.
-      this.log.warn(
-        { err: { message: (err as Error).message }, stream: s.id },
-        'event stream close not recorded',
-      );
+      this.log.warn({ err: { message: errorMessage(err) }, stream: s.id }, 'event stream close not recorded');
     }
   }
 
@@ -306,7 +304,7 @@ export class EventStreamHub {
         void this.pump(s);
       }
     } catch (err) {
-      this.log.warn({ err: { message: (err as Error).message } }, 'event stream heartbeat failed');
+      this.log.warn({ err: { message: errorMessage(err) } }, 'event stream heartbeat failed');
     }
   }
 
