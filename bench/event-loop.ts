@@ -10,8 +10,9 @@ import { percentile } from './lib/load-payloads.js';
  * list, one at a time, back to back) are timed while large ones arrive: ROUNDS rounds (default 3)
  * of two 1,000-load batches of full TMS records (about 5.8 MiB each), a 16 MiB carrier CSV and a
  * 16 MiB CSV whose last field opens a quote and never closes it, all four at once. Reports the
- * small requests' p50/p99/max, idle and under load, and the server's event-loop delay (p99, max)
- * as Node measured it, idle and under load.
+ * small requests' p50/p99/max, idle and under load, the server's event-loop delay (p99, max)
+ * as Node measured it, idle and under load, and the server thread's garbage-collection pauses
+ * while the large requests arrive (count, total, longest and how many over 50 ms, by kind).
  *
  * The server runs on the main thread; the client (bodies built beforehand, large and small
  * requests) in a worker thread, so only the server's work shows in the main thread's loop delay.
