@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { systemScope } from '../src/domain/scope.js';
 import type { ClientMessage, ClientOptions, ClientResult } from './lib/event-loop-client.js';
@@ -10,8 +10,9 @@ import { percentile } from './lib/load-payloads.js';
  * list, one at a time, back to back) are timed while large ones arrive: ROUNDS rounds (default 3)
  * of two 1,000-load batches of full TMS records (about 5.8 MiB each), a 16 MiB carrier CSV and a
  * 16 MiB CSV whose last field opens a quote and never closes it, all four at once. Reports the
- * small requests' p50/p99/max, idle and under load, and the server's event-loop delay (p99, max)
- * as Node measured it, idle and under load.
+ * small requests' p50/p99/max, idle and under load, the server's event-loop delay (p99, max)
+ * as Node measured it, idle and under load, and the server thread's garbage-collection pauses
+ * while the large requests arrive (count, total, longest and how many over 50 ms, by kind).
  *
  * The server runs on the main thread; the client (bodies built beforehand, large and small
  * requests) in a worker thread, so only the server's work shows in the main thread's loop delay.
@@ -35,8 +36,9 @@ export async function run() {
       csvBytes: sized('CSV_BYTES', 16 * 1024 * 1024 - 4096, 1024 * 1024),
       idleMs: sized('IDLE_MS', 3000, 300),
     };
-    const { result, idleLoop, busyLoop } = await runClient(options);
+    const { result, idleLoop, busyLoop, gc } = await runClient(options);
     report(options, result, idleLoop, busyLoop);
+    console.log(`main-thread GC pauses while they arrive: ${gc.summary()}`);
   } finally {
     await app.close();
     await db.close();
@@ -45,10 +47,45 @@ export async function run() {
 
 type Loop = ReturnType<typeof monitorEventLoopDelay>;
 
+/** The main thread's garbage-collection pauses while the large requests arrive, by kind. */
+class GcPauses {
+  readonly byKind = new Map<string, number[]>();
+  private readonly observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const detail: unknown = Reflect.get(entry, 'detail');
+      const code = detail && typeof detail === 'object' && 'kind' in detail ? detail.kind : null;
+      const kind = (typeof code === 'number' && GC_KINDS.get(code)) || 'other';
+      this.byKind.set(kind, [...(this.byKind.get(kind) ?? []), entry.duration]);
+    }
+  });
+  start() {
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+  stop() {
+    this.observer.disconnect();
+  }
+  summary(): string {
+    return [...this.byKind]
+      .map(([kind, t]) => {
+        const total = t.reduce((a, b) => a + b, 0);
+        return `${kind} ${t.length} (total ${total.toFixed(0)} ms, max ${Math.max(...t).toFixed(0)} ms, over 50 ms ${t.filter((d) => d > 50).length})`;
+      })
+      .join('; ');
+  }
+}
+
+const GC_KINDS = new Map<number, string>([
+  [constants.NODE_PERFORMANCE_GC_MINOR, 'scavenge'],
+  [constants.NODE_PERFORMANCE_GC_MAJOR, 'mark-compact'],
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL, 'incremental marking'],
+  [constants.NODE_PERFORMANCE_GC_WEAKCB, 'weak callbacks'],
+]);
+
 /** Runs the client worker, measuring this thread's event loop while it is idle and while it is busy. */
 function runClient(
   options: ClientOptions,
-): Promise<{ result: ClientResult; idleLoop: Loop; busyLoop: Loop }> {
+): Promise<{ result: ClientResult; idleLoop: Loop; busyLoop: Loop; gc: GcPauses }> {
+  const gc = new GcPauses();
   const idleLoop = monitorEventLoopDelay({ resolution: 5 });
   const busyLoop = monitorEventLoopDelay({ resolution: 5 });
   // The worker loads the client's TypeScript through tsx, as the main thread does.
@@ -64,11 +101,13 @@ function runClient(
       if (m.phase === 'busy') {
         idleLoop.disable();
         busyLoop.enable();
+        gc.start();
       }
       if (m.phase === 'done') {
         busyLoop.disable();
+        gc.stop();
         void worker.terminate();
-        resolve({ result: m.result, idleLoop, busyLoop });
+        resolve({ result: m.result, idleLoop, busyLoop, gc });
       }
     });
   });

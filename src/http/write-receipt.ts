@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { serviceUnavailable } from '../domain/errors.js';
+import type { Written } from '../domain/written.js';
 
 /**
  * The answer to a write without an Idempotency-Key that committed but whose result could not be
@@ -27,9 +28,6 @@ export const writeReceiptSchema = z
   });
 
 export type WriteReceipt = z.output<typeof writeReceiptSchema>;
-
-/** A write's result as read back, or, when the write committed and the read failed, what is known. */
-export type Written<T> = { created: boolean; result: T } | { created: boolean; id: string; unread: unknown };
 
 /**
  * Answers a create-or-update: 201 or 200 with the result read back; 202 with the receipt when the

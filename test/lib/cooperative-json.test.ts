@@ -152,6 +152,21 @@ describe('bodies read as they arrive', () => {
     expect(res.json().body).toEqual({ s: 'é✓😀'.repeat(50) });
   });
 
+  it('decodes a body of several MiB whose characters are split across chunks and decoding pieces', async () => {
+    // Chunks of an odd size: many of their ends, and of the 1 MiB pieces decoded at once, fall
+    // inside a character of two, three or four bytes.
+    const text = 'é✓😀a'.repeat(300_000);
+    const bytes = Buffer.from(JSON.stringify({ s: text }));
+    expect(bytes.length).toBeGreaterThan(2 * 1024 * 1024);
+    const size = 65_537;
+    const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) =>
+      bytes.subarray(i * size, i * size + size),
+    );
+    const res = await send('/echo', Readable.from(chunks));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().body.s === text).toBe(true);
+  });
+
   it("refuses a body over the route's limit, announced or not, with 413", async () => {
     const big = JSON.stringify({ s: 'x'.repeat(2000) });
     for (const payload of [big, Readable.from([Buffer.from(big)])]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { faultSetup } from './fault-setup.js';
+import { withReadBackCutOff as cutOff, faultSetup } from './fault-setup.js';
 
 /**
  * A write that committed, then lost every connection it tried for reading its result back: a
@@ -13,35 +13,7 @@ describe('a committed write whose read-back fails', () => {
   // pg_stat_activity would stay as it first read it.
   const setup = faultSetup();
 
-  /** Runs `request` while carrier_contacts is locked and every backend waiting on it is terminated. */
-  async function withReadBackCutOff<T>(
-    request: () => Promise<T>,
-  ): Promise<{ result: T; terminated: number }> {
-    await setup.locker.query('BEGIN');
-    await setup.locker.query('LOCK TABLE carrier_contacts IN ACCESS EXCLUSIVE MODE');
-    let settled = false;
-    let terminated = 0;
-    const killer = (async () => {
-      while (!settled) {
-        const { rows } = await setup.admin.query(
-          `SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity
-            WHERE datname = current_database() AND application_name = 'envoy' AND wait_event_type = 'Lock'`,
-        );
-        terminated += rows.filter((r) => r.gone).length;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
-    let result: T;
-    try {
-      result = await request();
-    } finally {
-      settled = true;
-      await killer;
-      await setup.locker.query('ROLLBACK');
-    }
-    // Counted once the killer has stopped: its last termination may answer after the request does.
-    return { result, terminated };
-  }
+  const withReadBackCutOff = <T>(request: () => Promise<T>) => cutOff(setup, request);
 
   let mc = 300000 + (Date.now() % 100000);
   const create = (

@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { resultOf } from '../../domain/written.js';
 import { defined } from '../../lib/defined.js';
 import { calls } from '../../modules/calls/calls-tables.js';
 import {
@@ -33,11 +34,9 @@ export async function seedOutreaches(run: DemoRun, carrierIds: string[], idsOf: 
       (['call', 'email', 'whatsapp'] as const)[k % 3],
       "(['call', 'email', 'whatsapp'] as const)[k % 3]",
     );
-    const outreach = await outreachesService.create(scope, {
-      carrier_id: carrierId,
-      load_id: loadId,
-      modality,
-    });
+    const outreach = resultOf(
+      await outreachesService.create(scope, { carrier_id: carrierId, load_id: loadId, modality }),
+    );
     if (modality === 'call') counts.call_outreaches++;
     else {
       messages.push({ id: outreach.id, modality });

@@ -110,7 +110,8 @@ export async function seedLoads(run: DemoRun, carrierIds: string[]) {
   const carriersService = services.carriers;
   const loadsService = services.loads;
   const { statuses, loadItems } = demoLoads(run);
-  const ingested = await loadsService.upsertBatch(scope, loadItems);
+  // A copy: upsertBatch empties the array it is given as it validates it.
+  const ingested = await loadsService.upsertBatch(scope, [...loadItems]);
   if (!ingested.success) throw new Error(`demo loads not applied: ${JSON.stringify(ingested.errors)}`);
   const loadIds = ingested.results.map((r) => defined(r.load_id, 'r.load_id'));
   progress(`${loadIds.length} loads in every status`);

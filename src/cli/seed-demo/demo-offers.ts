@@ -1,3 +1,4 @@
+import { resultOf } from '../../domain/written.js';
 import { defined } from '../../lib/defined.js';
 import { contactRefusals } from '../../modules/outreaches/contact-guard.js';
 import { FIRST, inChunks, LAST } from './demo-data.js';
@@ -34,20 +35,22 @@ export async function seedOffers(run: DemoRun, carrierIds: string[], loads: Demo
     k: number,
   ) => {
     const driver = `${FIRST[(k + 3) % 10]} ${LAST[(k + 5) % 10]}`;
-    const offer = await offers.create(scope, {
-      load_id: loadId,
-      carrier_id: carrierId,
-      offer_amount: Math.round(((postedRate.get(loadId) ?? 2000) * (0.92 + rnd.next() * 0.2)) / 25) * 25,
-      notes: rnd.pick(['Truck empty nearby', 'Can load tomorrow morning', 'Team drivers available', null]),
-      ...(status === 'accepted'
-        ? {
-            driver_name: driver,
-            driver_phone: `+1773555${String(4000 + (k % 5000)).padStart(4, '0')}`,
-            truck_number: `T-${100 + k}`,
-            trailer_number: `TR-${500 + k}`,
-          }
-        : {}),
-    });
+    const offer = resultOf(
+      await offers.create(scope, {
+        load_id: loadId,
+        carrier_id: carrierId,
+        offer_amount: Math.round(((postedRate.get(loadId) ?? 2000) * (0.92 + rnd.next() * 0.2)) / 25) * 25,
+        notes: rnd.pick(['Truck empty nearby', 'Can load tomorrow morning', 'Team drivers available', null]),
+        ...(status === 'accepted'
+          ? {
+              driver_name: driver,
+              driver_phone: `+1773555${String(4000 + (k % 5000)).padStart(4, '0')}`,
+              truck_number: `T-${100 + k}`,
+              trailer_number: `TR-${500 + k}`,
+            }
+          : {}),
+      }),
+    );
     if (status !== 'pending') await offers.setStatus(scope, offer.id, status);
     return offer;
   };

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { mapWritten } from '../../domain/written.js';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
+import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { loadIdParams } from '../loads/index.js';
 import {
   callDetailSchema,
@@ -55,11 +57,14 @@ function callRoutes(app: App, calls: CallsService) {
           'With the simulated platform, `template_variables.simulate_outcome` (completed, voicemail, no_answer, ' +
           'failed) forces the outcome.',
         body: createCallBody,
-        response: { 201: callSchema, ...errorResponses(401, 403, 409, 422, 429) },
+        response: { 201: callSchema, 202: writeReceiptSchema, ...errorResponses(401, 403, 409, 422, 429) },
       },
     },
     async (request, reply) =>
-      reply.status(201).send(toCall(await calls.create(scopeOf(request), request.body))),
+      sendWritten(request, reply, mapWritten(await calls.start(scopeOf(request), request.body), toCall), {
+        object: 'call',
+        collection: '/api/v1/calls',
+      }),
   );
 
   app.get(

@@ -1,3 +1,5 @@
+// Size: a call's whole life in one service (create, place, join, end, the provider's events); its
+// steps share the provider, the templates and the contact guard.
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
@@ -7,6 +9,7 @@ import { AppError, notFound, stateConflict, unprocessable } from '../../domain/e
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
+import { readBack, resultOf, type Written } from '../../domain/written.js';
 import {
   type VoiceAnswer,
   type VoiceEvent,
@@ -75,6 +78,11 @@ export class CallsService {
 
   /** Creates the call PENDING, hands it to the provider, opens its outreach (and an ELP call's test). */
   async create(scope: OrgScope, input: CreateCallInput, context?: CallContext): Promise<CallRow> {
+    return resultOf(await this.start(scope, input, context));
+  }
+
+  /** POST /calls: as create, but a placed call whose read-back failed is its id and the error (Written). */
+  async start(scope: OrgScope, input: CreateCallInput, context?: CallContext): Promise<Written<CallRow>> {
     const carrier = await this.callee(scope, input, context);
     let loadNumber: string | null = null;
     if (input.load_id) {
@@ -115,7 +123,7 @@ export class CallsService {
     });
     // The provider is called after commit: never inside a transaction. A scheduled call waits.
     if (!input.scheduled_at) await this.place(call);
-    return defined(await findCall(this.db, scope, call.id), 'findCall');
+    return readBack({ created: true, id: call.id }, () => this.get(scope, call.id));
   }
 
   /**

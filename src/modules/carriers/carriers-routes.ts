@@ -1,5 +1,7 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Written } from '../../domain/written.js';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { readBodyText } from '../../http/body-text.js';
@@ -8,21 +10,18 @@ import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { auditEntrySchema } from '../audit/index.js';
+import { lanePreferenceAdminRoutes, lanePreferenceRoutes } from './carrier-lanes-routes.js';
 import {
   batchBody,
   batchResultSchema,
+  type Carrier,
   carrierIdParams,
   carrierInput,
   carrierPatch,
   carrierSchema,
   disableBody,
-  disableForLoadBody,
   enableBody,
-  lanePreferenceInput,
-  lanePreferenceSchema,
   listCarriersQuery,
-  listLanePreferencesQuery,
-  preferenceParams,
 } from './carriers-schemas.js';
 import type { CarriersService } from './carriers-service.js';
 import { complianceCheckSchema } from './vetting-schemas.js';
@@ -31,6 +30,10 @@ const tags = ['carriers'];
 const admins = access.bearer('OWNER', 'ADMIN');
 const MiB = 1024 * 1024;
 const WRITTEN = { object: 'carrier', collection: '/api/v1/carriers' };
+/** An update's answers: the carrier read back, or the receipt when that read failed (sendWritten). */
+const answers = { 200: carrierSchema, 202: writeReceiptSchema };
+const answer = (request: FastifyRequest, reply: FastifyReply, written: Written<Carrier>) =>
+  sendWritten(request, reply, written, WRITTEN);
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
@@ -150,10 +153,14 @@ function readRoutes(app: App, service: CarriersService) {
         description: '`is_active` is refused with 422 `field_not_updatable`: use disable and enable.',
         params: carrierIdParams,
         body: carrierPatch,
-        response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+        response: {
+          ...answers,
+          ...errorResponses(401, 403, 404, 409, 422, 429),
+        },
       },
     },
-    async (request) => service.patch(scopeOf(request), request.params.carrier_id, request.body),
+    async (request, reply) =>
+      answer(request, reply, await service.patch(scopeOf(request), request.params.carrier_id, request.body)),
   );
 }
 
@@ -169,10 +176,18 @@ function statusRoutes(app: App, service: CarriersService) {
         summary: 'Disable a carrier (audited; a repeat changes nothing)',
         params: carrierIdParams,
         body: disableBody,
-        response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+        response: {
+          ...answers,
+          ...errorResponses(401, 403, 404, 409, 422, 429),
+        },
       },
     },
-    async (request) => service.setActive(scopeOf(request), request.params.carrier_id, false, request.body),
+    async (request, reply) =>
+      answer(
+        request,
+        reply,
+        await service.setActive(scopeOf(request), request.params.carrier_id, false, request.body),
+      ),
   );
 
   app.post(
@@ -185,10 +200,18 @@ function statusRoutes(app: App, service: CarriersService) {
         summary: 'Enable a carrier (audited; a repeat changes nothing)',
         params: carrierIdParams,
         body: enableBody,
-        response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+        response: {
+          ...answers,
+          ...errorResponses(401, 403, 404, 409, 422, 429),
+        },
       },
     },
-    async (request) => service.setActive(scopeOf(request), request.params.carrier_id, true, request.body),
+    async (request, reply) =>
+      answer(
+        request,
+        reply,
+        await service.setActive(scopeOf(request), request.params.carrier_id, true, request.body),
+      ),
   );
 
   app.post(
@@ -205,10 +228,11 @@ function statusRoutes(app: App, service: CarriersService) {
           'the carrier\'s queued contacts (outreaches `failed` with `error_reason` "cancelled: ..." and ' +
           '`cancelled_at`), and the contact guard refuses new ones until an OWNER or ADMIN clears it.',
         params: carrierIdParams,
-        response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 429) },
+        response: { ...answers, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => service.requestStopContact(scopeOf(request), request.params.carrier_id),
+    async (request, reply) =>
+      answer(request, reply, await service.requestStopContact(scopeOf(request), request.params.carrier_id)),
   );
 
   app.delete(
@@ -272,128 +296,4 @@ function historyRoutes(app: App, service: CarriersService) {
       data: await service.complianceChecks(scopeOf(request), request.params.carrier_id),
     }),
   );
-}
-
-/** List and create lane preferences; disable a carrier for a load's lane. */
-function lanePreferenceRoutes(app: App, service: CarriersService) {
-  app.get(
-    '/carriers/:carrier_id/lane-preferences',
-    {
-      config: { access: access.any },
-      schema: {
-        operationId: 'listLanePreferences',
-        tags,
-        summary: "A carrier's lane preferences",
-        params: carrierIdParams,
-        querystring: listLanePreferencesQuery,
-        response: { 200: pageOf(lanePreferenceSchema), ...errorResponses(401, 403, 404, 422, 429) },
-      },
-    },
-    async (request) =>
-      service.listLanePreferences(scopeOf(request), request.params.carrier_id, request.query),
-  );
-
-  app.post(
-    '/carriers/:carrier_id/lane-preferences',
-    {
-      config: { access: access.any, idempotent: true },
-      schema: {
-        operationId: 'createLanePreference',
-        tags,
-        summary: 'Give the carrier a preference on a lane (the lane is created or reused)',
-        params: carrierIdParams,
-        body: lanePreferenceInput,
-        response: { 201: lanePreferenceSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
-      },
-    },
-    async (request, reply) =>
-      reply
-        .status(201)
-        .send(await service.createLanePreference(scopeOf(request), request.params.carrier_id, request.body)),
-  );
-
-  app.post(
-    '/carriers/:carrier_id/lane-preferences/disable-for-load',
-    {
-      config: { access: admins, idempotent: true },
-      schema: {
-        operationId: 'disableCarrierForLoad',
-        tags,
-        summary: 'Stop working this carrier on a load’s lane (an admin_disabled lane preference; audited)',
-        description:
-          'The lane is the load’s first pickup to last drop-off (cities and states) with its equipment. ' +
-          '201 with the new preference; 200 when the carrier already held one on that lane (it turns ' +
-          '`admin_disabled`). The contact guard then refuses this carrier for loads on the lane.',
-        params: carrierIdParams,
-        body: disableForLoadBody,
-        response: {
-          200: lanePreferenceSchema.describe('An existing preference on the lane was disabled'),
-          201: lanePreferenceSchema.describe('Created'),
-          ...errorResponses(401, 403, 404, 422, 429),
-        },
-      },
-    },
-    async (request, reply) => {
-      const { created, preference } = await service.disableForLoad(
-        scopeOf(request),
-        request.params.carrier_id,
-        request.body,
-      );
-      return reply.status(created ? 201 : 200).send(preference);
-    },
-  );
-}
-
-/** A lane preference's audit log, restrict and unrestrict. */
-function lanePreferenceAdminRoutes(app: App, service: CarriersService) {
-  app.get(
-    '/carriers/:carrier_id/lane-preferences/:preference_id/audit-log',
-    {
-      config: { access: access.any },
-      schema: {
-        operationId: 'getLanePreferenceAuditLog',
-        tags,
-        summary: 'The audit trail of one lane preference, newest first',
-        params: preferenceParams,
-        response: {
-          200: z.object({ data: z.array(auditEntrySchema) }),
-          ...errorResponses(401, 403, 404, 429),
-        },
-      },
-    },
-    async (request) => {
-      const { carrier_id, preference_id } = request.params;
-      return { data: await service.lanePreferenceAudit(scopeOf(request), carrier_id, preference_id) };
-    },
-  );
-
-  for (const [action, restricted] of [
-    ['restrict', true],
-    ['unrestrict', false],
-  ] as const) {
-    app.post(
-      `/carriers/:carrier_id/lane-preferences/:preference_id/${action}`,
-      {
-        config: { access: admins, idempotent: true },
-        schema: {
-          operationId: `${action}LanePreference`,
-          tags,
-          summary: restricted
-            ? 'Restrict the carrier on the lane (do-not-use; audited)'
-            : 'Lift a lane restriction (audited)',
-          params: preferenceParams,
-          body: restricted ? disableBody : enableBody,
-          response: { 200: lanePreferenceSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
-        },
-      },
-      async (request) =>
-        service.setRestricted(
-          scopeOf(request),
-          request.params.carrier_id,
-          request.params.preference_id,
-          restricted,
-          request.body,
-        ),
-    );
-  }
 }

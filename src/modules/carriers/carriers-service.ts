@@ -12,6 +12,7 @@ import {
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { readBack, resultOf, type Written } from '../../domain/written.js';
 import { parseCsvCooperatively } from '../../lib/csv.js';
 import { defined } from '../../lib/defined.js';
 import { cooperative } from '../../lib/yielding.js';
@@ -45,9 +46,6 @@ import { CarrierLanePreferences, type LoadLaneReader, requireCarrier } from './l
 import type { StopContactRequests } from './stop-contact.js';
 
 type Reason = { reason?: string | null; reason_note?: string | null };
-
-/** A write's result read back, or, when the write committed and the read failed, what is known. */
-type Written<T> = { created: boolean; result: T } | { created: boolean; id: string; unread: unknown };
 
 /**
  * A refused item's name as its identifier, cut to the longest name a carrier may have: a CSV field
@@ -141,8 +139,7 @@ export class CarriersService {
   /** Creates or updates one carrier, then checks compliance within the inline budget. */
   async createOne(scope: OrgScope, carrier: CarrierInput): Promise<{ created: boolean; carrier: Carrier }> {
     const written = await this.write(scope, carrier);
-    if ('unread' in written) throw written.unread;
-    return { created: written.created, carrier: written.result };
+    return { created: written.created, carrier: resultOf(written) };
   }
 
   /**
@@ -166,12 +163,8 @@ export class CarriersService {
     } catch {
       // Over budget: the carrier stays UNVERIFIED and the background worker checks it shortly.
     }
-    const created = outcome.status === 'created';
-    try {
-      return { created, result: await this.view(scope, outcome.id) };
-    } catch (unread) {
-      return { created, id: outcome.id, unread };
-    }
+    const id = outcome.id;
+    return readBack({ created: outcome.status === 'created', id }, () => this.view(scope, id));
   }
 
   /** POST /carriers/batch: JSON items or a CSV upload; every item gets an outcome. */
@@ -239,7 +232,7 @@ export class CarriersService {
   }
 
   /** PATCH: only sent fields change; is_active is refused; identifiers stay unique. */
-  async patch(scope: OrgScope, id: string, parsed: CarrierPatch): Promise<Carrier> {
+  async patch(scope: OrgScope, id: string, parsed: CarrierPatch): Promise<Written<Carrier>> {
     if ('is_active' in parsed) {
       throw unprocessable(
         'field_not_updatable',
@@ -287,11 +280,16 @@ export class CarriersService {
       ]);
       await emitEvent(tx, scope.organizationId, 'carrier.updated', carrierPayload(tx, scope, id));
     });
-    return this.view(scope, id);
+    return this.updated(scope, id);
+  }
+
+  /** The carrier read back after an update committed (see Written). */
+  private updated(scope: OrgScope, id: string): Promise<Written<Carrier>> {
+    return readBack({ created: false, id }, () => this.view(scope, id));
   }
 
   /** Disable or enable; a change writes an audit row in the same transaction, a repeat writes none. */
-  async setActive(scope: OrgScope, id: string, active: boolean, reason: Reason): Promise<Carrier> {
+  async setActive(scope: OrgScope, id: string, active: boolean, reason: Reason): Promise<Written<Carrier>> {
     await this.db.transaction(async (tx) => {
       const current = await findCarrier(tx, scope, id, true);
       if (!current) throw notFound('Carrier', id, 'carrier_id');
@@ -320,13 +318,13 @@ export class CarriersService {
         carrierPayload(tx, scope, id),
       );
     });
-    return this.view(scope, id);
+    return this.updated(scope, id);
   }
 
   /** A rep records that the carrier asked not to be contacted (the one rule: `StopContactRequests`). */
-  async requestStopContact(scope: OrgScope, id: string): Promise<Carrier> {
+  async requestStopContact(scope: OrgScope, id: string): Promise<Written<Carrier>> {
     if (!(await this.stopContact.request(scope, id, 'api'))) throw notFound('Carrier', id, 'carrier_id');
-    return this.view(scope, id);
+    return this.updated(scope, id);
   }
 
   async clearStopContact(scope: OrgScope, id: string): Promise<Carrier> {

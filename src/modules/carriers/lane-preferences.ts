@@ -110,7 +110,7 @@ export class CarrierLanePreferences {
   ): Promise<LanePreference> {
     await this.requireCarrier(scope, carrierId);
     const key = laneKeyOf(input);
-    const id = await this.db.transaction(async (tx) => {
+    const row = await this.db.transaction(async (tx) => {
       const laneIds = await ensureLanes(tx, scope, [key]);
       const laneId = defined(laneIds.get(laneIdentity(key)), 'laneIds.get(laneIdentity(key))');
       const [created] = await insertPreferences(tx, scope, [
@@ -128,9 +128,10 @@ export class CarrierLanePreferences {
           'origin',
         );
       }
-      return created.id;
+      // Read back in the transaction: the answer comes with the commit, never after it.
+      return defined(await findPreference(tx, scope, carrierId, created.id), 'findPreference');
     });
-    return toLanePreference(defined(await findPreference(this.db, scope, carrierId, id), 'findPreference'));
+    return toLanePreference(row);
   }
 
   /**

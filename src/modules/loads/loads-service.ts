@@ -102,7 +102,7 @@ export class LoadsService {
     };
   }
 
-  /** POST /loads/batch: each item validated and applied on its own, in one transaction. */
+  /** POST /loads/batch: each item validated and applied on its own, in one transaction; `raw` is emptied as it is validated. */
   async upsertBatch(scope: OrgScope, raw: Record<string, unknown>[]): Promise<LoadBatchResult> {
     const { outcomes, valid } = await parseBatch(raw);
     outcomes.push(...(await this.ingest(scope, valid, ['loads'])));

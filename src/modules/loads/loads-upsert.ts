@@ -73,7 +73,14 @@ const loadEventData = (r: LoadRow) => ({
   load_status: r.load_status,
 });
 
-/** The items of a batch body validated one by one: the valid ones, and an outcome for each other. */
+/** What parseBatch leaves in place of a raw item it has validated. */
+const RELEASED: Record<string, unknown> = Object.freeze({});
+
+/**
+ * The items of a batch body validated one by one: the valid ones, and an outcome for each other.
+ * `raw` is emptied as it goes (each entry replaced once validated): the caller must not read it
+ * afterwards.
+ */
 export async function parseBatch(
   raw: Record<string, unknown>[],
 ): Promise<{ outcomes: ItemOutcome[]; valid: Item[] }> {
@@ -84,6 +91,9 @@ export async function parseBatch(
   for (const [index, item] of raw.entries()) {
     await turns.pause();
     const parsed = loadInput.safeParse(item);
+    // The parsed JSON is done with once validated: let it go rather than hold it, beside its
+    // validated copy, until the whole batch is written.
+    raw[index] = RELEASED;
     if (parsed.success) {
       valid.push({ index, input: parsed.data });
       continue;

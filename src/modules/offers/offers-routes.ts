@@ -3,6 +3,7 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
+import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { loadIdParams } from '../loads/index.js';
 import {
   createOfferBody,
@@ -19,6 +20,7 @@ import type { OffersService } from './offers-service.js';
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
 const tags = ['offers'];
+const WRITTEN = { object: 'offer', collection: '/api/v1/offers' };
 
 const LIST_NOTES =
   'List parameters take repeated parameters or comma-separated values. `created_after` is inclusive, ' +
@@ -45,10 +47,11 @@ export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService }> = as
           'Created `pending` with `source` api and `channel` null. An unknown `load_id`, `carrier_id` or a ' +
           '`contact_id` that is not one of the carrier’s contacts gives 422.',
         body: createOfferBody,
-        response: { 201: offerSchema, ...errorResponses(401, 403, 422, 429) },
+        response: { 201: offerSchema, 202: writeReceiptSchema, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await service.create(scopeOf(request), request.body)),
+    async (request, reply) =>
+      sendWritten(request, reply, await service.create(scopeOf(request), request.body), WRITTEN),
   );
 
   app.get(
@@ -84,10 +87,20 @@ export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService }> = as
           "booking (`load.unbooked`). Neither changes the load's `load_status`, which the TMS owns.",
         params: offerIdParams,
         body: patchOfferBody,
-        response: { 200: offerSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
+        response: {
+          200: offerSchema,
+          202: writeReceiptSchema,
+          ...errorResponses(401, 403, 404, 409, 422, 429),
+        },
       },
     },
-    async (request) => service.setStatus(scopeOf(request), request.params.offer_id, request.body.status),
+    async (request, reply) =>
+      sendWritten(
+        request,
+        reply,
+        await service.setStatus(scopeOf(request), request.params.offer_id, request.body.status),
+        WRITTEN,
+      ),
   );
 };
 

@@ -6,6 +6,7 @@ import { isBookable } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { readBack, type Written } from '../../domain/written.js';
 import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { contactsOf, findCarrier, findCarriers, findContactOfCarrier, toCarrier } from '../carriers/index.js';
@@ -111,7 +112,7 @@ export class OffersService {
   }
 
   /** POST /offers: an offer entered by a rep or an API client (`channel` null, `source` api). */
-  async create(scope: OrgScope, input: CreateOfferInput): Promise<Offer> {
+  async create(scope: OrgScope, input: CreateOfferInput): Promise<Written<Offer>> {
     const load = await requireLoad(this.db, scope, input.load_id, LOAD_ID_IN_BODY, [
       'id',
       'tms_load_id',
@@ -166,7 +167,7 @@ export class OffersService {
       await emitOfferEvent(tx, scope, 'offer.created', inserted);
       return inserted;
     });
-    return this.one(scope, row);
+    return readBack({ created: true, id: row.id }, () => this.one(scope, row));
   }
 
   /**
@@ -176,7 +177,7 @@ export class OffersService {
    * up, each sees the one before, and an accept or an un-accept is booked (bookLoad) or undone
    * (unbookLoad) exactly once. The partial unique index is the last word if anything slips past.
    */
-  async setStatus(scope: OrgScope, id: string, status: OfferRow['status']): Promise<Offer> {
+  async setStatus(scope: OrgScope, id: string, status: OfferRow['status']): Promise<Written<Offer>> {
     try {
       const row = await this.db.transaction(async (tx) => {
         const found = await findOffer(tx, scope, id);
@@ -206,7 +207,7 @@ export class OffersService {
         else if (current.status === 'accepted') await unbookLoad(tx, scope, current, updated.status);
         return updated;
       });
-      return this.one(scope, row);
+      return readBack({ created: false, id }, () => this.one(scope, row));
     } catch (err) {
       if (violatesOneAccepted(err)) {
         const current = await findOffer(this.db, scope, id);

@@ -3,6 +3,7 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
+import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { loadIdParams } from '../loads/index.js';
 import {
   createOutreachBody,
@@ -18,6 +19,7 @@ import type { OutreachesService } from './outreaches-service.js';
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
 const tags = ['outreaches'];
+const WRITTEN = { object: 'outreach', collection: '/api/v1/outreaches' };
 
 export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: OutreachesService }> = async (
   app,
@@ -40,10 +42,15 @@ export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: OutreachesSer
           '`completed`, `failed` or `no_response`). An e-mail or WhatsApp outreach is `active` once sent and ' +
           'becomes `no_response` when unanswered after OUTREACH_NO_RESPONSE_HOURS (24 by default).',
         body: createOutreachBody,
-        response: { 201: outreachSchema, ...errorResponses(401, 403, 409, 422, 429) },
+        response: {
+          201: outreachSchema,
+          202: writeReceiptSchema,
+          ...errorResponses(401, 403, 409, 422, 429),
+        },
       },
     },
-    async (request, reply) => reply.status(201).send(await service.create(scopeOf(request), request.body)),
+    async (request, reply) =>
+      sendWritten(request, reply, await service.create(scopeOf(request), request.body), WRITTEN),
   );
 
   app.get(

@@ -4,6 +4,7 @@ import { notFound, stateConflict, unprocessable, validationFailed } from '../../
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { readBack, resultOf, type Written } from '../../domain/written.js';
 import { defined } from '../../lib/defined.js';
 import {
   type CarrierRow,
@@ -134,15 +135,19 @@ export class OutreachesService {
   }
 
   /** POST /outreaches: contact the carrier about the load now, if the contact guard allows it. */
-  async create(scope: OrgScope, input: CreateOutreachInput): Promise<Outreach> {
+  async create(scope: OrgScope, input: CreateOutreachInput): Promise<Written<Outreach>> {
     const load = await this.requireLoad(scope, input.load_id, LOAD_ID_IN_BODY);
     const carrier = await findCarrier(this.db, scope, input.carrier_id);
     if (!carrier) {
       throw unprocessable('validation_error', `Carrier '${input.carrier_id}' does not exist`, 'carrier_id');
     }
     await this.guard(scope, carrier.id, load.id);
-    const row = await this.contact(scope, carrier, load, input.modality, null, { purpose: 'load_booking' });
-    return this.one(scope, row);
+    const written = await this.contact(scope, carrier, load, input.modality, null, {
+      purpose: 'load_booking',
+    });
+    if ('unread' in written) return written;
+    const row = written.result;
+    return readBack({ created: true, id: row.id }, () => this.one(scope, row));
   }
 
   /**
@@ -173,7 +178,7 @@ export class OutreachesService {
     }
     await this.guard(scope, hauling.carrier.id, load.id);
     const modality: Modality = input.channel === 'voice' ? 'call' : input.channel;
-    const row = await this.contact(scope, hauling.carrier, load, modality, hauling.driverPhone, {
+    const written = await this.contact(scope, hauling.carrier, load, modality, hauling.driverPhone, {
       purpose: 'tracking_check',
       instructions: input.instructions,
       ...(stop
@@ -188,7 +193,7 @@ export class OutreachesService {
           }
         : {}),
     });
-    return this.one(scope, row);
+    return this.one(scope, resultOf(written));
   }
 
   private requireLoad(scope: OrgScope, loadId: string, ref: LoadReference) {
@@ -234,7 +239,8 @@ export class OutreachesService {
   /**
    * Starts the contact. A call goes through the voice provider, which opens and then follows the
    * call outreach. An e-mail or WhatsApp message is recorded as sent (`active`) until the carrier
-   * answers, or the sweeper marks it `no_response`.
+   * answers, or the sweeper marks it `no_response`. A message's outreach is read back after it was
+   * sent (see Written); a call's is found by its call, so without that read its id is not known.
    */
   private async contact(
     scope: OrgScope,
@@ -243,7 +249,7 @@ export class OutreachesService {
     modality: Modality,
     preferredPhone: string | null,
     variables: Record<string, unknown>,
-  ): Promise<OutreachRow> {
+  ): Promise<Written<OutreachRow>> {
     const contacts = (await contactsOf(this.db, scope, [carrier.id])).get(carrier.id) ?? [];
     if (modality === 'call') {
       const phone =
@@ -259,7 +265,8 @@ export class OutreachesService {
         },
         { carrier_id: carrier.id },
       );
-      return defined(await findOutreachOfCall(this.db, scope, call.id), 'findOutreachOfCall');
+      const row = defined(await findOutreachOfCall(this.db, scope, call.id), 'findOutreachOfCall');
+      return { created: true, result: row };
     }
     const address =
       modality === 'email'
@@ -287,7 +294,9 @@ export class OutreachesService {
       return inserted;
     });
     await this.messenger.sendOrFail(row);
-    return defined(await findOutreach(this.db, scope, row.id), 'findOutreach');
+    return readBack({ created: true, id: row.id }, async () =>
+      defined(await findOutreach(this.db, scope, row.id), 'findOutreach'),
+    );
   }
 
   private unreachable(carrierId: string, what: string) {

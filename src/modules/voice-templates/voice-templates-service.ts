@@ -90,9 +90,10 @@ export class VoiceTemplatesService {
   }
 
   async create(scope: OrgScope, input: CreateVoiceTemplateInput): Promise<VoiceTemplate> {
-    const row = await this.db.transaction(async (tx) => {
+    // Read back in the transaction: the answer comes with the commit, never after it.
+    return this.db.transaction(async (tx) => {
       if (input.is_default) await clearDefault(tx, scope, input.purpose);
-      return insertTemplate(tx, scope, {
+      const row = await insertTemplate(tx, scope, {
         id: newId('voiceTemplate'),
         name: input.name.trim(),
         purpose: input.purpose,
@@ -103,8 +104,8 @@ export class VoiceTemplatesService {
         model: input.model ?? null,
         is_default: input.is_default,
       });
+      return toVoiceTemplate(row, await ownDefaultPurposes(tx, scope));
     });
-    return toVoiceTemplate(row, await ownDefaultPurposes(this.db, scope));
   }
 
   async update(scope: OrgScope, id: string, input: UpdateVoiceTemplateInput): Promise<VoiceTemplate> {
@@ -113,7 +114,8 @@ export class VoiceTemplatesService {
     if (current.organization_id === null) throw readOnly(id);
     const purpose = input.purpose ?? current.purpose;
     const isDefault = input.is_default ?? current.is_default;
-    const row = await this.db.transaction(async (tx) => {
+    // Read back in the transaction, as create does.
+    return this.db.transaction(async (tx) => {
       // Becoming the default (or moving to a purpose while default) unsets the one it replaces.
       if (isDefault && (!current.is_default || purpose !== current.purpose)) {
         await clearDefault(tx, scope, purpose);
@@ -127,10 +129,10 @@ export class VoiceTemplatesService {
       if (input.voice !== undefined) changes.voice = input.voice;
       if (input.model !== undefined) changes.model = input.model;
       if (input.is_default !== undefined) changes.is_default = input.is_default;
-      return updateTemplate(tx, scope, id, changes);
+      const row = await updateTemplate(tx, scope, id, changes);
+      if (!row) throw notFound('Voice template', id, 'template_id');
+      return toVoiceTemplate(row, await ownDefaultPurposes(tx, scope));
     });
-    if (!row) throw notFound('Voice template', id, 'template_id');
-    return toVoiceTemplate(row, await ownDefaultPurposes(this.db, scope));
   }
 
   async delete(scope: OrgScope, id: string): Promise<void> {
