@@ -1,5 +1,4 @@
-// Size: a call's whole life in one service (create, place, join, end, the provider's events); its
-// steps share the provider, the templates and the contact guard.
+// Size: a call's whole life (create, place, join, end, provider events), sharing one provider and guard.
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
