@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { defined } from '../../lib/defined.js';
 import type { CensusContact, LiabilityInsurance, SharedContact } from './compliance-provider.js';
 import { legacyFilingRow, liabilityOf, motusFilingRow, motusHistoryRow } from './insurance-filings.js';
 import {

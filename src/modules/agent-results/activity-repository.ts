@@ -24,8 +24,6 @@ export type LoadStanding = {
   active: number;
 };
 
-const OPEN = sql.raw(OPEN_LOAD_STATUSES.map((s) => `'${s}'`).join(', '));
-
 /** The load's standing with the agent, or null when the organization has no such load. */
 export async function loadStanding(
   db: DbOrTx,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, dateTimeInput, text } from '../../http/schemas.js';
+import { dateTime, dateTimeInput } from '../../http/schemas.js';
 
 export const RESULT_GROUPS = [
   'lane',

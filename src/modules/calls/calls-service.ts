@@ -9,12 +9,7 @@ import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import { readBack, resultOf, type Written } from '../../domain/written.js';
-import {
-  type VoiceAnswer,
-  type VoiceEvent,
-  type VoiceProvider,
-  VoiceProviderError,
-} from '../../integrations/voice/voice-provider.js';
+import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
 import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { calleeById, carriersAtNumber } from '../carriers/index.js';

@@ -16,7 +16,7 @@ import {
   loadStatusCounts,
 } from './loads-list-tables.js';
 import { textArray } from './loads-repository.js';
-import { carrierVerifications, escalations, loads, notifications } from './loads-tables.js';
+import { loads } from './loads-tables.js';
 
 /** The write versions of the tables a list's tabs read, as tabVersionsOf gives them. */
 export async function listVersions(db: DbOrTx, scope: OrgScope, q: LoadQuery): Promise<string> {
@@ -45,7 +45,7 @@ export async function countFromCounters(db: DbOrTx, scope: OrgScope, q: LoadQuer
     return result.rows[0]?.n ?? 0;
   }
   const byStatus = await statusCountsFromCounters(db, scope, q);
-  return byStatus && byStatus.reduce((sum, r) => sum + r.n, 0);
+  return byStatus?.reduce((sum, r) => sum + r.n, 0) ?? null;
 }
 
 /**
