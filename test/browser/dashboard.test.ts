@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createApiKey, createOrg, createUser } from '../helpers/factories.js';
+import { portOf } from '../helpers/listening.js';
 import { createLoad } from '../helpers/load-factories.js';
 
 /** Debian's Chromium; .ci/run installs it. Without it (a laptop without Chromium) the test is skipped. */
@@ -19,7 +19,7 @@ async function pageServer(): Promise<{ server: Server; origin: string }> {
     res.end(PAGE);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return { server, origin: `http://127.0.0.1:${portOf(server)}` };
 }
 
 interface Outcome {

@@ -9,7 +9,6 @@
  */
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, fileDatabaseUrl } from '../helpers/app.js';
 import { registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createOrg, createUser } from '../helpers/factories.js';
+import { portOf } from '../helpers/listening.js';
 import { loadPayload } from '../helpers/load-factories.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON schema nodes are read loosely on purpose.
@@ -48,7 +48,7 @@ const vapi = createServer((req, res) => {
   });
 });
 await new Promise<void>((done) => vapi.listen(0, '127.0.0.1', done));
-const vapiBase = `http://127.0.0.1:${(vapi.address() as AddressInfo).port}`;
+const vapiBase = `http://127.0.0.1:${portOf(vapi)}`;
 afterAll(() => new Promise<void>((done) => vapi.close(() => done())));
 
 // The platform callbacks (e-mail, WhatsApp, voice) answer only when their provider is configured:
