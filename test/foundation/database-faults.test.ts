@@ -52,7 +52,7 @@ describe('a database that drops its connections', () => {
 
   it('fails only the requests whose connection died and serves the next ones', async () => {
     const { user } = await createTenant(t);
-    const url = t.database.pool.options.connectionString as string;
+    const url = defined(t.database.pool.options.connectionString, 'the pool connection string');
     const writes: Promise<number>[] = [];
     let terminated = 0;
     // Writes of both kinds in flight while every connection of the app is cut, again and again.
@@ -115,7 +115,7 @@ describe('a database that drops its connections', () => {
 
   it('answers 503 with the error body when the connection dies mid-request', async () => {
     const { user } = await createTenant(t);
-    const url = t.database.pool.options.connectionString as string;
+    const url = defined(t.database.pool.options.connectionString, 'the pool connection string');
     // Hold every pooled connection in a transaction, cut them, then let the requests use them.
     const held = await Promise.all(Array.from({ length: 5 }, () => t.database.pool.connect()));
     await terminateBackends(url);

@@ -16,6 +16,7 @@ import type { AssistantSpec, PlaceCallRequest } from '../../src/integrations/voi
 import { defined } from '../../src/lib/defined.js';
 import { objectOf } from '../../src/lib/json-object.js';
 import { toolsFor } from '../../src/modules/calls/call-script.js';
+import { instanceOf } from '../helpers/narrow.js';
 import {
   hmacPlan,
   openaiModel,
@@ -201,8 +202,7 @@ describe('the Vapi adapter', () => {
     expect(standIn.callBodies().length - before).toBe(4);
     standIn.refuseNext(vapiRefusal(400, ['customer.number must be a valid phone number']));
     const refused = await vapi.placeCall(request()).catch((err: unknown) => err);
-    expect(refused).toBeInstanceOf(VoiceProviderError);
-    expect((refused as Error).message).toBe(
+    expect(instanceOf(refused, VoiceProviderError).message).toBe(
       'Vapi answered 400: customer.number must be a valid phone number',
     );
     expect(standIn.callBodies().length - before).toBe(5);
