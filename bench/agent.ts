@@ -397,8 +397,11 @@ async function profileStatements(title: string, fn: () => Promise<void>) {
   try {
     await fn();
   } finally {
+    // Put back as it was: the prototype's own method, or none (pg.Pool's query is its parent class's).
     protos.forEach((p, i) => {
-      Object.defineProperty(p, 'query', defined(originals[i], 'originals[i]'));
+      const own = originals[i];
+      if (own) Object.defineProperty(p, 'query', own);
+      else Reflect.deleteProperty(p, 'query');
     });
   }
   const wall = performance.now() - started;
