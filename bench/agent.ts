@@ -16,6 +16,7 @@ import {
 import { pickWave, selectWave } from '../src/modules/agent/wave-pick.js';
 import { insertOrganization } from '../src/modules/auth/auth-repository.js';
 import { buildServices, type Services } from '../src/services.js';
+import { statementsDuring } from '../test/helpers/statements.js';
 import { benchConfig, benchDatabase, sized, smoke } from './lib/harness.js';
 
 /**
@@ -353,20 +354,7 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
 
   // The plan of one selection: the load whose selection was nearest the median.
   const id = defined(sample(ids, 1, 4242)[0], 'sample(ids, 1, 4242)[0]');
-  const captured: { text: string; values: unknown[] }[] = [];
-  const original = pool.query.bind(pool);
-  (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
-    if (typeof config === 'object' && config && 'text' in config) {
-      const c = config as { text: string; values?: unknown[] };
-      captured.push({ text: c.text, values: c.values ?? (values as unknown[]) ?? [] });
-    }
-    return (original as (...a: unknown[]) => unknown)(config, values);
-  };
-  try {
-    await selectWave(db, orgId, id, rules);
-  } finally {
-    (pool as unknown as { query: unknown }).query = original;
-  }
+  const captured = await statementsDuring(pool, () => selectWave(db, orgId, id, rules));
   for (const q of captured) {
     const plan = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${q.text}`, q.values);
     console.log(`\n#### EXPLAIN (ANALYZE, BUFFERS) of a selectWave statement, load ${id}\n`);
@@ -380,20 +368,18 @@ async function profileStatements(title: string, fn: () => Promise<void>) {
   const stats = new Map<string, { n: number; ms: number }>();
   // Pool.query (outside transactions) and Client.query (inside them); a query Pool.query hands to
   // a client goes with a callback, so it is not counted twice.
-  const protos = [pg.Client.prototype, pg.Pool.prototype] as unknown as {
-    query: (...a: unknown[]) => unknown;
-  }[];
-  const originals = protos.map((p) => p.query);
-  const wrap = (original: (...a: unknown[]) => unknown) =>
+  const protos = [pg.Client.prototype, pg.Pool.prototype];
+  const originals = protos.map((p) => Object.getOwnPropertyDescriptor(p, 'query'));
+  const wrap = (original: (...a: never[]) => unknown) =>
     function (this: unknown, ...args: unknown[]) {
       const config = args[0];
       const text =
         typeof config === 'string'
           ? config
           : config && typeof config === 'object' && 'text' in config
-            ? String((config as { text: unknown }).text)
+            ? String(config.text)
             : '';
-      const result = original.apply(this, args);
+      const result: unknown = Reflect.apply(original, this, args);
       if (!text || !(result instanceof Promise)) return result;
       const key = text.replace(/\s+/g, ' ').trim().slice(0, 90);
       const t = performance.now();
@@ -404,15 +390,18 @@ async function profileStatements(title: string, fn: () => Promise<void>) {
         stats.set(key, e);
       });
     };
-  protos.forEach((p, i) => {
-    p.query = wrap(defined(originals[i], 'originals[i]'));
-  });
+  for (const p of protos) {
+    Object.defineProperty(p, 'query', { configurable: true, writable: true, value: wrap(p.query) });
+  }
   const started = performance.now();
   try {
     await fn();
   } finally {
+    // Put back as it was: the prototype's own method, or none (pg.Pool's query is its parent class's).
     protos.forEach((p, i) => {
-      p.query = defined(originals[i], 'originals[i]');
+      const own = originals[i];
+      if (own) Object.defineProperty(p, 'query', own);
+      else Reflect.deleteProperty(p, 'query');
     });
   }
   const wall = performance.now() - started;
@@ -557,7 +546,7 @@ async function measurePlanning(database: Database, pool: pg.Pool, log: FastifyBa
 export async function run() {
   const db = await benchDatabase();
   const { pool } = db.database;
-  const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+  const log: FastifyBaseLogger = pino({ level: 'silent' });
   console.log(`database: ${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL' : 'embedded PostgreSQL'}`);
   try {
     const org = await insertOrganization(db.database.db, 'Bench Brokerage');

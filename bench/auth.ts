@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import { z } from 'zod';
 import { systemScope } from '../src/domain/scope.js';
 import { defined } from '../src/lib/defined.js';
 import { findUserById, listMemberships, membershipsForAuth } from '../src/modules/auth/auth-repository.js';
@@ -36,7 +37,7 @@ export async function run() {
       contacts: [{ contact_type: 'DISPATCHER', name: 'Dee', phone: '+14155552672' }],
     }),
   });
-  const carrier = (await created.json()) as { id: string };
+  const carrier = z.object({ id: z.string() }).parse(await created.json());
 
   const bare = Fastify();
   bare.get('/me', async () => {

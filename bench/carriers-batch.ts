@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { z } from 'zod';
 import { systemScope } from '../src/domain/scope.js';
 import { defined } from '../src/lib/defined.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
@@ -60,11 +61,11 @@ export async function run() {
         headers: { 'x-api-key': key.key, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      const json = (await res.json()) as { created: number; updated: number };
+      const answer: unknown = await res.json();
       const ms = performance.now() - started;
       if (res.status !== 200)
-        throw new Error(`batch answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
-      return { ms, json };
+        throw new Error(`batch answered ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
+      return { ms, json: z.object({ created: z.number(), updated: z.number() }).parse(answer) };
     };
     // Warm-up: one create and one update batch outside the measured rounds.
     await post({ carriers: carriers(REQUESTS, 'warm') });

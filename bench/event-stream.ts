@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
+import { z } from 'zod';
 import { systemScope } from '../src/domain/scope.js';
 import { defined } from '../src/lib/defined.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
@@ -52,7 +53,7 @@ export async function run() {
     `${reader.url}/api/v1/events/stream?types=load.created`,
     headers,
     (data) => {
-      const event = JSON.parse(data) as { data: { load_number: string } };
+      const event = z.object({ data: z.object({ load_number: z.string() }) }).parse(JSON.parse(data));
       const sent = sentAt.get(event.data.load_number);
       if (sent !== undefined) arrivals.push(performance.now() - sent);
       waiting?.();

@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
@@ -8,6 +7,7 @@ import type { Database } from '../src/db/client.js';
 import { systemScope } from '../src/domain/scope.js';
 import { emitEvents } from '../src/modules/webhooks/events.js';
 import { type ClaimedDelivery, WebhooksWorker } from '../src/workers/webhooks-worker.js';
+import { portOf } from '../test/helpers/listening.js';
 import { agentWorkload } from './lib/agent-jobs.js';
 import { type BenchDatabase, benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 import {
@@ -96,8 +96,7 @@ async function webhooks(db: BenchDatabase) {
   const { app, services } = await listenApp(db.database, config);
   const hooks = receiver();
   await new Promise<void>((r) => hooks.server.listen(0, '127.0.0.1', r));
-  // A server listening on a TCP port answers address() with an AddressInfo, never a string.
-  const url = `http://127.0.0.1:${(hooks.server.address() as AddressInfo).port}/hook`;
+  const url = `http://127.0.0.1:${portOf(hooks.server)}/hook`;
   try {
     const org = await services.auth.createOrganization('Bench');
     const service = services.webhooks;

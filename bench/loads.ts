@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
+import { z } from 'zod';
 import { namedTextCount } from '../src/db/prepared.js';
 import { systemScope } from '../src/domain/scope.js';
 import { defined } from '../src/lib/defined.js';
 import type { Services } from '../src/services.js';
+import { statementsDuring } from '../test/helpers/statements.js';
 import { AutovacuumStandIn } from './lib/autovacuum.js';
 import { type CpuTimes, cpuSince, cpuTimes, perThousand } from './lib/cpu.js';
 import {
@@ -128,7 +130,7 @@ export async function run() {
     const counts = new Map<string, { api: number; sql: number }>();
     for (const s of kept) {
       const res = await fetch(`${api}/loads?${s.query}`, { headers });
-      const body = (await res.json()) as { pagination: { total_count: number } };
+      const body = z.object({ pagination: z.object({ total_count: z.number() }) }).parse(await res.json());
       const { rows } = await pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM loads WHERE organization_id = $1${s.where ? ` AND ${s.where}` : ''}`,
         [org.id],
@@ -138,7 +140,9 @@ export async function run() {
     if (withStats) {
       // The stats' total and one tab, against SQL.
       const res = await fetch(`${api}/loads/stats`, { headers });
-      const stats = (await res.json()) as { total_count: number; by_tab: { active_offers: number } };
+      const stats = z
+        .object({ total_count: z.number(), by_tab: z.object({ active_offers: z.number() }) })
+        .parse(await res.json());
       const { rows } = await pool.query<{ n: number; offered: number }>(
         `SELECT count(*)::int AS n, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM offers o
            WHERE o.load_id = loads.id AND o.status = 'pending'))::int AS offered
@@ -489,23 +493,14 @@ function report(r: {
 
 /** Runs the scenario's request twice (a fresh count, then one brought up to date) and explains its SQL. */
 async function explainScenario(pool: pg.Pool, s: Scenario) {
-  const captured: { text: string; values: unknown[] }[] = [];
-  const original = pool.query.bind(pool);
-  (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
-    if (typeof config === 'object' && config && 'text' in config) {
-      const c = config as { text: string; values?: unknown[] };
-      captured.push({ text: c.text, values: c.values ?? (values as unknown[]) ?? [] });
-    } else if (typeof config === 'string') {
-      captured.push({ text: config, values: (values as unknown[]) ?? [] });
-    }
-    return (original as (...a: unknown[]) => unknown)(config, values);
-  };
-  try {
-    await expectOk(s);
-    await expectOk(s);
-  } finally {
-    (pool as unknown as { query: unknown }).query = original;
-  }
+  const captured = await statementsDuring(
+    pool,
+    async () => {
+      await expectOk(s);
+      await expectOk(s);
+    },
+    { plainText: true },
+  );
   const seen = new Set<string>();
   for (const q of captured) {
     if (!/^\s*(select|with)/i.test(q.text) || /api_keys/.test(q.text) || seen.has(q.text)) continue;

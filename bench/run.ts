@@ -2,6 +2,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { objectOf } from '../src/lib/json-object.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const available = readdirSync(here)
@@ -17,8 +18,9 @@ if (chosen.length === 0) {
 }
 for (const bench of chosen) {
   const started = Date.now();
-  const mod = (await import(`./${bench}.ts`)) as { run: () => Promise<void> };
-  await mod.run();
+  const { run } = objectOf(await import(`./${bench}.ts`)) ?? {};
+  if (typeof run !== 'function') throw new Error(`bench/${bench}.ts exports no run()`);
+  await run();
   console.log(`\n${bench}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 process.exit(0);

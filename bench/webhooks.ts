@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
@@ -9,6 +8,7 @@ import { webhookSecretBox } from '../src/modules/webhooks/delivery.js';
 import { emitEvents } from '../src/modules/webhooks/events.js';
 import { WebhooksService } from '../src/modules/webhooks/webhooks-service.js';
 import { WebhooksWorker } from '../src/workers/webhooks-worker.js';
+import { portOf } from '../test/helpers/listening.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 
 const EVENTS = sized('BENCH_EVENTS', 2000, 50);
@@ -32,7 +32,7 @@ export async function run() {
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const url = `http://127.0.0.1:${portOf(receiver)}/hook`;
   try {
     const org = await services.auth.createOrganization('Bench');
     const service = new WebhooksService(

@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -12,6 +11,7 @@ import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { defined } from '../../src/lib/defined.js';
 import { buildServices, type Services } from '../../src/services.js';
+import { portOf } from '../../test/helpers/listening.js';
 
 /**
  * `BENCH_SMOKE=1` runs a benchmark at a size that takes seconds, so CI runs every one of them and
@@ -128,7 +128,7 @@ export async function listenApp(
 
 export async function listen(app: FastifyInstance): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as AddressInfo;
+  const port = portOf(app.server);
   return `http://127.0.0.1:${port}`;
 }
 

@@ -1,6 +1,7 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { objectOf } from '../lib/json-object.js';
 import { scopedDb } from './ambient.js';
 
 export type Db = NodePgDatabase;
@@ -88,9 +89,9 @@ const WRITES =
   /\b(insert|update|delete|merge|for\s+(no\s+key\s+)?update|for\s+share|nextval|pg_notify|setval)\b/i;
 
 function connectionLost(err: unknown): boolean {
-  // Optional members of whatever the driver threw; each is checked before it is used.
-  const e = err as { code?: string; message?: string } | null;
-  return !!e && (CONNECTION_LOST.test(e.code ?? '') || CONNECTION_LOST_MESSAGE.test(e.message ?? ''));
+  const e = objectOf(err);
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return !!e && (CONNECTION_LOST.test(text(e.code)) || CONNECTION_LOST_MESSAGE.test(text(e.message)));
 }
 
 /**
@@ -100,19 +101,20 @@ function connectionLost(err: unknown): boolean {
  * was done. Writes are never repeated here: whether one committed is not known.
  */
 function retryReadsOnFreshConnection(pool: pg.Pool) {
-  // pg's query overloads are passed through untouched, whatever their arguments.
-  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  // The wrapper keeps every overload of pg's query: it forwards the arguments as they came.
-  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    if (typeof args[args.length - 1] === 'function') return query(...args);
+  const original = pool.query;
+  // pg's query overloads are passed through untouched: the arguments are forwarded as they came.
+  const query = (args: unknown[]): unknown => Reflect.apply(original, pool, args);
+  const retrying = (...args: unknown[]) => {
+    if (typeof args[args.length - 1] === 'function') return query(args);
     // pg's query takes its SQL first: the text, or a config object with `text`.
-    const first = args[0] as string | { text?: string };
-    const text = typeof first === 'string' ? first : (first?.text ?? '');
-    const result = query(...args);
-    if (typeof result?.catch !== 'function' || !READ_ONLY.test(text) || WRITES.test(text)) return result;
+    const first = args[0];
+    const text = typeof first === 'string' ? first : String(objectOf(first)?.text ?? '');
+    const result = query(args);
+    if (!(result instanceof Promise) || !READ_ONLY.test(text) || WRITES.test(text)) return result;
     return result.catch((err: unknown) => {
       if (!connectionLost(err)) throw err;
-      return query(...args);
+      return query(args);
     });
   };
+  Object.defineProperty(pool, 'query', { configurable: true, writable: true, value: retrying });
 }

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { objectOf } from '../lib/json-object.js';
 
 export type EmbeddedState = 'running' | 'restarting' | 'stopped';
 
@@ -190,7 +191,7 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (err) {
     // process.kill throws Node system errors, which carry `code`.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return objectOf(err)?.code === 'EPERM';
   }
 }
 

@@ -5,6 +5,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type pg from 'pg';
+import { z } from 'zod';
 
 export const migrationsFolder = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -41,6 +42,14 @@ export async function runMigrations(pool: pg.Pool): Promise<void> {
  * migration newer than the newest one recorded in `drizzle.__drizzle_migrations`, so those are
  * the pending ones (all of them on a database never migrated).
  */
+/** drizzle-kit's journal: an entry (and its tag) per migration; other members are kept as they are. */
+const migrationJournal = z.looseObject({ entries: z.array(z.looseObject({ tag: z.string() })) });
+
+/** The journal of the migrations in `folder` (meta/_journal.json), checked to have its entries' tags. */
+export function readMigrationJournal(folder = migrationsFolder): z.infer<typeof migrationJournal> {
+  return migrationJournal.parse(JSON.parse(readFileSync(path.join(folder, 'meta/_journal.json'), 'utf8')));
+}
+
 export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
   const exists = await pool.query<{ t: string | null }>(
     "SELECT to_regclass('drizzle.__drizzle_migrations')::text AS t",
@@ -52,10 +61,7 @@ export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
     );
     newest = Number(last.rows[0]?.created_at ?? -1);
   }
-  // drizzle-kit writes this journal, with an entry (and its tag) per migration.
-  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
-    entries: { tag: string }[];
-  };
+  const journal = readMigrationJournal();
   return readMigrationFiles({ migrationsFolder })
     .map((m, i) => ({ tag: journal.entries[i]?.tag ?? String(i), when: m.folderMillis }))
     .filter((m) => m.when > newest)

@@ -64,8 +64,8 @@ export async function readInOneSnapshot<R extends pg.QueryResultRow>(
     for (const [i, r] of out.flat()) answers[i] = r;
     return answers;
   } catch (err) {
-    // pg and the pool reject with Errors; the value is only kept to be rethrown.
-    failure = err as Error;
+    // Kept for release(), which closes the connection rather than pooling it.
+    failure = err instanceof Error ? err : new Error(String(err));
     throw err;
   } finally {
     // A connection whose transaction failed part way is closed rather than pooled.

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type AppError, forbidden, unauthenticated } from '../domain/errors.js';
 import type { OrgScope, Principal, Role } from '../domain/scope.js';
+import { objectOf } from '../lib/json-object.js';
 import { type Access, describeAccess } from './access.js';
 
 declare module 'fastify' {
@@ -202,8 +203,7 @@ async function authenticationPlugin(app: FastifyInstance, opts: AuthenticationOp
       }
       await identifyBearer(request, match[1]);
     } else if (request.routeOptions.config?.access?.ticket) {
-      // Fastify's parsed query string is an object of strings (or absent); `ticket` is checked below.
-      const ticket = (request.query as Record<string, unknown> | undefined)?.ticket;
+      const ticket = objectOf(request.query)?.ticket;
       if (typeof ticket === 'string' && ticket !== '') await identifyTicket(request, ticket);
     }
   });

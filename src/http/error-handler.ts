@@ -36,8 +36,7 @@ function valueAt(root: unknown, path: (string | number)[]): unknown {
   let current = root;
   for (const part of path) {
     if (current === null || typeof current !== 'object') return undefined;
-    // Checked on the line above to be a non-null object; a missing member reads undefined.
-    current = (current as Record<string | number, unknown>)[part];
+    current = Reflect.get(current, part);
   }
   return current;
 }

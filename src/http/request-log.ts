@@ -1,13 +1,13 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { objectOf } from '../lib/json-object.js';
 
 /** Error codes a socket reports when the client went away first. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ECONNABORTED']);
 
 /** Whether a failure is the client closing its connection (not a fault of ours). */
 export function clientWentAway(err: unknown, request: FastifyRequest): boolean {
-  // Optional members of whatever was thrown; each is checked before it is used.
-  const e = err as { code?: string; message?: string } | null | undefined;
-  if (e && (CLIENT_GONE.has(e.code ?? '') || e.message === 'aborted')) return true;
+  const e = objectOf(err);
+  if (e && ((typeof e.code === 'string' && CLIENT_GONE.has(e.code)) || e.message === 'aborted')) return true;
   return request.raw.aborted === true || (request.raw.socket?.destroyed === true && !request.raw.complete);
 }
 
@@ -26,8 +26,7 @@ export class RequestLogController extends LogController {
     if (error && clientWentAway(error, request)) {
       if (this.isLogDisabled(request)) return;
       reply.log.info(
-        // Node's and Fastify's errors may carry `code`; when absent it logs as undefined.
-        { res: reply, err: { code: (error as { code?: string }).code, message: error.message } },
+        { res: reply, err: { code: objectOf(error)?.code, message: error.message } },
         'client closed the connection before the response was sent',
       );
       return;

@@ -109,9 +109,12 @@ export const queryBool = () =>
  * zod's own pattern for a format, with `\d` spelled `[0-9]`: the same digits in JavaScript, but
  * in other languages' regex engines `\d` matches digits of every script.
  */
-const asciiPattern = (schema: z.ZodType) =>
+function asciiPattern(schema: z.ZodType): string {
   // Called only with zod's string formats (date, datetime), whose JSON Schema has a pattern.
-  (z.toJSONSchema(schema) as { pattern: string }).pattern.replaceAll('\\d', '[0-9]');
+  const { pattern } = z.toJSONSchema(schema);
+  if (typeof pattern !== 'string') throw new Error('asciiPattern: the schema has no pattern');
+  return pattern.replaceAll('\\d', '[0-9]');
+}
 const DATE_PATTERN = asciiPattern(z.iso.date());
 const DATE_TIME_PATTERN = asciiPattern(z.iso.datetime({ offset: true }));
 

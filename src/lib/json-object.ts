@@ -11,3 +11,7 @@ export const objectOf = (value: unknown): JsonObject | undefined => (isJsonObjec
 /** The JSON objects of `value` when it is an array, else none. */
 export const objectsOf = (value: unknown): JsonObject[] =>
   Array.isArray(value) ? value.filter(isJsonObject) : [];
+
+/** The member at `path` below `value`, through JSON objects only; undefined where one is missing. */
+export const memberAt = (value: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((at, key) => objectOf(at)?.[key], value);

@@ -1,4 +1,5 @@
 import { defined } from './defined.js';
+import { objectOf } from './json-object.js';
 
 /**
  * Text as a US freight dispatcher says it on the phone, for a voice that reads text aloud: dates
@@ -194,7 +195,10 @@ export function speakable(text: string, references: readonly string[] = []): str
   for (const ref of references) if (ref) out = out.split(ref).join(spokenReference(ref));
   return out.replace(SAYABLE, (all, ...rest) => {
     // SAYABLE has named groups, so String.replace passes the groups object last.
-    const g = rest.at(-1) as Record<string, string | undefined>;
+    const g: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(objectOf(rest.at(-1)) ?? {})) {
+      if (typeof value === 'string') g[name] = value;
+    }
     if (g.dollars) return spokenDollars(Number(g.dollars.replace(/,/g, '')) + Number(g.cents ?? 0));
     if (g.day) return g.at ? `${spokenDate(g.day)} at ${spokenTime(g.at)}` : spokenDate(g.day);
     if (g.time) return spokenTime(g.time);

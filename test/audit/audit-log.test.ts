@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
 import { defined } from '../../src/lib/defined.js';
-import { type TestApp, useTestApp } from '../helpers/app.js';
+import { simulatedEmail, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
 
 interface Row {
@@ -37,8 +36,8 @@ async function organizationWithHistory(t: TestApp) {
   const email = `joiner-${Math.random().toString(36).slice(2)}@example.com`;
   const invitation = (await call('POST', '/members', owner.headers, { email, role: 'MEMBER' })).json();
   const mail = defined(
-    (t.services.channels.email as SimulatedEmailSender).sent.findLast((m) => m.to === email),
-    '(t.services.channels.email as SimulatedEmailSender).sent.findLast((m) => m.to === email)',
+    simulatedEmail(t).sent.findLast((m) => m.to === email),
+    'the invitation e-mail',
   );
   const token = defined(/envoy_inv_\w{40}/.exec(mail.text), '/envoy_inv_\\w{40}/.exec(mail.text)')[0];
   const accepted = await t.app.inject({

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createApiKey, createOrg, createUser } from '../helpers/factories.js';
+import { portOf } from '../helpers/listening.js';
 import { createLoad } from '../helpers/load-factories.js';
 
 /** Debian's Chromium; .ci/run installs it. Without it (a laptop without Chromium) the test is skipped. */
@@ -19,17 +20,28 @@ async function pageServer(): Promise<{ server: Server; origin: string }> {
     res.end(PAGE);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return { server, origin: `http://127.0.0.1:${portOf(server)}` };
 }
 
-interface Outcome {
-  steps: unknown[][];
-  refreshToken?: boolean;
-  loadIds?: string[];
-  events?: { lastEventId: string; id: string; type: string; data: { id: string; status: string } }[];
-  done?: boolean;
-  error?: string;
-}
+/** What the page leaves in `globalThis.outcome` when it is done. */
+const outcomeSchema = z.object({
+  steps: z.array(z.array(z.unknown())),
+  refreshToken: z.boolean().optional(),
+  loadIds: z.array(z.string()).optional(),
+  events: z
+    .array(
+      z.object({
+        lastEventId: z.string(),
+        id: z.string(),
+        type: z.string(),
+        data: z.object({ id: z.string(), status: z.string() }),
+      }),
+    )
+    .optional(),
+  done: z.boolean().optional(),
+  error: z.string().optional(),
+});
+type Outcome = z.infer<typeof outcomeSchema>;
 
 describe.skipIf(!existsSync(CHROMIUM))('a dashboard in a real browser on another origin', () => {
   let allowed: { server: Server; origin: string };
@@ -83,10 +95,10 @@ describe.skipIf(!existsSync(CHROMIUM))('a dashboard in a real browser on another
     const page = await browser.newPage();
     try {
       await page.goto(`${origin}/dashboard.html?${query}`);
-      const outcome = await page.waitForFunction(() => (globalThis as { outcome?: Outcome }).outcome, null, {
+      const outcome = await page.waitForFunction(() => Reflect.get(globalThis, 'outcome'), null, {
         timeout: 15_000,
       });
-      return { ...((await outcome.jsonValue()) as Outcome), offerId, loadId };
+      return { ...outcomeSchema.parse(await outcome.jsonValue()), offerId, loadId };
     } finally {
       await page.close();
     }

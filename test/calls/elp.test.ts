@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
+import { objectOf, objectsOf } from '../../src/lib/json-object.js';
 import { elpAnswers } from '../../src/modules/calls/elp-tables.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
@@ -121,7 +122,7 @@ describe('ELP tests', () => {
       t,
       user.headers,
       created.id,
-      (x) => x.scoring_status === 'SCORED' && (x.call as { transcript: unknown[] }).transcript.length > 0,
+      (x) => x.scoring_status === 'SCORED' && objectsOf(objectOf(x.call)?.transcript).length > 0,
     );
     expect(scored.status).toBe('COMPLETED');
     expectConsistentScores(scored);

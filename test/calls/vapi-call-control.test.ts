@@ -7,9 +7,9 @@ import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant, createUser } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
 import {
+  firstToolAnswer,
   sendVapi,
   statusUpdate,
-  type ToolAnswer,
   toolCalls,
   useVapiStandIn,
   vapiCall,
@@ -149,12 +149,7 @@ describe('call outcomes and live control on Vapi', () => {
     });
     // The rep did not answer: the assistant is back and working.
     const back = await sendVapi(t, toolCalls(c, [{ id: 'tc-1', name: 'get_load_details' }]));
-    expect(
-      defined(
-        (back.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[])[0],
-        '((back.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
-      ).result,
-    ).toBeTruthy();
+    expect(firstToolAnswer(back).result).toBeTruthy();
     expect((await get(t, user.headers, `/calls/${call.id}`)).transfer).toMatchObject({ status: 'failed' });
     await sendVapi(t, report(c, 'customer-ended-call'));
     expect(await get(t, user.headers, `/calls/${call.id}`)).toMatchObject({

@@ -7,6 +7,7 @@ import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
 import {
+  firstToolAnswer,
   scriptOf,
   sendVapi,
   statusUpdate,
@@ -35,10 +36,7 @@ async function answer(t: TestApp, call: Vapi.Call, questionId: string, valid: bo
     ]),
   );
   expect(res.statusCode, res.body).toBe(200);
-  return defined(
-    (res.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[])[0],
-    '((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
-  );
+  return firstToolAnswer(res);
 }
 
 function endOfCall(call: Vapi.Call, t0: number, seconds: number): Vapi.ServerMessage {

@@ -1,17 +1,17 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import type { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
-import { type TestApp, useTestApp } from '../helpers/app.js';
+import { simulatedEmail, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, goodStanding, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
 import {
+  firstToolAnswer,
   scriptOf,
   sendVapi,
   statusUpdate,
-  type ToolAnswer,
   toolCalls,
   toolNamesOf,
   useVapiStandIn,
@@ -61,10 +61,7 @@ function incoming(from: string) {
 async function tool(t: TestApp, call: Vapi.Call, name: string, args: Record<string, unknown> = {}) {
   const res = await sendVapi(t, toolCalls(call, [{ id: `tc-${name}-${Math.random()}`, name, args }]));
   expect(res.statusCode, res.body).toBe(200);
-  return defined(
-    (res.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[])[0],
-    '((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
-  );
+  return firstToolAnswer(res);
 }
 
 const get = async (t: TestApp, headers: Headers, url: string) =>
@@ -103,7 +100,7 @@ describe('inbound carrier calls on Vapi', () => {
       'endCall',
     ]);
     expect(scriptOf({ assistant })).toContain('find_load');
-    const callId = (defined(assistant, 'assistant').metadata as { envoy_call_id: string }).envoy_call_id;
+    const callId = z.string().parse(defined(assistant, 'assistant').metadata?.envoy_call_id);
     expect(await get(t, user.headers, `/calls/${callId}`)).toMatchObject({
       call_direction: 'INBOUND',
       call_type: 'LOAD_BOOKING',
@@ -255,7 +252,7 @@ describe('inbound carrier calls on Vapi', () => {
 describe("an inbound caller's identity", () => {
   const standIn = useVapiStandIn();
   const t = useTestApp({ env: vapiEnv(standIn, { COMPLIANCE_REGISTRY_FILE: registry }) });
-  const mail = () => t.services.channels.email as SimulatedEmailSender;
+  const mail = () => simulatedEmail(t);
   const lastCode = () =>
     defined(
       defined(

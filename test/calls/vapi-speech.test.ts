@@ -12,7 +12,7 @@ import {
 import { useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
-import { useVapiStandIn, vapiEnv } from '../helpers/vapi-stand-in.js';
+import { openaiModel, useVapiStandIn, vapiEnv } from '../helpers/vapi-stand-in.js';
 
 describe('what the carrier hears', () => {
   it('says dates, times, states, money and load numbers as a dispatcher does', () => {
@@ -88,8 +88,8 @@ describe('what the carrier hears', () => {
         'Hi, about load L N 7 7 8 1 from Chicago, Illinois to Texas on Monday, March 2nd: twenty-three hundred fifty dollars.',
       );
       expect(assistant?.voicemailMessage).toBe('Call back about L N 7 7 8 1, picking up Monday, March 2nd.');
-      const model = assistant?.model as { messages: { content: string }[] };
-      expect(defined(model.messages[0], 'model.messages[0]').content).toMatch(
+      const model = defined(openaiModel(assistant), 'the OpenAI model');
+      expect(defined(model.messages?.[0], 'model.messages[0]').content).toMatch(
         /^Load LN-7781 picks up 2026-03-02 in IL at \$2,350\./,
       );
     });

@@ -10,7 +10,7 @@ import {
   scriptOf,
   sendVapi,
   statusUpdate,
-  type ToolAnswer,
+  toolAnswersOf,
   toolCalls,
   useVapiStandIn,
   vapiCall,
@@ -22,16 +22,14 @@ type Headers = Record<string, string>;
 const getCall = async (t: TestApp, headers: Headers, id: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/v1/calls/${id}`, headers })).json();
 
-async function tools(t: TestApp, call: Vapi.Call, list: { id: string; name: string; args?: object }[]) {
-  const res = await sendVapi(
-    t,
-    toolCalls(
-      call,
-      list.map((c) => ({ ...c, args: c.args as Record<string, unknown> })),
-    ),
-  );
+async function tools(
+  t: TestApp,
+  call: Vapi.Call,
+  list: { id: string; name: string; args?: Record<string, unknown> }[],
+) {
+  const res = await sendVapi(t, toolCalls(call, list));
   expect(res.statusCode, res.body).toBe(200);
-  return res.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[];
+  return toolAnswersOf(res);
 }
 
 describe('calls on the Vapi path', () => {

@@ -1,13 +1,12 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { describe, expect, it } from 'vitest';
-import { defined } from '../../src/lib/defined.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
 import { createLoad, stopPayload } from '../helpers/load-factories.js';
 import {
+  firstToolAnswer,
   sendVapi,
-  type ToolAnswer,
   toolCalls,
   toolNamesOf,
   useVapiStandIn,
@@ -20,10 +19,7 @@ type Headers = Record<string, string>;
 async function tool(t: TestApp, call: Vapi.Call, name: string, args: Record<string, unknown>) {
   const res = await sendVapi(t, toolCalls(call, [{ id: `tc-${Math.random()}`, name, args }]));
   expect(res.statusCode, res.body).toBe(200);
-  return defined(
-    (res.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[])[0],
-    '((res.json() as Vapi.ServerMessageResponseToolCalls).results as ToolAnswer[])[0]',
-  );
+  return firstToolAnswer(res);
 }
 
 describe('the voice tool answer_question', () => {

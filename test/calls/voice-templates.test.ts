@@ -13,13 +13,13 @@ import { scriptOf, sendVapi, useVapiStandIn, vapiCall, vapiEnv } from '../helper
 
 type Headers = Record<string, string>;
 
+const PURPOSES = ['load_booking', 'elp', 'tracking_check', 'inbound_sales'] as const;
 const BUILTIN = {
   load_booking: 'vt_00000000-0000-7000-8000-000000000001',
   elp: 'vt_00000000-0000-7000-8000-000000000002',
   tracking_check: 'vt_00000000-0000-7000-8000-000000000003',
   inbound_sales: 'vt_00000000-0000-7000-8000-000000000004',
-} as const;
-const PURPOSES = Object.keys(BUILTIN) as (keyof typeof BUILTIN)[];
+} as const satisfies Record<(typeof PURPOSES)[number], string>;
 
 /** A script that uses every variable the service provides. */
 const everyVariable = Object.keys(VOICE_VARIABLES)
@@ -57,7 +57,7 @@ describe('voice templates', () => {
       'delete /api/v1/voice-templates/{template_id}': 'deleteVoiceTemplate',
     };
     for (const [key, operationId] of Object.entries(ops)) {
-      const [method, path] = key.split(' ') as [string, string];
+      const [method = '', path = ''] = key.split(' ');
       const op = doc.paths[path][method];
       expect(op.operationId, key).toBe(operationId);
       expect(op.tags).toEqual(['voice-templates']);
@@ -360,6 +360,7 @@ describe('voice templates', () => {
         { ...stopPayload('Dropoff'), notes: 'ZEBRA-DOCK-1177', special_instructions: ['Lumper on site'] },
       ],
     });
+    // Object.fromEntries over PURPOSES: the record has each purpose.
     const custom = Object.fromEntries(
       await Promise.all(
         PURPOSES.map(async (purpose) => {

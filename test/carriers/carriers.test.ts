@@ -248,12 +248,12 @@ describe('PATCH /carriers/{id}', () => {
       ['tms_carrier_id', 'TMS-A'],
       ['mc_number', '910001'],
       ['dot_number', '810001'],
-    ]) {
+    ] as const) {
       const res = await t.app.inject({
         method: 'PATCH',
         url: `/api/v1/carriers/${other.id}`,
         headers: user.headers,
-        payload: { [field as string]: value },
+        payload: { [field]: value },
       });
       expect(res.statusCode, field).toBe(409);
       expect(res.json().error).toMatchObject({ code: 'conflict', param: field });

@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complianceProviderFrom } from '../../src/integrations/compliance/index.js';
@@ -19,13 +18,14 @@ import {
   usDate,
   WEB_KEY,
 } from '../helpers/fmcsa-stand-in.js';
+import { portOf } from '../helpers/listening.js';
 
 const standIn = new FmcsaStandIn();
 /** A port nothing listens on: taken, then let go. */
 const closedPort = await new Promise<number>((resolve) => {
   const probe = createServer();
   probe.listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as AddressInfo;
+    const port = portOf(probe);
     probe.close(() => resolve(port));
   });
 });

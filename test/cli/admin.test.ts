@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
 import { fileDatabaseUrl, useTestApp } from '../helpers/app.js';
 import { login } from '../helpers/factories.js';
@@ -19,8 +20,8 @@ async function admin(args: string[]): Promise<{ code: number; stdout: string; st
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    // execFile rejects with the exit code and the output the command wrote.
+    return z.object({ code: z.number(), stdout: z.string(), stderr: z.string() }).parse(err);
   }
 }
 

@@ -13,6 +13,7 @@ import { defined } from '../../src/lib/defined.js';
 import { buildServices } from '../../src/services.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
+import { portOf } from '../helpers/listening.js';
 import { loadPayload } from '../helpers/load-factories.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -51,7 +52,7 @@ describe('a database that drops its connections', () => {
 
   it('fails only the requests whose connection died and serves the next ones', async () => {
     const { user } = await createTenant(t);
-    const url = t.database.pool.options.connectionString as string;
+    const url = defined(t.database.pool.options.connectionString, 'the pool connection string');
     const writes: Promise<number>[] = [];
     let terminated = 0;
     // Writes of both kinds in flight while every connection of the app is cut, again and again.
@@ -114,7 +115,7 @@ describe('a database that drops its connections', () => {
 
   it('answers 503 with the error body when the connection dies mid-request', async () => {
     const { user } = await createTenant(t);
-    const url = t.database.pool.options.connectionString as string;
+    const url = defined(t.database.pool.options.connectionString, 'the pool connection string');
     // Hold every pooled connection in a transaction, cut them, then let the requests use them.
     const held = await Promise.all(Array.from({ length: 5 }, () => t.database.pool.connect()));
     await terminateBackends(url);
@@ -139,7 +140,7 @@ describe('a database that drops its connections', () => {
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
+      const port = portOf(s);
       s.close(() => resolve(port));
     });
   });
@@ -155,7 +156,7 @@ describe('the embedded PostgreSQL under supervision', () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '::', resolve));
     cleanup.push(() => new Promise<void>((resolve) => taken.close(() => resolve())));
-    const port = (taken.address() as { port: number }).port;
+    const port = portOf(taken);
     const dataDir = path.join(os.tmpdir(), `envoy-taken-${process.pid}-${Date.now()}`);
     cleanup.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     await expect(startEmbeddedPostgres({ dataDir, port, persistent: false })).rejects.toThrow(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { objectOf } from '../../src/lib/json-object.js';
 import { useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 
@@ -7,7 +8,7 @@ describe('credentials in query strings never reach the log', () => {
 
   const loggedUrls = (marker: string) =>
     t.logs
-      .map((l) => (l.req as { url?: string } | undefined)?.url)
+      .map((l) => objectOf(l.req)?.url)
       .filter((u): u is string => typeof u === 'string' && u.includes(marker));
 
   it('redacts ?token= on the inbound e-mail route in the request log line, whatever the outcome', async () => {

@@ -1,16 +1,15 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { loadConfig } from '../../src/config.js';
+import { readMigrationJournal } from '../../src/db/migrate.js';
 import { defined } from '../../src/lib/defined.js';
 import { TEST_JWT_SECRET } from '../helpers/app.js';
 import { useEmptyDatabases } from '../helpers/database.js';
 
 const run = promisify(execFile);
-const tags = (
-  JSON.parse(readFileSync('migrations/meta/_journal.json', 'utf8')) as { entries: { tag: string }[] }
-).entries.map((e) => e.tag);
+const tags = readMigrationJournal().entries.map((e) => e.tag);
 
 const emptyDatabase = useEmptyDatabases();
 
@@ -76,10 +75,9 @@ describe('migrating before a rollout', () => {
     const url = await emptyDatabase();
     const refused = await serve(url, { MIGRATE_ON_START: 'false' });
     expect(refused.code).toBe(1);
-    const line = defined(
-      refused.lines.map((l) => JSON.parse(l) as { msg: string; pending?: string[] }).at(-1),
-      'refused.lines.map((l) => JSON.parse(l) as { msg: string; pending?: string[] }).at(-1)',
-    );
+    const line = z
+      .object({ msg: z.string(), pending: z.array(z.string()).optional() })
+      .parse(JSON.parse(defined(refused.lines.at(-1), 'the last line logged')));
     expect(line.msg).toContain('MIGRATE_ON_START=false');
     expect(line.pending).toEqual(tags);
     // Nothing was applied: the migration command still finds every migration pending.

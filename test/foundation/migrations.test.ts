@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -6,7 +6,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.js';
-import { migrationsFolder, runMigrations } from '../../src/db/migrate.js';
+import { migrationsFolder, readMigrationJournal, runMigrations } from '../../src/db/migrate.js';
 import { systemScope } from '../../src/domain/scope.js';
 import { defined } from '../../src/lib/defined.js';
 import { buildTestApp } from '../helpers/app.js';
@@ -17,9 +17,7 @@ const emptyDatabase = useEmptyDatabases();
 /** A copy of the migrations folder holding those before `tag` only. */
 function migrationsBefore(tag: string): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'envoy-migrations-'));
-  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
-    entries: { tag: string }[];
-  };
+  const journal = readMigrationJournal();
   const cut = journal.entries.findIndex((e) => e.tag === tag);
   expect(cut).toBeGreaterThan(0);
   const kept = journal.entries.slice(0, cut);

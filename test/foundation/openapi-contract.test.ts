@@ -8,8 +8,10 @@
  */
 import type { InjectOptions } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { buildTestApp } from '../helpers/app.js';
 import { createOrg, createUser } from '../helpers/factories.js';
+import { bodyOf } from '../helpers/json-body.js';
 import {
   type DocOperation,
   type DrawnRequest,
@@ -96,7 +98,13 @@ const NOT_SHAPE = [
 function refusedForShape(res: Answer): boolean {
   if (res.statusCode === 400) return true;
   if (res.statusCode !== 422) return false;
-  const body = JSON.parse(res.body) as { error: { message: string }; detail?: { msg: string }[] };
+  const body = bodyOf(
+    res,
+    z.object({
+      error: z.object({ message: z.string() }),
+      detail: z.array(z.object({ msg: z.string() })).optional(),
+    }),
+  );
   const messages = body.detail?.map((d) => d.msg) ?? [body.error.message];
   return !messages.every(
     (m) => NOT_SHAPE.some((re) => re.test(m)) || NOT_SHAPE.some((re) => re.test(body.error.message)),
@@ -105,7 +113,9 @@ function refusedForShape(res: Answer): boolean {
 
 function refused(res: Answer): boolean {
   if (res.statusCode >= 400 && res.statusCode < 500) return true;
-  return res.statusCode === 207 && (JSON.parse(res.body) as { success?: boolean }).success === false;
+  return (
+    res.statusCode === 207 && bodyOf(res, z.object({ success: z.boolean().optional() })).success === false
+  );
 }
 
 /** (a) The status is one the document lists for this operation. */

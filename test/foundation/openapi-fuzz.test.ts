@@ -9,14 +9,16 @@
  */
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
+import { memberAt, objectOf, objectsOf } from '../../src/lib/json-object.js';
 import { buildTestApp, fileDatabaseUrl } from '../helpers/app.js';
 import { registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createOrg, createUser } from '../helpers/factories.js';
+import { portOf } from '../helpers/listening.js';
 import { loadPayload } from '../helpers/load-factories.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON schema nodes are read loosely on purpose.
@@ -48,7 +50,7 @@ const vapi = createServer((req, res) => {
   });
 });
 await new Promise<void>((done) => vapi.listen(0, '127.0.0.1', done));
-const vapiBase = `http://127.0.0.1:${(vapi.address() as AddressInfo).port}`;
+const vapiBase = `http://127.0.0.1:${portOf(vapi)}`;
 afterAll(() => new Promise<void>((done) => vapi.close(() => done())));
 
 // The platform callbacks (e-mail, WhatsApp, voice) answer only when their provider is configured:
@@ -107,7 +109,9 @@ async function post(url: string, payload: Record<string, unknown>) {
   expect(res.statusCode, `${url}: ${res.body}`).toBeLessThan(300);
   return res.json();
 }
-const loadId = (await post('/loads', loadPayload({ customer_rate: 2000, margin: 200 }))).load_id as string;
+const loadId = z
+  .string()
+  .parse((await post('/loads', loadPayload({ customer_rate: 2000, margin: 200 }))).load_id);
 const carrier = await post('/carriers', {
   name: 'Fuzz Freight',
   mc_number: '777001',
@@ -343,8 +347,17 @@ const swap = (keep: fc.Arbitrary<unknown>) =>
 
 const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<Schema>();
 
+const OPERATION_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** The members of `value` that are schemas (objects), with their names. */
+const schemaMembers = (value: unknown): [string, Schema][] =>
+  Object.entries(objectOf(value) ?? {}).flatMap(([k, v]): [string, Schema][] => {
+    const schema = objectOf(v);
+    return schema ? [[k, schema]] : [];
+  });
+
 interface Operation {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  method: (typeof OPERATION_METHODS)[number];
   path: string;
   id: string;
   pathParams: string[];
@@ -359,24 +372,30 @@ interface Operation {
   streams: boolean;
 }
 
-const operations: Operation[] = Object.entries(doc.paths as Record<string, Record<string, Schema>>).flatMap(
-  ([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => {
-      const params = (op.parameters ?? []) as Schema[];
-      const security = (op.security ?? []) as Schema[];
-      return {
-        method: method.toUpperCase() as Operation['method'],
+const operations: Operation[] = schemaMembers(doc.paths).flatMap(([path, ops]) =>
+  schemaMembers(ops).flatMap(([key, op]): Operation[] => {
+    // A path item's other members (summary, parameters, ...) are not operations.
+    const method = OPERATION_METHODS.find((m) => m === key.toUpperCase());
+    if (!method) return [];
+    const params = objectsOf(op.parameters);
+    const security = objectsOf(op.security);
+    return [
+      {
+        method,
         path,
-        id: op.operationId ?? `${method} ${path}`,
-        pathParams: params.filter((p) => p.in === 'path').map((p) => p.name as string),
-        query: params.filter((p) => p.in === 'query').map((p) => [p.name as string, p.schema as Schema]),
-        body: op.requestBody?.content?.['application/json']?.schema ?? null,
+        id: typeof op.operationId === 'string' ? op.operationId : `${key} ${path}`,
+        pathParams: params.filter((p) => p.in === 'path').map((p) => String(p.name)),
+        query: params
+          .filter((p) => p.in === 'query')
+          .map((p): [string, Schema] => [String(p.name), objectOf(p.schema) ?? {}]),
+        body: objectOf(memberAt(op, 'requestBody', 'content', 'application/json', 'schema')) ?? null,
         apiKey: security.some((s) => 'apiKey' in s),
         isPublic: security.length === 0,
-        callback: ((op.tags ?? []) as string[]).includes('integrations'),
-        streams: !!op.responses?.['200']?.content?.['text/event-stream'],
-      } satisfies Operation;
-    }),
+        callback: Array.isArray(op.tags) && op.tags.includes('integrations'),
+        streams: !!memberAt(op, 'responses', '200', 'content', 'text/event-stream'),
+      },
+    ];
+  }),
 );
 
 const resolve = (s: Schema | undefined): Schema => {
@@ -487,8 +506,8 @@ function shapedFor(
 function baseFor(s: Schema, name: string | null, depth: number, mutate: boolean): fc.Arbitrary<unknown> {
   if (s.const !== undefined) return fc.constant(s.const);
   if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
-  const alternatives = (s.anyOf ?? s.oneOf) as Schema[] | undefined;
-  if (alternatives?.length) return fc.oneof(...alternatives.map((a) => valueFor(a, name, depth, mutate)));
+  const alternatives = objectsOf(s.anyOf ?? s.oneOf);
+  if (alternatives.length) return fc.oneof(...alternatives.map((a) => valueFor(a, name, depth, mutate)));
   if (Array.isArray(s.allOf)) {
     return valueFor(Object.assign({}, ...s.allOf.map(resolve)), name, depth, mutate);
   }
@@ -496,13 +515,14 @@ function baseFor(s: Schema, name: string | null, depth: number, mutate: boolean)
   if (types.length > 1) return fc.oneof(...types.map((type) => baseFor({ ...s, type }, name, depth, mutate)));
   switch (types[0]) {
     case 'object': {
-      const props = (s.properties ?? {}) as Record<string, Schema>;
-      const keys = Object.keys(props);
+      const props = schemaMembers(s.properties);
+      const keys = props.map(([k]) => k);
       if (keys.length === 0) {
         return fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
       }
-      const required = ((s.required ?? []) as string[]).filter((k) => keys.includes(k));
-      const shape = Object.fromEntries(keys.map((k) => [k, valueFor(props[k], k, depth + 1, mutate)]));
+      const listed: unknown[] = Array.isArray(s.required) ? s.required : [];
+      const required = listed.filter((k): k is string => typeof k === 'string' && keys.includes(k));
+      const shape = Object.fromEntries(props.map(([k, p]) => [k, valueFor(p, k, depth + 1, mutate)]));
       // A mutated object may also lose a required field.
       return fc.record(shape, { requiredKeys: mutate ? [] : required });
     }
@@ -783,19 +803,19 @@ function checkAnswer(res: { statusCode: number; headers: Record<string, unknown>
   if (res.statusCode < 400) return;
   expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
   expect(res.body).not.toMatch(/FST_/);
-  const body = JSON.parse(res.body) as Record<string, unknown>;
+  const body = defined(objectOf(JSON.parse(res.body)), 'the error body, an object');
   expect(Object.keys(body).filter((k) => k !== 'error' && k !== 'detail')).toEqual([]);
-  const error = body.error as Record<string, unknown>;
+  const error = objectOf(body.error) ?? {};
   expect(Object.keys(error).sort()).toEqual(['code', 'message', 'param']);
   expect(error.code).toMatch(/^[a-z][a-z0-9_]*$/);
   expect(typeof error.message === 'string' && error.message.length > 0).toBe(true);
   expect(error.param === null || typeof error.param === 'string').toBe(true);
   if (error.code === 'validation_error') {
     expect(res.statusCode).toBe(422);
-    const detail = body.detail as Record<string, unknown>[];
-    expect(Array.isArray(detail) && detail.length > 0, res.body.slice(0, 300)).toBe(true);
+    const detail = objectsOf(body.detail);
+    expect(detail.length > 0, res.body.slice(0, 300)).toBe(true);
     for (const d of detail) {
-      expect(['body', 'query', 'path', 'header']).toContain((d.loc as unknown[])[0]);
+      expect(['body', 'query', 'path', 'header']).toContain(Array.isArray(d.loc) ? d.loc[0] : undefined);
       expect(typeof d.msg).toBe('string');
       expect(typeof d.type).toBe('string');
     }
@@ -957,7 +977,7 @@ describe('OpenAPI-driven fuzzing: no 5xx, the error body on every 4xx', () => {
     const calls = (
       await t.app.inject({ method: 'GET', url: '/api/v1/calls?page_size=100', headers: owner.headers })
     ).json();
-    for (const c of calls.data as { id: string }[]) {
+    for (const c of z.array(z.object({ id: z.string() })).parse(calls.data)) {
       const res = await t.app.inject({ method: 'GET', url: `/api/v1/calls/${c.id}`, headers: owner.headers });
       expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     }

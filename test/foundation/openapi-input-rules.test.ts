@@ -52,9 +52,10 @@ async function send(operation: DocOperation, r: DrawnRequest) {
   const headers: Record<string, string> = { ...owner.headers };
   for (const [k, v] of Object.entries(r.headers)) headers[k] = String(v);
   return t.app.inject({
-    method: operation.method as 'GET',
+    method: operation.method,
     url: urlOf(operation, r),
     headers,
+    // Handed to inject as drawn: it sends an object as JSON, and the document's JSON bodies are objects.
     ...(r.hasBody ? { payload: r.body as object } : {}),
   });
 }

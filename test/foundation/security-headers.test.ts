@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
+import { objectsOf } from '../../src/lib/json-object.js';
 import { buildTestApp, type TestApp, useTestApp } from '../helpers/app.js';
 import { StreamClient } from '../helpers/event-stream-client.js';
 import { createTenant, createUser } from '../helpers/factories.js';
@@ -224,7 +225,7 @@ describe('request hygiene', () => {
     for (const path of ['/healthz', '/readyz']) {
       expect(doc.paths[path].get.parameters ?? [], path).toEqual([]);
     }
-    const loads = doc.paths['/api/v1/loads'].get.parameters as { $ref?: string }[];
+    const loads = objectsOf(doc.paths['/api/v1/loads'].get.parameters);
     expect(loads.some((p) => p.$ref === '#/components/parameters/OrganizationId')).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { newId } from '../../src/domain/ids.js';
 import { pagination } from '../../src/domain/pagination.js';
 import { useTestApp } from '../helpers/app.js';
+import { instanceOf } from '../helpers/narrow.js';
 
 describe('health, readiness and documentation', () => {
   const t = useTestApp();
@@ -40,7 +41,7 @@ describe('configuration', () => {
     try {
       loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x/y', JWT_SECRET: 'short' }, () => {});
     } catch (err) {
-      const message = (err as Error).message;
+      const { message } = instanceOf(err, ConfigError);
       expect(message).toMatch(/PORT/);
       expect(message).toMatch(/DATABASE_URL/);
       expect(message).toMatch(/JWT_SECRET: must be at least 32 characters/);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
+import { isJsonObject } from '../../src/lib/json-object.js';
 import { prettyLogs } from '../../src/logger.js';
 import { describeStartup } from '../../src/startup.js';
 import { buildTestApp, fileDatabaseUrl, TEST_JWT_SECRET, testConfig } from '../helpers/app.js';
@@ -28,7 +29,8 @@ function startServer(env: Record<string, string>): Promise<Record<string, unknow
       buffered = parts.pop() ?? '';
       for (const part of parts) {
         if (!part.startsWith('{')) continue;
-        const line = JSON.parse(part) as Record<string, unknown>;
+        const line: unknown = JSON.parse(part);
+        if (!isJsonObject(line)) continue;
         lines.push(line);
         if (String(line.msg).startsWith('Envoy ready')) {
           clearTimeout(timer);

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
+import { objectOf } from '../../src/lib/json-object.js';
 import { type Worker, WorkerRunner } from '../../src/workers/worker.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -82,7 +83,7 @@ describe('WorkerRunner', () => {
     );
     await runner.stop();
     const failed = lines.filter((l) => l.msg === 'worker round failed');
-    expect(failed.map((l) => [l.worker, (l.err as { message: string }).message])).toEqual([
+    expect(failed.map((l) => [l.worker, objectOf(l.err)?.message])).toEqual([
       ['flaky', 'thrown before any await'],
       ['flaky', 'rejected'],
     ]);

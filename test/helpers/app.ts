@@ -4,6 +4,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { type App, type AppDeps, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
+import { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
+import { defined } from '../../src/lib/defined.js';
 import { loggerOptions } from '../../src/logger.js';
 import { buildServices, type Services } from '../../src/services.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -106,17 +108,35 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 
 /**
  * The app for a describe block: built before its tests, closed after them. The returned object is
- * filled in by beforeAll, so read its fields inside tests, not at collection time.
+ * filled in by beforeAll, so read its fields inside tests, not at collection time (read earlier, they throw).
  */
 export function useTestApp(options: TestAppOptions = {}): TestApp {
-  const holder = {} as TestApp;
+  let built: TestApp | undefined;
   beforeAll(async () => {
-    Object.assign(holder, await buildTestApp(options));
+    built = await buildTestApp(options);
   });
   afterAll(async () => {
-    await holder.close?.();
+    await built?.close();
   });
-  return holder;
+  const current = () => defined(built, 'the test app (read inside a test: beforeAll builds it)');
+  return {
+    get app() {
+      return current().app;
+    },
+    get database() {
+      return current().database;
+    },
+    get config() {
+      return current().config;
+    },
+    get services() {
+      return current().services;
+    },
+    get logs() {
+      return current().logs;
+    },
+    close: () => current().close(),
+  };
 }
 
 /**
@@ -128,4 +148,13 @@ export async function drainWorker(t: TestApp, name: string): Promise<number> {
   const worker = t.services.workers.find((w) => w.name === name);
   if (!worker) throw new Error(`no worker '${name}' (${t.services.workers.map((w) => w.name).join(', ')})`);
   return worker.drain();
+}
+
+/** The app's e-mail channel, simulated when no e-mail provider is configured (the tests' default). */
+export function simulatedEmail(t: TestApp): SimulatedEmailSender {
+  const email = t.services.channels.email;
+  if (!(email instanceof SimulatedEmailSender)) {
+    throw new Error(`the app's e-mail channel is a ${email.constructor.name}, not the simulated one`);
+  }
+  return email;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
+import { errorMessage } from '../../src/lib/error-text.js';
 import { databaseUrl, dropDatabase } from './pg-admin.js';
 
 export interface TestDatabase {
@@ -22,7 +23,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
         break;
       } catch (err) {
-        if (attempt >= 20 || !/being accessed by other users/.test((err as Error).message)) throw err;
+        if (attempt >= 20 || !/being accessed by other users/.test(errorMessage(err))) throw err;
         await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
       }
     }

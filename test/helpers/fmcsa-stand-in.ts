@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { defined } from '../../src/lib/defined.js';
+import { portOf } from './listening.js';
 
 /**
  * A local stand-in for FMCSA's two public sources, answering with their published shapes:
@@ -121,7 +121,7 @@ export class FmcsaStandIn {
       else answer();
     });
     await new Promise<void>((resolve) => defined(this.server, 'this.server').listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = `http://127.0.0.1:${portOf(this.server)}`;
     return this;
   }
 

@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { createDatabase } from '../../src/db/client.js';
 import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { errorMessage } from '../../src/lib/error-text.js';
 import { databaseUrl, dropDatabase } from './pg-admin.js';
 
 declare module 'vitest' {
@@ -100,7 +101,7 @@ async function tryTestcontainers(): Promise<Server | null> {
       stop: async () => void (await container.stop()),
     };
   } catch (err) {
-    console.warn(`Docker did not answer (${(err as Error).message}); using embedded PostgreSQL`);
+    console.warn(`Docker did not answer (${errorMessage(err)}); using embedded PostgreSQL`);
     return null;
   }
 }

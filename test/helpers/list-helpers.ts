@@ -27,9 +27,10 @@ export function expectedOrder<R extends { id: string }>(
   key: keyof R,
   desc: boolean,
 ): string[] {
-  const value = (r: R) => {
-    const v = r[key] as unknown;
-    return v instanceof Date ? v.getTime() : (v as string | number | null | undefined);
+  const value = (r: R): string | number | null => {
+    const v: unknown = r[key];
+    if (v instanceof Date) return v.getTime();
+    return typeof v === 'string' || typeof v === 'number' ? v : null;
   };
   const dir = desc ? -1 : 1;
   return [...rows]

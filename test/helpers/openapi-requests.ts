@@ -9,12 +9,13 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { generateSync } from 'json-schema-faker';
 import { defined } from '../../src/lib/defined.js';
+import { isJsonObject, type JsonObject, objectOf, objectsOf } from '../../src/lib/json-object.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON schema nodes are read loosely on purpose.
 export type Schema = Record<string, any>;
 
 export interface DocOperation {
-  method: string;
+  method: (typeof METHODS)[number];
   path: string;
   id: string;
   /** Every status the document lists for it. */
@@ -36,26 +37,28 @@ export interface DrawnRequest {
   hasBody: boolean;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
 
 export function operationsOf(doc: Schema): DocOperation[] {
   const out: DocOperation[] = [];
-  for (const [path, item] of Object.entries(doc.paths as Record<string, Schema>)) {
+  for (const [path, item] of Object.entries(objectOf(doc.paths) ?? {})) {
     for (const method of METHODS) {
-      const op = item[method] as Schema | undefined;
+      const op = objectOf(objectOf(item)?.[method.toLowerCase()]);
       if (!op) continue;
-      const params = ((op.parameters ?? []) as Schema[]).filter((p) => !p.$ref);
-      const content = (op.requestBody?.content ?? {}) as Record<string, Schema>;
-      const json = content['application/json'];
-      const ok = (op.responses?.['200']?.content ?? {}) as Record<string, unknown>;
+      const params = objectsOf(op.parameters).filter((p) => !p.$ref);
+      const requestBody = objectOf(op.requestBody);
+      const content = objectOf(requestBody?.content) ?? {};
+      const json = objectOf(content['application/json']);
+      const responses = objectOf(op.responses) ?? {};
+      const ok = objectOf(objectOf(responses['200'])?.content) ?? {};
       out.push({
-        method: method.toUpperCase(),
+        method,
         path,
         id: String(op.operationId),
-        statuses: new Set(Object.keys(op.responses ?? {})),
+        statuses: new Set(Object.keys(responses)),
         params,
-        body: json ? (json.schema as Schema) : null,
-        bodyRequired: !!op.requestBody?.required,
+        body: json ? (objectOf(json.schema) ?? null) : null,
+        bodyRequired: !!requestBody?.required,
         otherMedia: json ? null : (Object.keys(content)[0] ?? null),
         streams: 'text/event-stream' in ok,
       });
@@ -126,9 +129,9 @@ export function drawValid(judge: Judge, op: DocOperation, seed: number): DrawnRe
   for (let attempt = 0; attempt < 5; attempt++) {
     const s = seed * 7 + attempt;
     const request: DrawnRequest = {
-      pathParams: judge.draw(paramsSchema(op, 'path'), s, 1) as Record<string, unknown>,
-      query: judge.draw(paramsSchema(op, 'query'), s + 1) as Record<string, unknown>,
-      headers: judge.draw(paramsSchema(op, 'header'), s + 2) as Record<string, unknown>,
+      pathParams: objectOf(judge.draw(paramsSchema(op, 'path'), s, 1)) ?? {},
+      query: objectOf(judge.draw(paramsSchema(op, 'query'), s + 1)) ?? {},
+      headers: objectOf(judge.draw(paramsSchema(op, 'header'), s + 2)) ?? {},
       body: op.body ? judge.draw(op.body, s + 3) : undefined,
       hasBody: !!op.body && (op.bodyRequired || s % 3 !== 0),
     };
@@ -237,23 +240,29 @@ export function mutate(
 }
 
 function breakJson(r: DrawnRequest, random: () => number): string | null {
-  const nodes: { parent: Schema | unknown[] | null; key: string | number | null; value: unknown }[] = [];
-  const walk = (value: unknown, parent: Schema | unknown[] | null, key: string | number | null) => {
-    nodes.push({ parent, key, value });
+  /** Where a value of the body sits: the body itself, a member of an object, or an item of an array. */
+  type Place =
+    | { in: 'body' }
+    | { in: 'object'; parent: JsonObject; key: string }
+    | { in: 'array'; parent: unknown[]; key: number };
+  const nodes: { at: Place; value: unknown }[] = [];
+  const walk = (value: unknown, at: Place) => {
+    nodes.push({ at, value });
     if (Array.isArray(value)) {
-      for (const [i, v] of value.entries()) walk(v, value, i);
-    } else if (value && typeof value === 'object')
-      for (const [k, v] of Object.entries(value)) walk(v, value as Schema, k);
+      for (const [i, v] of value.entries()) walk(v, { in: 'array', parent: value, key: i });
+    } else if (isJsonObject(value))
+      for (const [k, v] of Object.entries(value)) walk(v, { in: 'object', parent: value, key: k });
   };
-  walk(r.body, null, null);
+  walk(r.body, { in: 'body' });
   const node = defined(
     nodes[Math.floor(random() * nodes.length)],
     'nodes[Math.floor(random() * nodes.length)]',
   );
-  const where = `${node.key ?? '(root)'}`;
+  const { at } = node;
+  const where = at.in === 'body' ? '(root)' : `${at.key}`;
   const kind = random();
-  if (node.parent && !Array.isArray(node.parent) && kind < 0.2) {
-    delete (node.parent as Schema)[node.key as string];
+  if (at.in === 'object' && kind < 0.2) {
+    delete at.parent[at.key];
     return `${where} left out`;
   }
   if (Array.isArray(node.value) && node.value.length > 0 && kind < 0.35) {
@@ -261,8 +270,9 @@ function breakJson(r: DrawnRequest, random: () => number): string | null {
     return `${where} given a duplicate`;
   }
   const breaker = structuredClone(JSON_BREAKERS[Math.floor(random() * JSON_BREAKERS.length)]);
-  if (node.parent === null) r.body = breaker;
-  else (node.parent as Record<string | number, unknown>)[node.key as string] = breaker;
+  if (at.in === 'body') r.body = breaker;
+  else if (at.in === 'object') at.parent[at.key] = breaker;
+  else at.parent[at.key] = breaker;
   return `${where} = ${JSON.stringify(breaker).slice(0, 40)}`;
 }
 

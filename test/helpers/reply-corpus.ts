@@ -1,30 +1,35 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import type { ReplyUnderstanding } from '../../src/modules/agent/reply-understanding.js';
 
 /** One hand-labelled carrier reply of test/fixtures/carrier-replies.json. */
-export interface CorpusReply {
-  id: string;
-  channel: 'email' | 'whatsapp';
-  text: string;
+const corpusReply = z.object({
+  id: z.string(),
+  channel: z.enum(['email', 'whatsapp']),
+  text: z.string(),
   /** The carrier's line-haul price for the load (a per-mile rate times the corpus distance), else null. */
-  rate: number | null;
-  availability: 'available' | 'not_available' | 'unknown';
-  reason: string | null;
-  stop: boolean;
-  questions: string[];
-}
+  rate: z.number().nullable(),
+  availability: z.enum(['available', 'not_available', 'unknown']),
+  reason: z.string().nullable(),
+  stop: z.boolean(),
+  questions: z.array(z.string()),
+});
+export type CorpusReply = z.infer<typeof corpusReply>;
 
-export interface Corpus {
-  load: { distance: number; posted_rate: number };
-  replies: CorpusReply[];
-}
+const corpusSchema = z.object({
+  load: z.object({ distance: z.number(), posted_rate: z.number() }),
+  replies: z.array(corpusReply),
+});
+export type Corpus = z.infer<typeof corpusSchema>;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 export function readCorpus(): Corpus {
-  return JSON.parse(readFileSync(path.join(here, '../fixtures/carrier-replies.json'), 'utf8')) as Corpus;
+  return corpusSchema.parse(
+    JSON.parse(readFileSync(path.join(here, '../fixtures/carrier-replies.json'), 'utf8')),
+  );
 }
 
 export const FIELDS = ['rate', 'availability', 'reason', 'stop', 'question'] as const;
@@ -93,6 +98,7 @@ export function scoreCorpus(
     }
   }
   const total = corpus.replies.length;
+  // Object.fromEntries over FIELDS: the record has each field.
   const accuracy = Object.fromEntries(FIELDS.map((f) => [f, right[f] / total])) as Record<Field, number>;
   return { total, right, accuracy, wrongAmounts, misses, allRight };
 }

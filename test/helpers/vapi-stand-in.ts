@@ -1,9 +1,13 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { afterAll, beforeAll } from 'vitest';
+import { z } from 'zod';
 import { vapiSignature } from '../../src/integrations/voice/vapi-server-auth.js';
+import { defined } from '../../src/lib/defined.js';
+import { objectsOf } from '../../src/lib/json-object.js';
 import type { TestApp } from './app.js';
+import { bodyOf } from './json-body.js';
+import { portOf } from './listening.js';
 
 export interface VapiRequest {
   method: string;
@@ -35,6 +39,8 @@ export function vapiRefusal(status: number, message: string | string[]): VapiRef
  */
 export function useVapiStandIn() {
   const requests: VapiRequest[] = [];
+  /** The `POST /call` bodies, refused ones too, oldest first. */
+  const calls: Vapi.CreateCallDto[] = [];
   const refusals: VapiRefusal[] = [];
   let base = '';
   let next = 0;
@@ -44,7 +50,7 @@ export function useVapiStandIn() {
       raw += chunk;
     });
     req.on('end', () => {
-      const body = raw ? (JSON.parse(raw) as unknown) : null;
+      const body: unknown = raw ? JSON.parse(raw) : null;
       requests.push({
         method: req.method ?? '',
         path: req.url ?? '',
@@ -53,7 +59,9 @@ export function useVapiStandIn() {
       });
       res.setHeader('content-type', 'application/json');
       if (req.method === 'POST' && req.url === '/call') {
+        // The app builds this body as a Vapi.CreateCallDto (`satisfies` in VapiProvider.callBody).
         const dto = body as Vapi.CreateCallDto;
+        calls.push(dto);
         const refusal =
           refusals.shift() ??
           (dto.customer?.number?.endsWith('0500') ? vapiRefusal(500, 'Internal server error') : undefined);
@@ -86,7 +94,7 @@ export function useVapiStandIn() {
   });
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = `http://127.0.0.1:${portOf(server)}`;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return {
@@ -99,17 +107,11 @@ export function useVapiStandIn() {
       return base;
     },
     /** The `POST /call` bodies, oldest first. */
-    callBodies: () =>
-      requests
-        .filter((r) => r.method === 'POST' && r.path === '/call')
-        .map((r) => r.body as Vapi.CreateCallDto),
+    callBodies: () => [...calls],
     /** The last call placed: its Vapi id and the body we sent. */
-    lastCall: () => {
-      const bodies = requests.filter((r) => r.method === 'POST' && r.path === '/call');
-      return { vapiId: `vapi-call-${next}`, body: bodies.at(-1)?.body as Vapi.CreateCallDto };
-    },
+    lastCall: () => ({ vapiId: `vapi-call-${next}`, body: defined(calls.at(-1), 'a POST /call body') }),
     controls: (vapiId: string) =>
-      requests.filter((r) => r.path === `/control/${vapiId}`).map((r) => r.body as Record<string, unknown>),
+      objectsOf(requests.filter((r) => r.path === `/control/${vapiId}`).map((r) => r.body)),
   };
 }
 
@@ -223,17 +225,36 @@ export function toolCalls(
   } satisfies Vapi.ServerMessage;
 }
 
-/** The results our webhook answered to a tool-calls message. */
-export type ToolAnswer = Vapi.ToolCallResult;
+/** A result our webhook answers to a tool-calls message (Vapi's ToolCallResult): the fields tests read. */
+const toolAnswer = z.looseObject({
+  name: z.string(),
+  toolCallId: z.string(),
+  result: z.string().optional(),
+  error: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type ToolAnswer = z.infer<typeof toolAnswer>;
+
+/** The results of the webhook's answer to a tool-calls message, checked to be ToolAnswers. */
+export const toolAnswersOf = (res: { statusCode: number; body: string }): ToolAnswer[] =>
+  bodyOf(res, z.object({ results: z.array(toolAnswer) })).results;
+
+/** The first result of the webhook's answer to a tool-calls message. */
+export const firstToolAnswer = (res: { statusCode: number; body: string }): ToolAnswer =>
+  defined(toolAnswersOf(res)[0], 'the first tool-call result');
+
+/** The OpenAI model of an assistant we sent (the one provider the app configures), else undefined. */
+export const openaiModel = (assistant: Vapi.CreateAssistantDto | undefined) =>
+  assistant?.model?.provider === 'openai' ? assistant.model : undefined;
 
 /** The system message of the transient assistant we sent Vapi. */
 export function scriptOf(body: { assistant?: Vapi.CreateAssistantDto }): string {
-  const model = body.assistant?.model as Vapi.CreateAssistantDtoModel.Openai | undefined;
+  const model = openaiModel(body.assistant);
   return (model?.messages ?? []).map((m) => m.content).join('\n');
 }
 
 /** The names of the tools of an assistant we sent: function names, then Vapi tool types. */
 export function toolNamesOf(assistant: Vapi.CreateAssistantDto | undefined): string[] {
-  const model = assistant?.model as Vapi.CreateAssistantDtoModel.Openai | undefined;
+  const model = openaiModel(assistant);
   return (model?.tools ?? []).map((t) => (t.type === 'function' ? (t.function?.name ?? '') : t.type));
 }

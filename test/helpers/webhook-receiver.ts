@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { portOf } from './listening.js';
 
 export interface Received {
   headers: Record<string, string>;
@@ -38,7 +38,7 @@ export async function startReceiver(
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = portOf(server);
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received,

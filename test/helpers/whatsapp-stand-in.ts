@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll } from 'vitest';
 import { agentEnv } from './agent-factories.js';
 import type { TestApp } from './app.js';
+import { portOf } from './listening.js';
 
 export type GraphBody = {
   to?: string;
@@ -39,7 +39,7 @@ export async function whatsappStandIn() {
   const env = {
     ...agentEnv,
     WHATSAPP_PROVIDER: 'cloud_api',
-    WHATSAPP_API_BASE_URL: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/v21.0`,
+    WHATSAPP_API_BASE_URL: `http://127.0.0.1:${portOf(graph)}/v21.0`,
     WHATSAPP_ACCESS_TOKEN: 'graph-token',
     WHATSAPP_PHONE_NUMBER_ID: '1098765',
     WHATSAPP_APP_SECRET: WHATSAPP_APP_SECRET,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import { latestReplyText, parseInboundEmailWebhook } from '../../src/integrations/email/inbound-parse.js';
+import { instanceOf } from '../helpers/narrow.js';
 import {
   postmarkBounce,
   postmarkSpamComplaint,
@@ -216,9 +217,9 @@ describe('parseInboundEmailWebhook', () => {
         parseInboundEmailWebhook(body);
         expect.unreachable();
       } catch (err) {
-        expect(err).toBeInstanceOf(AppError);
-        expect((err as AppError).statusCode).toBe(422);
-        expect((err as AppError).param).toBe(param);
+        const refused = instanceOf(err, AppError);
+        expect(refused.statusCode).toBe(422);
+        expect(refused.param).toBe(param);
       }
     };
     check({ ...postmarkReply, Subject: 42 }, 'Subject');

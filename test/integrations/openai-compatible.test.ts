@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatModelError, OpenAiCompatibleChatModel } from '../../src/integrations/llm/openai-compatible.js';
 import { draftReply, extractWithModel } from '../../src/integrations/llm/reply-extraction.js';
 import { defined } from '../../src/lib/defined.js';
+import { portOf } from '../helpers/listening.js';
+import { instanceOf } from '../helpers/narrow.js';
 
 interface Received {
   path: string;
@@ -72,7 +73,7 @@ describe('the OpenAI-compatible chat model', () => {
   let model: OpenAiCompatibleChatModel;
   beforeAll(async () => {
     await new Promise<void>((resolve) => standIn.server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(standIn.server.address() as AddressInfo).port}/v1`;
+    base = `http://127.0.0.1:${portOf(standIn.server)}/v1`;
     model = new OpenAiCompatibleChatModel({
       baseUrl: base,
       apiKey: 'sk-test-secret-key',
@@ -112,10 +113,10 @@ describe('the OpenAI-compatible chat model', () => {
 
   it('throws on a 500 without the key in the message', async () => {
     standIn.replies.push(500);
-    const failure = (await model
-      .complete([{ role: 'user', content: 'hi' }])
-      .catch((e: unknown) => e)) as Error;
-    expect(failure).toBeInstanceOf(ChatModelError);
+    const failure = instanceOf(
+      await model.complete([{ role: 'user', content: 'hi' }]).catch((e: unknown) => e),
+      ChatModelError,
+    );
     expect(failure.message).toMatch(/500/);
     expect(failure.message).not.toContain('sk-test-secret-key');
   });

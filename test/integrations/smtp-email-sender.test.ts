@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -7,6 +6,8 @@ import {
   SmtpEmailSender,
 } from '../../src/integrations/email/smtp-email-sender.js';
 import { defined } from '../../src/lib/defined.js';
+import { portOf } from '../helpers/listening.js';
+import { instanceOf } from '../helpers/narrow.js';
 
 interface Delivered {
   user: string | null;
@@ -32,9 +33,7 @@ function smtpStandIn() {
     },
     onRcptTo(address, _session, callback) {
       if (address.address.startsWith('rejected@')) {
-        const err = new Error('Mailbox unavailable') as Error & { responseCode: number };
-        err.responseCode = 550;
-        return callback(err);
+        return callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
       }
       callback();
     },
@@ -45,7 +44,7 @@ function smtpStandIn() {
       });
       stream.on('end', () => {
         delivered.push({
-          user: (session.user as string | undefined) ?? null,
+          user: typeof session.user === 'string' ? session.user : null,
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw,
@@ -71,7 +70,7 @@ describe('the SMTP e-mail sender', () => {
   let port = 0;
   beforeAll(async () => {
     await new Promise<void>((resolve) => standIn.server.listen(0, '127.0.0.1', () => resolve()));
-    port = (standIn.server.server.address() as AddressInfo).port;
+    port = portOf(standIn.server.server);
   });
   afterAll(() => new Promise<void>((resolve) => standIn.server.close(() => resolve())));
 
@@ -139,9 +138,9 @@ describe('the SMTP e-mail sender', () => {
       .send({ ...email, to: 'rejected@swift-haul.example' })
       .catch((e: unknown) => e);
     await sender.close();
-    expect(failure).toBeInstanceOf(EmailSendError);
-    expect((failure as Error).message).toMatch(/550/);
-    expect((failure as Error).message).not.toContain('s3cret-pw');
+    const { message } = instanceOf(failure, EmailSendError);
+    expect(message).toMatch(/550/);
+    expect(message).not.toContain('s3cret-pw');
     expect(standIn.delivered.length).toBe(before);
   });
 
@@ -149,8 +148,7 @@ describe('the SMTP e-mail sender', () => {
     const sender = new SmtpEmailSender({ url: `smtp://relay-user:bad-pw-9271@127.0.0.1:${port}` });
     const failure = await sender.send(email).catch((e: unknown) => e);
     await sender.close();
-    expect(failure).toBeInstanceOf(EmailSendError);
-    expect((failure as Error).message).not.toContain('bad-pw-9271');
+    expect(instanceOf(failure, EmailSendError).message).not.toContain('bad-pw-9271');
   });
 
   it('reads smtps:// and default ports, and refuses other schemes without echoing the URL', () => {

@@ -77,12 +77,13 @@ describe("Vapi's ended reasons", () => {
       serverUrl: 'https://envoy.example/events',
     });
     const call = vapiCall('v1', 'call_1');
-    for (const reason of SDK_REASONS) {
+    // The status update's own list, the same values as SDK_REASONS (checked above).
+    for (const reason of Object.values(Vapi.ServerMessageStatusUpdateEndedReason)) {
       const status = vapi.parse({
         message: {
           type: 'status-update',
           status: 'ended',
-          endedReason: reason as Vapi.ServerMessageStatusUpdateEndedReason,
+          endedReason: reason,
           call,
         },
       } satisfies Vapi.ServerMessage);

@@ -14,8 +14,17 @@ import {
 } from '../../src/integrations/voice/vapi-server-auth.js';
 import type { AssistantSpec, PlaceCallRequest } from '../../src/integrations/voice/voice-provider.js';
 import { defined } from '../../src/lib/defined.js';
+import { objectOf } from '../../src/lib/json-object.js';
 import { toolsFor } from '../../src/modules/calls/call-script.js';
-import { hmacPlan, toolCalls, useVapiStandIn, vapiCall, vapiRefusal } from '../helpers/vapi-stand-in.js';
+import { instanceOf } from '../helpers/narrow.js';
+import {
+  hmacPlan,
+  openaiModel,
+  toolCalls,
+  useVapiStandIn,
+  vapiCall,
+  vapiRefusal,
+} from '../helpers/vapi-stand-in.js';
 
 const SERVER_URL = 'https://envoy.example/api/v1/integrations/voice/events';
 
@@ -119,10 +128,7 @@ describe('the Vapi adapter', () => {
         ],
       },
     } satisfies Vapi.CreateAssistantDto);
-    const tools = defined(
-      (assistant.model as Vapi.CreateAssistantDtoModel.Openai).tools,
-      '(assistant.model as Vapi.CreateAssistantDtoModel.Openai).tools',
-    );
+    const tools = defined(openaiModel(assistant)?.tools, 'the OpenAI model tools');
     const functions = tools.filter((t): t is Vapi.OpenAiModelToolsItem.Function => t.type === 'function');
     expect(functions.map((t) => t.function?.name)).toEqual([
       'get_load_details',
@@ -196,8 +202,7 @@ describe('the Vapi adapter', () => {
     expect(standIn.callBodies().length - before).toBe(4);
     standIn.refuseNext(vapiRefusal(400, ['customer.number must be a valid phone number']));
     const refused = await vapi.placeCall(request()).catch((err: unknown) => err);
-    expect(refused).toBeInstanceOf(VoiceProviderError);
-    expect((refused as Error).message).toBe(
+    expect(instanceOf(refused, VoiceProviderError).message).toBe(
       'Vapi answered 400: customer.number must be a valid phone number',
     );
     expect(standIn.callBodies().length - before).toBe(5);
@@ -410,10 +415,7 @@ describe('the Vapi adapter', () => {
       kind: 'assistant',
       assistant: spec({ purpose: 'inbound_sales' }),
     });
-    const assistant = defined(
-      (answered as Vapi.ServerMessageResponseAssistantRequest).assistant,
-      '(answered as Vapi.ServerMessageResponseAssistantRequest).assistant',
-    );
+    const assistant = defined(objectOf(answered.assistant), 'the assistant answered');
     expect(assistant.metadata).toEqual({ envoy_call_id: 'call_abc', organization_id: 'org_1' });
     // Nobody to leave a message for on a call we answer.
     expect(assistant.voicemailDetection).toBeUndefined();

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import {
@@ -13,6 +12,8 @@ import {
   verifyWhatsAppSignature,
 } from '../../src/integrations/whatsapp/cloud-api-webhook.js';
 import { defined } from '../../src/lib/defined.js';
+import { portOf } from '../helpers/listening.js';
+import { instanceOf } from '../helpers/narrow.js';
 
 interface Received {
   method: string;
@@ -87,7 +88,7 @@ describe('the WhatsApp Cloud API sender', () => {
   let sender: CloudApiWhatsAppSender;
   beforeAll(async () => {
     await new Promise<void>((resolve) => standIn.server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(standIn.server.address() as AddressInfo).port}/v21.0`;
+    base = `http://127.0.0.1:${portOf(standIn.server)}/v21.0`;
     sender = new CloudApiWhatsAppSender({ baseUrl: base, accessToken: TOKEN, phoneNumberId: '1098765432' });
   });
   afterAll(() => {
@@ -142,10 +143,10 @@ describe('the WhatsApp Cloud API sender', () => {
   });
 
   it('maps a Graph error to an error with the code and message, never the token', async () => {
-    const failure = (await sender
-      .sendText('+15555550404', 'hi')
-      .catch((e: unknown) => e)) as WhatsAppSendError;
-    expect(failure).toBeInstanceOf(WhatsAppSendError);
+    const failure = instanceOf(
+      await sender.sendText('+15555550404', 'hi').catch((e: unknown) => e),
+      WhatsAppSendError,
+    );
     expect(failure.status).toBe(400);
     expect(failure.code).toBe(131026);
     expect(failure.subcode).toBe(2494010);
@@ -157,9 +158,10 @@ describe('the WhatsApp Cloud API sender', () => {
       accessToken: 'EAAG-wrong',
       phoneNumberId: '1098765432',
     });
-    const denied = (await badToken
-      .sendText('+15551234567', 'hi')
-      .catch((e: unknown) => e)) as WhatsAppSendError;
+    const denied = instanceOf(
+      await badToken.sendText('+15551234567', 'hi').catch((e: unknown) => e),
+      WhatsAppSendError,
+    );
     expect(denied.code).toBe(190);
     expect(denied.message).not.toContain('EAAG-wrong');
 
@@ -362,14 +364,16 @@ describe('parseWhatsAppWebhook', () => {
         entry: [{ id: '1', changes: [{ field: 'account_update', value: { event: 'VERIFIED_ACCOUNT' } }] }],
       }),
     ).toEqual({ messages: [], statuses: [] });
-    const failure = (() => {
-      try {
-        parseWhatsAppWebhook(change({ messages: [{ from: '1555', timestamp: '1', type: 'text' }] }));
-      } catch (err) {
-        return err;
-      }
-    })() as AppError;
-    expect(failure).toBeInstanceOf(AppError);
+    const failure = instanceOf(
+      (() => {
+        try {
+          parseWhatsAppWebhook(change({ messages: [{ from: '1555', timestamp: '1', type: 'text' }] }));
+        } catch (err) {
+          return err;
+        }
+      })(),
+      AppError,
+    );
     expect(failure.statusCode).toBe(422);
     expect(failure.param).toBe('entry[0].changes[0].value.messages[0].id');
     expect(() => parseWhatsAppWebhook({ object: 'page', entry: [] })).toThrow(AppError);

@@ -12,12 +12,12 @@ async function keyedTenant(t: TestApp) {
 
 describe('POST /loads', () => {
   const t = useTestApp();
-  const post = (headers: Record<string, string>, payload: unknown) =>
+  const post = (headers: Record<string, string>, payload: object) =>
     t.app.inject({
       method: 'POST',
       url: '/api/v1/loads',
       headers,
-      payload: payload as Record<string, unknown>,
+      payload,
     });
   const get = (headers: Record<string, string>, id: string) =>
     t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers });

@@ -1,9 +1,11 @@
 import type pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
+import { type JsonObject, objectOf, objectsOf } from '../../src/lib/json-object.js';
 import { useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { stopPayload } from '../helpers/load-factories.js';
+import { statementsDuring } from '../helpers/statements.js';
 
 const SORTS = [
   'created_at',
@@ -205,25 +207,11 @@ describe('GET /loads plans', () => {
   });
 
   /** The SQL the app sends for one request, captured from the pool. */
-  async function statementsOf(query: string) {
-    const pool = t.database.pool;
-    const captured: { text: string; values: unknown[] }[] = [];
-    const original = pool.query.bind(pool);
-    (pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown) => {
-      if (typeof config === 'object' && config && 'text' in config) {
-        const c = config as { text: string; values?: unknown[] };
-        captured.push({ text: c.text, values: c.values ?? (values as unknown[]) ?? [] });
-      }
-      return (original as (...a: unknown[]) => unknown)(config, values);
-    };
-    try {
+  const statementsOf = (query: string) =>
+    statementsDuring(t.database.pool, async () => {
       const res = await t.app.inject({ method: 'GET', url: `/api/v1/loads?${query}`, headers });
       expect(res.statusCode, res.body).toBe(200);
-    } finally {
-      (pool as unknown as { query: unknown }).query = original;
-    }
-    return captured;
-  }
+    });
 
   async function planOf(statement: { text: string; values: unknown[] }) {
     const client: pg.PoolClient = await t.database.pool.connect();
@@ -231,7 +219,7 @@ describe('GET /loads plans', () => {
       await client.query('SET enable_sort = off');
       await client.query('SET enable_seqscan = off');
       const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
-      return rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+      return defined(objectOf(objectsOf(rows[0]?.['QUERY PLAN'])[0]?.Plan), 'the plan');
     } finally {
       await client.query('RESET ALL');
       client.release();
@@ -285,11 +273,12 @@ describe('GET /loads plans', () => {
   });
 });
 
-type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
+/** A node of EXPLAIN's JSON plan; its children are under `Plans`. */
+type PlanNode = JsonObject;
 
 function findAll(node: PlanNode, test: (n: PlanNode) => boolean): PlanNode[] {
   const out = test(node) ? [node] : [];
-  for (const child of node.Plans ?? []) out.push(...findAll(child, test));
+  for (const child of objectsOf(node.Plans)) out.push(...findAll(child, test));
   return out;
 }
 

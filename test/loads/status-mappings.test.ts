@@ -8,12 +8,12 @@ const statusOf = async (t: TestApp, headers: Record<string, string>, id: string)
 
 describe('load status mappings', () => {
   const t = useTestApp();
-  const put = (headers: Record<string, string>, tms: string, body: unknown) =>
+  const put = (headers: Record<string, string>, tms: string, body: object) =>
     t.app.inject({
       method: 'PUT',
       url: `/api/v1/load-status-mappings/${encodeURIComponent(tms)}`,
       headers,
-      payload: body as object,
+      payload: body,
     });
 
   it('lists the defaults of the design', async () => {

@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { OutboundEmail } from '../../src/integrations/email/email-channel.js';
-import { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
 import { defined } from '../../src/lib/defined.js';
-import { buildTestApp, type TestApp, useTestApp } from '../helpers/app.js';
+import { buildTestApp, simulatedEmail, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser, login, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -13,10 +12,7 @@ const TOKEN = /envoy_inv_[0-9A-Za-z]{40}/;
 const unique = () => Math.random().toString(36).slice(2, 10);
 
 function outbox(t: TestApp): OutboundEmail[] {
-  const email = t.services.channels.email;
-  if (!(email instanceof SimulatedEmailSender))
-    throw new Error('the tests send e-mail through the simulation');
-  return email.sent;
+  return simulatedEmail(t).sent;
 }
 
 /** The invitation token of the newest e-mail to `address`. */
@@ -453,7 +449,7 @@ describe('invitation e-mail', () => {
     const t = await buildTestApp({ env: { SIMULATION_PROFILE: 'cooperative', SIMULATION_SPEED: '10000' } });
     try {
       const replies: { inReplyTo: string | null }[] = [];
-      const email = t.services.channels.email as SimulatedEmailSender;
+      const email = simulatedEmail(t);
       email.attach(async (e) => {
         replies.push(e);
       });

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
@@ -121,9 +122,10 @@ describe('a load booked on an offer', () => {
     expect(after.load_status).toBe('Quotes Received');
     expect(after.tms_status).toBe('Quoted');
     const page = await getJson(t, key.headers, '/loads?page_size=100');
-    const byId = new Map(page.data.map((l: { id: string }) => [l.id, l]));
-    expect((byId.get(loadId) as { booked_offer: unknown }).booked_offer).toEqual(booking);
-    expect((byId.get(other) as { booked_offer: unknown }).booked_offer).toBeNull();
+    const listed = z.array(z.object({ id: z.string(), booked_offer: z.unknown() })).parse(page.data);
+    const byId = new Map(listed.map((l) => [l.id, l]));
+    expect(byId.get(loadId)?.booked_offer).toEqual(booking);
+    expect(byId.get(other)?.booked_offer).toBeNull();
 
     // Booked, and out of active_offers though the runner-up is still pending.
     expect(
@@ -227,9 +229,9 @@ describe('a load booked on an offer', () => {
       const booked = (await getJson(t, user.headers, `/loads/${loadId}`)).booked_offer;
       expect(booked.offer_id).toBe(won);
       const events = (await bookingEvents(t, orgId)).filter((e) => e.data.load_id === loadId);
-      expect(events.map((e) => [e.type, (e.data.booked_offer as { offer_id: string }).offer_id])).toEqual([
-        ['load.booked', won],
-      ]);
+      expect(
+        events.map((e) => [e.type, z.object({ offer_id: z.string() }).parse(e.data.booked_offer).offer_id]),
+      ).toEqual([['load.booked', won]]);
     }
     expect(await delivered(orgId, 'load.booked')).toHaveLength(4);
   });
@@ -253,7 +255,7 @@ describe('a load booked on an offer', () => {
       'tab=active_offers&origin_city=reno',
     ];
     const total = async (query: string) =>
-      (await getJson(t, key.headers, `/loads?${query}`)).pagination.total_count as number;
+      z.number().parse((await getJson(t, key.headers, `/loads?${query}`)).pagination.total_count);
     expect(await Promise.all(lists.map(total))).toEqual([0, 8, 0, 4]);
 
     const results = await Promise.all([

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { OutreachSweeper } from '../../src/workers/outreach-sweeper.js';
@@ -434,7 +435,7 @@ describe('outreaches', () => {
       const load = (
         await t.app.inject({ method: 'GET', url: `/api/v1/loads/${s.loadId}`, headers: s.user.headers })
       ).json();
-      return { ...s, stops: load.stops as { id: string }[] };
+      return { ...s, stops: z.array(z.object({ id: z.string() })).parse(load.stops) };
     }
 
     it('starts a check call to the driver of the booked carrier and answers 202 with the outreach', async () => {

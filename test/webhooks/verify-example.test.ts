@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import { drainWorker, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
+import { portOf } from '../helpers/listening.js';
 import { waitFor } from '../helpers/wait.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -22,7 +23,7 @@ function guideExample(): string {
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
+  const port = portOf(server);
   await new Promise((r) => server.close(r));
   return port;
 }

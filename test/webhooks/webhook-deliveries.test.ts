@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
@@ -41,25 +42,32 @@ async function ping(t: TestApp, headers: Headers, endpointId: string) {
   return res.json<{ delivery_id: string; event_id: string }>();
 }
 
-interface Delivery {
-  id: string;
-  endpoint_id: string;
-  endpoint_url: string;
-  event_id: string;
-  event_type: string;
-  status: string;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_attempt: {
-    attempt_number: number;
-    succeeded: boolean;
-    status_code: number | null;
-    error: string | null;
-    created_at: string;
-  } | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A delivery as the list answers it (times as JSON strings). */
+const delivery = z.object({
+  id: z.string(),
+  endpoint_id: z.string(),
+  endpoint_url: z.string(),
+  event_id: z.string(),
+  event_type: z.string(),
+  status: z.string(),
+  attempt_count: z.number(),
+  next_attempt_at: z.string().nullable(),
+  last_attempt: z
+    .object({
+      attempt_number: z.number(),
+      succeeded: z.boolean(),
+      status_code: z.number().nullable(),
+      error: z.string().nullable(),
+      created_at: z.string(),
+    })
+    .nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+const deliveryPage = z.object({
+  data: z.array(delivery),
+  pagination: z.object({ total_count: z.number(), total_pages: z.number(), has_next: z.boolean() }),
+});
 
 /**
  * One offer.created event fanned out to four endpoints and delivered once by the real worker: a
@@ -89,10 +97,7 @@ async function dataset(t: TestApp) {
 }
 
 const list = async (t: TestApp, headers: Headers, qs = '') =>
-  (await getJson(t, headers, `${BASE}/deliveries${qs ? `?${qs}` : ''}`)) as {
-    data: Delivery[];
-    pagination: { total_count: number; total_pages: number; has_next: boolean };
-  };
+  deliveryPage.parse(await getJson(t, headers, `${BASE}/deliveries${qs ? `?${qs}` : ''}`));
 
 describe('GET /webhooks/deliveries', () => {
   const t = useTestApp({ env: { WORKERS_ENABLED: 'false', WEBHOOK_TIMEOUT_MS: '1000' } });

@@ -7,6 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import pRetry from 'p-retry';
 import { errorMessage, errorName } from '../../lib/error-text.js';
+import { objectOf } from '../../lib/json-object.js';
 
 export interface PacedJsonClientOptions {
   /** Names the service in failure messages, e.g. `FMCSA QCMobile`. */
@@ -180,12 +181,12 @@ export class PacedJsonClient {
 
 /** `timed out`, `ECONNREFUSED`, ...: the kind of failure, never anything that could quote the URL. */
 function failureName(err: unknown): string {
-  // Optional members of whatever fetch threw; each is checked before it is used.
-  const e = err as { name?: string; cause?: { code?: unknown; message?: unknown } };
+  const e = objectOf(err);
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'timed out';
-  const code = e?.cause?.code;
+  const cause = objectOf(e?.cause);
+  const code = cause?.code;
   if (typeof code === 'string') return code;
-  const message = e?.cause?.message;
+  const message = cause?.message;
   // undici's own wording ("bad port", "redirect mode is set to error"), cut before any query string.
   return typeof message === 'string' && message
     ? (message.split('?', 1)[0] ?? message).slice(0, 100)

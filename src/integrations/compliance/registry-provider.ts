@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { errorMessage } from '../../lib/error-text.js';
+import { objectOf } from '../../lib/json-object.js';
 import type { CensusRecord, ComplianceProvider, LookupResult, SharedContact } from './compliance-provider.js';
 
 const digits = (v: string | number | null | undefined) =>
@@ -30,8 +31,8 @@ const snapshotRecord = z.object({
 export const SNAPSHOT_HINT =
   'write a JSON array of census records there (see docs/carrier-vetting.md, "Getting a registry snapshot"), or set COMPLIANCE_PROVIDER=fmcsa with FMCSA_WEB_KEY';
 
-// node:fs throws system errors, which carry `code`; anything else reads undefined here.
-const isMissing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
+/** Whether node:fs failed for want of the file (its system errors carry `code`). */
+const isMissing = (err: unknown) => objectOf(err)?.code === 'ENOENT';
 
 /**
  * Carrier census records from a local JSON file (an array of records): the default provider, and

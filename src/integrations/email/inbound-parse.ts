@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { unprocessable, validationFailed } from '../../domain/errors.js';
 import { defined } from '../../lib/defined.js';
+import { objectOf } from '../../lib/json-object.js';
 import type { EmailDeliveryEvent, InboundEmail, InboundEmailEvent } from './email-channel.js';
 
 /**
@@ -92,8 +93,7 @@ export function parseInboundEmailWebhook(payload: unknown): InboundEmailEvent {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw validationFailed('body', [], 'Expected a JSON object', 'invalid_type');
   }
-  // Checked above to be a JSON object; RecordType is compared with known values below.
-  const recordType = (payload as { RecordType?: unknown }).RecordType;
+  const recordType = objectOf(payload)?.RecordType;
   if (recordType === 'Bounce' || recordType === 'SpamComplaint') {
     return { kind: 'delivery', event: fromBounce(parse(bounceSchema, payload)) };
   }

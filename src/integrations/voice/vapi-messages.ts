@@ -91,7 +91,7 @@ export function parseVapiMessage(body: unknown, organizationId: string | null): 
     controlUrl: str(obj(call.monitor).controlUrl),
   };
   // Every Vapi server message may carry `timestamp`; vapiTime checks what it holds.
-  const at = vapiTime((message as { timestamp?: unknown }).timestamp) ?? new Date();
+  const at = vapiTime(obj(message).timestamp) ?? new Date();
   switch (message.type) {
     case 'status-update': {
       // The case's `type` is the one Vapi sends with this message shape.
@@ -161,7 +161,7 @@ function report(
       str(artifact.recordingUrl) ??
       str(obj(obj(artifact.recording).mono).combinedUrl) ??
       // Older reports carry recordingUrl at the top level; str() checks it is a string.
-      str((m as { recordingUrl?: unknown }).recordingUrl),
+      str(obj(m).recordingUrl),
     endedReason: str(m.endedReason),
     analysis: analysisOf(m.analysis ?? call.analysis),
     cost: cost ?? (typeof call.cost === 'number' && Number.isFinite(call.cost) ? call.cost : null),

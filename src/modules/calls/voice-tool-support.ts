@@ -2,6 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { takesCarrierOffers } from '../../domain/freight.js';
 import { type LoadFacts, QUESTION_TOPICS, type QuestionTopic } from '../../domain/load-questions.js';
 import type { LoadSummary } from '../../domain/negotiation.js';
+import { objectOf } from '../../lib/json-object.js';
 import type { Load } from '../loads/index.js';
 import type { SayableLoad } from './call-script.js';
 
@@ -29,16 +30,12 @@ export function loadSummary(s: SayableLoad): LoadSummary {
 export function argsOf(raw: unknown): Record<string, unknown> {
   if (typeof raw === 'string') {
     try {
-      // JSON.parse answers any; unknown makes the check below necessary.
-      const parsed = JSON.parse(raw) as unknown;
-      // Checked on this line to be an object; its members are read as unknown.
-      return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+      return objectOf(JSON.parse(raw)) ?? {};
     } catch {
       return {};
     }
   }
-  // Checked on this line to be an object; its members are read as unknown.
-  return raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  return objectOf(raw) ?? {};
 }
 
 export const textArg = (v: unknown, max = 200) =>
@@ -106,15 +103,14 @@ export function topicsArg(args: Record<string, unknown>): QuestionTopic[] {
         : String(t),
     )
     .filter((t) => t !== '');
-  // Widened only to ask includes() of a plain string.
-  const unknown = topics.find((t) => !(QUESTION_TOPICS as readonly string[]).includes(t));
+  const known = topics.flatMap((t) => QUESTION_TOPICS.filter((q) => q === t));
+  const unknown = topics.find((t) => !QUESTION_TOPICS.some((q) => q === t));
   if (topics.length === 0 || unknown !== undefined) {
     throw toolError(
       `${topics.length === 0 ? 'Give topics' : `Unknown topic '${String(unknown).slice(0, 50)}'`}: one or more of ${QUESTION_TOPICS.join(', ')}`,
     );
   }
-  // Every topic was found in QUESTION_TOPICS just above.
-  return topics as QuestionTopic[];
+  return known;
 }
 
 /** An ELP answer of a call as stored: the question's step and competency with it. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { documentAs } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
 import { dateTime, nonEmptyText, text } from '../../http/schemas.js';
+import { memberAt, objectOf } from '../../lib/json-object.js';
 import { loadFilters, loadFiltersShape } from '../loads/index.js';
 import { VIEW_VISIBILITIES } from './load-views-tables.js';
 
@@ -28,9 +29,9 @@ const filtersInput = documentAs(
     additionalProperties: false,
     properties: Object.fromEntries(
       Object.entries(loadFiltersShape).map(([name, schema]) => {
-        // A JSON Schema object; `type` and `items` may be absent and are checked below.
-        const doc = toJson(schema) as { type?: string; items?: object };
-        return [name, doc.type === 'array' && doc.items ? { anyOf: [doc.items, doc] } : doc];
+        const doc = toJson(schema);
+        const items = 'type' in doc && doc.type === 'array' ? objectOf(memberAt(doc, 'items')) : undefined;
+        return [name, items ? { anyOf: [items, doc] } : doc];
       }),
     ),
   }),

@@ -1,17 +1,15 @@
 // What an upsert compares to find a matched load it would not change: its merged row and its
 // stops against the stored ones, value by value as PostgreSQL stores them.
 
+import { isJsonObject } from '../../lib/json-object.js';
 import type { LoadRow } from './loads-repository.js';
 import type { StoredStop } from './loads-tables.js';
 
 /** Whether a merged row changes nothing stored but its updated_at. */
 export function sameLoad(row: LoadRow, stored: LoadRow): boolean {
-  // Rows are compared column by column, by name: a row is read as a record of its columns.
-  const a = row as unknown as Record<string, unknown>;
-  // As for `a`: read as a record of its columns.
-  const b = stored as unknown as Record<string, unknown>;
-  for (const key in a) {
-    if (key !== 'updated_at' && !sameValue(a[key], b[key])) return false;
+  // Rows are compared column by column, by name.
+  for (const [key, value] of Object.entries(row)) {
+    if (key !== 'updated_at' && !sameValue(value, Reflect.get(stored, key))) return false;
   }
   return true;
 }
@@ -35,11 +33,8 @@ function sameValue(a: unknown, b: unknown): boolean {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     return a.every((v, i) => sameValue(v, b[i]));
   }
-  // Both are non-null objects and not arrays (checked above); their members are read as unknown.
-  const x = a as Record<string, unknown>;
-  // As for `x`.
-  const y = b as Record<string, unknown>;
-  const keys = Object.keys(x).filter((k) => x[k] !== undefined);
-  if (keys.length !== Object.keys(y).filter((k) => y[k] !== undefined).length) return false;
-  return keys.every((k) => y[k] !== undefined && sameValue(x[k], y[k]));
+  if (!isJsonObject(a) || !isJsonObject(b)) return false;
+  const keys = Object.keys(a).filter((k) => a[k] !== undefined);
+  if (keys.length !== Object.keys(b).filter((k) => b[k] !== undefined).length) return false;
+  return keys.every((k) => b[k] !== undefined && sameValue(a[k], b[k]));
 }

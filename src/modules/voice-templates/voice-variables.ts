@@ -25,6 +25,8 @@ export const VOICE_VARIABLES = {
 } as const;
 
 export type VoiceVariable = keyof typeof VOICE_VARIABLES;
+
+const isVoiceVariable = (name: string): name is VoiceVariable => Object.hasOwn(VOICE_VARIABLES, name);
 export type VoiceVariables = Partial<Record<VoiceVariable, string | null>>;
 
 /** Fields that are never a variable and never leave the service on a call. */
@@ -37,7 +39,7 @@ export function unknownPlaceholder(text: string): string | null {
   if (text.includes('{%')) return '{%';
   for (const match of text.matchAll(PLACEHOLDER)) {
     const name = match[1] ?? '';
-    if (!Object.hasOwn(VOICE_VARIABLES, name)) return match[0];
+    if (!isVoiceVariable(name)) return match[0];
   }
   return null;
 }
@@ -51,8 +53,8 @@ export const MISSING = 'not given';
  */
 export function renderScript(text: string, values: VoiceVariables): string {
   return text.replace(PLACEHOLDER, (_whole, name: string) => {
-    // An unknown name reads undefined and is handled as an empty value below.
-    const value = values[name as VoiceVariable];
+    // An unknown name is handled as an empty value below.
+    const value = isVoiceVariable(name) ? values[name] : undefined;
     return value === null || value === undefined || value === ''
       ? MISSING
       : value.replace(/[{}]|\{%|%\}/g, '');
