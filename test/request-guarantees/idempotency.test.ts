@@ -79,12 +79,12 @@ describe('Idempotency-Key', () => {
   });
   afterAll(() => t.close());
 
-  const createKey = (headers: Record<string, string>, key: string, payload: unknown) =>
+  const createKey = (headers: Record<string, string>, key: string, payload: Record<string, unknown>) =>
     t.app.inject({
       method: 'POST',
       url: '/api/v1/api-keys',
       headers: { ...headers, 'idempotency-key': key },
-      payload: payload as Record<string, unknown>,
+      payload,
     });
 
   it('replays the stored response without running the operation again', async () => {
@@ -270,7 +270,10 @@ describe('Idempotency-Key', () => {
 
   it('documents the header on idempotent operations', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
-    const params = doc.paths['/api/v1/api-keys'].post.parameters as { name: string; in: string }[];
+    // Inline parameters and $ref entries side by side.
+    const params = z
+      .array(z.record(z.string(), z.unknown()))
+      .parse(doc.paths['/api/v1/api-keys'].post.parameters);
     expect(params).toContainEqual(expect.objectContaining({ name: 'idempotency-key', in: 'header' }));
     expect(doc.paths['/api/v1/api-keys'].get.parameters.some((p: { in: string }) => p.in === 'header')).toBe(
       false,

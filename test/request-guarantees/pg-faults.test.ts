@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { faultSetup } from './fault-setup.js';
 
 /**
@@ -131,7 +132,10 @@ describe('terminated PostgreSQL backends during writes', () => {
         WHERE c.name LIKE $1 GROUP BY c.name`,
       [`Fault ${run} %`],
     );
-    const byName = new Map(rows.map((r) => [r.name as string, r as { carriers: number; contacts: number }]));
+    const counted = z
+      .array(z.object({ name: z.string(), carriers: z.number(), contacts: z.number() }))
+      .parse(rows);
+    const byName = new Map(counted.map(({ name, ...counts }) => [name, counts]));
     for (let n = 0; n < KEYED; n++) {
       expect(byName.get(`Fault ${run} ${n}`), `keyed ${n}`).toEqual(
         expect.objectContaining({ carriers: 1, contacts: 1 }),

@@ -29,8 +29,8 @@ describe('a committed write whose read-back fails', () => {
     });
 
   const carriersNamed = async (name: string) =>
-    (await setup.admin.query('SELECT id FROM carriers WHERE name = $1', [name])).rows.map(
-      (r) => r.id as string,
+    (await setup.admin.query<{ id: string }>('SELECT id FROM carriers WHERE name = $1', [name])).rows.map(
+      (r) => r.id,
     );
 
   it('answers an unkeyed creation 202 with its id and Location, and the carrier is there once', async () => {
@@ -52,7 +52,7 @@ describe('a committed write whose read-back fails', () => {
 
     const read = await setup.t.app.inject({
       method: 'GET',
-      url: res.headers.location as string,
+      url: String(res.headers.location),
       headers: setup.headers,
     });
     expect(read.statusCode).toBe(200);

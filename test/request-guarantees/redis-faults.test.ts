@@ -3,6 +3,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildTestApp, fileDatabaseUrl, type TestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
+import { portOf } from '../helpers/listening.js';
 import { waitFor } from '../helpers/wait.js';
 
 const realRedis = process.env.REDIS_URL;
@@ -31,7 +32,7 @@ class RedisStandIn {
     });
     this.server = server;
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    this.port = (server.address() as { port: number }).port;
+    this.port = portOf(server);
   }
 
   async close(): Promise<void> {

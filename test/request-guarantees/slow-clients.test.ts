@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { portOf } from '../helpers/listening.js';
 
 const HEADERS_TIMEOUT_MS = 1000;
 const REQUEST_TIMEOUT_MS = 2000;
@@ -56,7 +57,7 @@ describe('slow and greedy clients', () => {
       },
     });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
-    port = (t.app.server.address() as net.AddressInfo).port;
+    port = portOf(t.app.server);
   });
   afterAll(async () => {
     await t.close();
