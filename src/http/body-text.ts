@@ -14,19 +14,6 @@ type Payload = NodeJS.ReadableStream & { receivedEncodedLength?: number };
 const DECODE_PIECE = 1024 * 1024;
 
 /**
- * A request body read as text, as Fastify reads it for a `parseAs: 'string'` parser (the route's
- * body limit, checked against Content-Length first and then as bytes arrive; a Content-Length
- * that does not match the body refused; the same errors), but decoded a piece at a time as it
- * arrives: gathering 16 MiB and decoding it in one go held the event loop for 35-55 ms. The bytes
- * are held (outside the JavaScript heap) until DECODE_PIECE of them have come, then decoded into
- * one string: decoding each network chunk (16-64 KiB) on its own made hundreds of small strings
- * that the young-generation collector copied, again and again, until the body was complete.
- */
-export async function readBodyText(request: FastifyRequest, payload: Payload): Promise<string> {
-  return (await readBodyPieces(request, payload)).join('');
-}
-
-/**
  * A content-type parser for text bodies read in pieces (`request.textPieces`). The body is their
  * text as a string that links the pieces without copying them (V8 joins strings with `+` so);
  * whoever reads that string first copies it whole, once, so large bodies are read from the pieces.
@@ -42,9 +29,15 @@ export const textPiecesOf = (request: FastifyRequest, body: string): readonly st
   request.textPieces ?? [body];
 
 /**
- * readBodyText's text in the pieces it was decoded in (about DECODE_PIECE each, in order, none
- * empty), for a reader that can take it so: joining 16 MiB into one string holds the event loop
- * for 15-50 ms on a busy machine (the copy into fresh memory), in one go.
+ * A request body read as text, as Fastify reads it for a `parseAs: 'string'` parser (the route's
+ * body limit, checked against Content-Length first and then as bytes arrive; a Content-Length
+ * that does not match the body refused; the same errors), but decoded a piece at a time as it
+ * arrives: gathering 16 MiB and decoding it in one go held the event loop for 35-55 ms. The bytes
+ * are held (outside the JavaScript heap) until DECODE_PIECE of them have come, then decoded into
+ * one string (a piece): decoding each network chunk (16-64 KiB) on its own made hundreds of small strings
+ * that the young-generation collector copied, again and again, until the body was complete.
+ * The pieces (in order, none empty) are never joined here: copying 16 MiB into one string holds
+ * the event loop for 15-50 ms on a busy machine, in one go, so large bodies are read piece by piece.
  */
 export function readBodyPieces(request: FastifyRequest, payload: Payload): Promise<string[]> {
   const limit = request.routeOptions.bodyLimit;
