@@ -4,6 +4,7 @@ import { systemScope } from '../src/domain/scope.js';
 import type { ClientMessage, ClientOptions, ClientResult } from './lib/event-loop-client.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 import { percentile } from './lib/load-payloads.js';
+import { StallTracer } from './lib/stall-tracer.js';
 
 /**
  * Whether large requests stall the small ones. Small requests (GET /healthz and a one-row carrier
@@ -17,7 +18,9 @@ import { percentile } from './lib/load-payloads.js';
  * The server runs on the main thread; the client (bodies built beforehand, large and small
  * requests) in a worker thread, so only the server's work shows in the main thread's loop delay.
  *
- * BENCH_SMOKE=1: one round of a 100-load batch and 1 MiB CSVs.
+ * BENCH_SMOKE=1: one round of a 100-load batch and 1 MiB CSVs. STALLS=1: also lists each stall of
+ * the main thread over 50 ms while the large requests arrive, with the functions its profiler
+ * samples fell in (bench/lib/stall-tracer.ts).
  */
 export async function run() {
   const db = await benchDatabase();
@@ -36,9 +39,11 @@ export async function run() {
       csvBytes: sized('CSV_BYTES', 16 * 1024 * 1024 - 4096, 1024 * 1024),
       idleMs: sized('IDLE_MS', 3000, 300),
     };
-    const { result, idleLoop, busyLoop, gc } = await runClient(options);
+    const stalls = process.env.STALLS === '1' ? new StallTracer() : undefined;
+    const { result, idleLoop, busyLoop, gc } = await runClient(options, stalls);
     report(options, result, idleLoop, busyLoop);
     console.log(`main-thread GC pauses while they arrive: ${gc.summary()}`);
+    if (stalls) console.log(`\nstalls over 50 ms:\n${(await stalls.stop()).join('\n')}`);
   } finally {
     await app.close();
     await db.close();
@@ -84,6 +89,7 @@ const GC_KINDS = new Map<number, string>([
 /** Runs the client worker, measuring this thread's event loop while it is idle and while it is busy. */
 function runClient(
   options: ClientOptions,
+  stalls: StallTracer | undefined,
 ): Promise<{ result: ClientResult; idleLoop: Loop; busyLoop: Loop; gc: GcPauses }> {
   const gc = new GcPauses();
   const idleLoop = monitorEventLoopDelay({ resolution: 5 });
@@ -102,6 +108,7 @@ function runClient(
         idleLoop.disable();
         busyLoop.enable();
         gc.start();
+        void stalls?.start();
       }
       if (m.phase === 'done') {
         busyLoop.disable();

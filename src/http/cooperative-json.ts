@@ -1,9 +1,9 @@
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { cooperative } from '../lib/yielding.js';
-import { readBodyText } from './body-text.js';
+import { readBodyPieces } from './body-text.js';
 import { forbiddenJsonKey, jsonNestingExceeds, jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.js';
-import { outlineJson } from './json-outline.js';
+import { outlineJson, PiecedText } from './json-outline.js';
 
 /** Bodies from this size on are parsed a piece at a time. */
 const LARGE_BODY = 256 * 1024;
@@ -11,25 +11,28 @@ const LARGE_BODY = 256 * 1024;
 type ParseJson = ReturnType<FastifyInstance['getDefaultJsonParser']>;
 
 /**
- * In this (encapsulated) plugin, JSON bodies are read (decoded as they arrive, readBodyText) and
+ * In this (encapsulated) plugin, JSON bodies are read (decoded as they arrive, readBodyPieces) and
  * parsed as the application's parser parses them
  * (empty is no body, nesting bounded, `__proto__` and `constructor.prototype` refused by name,
  * the same errors), but a body of LARGE_BODY or more whose root is an object is parsed a member
  * and an array element at a time, with the event loop given back every few milliseconds: parsing
  * a 6 MiB batch in one JSON.parse holds every other request for a quarter of a second or more.
+ * Such a body is read from the pieces it was decoded in, never joined into one string (joining
+ * 6 MiB took 10-25 ms in one go).
  */
 export function parseLargeJsonCooperatively(app: FastifyInstance) {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
     'application/json',
-    async (request: FastifyRequest, payload: Parameters<typeof readBodyText>[1]) => {
-      const text = await readBodyText(request, payload);
-      if (text === '') return undefined;
-      if (text.length >= LARGE_BODY) {
-        const parsed = await parseInPieces(request, text, parseJson);
+    async (request: FastifyRequest, payload: Parameters<typeof readBodyPieces>[1]) => {
+      const pieces = new PiecedText(await readBodyPieces(request, payload));
+      if (pieces.length === 0) return undefined;
+      if (pieces.length >= LARGE_BODY) {
+        const parsed = await parseInPieces(request, pieces, parseJson);
         if (parsed !== NOT_AN_OBJECT) return parsed;
       }
+      const text = pieces.pieces.join('');
       if (jsonNestingExceeds(text)) throw jsonTooDeep();
       return parseWhole(request, text, parseJson);
     },
@@ -55,7 +58,11 @@ function parseWhole(request: FastifyRequest, text: string, parseJson: ParseJson)
  * NOT_AN_OBJECT when the text is not a JSON object (it is then parsed whole, and refused if it is
  * not JSON).
  */
-async function parseInPieces(request: FastifyRequest, text: string, parseJson: ParseJson): Promise<unknown> {
+async function parseInPieces(
+  request: FastifyRequest,
+  text: PiecedText,
+  parseJson: ParseJson,
+): Promise<unknown> {
   const outline = await outlineJson(text);
   if (!outline) return NOT_AN_OBJECT;
   if (outline.depth > MAX_JSON_DEPTH) throw jsonTooDeep();

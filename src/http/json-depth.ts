@@ -15,7 +15,7 @@ export const OPEN_BRACE = 0x7b;
 export const CLOSE_BRACE = 0x7d;
 
 /** The index of the quote closing the string opened at `open`: the first one after an even run of backslashes (-1 if none). */
-export function stringEnd(text: string, open: number): number {
+function stringEnd(text: string, open: number): number {
   let end = open;
   for (;;) {
     end = text.indexOf('"', end + 1);

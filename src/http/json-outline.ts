@@ -1,5 +1,5 @@
 import { cooperative } from '../lib/yielding.js';
-import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-depth.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-depth.js';
 
 /**
  * The outline of JSON text whose root is an object: where each member's key and value lie and,
@@ -11,6 +11,10 @@ import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd 
  * jsonNestingExceeds does. The pass checks only what splitting needs (balanced brackets, one root
  * object and nothing after it); every piece is checked by the parser that reads it, so text
  * that is not JSON is still refused. `null` when the text is not of that shape.
+ *
+ * The text may come in the pieces it was decoded in (PiecedText): positions count from the start
+ * of the whole, and a piece of JSON that straddles two of them is joined alone, so a body of
+ * several MiB is never copied into one string.
  */
 export interface JsonOutline {
   members: { key: [number, number]; value: [number, number]; elements: [number, number][] | null }[];
@@ -20,6 +24,51 @@ export interface JsonOutline {
 
 const COMMA = 0x2c;
 const COLON = 0x3a;
+const BACKSLASH = 0x5c;
+
+/** Text held in the pieces it arrived in, read by position in the whole. */
+export class PiecedText {
+  readonly length: number;
+  /** Where each piece starts in the whole. */
+  private readonly starts: number[] = [];
+  /** The piece the last lookup found: reads mostly move forward, a little at a time. */
+  private at = 0;
+
+  constructor(readonly pieces: readonly string[]) {
+    let length = 0;
+    for (const piece of pieces) {
+      this.starts.push(length);
+      length += piece.length;
+    }
+    this.length = length;
+  }
+
+  /** The index of the piece holding position `i` (0 <= i < length). */
+  private pieceAt(i: number): number {
+    let k = this.at;
+    while (k > 0 && (this.starts[k] ?? 0) > i) k--;
+    while (k + 1 < this.pieces.length && (this.starts[k + 1] ?? Number.POSITIVE_INFINITY) <= i) k++;
+    this.at = k;
+    return k;
+  }
+
+  charCodeAt(i: number): number {
+    if (i < 0 || i >= this.length) return Number.NaN;
+    const k = this.pieceAt(i);
+    return (this.pieces[k] ?? '').charCodeAt(i - (this.starts[k] ?? 0));
+  }
+
+  /** The text of [start, end), copied from the pieces it spans. */
+  slice(start: number, end: number): string {
+    if (end <= start) return '';
+    const parts: string[] = [];
+    for (let k = this.pieceAt(start); k < this.pieces.length && (this.starts[k] ?? 0) < end; k++) {
+      const from = this.starts[k] ?? 0;
+      parts.push((this.pieces[k] ?? '').slice(Math.max(0, start - from), end - from));
+    }
+    return parts.length === 1 ? (parts[0] ?? '') : parts.join('');
+  }
+}
 
 /** How many characters the pass reads between checks of its time budget. */
 const STRIDE = 1 << 16;
@@ -27,7 +76,7 @@ const STRIDE = 1 << 16;
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** [start, end) without the whitespace around it. */
-function trimmed(text: string, start: number, end: number): [number, number] {
+function trimmed(text: PiecedText, start: number, end: number): [number, number] {
   let s = start;
   let e = end;
   while (s < e && isSpace(text.charCodeAt(s))) s++;
@@ -46,35 +95,63 @@ interface Marks {
   maxDepth: number;
 }
 
-async function mark(text: string): Promise<Marks | null> {
+async function mark(text: PiecedText): Promise<Marks | null> {
   const turns = cooperative();
   const marks: Marks = { rootOpen: -1, rootClose: -1, rootMarks: [], innerCommas: [], maxDepth: 0 };
   let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (i % STRIDE === 0) await turns.pause();
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      i = stringEnd(text, i);
-      if (i === -1) return null;
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (depth === 0) {
-        if (marks.rootOpen !== -1 || c !== OPEN_BRACE) return null;
-        marks.rootOpen = i;
+  /** Inside a string, and whether the last character read there was an escaping backslash. */
+  let inString = false;
+  let escaped = false;
+  let offset = 0;
+  let nextPause = 0;
+  for (const piece of text.pieces) {
+    for (let j = 0; j < piece.length; j++) {
+      if (offset + j >= nextPause) {
+        await turns.pause();
+        nextPause = offset + j + STRIDE;
       }
-      depth++;
-      if (depth > marks.maxDepth) marks.maxDepth = depth;
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      depth--;
-      if (depth < 0) return null;
-      if (depth === 0) marks.rootClose = i;
-    } else if (c === COMMA || c === COLON) {
-      if (depth === 1) marks.rootMarks.push(i);
-      else if (depth === 2 && c === COMMA) marks.innerCommas.push(i);
-    } else if (depth === 0 && !isSpace(c)) {
-      return null;
+      if (inString) {
+        if (escaped) {
+          escaped = false;
+          continue;
+        }
+        // The next quote not escaped, or the end of the piece: the backslashes just before a
+        // quote (all after j, where nothing is escaped) escape it when they are odd in number.
+        const quote = piece.indexOf('"', j);
+        const end = quote === -1 ? piece.length : quote;
+        let backslashes = 0;
+        while (end - 1 - backslashes >= j && piece.charCodeAt(end - 1 - backslashes) === BACKSLASH)
+          backslashes++;
+        j = end;
+        if (quote === -1) escaped = backslashes % 2 === 1;
+        else if (backslashes % 2 === 0) inString = false;
+        continue;
+      }
+      const i = offset + j;
+      const c = piece.charCodeAt(j);
+      if (c === QUOTE) {
+        inString = true;
+      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        if (depth === 0) {
+          if (marks.rootOpen !== -1 || c !== OPEN_BRACE) return null;
+          marks.rootOpen = i;
+        }
+        depth++;
+        if (depth > marks.maxDepth) marks.maxDepth = depth;
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        depth--;
+        if (depth < 0) return null;
+        if (depth === 0) marks.rootClose = i;
+      } else if (c === COMMA || c === COLON) {
+        if (depth === 1) marks.rootMarks.push(i);
+        else if (depth === 2 && c === COMMA) marks.innerCommas.push(i);
+      } else if (depth === 0 && !isSpace(c)) {
+        return null;
+      }
     }
+    offset += piece.length;
   }
-  return depth === 0 && marks.rootClose !== -1 ? marks : null;
+  return !inString && depth === 0 && marks.rootClose !== -1 ? marks : null;
 }
 
 /** Splits [start, end) at the given positions (sorted), as a list of ranges. */
@@ -97,7 +174,7 @@ function split(
   return { ranges, next: k };
 }
 
-export async function outlineJson(text: string): Promise<JsonOutline | null> {
+export async function outlineJson(text: PiecedText): Promise<JsonOutline | null> {
   const marks = await mark(text);
   if (!marks) return null;
   const { rootOpen, rootClose, rootMarks, innerCommas } = marks;
@@ -127,7 +204,7 @@ export async function outlineJson(text: string): Promise<JsonOutline | null> {
 }
 
 /** The elements of a value that is an array, found at the commas the pass recorded inside it. */
-function elementsOf(text: string, [start, end]: [number, number], commas: number[], from: number) {
+function elementsOf(text: PiecedText, [start, end]: [number, number], commas: number[], from: number) {
   if (text.charCodeAt(start) !== OPEN_BRACKET || text.charCodeAt(end - 1) !== CLOSE_BRACKET)
     return { elements: null, next: from };
   const [s, e] = trimmed(text, start + 1, end - 1);

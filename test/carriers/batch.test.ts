@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import {
@@ -227,6 +228,46 @@ describe('POST /carriers/batch', () => {
       on_time_pickup_pct: 88.5,
       ingestion_method: 'csv',
     });
+  });
+
+  it('reads a CSV of over 1 MiB arriving in chunks that split its characters, cells and lines', async () => {
+    const { user } = await createTenant(t);
+    // 190 code points of one to four bytes each, a comma and a doubled quote in every quoted cell.
+    const long = (i: number, tag: string) => `${tag}${i}, ""${'é✓😀a'.repeat(46)}`.slice(0, 190);
+    const rows = Array.from({ length: 1000 }, (_, i) =>
+      [`T${i}`, `"${long(i, 'n')}"`, `"${long(i, 'd')}"`, `"${long(i, 'r')}"`].join(','),
+    );
+    const bytes = Buffer.from(['tms_carrier_id,name,dispatcher_name,carrier_rep_name', ...rows].join('\r\n'));
+    expect(bytes.length).toBeGreaterThan(1024 * 1024);
+    const size = 65_537;
+    const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, k) =>
+      bytes.subarray(k * size, k * size + size),
+    );
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/carriers/batch',
+      headers: { ...user.headers, 'content-type': 'text/csv' },
+      payload: Readable.from(chunks),
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const body = res.json();
+    expect(body.summary).toEqual({ total: 1000, created: 1000, updated: 0, skipped: 0, failed: 0 });
+    const unquote = (cell: string) => cell.replaceAll('""', '"');
+    for (const i of [0, 413, 999]) {
+      const carrier = (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/carriers/${body.data[i].id}`,
+          headers: user.headers,
+        })
+      ).json();
+      expect(carrier).toMatchObject({
+        tms_carrier_id: `T${i}`,
+        name: unquote(long(i, 'n')),
+        dispatcher_name: unquote(long(i, 'd')),
+        carrier_rep_name: unquote(long(i, 'r')),
+      });
+    }
   });
 
   it('refuses a CSV with an unknown column', async () => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Written } from '../../domain/written.js';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
-import { readBodyText } from '../../http/body-text.js';
+import { readTextBody, textPiecesOf } from '../../http/body-text.js';
 import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
@@ -42,7 +42,7 @@ export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }
   { carriers: service },
 ) => {
   parseLargeJsonCooperatively(app); // batches of several MiB of JSON; CSV uploads arrive as text
-  app.addContentTypeParser('text/csv', readBodyText);
+  app.addContentTypeParser('text/csv', readTextBody);
 
   upsertRoutes(app, service);
   readRoutes(app, service);
@@ -100,7 +100,10 @@ function upsertRoutes(app: App, service: CarriersService) {
       },
     },
     async (request, reply) => {
-      const result = await service.batch(scopeOf(request), request.body);
+      const { body } = request;
+      // A CSV upload is read from the pieces it arrived in, never joined into one string.
+      const upload = typeof body === 'string' ? { csv: textPiecesOf(request, body) } : body;
+      const result = await service.batch(scopeOf(request), upload);
       return reply.status(result.success ? 200 : 207).send(result);
     },
   );

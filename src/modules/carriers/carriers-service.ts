@@ -78,7 +78,7 @@ const CSV_NUMBERS = new Set([
 const CSV_BOOLEANS = new Set(['is_onboarded', 'is_active', 'w9_on_file']);
 
 /** CSV rows to `{carrier}` items: header names are CarrierCreateRequest fields; empty cells are absent. */
-async function itemsFromCsv(text: string): Promise<unknown[]> {
+async function itemsFromCsv(text: readonly string[]): Promise<unknown[]> {
   const [header, ...rows] = await parseCsvCooperatively(text);
   if (!header) throw validationFailed('body', [], 'The CSV upload has no header row', 'csv_invalid');
   const names = header.map((h) => h.trim());
@@ -167,10 +167,13 @@ export class CarriersService {
     return readBack({ created: outcome.status === 'created', id }, () => this.view(scope, id));
   }
 
-  /** POST /carriers/batch: JSON items or a CSV upload; every item gets an outcome. */
-  async batch(scope: OrgScope, body: { carriers: unknown[] } | string): Promise<BatchResult> {
-    const csv = typeof body === 'string';
-    const raw = csv ? await itemsFromCsv(body) : body.carriers;
+  /** POST /carriers/batch: JSON items or a CSV upload (its text in pieces); every item gets an outcome. */
+  async batch(
+    scope: OrgScope,
+    body: { carriers: unknown[] } | { csv: readonly string[] },
+  ): Promise<BatchResult> {
+    const csv = 'csv' in body;
+    const raw = csv ? await itemsFromCsv(body.csv) : body.carriers;
     if (raw.length === 0)
       throw validationFailed('body', ['carriers'], 'At least one carrier is required', 'too_small');
     if (raw.length > MAX_BATCH) {
