@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { z } from 'zod';
 import { loadPayload } from './load-payloads.js';
 
 /**
@@ -33,12 +34,15 @@ export function fullLoad(prefix: string, i: number): Record<string, unknown> {
   const load = loadPayload(prefix, i);
   const words = (n: number, seed: number) =>
     Array.from({ length: n }, (_, k) => `word${(seed * 31 + k * 7) % 997}`).join(' ');
-  const stops = (load.stops as Record<string, unknown>[]).map((stop, s) => ({
-    ...stop,
-    notes: words(40, i + s),
-    reference_numbers: Array.from({ length: 4 }, (_, k) => ({ value: `SR${i}-${s}-${k}`, type: 'BOL' })),
-    contact: { type: 'Shipper', first_name: 'Dock', last_name: `Lead ${s}`, phone: '+13125550100' },
-  }));
+  const stops = z
+    .array(z.record(z.string(), z.unknown()))
+    .parse(load.stops)
+    .map((stop, s) => ({
+      ...stop,
+      notes: words(40, i + s),
+      reference_numbers: Array.from({ length: 4 }, (_, k) => ({ value: `SR${i}-${s}-${k}`, type: 'BOL' })),
+      contact: { type: 'Shipper', first_name: 'Dock', last_name: `Lead ${s}`, phone: '+13125550100' },
+    }));
   return {
     ...load,
     stops,
@@ -124,5 +128,6 @@ async function main(o: ClientOptions, send: (m: ClientMessage) => void) {
 
 if (parentPort) {
   const port = parentPort;
+  // The parent starts this worker with a ClientOptions as its workerData (see runClient).
   await main(workerData as ClientOptions, (m) => port.postMessage(m));
 }

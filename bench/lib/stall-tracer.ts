@@ -73,6 +73,7 @@ export class StallTracer {
   async stop(): Promise<string[]> {
     clearInterval(this.timer);
     this.hook.disable();
+    // Profiler.stop answers { profile } (the inspector protocol); the promise API types it loosely.
     const { profile } = (await this.session.post('Profiler.stop')) as { profile: Profile };
     this.session.disconnect();
     const frameOf = blamedFrames(profile);

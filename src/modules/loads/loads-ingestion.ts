@@ -102,10 +102,11 @@ type Nullable<T> = { [K in keyof T]: T[K] | null | undefined };
 /** The fields that have a value (a new object: deleting keys would slow every later read of it). */
 function present(stop: Nullable<StoredStop>): StoredStop {
   const kept: Record<string, unknown> = {};
-  for (const key in stop) {
-    const value = stop[key as keyof StoredStop];
+  for (const [key, value] of Object.entries(stop)) {
     if (value !== null && value !== undefined) kept[key] = value;
   }
+  // Every key kept is one of the stop's own, with a value of its field's type (nulls dropped):
+  // the stored shape, whose fields are optional.
   return kept as unknown as StoredStop;
 }
 
@@ -285,6 +286,8 @@ export function mergeLoad(
   now: Date,
 ): LoadRow {
   const row: LoadRow = existing ? { ...existing, updated_at: now } : newLoadRow(organizationId, input, now);
+  // The copied fields have the same type on the input as on the row (COPIED_FIELDS is typed by
+  // both), so writing them by name keeps the row's type.
   const target = row as unknown as Record<string, unknown>;
   for (const field of COPIED_FIELDS) {
     if (input[field] !== undefined) target[field] = input[field];

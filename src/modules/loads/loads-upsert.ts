@@ -7,7 +7,7 @@ import { cooperative } from '../../lib/yielding.js';
  */
 
 import type { Db, DbOrTx } from '../../db/client.js';
-import { pathToParam } from '../../domain/errors.js';
+import { locPath, pathToParam } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
 import { emitEvents } from './loads-events.js';
@@ -110,7 +110,7 @@ export async function parseBatch(
         external_id: textOrNull(item.external_id),
         load_number: item.load_number,
       }),
-      error: itemError('validation_error', ['loads', index, ...(issue.path as Path)], issue.message),
+      error: itemError('validation_error', ['loads', index, ...locPath(issue.path)], issue.message),
     });
   }
   return { outcomes, valid };
