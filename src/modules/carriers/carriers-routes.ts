@@ -169,53 +169,32 @@ function readRoutes(app: App, service: CarriersService) {
 
 /** Disable, enable and stop-contact. */
 function statusRoutes(app: App, service: CarriersService) {
-  app.post(
-    '/carriers/:carrier_id/disable',
-    {
-      config: { access: admins, idempotent: true },
-      schema: {
-        operationId: 'disableCarrier',
-        tags,
-        summary: 'Disable a carrier (audited; a repeat changes nothing)',
-        params: carrierIdParams,
-        body: disableBody,
-        response: {
-          ...answers,
-          ...errorResponses(401, 403, 404, 409, 422, 429),
+  const switches = [
+    { action: 'disable', operationId: 'disableCarrier', body: disableBody, active: false },
+    { action: 'enable', operationId: 'enableCarrier', body: enableBody, active: true },
+  ] as const;
+  for (const { action, operationId, body, active } of switches) {
+    app.post(
+      `/carriers/:carrier_id/${action}`,
+      {
+        config: { access: admins, idempotent: true },
+        schema: {
+          operationId,
+          tags,
+          summary: `${action === 'disable' ? 'Disable' : 'Enable'} a carrier (audited; a repeat changes nothing)`,
+          params: carrierIdParams,
+          body,
+          response: { ...answers, ...errorResponses(401, 403, 404, 409, 422, 429) },
         },
       },
-    },
-    async (request, reply) =>
-      answer(
-        request,
-        reply,
-        await service.setActive(scopeOf(request), request.params.carrier_id, false, request.body),
-      ),
-  );
-
-  app.post(
-    '/carriers/:carrier_id/enable',
-    {
-      config: { access: admins, idempotent: true },
-      schema: {
-        operationId: 'enableCarrier',
-        tags,
-        summary: 'Enable a carrier (audited; a repeat changes nothing)',
-        params: carrierIdParams,
-        body: enableBody,
-        response: {
-          ...answers,
-          ...errorResponses(401, 403, 404, 409, 422, 429),
-        },
-      },
-    },
-    async (request, reply) =>
-      answer(
-        request,
-        reply,
-        await service.setActive(scopeOf(request), request.params.carrier_id, true, request.body),
-      ),
-  );
+      async (request, reply) =>
+        answer(
+          request,
+          reply,
+          await service.setActive(scopeOf(request), request.params.carrier_id, active, request.body),
+        ),
+    );
+  }
 
   app.post(
     '/carriers/:carrier_id/stop-contact',
