@@ -68,6 +68,21 @@ export const POLICIES: Policy[] = [
       },
     },
   },
+  {
+    name: 'new-later',
+    optional: true,
+    settings: {
+      auto_accept_at_or_under_posted_rate: true,
+      negotiation: {
+        auto_accept_at_or_under_ask: true,
+        concession_schedule: [
+          { min_hours_to_pickup: 12, max_concession_pct: 0 },
+          { min_hours_to_pickup: 6, max_concession_pct: 4 },
+          { min_hours_to_pickup: 0, max_concession_pct: 8 },
+        ],
+      },
+    },
+  },
 ];
 
 const LOADS = sized('BENCH_OUTCOMES_LOADS', 1000, 30);
@@ -122,6 +137,9 @@ export async function run() {
     );
     console.log(
       `${r.policy.name}: carriers skipped while planning, by reason ${JSON.stringify(r.figures.diagnostics.skipReasons)}`,
+    );
+    console.log(
+      `${r.policy.name}: booked / handed by arrival hour (Chicago) ${JSON.stringify(r.figures.diagnostics.byArrivalHour)}; by hours to pickup ${JSON.stringify(r.figures.diagnostics.byLeadHours)}; booked at or under the posted rate ${r.figures.diagnostics.atPosted}`,
     );
   }
   const forbidden = results.flatMap((r) =>

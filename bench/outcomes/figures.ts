@@ -34,7 +34,15 @@ export interface Figures {
   forbiddenExamples: string[];
   failures: number;
   /** Why: the agent's last planning outcome of each uncovered load, and the skip reasons it recorded. */
-  diagnostics: { uncoveredOutcomes: Record<string, number>; skipReasons: Record<string, number> };
+  diagnostics: {
+    uncoveredOutcomes: Record<string, number>;
+    skipReasons: Record<string, number>;
+    /** Booked of handed, by the hour the load arrived (Chicago) and by its lead time to pickup. */
+    byArrivalHour: Record<string, string>;
+    byLeadHours: Record<string, string>;
+    /** Bookings at or under the posted rate, of all bookings; the median booked rate / posted. */
+    atPosted: string;
+  };
 }
 
 type Sent = {
@@ -272,6 +280,15 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       .map((o) => o.load_id),
   ).size;
 
+  const share = (key: (l: SimLoad) => string) => {
+    const all = new Map<string, [number, number]>();
+    for (const l of market.loads) {
+      const k = key(l);
+      const [b, n] = all.get(k) ?? [0, 0];
+      all.set(k, [b + (bookedBy.has(l.index) ? 1 : 0), n + 1]);
+    }
+    return Object.fromEntries([...all].sort().map(([k, [b, n]]) => [k, `${b}/${n}`]));
+  };
   const counts = async (text: string) =>
     Object.fromEntries(
       (await pool.query<{ k: string; n: number }>(text, [run.loadIds])).rows.map((r) => [r.k ?? 'none', r.n]),
@@ -291,6 +308,19 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       `SELECT split_part(reason, ':', 1) AS k, count(*)::int AS n FROM agent_activity
        WHERE kind = 'carrier_skipped' AND load_id = ANY($1::text[]) GROUP BY 1 ORDER BY 2 DESC LIMIT 8`,
     ),
+    byArrivalHour: share((l) =>
+      String(Math.floor(localMinutes(new Date(l.arrivesAt), 'America/Chicago') / 60)).padStart(2, '0'),
+    ),
+    atPosted: `${booked.filter(([i, o]) => o.offer_amount <= defined(market.loads[i], 'load').posted).length}/${booked.length}, median booked / posted ${(
+      (pct(
+        booked.map(([i, o]) => o.offer_amount / defined(market.loads[i], 'load').posted),
+        50,
+      ) ?? 0) * 100
+    ).toFixed(1)}%`,
+    byLeadHours: share((l) => {
+      const h = (l.pickupAt - l.arrivesAt) / HOUR;
+      return h < 12 ? '04-12' : h < 36 ? '12-36' : '36-72';
+    }),
   };
   const willingBooked = willing.filter((l) => bookedBy.has(l.index)).length;
   return {

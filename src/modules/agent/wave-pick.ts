@@ -33,6 +33,7 @@ const ANY_TIME: ContactRules = {
   quietStart: 0,
   quietEnd: 0,
   gapMinutes: 0,
+  paceMinutes: 0,
   groupLaneLoads: false,
   fallbackZone: 'America/Chicago',
 };

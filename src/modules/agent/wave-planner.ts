@@ -297,7 +297,7 @@ export class WavePlanner {
     ranking?: () => Promise<LaneRanking>,
   ): Promise<Pick & { candidates: number }> {
     const organizationId = load.organization_id;
-    const contact = contactRulesOf(settings, load);
+    const contact = contactRulesOf(settings, load, now);
     const rules: SelectionRules = {
       waveSize: settings.wave_size,
       recontactWindowHours: settings.recontact_window_hours,
@@ -327,7 +327,12 @@ export class WavePlanner {
       list.flatMap((c): PickedCandidate[] => {
         const state = fresh.get(c.carrier_id);
         const plan = planContact(
-          { ...c, last_contact_at: state?.last_at ?? null, open_bundle: state?.open_bundle ?? null },
+          {
+            ...c,
+            last_contact_at: state?.last_at ?? null,
+            open_bundle: state?.open_bundle ?? null,
+            contacts_24h: state?.n ?? 0,
+          },
           contact,
           now,
         );
