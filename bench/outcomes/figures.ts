@@ -42,6 +42,7 @@ export interface Figures {
     byLeadHours: Record<string, string>;
     /** Bookings at or under the posted rate, of all bookings; the median booked rate / posted. */
     atPosted: string;
+    missedCarriers: Record<string, number>;
   };
 }
 
@@ -247,10 +248,12 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     return countBetween(times, t - 24 * HOUR, t) < s.daily_cap_per_carrier;
   };
   let leftUncontacted = 0;
+  /** The carriers behind `leftUncontacted`: without a working e-mail (reached by calls, one load each) or with one. */
+  const missedCarriers: Record<string, number> = {};
   for (const l of market.loads) {
     if (bookedBy.has(l.index)) continue;
     const loadId = defined(run.loadIds[l.index], 'run.loadIds[l.index]');
-    const missed = lanesCarriers(market, l).some((c) => {
+    const missedBy = lanesCarriers(market, l).filter((c) => {
       const id = defined(run.carrierIds[c.index], 'run.carrierIds[c.index]');
       const row = defined(carriers.get(id), 'carriers.get(id)');
       if (contacted.has(`${id}|${loadId}`)) return false;
@@ -263,7 +266,11 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       }
       return false;
     });
-    if (missed) leftUncontacted++;
+    if (missedBy.length) leftUncontacted++;
+    for (const c of missedBy) {
+      const kind = !c.email || c.badEmail ? 'no_working_email' : 'with_email';
+      missedCarriers[kind] = (missedCarriers[kind] ?? 0) + 1;
+    }
   }
   const pendingForRep = new Set(
     offers
@@ -317,6 +324,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
         50,
       ) ?? 0) * 100
     ).toFixed(1)}%`,
+    missedCarriers,
     byLeadHours: share((l) => {
       const h = (l.pickupAt - l.arrivesAt) / HOUR;
       return h < 12 ? '04-12' : h < 36 ? '12-36' : '36-72';
