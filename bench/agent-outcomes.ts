@@ -85,6 +85,15 @@ export const POLICIES: Policy[] = [
       },
     },
   },
+  {
+    name: 'new-cap5',
+    optional: true,
+    settings: {
+      auto_accept_at_or_under_posted_rate: true,
+      daily_cap_per_carrier: 5,
+      negotiation: { auto_accept_at_or_under_ask: true },
+    },
+  },
 ];
 
 const LOADS = sized('BENCH_OUTCOMES_LOADS', 1000, 30);

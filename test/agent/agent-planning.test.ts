@@ -280,7 +280,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(await automated(h, later)).toEqual([]);
     expect((await activity(h, later)).timeline.find((e) => e.carrier_id === carrier)).toMatchObject({
       kind: 'carrier_skipped',
-      reason: 'carrier_gap',
+      reason: 'carrier_pace',
     });
     const state = defined(await agentStateOf(t, later), 'state');
     expect(state.last_outcome).toBe('deferred');

@@ -48,8 +48,11 @@ export type ContactRules = {
 export type ContactPlan =
   /** No address for any channel it may be reached on: never contacted about this load. */
   | { kind: 'unreachable'; channels: Channel[] }
-  /** Contacted less than the gap ago (or a contact is queued): not before `opensAt`. */
-  | { kind: 'gap'; opensAt: Date }
+  /**
+   * Contacted less than the gap ago (or a contact is queued): not before `opensAt`; `paced`: held
+   * by the pace of its daily contacts rather than the least gap alone.
+   */
+  | { kind: 'gap'; opensAt: Date; paced: boolean }
   /** Joins the carrier's queued contact about another load of the lane: one message for both. */
   | { kind: 'join'; bundle: OpenBundle; sendAt: Date }
   /** Contacted on `channel` at `sendAt`: now, or when its quiet hours end. */
@@ -82,10 +85,14 @@ export function planContact(c: Reach, rules: ContactRules, now: Date): ContactPl
     const at = new Date(b.send_after);
     return { kind: 'join', bundle: b, sendAt: at > now ? at : now };
   }
-  const gap = (c.contacts_24h ?? 0) > 0 ? Math.max(rules.gapMinutes, rules.paceMinutes) : rules.gapMinutes;
+  const paced = (c.contacts_24h ?? 0) > 0 && rules.paceMinutes > rules.gapMinutes;
+  const gap = paced ? rules.paceMinutes : rules.gapMinutes;
   if (gap > 0 && c.last_contact_at) {
     const opensAt = new Date(new Date(c.last_contact_at).getTime() + gap * 60_000);
-    if (opensAt > now) return { kind: 'gap', opensAt };
+    if (opensAt > now) {
+      const withinGap = opensAt.getTime() - (gap - rules.gapMinutes) * 60_000 > now.getTime();
+      return { kind: 'gap', opensAt, paced: paced && !withinGap };
+    }
   }
   return {
     kind: 'contact',

@@ -342,7 +342,8 @@ export class WavePlanner {
           return [];
         }
         if (plan.kind === 'gap' || plan.kind === 'unreachable') {
-          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: 'carrier_gap' });
+          const reason = plan.kind === 'gap' && plan.paced ? 'carrier_pace' : 'carrier_gap';
+          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
           return [];
         }
         return [{ ...c, plan }];
