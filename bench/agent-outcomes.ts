@@ -34,6 +34,8 @@ import { SimClock, simServer } from './outcomes/sim-clock.js';
  * - "new": the defaults, with booking at or under the agent's own ask switched on as well.
  * - "new-wider" (only when named in BENCH_OUTCOMES_POLICIES): "new" with the earlier default
  *   concession schedule (3/6/10/15% instead of 2/4/6/10%), the comparison the default rests on.
+ * - "new-later" (only when named): "new" conceding nothing until 12 hours before pickup, then 4%,
+ *   8% from 6 hours: a lower booked rate for fewer loads covered (see docs/performance.md).
  */
 export const POLICIES: Policy[] = [
   {
@@ -66,6 +68,30 @@ export const POLICIES: Policy[] = [
           { min_hours_to_pickup: 0, max_concession_pct: 15 },
         ],
       },
+    },
+  },
+  {
+    name: 'new-later',
+    optional: true,
+    settings: {
+      auto_accept_at_or_under_posted_rate: true,
+      negotiation: {
+        auto_accept_at_or_under_ask: true,
+        concession_schedule: [
+          { min_hours_to_pickup: 12, max_concession_pct: 0 },
+          { min_hours_to_pickup: 6, max_concession_pct: 4 },
+          { min_hours_to_pickup: 0, max_concession_pct: 8 },
+        ],
+      },
+    },
+  },
+  {
+    name: 'new-cap5',
+    optional: true,
+    settings: {
+      auto_accept_at_or_under_posted_rate: true,
+      daily_cap_per_carrier: 5,
+      negotiation: { auto_accept_at_or_under_ask: true },
     },
   },
 ];
@@ -122,6 +148,9 @@ export async function run() {
     );
     console.log(
       `${r.policy.name}: carriers skipped while planning, by reason ${JSON.stringify(r.figures.diagnostics.skipReasons)}`,
+    );
+    console.log(
+      `${r.policy.name}: booked / handed by arrival hour (Chicago) ${JSON.stringify(r.figures.diagnostics.byArrivalHour)}; by hours to pickup ${JSON.stringify(r.figures.diagnostics.byLeadHours)}; booked at or under the posted rate ${r.figures.diagnostics.atPosted}; carriers never contacted about an uncovered load (load, carrier pairs) ${JSON.stringify(r.figures.diagnostics.missedCarriers)}`,
     );
   }
   const forbidden = results.flatMap((r) =>

@@ -34,7 +34,16 @@ export interface Figures {
   forbiddenExamples: string[];
   failures: number;
   /** Why: the agent's last planning outcome of each uncovered load, and the skip reasons it recorded. */
-  diagnostics: { uncoveredOutcomes: Record<string, number>; skipReasons: Record<string, number> };
+  diagnostics: {
+    uncoveredOutcomes: Record<string, number>;
+    skipReasons: Record<string, number>;
+    /** Booked of handed, by the hour the load arrived (Chicago) and by its lead time to pickup. */
+    byArrivalHour: Record<string, string>;
+    byLeadHours: Record<string, string>;
+    /** Bookings at or under the posted rate, of all bookings; the median booked rate / posted. */
+    atPosted: string;
+    missedCarriers: Record<string, number>;
+  };
 }
 
 type Sent = {
@@ -239,10 +248,12 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     return countBetween(times, t - 24 * HOUR, t) < s.daily_cap_per_carrier;
   };
   let leftUncontacted = 0;
+  /** The carriers behind `leftUncontacted`: without a working e-mail (reached by calls, one load each) or with one. */
+  const missedCarriers: Record<string, number> = {};
   for (const l of market.loads) {
     if (bookedBy.has(l.index)) continue;
     const loadId = defined(run.loadIds[l.index], 'run.loadIds[l.index]');
-    const missed = lanesCarriers(market, l).some((c) => {
+    const missedBy = lanesCarriers(market, l).filter((c) => {
       const id = defined(run.carrierIds[c.index], 'run.carrierIds[c.index]');
       const row = defined(carriers.get(id), 'carriers.get(id)');
       if (contacted.has(`${id}|${loadId}`)) return false;
@@ -255,7 +266,11 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       }
       return false;
     });
-    if (missed) leftUncontacted++;
+    if (missedBy.length) leftUncontacted++;
+    for (const c of missedBy) {
+      const kind = !c.email || c.badEmail ? 'no_working_email' : 'with_email';
+      missedCarriers[kind] = (missedCarriers[kind] ?? 0) + 1;
+    }
   }
   const pendingForRep = new Set(
     offers
@@ -272,6 +287,15 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       .map((o) => o.load_id),
   ).size;
 
+  const share = (key: (l: SimLoad) => string) => {
+    const all = new Map<string, [number, number]>();
+    for (const l of market.loads) {
+      const k = key(l);
+      const [b, n] = all.get(k) ?? [0, 0];
+      all.set(k, [b + (bookedBy.has(l.index) ? 1 : 0), n + 1]);
+    }
+    return Object.fromEntries([...all].sort().map(([k, [b, n]]) => [k, `${b}/${n}`]));
+  };
   const counts = async (text: string) =>
     Object.fromEntries(
       (await pool.query<{ k: string; n: number }>(text, [run.loadIds])).rows.map((r) => [r.k ?? 'none', r.n]),
@@ -291,6 +315,20 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       `SELECT split_part(reason, ':', 1) AS k, count(*)::int AS n FROM agent_activity
        WHERE kind = 'carrier_skipped' AND load_id = ANY($1::text[]) GROUP BY 1 ORDER BY 2 DESC LIMIT 8`,
     ),
+    byArrivalHour: share((l) =>
+      String(Math.floor(localMinutes(new Date(l.arrivesAt), 'America/Chicago') / 60)).padStart(2, '0'),
+    ),
+    atPosted: `${booked.filter(([i, o]) => o.offer_amount <= defined(market.loads[i], 'load').posted).length}/${booked.length}, median booked / posted ${(
+      (pct(
+        booked.map(([i, o]) => o.offer_amount / defined(market.loads[i], 'load').posted),
+        50,
+      ) ?? 0) * 100
+    ).toFixed(1)}%`,
+    missedCarriers,
+    byLeadHours: share((l) => {
+      const h = (l.pickupAt - l.arrivesAt) / HOUR;
+      return h < 12 ? '04-12' : h < 36 ? '12-36' : '36-72';
+    }),
   };
   const willingBooked = willing.filter((l) => bookedBy.has(l.index)).length;
   return {

@@ -257,6 +257,49 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
       );
   });
 
+  it('paces a carrier’s daily contacts over its hours, except for a load picked up soon', async () => {
+    // No quiet hours and three contacts a day: one contact every eight hours at most, for loads
+    // picked up later than twelve hours from now.
+    const { h } = await tenant(t, { carrier_min_gap_minutes: 30, daily_cap_per_carrier: 3 });
+    const carrier = await laneCarrier(t, h);
+    const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+    const onLane = (pickup: string) =>
+      agentLoad(t, h, {
+        stops: [stopPayload('Pickup', { date: pickup }), stopPayload('Dropoff', { date: inDays(4) })],
+      });
+    const first = await onLane(inDays(3));
+    await agentRound(t);
+    expect((await automated(h, first)).map((o) => o.carrier_id)).toEqual([carrier]);
+    // Its contact went out 31 minutes ago: past the gap, not past the pace.
+    await t.database.db
+      .update(outreaches)
+      .set({ sent_at: sql`now() - interval '31 minutes'`, created_at: sql`now() - interval '31 minutes'` })
+      .where(eq(outreaches.load_id, first));
+    const later = await onLane(inDays(2));
+    await agentRound(t);
+    expect(await automated(h, later)).toEqual([]);
+    expect((await activity(h, later)).timeline.find((e) => e.carrier_id === carrier)).toMatchObject({
+      kind: 'carrier_skipped',
+      reason: 'carrier_pace',
+    });
+    const state = defined(await agentStateOf(t, later), 'state');
+    expect(state.last_outcome).toBe('deferred');
+    // Planned again when the pace lets the carrier be contacted: 8 hours after its contact.
+    const due = defined(state.next_wave_at, 'next_wave_at').getTime() - Date.now();
+    expect(due).toBeGreaterThan(7 * 3_600_000);
+    expect(due).toBeLessThan(8 * 3_600_000);
+    // A load picked up in six hours is not held to the pace: its contact offers the other one too.
+    const soon = await onLane(new Date(Date.now() + 6 * 3_600_000).toISOString());
+    await agentRound(t);
+    const [urgent] = await automated(h, soon);
+    expect(urgent).toMatchObject({ carrier_id: carrier, status: 'active' });
+    const [offeredWith] = await automated(h, later);
+    expect(offeredWith).toMatchObject({
+      carrier_id: carrier,
+      conversation_id: defined(urgent, 'urgent').conversation_id,
+    });
+  });
+
   it('reaches a carrier on its own preferred channel before the organization’s order', async () => {
     const { h } = await tenant(t, { channel_order: ['email', 'whatsapp'] });
     const prefers = await laneCarrier(t, h, { phone: '+14155550911', preferred_channel: 'whatsapp' });

@@ -143,7 +143,7 @@ export const timelineEntrySchema = z
     tier: z.number().int().nullable(),
     reason: z.string().nullable().meta({
       description:
-        'carrier_chosen: why (lane preference or lane history, tier, quiet hours); carrier_skipped: the guard’s refusal (stop_contact_requested, inactive, compliance_blocked, insurance_expired, restricted_on_lane, admin_disabled_on_lane), daily_cap, recently_contacted, carrier_gap (contacted less than carrier_min_gap_minutes ago) or `unreachable: no address for …` (recorded once; never picked for the load again); planning: holding_for_review, no_eligible_carriers, exhausted or deferred (nobody reachable now: quiet hours or the gap); contact: the outreach’s status and its error; offer: the agent’s decision.',
+        'carrier_chosen: why (lane preference or lane history, tier, quiet hours); carrier_skipped: the guard’s refusal (stop_contact_requested, inactive, compliance_blocked, insurance_expired, restricted_on_lane, admin_disabled_on_lane), daily_cap, recently_contacted, carrier_gap (contacted less than carrier_min_gap_minutes ago), carrier_pace (past the gap, but its daily contacts are paced over its hours: see group_lane_loads) or `unreachable: no address for …` (recorded once; never picked for the load again); planning: holding_for_review, no_eligible_carriers, exhausted or deferred (nobody reachable now: quiet hours or the gap); contact: the outreach’s status and its error; offer: the agent’s decision.',
     }),
     outreach_id: z.string().nullable(),
     offer_id: z.string().nullable(),

@@ -32,6 +32,8 @@ export type Candidate = {
   email: string | null;
   preferred_channel: string | null;
   last_contact_at: Date | string | null;
+  /** Automated contacts in the last 24 hours (a message naming several loads counts once). */
+  contacts_24h?: number | null;
   open_bundle: OpenBundle | null;
 };
 
@@ -194,7 +196,7 @@ export async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v4',
+    'agent_pick_wave_v5',
     sql`
     WITH r AS (
       SELECT * FROM unnest(
@@ -210,7 +212,7 @@ export async function checkInOrder(
              ld.equipment_type,
              c.phone, c.email, c.dispatcher_phone, c.dispatcher_email, c.preferred_channel,
              ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('ld') })} AS refusal,
-             n.n < ${rules.dailyCapPerCarrier} AS cap_ok, n.last_at AS last_contact_at,
+             n.n < ${rules.dailyCapPerCarrier} AS cap_ok, n.n AS contacts_24h, n.last_at AS last_contact_at,
              NOT EXISTS (
                SELECT 1 FROM outreaches o
                WHERE o.load_id = ld.id AND o.carrier_id = c.id AND o.direction = 'outbound'
@@ -224,7 +226,7 @@ export async function checkInOrder(
       CROSS JOIN LATERAL (${contactCountsSql(organizationId, sql`c.id`)}) n
     )
     SELECT k.id AS carrier_id, k.name, k.tier, k.on_time_pct, k.source, k.home_state,
-           k.refusal, k.cap_ok, k.load_ok, k.preferred_channel, k.last_contact_at,
+           k.refusal, k.cap_ok, k.load_ok, k.preferred_channel, k.last_contact_at, k.contacts_24h,
            CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN (
              ${openBundleSql(organizationId, sql`k.id`, sql`k`, sql`k.load_id`)}) END AS open_bundle,
            CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_phone, k.phone, (

@@ -17,6 +17,8 @@ export type Reach = {
   last_contact_at: Date | string | null;
   /** A queued automated contact of the carrier about a load of the same lane, not sent yet. */
   open_bundle: OpenBundle | null;
+  /** The carrier's automated contacts in the last 24 hours (for the pace); unknown: none. */
+  contacts_24h?: number | null;
 };
 
 export type OpenBundle = {
@@ -32,6 +34,12 @@ export type ContactRules = {
   quietStart: number;
   quietEnd: number;
   gapMinutes: number;
+  /**
+   * Least minutes between a carrier's contacts once it has had one in the last 24 hours, when the
+   * load is not urgent (0: only `gapMinutes`): its daily contacts spread over its hours, each
+   * offering the lane loads that came in since, instead of all spent on the morning's first loads.
+   */
+  paceMinutes: number;
   groupLaneLoads: boolean;
   /** The zone of a carrier whose state is unknown (the load's origin, else the default). */
   fallbackZone: string;
@@ -40,8 +48,11 @@ export type ContactRules = {
 export type ContactPlan =
   /** No address for any channel it may be reached on: never contacted about this load. */
   | { kind: 'unreachable'; channels: Channel[] }
-  /** Contacted less than the gap ago (or a contact is queued): not before `opensAt`. */
-  | { kind: 'gap'; opensAt: Date }
+  /**
+   * Contacted less than the gap ago (or a contact is queued): not before `opensAt`; `paced`: held
+   * by the pace of its daily contacts rather than the least gap alone.
+   */
+  | { kind: 'gap'; opensAt: Date; paced: boolean }
   /** Joins the carrier's queued contact about another load of the lane: one message for both. */
   | { kind: 'join'; bundle: OpenBundle; sendAt: Date }
   /** Contacted on `channel` at `sendAt`: now, or when its quiet hours end. */
@@ -74,9 +85,14 @@ export function planContact(c: Reach, rules: ContactRules, now: Date): ContactPl
     const at = new Date(b.send_after);
     return { kind: 'join', bundle: b, sendAt: at > now ? at : now };
   }
-  if (rules.gapMinutes > 0 && c.last_contact_at) {
-    const opensAt = new Date(new Date(c.last_contact_at).getTime() + rules.gapMinutes * 60_000);
-    if (opensAt > now) return { kind: 'gap', opensAt };
+  const paced = (c.contacts_24h ?? 0) > 0 && rules.paceMinutes > rules.gapMinutes;
+  const gap = paced ? rules.paceMinutes : rules.gapMinutes;
+  if (gap > 0 && c.last_contact_at) {
+    const opensAt = new Date(new Date(c.last_contact_at).getTime() + gap * 60_000);
+    if (opensAt > now) {
+      const withinGap = opensAt.getTime() - (gap - rules.gapMinutes) * 60_000 > now.getTime();
+      return { kind: 'gap', opensAt, paced: paced && !withinGap };
+    }
   }
   return {
     kind: 'contact',

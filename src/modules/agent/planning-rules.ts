@@ -16,15 +16,39 @@ import type { PickedCandidate } from './wave-pick.js';
 
 export type Queued = { row: NewOutreach; candidate: Candidate };
 
-/** How the organization's settings say a carrier is reached about this load. */
+/** A load whose pickup is this near is urgent: its carriers are not held to the pace. */
+export const URGENT_PICKUP_HOURS = 12;
+
+/**
+ * The pace of one carrier's contacts when a contact offers the lane's open loads
+ * (group_lane_loads): its hours in a day (outside quiet hours) shared among its daily contacts.
+ * Without grouping, or with a cap of one, there is nothing to gather: no pace.
+ */
+export function paceMinutesOf(
+  settings: Pick<
+    AgentSettings,
+    'group_lane_loads' | 'daily_cap_per_carrier' | 'quiet_hours_start' | 'quiet_hours_end'
+  >,
+): number {
+  if (!settings.group_lane_loads || settings.daily_cap_per_carrier <= 1) return 0;
+  const quiet = (settings.quiet_hours_end - settings.quiet_hours_start + 24) % 24;
+  return Math.floor(((24 - quiet) * 60) / settings.daily_cap_per_carrier);
+}
+
+/** How the organization's settings say a carrier is reached about this load (at `now`). */
 export const contactRulesOf = (
   settings: AgentSettings,
-  load: Pick<AgentLoad, 'origin_state'>,
+  load: Pick<AgentLoad, 'origin_state' | 'pickup_date'>,
+  now = new Date(),
 ): ContactRules => ({
   channelOrder: settings.channel_order,
   quietStart: settings.quiet_hours_start,
   quietEnd: settings.quiet_hours_end,
   gapMinutes: settings.carrier_min_gap_minutes,
+  paceMinutes:
+    load.pickup_date && load.pickup_date.getTime() - now.getTime() < URGENT_PICKUP_HOURS * 3_600_000
+      ? 0
+      : paceMinutesOf(settings),
   groupLaneLoads: settings.group_lane_loads,
   fallbackZone: timeZoneOfState(load.origin_state) ?? DEFAULT_TIME_ZONE,
 });

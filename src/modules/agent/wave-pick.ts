@@ -33,6 +33,7 @@ const ANY_TIME: ContactRules = {
   quietStart: 0,
   quietEnd: 0,
   gapMinutes: 0,
+  paceMinutes: 0,
   groupLaneLoads: false,
   fallbackZone: 'America/Chicago',
 };
@@ -113,7 +114,11 @@ export async function pickWave(
         }
         if (plan.kind === 'gap') {
           pick.opensAt = earlier(pick.opensAt, plan.opensAt);
-          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: 'carrier_gap' });
+          skipped.push({
+            carrier_id: c.carrier_id,
+            tier: c.tier,
+            reason: plan.paced ? 'carrier_pace' : 'carrier_gap',
+          });
           continue;
         }
         if (into.length && c.tier !== defined(into[0], 'into[0]').tier) return;

@@ -13,6 +13,7 @@ import {
   type AgentLoad,
   agentLoadOf,
   enrolWorkableLoads,
+  lanePreferenceStamps,
   lanesOf,
   leaseDueLoads,
   recordActivity,
@@ -37,7 +38,6 @@ import {
   lockedContactStates,
   nextPlanning,
   type PlanningFacts,
-  plannedContact,
   type Queued,
 } from './planning-rules.js';
 import { chosenBecause, offeredWith, skipEntries } from './planning-timeline.js';
@@ -78,7 +78,7 @@ type Leased = { load_id: string; organization_id: string };
 export class WavePlanner {
   private readonly rankings = new Map<
     string,
-    { ranking: Promise<LaneRanking>; refused: ExpiringSet; until: number }
+    { ranking: Promise<LaneRanking>; refused: ExpiringSet; until: number; stamp: string }
   >();
 
   constructor(
@@ -116,6 +116,7 @@ export class WavePlanner {
     await enrolWorkableLoads(this.db, now, organizationId);
     const leased = await leaseDueLoads(this.db, now, this.batchSize, organizationId);
     const settings = new Map<string, AgentSettings>();
+    const stamps = await lanePreferenceStamps(this.db, [...new Set(leased.map((r) => r.organization_id))]);
     for (const { organization_id } of leased) {
       if (!settings.has(organization_id))
         settings.set(organization_id, await readAgentSettings(this.db, organization_id));
@@ -148,7 +149,7 @@ export class WavePlanner {
               next.load_id,
               defined(settings.get(next.organization_id), 'settings.get(next.organization_id)'),
               now,
-              lane ? () => this.ranking(lane, now) : undefined,
+              lane ? () => this.ranking(lane, now, stamps.get(lane.organization_id) ?? '') : undefined,
             );
           } catch (err) {
             this.log.error({ err, loadId: next.load_id }, 'agent: planning failed');
@@ -166,12 +167,14 @@ export class WavePlanner {
    * pick, the guard and the cap too except for carriers a pick found refused in the last
    * `rankingTtlMs` (each remembered that long, across renewals of the ranking, so a busy lane's
    * capped carriers are not walked past again at every renewal). A carrier that joins a lane, or is
-   * cleared (stop contact lifted, cap freed), is seen within `rankingTtlMs`.
+   * cleared (stop contact lifted, cap freed), is seen within `rankingTtlMs`. A change of the
+   * organization's lane preferences (`stamp`: a carrier joining or leaving a lane, a lane tier)
+   * renews the ranking at once: a carrier added to a lane is in the next wave planned after it.
    */
-  private ranking(lane: Lane, now: Date): Promise<LaneRanking> {
+  private ranking(lane: Lane, now: Date, stamp: string): Promise<LaneRanking> {
     const key = `${lane.organization_id}|${laneKey(lane)}`;
     const cached = this.rankings.get(key);
-    if (cached && cached.until > now.getTime()) return cached.ranking;
+    if (cached && cached.until > now.getTime() && cached.stamp === stamp) return cached.ranking;
     if (this.rankings.size > 10_000) this.rankings.clear();
     // Refusals outlive a ranking: rediscovering every capped carrier at the top of a busy lane
     // would cost a long walk each time the ranking is renewed.
@@ -180,7 +183,7 @@ export class WavePlanner {
       ranked,
       refused,
     }));
-    this.rankings.set(key, { ranking, refused, until: now.getTime() + this.rankingTtlMs });
+    this.rankings.set(key, { ranking, refused, until: now.getTime() + this.rankingTtlMs, stamp });
     ranking.catch(() => this.rankings.delete(key));
     return ranking;
   }
@@ -298,7 +301,7 @@ export class WavePlanner {
     ranking?: () => Promise<LaneRanking>,
   ): Promise<Pick & { candidates: number }> {
     const organizationId = load.organization_id;
-    const contact = contactRulesOf(settings, load);
+    const contact = contactRulesOf(settings, load, now);
     const rules: SelectionRules = {
       waveSize: settings.wave_size,
       recontactWindowHours: settings.recontact_window_hours,
@@ -328,7 +331,12 @@ export class WavePlanner {
       list.flatMap((c): PickedCandidate[] => {
         const state = fresh.get(c.carrier_id);
         const plan = planContact(
-          { ...c, last_contact_at: state?.last_at ?? null, open_bundle: state?.open_bundle ?? null },
+          {
+            ...c,
+            last_contact_at: state?.last_at ?? null,
+            open_bundle: state?.open_bundle ?? null,
+            contacts_24h: state?.n ?? 0,
+          },
           contact,
           now,
         );
@@ -338,7 +346,8 @@ export class WavePlanner {
           return [];
         }
         if (plan.kind === 'gap' || plan.kind === 'unreachable') {
-          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: 'carrier_gap' });
+          const reason = plan.kind === 'gap' && plan.paced ? 'carrier_pace' : 'carrier_gap';
+          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
           return [];
         }
         return [{ ...c, plan }];
