@@ -213,7 +213,6 @@ async function registerModules(api: FastifyInstance, { services: s, database, co
   await api.register(outreachesRoutes, { outreaches: s.outreaches });
   await api.register(agentRoutes, {
     agent: s.agent,
-    channels: s.channels,
     db: database.db,
     channelSettings: config.channels,
   });

@@ -4,7 +4,6 @@ import type {
   CallStatus,
   PlaceCallRequest,
   PlacedCall,
-  ToolCall,
   ToolResult,
   TranscriptMessage,
   VoiceEventSink,

@@ -10,7 +10,6 @@ import { scopeOf } from '../../http/authentication.js';
 import { documentAs } from '../../http/openapi.js';
 import { keepRawJsonBody } from '../../http/raw-json-body.js';
 import { errorResponses, queryBool, queryIntOr, storedEnum } from '../../http/schemas.js';
-import type { Channels } from '../../integrations/channels.js';
 import { parseInboundEmailWebhook } from '../../integrations/email/inbound-parse.js';
 import {
   parseWhatsAppWebhook,
@@ -54,17 +53,16 @@ const inboundResultSchema = z.object({
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
-/** What the agent's routes are handed: its service, the channels, the database and the channels' settings. */
+/** What the agent's routes are handed: its service, the database and the channels' settings. */
 export interface AgentRoutesOptions {
   agent: AgentService;
-  channels: Channels;
   db: Db;
   channelSettings: Config['channels'];
 }
 
 export const agentRoutes: FastifyPluginAsyncZod<AgentRoutesOptions> = async (
   app,
-  { agent, channels, db, channelSettings },
+  { agent, db, channelSettings },
 ) => {
   settingsRoutes(app, db);
   messageRoutes(app, db);
