@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
 import { localMinutes, timeZoneOfState } from '../../src/modules/agent/cadence.js';
 import { CarrierBehaviour } from './carrier-behaviour.js';
@@ -70,13 +71,15 @@ const STEP_TOLERANCE_MS = 60_000;
 export async function figuresOf(market: Market, run: RunResult): Promise<Figures> {
   const { pool } = run.database;
   const behaviour = new CarrierBehaviour(market);
-  const s = run.settings as {
-    channel_order: string[];
-    daily_cap_per_carrier: number;
-    recontact_window_hours: number;
-    quiet_hours_start: number;
-    quiet_hours_end: number;
-  };
+  const s = z
+    .object({
+      channel_order: z.array(z.string()),
+      daily_cap_per_carrier: z.number(),
+      recontact_window_hours: z.number(),
+      quiet_hours_start: z.number(),
+      quiet_hours_end: z.number(),
+    })
+    .parse(run.settings);
   const loadIndex = new Map(run.loadIds.map((id, i) => [id, i]));
   const carrierIndex = new Map(run.carrierIds.map((id, i) => [id, i]));
   const sent = (

@@ -49,7 +49,7 @@ const MAX_STEP_MS = 30 * 60_000;
 type Api = <T = Record<string, unknown>>(
   method: 'GET' | 'POST' | 'PATCH',
   url: string,
-  payload?: unknown,
+  payload?: object,
 ) => Promise<T>;
 type Ids = { results: { load_id: string; carrier_id: string }[] };
 
@@ -343,7 +343,7 @@ async function apiOf(app: FastifyInstance, services: Services, label: string): P
       method,
       url,
       headers,
-      ...(payload === undefined ? {} : { payload: payload as object }),
+      ...(payload === undefined ? {} : { payload }),
     });
     if (res.statusCode >= 300)
       throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 500)}`);

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import {
@@ -152,7 +153,8 @@ describe('the agent across instances and at send time', () => {
     const all = (await Promise.all(loadIds.map((id) => outreachesOf(a, h, id)))).flat();
     // Three carriers with a cap of four across six loads: twelve contacts, never a pair twice.
     expect(all).toHaveLength(12);
-    const pairs = new Set(all.map((o) => `${o.carrier_id}/${(o as unknown as { load_id: string }).load_id}`));
+    const loadOf = (o: unknown) => z.object({ load_id: z.string() }).parse(o).load_id;
+    const pairs = new Set(all.map((o) => `${o.carrier_id}/${loadOf(o)}`));
     expect(pairs.size).toBe(12);
     for (const c of carriers) expect(all.filter((o) => o.carrier_id === c)).toHaveLength(4);
   });

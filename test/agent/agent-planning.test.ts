@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
 import { agentReviewItems } from '../../src/modules/agent/agent-tables.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
@@ -15,7 +16,6 @@ import {
   laneCarrier,
   messagesOf,
   nextWaveNow,
-  type Outreach,
   outreachesOf,
   quietNowInChicago,
   reply,
@@ -185,8 +185,10 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     const numbers = await Promise.all(
       [first, second, otherLane].map(
         async (id) =>
-          (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers: h })).json()
-            .load_number as string,
+          z
+            .object({ load_number: z.string() })
+            .parse((await t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers: h })).json())
+            .load_number,
       ),
     );
     expect(message?.body).toContain(numbers[0]);
@@ -336,7 +338,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     const email = await carrierEmail(t, h, carrier);
     const loadId = await agentLoad(t, h);
     await agentRound(t);
-    const [outreach] = (await automated(h, loadId)) as [Outreach];
+    const outreach = defined((await automated(h, loadId))[0], 'the automated outreach');
     // Under the posted rate, automatic booking off: it waits for a rep.
     const answered = await reply(t, outreach, email, '1950 works for us');
     const offerId = answered.json<{ offer_id: string }>().offer_id;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { parseCsv } from '../../src/lib/csv.js';
 import { defined } from '../../src/lib/defined.js';
 import {
@@ -318,7 +319,7 @@ describe('the agent’s results', () => {
     ).toMatchObject({
       reason: 'review',
     });
-    const orgId = (await get(user.headers, '/auth/me')).active_organization.id as string;
+    const orgId = z.string().parse((await get(user.headers, '/auth/me')).active_organization.id);
     const rep = await createUser(t, orgId, 'ADMIN');
     const l5Offers = (await get(h, `/loads/${ilTx[4]}/offers?status=pending`)).data;
     await patchOffer(rep.headers, l5Offers[0].id, 'accepted');
@@ -345,16 +346,20 @@ describe('the agent’s results', () => {
     for (const id of [...ilTx, ...caAz]) {
       const load = await get(h, `/loads/${id}`);
       const activity = await get(h, `/loads/${id}/agent-activity`);
-      const offers = (await get(h, `/loads/${id}/offers?page_size=100`)).data as {
-        id: string;
-        status: string;
-        offer_amount: number;
-        accepted_at: string | null;
-        counter_offer_amount: number | null;
-        source: string;
-        channel: string | null;
-        carrier_id: string | null;
-      }[];
+      const offers = z
+        .array(
+          z.object({
+            id: z.string(),
+            status: z.string(),
+            offer_amount: z.number(),
+            accepted_at: z.string().nullable(),
+            counter_offer_amount: z.number().nullable(),
+            source: z.string(),
+            channel: z.string().nullable(),
+            carrier_id: z.string().nullable(),
+          }),
+        )
+        .parse((await get(h, `/loads/${id}/offers?page_size=100`)).data);
       const accepted = offers.find((o) => o.status === 'accepted');
       const i = ilTx.indexOf(id);
       const fellOff = i === 3;
@@ -369,8 +374,11 @@ describe('the agent’s results', () => {
         // The first pickup stop's expected date.
         pickup: new Date(
           defined(
-            (load.stops as { type: string; expected_date: string }[]).find((s) => s.type === 'Pickup'),
-            "(load.stops as { type: string; expected_date: string }[]).find((s) => s.type === 'Pickup')",
+            z
+              .array(z.object({ type: z.string(), expected_date: z.string() }))
+              .parse(load.stops)
+              .find((s) => s.type === 'Pickup'),
+            'the pickup stop',
           ).expected_date,
         ),
         posted: 2000,

@@ -1,6 +1,7 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
 import { negotiations } from '../../src/modules/offers/offers-tables.js';
 import {
@@ -19,8 +20,8 @@ import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
 import {
+  firstToolAnswer,
   sendVapi,
-  type ToolAnswer,
   toolCalls,
   useVapiStandIn,
   vapiCall,
@@ -273,11 +274,11 @@ describe('a carrier bisecting the ceiling through submit_offer hears the same an
         toolCalls(call, [{ id: `tc${serial++}`, name: 'submit_offer', args: { offer_amount: amount } }]),
       );
       expect(sent.statusCode, sent.body).toBe(200);
-      const [answer] = sent.json<Vapi.ServerMessageResponseToolCalls>().results as ToolAnswer[];
-      const metadata = defined(answer, 'answer').metadata as { decision: string };
+      const answer = firstToolAnswer(sent);
+      const metadata = z.object({ decision: z.string() }).parse(answer.metadata);
       return {
         decision: metadata.decision,
-        text: defined(defined(answer, 'answer').result, 'answer.result'),
+        text: defined(answer.result, 'answer.result'),
       };
     });
     // The call's carrier (found at the number) has its conversation kept: three rounds (the last at

@@ -109,7 +109,8 @@ describe('e-mail through Postmark', () => {
       ),
       headers: headersOf(defined(messages[i], 'messages[i]').raw),
     }));
-    return { h, loadId, byCarrier };
+    const nth = (i: number) => defined(byCarrier[i], `carrier ${i + 1} of 3`);
+    return { h, loadId, byCarrier: [nth(0), nth(1), nth(2)] as const };
   }
 
   const carrierOf = async (h: Headers, id: string) =>
@@ -129,7 +130,7 @@ describe('e-mail through Postmark', () => {
 
   it('parses and answers a 5 MB inbound reply, without raising the limit of other routes', async () => {
     const { h, loadId, byCarrier } = await threeOutreaches();
-    const [{ outreach, email, headers }] = byCarrier as [(typeof byCarrier)[number]];
+    const [{ outreach, email, headers }] = byCarrier;
     const ours = defined(headers.get('message-id'), "headers.get('message-id')");
     // A carrier's reply with its signed rate confirmation attached, as Postmark posts it.
     const pdf = randomBytes(3_700_000).toString('base64');
@@ -213,11 +214,7 @@ describe('e-mail through Postmark', () => {
 
   it('brings a bounce, a spam complaint and an unsubscribe to the right outreach and carrier', async () => {
     const { h, byCarrier } = await threeOutreaches();
-    const [bounced, complained, unsubscribed] = byCarrier as [
-      (typeof byCarrier)[number],
-      (typeof byCarrier)[number],
-      (typeof byCarrier)[number],
-    ];
+    const [bounced, complained, unsubscribed] = byCarrier;
     const now = new Date().toISOString();
     // Postmark echoes the X-PM-Metadata-* headers we sent as Metadata; its MessageID is its own.
     const bounce = await post(
@@ -290,7 +287,7 @@ describe('e-mail through Postmark', () => {
 
   it('matches a bounce without metadata by the address and the time, and ignores notices', async () => {
     const { h, byCarrier } = await threeOutreaches();
-    const [first, second] = byCarrier as [(typeof byCarrier)[number], (typeof byCarrier)[number]];
+    const [first, second] = byCarrier;
     const autoReply = await post(t, '/api/v1/integrations/email/events', {
       RecordType: 'Bounce',
       Type: 'AutoResponder',

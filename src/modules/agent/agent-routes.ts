@@ -17,6 +17,7 @@ import {
   verifyWhatsAppSignature,
 } from '../../integrations/whatsapp/cloud-api-webhook.js';
 import { defined } from '../../lib/defined.js';
+import { objectOf } from '../../lib/json-object.js';
 import { offerReviewSchema } from '../offers/index.js';
 import { findOutreach, outreachIdParams } from '../outreaches/index.js';
 import { outreachMessages } from './agent-repository.js';
@@ -174,7 +175,7 @@ function inboundCredential(request: FastifyRequest): string | null {
     const decoded = Buffer.from(auth.slice(6), 'base64').toString('utf8');
     return decoded.slice(decoded.indexOf(':') + 1);
   }
-  const token = (request.query as Record<string, unknown> | undefined)?.token;
+  const token = objectOf(request.query)?.token;
   return typeof token === 'string' ? token : null;
 }
 
@@ -319,7 +320,7 @@ async function channelWebhooks(
     async (request, reply) => {
       if (!cloudApi) throw notFound('Route', `${request.method} ${request.url.split('?')[0]}`);
       const challenge = verifyChallenge(
-        request.query as Record<string, unknown>,
+        objectOf(request.query) ?? {},
         defined(cloudApi.verifyToken, 'cloudApi.verifyToken'),
       );
       if (challenge === null) throw forbidden('The verify token does not match');

@@ -101,7 +101,7 @@ export const agentSettingsPatch = agentSettingsSchema
   .partial()
   .extend({ negotiation: negotiationPolicyPatch.optional() });
 
-export const DEFAULT_AGENT_SETTINGS: AgentSettings = Object.freeze({
+export const DEFAULT_AGENT_SETTINGS: Readonly<AgentSettings> = Object.freeze({
   enabled: true,
   wave_size: 5,
   wave_wait_minutes: 30,
@@ -117,7 +117,7 @@ export const DEFAULT_AGENT_SETTINGS: AgentSettings = Object.freeze({
   restriction_notices_enabled: false,
   restriction_tms_statuses: [],
   negotiation: defaultNegotiation(),
-}) as AgentSettings;
+} satisfies AgentSettings);
 
 export async function readAgentSettings(db: DbOrTx, organizationId: string): Promise<AgentSettings> {
   const [row] = await db
@@ -131,7 +131,7 @@ export async function readAgentSettings(db: DbOrTx, organizationId: string): Pro
       negotiation: defaultNegotiation(),
     };
   const { organization_id: _o, created_at: _c, updated_at: _u, negotiation, ...settings } = row;
-  return { ...settings, negotiation: storedNegotiation(negotiation) } as AgentSettings;
+  return { ...settings, negotiation: storedNegotiation(negotiation) };
 }
 
 /** The offers module's policy for carriers' offers, as these settings hold it. */

@@ -20,7 +20,7 @@ export const agentSettings = pgTable(
     enabled: boolean('enabled').notNull(),
     wave_size: integer('wave_size').notNull(),
     wave_wait_minutes: integer('wave_wait_minutes').notNull(),
-    channel_order: text('channel_order').array().notNull(),
+    channel_order: text('channel_order', { enum: AGENT_CHANNELS }).array().notNull(),
     recontact_window_hours: integer('recontact_window_hours').notNull(),
     daily_cap_per_carrier: integer('daily_cap_per_carrier').notNull(),
     quiet_hours_start: integer('quiet_hours_start').notNull(),

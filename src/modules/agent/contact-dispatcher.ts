@@ -84,7 +84,7 @@ export class ContactDispatcher {
    * address; each outreach of the bundle is stamped with it and keeps it in its conversation.
    */
   private async sendBundleOrFail(group: OutreachRow[]): Promise<void> {
-    const [first] = group as [OutreachRow, ...OutreachRow[]];
+    const first = defined(group[0], 'the first outreach of the bundle');
     const ids = { carrierId: first.carrier_id, outreachIds: group.map((o) => o.id) };
     try {
       const carrier = defined(
@@ -172,7 +172,7 @@ export class ContactDispatcher {
       await findCarrier(this.db, scope, outreach.carrier_id),
       'carrier of the outreach',
     );
-    const [sayable] = (await this.sayableTo(carrier, [load])) as [AgentLoad];
+    const sayable = defined((await this.sayableTo(carrier, [load]))[0], 'the sayable load');
     const text = replyText('first_contact', sayable, carrier.name);
     const externalId = await this.messenger.deliver(outreach, sayable, text, null);
     await stampSent(this.db, outreach.id, externalId);
