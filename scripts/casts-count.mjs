@@ -7,6 +7,7 @@
 //   node scripts/casts-count.mjs [--list] [--unexplained] [dir or file ...]   (default dirs: src bench test)
 //   --list         also print every assertion as file:line kind
 //   --unexplained  with --list, print only casts without a reason and the non-null assertions
+//   --check        exit 1 when any cast has no reason or any non-null assertion is left (the lint runs this)
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import ts from 'typescript';
 const args = process.argv.slice(2);
 const list = args.includes('--list');
 const unexplainedOnly = args.includes('--unexplained');
+const check = args.includes('--check');
 const roots = args.filter((a) => !a.startsWith('--'));
 if (roots.length === 0) roots.push('src', 'bench', 'test');
 
@@ -95,4 +97,11 @@ rows.push(['total', total]);
 console.log('dir\tnon-null\tcasts\tcasts with a reason\tcasts without');
 for (const [name, c] of rows) {
   console.log(`${name}\t${c.nonNull}\t${c.casts}\t${c.explained}\t${c.casts - c.explained}`);
+}
+if (check && (total.nonNull > 0 || total.casts > total.explained)) {
+  console.error(
+    'casts:count --check: every cast needs a `//` reason on its line or just above, and no `!` may stay ' +
+      '(list them with --list --unexplained)',
+  );
+  process.exit(1);
 }
