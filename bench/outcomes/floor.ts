@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { OutboundEmail } from '../../src/integrations/email/email-channel.js';
 import type { PlaceCallRequest } from '../../src/integrations/voice/voice-provider.js';
 import { defined } from '../../src/lib/defined.js';
+import { objectOf } from '../../src/lib/json-object.js';
 import type { AgentService } from '../../src/modules/agent/agent-service.js';
 import {
   type AgentSays,
@@ -248,33 +249,73 @@ export class MarketFloor {
     });
   }
 
-  private async converse(c: SimCarrier, l: SimLoad, call: LiveCall) {
+  /**
+   * The carrier's side of an answered call: the loads the call offers (get_load_details lists them
+   * when there are several), then a negotiation on each in turn, naming its load number; a carrier
+   * with one truck that day takes one of the day's loads, not each of them.
+   */
+  private async converse(c: SimCarrier, primary: SimLoad, call: LiveCall) {
     const details = await call.tool('get_load_details', {});
+    const listed = details?.metadata?.loads;
+    const postedOf = new Map<string, number | null>();
+    for (const x of Array.isArray(listed) ? listed : []) {
+      const o = objectOf(x);
+      if (typeof o?.load_number === 'string')
+        postedOf.set(o.load_number, typeof o.posted_rate === 'number' ? o.posted_rate : null);
+    }
+    const numbers = [...postedOf.keys()];
+    const loads = numbers.length
+      ? numbers.flatMap((n) => {
+          const l = this.byNumber.get(n);
+          return l ? [l] : [];
+        })
+      : [primary];
     const spoken = dollars(call.request.assistant.firstMessage);
-    const posted = details?.metadata?.posted_rate;
+    const promised = new Map<number, number>();
+    for (const [i, l] of loads.entries()) {
+      if (i > 0) this.contactNumber(c, l, 'call');
+      const posted = loads.length > 1 ? postedOf.get(l.number) : details?.metadata?.posted_rate;
+      const ask =
+        loads.length === 1 && spoken.length
+          ? defined(spoken[spoken.length - 1], 'spoken[spoken.length - 1]')
+          : typeof posted === 'number'
+            ? posted
+            : null;
+      const day = Math.floor(l.pickupAt / DAY);
+      const outcome = await this.negotiateOnCall(c, l, call, ask, loads.length > 1, promised.get(day) ?? 0);
+      if (outcome === 'stop') return;
+      if (outcome === 'taken') promised.set(day, (promised.get(day) ?? 0) + 1);
+    }
+  }
+
+  /** One load of a call, from the carrier's first answer; whether it stopped the call or took (or quoted) the load. */
+  private async negotiateOnCall(
+    c: SimCarrier,
+    l: SimLoad,
+    call: LiveCall,
+    ask: number | null,
+    named: boolean,
+    promised: number,
+  ): Promise<'stop' | 'taken' | 'none'> {
     const talk = this.talk(c, l);
-    let says: AgentSays = {
-      kind: 'first',
-      ask: spoken.length
-        ? defined(spoken[spoken.length - 1], 'spoken[spoken.length - 1]')
-        : typeof posted === 'number'
-          ? posted
-          : null,
-    };
+    const which = named ? { load_number: l.number } : {};
+    let says: AgentSays = { kind: 'first', ask };
+    let quoted = false;
     for (let turn = 0; turn < 8; turn++) {
-      const move = this.behaviour.move(c, l, talk, says, this.free(c, l));
-      if (!move) return;
-      call.say('user', this.behaviour.words(c, l, move, talk.messages++));
+      const move = this.behaviour.move(c, l, talk, says, this.free(c, l, promised));
+      if (!move) break;
+      call.say('user', `${named ? `${l.number}: ` : ''}${this.behaviour.words(c, l, move, talk.messages++)}`);
       if (move.kind === 'stop') {
         await call.tool('request_stop_contact', { reason: 'asked on a call' });
-        return;
+        return 'stop';
       }
-      if (move.kind === 'refuse' || move.kind === 'pass') return;
-      const answer = await call.tool('submit_offer', { offer_amount: move.amount });
+      if (move.kind === 'refuse' || move.kind === 'pass') break;
+      quoted = true;
+      const answer = await call.tool('submit_offer', { offer_amount: move.amount, ...which });
       const meta = answer?.metadata ?? {};
       if (meta.status === 'accepted') {
         this.book(c, l);
-        return;
+        return 'taken';
       }
       says = readAgent(answer?.result ?? '', talk.quotes, false);
       if (typeof meta.counter_offer_amount === 'number' && says.kind !== 'booked') {
@@ -282,10 +323,11 @@ export class MarketFloor {
       }
       if (says.kind === 'booked') {
         this.book(c, l);
-        return;
+        return 'taken';
       }
-      if (says.kind === 'review' || says.kind === 'closed') return;
+      if (says.kind === 'review' || says.kind === 'closed') break;
     }
+    return quoted ? 'taken' : 'none';
   }
 
   /**

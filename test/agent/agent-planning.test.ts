@@ -166,7 +166,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(answer.body).toContain(numbers[2]);
   });
 
-  it('offers a carrier every open load of its lane in one e-mail rather than a call about one', async () => {
+  it('offers a carrier every open load of its lane in one e-mail, or in one call when it prefers calls', async () => {
     const { h } = await tenant(t, { channel_order: ['call', 'email'] });
     const writes = await laneCarrier(t, h, { phone: '+14155550931' });
     const calls = await laneCarrier(t, h, { phone: '+14155550932', preferred_channel: 'call' });
@@ -194,9 +194,10 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(message?.body).toContain(numbers[0]);
     expect(message?.body).toContain(numbers[1]);
     expect(message?.body).not.toContain(numbers[2]);
-    // A carrier that prefers calls is called about one load; the other waits for the carrier gap.
+    // A carrier that prefers calls is called about both loads, on one call.
     const called = contacts.filter((o) => o.carrier_id === calls);
-    expect(called.map((o) => o.modality)).toEqual(['call']);
+    expect(called.map((o) => o.modality)).toEqual(['call', 'call']);
+    expect(new Set(called.map((o) => o.call_id)).size).toBe(1);
     // Each load's timeline says why the carrier was offered it: chosen for one, offered with it the other.
     const reasons = await Promise.all(
       [first, second].map(async (id) =>

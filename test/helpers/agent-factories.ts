@@ -20,6 +20,7 @@ export type Outreach = {
   modality: string;
   is_automated: boolean;
   conversation_id: string | null;
+  call_id: string | null;
   send_after: string | null;
   sent_at: string | null;
   error_reason: string | null;

@@ -28,7 +28,7 @@ export interface CallPlacer {
       call_type: 'LOAD_BOOKING';
       template_variables: Record<string, unknown>;
     },
-    context: { carrier_id: string; outreach_id: string },
+    context: { carrier_id: string; outreach_ids: string[] },
   ): Promise<{ id: string }>;
 }
 
@@ -81,12 +81,18 @@ export class ContactDispatcher {
 
   /**
    * Sends one first message naming every load of the bundle, on the first outreach's channel and
-   * address; each outreach of the bundle is stamped with it and keeps it in its conversation.
+   * address; each outreach of the bundle is stamped with it and keeps it in its conversation. A
+   * bundle on the phone is one call offering each load of it.
    */
   private async sendBundleOrFail(group: OutreachRow[]): Promise<void> {
-    const first = defined(group[0], 'the first outreach of the bundle');
+    const first =
+      group.find((o) => o.id === o.bundle_id) ?? defined(group[0], 'the first outreach of the bundle');
     const ids = { carrierId: first.carrier_id, outreachIds: group.map((o) => o.id) };
     try {
+      if (first.modality === 'call') {
+        await this.placeCall(first, group);
+        return;
+      }
       const carrier = defined(
         await findCarrier(this.db, systemScope(first.organization_id), first.carrier_id),
         'carrier of the outreach',
@@ -118,6 +124,30 @@ export class ContactDispatcher {
       const reason = err instanceof Error ? err.message : 'the channel refused the contact';
       for (const o of group) await failOutreach(this.db, o, reason);
     }
+  }
+
+  /**
+   * Places the call of `primary` (about its load), carrying every outreach of `group`: the other
+   * loads of the lane are offered on the same call, and the call's outcome ends each of them.
+   */
+  private async placeCall(primary: OutreachRow, group: readonly OutreachRow[]): Promise<void> {
+    const call = await this.calls.create(
+      systemScope(primary.organization_id),
+      {
+        phone_number: defined(primary.address, 'primary.address'),
+        load_id: primary.load_id,
+        call_type: 'LOAD_BOOKING',
+        template_variables: { purpose: 'load_booking', automated: true },
+      },
+      {
+        carrier_id: primary.carrier_id,
+        outreach_ids: [primary.id, ...group.filter((o) => o.id !== primary.id).map((o) => o.id)],
+      },
+    );
+    this.log.info(
+      { loadId: primary.load_id, carrierId: primary.carrier_id, callId: call.id, loads: group.length },
+      'agent: call placed',
+    );
   }
 
   /** Strict mode: a carrier that has not passed vetting is told no rate in a first message. */
@@ -155,17 +185,7 @@ export class ContactDispatcher {
     );
     const ids = { loadId: load.id, carrierId: outreach.carrier_id, outreachId: outreach.id };
     if (outreach.modality === 'call') {
-      const call = await this.calls.create(
-        scope,
-        {
-          phone_number: defined(outreach.address, 'outreach.address'),
-          load_id: load.id,
-          call_type: 'LOAD_BOOKING',
-          template_variables: { purpose: 'load_booking', automated: true },
-        },
-        { carrier_id: outreach.carrier_id, outreach_id: outreach.id },
-      );
-      this.log.info({ ...ids, callId: call.id }, 'agent: call placed');
+      await this.placeCall(outreach, [outreach]);
       return;
     }
     const carrier = defined(

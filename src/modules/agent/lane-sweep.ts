@@ -13,6 +13,8 @@ import type { Pick } from './wave-pick.js';
 
 /** Most loads one message offers (the load planned, and at most this many less one more). */
 export const MOST_LOADS_PER_MESSAGE = 8;
+/** Most loads one call offers: each is described and negotiated aloud, so fewer than in writing. */
+export const MOST_LOADS_PER_CALL = 4;
 
 export type LaneLoad = { id: string; load_number: string };
 
@@ -74,19 +76,19 @@ export async function laneLoadsFor(
 }
 
 /**
- * The contact that offers the carrier several loads at once. A call speaks of one load, so a
- * carrier with other loads of the lane to offer is written to by e-mail instead, when the
- * organization's order has e-mail, the carrier has an address for it and does not prefer calls.
- * WhatsApp never replaces a call: the number may be a landline. Null: the contact stays as planned,
- * about one load.
+ * The contact that offers the carrier several loads at once. A carrier planned for a call with other
+ * loads of the lane to offer is written to by e-mail instead, when the organization's order has
+ * e-mail, the carrier has an address for it and does not prefer calls: a message lists more loads
+ * and lets the carrier answer at its own time. Otherwise the call offers them, at most
+ * MOST_LOADS_PER_CALL. WhatsApp never replaces a call: the number may be a landline.
  */
 export function severalLoadsContact(
   c: { email: string | null; preferred_channel: string | null },
   plan: Extract<ContactPlan, { kind: 'contact' }>,
   order: readonly Channel[],
-): Extract<ContactPlan, { kind: 'contact' }> | null {
+): Extract<ContactPlan, { kind: 'contact' }> {
   if (plan.channel !== 'call') return plan;
-  if (c.preferred_channel === 'call' || !order.includes('email') || !c.email) return null;
+  if (c.preferred_channel === 'call' || !order.includes('email') || !c.email) return plan;
   return { ...plan, channel: 'email', address: c.email };
 }
 
@@ -122,7 +124,8 @@ export async function withLaneLoads(
     const primary = plannedContact(several ? { ...c, plan: several } : c, load);
     planned.push(primary);
     if (!several) continue;
-    for (const other of others) {
+    const most = several.channel === 'call' ? MOST_LOADS_PER_CALL : MOST_LOADS_PER_MESSAGE;
+    for (const other of others.slice(0, most - 1)) {
       swept.push({
         candidate: c,
         row: {

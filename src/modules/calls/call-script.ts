@@ -8,6 +8,7 @@ import { speakable, spokenDate, spokenReference, spokenState } from '../../lib/s
 import { organizationContact } from '../auth/index.js';
 import { carrierNameOf } from '../carriers/index.js';
 import type { Load, LoadReader } from '../loads/index.js';
+import { loadsOfCall } from '../outreaches/index.js';
 import { renderScript, type VoiceTemplateRow, type VoiceVariables } from '../voice-templates/index.js';
 import type { CallRow } from './calls-repository.js';
 import { elpNamesOfCall } from './elp-queries.js';
@@ -81,29 +82,61 @@ export function loadVariables(s: SayableLoad): VoiceVariables {
 
 const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
+/** The loads a call offers, as its script names them: "load OUT-1", or "3 loads: OUT-1, OUT-2 and OUT-3". */
+export function loadsOnCall(numbers: readonly string[]): string {
+  if (numbers.length <= 1) return `load ${numbers[0] ?? ''}`.trim();
+  return `${numbers.length} loads: ${numbers.slice(0, -1).join(', ')} and ${numbers.at(-1)}`;
+}
+
+/** The other loads of a call, a line each: number, pickup date and posted rate (what a carrier is told). */
+export function otherLoads(others: readonly SayableLoad[]): string {
+  if (others.length === 0) return 'none';
+  return others
+    .map(
+      (o) =>
+        `${o.load_number}: pickup ${o.pickup_date ?? 'date not given'}` +
+        (o.posted_rate !== null ? `, posted rate ${usd(o.posted_rate)}` : ''),
+    )
+    .join('; ');
+}
+
 /**
- * Every variable of a call: the load's sayable facts, who is called, the organization and its rep,
- * and the tracking instructions. `template_variables` the caller sent fill only `driver_name` and
- * `instructions`: the facts of a load come from the load.
+ * Every variable of a call: the load's sayable facts, the other loads of its lane the call offers,
+ * who is called, the organization and its rep, and the tracking instructions. `template_variables`
+ * the caller sent fill only `driver_name` and `instructions`: the facts of a load come from the load.
+ * `references` are the load numbers the call names (said one character at a time).
  */
-export async function callVariables(db: DbOrTx, loads: LoadReader, call: CallRow): Promise<VoiceVariables> {
+export async function callVariables(
+  db: DbOrTx,
+  loads: LoadReader,
+  call: CallRow,
+): Promise<{ variables: VoiceVariables; references: string[] }> {
   const scope = systemScope(call.organization_id);
   const given = call.template_variables ?? {};
   const org = await organizationContact(db, call.organization_id);
-  const load = call.load_id ? await loads.get(scope, call.load_id).catch(() => null) : null;
+  const onCall = call.load_id
+    ? (
+        await Promise.all((await loadsOfCall(db, call)).map((l) => loads.get(scope, l.id).catch(() => null)))
+      ).filter((l): l is Load => l !== null)
+    : [];
+  const load = onCall.find((l) => l.id === call.load_id) ?? null;
+  const others = onCall.filter((l) => l !== load).map(sayableLoad);
   const carrier = call.carrier_id ? await carrierNameOf(db, call.carrier_id) : undefined;
   const elp = call.call_type === 'ELP' ? await elpNamesOfCall(db, call.id) : undefined;
   const loadDriver = load?.driver
     ? [load.driver.first_name, load.driver.last_name].filter(Boolean).join(' ') || null
     : null;
-  return {
+  const references = onCall.map((l) => l.load_number);
+  const variables: VoiceVariables = {
     ...(load ? loadVariables(sayableLoad(load)) : {}),
+    ...(load ? { loads_on_call: loadsOnCall(references), other_loads: otherLoads(others) } : {}),
     carrier_name: carrier?.name ?? elp?.carrier_name ?? null,
     driver_name: str(given.driver_name) ?? elp?.driver_name ?? loadDriver,
     broker_name: org.name,
     rep_name: load?.carrier_rep_user_name ?? org.ownerName,
     instructions: str(given.instructions),
   };
+  return { variables, references };
 }
 
 const TOOLS: Record<string, ToolDefinition> = {
@@ -111,8 +144,17 @@ const TOOLS: Record<string, ToolDefinition> = {
     name: 'get_load_details',
     kind: 'function',
     description:
-      "The load's details you may share: lane, stops and dates, equipment, commodity, weight, special instructions and the posted rate.",
-    parameters: { type: 'object', properties: {}, required: [] },
+      "The load's details you may share: lane, stops and dates, equipment, commodity, weight, special instructions and the posted rate. On a call offering several loads, every load's, unless load_number names one.",
+    parameters: {
+      type: 'object',
+      properties: {
+        load_number: {
+          type: 'string',
+          description: 'Which load, when the call offers several (the number as the carrier says it)',
+        },
+      },
+      required: [],
+    },
   },
   answer_question: {
     name: 'answer_question',
@@ -126,6 +168,10 @@ const TOOLS: Record<string, ToolDefinition> = {
           type: 'string',
           description: `What the carrier asks about: one or more of ${QUESTION_TOPICS.join(', ')}, separated by commas`,
         },
+        load_number: {
+          type: 'string',
+          description: 'Which load, when the call offers several (the number as the carrier says it)',
+        },
       },
       required: ['topics'],
     },
@@ -134,12 +180,16 @@ const TOOLS: Record<string, ToolDefinition> = {
     name: 'submit_offer',
     kind: 'function',
     description:
-      "Record the carrier's all-in rate for the load. Returns the sentence to say back to the carrier, word for word.",
+      "Record the carrier's all-in rate for the load (on a call offering several loads, for the load_number it names). Returns the sentence to say back to the carrier, word for word.",
     parameters: {
       type: 'object',
       properties: {
         offer_amount: { type: 'number', description: 'The rate the carrier named, in US dollars, all in' },
         notes: { type: 'string', description: 'Anything the carrier attached to the rate (fuel, timing)' },
+        load_number: {
+          type: 'string',
+          description: 'Which load, when the call offers several (the number as the carrier says it)',
+        },
       },
       required: ['offer_amount'],
     },
@@ -276,10 +326,10 @@ function elpScript(): string {
  * The variables as a dispatcher says them, for what the voice reads aloud word for word (the first
  * message and the voicemail): dates, states, the posted rate and the load number spoken.
  */
-export function spokenVariables(v: VoiceVariables): VoiceVariables {
+export function spokenVariables(v: VoiceVariables, references: readonly string[] = []): VoiceVariables {
   const say = (value: string | null | undefined, as: (s: string) => string) =>
     typeof value === 'string' ? as(value) : value;
-  const loadNumber = typeof v.load_number === 'string' ? [v.load_number] : [];
+  const loadNumber = [...(typeof v.load_number === 'string' ? [v.load_number] : []), ...references];
   return {
     ...v,
     load_number: say(v.load_number, spokenReference),
@@ -289,6 +339,8 @@ export function spokenVariables(v: VoiceVariables): VoiceVariables {
     delivery_date: say(v.delivery_date, spokenDate),
     posted_rate: say(v.posted_rate, (s) => speakable(s)),
     stops_summary: say(v.stops_summary, (s) => speakable(s, loadNumber)),
+    loads_on_call: say(v.loads_on_call, (s) => speakable(s, loadNumber)),
+    other_loads: say(v.other_loads, (s) => speakable(s, loadNumber)),
   };
 }
 
@@ -300,10 +352,11 @@ export function assistantFor(
   call: Pick<CallRow, 'id' | 'organization_id'>,
   template: VoiceTemplateRow,
   variables: VoiceVariables,
+  references: readonly string[] = [],
 ): AssistantSpec {
   const purpose = template.purpose;
   const instructions = renderScript(template.instructions, variables);
-  const spoken = spokenVariables(variables);
+  const spoken = spokenVariables(variables, references);
   return {
     name: template.name,
     purpose,

@@ -10,8 +10,11 @@ export interface CallContext {
   /** The carrier the call is for, when the number may not be on file (a driver's phone). */
   carrier_id?: string | null;
   mc_number?: string | null;
-  /** An outreach the agent queued: the call carries it instead of opening a new one. */
-  outreach_id?: string | null;
+  /**
+   * Outreaches the agent queued: the call carries them instead of opening a new one. The first is
+   * about the call's load; more are other loads of its lane offered on the same call.
+   */
+  outreach_ids?: readonly string[];
 }
 
 /** Starts a call (CallsService.create); given to other modules by the composition root. */

@@ -167,8 +167,8 @@ export class CallsService {
     carrier: Callee | null,
     context?: CallContext,
   ) {
-    if (row.load_id && carrier && context?.outreach_id) {
-      await attachCallToOutreach(tx, scope, context.outreach_id, row.id);
+    if (row.load_id && carrier && context?.outreach_ids?.length) {
+      for (const id of context.outreach_ids) await attachCallToOutreach(tx, scope, id, row.id);
     } else if (row.load_id && carrier) {
       await openCallOutreach(tx, scope, {
         carrierId: carrier.id,
@@ -201,8 +201,8 @@ export class CallsService {
 
   /** The assistant the service defines for a call, rendered with its variables now. */
   private async assistantOf(call: CallRow) {
-    const variables = await callVariables(this.db, this.loads, call);
-    return { variables, assistant: assistantFor(call, await this.templateOf(call), variables) };
+    const { variables, references } = await callVariables(this.db, this.loads, call);
+    return { variables, assistant: assistantFor(call, await this.templateOf(call), variables, references) };
   }
 
   /** Hands a committed call to the voice provider; a refusal ends it FAILED. */

@@ -38,6 +38,23 @@ export function argsOf(raw: unknown): Record<string, unknown> {
   return objectOf(raw) ?? {};
 }
 
+/**
+ * The load a caller names among `loads`: its number as written (any case), else the one load whose
+ * number has the same digits ("1042" or "one zero four two" heard as digits, for "OUT-01042").
+ */
+export function sameLoadNumber<L extends { load_number: string }>(
+  loads: readonly L[],
+  named: string,
+): L | null {
+  const exact = loads.find((l) => l.load_number.toLowerCase() === named.toLowerCase());
+  if (exact) return exact;
+  const digits = (s: string) => s.replace(/\D/g, '').replace(/^0+/, '');
+  const wanted = digits(named);
+  if (!wanted) return null;
+  const same = loads.filter((l) => digits(l.load_number) === wanted);
+  return same.length === 1 ? (same[0] ?? null) : null;
+}
+
 export const textArg = (v: unknown, max = 200) =>
   typeof v === 'string' && v.trim() ? v.trim().slice(0, max) : null;
 

@@ -19,10 +19,10 @@ import {
   findCarrierIdByNumber,
   type StopContactRequests,
 } from '../carriers/index.js';
-import { findLoadsByNumber, type LoadReader, openLoadsOnLane } from '../loads/index.js';
+import { findLoadsByNumber, type Load, type LoadReader, openLoadsOnLane } from '../loads/index.js';
 import { loadNotBooked, type OfferReceiver, offerOfCallExists } from '../offers/index.js';
-import { contactRefusal, recordInboundCallOutreach } from '../outreaches/index.js';
-import { type SayableLoad, sayableLoad } from './call-script.js';
+import { contactRefusal, loadsOfCall, recordInboundCallOutreach } from '../outreaches/index.js';
+import { sayableLoad } from './call-script.js';
 import { type CodeSender, callerNumberMatches, checkCode, issueCode } from './caller-identity.js';
 import { type CallRow, linkCall } from './calls-repository.js';
 import { elpAnswersOf, elpTestIdOfCall, recordElpAnswer } from './elp-queries.js';
@@ -35,6 +35,7 @@ import {
   NO_LOAD,
   NOT_AVAILABLE,
   type Outcome,
+  sameLoadNumber,
   textArg,
   toolError,
   topicsArg,
@@ -81,12 +82,12 @@ export class VoiceTools {
           this.log.warn({ err, tool: name, callId: call.id }, 'voice tool failed');
         outcome = { error: err instanceof AppError ? err.message : 'The tool failed; carry on without it' };
       }
-      // A sentence is said word for word: dates, states, money and the load number as spoken.
+      // A sentence is said word for word: dates, states, money and the load numbers as spoken.
       if (outcome.result && !/^[[{]/.test(outcome.result)) {
-        outcome = {
-          ...outcome,
-          result: speakable(outcome.result, current.load_number ? [current.load_number] : []),
-        };
+        const numbers = (await loadsOfCall(this.db, current)).flatMap((l) =>
+          l.load_number ? [l.load_number] : [],
+        );
+        outcome = { ...outcome, result: speakable(outcome.result, numbers) };
       }
       results.push({ toolCallId: toolCall.id, name, ...outcome });
     }
@@ -100,7 +101,7 @@ export class VoiceTools {
   ): Promise<{ outcome: Outcome; call?: CallRow }> {
     switch (name) {
       case 'get_load_details':
-        return { outcome: await this.loadDetails(call) };
+        return { outcome: await this.loadDetails(call, args) };
       case 'answer_question':
         return { outcome: await this.answerQuestion(call, args) };
       case 'submit_offer':
@@ -122,7 +123,8 @@ export class VoiceTools {
     }
   }
 
-  private async sayable(call: CallRow): Promise<SayableLoad> {
+  /** The loads the call offers (its own first), or a tool error when it is about none. */
+  private async loadsOn(call: CallRow): Promise<Load[]> {
     if (!call.load_id) {
       throw toolError(
         call.call_direction === 'INBOUND'
@@ -130,35 +132,68 @@ export class VoiceTools {
           : 'This call is not about a load',
       );
     }
-    return sayableLoad(await this.loads.get(systemScope(call.organization_id), call.load_id));
+    const scope = systemScope(call.organization_id);
+    return Promise.all((await loadsOfCall(this.db, call)).map((l) => this.loads.get(scope, l.id)));
   }
 
-  private async loadDetails(call: CallRow): Promise<Outcome> {
-    const load = await this.sayable(call);
+  /**
+   * The load of the call a tool is about: the one `load_number` names among the call's loads, else
+   * its only load. A call offering several loads needs the number (a tool error lists them).
+   */
+  private async loadOf(call: CallRow, args: Record<string, unknown>): Promise<Load> {
+    const loads = await this.loadsOn(call);
+    const named = textArg(args.load_number, 100);
+    const numbers = loads.map((l) => l.load_number).join(', ');
+    if (!named) {
+      if (loads.length > 1) {
+        throw toolError(
+          `This call offers several loads (${numbers}): give load_number, the load the carrier means`,
+        );
+      }
+      return defined(loads[0], 'the call load');
+    }
+    const found = sameLoadNumber(loads, named);
+    if (!found) throw toolError(`Load ${named} is not on this call: it offers ${numbers}`);
+    return found;
+  }
+
+  private async loadDetails(call: CallRow, args: Record<string, unknown>): Promise<Outcome> {
+    const loads =
+      textArg(args.load_number, 100) === null ? await this.loadsOn(call) : [await this.loadOf(call, args)];
     const gate = await callGate(this.db, call);
-    if (gate.strict && !gate.passes)
-      return { result: JSON.stringify(laneOnly(load)), metadata: { posted_rate: null, limited: true } };
-    return { result: JSON.stringify(load), metadata: { posted_rate: load.posted_rate } };
+    const limited = gate.strict && !gate.passes;
+    const shown = loads.map((l) => (limited ? laneOnly(sayableLoad(l)) : sayableLoad(l)));
+    const first = defined(loads[0], 'the call load');
+    const metadata = {
+      posted_rate: limited ? null : first.posted_rate,
+      ...(limited ? { limited: true } : {}),
+      ...(loads.length > 1
+        ? {
+            loads: loads.map((l) => ({
+              load_number: l.load_number,
+              posted_rate: limited ? null : l.posted_rate,
+            })),
+          }
+        : {}),
+    };
+    return { result: JSON.stringify(loads.length > 1 ? { loads: shown } : shown[0]), metadata };
   }
 
-  /** The carrier's questions about the call's load, answered from its sayable facts (as in e-mail and WhatsApp replies). */
+  /** The carrier's questions about a load of the call, answered from its sayable facts (as in e-mail and WhatsApp replies). */
   private async answerQuestion(call: CallRow, args: Record<string, unknown>): Promise<Outcome> {
     const topics = topicsArg(args);
-    await this.sayable(call);
-    const facts = loadFactsOf(
-      await this.loads.get(systemScope(call.organization_id), defined(call.load_id, 'call.load_id')),
-    );
-    const said = answerQuestions(topics, facts);
+    const load = await this.loadOf(call, args);
+    const said = answerQuestions(topics, loadFactsOf(load));
     return {
       result: said ?? 'The load does not say; tell the carrier a rep will confirm.',
-      metadata: { topics, answered: said !== null },
+      metadata: { topics, answered: said !== null, load_number: load.load_number },
     };
   }
 
-  /** Why the call's carrier may not be offered the call's load (the contact guard), or null. */
-  private async refusal(call: CallRow) {
+  /** Why the call's carrier may not be offered the load (the contact guard), or null. */
+  private async refusal(call: CallRow, loadId: string) {
     if (!call.carrier_id) return null;
-    return contactRefusal(this.db, systemScope(call.organization_id), call.carrier_id, call.load_id ?? '');
+    return contactRefusal(this.db, systemScope(call.organization_id), call.carrier_id, loadId);
   }
 
   private async submitOffer(call: CallRow, args: Record<string, unknown>): Promise<Outcome> {
@@ -166,17 +201,21 @@ export class VoiceTools {
     if (!Number.isFinite(amount) || amount <= 0 || amount > 10_000_000) {
       throw toolError('offer_amount must be a positive number of US dollars');
     }
-    const load = await this.sayable(call);
+    const load = await this.loadOf(call, args);
     if (call.call_direction === 'INBOUND' && !call.carrier_id) {
       throw toolError("Ask for the carrier's MC or DOT number and call identify_carrier first");
     }
-    const refused = await this.refusal(call);
-    if (refused) return { result: NOT_AVAILABLE, metadata: { decision: 'not_available' } };
+    const refused = await this.refusal(call, load.id);
+    if (refused)
+      return {
+        result: NOT_AVAILABLE,
+        metadata: { decision: 'not_available', load_number: load.load_number },
+      };
     const gate = await callGate(this.db, call);
     if (gate.strict && !gate.passes)
       return { result: VETTING_PENDING, metadata: { decision: 'vetting_pending' } };
     const outcome = await this.offers.receive(systemScope(call.organization_id), {
-      loadId: defined(call.load_id, 'call.load_id'),
+      loadId: load.id,
       carrierId: call.carrier_id,
       amount,
       channel: 'voice',
@@ -185,7 +224,7 @@ export class VoiceTools {
     });
     const { decision } = outcome;
     const said = amountOf(decision);
-    const say = replyText(decision.kind, loadSummary(load), 'there', said ?? amount);
+    const say = replyText(decision.kind, loadSummary(sayableLoad(load)), 'there', said ?? amount);
     const countered = decision.kind === 'counter' || decision.kind === 'final';
     return {
       result: say,
@@ -193,6 +232,7 @@ export class VoiceTools {
         offer_id: outcome.offerId,
         status: outcome.status,
         decision: decision.kind,
+        load_number: load.load_number,
         ...(countered ? { counter_offer_amount: said } : {}),
       },
     };
@@ -206,7 +246,7 @@ export class VoiceTools {
   async offerFromAnalysis(call: CallRow, amount: number): Promise<boolean> {
     if (!call.load_id || !call.carrier_id || amount > 10_000_000) return false;
     if (await offerOfCallExists(this.db, call.id, call.load_id)) return false;
-    if (await this.refusal(call)) return false;
+    if (await this.refusal(call, call.load_id)) return false;
     const outcome = await this.offers.receive(systemScope(call.organization_id), {
       loadId: call.load_id,
       carrierId: call.carrier_id,
@@ -309,7 +349,7 @@ export class VoiceTools {
       await linkCall(this.db, call.id, { load_id: load.id, load_number: load.load_number }),
       'linkCall',
     );
-    const refused = await this.refusal(linked);
+    const refused = await this.refusal(linked, linked.load_id ?? '');
     if (refused)
       return { outcome: { result: NOT_AVAILABLE, metadata: { found: 1, available: false } }, call: linked };
     await this.recordInbound(linked);
@@ -378,7 +418,7 @@ export class VoiceTools {
   private async linkIdentified(call: CallRow, carrierId: string, name: string | null) {
     const linked = await linkVerifiedCarrier(this.db, call.id, carrierId);
     const carrier = { name };
-    const refused = await this.refusal(linked);
+    const refused = await this.refusal(linked, linked.load_id ?? '');
     if (refused) {
       this.log.info(
         { callId: call.id, carrierId, reason: refused.reason },

@@ -20,6 +20,7 @@ export {
   findOutreach,
   followCallOutreach,
   loadHasActiveOutreach,
+  loadsOfCall,
   type NewOutreach,
   type OutreachRow,
   openCallOutreach,

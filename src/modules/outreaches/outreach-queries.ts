@@ -160,6 +160,29 @@ export async function attachCallToOutreach(tx: DbOrTx, scope: OrgScope, outreach
     .where(and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, outreachId)));
 }
 
+/**
+ * The loads an outbound call offers, by the outreaches it carries: the call's own load first, then
+ * the other loads of the lane the agent put on the same call (a bundle), in the order queued.
+ */
+export async function loadsOfCall(
+  db: DbOrTx,
+  call: { id: string; organization_id: string; load_id: string | null; load_number: string | null },
+): Promise<{ id: string; load_number: string | null }[]> {
+  const rows = await db
+    .select({ id: outreaches.load_id, load_number: outreaches.load_number })
+    .from(outreaches)
+    .where(
+      and(
+        eq(outreaches.organization_id, call.organization_id),
+        eq(outreaches.call_id, call.id),
+        eq(outreaches.direction, 'outbound'),
+      ),
+    )
+    .orderBy(outreaches.created_at, outreaches.id);
+  const own = call.load_id ? [{ id: call.load_id, load_number: call.load_number }] : [];
+  return [...own, ...rows.filter((r) => r.id !== call.load_id && own.length > 0)];
+}
+
 /** Opens the pending outreach of an outbound call and emits outreach.created, in the caller's transaction. */
 export async function openCallOutreach(
   tx: DbOrTx,

@@ -5,6 +5,10 @@
  */
 export const VOICE_VARIABLES = {
   load_number: "The load's number",
+  loads_on_call:
+    'The loads the call offers: "load OUT-1", or "3 loads: OUT-1, OUT-2 and OUT-3" when the agent offers several loads of one lane on one call',
+  other_loads:
+    'The other loads of the lane the call offers, each with its pickup date and posted rate ("none" on a call about one load)',
   origin_city: 'City of the first pickup',
   origin_state: 'State of the first pickup',
   destination_city: 'City of the last drop-off',

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defined } from '../../src/lib/defined.js';
+import {
+  agentEnv,
+  agentLoad,
+  agentRound,
+  type Headers,
+  laneCarrier,
+  outreachesOf,
+  tenant,
+} from '../helpers/agent-factories.js';
+import { useTestApp } from '../helpers/app.js';
+import {
+  scriptOf,
+  sendVapi,
+  statusUpdate,
+  toolAnswersOf,
+  toolCalls,
+  useVapiStandIn,
+  vapiCall,
+  vapiEnv,
+} from '../helpers/vapi-stand-in.js';
+
+const env = { ...agentEnv, WORKERS_ENABLED: 'false' };
+const offerList = z.object({
+  data: z.array(z.object({ load_id: z.string(), offer_amount: z.number(), call_id: z.string().nullable() })),
+});
+
+describe('one call offers a carrier the open loads of its lane', () => {
+  const standIn = useVapiStandIn();
+  const t = useTestApp({ env: vapiEnv(standIn, env) });
+
+  const numberOf = async (h: Headers, id: string) =>
+    z
+      .object({ load_number: z.string() })
+      .parse((await t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers: h })).json())
+      .load_number;
+
+  it('places one call for a carrier reached only by phone, takes an offer on each load it names, and ends every load’s outreach with the call', async () => {
+    const { h } = await tenant(t, { channel_order: ['call'] });
+    const carrier = await laneCarrier(t, h, { phone: '+14155550941', email: null });
+    const loads = [
+      await agentLoad(t, h),
+      await agentLoad(t, h, { posted_rate: 2100 }),
+      await agentLoad(t, h, { posted_rate: 2200 }),
+    ];
+    const numbers = await Promise.all(loads.map((id) => numberOf(h, id)));
+    const before = standIn.callBodies().length;
+    await agentRound(t);
+
+    // One call, carrying the three loads' outreaches.
+    expect(standIn.callBodies()).toHaveLength(before + 1);
+    const contacts = (await Promise.all(loads.map((id) => outreachesOf(t, h, id)))).flat();
+    expect(contacts.map((o) => [o.carrier_id, o.modality])).toEqual(loads.map(() => [carrier, 'call']));
+    const callId = defined(contacts[0]?.call_id, 'the call of the first outreach');
+    expect(new Set(contacts.map((o) => o.call_id))).toEqual(new Set([callId]));
+
+    // The script names every load; the first message says how many, numbers spoken.
+    const { body } = standIn.lastCall();
+    const script = scriptOf(body);
+    for (const n of numbers) expect(script).toContain(n);
+    expect(body.assistant?.firstMessage).toMatch(/^Hi, this is .* I am calling about 3 loads: /);
+    expect(script).toMatch(/posted rate \$2,100/);
+    for (const secret of ['2,400', '2400', '2,900', '2900']) expect(script).not.toContain(secret);
+
+    const call = vapiCall(standIn.lastCall().vapiId, callId);
+    await sendVapi(t, statusUpdate(call, 'in-progress', Date.now()));
+    const ask = async (name: string, args: Record<string, unknown>) => {
+      const res = await sendVapi(t, toolCalls(call, [{ id: `tc-${name}`, name, args }]));
+      expect(res.statusCode, res.body).toBe(200);
+      return defined(toolAnswersOf(res)[0], 'the tool answer');
+    };
+
+    // The details list the three loads, with their posted rates and nothing internal.
+    const details = await ask('get_load_details', {});
+    const listed = z
+      .object({ loads: z.array(z.object({ load_number: z.string(), posted_rate: z.number() })) })
+      .parse(JSON.parse(defined(details.result, 'details.result')));
+    // The call's own load first, then the lane's others (whichever load the wave was planned for).
+    const byNumber = (a: [string, number], b: [string, number]) => a[0].localeCompare(b[0]);
+    const expected: [string, number][] = [
+      [defined(numbers[0], 'numbers[0]'), 2000],
+      [defined(numbers[1], 'numbers[1]'), 2100],
+      [defined(numbers[2], 'numbers[2]'), 2200],
+    ];
+    expect(listed.loads.map((l): [string, number] => [l.load_number, l.posted_rate]).sort(byNumber)).toEqual(
+      expected.sort(byNumber),
+    );
+    const onCall = listed.loads.map((l) => l.load_number).join(', ');
+    expect(details.result).not.toMatch(/max_buy_rate|customer_rate|margin|2400|2900/);
+    // One load's details when the number names it.
+    const one = await ask('get_load_details', { load_number: numbers[1] });
+    expect(JSON.parse(defined(one.result, 'one.result'))).toMatchObject({ load_number: numbers[1] });
+
+    // An offer must say which load; an unknown load is refused, naming the call's loads.
+    const unnamed = await ask('submit_offer', { offer_amount: 2100 });
+    expect(unnamed.error).toBe(
+      `This call offers several loads (${onCall}): give load_number, the load the carrier means`,
+    );
+    const unknown = await ask('submit_offer', { offer_amount: 2100, load_number: 'NOPE-1' });
+    expect(unknown.error).toBe(`Load NOPE-1 is not on this call: it offers ${onCall}`);
+
+    // The second load by its number, the third by its digits alone (as a number is heard).
+    const second = await ask('submit_offer', { offer_amount: 2100, load_number: numbers[1] });
+    expect(second.metadata).toMatchObject({ load_number: numbers[1] });
+    const digits = defined(numbers[2], 'numbers[2]').replace(/\D/g, '');
+    const third = await ask('submit_offer', { offer_amount: 2150, load_number: digits });
+    expect(third.metadata).toMatchObject({ load_number: numbers[2] });
+    const question = await ask('answer_question', { topics: 'weight', load_number: numbers[0] });
+    expect(question.metadata).toMatchObject({ load_number: numbers[0] });
+
+    const offers = offerList.parse(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/offers?page_size=100', headers: h })).json(),
+    ).data;
+    expect(
+      offers
+        .map((o) => [o.load_id, o.offer_amount, o.call_id])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    ).toEqual(
+      [
+        [loads[1], 2100, callId],
+        [loads[2], 2150, callId],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+
+    // The call ends: every load's outreach follows it.
+    await sendVapi(t, statusUpdate(call, 'ended', Date.now(), 'customer-ended-call'));
+    const after = (await Promise.all(loads.map((id) => outreachesOf(t, h, id)))).flat();
+    expect(after.map((o) => o.status)).toEqual(['completed', 'completed', 'completed']);
+  });
+
+  it('calls about one load, as before, a carrier whose lane has no other open load', async () => {
+    const { h } = await tenant(t, { channel_order: ['call'] });
+    await laneCarrier(t, h, { phone: '+14155550942', email: null });
+    const loadId = await agentLoad(t, h);
+    const number = await numberOf(h, loadId);
+    await agentRound(t);
+    const [contact] = await outreachesOf(t, h, loadId);
+    const callId = defined(contact?.call_id, 'the call');
+    const { body } = standIn.lastCall();
+    expect(body.assistant?.firstMessage).toMatch(/I am calling about load /);
+    expect(scriptOf(body)).toContain('Other loads of the same lane this call offers: none');
+    const call = vapiCall(standIn.lastCall().vapiId, callId);
+    const res = await sendVapi(
+      t,
+      toolCalls(call, [{ id: 'tc1', name: 'submit_offer', args: { offer_amount: 1900 } }]),
+    );
+    expect(toolAnswersOf(res)[0]?.metadata).toMatchObject({ load_number: number });
+  });
+});
