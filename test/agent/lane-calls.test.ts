@@ -12,6 +12,7 @@ import {
 } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
 import {
+  endOfCallReport,
   scriptOf,
   sendVapi,
   statusUpdate,
@@ -87,7 +88,11 @@ describe('one call offers a carrier the open loads of its lane', () => {
     expect(listed.loads.map((l): [string, number] => [l.load_number, l.posted_rate]).sort(byNumber)).toEqual(
       expected.sort(byNumber),
     );
-    const onCall = listed.loads.map((l) => l.load_number).join(', ');
+    const order = listed.loads.map((l) => l.load_number);
+    const onCall = order.join(', ');
+    // Offers go on the two loads the call is not about; its own load gets a question only.
+    const [own, other, last] = order.map((n) => defined(n, 'a load number of the call'));
+    const idOf = (n: string | undefined) => loads[numbers.indexOf(defined(n, 'n'))];
     expect(details.result).not.toMatch(/max_buy_rate|customer_rate|margin|2400|2900/);
     // One load's details when the number names it.
     const one = await ask('get_load_details', { load_number: numbers[1] });
@@ -102,13 +107,13 @@ describe('one call offers a carrier the open loads of its lane', () => {
     expect(unknown.error).toBe(`Load NOPE-1 is not on this call: it offers ${onCall}`);
 
     // The second load by its number, the third by its digits alone (as a number is heard).
-    const second = await ask('submit_offer', { offer_amount: 2100, load_number: numbers[1] });
-    expect(second.metadata).toMatchObject({ load_number: numbers[1] });
-    const digits = defined(numbers[2], 'numbers[2]').replace(/\D/g, '');
+    const second = await ask('submit_offer', { offer_amount: 2100, load_number: other });
+    expect(second.metadata).toMatchObject({ load_number: other });
+    const digits = defined(last, 'last').replace(/\D/g, '');
     const third = await ask('submit_offer', { offer_amount: 2150, load_number: digits });
-    expect(third.metadata).toMatchObject({ load_number: numbers[2] });
-    const question = await ask('answer_question', { topics: 'weight', load_number: numbers[0] });
-    expect(question.metadata).toMatchObject({ load_number: numbers[0] });
+    expect(third.metadata).toMatchObject({ load_number: last });
+    const question = await ask('answer_question', { topics: 'weight', load_number: own });
+    expect(question.metadata).toMatchObject({ load_number: own });
 
     const offers = offerList.parse(
       (await t.app.inject({ method: 'GET', url: '/api/v1/offers?page_size=100', headers: h })).json(),
@@ -119,15 +124,23 @@ describe('one call offers a carrier the open loads of its lane', () => {
         .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     ).toEqual(
       [
-        [loads[1], 2100, callId],
-        [loads[2], 2150, callId],
+        [idOf(other), 2100, callId],
+        [idOf(last), 2150, callId],
       ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     );
 
-    // The call ends: every load's outreach follows it.
-    await sendVapi(t, statusUpdate(call, 'ended', Date.now(), 'customer-ended-call'));
+    // The call ends: every load's outreach follows it. An amount the post-call analysis heard names
+    // no load, so on this call it is recorded on none.
+    await sendVapi(
+      t,
+      endOfCallReport(call, 'customer-ended-call', { analysis: { structuredData: { offer_amount: 1900 } } }),
+    );
     const after = (await Promise.all(loads.map((id) => outreachesOf(t, h, id)))).flat();
     expect(after.map((o) => o.status)).toEqual(['completed', 'completed', 'completed']);
+    const afterReport = offerList.parse(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/offers?page_size=100', headers: h })).json(),
+    ).data;
+    expect(afterReport).toHaveLength(2);
   });
 
   it('calls about one load, as before, a carrier whose lane has no other open load', async () => {

@@ -7,6 +7,7 @@ import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant, createUser } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
 import {
+  endOfCallReport,
   firstToolAnswer,
   sendVapi,
   statusUpdate,
@@ -23,31 +24,6 @@ const get = async (t: TestApp, headers: Headers, url: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers })).json();
 
 /** An end-of-call report as Vapi sends it, with the analysis and cost given. */
-function report(
-  call: Vapi.Call,
-  endedReason: Vapi.ServerMessageEndOfCallReportEndedReason,
-  extra: { analysis?: Vapi.Analysis; cost?: number } = {},
-): Vapi.ServerMessage {
-  const now = Date.now();
-  return {
-    message: {
-      type: 'end-of-call-report',
-      endedReason,
-      timestamp: now,
-      startedAt: new Date(now - 60_000).toISOString(),
-      endedAt: new Date(now).toISOString(),
-      call,
-      analysis: extra.analysis ?? {},
-      ...(extra.cost !== undefined ? { cost: extra.cost } : {}),
-      artifact: {
-        messages: [
-          { role: 'bot', message: 'Hello.', time: now - 59_000, endTime: now - 58_000, secondsFromStart: 1 },
-        ],
-      },
-    },
-  } satisfies Vapi.ServerMessage;
-}
-
 describe('call outcomes and live control on Vapi', () => {
   const standIn = useVapiStandIn();
   const t = useTestApp({ env: vapiEnv(standIn, { COMPLIANCE_REGISTRY_FILE: registryFile([]) }) });
@@ -151,7 +127,7 @@ describe('call outcomes and live control on Vapi', () => {
     const back = await sendVapi(t, toolCalls(c, [{ id: 'tc-1', name: 'get_load_details' }]));
     expect(firstToolAnswer(back).result).toBeTruthy();
     expect((await get(t, user.headers, `/calls/${call.id}`)).transfer).toMatchObject({ status: 'failed' });
-    await sendVapi(t, report(c, 'customer-ended-call'));
+    await sendVapi(t, endOfCallReport(c, 'customer-ended-call'));
     expect(await get(t, user.headers, `/calls/${call.id}`)).toMatchObject({
       status: 'COMPLETED',
       ended_reason: 'customer-ended-call',
@@ -166,7 +142,7 @@ describe('call outcomes and live control on Vapi', () => {
       message: { type: 'hang', timestamp: Date.now(), call: c2 },
     } satisfies Vapi.ServerMessage);
     await sendVapi(t, { ...update, message: { ...update.message, call: c2 } });
-    await sendVapi(t, report(c2, 'assistant-forwarded-call'));
+    await sendVapi(t, endOfCallReport(c2, 'assistant-forwarded-call'));
     expect(await get(t, user.headers, `/calls/${second.id}`)).toMatchObject({
       status: 'TRANSFERRED',
       transfer: { status: 'connected', destination: '+13125550888' },
@@ -194,7 +170,7 @@ describe('call outcomes and live control on Vapi', () => {
       },
       successEvaluation: 'true',
     } satisfies Vapi.Analysis;
-    const ended = report(c, 'customer-ended-call', { analysis, cost: 0.4275 });
+    const ended = endOfCallReport(c, 'customer-ended-call', { analysis, cost: 0.4275 });
     await sendVapi(t, ended);
     await sendVapi(t, ended);
     const detail = await get(t, user.headers, `/calls/${call.id}`);
@@ -226,7 +202,7 @@ describe('call outcomes and live control on Vapi', () => {
     await sendVapi(t, toolCalls(c2, [{ id: 'tc-o', name: 'submit_offer', args: { offer_amount: 2050 } }]));
     await sendVapi(
       t,
-      report(c2, 'customer-ended-call', { analysis: { structuredData: { offer_amount: 2050 } } }),
+      endOfCallReport(c2, 'customer-ended-call', { analysis: { structuredData: { offer_amount: 2050 } } }),
     );
     const ofSecond = (await get(t, user.headers, `/offers?load_id=${loadId}`)).data.filter(
       (o: { call_id: string }) => o.call_id === again.id,
@@ -261,7 +237,10 @@ describe('call outcomes and live control on Vapi', () => {
       answer: 'A clear answer.',
       valid: q.id !== defined(first, 'first').id,
     }));
-    await sendVapi(t, report(c, 'assistant-ended-call', { analysis: { structuredData: { answers } } }));
+    await sendVapi(
+      t,
+      endOfCallReport(c, 'assistant-ended-call', { analysis: { structuredData: { answers } } }),
+    );
     expect(await get(t, user.headers, `/elp/tests/${test.id}`)).toMatchObject({
       status: 'COMPLETED',
       scoring_status: 'SCORED',

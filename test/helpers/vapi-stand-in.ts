@@ -200,6 +200,32 @@ export function statusUpdate(
   } satisfies Vapi.ServerMessage;
 }
 
+/** An end-of-call report as Vapi sends it: a minute long, one bot line, with the analysis given. */
+export function endOfCallReport(
+  call: Vapi.Call,
+  endedReason: Vapi.ServerMessageEndOfCallReportEndedReason,
+  extra: { analysis?: Vapi.Analysis; cost?: number } = {},
+): Vapi.ServerMessage {
+  const now = Date.now();
+  return {
+    message: {
+      type: 'end-of-call-report',
+      endedReason,
+      timestamp: now,
+      startedAt: new Date(now - 60_000).toISOString(),
+      endedAt: new Date(now).toISOString(),
+      call,
+      analysis: extra.analysis ?? {},
+      ...(extra.cost !== undefined ? { cost: extra.cost } : {}),
+      artifact: {
+        messages: [
+          { role: 'bot', message: 'Hello.', time: now - 59_000, endTime: now - 58_000, secondsFromStart: 1 },
+        ],
+      },
+    },
+  } satisfies Vapi.ServerMessage;
+}
+
 /** Tool calls as Vapi sends them: `function.arguments` is a JSON string. */
 export function toolCalls(
   call: Vapi.Call,

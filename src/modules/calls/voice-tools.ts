@@ -245,6 +245,8 @@ export class VoiceTools {
    */
   async offerFromAnalysis(call: CallRow, amount: number): Promise<boolean> {
     if (!call.load_id || !call.carrier_id || amount > 10_000_000) return false;
+    // The analysis names no load: on a call about several loads, which one is not guessed.
+    if ((await loadsOfCall(this.db, call)).length > 1) return false;
     if (await offerOfCallExists(this.db, call.id, call.load_id)) return false;
     if (await this.refusal(call, call.load_id)) return false;
     const outcome = await this.offers.receive(systemScope(call.organization_id), {
