@@ -46,6 +46,12 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
   };
   const automated = async (h: Headers, loadId: string) =>
     (await outreachesOf(t, h, loadId)).filter((o) => o.is_automated);
+  /** The load's automated contacts made and sent `ago` (an interval) before now. */
+  const sentAgo = (loadId: string, ago: string) =>
+    t.database.db
+      .update(outreaches)
+      .set({ sent_at: sql`now() - ${ago}::interval`, created_at: sql`now() - ${ago}::interval` })
+      .where(eq(outreaches.load_id, loadId));
   const loadNumber = () => `PL${randomBytes(3).toString('hex').toUpperCase()}`;
   const numbersOf = (h: Headers, ids: string[]) =>
     Promise.all(
@@ -260,6 +266,30 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(contacts.filter((o) => o.carrier_id === calls).map((o) => o.modality)).toEqual(['call']);
   });
 
+  it('fills a full message with loads the carrier was never offered before offering one again', async () => {
+    const { h } = await tenant(t, {});
+    const carrier = await laneCarrier(t, h);
+    const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+    const onLane = (hours: number) =>
+      agentLoad(t, h, {
+        stops: [
+          stopPayload('Pickup', { date: inHours(hours) }),
+          stopPayload('Dropoff', { date: inHours(90) }),
+        ],
+      });
+    // The soonest load was offered to the carrier 26 hours ago: past the re-contact window.
+    const offered = await onLane(30);
+    await agentRound(t);
+    expect((await automated(h, offered)).map((o) => o.carrier_id)).toEqual([carrier]);
+    await sentAgo(offered, '26 hours');
+    // Eight loads it never heard of fill the message (at most eight loads); the old one waits.
+    const fresh: string[] = [];
+    for (let i = 0; i < 8; i++) fresh.push(await onLane(40 + i));
+    await agentRound(t);
+    for (const id of fresh) expect((await automated(h, id)).map((o) => o.carrier_id)).toEqual([carrier]);
+    expect(await automated(h, offered)).toHaveLength(1);
+  });
+
   it('keeps the least gap between contacts of one carrier across loads and lanes', async () => {
     const { h } = await tenant(t, { carrier_min_gap_minutes: 30 });
     const carrier = await laneCarrier(t, h);
@@ -286,10 +316,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(defined(state, 'state').last_outcome).toBe('deferred');
     // The gap passes: the two loads are due at once, on two lanes of the carrier; one contact goes
     // out, naming both.
-    await t.database.db
-      .update(outreaches)
-      .set({ sent_at: sql`now() - interval '31 minutes'`, created_at: sql`now() - interval '31 minutes'` })
-      .where(eq(outreaches.load_id, first));
+    await sentAgo(first, '31 minutes');
     await nextWaveNow(t, otherLane);
     await nextWaveNow(t, sameLane);
     await agentRound(t);
@@ -326,10 +353,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     await agentRound(t);
     expect((await automated(h, first)).map((o) => o.carrier_id)).toEqual([carrier]);
     // Its contact went out 31 minutes ago: past the gap, not past the pace.
-    await t.database.db
-      .update(outreaches)
-      .set({ sent_at: sql`now() - interval '31 minutes'`, created_at: sql`now() - interval '31 minutes'` })
-      .where(eq(outreaches.load_id, first));
+    await sentAgo(first, '31 minutes');
     const later = await onLane(inDays(2));
     await agentRound(t);
     expect(await automated(h, later)).toEqual([]);

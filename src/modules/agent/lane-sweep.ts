@@ -33,7 +33,8 @@ const onLane = (ln: SQLWrapper, x: SQLWrapper) => sql`(${ln}.origin_state = ${x}
  * carrier has an active primary preference on (its equipment permitting); loads the agent works
  * (as it works them: a load stays open until the TMS or a booking closes it), that the contact guard
  * lets the carrier be offered and that it was not contacted about (outbound, any channel) within the
- * re-contact window. At most MOST_LOADS_PER_MESSAGE - 1 in all, and besides those the loads of the
+ * re-contact window. Loads it was never offered come first: offering a load again (its window
+ * passed) never takes the place of one the carrier has not heard of. At most MOST_LOADS_PER_MESSAGE - 1 in all, and besides those the loads of the
  * same lane up to MOST_LOADS_PER_CALL - 1 (a call names only its own lane's).
  */
 export async function laneLoadsFor(
@@ -76,9 +77,13 @@ export async function laneLoadsFor(
     ),
     offered AS (
       SELECT c.id AS carrier_id, lane.id, lane.load_number, lane.same_lane,
-             row_number() OVER (PARTITION BY c.id ORDER BY lane.pickup_date NULLS LAST, lane.id) AS n,
-             row_number() OVER (PARTITION BY c.id, lane.same_lane ORDER BY lane.pickup_date NULLS LAST, lane.id) AS k
+             row_number() OVER (PARTITION BY c.id ORDER BY again, lane.pickup_date NULLS LAST, lane.id) AS n,
+             row_number() OVER (PARTITION BY c.id, lane.same_lane ORDER BY again, lane.pickup_date NULLS LAST, lane.id) AS k
       FROM carriers c CROSS JOIN lane
+      CROSS JOIN LATERAL (
+        SELECT EXISTS (SELECT 1 FROM outreaches o
+                       WHERE o.load_id = lane.id AND o.carrier_id = c.id AND o.direction = 'outbound'
+                         AND o.cancelled_at IS NULL) AS again) a
       WHERE c.organization_id = ${organizationId} AND c.id = ANY(${ids}::text[])
         AND (lane.same_lane OR (
           (c.equipment_types IS NULL OR cardinality(c.equipment_types) = 0
