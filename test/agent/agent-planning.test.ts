@@ -200,7 +200,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     const calls = await laneCarrier(t, h, { phone: '+14155550932', preferred_channel: 'call' });
     const first = await agentLoad(t, h);
     const second = await agentLoad(t, h);
-    // Another lane's load is never named in the lane's message.
+    // A load of a lane the carriers are not on is never named in their message.
     const otherLane = await agentLoad(t, h, {
       stops: [stopPayload('Pickup'), stopPayload('Dropoff', { city: 'Atlanta', state: 'GA' })],
     });
