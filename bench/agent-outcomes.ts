@@ -153,6 +153,13 @@ export async function run() {
       `${r.policy.name}: booked / handed by arrival hour (Chicago) ${JSON.stringify(r.figures.diagnostics.byArrivalHour)}; by hours to pickup ${JSON.stringify(r.figures.diagnostics.byLeadHours)}; booked at or under the posted rate ${r.figures.diagnostics.atPosted}; carriers never contacted about an uncovered load (load, carrier pairs) ${JSON.stringify(r.figures.diagnostics.missedCarriers)}`,
     );
   }
+  for (const r of results) {
+    const why = r.figures.diagnostics.missedWhy;
+    console.log(
+      `${r.policy.name}: why those carriers were never contacted (cause / last skip reason recorded for the pair) ${JSON.stringify(why.causes)}`,
+    );
+    if (why.examples.length) console.log(`${r.policy.name}: examples\n  ${why.examples.join('\n  ')}`);
+  }
   const forbidden = results.flatMap((r) =>
     Object.entries(r.figures.forbidden)
       .filter(([, n]) => n > 0)

@@ -3,6 +3,7 @@ import { defined } from '../../src/lib/defined.js';
 import { localMinutes, timeZoneOfState } from '../../src/modules/agent/cadence.js';
 import { CarrierBehaviour } from './carrier-behaviour.js';
 import type { Market, SimCarrier, SimLoad } from './market.js';
+import { type MissedPair, whyMissed } from './missed.js';
 import type { RunResult } from './run-policy.js';
 
 /** What one policy's run achieved, measured as a broker would: from what the service recorded. */
@@ -44,6 +45,8 @@ export interface Figures {
     /** Bookings at or under the posted rate, of all bookings; the median booked rate / posted. */
     atPosted: string;
     missedCarriers: Record<string, number>;
+    /** Why the agent never contacted those carriers about those loads (see missed.ts), with examples. */
+    missedWhy: { causes: Record<string, number>; examples: string[] };
   };
 }
 
@@ -253,6 +256,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   let leftUncontacted = 0;
   /** The carriers behind `leftUncontacted`: without a working e-mail (reached by calls, one load each) or with one. */
   const missedCarriers: Record<string, number> = {};
+  const missedPairs: MissedPair[] = [];
   for (const l of market.loads) {
     if (bookedBy.has(l.index)) continue;
     const loadId = defined(run.loadIds[l.index], 'run.loadIds[l.index]');
@@ -271,6 +275,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     });
     if (missedBy.length) leftUncontacted++;
     for (const c of missedBy) {
+      missedPairs.push({ load: l, carrier: c });
       const kind = !c.email || c.badEmail ? 'no_working_email' : 'with_email';
       missedCarriers[kind] = (missedCarriers[kind] ?? 0) + 1;
     }
@@ -328,6 +333,13 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       ) ?? 0) * 100
     ).toFixed(1)}%`,
     missedCarriers,
+    missedWhy: await whyMissed(
+      pool,
+      missedPairs,
+      run.loadIds,
+      run.carrierIds,
+      new Map(market.loads.map((l) => [defined(run.loadIds[l.index], 'load id'), l.lane])),
+    ),
     byLeadHours: share((l) => {
       const h = (l.pickupAt - l.arrivesAt) / HOUR;
       return h < 12 ? '04-12' : h < 36 ? '12-36' : '36-72';

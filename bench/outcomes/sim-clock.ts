@@ -120,7 +120,9 @@ export async function simServer(): Promise<SimServer> {
     async close() {
       for (const { name, database } of created) {
         await database.close().catch(() => {});
-        await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
+        // BENCH_OUTCOMES_KEEP_DATABASES=1 keeps them, to study a run afterwards (bench/outcomes/missed.ts).
+        if (process.env.BENCH_OUTCOMES_KEEP_DATABASES === '1') console.log(`kept database ${name}`);
+        else await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
       }
       await stopServer();
     },

@@ -1,14 +1,20 @@
 /**
- * Loads of one lane offered to one carrier in one message, and the carrier's answer split by the
- * load numbers it names. Pure: no I/O. Nothing internal is said (the lines come from describeLoad).
+ * Loads offered to one carrier in one message (of one lane, or of the carrier's lanes), and the
+ * carrier's answer split by the load numbers it names. Pure: no I/O. Nothing internal is said (the
+ * lines come from describeLoad).
  */
 import { describeLoad, type LoadSummary } from './negotiation.js';
 
-/** The first message of a conversation naming several loads of one lane. */
+/** Whether the loads share one lane: origin, destination and equipment. */
+export const oneLane = (loads: readonly Pick<LoadSummary, 'origin' | 'destination' | 'equipment_type'>[]) =>
+  new Set(loads.map((l) => `${l.origin}|${l.destination}|${l.equipment_type}`)).size <= 1;
+
+/** The first message of a conversation naming several loads (of one lane, or of the carrier's lanes). */
 export function bundledFirstContact(loads: readonly LoadSummary[], carrierName: string): string {
   const lines = loads.map((l) => `- ${describeLoad(l)}`).join('\n');
+  const which = oneLane(loads) ? 'on the same lane' : 'on your lanes';
   return (
-    `Hi ${carrierName}, we have ${loads.length} loads on the same lane:\n${lines}\n` +
+    `Hi ${carrierName}, we have ${loads.length} loads ${which}:\n${lines}\n` +
     'Do you have trucks for any of them? Reply with the load numbers you can take and your rate for each, all in.'
   );
 }

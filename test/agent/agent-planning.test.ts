@@ -46,7 +46,35 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
   };
   const automated = async (h: Headers, loadId: string) =>
     (await outreachesOf(t, h, loadId)).filter((o) => o.is_automated);
+  /** The load's automated contacts made and sent `ago` (an interval) before now. */
+  const sentAgo = (loadId: string, ago: string) =>
+    t.database.db
+      .update(outreaches)
+      .set({ sent_at: sql`now() - ${ago}::interval`, created_at: sql`now() - ${ago}::interval` })
+      .where(eq(outreaches.load_id, loadId));
   const loadNumber = () => `PL${randomBytes(3).toString('hex').toUpperCase()}`;
+  const numbersOf = (h: Headers, ids: string[]) =>
+    Promise.all(
+      ids.map(
+        async (id) =>
+          z
+            .object({ load_number: z.string() })
+            .parse((await t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers: h })).json())
+            .load_number,
+      ),
+    );
+  /** The carrier's second lane, Illinois to Georgia, and a load on it. */
+  const onGeorgiaLane = async (h: Headers, carrier: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${carrier}/lane-preferences`,
+      headers: h,
+      payload: { origin: { state: 'IL' }, destination: { state: 'GA' } },
+    });
+  const georgiaLoad = (h: Headers) =>
+    agentLoad(t, h, {
+      stops: [stopPayload('Pickup'), stopPayload('Dropoff', { city: 'Atlanta', state: 'GA' })],
+    });
 
   it('contacts carriers in their hours in the same round while the first-ranked wait out quiet hours', async () => {
     const { start, end } = quietNowInChicago();
@@ -172,7 +200,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     const calls = await laneCarrier(t, h, { phone: '+14155550932', preferred_channel: 'call' });
     const first = await agentLoad(t, h);
     const second = await agentLoad(t, h);
-    // Another lane's load is never named in the lane's message.
+    // A load of a lane the carriers are not on is never named in their message.
     const otherLane = await agentLoad(t, h, {
       stops: [stopPayload('Pickup'), stopPayload('Dropoff', { city: 'Atlanta', state: 'GA' })],
     });
@@ -182,15 +210,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(written.map((o) => o.modality)).toEqual(['email', 'email']);
     expect(new Set(written.map((o) => o.conversation_id)).size).toBe(1);
     const [message] = await messagesOf(t, h, written[0]?.id ?? '');
-    const numbers = await Promise.all(
-      [first, second, otherLane].map(
-        async (id) =>
-          z
-            .object({ load_number: z.string() })
-            .parse((await t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers: h })).json())
-            .load_number,
-      ),
-    );
+    const numbers = await numbersOf(h, [first, second, otherLane]);
     expect(message?.body).toContain(numbers[0]);
     expect(message?.body).toContain(numbers[1]);
     expect(message?.body).not.toContain(numbers[2]);
@@ -212,6 +232,62 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(offeredWith).toEqual([
       `offered with load ${sweptFirst ? numbers[1] : numbers[0]} of the same lane, in one message`,
     ]);
+  });
+
+  it('offers a carrier on several lanes the open loads of all of them in one e-mail, a call only its lane’s', async () => {
+    const { h } = await tenant(t, { channel_order: ['call', 'email'] });
+    const onBoth = await laneCarrier(t, h, { phone: '+14155550941' });
+    await onGeorgiaLane(h, onBoth);
+    const texasOnly = await laneCarrier(t, h, { phone: '+14155550942' });
+    const calls = await laneCarrier(t, h, { phone: '+14155550943', preferred_channel: 'call' });
+    await onGeorgiaLane(h, calls);
+    const texas = await agentLoad(t, h);
+    const georgia = await georgiaLoad(h);
+    await agentRound(t);
+    const contacts = [...(await automated(h, texas)), ...(await automated(h, georgia))];
+    // One e-mail names both loads: the carrier's daily contacts are not spent one lane at a time.
+    const written = contacts.filter((o) => o.carrier_id === onBoth);
+    expect(written.map((o) => o.modality)).toEqual(['email', 'email']);
+    expect(new Set(written.map((o) => o.conversation_id)).size).toBe(1);
+    const numbers = await numbersOf(h, [texas, georgia]);
+    const [message] = await messagesOf(t, h, written[0]?.id ?? '');
+    expect(message?.body).toContain(numbers[0]);
+    expect(message?.body).toContain(numbers[1]);
+    expect(message?.body).toContain('on your lanes');
+    const reasons = [...(await activity(h, texas)).timeline, ...(await activity(h, georgia)).timeline].filter(
+      (e) => e.carrier_id === onBoth && e.reason?.startsWith('offered with load'),
+    );
+    expect(reasons.map((e) => e.reason?.replace(/load \S+/, 'load N'))).toEqual([
+      'offered with load N of another of the carrier’s lanes, in one message',
+    ]);
+    // A carrier on the Texas lane alone is offered only its load; a call names its own lane's only.
+    expect((await automated(h, texas)).filter((o) => o.carrier_id === texasOnly)).toHaveLength(1);
+    expect((await automated(h, georgia)).filter((o) => o.carrier_id === texasOnly)).toEqual([]);
+    expect(contacts.filter((o) => o.carrier_id === calls).map((o) => o.modality)).toEqual(['call']);
+  });
+
+  it('fills a full message with loads the carrier was never offered before offering one again', async () => {
+    const { h } = await tenant(t, {});
+    const carrier = await laneCarrier(t, h);
+    const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+    const onLane = (hours: number) =>
+      agentLoad(t, h, {
+        stops: [
+          stopPayload('Pickup', { date: inHours(hours) }),
+          stopPayload('Dropoff', { date: inHours(90) }),
+        ],
+      });
+    // The soonest load was offered to the carrier 26 hours ago: past the re-contact window.
+    const offered = await onLane(30);
+    await agentRound(t);
+    expect((await automated(h, offered)).map((o) => o.carrier_id)).toEqual([carrier]);
+    await sentAgo(offered, '26 hours');
+    // Eight loads it never heard of fill the message (at most eight loads); the old one waits.
+    const fresh: string[] = [];
+    for (let i = 0; i < 8; i++) fresh.push(await onLane(40 + i));
+    await agentRound(t);
+    for (const id of fresh) expect((await automated(h, id)).map((o) => o.carrier_id)).toEqual([carrier]);
+    expect(await automated(h, offered)).toHaveLength(1);
   });
 
   it('keeps the least gap between contacts of one carrier across loads and lanes', async () => {
@@ -238,22 +314,25 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(skipped).toMatchObject({ kind: 'carrier_skipped', reason: 'carrier_gap' });
     const state = await agentStateOf(t, otherLane);
     expect(defined(state, 'state').last_outcome).toBe('deferred');
-    // The gap passes: the two loads are due at once, on two lanes; one contact goes out, the other
-    // waits for the gap again.
-    await t.database.db
-      .update(outreaches)
-      .set({ sent_at: sql`now() - interval '31 minutes'`, created_at: sql`now() - interval '31 minutes'` })
-      .where(eq(outreaches.load_id, first));
+    // The gap passes: the two loads are due at once, on two lanes of the carrier; one contact goes
+    // out, naming both.
+    await sentAgo(first, '31 minutes');
     await nextWaveNow(t, otherLane);
     await nextWaveNow(t, sameLane);
     await agentRound(t);
     const both = [...(await automated(h, otherLane)), ...(await automated(h, sameLane))];
-    expect(both).toHaveLength(1);
+    expect(both).toHaveLength(2);
+    expect(new Set(both.map((o) => o.conversation_id)).size).toBe(1);
     const sends = await t.database.db
-      .select({ sent: outreaches.sent_at })
+      .select({
+        sent: outreaches.sent_at,
+        message: sql<string>`coalesce(${outreaches.bundle_id}, ${outreaches.id})`,
+      })
       .from(outreaches)
       .where(and(eq(outreaches.carrier_id, carrier), eq(outreaches.is_automated, true)));
-    const times = sends.map((s) => defined(s.sent, 's.sent').getTime()).sort();
+    const messages = new Map(sends.map((s) => [s.message, defined(s.sent, 's.sent').getTime()]));
+    expect(messages.size).toBe(2);
+    const times = [...messages.values()].sort();
     for (let i = 1; i < times.length; i++)
       expect(defined(times[i], 'times[i]') - defined(times[i - 1], 'times[i - 1]')).toBeGreaterThanOrEqual(
         30 * 60_000,
@@ -274,10 +353,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     await agentRound(t);
     expect((await automated(h, first)).map((o) => o.carrier_id)).toEqual([carrier]);
     // Its contact went out 31 minutes ago: past the gap, not past the pace.
-    await t.database.db
-      .update(outreaches)
-      .set({ sent_at: sql`now() - interval '31 minutes'`, created_at: sql`now() - interval '31 minutes'` })
-      .where(eq(outreaches.load_id, first));
+    await sentAgo(first, '31 minutes');
     const later = await onLane(inDays(2));
     await agentRound(t);
     expect(await automated(h, later)).toEqual([]);

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { oneLane } from '../../domain/bundled-offers.js';
 import { newId } from '../../domain/ids.js';
 import type { EmailSender } from '../../integrations/email/email-channel.js';
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
@@ -42,9 +43,9 @@ export class AgentMessenger {
         to: defined(outreach.address, 'outreach.address'),
         replyTo: `reply+${outreach.conversation_id}@${this.channels.replyDomain}`,
         subject:
-          loads.length > 1
-            ? `Loads ${loads.map((l) => l.load_number).join(', ')}: ${load.origin} to ${load.destination}`
-            : `Load ${load.load_number}: ${load.origin} to ${load.destination}`,
+          loads.length === 1
+            ? `Load ${load.load_number}: ${load.origin} to ${load.destination}`
+            : `Loads ${loads.map((l) => l.load_number).join(', ')}${oneLane(loads) ? `: ${load.origin} to ${load.destination}` : ''}`,
         text,
         inReplyTo,
         outreachId: outreach.id,

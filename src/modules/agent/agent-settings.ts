@@ -68,7 +68,7 @@ export const agentSettingsSchema = z
       }),
     group_lane_loads: z.boolean().meta({
       description:
-        'true: a carrier contacted about a load is offered the other open loads of the same lane (origin, destination, equipment) in the same message, at most eight loads, by e-mail rather than a call when there are several and it does not prefer calls; loads due while its e-mail or WhatsApp contact is still queued join that contact. A carrier contacted in the last 24 hours is then contacted again no sooner than its hours in a day (outside quiet hours) divided by daily_cap_per_carrier (13 h / 3: 4 h 20 min by default), so each contact offers the loads that came in since, except about a load picked up within 12 hours (only carrier_min_gap_minutes applies). false: one contact per load, no pace.',
+        'true: a carrier contacted about a load is offered the other open loads of the same lane (origin, destination, equipment) and of its other primary lanes in the same message, soonest pickup first, at most eight loads, by e-mail rather than a call when there are several and it does not prefer calls (a call offers only loads of its own lane, at most four); loads due while its e-mail or WhatsApp contact is still queued join that contact. A carrier contacted in the last 24 hours is then contacted again no sooner than its hours in a day (outside quiet hours) divided by daily_cap_per_carrier (13 h / 3: 4 h 20 min by default), so each contact offers the loads that came in since, except about a load picked up within 12 hours (only carrier_min_gap_minutes applies). false: one contact per load, no pace.',
     }),
     review_escalation_minutes: z
       .number()

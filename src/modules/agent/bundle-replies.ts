@@ -30,7 +30,7 @@ export const bundleText = (text: string, members: OutreachRow[]) =>
 export type BundleAnswer = { offer_id: string | null; reason: string };
 
 /**
- * A carrier's answer to a message naming several loads of one lane. Each load number the answer
+ * A carrier's answer to a message naming several loads. Each load number the answer
  * names gets an offer: the amount written after that number, else the answer's one amount. An
  * answer naming no load number applies its amount to the first load of the message only (a
  * carrier with one truck may quote "2100" meaning one load; the others are asked for again), and a

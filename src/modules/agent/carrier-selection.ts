@@ -169,20 +169,16 @@ export const contactCountsSql = (organizationId: string | SQL, carrier: SQL) => 
     AND o.cancelled_at IS NULL AND o.created_at > now() - interval '48 hours'`;
 
 /**
- * The carrier's queued automated e-mail or WhatsApp contact (not sent yet) about another load of
- * the same lane as the load `ld` names, as JSON, or null: a load due now can join it.
+ * The carrier's queued automated e-mail or WhatsApp contact (not sent yet) about another load, of
+ * any lane, as JSON, or null: a load due now for the carrier can join it (the message names each
+ * load with its lane).
  */
-export const openBundleSql = (organizationId: string | SQL, carrier: SQL, ld: SQL, loadId: SQL) => sql`
+export const openBundleSql = (organizationId: string | SQL, carrier: SQL, loadId: SQL) => sql`
   SELECT json_build_object('bundle_id', coalesce(o.bundle_id, o.id), 'modality', o.modality,
            'address', o.address, 'conversation_id', o.conversation_id, 'send_after', o.send_after)
-  FROM outreaches o JOIN loads b ON b.id = o.load_id
+  FROM outreaches o
   WHERE o.organization_id = ${organizationId} AND o.carrier_id = ${carrier} AND o.is_automated
     AND o.status = 'pending' AND o.cancelled_at IS NULL AND o.modality <> 'call' AND o.load_id <> ${loadId}
-    AND b.origin_state IS NOT DISTINCT FROM ${ld}.origin_state
-    AND lower(b.origin_city) IS NOT DISTINCT FROM lower(${ld}.origin_city)
-    AND b.destination_state IS NOT DISTINCT FROM ${ld}.destination_state
-    AND lower(b.destination_city) IS NOT DISTINCT FROM lower(${ld}.destination_city)
-    AND b.equipment_type = ${ld}.equipment_type
   ORDER BY o.send_after LIMIT 1`;
 
 /** Every carrier of the slice, in order, with the outcome of the checks (details only for the kept). */
@@ -196,7 +192,7 @@ export async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v5',
+    'agent_pick_wave_v6',
     sql`
     WITH r AS (
       SELECT * FROM unnest(
@@ -228,7 +224,7 @@ export async function checkInOrder(
     SELECT k.id AS carrier_id, k.name, k.tier, k.on_time_pct, k.source, k.home_state,
            k.refusal, k.cap_ok, k.load_ok, k.preferred_channel, k.last_contact_at, k.contacts_24h,
            CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN (
-             ${openBundleSql(organizationId, sql`k.id`, sql`k`, sql`k.load_id`)}) END AS open_bundle,
+             ${openBundleSql(organizationId, sql`k.id`, sql`k.load_id`)}) END AS open_bundle,
            CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_phone, k.phone, (
              SELECT cc.phone FROM carrier_contacts cc
              WHERE cc.carrier_id = k.id AND cc.phone IS NOT NULL

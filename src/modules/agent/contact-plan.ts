@@ -1,6 +1,6 @@
 // When and how one carrier can be contacted about a load, as pure functions: its channel (its
 // own preference, then the organization's order), quiet hours in its local time, the least gap
-// between two contacts of one carrier, and joining a contact about the same lane still queued.
+// between two contacts of one carrier, and joining the carrier's written contact still queued.
 
 import { defined } from '../../lib/defined.js';
 import { nextContactTime, timeZoneOfState } from './cadence.js';
@@ -15,7 +15,7 @@ export type Reach = {
   home_state: string | null;
   /** The carrier's latest automated contact (sent, or queued to go at `send_after`), any load. */
   last_contact_at: Date | string | null;
-  /** A queued automated contact of the carrier about a load of the same lane, not sent yet. */
+  /** A queued automated e-mail or WhatsApp contact of the carrier about another load, not sent yet. */
   open_bundle: OpenBundle | null;
   /** The carrier's automated contacts in the last 24 hours (for the pace); unknown: none. */
   contacts_24h?: number | null;
@@ -53,7 +53,7 @@ export type ContactPlan =
    * by the pace of its daily contacts rather than the least gap alone.
    */
   | { kind: 'gap'; opensAt: Date; paced: boolean }
-  /** Joins the carrier's queued contact about another load of the lane: one message for both. */
+  /** Joins the carrier's queued message about another load: one message for both. */
   | { kind: 'join'; bundle: OpenBundle; sendAt: Date }
   /** Contacted on `channel` at `sendAt`: now, or when its quiet hours end. */
   | { kind: 'contact'; channel: Channel; address: string; sendAt: Date };

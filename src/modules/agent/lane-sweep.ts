@@ -1,7 +1,8 @@
 // One conversation per carrier, several loads in it: when the planner contacts a carrier about a
-// load, the other open loads of the same lane the carrier may be offered go in the same message.
+// load, the other open loads the carrier may be offered (of the same lane, and in writing of its
+// other lanes too) go in the same message.
 
-import { sql } from 'drizzle-orm';
+import { type SQLWrapper, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import { refusalSql } from '../outreaches/index.js';
@@ -16,14 +17,25 @@ export const MOST_LOADS_PER_MESSAGE = 8;
 /** Most loads one call offers: each is described and negotiated aloud, so fewer than in writing. */
 export const MOST_LOADS_PER_CALL = 4;
 
-export type LaneLoad = { id: string; load_number: string };
+/** An open load a carrier may be offered with another; `same_lane`: on that load's lane. */
+export type LaneLoad = { id: string; load_number: string; same_lane: boolean };
+
+/** Whether the load `x` is on the lane `ln` (states; city and equipment when the lane names them). */
+const onLane = (ln: SQLWrapper, x: SQLWrapper) => sql`(${ln}.origin_state = ${x}.origin_state
+  AND ${ln}.destination_state = ${x}.destination_state
+  AND (${ln}.origin_city IS NULL OR lower(${ln}.origin_city) = lower(${x}.origin_city))
+  AND (${ln}.destination_city IS NULL OR lower(${ln}.destination_city) = lower(${x}.destination_city))
+  AND (${ln}.equipment_type IS NULL OR ${ln}.equipment_type = ${x}.equipment_type))`;
 
 /**
- * For each carrier, the other open loads of the load's lane (origin, destination, equipment) it may
- * be offered now, soonest pickup first, at most MOST_LOADS_PER_MESSAGE - 1: loads the agent works
+ * For each carrier, the other open loads it may be offered now with the load, soonest pickup first:
+ * loads of the load's lane (origin, destination, equipment), and loads of any other lane the
+ * carrier has an active primary preference on (its equipment permitting); loads the agent works
  * (as it works them: a load stays open until the TMS or a booking closes it), that the contact guard
  * lets the carrier be offered and that it was not contacted about (outbound, any channel) within the
- * re-contact window.
+ * re-contact window. Loads it was never offered come first: offering a load again (its window
+ * passed) never takes the place of one the carrier has not heard of. At most MOST_LOADS_PER_MESSAGE - 1 in all, and besides those the loads of the
+ * same lane up to MOST_LOADS_PER_CALL - 1 (a call names only its own lane's).
  */
 export async function laneLoadsFor(
   tx: DbOrTx,
@@ -35,29 +47,48 @@ export async function laneLoadsFor(
   const out = new Map<string, LaneLoad[]>();
   if (carrierIds.length === 0) return out;
   const l = sql.identifier('l');
+  const ids = sql.param([...carrierIds]);
   const rows = await tx.execute<LaneLoad & { carrier_id: string }>(sql`
     WITH ld AS (
       SELECT id, origin_city, origin_state, destination_city, destination_state, equipment_type
       FROM loads WHERE organization_id = ${organizationId} AND id = ${loadId}
     ),
+    carrier_lanes AS (
+      SELECT lp.carrier_id, ln.origin_city, ln.origin_state, ln.destination_city, ln.destination_state,
+             ln.equipment_type
+      FROM lane_preferences lp JOIN lanes ln ON ln.id = lp.lane_id AND ln.organization_id = lp.organization_id
+      WHERE lp.organization_id = ${organizationId} AND lp.carrier_id = ANY(${ids}::text[])
+        AND lp.is_active AND NOT lp.dnu AND lp.preference_type = 'primary'
+    ),
     lane AS (
-      SELECT l.id, l.load_number, l.pickup_date, l.origin_city, l.origin_state, l.destination_city,
-             l.destination_state, l.equipment_type
-      FROM loads l, ld
-      WHERE l.organization_id = ${organizationId} AND l.id <> ld.id AND ${workableSql(l)}
-        AND l.origin_state IS NOT DISTINCT FROM ld.origin_state
-        AND lower(l.origin_city) IS NOT DISTINCT FROM lower(ld.origin_city)
-        AND l.destination_state IS NOT DISTINCT FROM ld.destination_state
-        AND lower(l.destination_city) IS NOT DISTINCT FROM lower(ld.destination_city)
-        AND l.equipment_type = ld.equipment_type
-      ORDER BY l.pickup_date NULLS LAST, l.id
-      LIMIT 100
+      SELECT * FROM (
+        SELECT l.id, l.load_number, l.pickup_date, l.origin_city, l.origin_state, l.destination_city,
+               l.destination_state, l.equipment_type,
+               (l.origin_state IS NOT DISTINCT FROM ld.origin_state
+                AND lower(l.origin_city) IS NOT DISTINCT FROM lower(ld.origin_city)
+                AND l.destination_state IS NOT DISTINCT FROM ld.destination_state
+                AND lower(l.destination_city) IS NOT DISTINCT FROM lower(ld.destination_city)
+                AND l.equipment_type = ld.equipment_type) AS same_lane
+        FROM loads l, ld
+        WHERE l.organization_id = ${organizationId} AND l.id <> ld.id AND ${workableSql(l)}) x
+      WHERE x.same_lane OR EXISTS (SELECT 1 FROM carrier_lanes cl WHERE ${onLane(sql.identifier('cl'), sql.identifier('x'))})
+      ORDER BY x.pickup_date NULLS LAST, x.id
+      LIMIT 200
     ),
     offered AS (
-      SELECT c.id AS carrier_id, lane.id, lane.load_number, lane.pickup_date,
-             row_number() OVER (PARTITION BY c.id ORDER BY lane.pickup_date NULLS LAST, lane.id) AS n
+      SELECT c.id AS carrier_id, lane.id, lane.load_number, lane.same_lane,
+             row_number() OVER (PARTITION BY c.id ORDER BY again, lane.pickup_date NULLS LAST, lane.id) AS n,
+             row_number() OVER (PARTITION BY c.id, lane.same_lane ORDER BY again, lane.pickup_date NULLS LAST, lane.id) AS k
       FROM carriers c CROSS JOIN lane
-      WHERE c.organization_id = ${organizationId} AND c.id = ANY(${sql.param([...carrierIds])}::text[])
+      CROSS JOIN LATERAL (
+        SELECT EXISTS (SELECT 1 FROM outreaches o
+                       WHERE o.load_id = lane.id AND o.carrier_id = c.id AND o.direction = 'outbound'
+                         AND o.cancelled_at IS NULL) AS again) a
+      WHERE c.organization_id = ${organizationId} AND c.id = ANY(${ids}::text[])
+        AND (lane.same_lane OR (
+          (c.equipment_types IS NULL OR cardinality(c.equipment_types) = 0
+           OR lane.equipment_type = ANY(c.equipment_types))
+          AND EXISTS (SELECT 1 FROM carrier_lanes cl WHERE cl.carrier_id = c.id AND ${onLane(sql.identifier('cl'), sql.identifier('lane'))})))
         AND ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('lane') })} IS NULL
         AND NOT EXISTS (
           SELECT 1 FROM outreaches o
@@ -65,11 +96,12 @@ export async function laneLoadsFor(
             AND o.cancelled_at IS NULL
             AND o.created_at > now() - make_interval(hours => ${recontactWindowHours}))
     )
-    SELECT carrier_id, id, load_number FROM offered WHERE n < ${MOST_LOADS_PER_MESSAGE}
+    SELECT carrier_id, id, load_number, same_lane FROM offered
+    WHERE n < ${MOST_LOADS_PER_MESSAGE} OR (same_lane AND k < ${MOST_LOADS_PER_CALL})
     ORDER BY carrier_id, n`);
   for (const r of rows.rows) {
     const list = out.get(r.carrier_id) ?? [];
-    list.push({ id: r.id, load_number: r.load_number });
+    list.push({ id: r.id, load_number: r.load_number, same_lane: r.same_lane });
     out.set(r.carrier_id, list);
   }
   return out;
@@ -94,15 +126,17 @@ export function severalLoadsContact(
 
 /**
  * The picked carriers' outreaches (`planned`), and with each contact of its own the other open
- * loads of the lane the carrier may be offered (`swept`), in the same message (group_lane_loads):
- * one conversation offers the carrier every load of its lane instead of one contact per load.
+ * loads the carrier may be offered (`swept`), in the same message (group_lane_loads): one
+ * conversation offers the carrier the loads of all its lanes instead of one contact per load (a
+ * call: those of the load's lane only). Without it a carrier on two lanes spent its daily contacts
+ * on whichever lane's loads were planned first, and the other lane's loads never reached it.
  */
 export async function withLaneLoads(
   tx: DbOrTx,
   load: AgentLoad,
   settings: AgentSettings,
   picked: Pick,
-): Promise<{ planned: Queued[]; swept: Queued[] }> {
+): Promise<{ planned: Queued[]; swept: (Queued & { sameLane: boolean })[] }> {
   const all = [...picked.wave, ...picked.later];
   const lane = settings.group_lane_loads
     ? await laneLoadsFor(
@@ -114,7 +148,7 @@ export async function withLaneLoads(
       )
     : new Map<string, LaneLoad[]>();
   const planned: Queued[] = [];
-  const swept: Queued[] = [];
+  const swept: (Queued & { sameLane: boolean })[] = [];
   for (const c of all) {
     const others = lane.get(c.carrier_id) ?? [];
     const several =
@@ -124,9 +158,13 @@ export async function withLaneLoads(
     const primary = plannedContact(several ? { ...c, plan: several } : c, load);
     planned.push(primary);
     if (!several) continue;
-    const most = several.channel === 'call' ? MOST_LOADS_PER_CALL : MOST_LOADS_PER_MESSAGE;
-    for (const other of others.slice(0, most - 1)) {
+    const offered =
+      several.channel === 'call'
+        ? others.filter((o) => o.same_lane).slice(0, MOST_LOADS_PER_CALL - 1)
+        : others.slice(0, MOST_LOADS_PER_MESSAGE - 1);
+    for (const other of offered) {
       swept.push({
+        sameLane: other.same_lane,
         candidate: c,
         row: {
           ...primary.row,

@@ -75,19 +75,36 @@ export async function loadPlanningFacts(tx: DbOrTx, loadId: string): Promise<Pla
   };
 }
 
-export type ContactState = { n: number; last_at: string | null; open_bundle: OpenBundle | null };
+export type ContactState = {
+  n: number;
+  last_at: string | null;
+  open_bundle: OpenBundle | null;
+  /** Contacted (outbound) about this load within the re-contact window: offered it with another. */
+  offered: boolean;
+};
 
 /**
  * The carriers' automated contacts counted under a per-carrier lock held until the transaction
  * ends (the cap and the gap hold across loads planned at once, on any instance), with each one's
- * queued message about another load of this load's lane, if any.
+ * queued message about another load, if any, and whether it was offered this load meanwhile (a
+ * load of another lane planned at the same time may have swept it into its message).
  */
-export async function lockedContactStates(tx: DbOrTx, organizationId: string, loadId: string, ids: string[]) {
+export async function lockedContactStates(
+  tx: DbOrTx,
+  organizationId: string,
+  loadId: string,
+  ids: string[],
+  recontactWindowHours: number,
+) {
   const sorted = [...new Set(ids)].sort();
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('agent-carrier:' || id))
     FROM unnest(${sql.param(sorted)}::text[]) AS id ORDER BY id`);
   const rows = await tx.execute<ContactState & { carrier_id: string }>(sql`
-    SELECT c.id AS carrier_id, n.n, n.last_at, (${openBundleSql(organizationId, sql`c.id`, sql`ld`, sql`ld.id`)}) AS open_bundle
+    SELECT c.id AS carrier_id, n.n, n.last_at, (${openBundleSql(organizationId, sql`c.id`, sql`ld.id`)}) AS open_bundle,
+           EXISTS (SELECT 1 FROM outreaches o
+                   WHERE o.load_id = ld.id AND o.carrier_id = c.id AND o.direction = 'outbound'
+                     AND o.cancelled_at IS NULL
+                     AND o.created_at > now() - make_interval(hours => ${recontactWindowHours})) AS offered
     FROM unnest(${sql.param(sorted)}::text[]) AS c(id)
     CROSS JOIN (SELECT id, origin_city, origin_state, destination_city, destination_state, equipment_type
                 FROM loads WHERE id = ${loadId}) ld

@@ -58,14 +58,17 @@ export function chosenBecause(c: Candidate, heldUntil: Date | null): string {
 }
 
 /** Timeline entries of the loads offered in the same message as `loadNumber`, one per outreach. */
-export function offeredWith(swept: { row: NewOutreach }[], loadNumber: string | null): ActivityEntry[] {
-  return swept.map(({ row }) => ({
+export function offeredWith(
+  swept: { row: NewOutreach; sameLane: boolean }[],
+  loadNumber: string | null,
+): ActivityEntry[] {
+  return swept.map(({ row, sameLane }) => ({
     organization_id: row.organization_id,
     load_id: row.load_id,
     kind: 'carrier_chosen',
     carrier_id: row.carrier_id,
     channel: row.modality,
     outreach_id: row.id,
-    reason: `offered with load ${loadNumber} of the same lane, in one message`,
+    reason: `offered with load ${loadNumber} ${sameLane ? 'of the same lane' : 'of another of the carrier’s lanes'}, in one message`,
   }));
 }

@@ -180,7 +180,7 @@ export class ReplyHandler {
       await agentLoadOf(this.db, outreach.organization_id, outreach.load_id),
       'load of the outreach',
     );
-    // A message that named several loads of a lane: read without its load numbers, answered per load.
+    // A message that named several loads: read without its load numbers, answered per load.
     const members = await conversationOutreaches(this.db, outreach);
     const heard = await this.heard(members.length > 1 ? bundleText(text, members) : text, load.distance, ids);
     if (heard.stop_contact) {

@@ -17,7 +17,7 @@ import { type ContactPlan, type ContactRules, openTime, planContact } from './co
 export type PickedCandidate = Candidate & { plan: Extract<ContactPlan, { kind: 'contact' | 'join' }> };
 
 export type Pick = {
-  /** Carriers contacted now, or joining a queued message of the same lane. */
+  /** Carriers contacted now, or joining their queued message. */
   wave: PickedCandidate[];
   /** Carriers ranked ahead of the wave's last that are in quiet hours: queued for when those end. */
   later: PickedCandidate[];
@@ -45,7 +45,7 @@ const earlier = (a: Date | null, b: Date) => (a === null || b < a ? b : a);
  * contact guard allows it, it was not contacted (outbound) about this load within the re-contact
  * window, it has fewer automated contacts than the daily cap in the last 24 hours, it has an
  * address for a channel it may be reached on, and its last contact is older than the least gap
- * (or it joins a queued message about the same lane). The wave is the first `waveSize` such
+ * (or it joins its queued message about another load). The wave is the first `waveSize` such
  * carriers reachable NOW, of the best tier that has one: a carrier in quiet hours never holds the
  * load while others are in their hours. Carriers in quiet hours ranked ahead of the wave's last
  * member (all of the best tier when nobody is reachable now) are queued for when their hours

@@ -326,10 +326,15 @@ export class WavePlanner {
       organizationId,
       load.id,
       all.map((c) => c.carrier_id),
+      settings.recontact_window_hours,
     );
     const recheck = (list: PickedCandidate[]) =>
       list.flatMap((c): PickedCandidate[] => {
         const state = fresh.get(c.carrier_id);
+        if (state?.offered) {
+          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: 'recently_contacted' });
+          return [];
+        }
         const plan = planContact(
           {
             ...c,
