@@ -124,7 +124,8 @@ describe('npm run admin -- seed-demo', () => {
     // The agent's first two waves: results with contacts on two channels, connects and bookings.
     const [results] = (await get('/agent/results')).data;
     expect(results.loads_handed).toBeGreaterThan(50);
-    expect(results.contacts.call).toBeGreaterThan(10);
+    // Carriers with e-mail hear of several loads in one message rather than a call each: calls are fewer.
+    expect(results.contacts.call).toBeGreaterThan(3);
     expect(results.contacts.email).toBeGreaterThan(5);
     expect(results.connects).toBeGreaterThan(0);
     expect(results.booked_by_agent).toBeGreaterThan(0);

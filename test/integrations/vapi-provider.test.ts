@@ -144,6 +144,7 @@ describe('the Vapi adapter', () => {
       properties: {
         offer_amount: expect.objectContaining({ type: 'number' }),
         notes: expect.objectContaining({ type: 'string' }),
+        load_number: expect.objectContaining({ type: 'string' }),
       },
       required: ['offer_amount'],
     });
