@@ -156,6 +156,15 @@ export class RefusalMemo implements RefusedCarriers {
 }
 
 /**
+ * Whether the carrier was contacted (outbound, any channel, not withdrawn) about the load within
+ * the re-contact window: the rule that keeps a carrier from hearing of one load twice in a day.
+ */
+export const offeredWithinSql = (carrier: SQL, loadId: SQL, hours: number) => sql`EXISTS (
+  SELECT 1 FROM outreaches o
+  WHERE o.load_id = ${loadId} AND o.carrier_id = ${carrier} AND o.direction = 'outbound'
+    AND o.cancelled_at IS NULL AND o.created_at > now() - make_interval(hours => ${hours}))`;
+
+/**
  * The carrier's automated contacts (any load) as the planner counts them: `n`, contacts in the
  * last 24 hours for the daily cap (a message naming several loads counts once); `last_at`, when the
  * latest went out or is queued to go (for the least gap between contacts).
@@ -209,11 +218,7 @@ export async function checkInOrder(
              c.phone, c.email, c.dispatcher_phone, c.dispatcher_email, c.preferred_channel,
              ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('ld') })} AS refusal,
              n.n < ${rules.dailyCapPerCarrier} AS cap_ok, n.n AS contacts_24h, n.last_at AS last_contact_at,
-             NOT EXISTS (
-               SELECT 1 FROM outreaches o
-               WHERE o.load_id = ld.id AND o.carrier_id = c.id AND o.direction = 'outbound'
-                 AND o.cancelled_at IS NULL
-                 AND o.created_at > now() - make_interval(hours => ${rules.recontactWindowHours})) AS load_ok
+             NOT ${offeredWithinSql(sql`c.id`, sql`ld.id`, rules.recontactWindowHours)} AS load_ok
       FROM r
       CROSS JOIN (SELECT id, origin_city, origin_state, destination_city, destination_state, equipment_type
                   FROM loads WHERE organization_id = ${organizationId} AND id = ${loadId}) ld

@@ -8,6 +8,7 @@ import { newId } from '../../domain/ids.js';
 import { refusalSql } from '../outreaches/index.js';
 import { type AgentLoad, workableSql } from './agent-repository.js';
 import type { AgentSettings } from './agent-settings.js';
+import { offeredWithinSql } from './carrier-selection.js';
 import type { Channel, ContactPlan } from './contact-plan.js';
 import { plannedContact, type Queued } from './planning-rules.js';
 import type { Pick } from './wave-pick.js';
@@ -90,11 +91,7 @@ export async function laneLoadsFor(
            OR lane.equipment_type = ANY(c.equipment_types))
           AND EXISTS (SELECT 1 FROM carrier_lanes cl WHERE cl.carrier_id = c.id AND ${onLane(sql.identifier('cl'), sql.identifier('lane'))})))
         AND ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('lane') })} IS NULL
-        AND NOT EXISTS (
-          SELECT 1 FROM outreaches o
-          WHERE o.load_id = lane.id AND o.carrier_id = c.id AND o.direction = 'outbound'
-            AND o.cancelled_at IS NULL
-            AND o.created_at > now() - make_interval(hours => ${recontactWindowHours}))
+        AND NOT ${offeredWithinSql(sql`c.id`, sql`lane.id`, recontactWindowHours)}
     )
     SELECT carrier_id, id, load_number, same_lane FROM offered
     WHERE n < ${MOST_LOADS_PER_MESSAGE} OR (same_lane AND k < ${MOST_LOADS_PER_CALL})

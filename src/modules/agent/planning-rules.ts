@@ -10,7 +10,7 @@ import type { NewOutreach } from '../outreaches/index.js';
 import type { AgentLoad } from './agent-repository.js';
 import type { AgentSettings } from './agent-settings.js';
 import { DEFAULT_TIME_ZONE, timeZoneOfState } from './cadence.js';
-import { type Candidate, contactCountsSql, openBundleSql } from './carrier-selection.js';
+import { type Candidate, contactCountsSql, offeredWithinSql, openBundleSql } from './carrier-selection.js';
 import type { ContactRules, OpenBundle } from './contact-plan.js';
 import type { PickedCandidate } from './wave-pick.js';
 
@@ -101,13 +101,9 @@ export async function lockedContactStates(
     FROM unnest(${sql.param(sorted)}::text[]) AS id ORDER BY id`);
   const rows = await tx.execute<ContactState & { carrier_id: string }>(sql`
     SELECT c.id AS carrier_id, n.n, n.last_at, (${openBundleSql(organizationId, sql`c.id`, sql`ld.id`)}) AS open_bundle,
-           EXISTS (SELECT 1 FROM outreaches o
-                   WHERE o.load_id = ld.id AND o.carrier_id = c.id AND o.direction = 'outbound'
-                     AND o.cancelled_at IS NULL
-                     AND o.created_at > now() - make_interval(hours => ${recontactWindowHours})) AS offered
+           ${offeredWithinSql(sql`c.id`, sql`ld.id`, recontactWindowHours)} AS offered
     FROM unnest(${sql.param(sorted)}::text[]) AS c(id)
-    CROSS JOIN (SELECT id, origin_city, origin_state, destination_city, destination_state, equipment_type
-                FROM loads WHERE id = ${loadId}) ld
+    CROSS JOIN (SELECT id FROM loads WHERE id = ${loadId}) ld
     CROSS JOIN LATERAL (${contactCountsSql(organizationId, sql`c.id`)}) n`);
   return new Map(rows.rows.map((r) => [r.carrier_id, r]));
 }

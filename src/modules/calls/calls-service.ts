@@ -14,7 +14,7 @@ import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { calleeById, carriersAtNumber } from '../carriers/index.js';
 import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, type LoadReader, requireLoad } from '../loads/index.js';
-import { attachCallToOutreach, contactRefusal, openCallOutreach } from '../outreaches/index.js';
+import { attachCallToOutreaches, contactRefusal, openCallOutreach } from '../outreaches/index.js';
 import { outboundNumberId } from '../voice-numbers/index.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
 import { CallEvents } from './call-events.js';
@@ -168,7 +168,7 @@ export class CallsService {
     context?: CallContext,
   ) {
     if (row.load_id && carrier && context?.outreach_ids?.length) {
-      for (const id of context.outreach_ids) await attachCallToOutreach(tx, scope, id, row.id);
+      await attachCallToOutreaches(tx, scope, context.outreach_ids, row.id);
     } else if (row.load_id && carrier) {
       await openCallOutreach(tx, scope, {
         carrierId: carrier.id,

@@ -14,7 +14,7 @@ export {
   stampSent,
 } from './outreach-channel-queries.js';
 export {
-  attachCallToOutreach,
+  attachCallToOutreaches,
   cancelAutomatedOutreaches,
   countLoadsWithActiveOutreach,
   findOutreach,

@@ -152,12 +152,20 @@ export async function followCallOutreach(db: DbOrTx, callId: string, status: Cal
   }
 }
 
-/** Puts a call on the outreach the agent queued for it, in the caller's transaction. */
-export async function attachCallToOutreach(tx: DbOrTx, scope: OrgScope, outreachId: string, callId: string) {
+/** Puts a call on the outreaches the agent queued for it (one, or a bundle), in the caller’s transaction. */
+export async function attachCallToOutreaches(
+  tx: DbOrTx,
+  scope: OrgScope,
+  outreachIds: readonly string[],
+  callId: string,
+) {
+  if (outreachIds.length === 0) return;
   await tx
     .update(outreaches)
     .set({ call_id: callId, updated_at: sql`now()` })
-    .where(and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, outreachId)));
+    .where(
+      and(eq(outreaches.organization_id, scope.organizationId), inArray(outreaches.id, [...outreachIds])),
+    );
 }
 
 /**
