@@ -234,7 +234,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     ]);
   });
 
-  it('offers a carrier on several lanes the open loads of all of them in one e-mail, a call only its lane’s', async () => {
+  it('offers a carrier on several lanes the open loads of all of them in one e-mail or one call', async () => {
     const { h } = await tenant(t, { channel_order: ['call', 'email'] });
     const onBoth = await laneCarrier(t, h, { phone: '+14155550941' });
     await onGeorgiaLane(h, onBoth);
@@ -260,10 +260,13 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(reasons.map((e) => e.reason?.replace(/load \S+/, 'load N'))).toEqual([
       'offered with load N of another of the carrier’s lanes, in one message',
     ]);
-    // A carrier on the Texas lane alone is offered only its load; a call names its own lane's only.
+    // A carrier on the Texas lane alone is offered only its load; one call offers both lanes' loads.
     expect((await automated(h, texas)).filter((o) => o.carrier_id === texasOnly)).toHaveLength(1);
     expect((await automated(h, georgia)).filter((o) => o.carrier_id === texasOnly)).toEqual([]);
-    expect(contacts.filter((o) => o.carrier_id === calls).map((o) => o.modality)).toEqual(['call']);
+    const called = contacts.filter((o) => o.carrier_id === calls);
+    expect(called.map((o) => o.modality)).toEqual(['call', 'call']);
+    expect(called[0]?.call_id).toBeTruthy();
+    expect(new Set(called.map((o) => o.call_id)).size).toBe(1);
   });
 
   it('fills a full message with loads the carrier was never offered before offering one again', async () => {

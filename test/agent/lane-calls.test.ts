@@ -1,6 +1,9 @@
+import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { newId } from '../../src/domain/ids.js';
 import { defined } from '../../src/lib/defined.js';
+import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import {
   agentEnv,
   agentLoad,
@@ -8,9 +11,11 @@ import {
   type Headers,
   laneCarrier,
   outreachesOf,
+  quietNowInChicago,
   tenant,
 } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
+import { stopPayload } from '../helpers/load-factories.js';
 import {
   endOfCallReport,
   scriptOf,
@@ -28,7 +33,7 @@ const offerList = z.object({
   data: z.array(z.object({ load_id: z.string(), offer_amount: z.number(), call_id: z.string().nullable() })),
 });
 
-describe('one call offers a carrier the open loads of its lane', () => {
+describe('one call offers a carrier the open loads of its lanes', () => {
   const standIn = useVapiStandIn();
   const t = useTestApp({ env: vapiEnv(standIn, env) });
 
@@ -143,6 +148,142 @@ describe('one call offers a carrier the open loads of its lane', () => {
     expect(afterReport).toHaveLength(2);
   });
 
+  const toGeorgia = {
+    stops: [stopPayload('Pickup'), stopPayload('Dropoff', { city: 'Atlanta', state: 'GA' })],
+  };
+  const alsoGeorgia = async (h: Headers, carrier: string) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carriers/${carrier}/lane-preferences`,
+      headers: h,
+      payload: { origin: { state: 'IL' }, destination: { state: 'GA' } },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+  };
+
+  it('offers the loads of both lanes of a carrier on two lanes in one call, each with its lane', async () => {
+    const { h } = await tenant(t, { channel_order: ['call'] });
+    const carrier = await laneCarrier(t, h, { phone: '+14155550943', email: null });
+    await alsoGeorgia(h, carrier);
+    const texas = await agentLoad(t, h);
+    const georgia = await agentLoad(t, h, { ...toGeorgia, posted_rate: 1800 });
+    const before = standIn.callBodies().length;
+    await agentRound(t);
+
+    expect(standIn.callBodies()).toHaveLength(before + 1);
+    const contacts = [...(await outreachesOf(t, h, texas)), ...(await outreachesOf(t, h, georgia))];
+    expect(contacts.map((o) => o.modality)).toEqual(['call', 'call']);
+    const callId = defined(contacts[0]?.call_id, 'the call');
+    expect(contacts[1]?.call_id).toBe(callId);
+
+    // The first message names both lanes, the first load's first; the script lists the other load
+    // with its own lane. Either load may be the call's first.
+    const { body } = standIn.lastCall();
+    const numbers = { [texas]: await numberOf(h, texas), [georgia]: await numberOf(h, georgia) };
+    const callRes = await t.app.inject({ method: 'GET', url: `/api/v1/calls/${callId}`, headers: h });
+    const primary = z.object({ load_id: z.string() }).parse(callRes.json()).load_id;
+    const lanes = ['Chicago, Illinois to Dallas, Texas', 'Chicago, Illinois to Atlanta, Georgia'];
+    expect(body.assistant?.firstMessage).toMatch(/I am calling about 2 loads: /);
+    expect(body.assistant?.firstMessage).toContain(
+      `, ${(primary === texas ? lanes : lanes.reverse()).join(' and ')}. Do you have a truck?`,
+    );
+    const [other, lane] =
+      primary === texas ? [numbers[georgia], 'Atlanta, GA'] : [numbers[texas], 'Dallas, TX'];
+    expect(scriptOf(body)).toContain(`${other}: Chicago, IL to ${lane}, VAN, pickup `);
+
+    // An offer on the Georgia load is taken on that load.
+    const georgiaNumber = defined(numbers[georgia], 'the Georgia load number');
+    const call = vapiCall(standIn.lastCall().vapiId, callId);
+    const res = await sendVapi(
+      t,
+      toolCalls(call, [
+        { id: 'tc1', name: 'submit_offer', args: { offer_amount: 1700, load_number: georgiaNumber } },
+      ]),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(toolAnswersOf(res)[0]?.metadata).toMatchObject({ load_number: georgiaNumber });
+    const offers = offerList.parse(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/offers?page_size=100', headers: h })).json(),
+    ).data;
+    expect(offers.map((o) => [o.load_id, o.offer_amount, o.call_id])).toEqual([[georgia, 1700, callId]]);
+  });
+
+  it('adds a load due while the carrier’s call waits for its hours to that call', async () => {
+    const quiet = quietNowInChicago();
+    const { h } = await tenant(t, {
+      channel_order: ['call'],
+      quiet_hours_start: quiet.start,
+      quiet_hours_end: quiet.end,
+    });
+    const carrier = await laneCarrier(t, h, { phone: '+14155550944', email: null, home_state: 'IL' });
+    await alsoGeorgia(h, carrier);
+    const texas = await agentLoad(t, h);
+    const before = standIn.callBodies().length;
+    await agentRound(t);
+    const [queued] = await outreachesOf(t, h, texas);
+    expect(queued).toMatchObject({ modality: 'call', status: 'pending', call_id: null });
+
+    // A load of the carrier's other lane arrives overnight: it joins the queued call.
+    const georgia = await agentLoad(t, h, toGeorgia);
+    await agentRound(t);
+    const [joined] = await outreachesOf(t, h, georgia);
+    expect(joined).toMatchObject({ modality: 'call', status: 'pending', send_after: queued?.send_after });
+    expect(standIn.callBodies()).toHaveLength(before);
+
+    // The carrier's hours begin: one call carries both loads.
+    const settings = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/agent/settings',
+      headers: h,
+      payload: { quiet_hours_start: 0, quiet_hours_end: 0 },
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
+    await t.database.db
+      .update(outreaches)
+      .set({ send_after: sql`now()` })
+      .where(eq(outreaches.carrier_id, carrier));
+    await agentRound(t);
+    expect(standIn.callBodies()).toHaveLength(before + 1);
+    const placed = [...(await outreachesOf(t, h, texas)), ...(await outreachesOf(t, h, georgia))];
+    expect(placed.map((o) => o.status)).toEqual(['active', 'active']);
+    expect(new Set(placed.map((o) => o.call_id)).size).toBe(1);
+    expect(placed[0]?.call_id).toBeTruthy();
+  });
+
+  it('withdraws a load that joined a call already placed, rather than calling again', async () => {
+    const { h } = await tenant(t, { channel_order: ['call'] });
+    const carrier = await laneCarrier(t, h, { phone: '+14155550945', email: null });
+    const texas = await agentLoad(t, h);
+    await agentRound(t);
+    const [placed] = await outreachesOf(t, h, texas);
+    expect(placed?.call_id).toBeTruthy();
+    const before = standIn.callBodies().length;
+    // A planner that read the call as queued just before the dispatcher took it: its join of
+    // another load lands after the call went out.
+    const other = await agentLoad(t, h);
+    const [primary] = await t.database.db
+      .select()
+      .from(outreaches)
+      .where(and(eq(outreaches.carrier_id, carrier), eq(outreaches.load_id, texas)));
+    const row = defined(primary, 'the call outreach');
+    await t.database.db.insert(outreaches).values({
+      ...row,
+      id: newId('outreach'),
+      load_id: other,
+      bundle_id: row.id,
+      status: 'pending',
+      call_id: null,
+      sent_at: null,
+      send_after: sql`now()`,
+      created_at: sql`now()`,
+    });
+    await agentRound(t);
+    expect(standIn.callBodies()).toHaveLength(before);
+    expect((await outreachesOf(t, h, other)).map((o) => [o.status, o.error_reason])).toEqual([
+      ['failed', 'cancelled: the contact it joined had gone out'],
+    ]);
+  });
+
   it('calls about one load, as before, a carrier whose lane has no other open load', async () => {
     const { h } = await tenant(t, { channel_order: ['call'] });
     await laneCarrier(t, h, { phone: '+14155550942', email: null });
@@ -152,8 +293,10 @@ describe('one call offers a carrier the open loads of its lane', () => {
     const [contact] = await outreachesOf(t, h, loadId);
     const callId = defined(contact?.call_id, 'the call');
     const { body } = standIn.lastCall();
-    expect(body.assistant?.firstMessage).toMatch(/I am calling about load /);
-    expect(scriptOf(body)).toContain('Other loads of the same lane this call offers: none');
+    expect(body.assistant?.firstMessage).toMatch(/I am calling about load [^,]+, \w+, \w+ to \w+, \w+\. /);
+    expect(scriptOf(body)).toContain(
+      'Other loads this call offers (each with its lane, equipment, pickup date and posted rate): none',
+    );
     const call = vapiCall(standIn.lastCall().vapiId, callId);
     const res = await sendVapi(
       t,

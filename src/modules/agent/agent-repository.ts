@@ -168,11 +168,13 @@ export async function agentLoadOf(
 
 // ---------------------------------------------------------------------------------- dispatching
 
-export type DueOutreach = { id: string; refusal: string | null; workable: boolean };
+export type DueOutreach = { id: string; refusal: string | null; workable: boolean; late_join: boolean };
 
 /**
  * Queued automated outreaches whose time has come, locked (SKIP LOCKED: another instance takes
- * others), each with the contact guard's verdict and whether its load is still worked.
+ * others), each with the contact guard's verdict, whether its load is still worked, and whether it
+ * joined a bundle whose first outreach has already gone out (`late_join`: planned while the
+ * dispatcher was taking the bundle; sent alone it would be a second contact at once).
  */
 export async function dueOutreaches(
   tx: DbOrTx,
@@ -181,7 +183,9 @@ export async function dueOutreaches(
 ): Promise<DueOutreach[]> {
   const due = await tx.execute<DueOutreach & { bundle: string }>(sql`
     SELECT o.id, coalesce(o.bundle_id, o.id) AS bundle, ${refusalSql(sql`o.organization_id`, { carrier: c, load: l })} AS refusal,
-           ${workableSql(l)} AS workable
+           ${workableSql(l)} AS workable,
+           EXISTS (SELECT 1 FROM outreaches p
+                   WHERE p.id = o.bundle_id AND p.status <> 'pending' AND p.cancelled_at IS NULL) AS late_join
     FROM outreaches o
     JOIN carriers c ON c.id = o.carrier_id
     JOIN loads l ON l.id = o.load_id

@@ -2,7 +2,12 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { executeNamed } from '../../db/prepared.js';
 import { refusalSql } from '../outreaches/index.js';
-import type { ContactRules, OpenBundle } from './contact-plan.js';
+import {
+  type ContactRules,
+  MOST_LOADS_PER_CALL,
+  MOST_LOADS_PER_MESSAGE,
+  type OpenBundle,
+} from './contact-plan.js';
 
 export interface SelectionRules {
   waveSize: number;
@@ -178,16 +183,21 @@ export const contactCountsSql = (organizationId: string | SQL, carrier: SQL) => 
     AND o.cancelled_at IS NULL AND o.created_at > now() - interval '48 hours'`;
 
 /**
- * The carrier's queued automated e-mail or WhatsApp contact (not sent yet) about another load, of
- * any lane, as JSON, or null: a load due now for the carrier can join it (the message names each
- * load with its lane).
+ * The carrier's queued automated contact (not sent yet) about another load, of any lane, with room
+ * for one more load (fewer than MOST_LOADS_PER_CALL on a call, MOST_LOADS_PER_MESSAGE in writing),
+ * as JSON, or null: a load due now for the carrier can join it (the message or call names each load
+ * with its lane). Only a bundle whose first outreach is still queued: one the dispatcher has taken
+ * is on its way.
  */
 export const openBundleSql = (organizationId: string | SQL, carrier: SQL, loadId: SQL) => sql`
-  SELECT json_build_object('bundle_id', coalesce(o.bundle_id, o.id), 'modality', o.modality,
+  SELECT json_build_object('bundle_id', o.id, 'modality', o.modality,
            'address', o.address, 'conversation_id', o.conversation_id, 'send_after', o.send_after)
   FROM outreaches o
   WHERE o.organization_id = ${organizationId} AND o.carrier_id = ${carrier} AND o.is_automated
-    AND o.status = 'pending' AND o.cancelled_at IS NULL AND o.modality <> 'call' AND o.load_id <> ${loadId}
+    AND o.bundle_id IS NULL AND o.status = 'pending' AND o.cancelled_at IS NULL AND o.load_id <> ${loadId}
+    AND (SELECT count(*) FROM outreaches b WHERE b.bundle_id = o.id AND b.cancelled_at IS NULL)
+        < CASE WHEN o.modality = 'call' THEN ${sql.raw(String(MOST_LOADS_PER_CALL - 1))}
+          ELSE ${sql.raw(String(MOST_LOADS_PER_MESSAGE - 1))} END
   ORDER BY o.send_after LIMIT 1`;
 
 /** Every carrier of the slice, in order, with the outcome of the checks (details only for the kept). */
@@ -201,7 +211,7 @@ export async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v6',
+    'agent_pick_wave_v7',
     sql`
     WITH r AS (
       SELECT * FROM unnest(

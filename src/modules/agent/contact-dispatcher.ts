@@ -13,7 +13,7 @@ import {
   stampSent,
 } from '../outreaches/index.js';
 import type { AgentMessenger } from './agent-messenger.js';
-import { type AgentLoad, agentLoadOf, dueOutreaches } from './agent-repository.js';
+import { type AgentLoad, agentLoadOf, type DueOutreach, dueOutreaches } from './agent-repository.js';
 
 /**
  * Places the agent's calls: the calls module's service answers it (the agent needs no more of
@@ -55,15 +55,18 @@ export class ContactDispatcher {
   async dispatchDue(organizationId?: string): Promise<number> {
     const claimed = await this.db.transaction(async (tx) => {
       const due = await dueOutreaches(tx, this.batchSize, organizationId);
-      for (const r of due.filter((d) => d.refusal || !d.workable)) {
+      const sendable = (d: DueOutreach) => !d.refusal && d.workable && !d.late_join;
+      for (const r of due.filter((d) => !sendable(d))) {
         const reason = r.refusal
           ? `not contacted: ${r.refusal.split(':')[0]}`
-          : 'cancelled: the load is no longer worked';
+          : !r.workable
+            ? 'cancelled: the load is no longer worked'
+            : 'cancelled: the contact it joined had gone out';
         await cancelAutomatedOutreaches(tx, { ids: [r.id] }, reason);
       }
       return activateOutreaches(
         tx,
-        due.filter((d) => !d.refusal && d.workable).map((d) => d.id),
+        due.filter(sendable).map((d) => d.id),
       );
     });
     // Outreaches of one bundle (loads of a lane for one carrier) go out as one message.
@@ -86,7 +89,7 @@ export class ContactDispatcher {
    */
   private async sendBundleOrFail(group: OutreachRow[]): Promise<void> {
     const first =
-      group.find((o) => o.id === o.bundle_id) ?? defined(group[0], 'the first outreach of the bundle');
+      group.find((o) => o.bundle_id === null) ?? defined(group[0], 'the first outreach of the bundle');
     const ids = { carrierId: first.carrier_id, outreachIds: group.map((o) => o.id) };
     try {
       if (first.modality === 'call') {

@@ -7,6 +7,11 @@ import { nextContactTime, timeZoneOfState } from './cadence.js';
 
 export type Channel = 'call' | 'email' | 'whatsapp';
 
+/** Most loads one message offers. */
+export const MOST_LOADS_PER_MESSAGE = 8;
+/** Most loads one call offers: each is described and negotiated aloud, so fewer than in writing. */
+export const MOST_LOADS_PER_CALL = 4;
+
 /** What the planner knows of a carrier when it plans a contact. */
 export type Reach = {
   phone: string | null;
@@ -15,7 +20,7 @@ export type Reach = {
   home_state: string | null;
   /** The carrier's latest automated contact (sent, or queued to go at `send_after`), any load. */
   last_contact_at: Date | string | null;
-  /** A queued automated e-mail or WhatsApp contact of the carrier about another load, not sent yet. */
+  /** A queued automated contact of the carrier about other loads, not sent yet, with room for one more. */
   open_bundle: OpenBundle | null;
   /** The carrier's automated contacts in the last 24 hours (for the pace); unknown: none. */
   contacts_24h?: number | null;
@@ -53,7 +58,7 @@ export type ContactPlan =
    * by the pace of its daily contacts rather than the least gap alone.
    */
   | { kind: 'gap'; opensAt: Date; paced: boolean }
-  /** Joins the carrier's queued message about another load: one message for both. */
+  /** Joins the carrier's queued message or call about other loads: one contact for all. */
   | { kind: 'join'; bundle: OpenBundle; sendAt: Date }
   /** Contacted on `channel` at `sendAt`: now, or when its quiet hours end. */
   | { kind: 'contact'; channel: Channel; address: string; sendAt: Date };
@@ -80,11 +85,8 @@ export function planContact(c: Reach, rules: ContactRules, now: Date): ContactPl
   const channel = channels.find((ch) => addressOn(c, ch));
   if (!channel) return { kind: 'unreachable', channels };
   const b = c.open_bundle;
-  // A call cannot name several loads the carrier answers one by one: only messages are joined.
-  if (rules.groupLaneLoads && b && b.modality !== 'call') {
-    const at = new Date(b.send_after);
-    return { kind: 'join', bundle: b, sendAt: at > now ? at : now };
-  }
+  // Joins go out with the bundle: its send_after, so the dispatcher takes the bundle whole.
+  if (rules.groupLaneLoads && b) return { kind: 'join', bundle: b, sendAt: new Date(b.send_after) };
   const paced = (c.contacts_24h ?? 0) > 0 && rules.paceMinutes > rules.gapMinutes;
   const gap = paced ? rules.paceMinutes : rules.gapMinutes;
   if (gap > 0 && c.last_contact_at) {

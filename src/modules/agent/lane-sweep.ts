@@ -1,6 +1,6 @@
 // One conversation per carrier, several loads in it: when the planner contacts a carrier about a
-// load, the other open loads the carrier may be offered (of the same lane, and in writing of its
-// other lanes too) go in the same message.
+// load, the other open loads the carrier may be offered (of the same lane and of its other lanes)
+// go in the same message or call.
 
 import { type SQLWrapper, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
@@ -9,14 +9,14 @@ import { refusalSql } from '../outreaches/index.js';
 import { type AgentLoad, workableSql } from './agent-repository.js';
 import type { AgentSettings } from './agent-settings.js';
 import { offeredWithinSql } from './carrier-selection.js';
-import type { Channel, ContactPlan } from './contact-plan.js';
+import {
+  type Channel,
+  type ContactPlan,
+  MOST_LOADS_PER_CALL,
+  MOST_LOADS_PER_MESSAGE,
+} from './contact-plan.js';
 import { plannedContact, type Queued } from './planning-rules.js';
 import type { Pick } from './wave-pick.js';
-
-/** Most loads one message offers (the load planned, and at most this many less one more). */
-export const MOST_LOADS_PER_MESSAGE = 8;
-/** Most loads one call offers: each is described and negotiated aloud, so fewer than in writing. */
-export const MOST_LOADS_PER_CALL = 4;
 
 /** An open load a carrier may be offered with another; `same_lane`: on that load's lane. */
 export type LaneLoad = { id: string; load_number: string; same_lane: boolean };
@@ -35,8 +35,8 @@ const onLane = (ln: SQLWrapper, x: SQLWrapper) => sql`(${ln}.origin_state = ${x}
  * (as it works them: a load stays open until the TMS or a booking closes it), that the contact guard
  * lets the carrier be offered and that it was not contacted about (outbound, any channel) within the
  * re-contact window. Loads it was never offered come first: offering a load again (its window
- * passed) never takes the place of one the carrier has not heard of. At most MOST_LOADS_PER_MESSAGE - 1 in all, and besides those the loads of the
- * same lane up to MOST_LOADS_PER_CALL - 1 (a call names only its own lane's).
+ * passed) never takes the place of one the carrier has not heard of. At most
+ * MOST_LOADS_PER_MESSAGE - 1 (a call takes the first MOST_LOADS_PER_CALL - 1 of them).
  */
 export async function laneLoadsFor(
   tx: DbOrTx,
@@ -78,8 +78,7 @@ export async function laneLoadsFor(
     ),
     offered AS (
       SELECT c.id AS carrier_id, lane.id, lane.load_number, lane.same_lane,
-             row_number() OVER (PARTITION BY c.id ORDER BY again, lane.pickup_date NULLS LAST, lane.id) AS n,
-             row_number() OVER (PARTITION BY c.id, lane.same_lane ORDER BY again, lane.pickup_date NULLS LAST, lane.id) AS k
+             row_number() OVER (PARTITION BY c.id ORDER BY again, lane.pickup_date NULLS LAST, lane.id) AS n
       FROM carriers c CROSS JOIN lane
       CROSS JOIN LATERAL (
         SELECT EXISTS (SELECT 1 FROM outreaches o
@@ -94,7 +93,7 @@ export async function laneLoadsFor(
         AND NOT ${offeredWithinSql(sql`c.id`, sql`lane.id`, recontactWindowHours)}
     )
     SELECT carrier_id, id, load_number, same_lane FROM offered
-    WHERE n < ${MOST_LOADS_PER_MESSAGE} OR (same_lane AND k < ${MOST_LOADS_PER_CALL})
+    WHERE n < ${MOST_LOADS_PER_MESSAGE}
     ORDER BY carrier_id, n`);
   for (const r of rows.rows) {
     const list = out.get(r.carrier_id) ?? [];
@@ -106,7 +105,7 @@ export async function laneLoadsFor(
 
 /**
  * The contact that offers the carrier several loads at once. A carrier planned for a call with other
- * loads of the lane to offer is written to by e-mail instead, when the organization's order has
+ * loads to offer is written to by e-mail instead, when the organization's order has
  * e-mail, the carrier has an address for it and does not prefer calls: a message lists more loads
  * and lets the carrier answer at its own time. Otherwise the call offers them, at most
  * MOST_LOADS_PER_CALL. WhatsApp never replaces a call: the number may be a landline.
@@ -123,10 +122,12 @@ export function severalLoadsContact(
 
 /**
  * The picked carriers' outreaches (`planned`), and with each contact of its own the other open
- * loads the carrier may be offered (`swept`), in the same message (group_lane_loads): one
- * conversation offers the carrier the loads of all its lanes instead of one contact per load (a
- * call: those of the load's lane only). Without it a carrier on two lanes spent its daily contacts
- * on whichever lane's loads were planned first, and the other lane's loads never reached it.
+ * loads the carrier may be offered (`swept`), in the same message or call (group_lane_loads): one
+ * conversation offers the carrier the loads of all its lanes instead of one contact per load.
+ * Without it a carrier on two lanes spent its daily contacts on whichever lane's loads were planned
+ * first, and the other lane's loads never reached it; a carrier reached only by phone heard of at
+ * most MOST_LOADS_PER_CALL loads of one lane a call while loads of its other lanes, picking up
+ * sooner, waited for a call of their own.
  */
 export async function withLaneLoads(
   tx: DbOrTx,
@@ -155,10 +156,10 @@ export async function withLaneLoads(
     const primary = plannedContact(several ? { ...c, plan: several } : c, load);
     planned.push(primary);
     if (!several) continue;
-    const offered =
-      several.channel === 'call'
-        ? others.filter((o) => o.same_lane).slice(0, MOST_LOADS_PER_CALL - 1)
-        : others.slice(0, MOST_LOADS_PER_MESSAGE - 1);
+    const offered = others.slice(
+      0,
+      (several.channel === 'call' ? MOST_LOADS_PER_CALL : MOST_LOADS_PER_MESSAGE) - 1,
+    );
     for (const other of offered) {
       swept.push({
         sameLane: other.same_lane,

@@ -88,13 +88,28 @@ export function loadsOnCall(numbers: readonly string[]): string {
   return `${numbers.length} loads: ${numbers.slice(0, -1).join(', ')} and ${numbers.at(-1)}`;
 }
 
-/** The other loads of a call, a line each: number, pickup date and posted rate (what a carrier is told). */
+/** A load's lane as said: "Dallas, TX to Houston, TX". */
+const laneOf = (l: SayableLoad) =>
+  `${[l.origin?.city, l.origin?.state].filter(Boolean).join(', ') || 'origin not given'} to ${
+    [l.destination?.city, l.destination?.state].filter(Boolean).join(', ') || 'destination not given'
+  }`;
+
+/** The lanes of a call's loads, each once, in the order of the loads: "Dallas, TX to Houston, TX and Tulsa, OK to Reno, NV". */
+export function lanesOnCall(onCall: readonly SayableLoad[]): string {
+  const lanes = [...new Set(onCall.map(laneOf))];
+  return lanes.length <= 1 ? (lanes[0] ?? '') : `${lanes.slice(0, -1).join(', ')} and ${lanes.at(-1)}`;
+}
+
+/**
+ * The other loads of a call, a line each: number, lane, equipment, pickup date and posted rate
+ * (what a carrier is told). A call may offer loads of several of the carrier's lanes.
+ */
 export function otherLoads(others: readonly SayableLoad[]): string {
   if (others.length === 0) return 'none';
   return others
     .map(
       (o) =>
-        `${o.load_number}: pickup ${o.pickup_date ?? 'date not given'}` +
+        `${o.load_number}: ${laneOf(o)}${o.equipment_type ? `, ${o.equipment_type}` : ''}, pickup ${o.pickup_date ?? 'date not given'}` +
         (o.posted_rate !== null ? `, posted rate ${usd(o.posted_rate)}` : ''),
     )
     .join('; ');
@@ -120,7 +135,8 @@ export async function callVariables(
       ).filter((l): l is Load => l !== null)
     : [];
   const load = onCall.find((l) => l.id === call.load_id) ?? null;
-  const others = onCall.filter((l) => l !== load).map(sayableLoad);
+  const sayable = onCall.map(sayableLoad);
+  const others = sayable.filter((_, i) => onCall[i] !== load);
   const carrier = call.carrier_id ? await carrierNameOf(db, call.carrier_id) : undefined;
   const elp = call.call_type === 'ELP' ? await elpNamesOfCall(db, call.id) : undefined;
   const loadDriver = load?.driver
@@ -129,7 +145,13 @@ export async function callVariables(
   const references = onCall.map((l) => l.load_number);
   const variables: VoiceVariables = {
     ...(load ? loadVariables(sayableLoad(load)) : {}),
-    ...(load ? { loads_on_call: loadsOnCall(references), other_loads: otherLoads(others) } : {}),
+    ...(load
+      ? {
+          loads_on_call: loadsOnCall(references),
+          lanes_on_call: lanesOnCall(sayable),
+          other_loads: otherLoads(others),
+        }
+      : {}),
     carrier_name: carrier?.name ?? elp?.carrier_name ?? null,
     driver_name: str(given.driver_name) ?? elp?.driver_name ?? loadDriver,
     broker_name: org.name,
@@ -340,6 +362,7 @@ export function spokenVariables(v: VoiceVariables, references: readonly string[]
     posted_rate: say(v.posted_rate, (s) => speakable(s)),
     stops_summary: say(v.stops_summary, (s) => speakable(s, loadNumber)),
     loads_on_call: say(v.loads_on_call, (s) => speakable(s, loadNumber)),
+    lanes_on_call: say(v.lanes_on_call, (s) => speakable(s, loadNumber)),
     other_loads: say(v.other_loads, (s) => speakable(s, loadNumber)),
   };
 }

@@ -20,7 +20,7 @@ export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
     purpose: 'load_booking',
     first_message:
       'Hi, this is the dispatch assistant at {{broker_name}}. I am calling about {{loads_on_call}}, ' +
-      '{{origin_city}}, {{origin_state}} to {{destination_city}}, {{destination_state}}. Do you have a truck?',
+      '{{lanes_on_call}}. Do you have a truck?',
     instructions: `You are the dispatch assistant of {{broker_name}}, a freight brokerage, on a phone call with {{carrier_name}} to cover a load.
 
 The load (everything you may say about it):
@@ -32,7 +32,7 @@ The load (everything you may say about it):
 - Commodity: {{commodity}}; weight: {{weight}}
 - Special instructions: {{special_instructions}}
 - Posted rate: {{posted_rate}}
-Other loads of the same lane this call offers: {{other_loads}}
+Other loads this call offers (each with its lane, equipment, pickup date and posted rate): {{other_loads}}
 
 How to run the call:
 1. Make sure you are speaking with someone who dispatches trucks, then describe the load in a sentence or two.
@@ -44,8 +44,8 @@ How to run the call:
 7. When the call offers several loads, ask which of them they can take, and give the load_number to submit_offer, answer_question and get_load_details for the load they mean.
 8. Be brief and friendly. When the conversation is over, say goodbye and end the call.`,
     voicemail_message:
-      'Hi, this is {{broker_name}} calling about {{loads_on_call}}, {{origin_city}} to {{destination_city}}, ' +
-      'picking up {{pickup_date}}. Please call us back if you have a truck for it. Thank you.',
+      'Hi, this is {{broker_name}} calling about {{loads_on_call}}, {{lanes_on_call}}, ' +
+      'first pickup {{pickup_date}}. Please call us back if you have a truck. Thank you.',
   },
   {
     id: 'vt_00000000-0000-7000-8000-000000000002',

@@ -6,9 +6,11 @@
 export const VOICE_VARIABLES = {
   load_number: "The load's number",
   loads_on_call:
-    'The loads the call offers: "load OUT-1", or "3 loads: OUT-1, OUT-2 and OUT-3" when the agent offers several loads of one lane on one call',
+    'The loads the call offers: "load OUT-1", or "3 loads: OUT-1, OUT-2 and OUT-3" when the agent offers several loads on one call',
+  lanes_on_call:
+    'The lanes of the loads the call offers, each once: "Dallas, TX to Houston, TX", or "Dallas, TX to Houston, TX and Tulsa, OK to Denver, CO" when the loads are on several of the carrier\'s lanes',
   other_loads:
-    'The other loads of the lane the call offers, each with its pickup date and posted rate ("none" on a call about one load)',
+    'The other loads the call offers, each with its lane, equipment, pickup date and posted rate ("none" on a call about one load)',
   origin_city: 'City of the first pickup',
   origin_state: 'State of the first pickup',
   destination_city: 'City of the last drop-off',
