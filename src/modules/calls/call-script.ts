@@ -116,7 +116,7 @@ export function otherLoads(others: readonly SayableLoad[]): string {
 }
 
 /**
- * Every variable of a call: the load's sayable facts, the other loads of its lane the call offers,
+ * Every variable of a call: the load's sayable facts, the other loads the call offers (of any of the carrier's lanes),
  * who is called, the organization and its rep, and the tracking instructions. `template_variables`
  * the caller sent fill only `driver_name` and `instructions`: the facts of a load come from the load.
  * `references` are the load numbers the call names (said one character at a time).

@@ -12,7 +12,7 @@ export interface CallContext {
   mc_number?: string | null;
   /**
    * Outreaches the agent queued: the call carries them instead of opening a new one. The first is
-   * about the call's load; more are other loads of its lane offered on the same call.
+   * about the call's load; more are other loads of its lanes offered on the same call.
    */
   outreach_ids?: readonly string[];
 }
