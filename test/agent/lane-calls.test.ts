@@ -284,6 +284,24 @@ describe('one call offers a carrier the open loads of its lanes', () => {
     ]);
   });
 
+  it('holds the carrier gap after a call that failed to connect: the next load waits', async () => {
+    const { h } = await tenant(t, { channel_order: ['call'], carrier_min_gap_minutes: 30 });
+    await laneCarrier(t, h, { phone: '+14155550946', email: null });
+    const first = await agentLoad(t, h);
+    await agentRound(t);
+    const [placed] = await outreachesOf(t, h, first);
+    const call = vapiCall(standIn.lastCall().vapiId, defined(placed?.call_id, 'the call'));
+    const ended = await sendVapi(t, endOfCallReport(call, 'twilio-failed-to-connect-call'));
+    expect(ended.statusCode, ended.body).toBe(200);
+    expect((await outreachesOf(t, h, first)).map((o) => o.status)).toEqual(['failed']);
+    // Another load of the lane: the number was just dialled, so no second call within the gap.
+    const before = standIn.callBodies().length;
+    const next = await agentLoad(t, h);
+    await agentRound(t);
+    expect(await outreachesOf(t, h, next)).toEqual([]);
+    expect(standIn.callBodies()).toHaveLength(before);
+  });
+
   it('calls about one load, as before, a carrier whose lane has no other open load', async () => {
     const { h } = await tenant(t, { channel_order: ['call'] });
     await laneCarrier(t, h, { phone: '+14155550942', email: null });

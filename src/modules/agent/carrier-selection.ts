@@ -172,12 +172,15 @@ export const offeredWithinSql = (carrier: SQL, loadId: SQL, hours: number) => sq
 /**
  * The carrier's automated contacts (any load) as the planner counts them: `n`, contacts in the
  * last 24 hours for the daily cap (a message naming several loads counts once); `last_at`, when the
- * latest went out or is queued to go (for the least gap between contacts).
+ * latest went out or is queued to go (for the least gap between contacts). A contact that failed
+ * after it went out (a call that did not connect, a bounce) holds the gap too: the carrier's phone
+ * may have rung, and a number dialled again and again within minutes is one carriers block.
+ * Withdrawn contacts never went out and count for neither.
  */
 export const contactCountsSql = (organizationId: string | SQL, carrier: SQL) => sql`
   SELECT count(DISTINCT coalesce(o.bundle_id, o.id))
            FILTER (WHERE o.created_at > now() - interval '24 hours')::int AS n,
-         max(coalesce(o.sent_at, o.send_after, o.created_at)) FILTER (WHERE o.status <> 'failed') AS last_at
+         max(coalesce(o.sent_at, o.send_after, o.created_at)) AS last_at
   FROM outreaches o
   WHERE o.organization_id = ${organizationId} AND o.carrier_id = ${carrier} AND o.is_automated
     AND o.cancelled_at IS NULL AND o.created_at > now() - interval '48 hours'`;
@@ -211,7 +214,7 @@ export async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v7',
+    'agent_pick_wave_v8',
     sql`
     WITH r AS (
       SELECT * FROM unnest(

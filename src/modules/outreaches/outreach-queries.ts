@@ -170,7 +170,7 @@ export async function attachCallToOutreaches(
 
 /**
  * The loads an outbound call offers, by the outreaches it carries: the call's own load first, then
- * the other loads of the lane the agent put on the same call (a bundle), in the order queued.
+ * the other loads of its lanes the agent put on the same call (a bundle), in the order queued.
  */
 export async function loadsOfCall(
   db: DbOrTx,
