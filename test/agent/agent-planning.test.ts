@@ -269,6 +269,40 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(new Set(called.map((o) => o.call_id)).size).toBe(1);
   });
 
+  it('adds a load to the queued message of a carrier at its daily cap: joining is no new contact', async () => {
+    const { start, end } = quietNowInChicago();
+    const { h } = await tenant(t, {
+      quiet_hours_start: start,
+      quiet_hours_end: end,
+      daily_cap_per_carrier: 1,
+    });
+    const carrier = await laneCarrier(t, h, { home_state: 'IL' });
+    const first = await agentLoad(t, h);
+    await agentRound(t);
+    const [queued] = await automated(h, first);
+    expect(queued).toMatchObject({ carrier_id: carrier, status: 'pending' });
+    // Its one contact of the day is queued for the morning; a load due now joins it.
+    const second = await agentLoad(t, h);
+    await agentRound(t);
+    const [joined] = await automated(h, second);
+    expect(joined).toMatchObject({
+      carrier_id: carrier,
+      status: 'pending',
+      conversation_id: queued?.conversation_id,
+      send_after: queued?.send_after,
+    });
+    // Once that contact has gone out, the cap holds: the next load is not offered to the carrier.
+    await t.database.db
+      .update(outreaches)
+      .set({ status: 'active', sent_at: sql`now()` })
+      .where(eq(outreaches.carrier_id, carrier));
+    const third = await agentLoad(t, h);
+    await agentRound(t);
+    expect(await automated(h, third)).toEqual([]);
+    const skipped = (await activity(h, third)).timeline.find((e) => e.carrier_id === carrier);
+    expect(skipped).toMatchObject({ kind: 'carrier_skipped', reason: 'daily_cap' });
+  });
+
   it('fills a full message with loads the carrier was never offered before offering one again', async () => {
     const { h } = await tenant(t, {});
     const carrier = await laneCarrier(t, h);

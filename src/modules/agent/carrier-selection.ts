@@ -214,7 +214,7 @@ export async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v8',
+    'agent_pick_wave_v9',
     sql`
     WITH r AS (
       SELECT * FROM unnest(
@@ -241,14 +241,14 @@ export async function checkInOrder(
     )
     SELECT k.id AS carrier_id, k.name, k.tier, k.on_time_pct, k.source, k.home_state,
            k.refusal, k.cap_ok, k.load_ok, k.preferred_channel, k.last_contact_at, k.contacts_24h,
-           CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN (
+           CASE WHEN k.refusal IS NULL THEN (
              ${openBundleSql(organizationId, sql`k.id`, sql`k.load_id`)}) END AS open_bundle,
-           CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_phone, k.phone, (
+           CASE WHEN k.refusal IS NULL THEN coalesce(k.dispatcher_phone, k.phone, (
              SELECT cc.phone FROM carrier_contacts cc
              WHERE cc.carrier_id = k.id AND cc.phone IS NOT NULL
                AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})
              ORDER BY array_position(${BOOKING_CONTACT_TYPES}, cc.contact_type), cc.position LIMIT 1)) END AS phone,
-           CASE WHEN k.refusal IS NULL AND k.cap_ok AND k.load_ok THEN coalesce(k.dispatcher_email, k.email, (
+           CASE WHEN k.refusal IS NULL THEN coalesce(k.dispatcher_email, k.email, (
              SELECT cc.email FROM carrier_contacts cc
              WHERE cc.carrier_id = k.id AND cc.email IS NOT NULL
                AND cc.contact_type = ANY(${BOOKING_CONTACT_TYPES})

@@ -89,20 +89,23 @@ export async function pickWave(
       // Ranked by tier first: once the wave has a tier, a slice starting with another cannot add to it.
       if (into.length && defined(slice[0], 'slice[0]').tier !== defined(into[0], 'into[0]').tier) return;
       for (const c of await checkInOrder(db, organizationId, loadId, slice, rules)) {
+        // A carrier at its cap may still join its queued contact: that adds no contact.
+        const plan = c.refusal ? null : planContact(c, contact, now);
+        const capped = !c.cap_ok && plan?.kind !== 'join';
         const reason = c.refusal
           ? defined(c.refusal.split(':')[0], "c.refusal.split(':')[0]")
-          : !c.cap_ok
+          : capped
             ? 'daily_cap'
             : !c.load_ok
               ? 'recently_contacted'
               : null;
         if (c.refusal) refused.add(c.carrier_id, 'guard', defined(reason, 'reason'));
-        else if (!c.cap_ok) refused.add(c.carrier_id, 'cap', defined(reason, 'reason'));
-        if (reason) {
-          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
+        // Capped with nothing queued to join: so for every load of the lane until contacts age out.
+        else if (!c.cap_ok && !c.open_bundle) refused.add(c.carrier_id, 'cap', 'daily_cap');
+        if (reason || !plan) {
+          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: reason ?? 'recently_contacted' });
           continue;
         }
-        const plan = planContact(c, contact, now);
         if (plan.kind === 'unreachable') {
           pick.unreachable.push(c.carrier_id);
           skipped.push({
