@@ -140,13 +140,20 @@ export type Skipped = {
   known?: true;
 };
 
-type Checked = Candidate & { refusal: string | null; cap_ok: boolean; load_ok: boolean };
+type Checked = Candidate & {
+  refusal: string | null;
+  cap_ok: boolean;
+  load_ok: boolean;
+  /** When the oldest contact the cap counts leaves the 24 hours: the cap frees no earlier. */
+  cap_frees_at: string | null;
+};
 
 /** Where a pick records carriers refused lane-wide, and why; the caller decides for how long. */
 export interface RefusedCarriers {
   /** Why the carrier is known to be refused on the lane, or null. */
   reasonOf(carrierId: string): string | null;
-  add(carrierId: string, why: 'guard' | 'cap', reason: string): unknown;
+  /** `until`: when a capped carrier's cap may free (ms), if known. */
+  add(carrierId: string, why: 'guard' | 'cap', reason: string, until?: number): unknown;
 }
 
 /** Refusals remembered for one pick only (a load planned on its own). */
@@ -180,6 +187,8 @@ export const offeredWithinSql = (carrier: SQL, loadId: SQL, hours: number) => sq
 export const contactCountsSql = (organizationId: string | SQL, carrier: SQL) => sql`
   SELECT count(DISTINCT coalesce(o.bundle_id, o.id))
            FILTER (WHERE o.created_at > now() - interval '24 hours')::int AS n,
+         min(o.created_at) FILTER (WHERE o.created_at > now() - interval '24 hours')
+           + interval '24 hours' AS cap_frees_at,
          max(coalesce(o.sent_at, o.send_after, o.created_at)) AS last_at
   FROM outreaches o
   WHERE o.organization_id = ${organizationId} AND o.carrier_id = ${carrier} AND o.is_automated
@@ -214,7 +223,7 @@ export async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v9',
+    'agent_pick_wave_v10',
     sql`
     WITH r AS (
       SELECT * FROM unnest(
@@ -231,6 +240,7 @@ export async function checkInOrder(
              c.phone, c.email, c.dispatcher_phone, c.dispatcher_email, c.preferred_channel,
              ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('ld') })} AS refusal,
              n.n < ${rules.dailyCapPerCarrier} AS cap_ok, n.n AS contacts_24h, n.last_at AS last_contact_at,
+             n.cap_frees_at,
              NOT ${offeredWithinSql(sql`c.id`, sql`ld.id`, rules.recontactWindowHours)} AS load_ok
       FROM r
       CROSS JOIN (SELECT id, origin_city, origin_state, destination_city, destination_state, equipment_type
@@ -241,6 +251,7 @@ export async function checkInOrder(
     )
     SELECT k.id AS carrier_id, k.name, k.tier, k.on_time_pct, k.source, k.home_state,
            k.refusal, k.cap_ok, k.load_ok, k.preferred_channel, k.last_contact_at, k.contacts_24h,
+           k.cap_frees_at,
            CASE WHEN k.refusal IS NULL THEN (
              ${openBundleSql(organizationId, sql`k.id`, sql`k.load_id`)}) END AS open_bundle,
            CASE WHEN k.refusal IS NULL THEN coalesce(k.dispatcher_phone, k.phone, (

@@ -101,7 +101,13 @@ export async function pickWave(
               : null;
         if (c.refusal) refused.add(c.carrier_id, 'guard', defined(reason, 'reason'));
         // Capped with nothing queued to join: so for every load of the lane until contacts age out.
-        else if (!c.cap_ok && !c.open_bundle) refused.add(c.carrier_id, 'cap', 'daily_cap');
+        else if (!c.cap_ok && !c.open_bundle)
+          refused.add(
+            c.carrier_id,
+            'cap',
+            'daily_cap',
+            c.cap_frees_at ? new Date(c.cap_frees_at).getTime() : undefined,
+          );
         if (reason || !plan) {
           skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: reason ?? 'recently_contacted' });
           continue;

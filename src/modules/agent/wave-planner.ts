@@ -48,8 +48,10 @@ export type LaneRanking = { ranked: RankedCandidate[]; refused: ExpiringSet };
 
 /**
  * Carriers a pick found refused on a lane. A guard refusal is remembered for `ttlMs`; a carrier at
- * its daily cap stays there until its contacts age out of the 24 hours, so that is remembered
- * twenty times longer (withdrawn contacts can free it earlier; it is then seen a little late).
+ * its daily cap stays there until its oldest counted contact leaves the 24 hours, so that is
+ * remembered until then (`until`; else twenty times `ttlMs`). A withdrawn contact can free it
+ * earlier: it is then seen a little late. Remembering a capped carrier for a fixed time instead
+ * hid it, for up to that time, from loads planned after its cap had freed.
  */
 class ExpiringSet implements RefusedCarriers {
   private readonly until = new Map<string, { at: number; reason: string }>();
@@ -61,8 +63,10 @@ class ExpiringSet implements RefusedCarriers {
     this.until.delete(id);
     return null;
   }
-  add(id: string, why: 'guard' | 'cap', reason: string) {
-    this.until.set(id, { at: Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs, reason });
+  add(id: string, why: 'guard' | 'cap', reason: string, until?: number) {
+    const at =
+      why === 'cap' && until !== undefined ? until : Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs;
+    this.until.set(id, { at, reason });
   }
 }
 
