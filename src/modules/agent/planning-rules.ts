@@ -35,21 +35,6 @@ export function paceMinutesOf(
   return Math.floor(((24 - quiet) * 60) / settings.daily_cap_per_carrier);
 }
 
-/** Whether the load picks up within URGENT_PICKUP_HOURS of `now`. */
-export const isUrgent = (load: Pick<AgentLoad, 'pickup_date'>, now: Date) =>
-  !!load.pickup_date && load.pickup_date.getTime() - now.getTime() < URGENT_PICKUP_HOURS * 3_600_000;
-
-/**
- * The load's wave size: twice the organization's when the load is urgent. An urgent load has few
- * waves left in its carriers' hours (often an evening before an early pickup), and waves of the
- * usual size left some of the lane's carriers never asked before pickup.
- */
-export const waveSizeOf = (
-  settings: Pick<AgentSettings, 'wave_size'>,
-  load: Pick<AgentLoad, 'pickup_date'>,
-  now: Date,
-) => (isUrgent(load, now) ? 2 * settings.wave_size : settings.wave_size);
-
 /** How the organization's settings say a carrier is reached about this load (at `now`). */
 export const contactRulesOf = (
   settings: AgentSettings,
@@ -60,7 +45,10 @@ export const contactRulesOf = (
   quietStart: settings.quiet_hours_start,
   quietEnd: settings.quiet_hours_end,
   gapMinutes: settings.carrier_min_gap_minutes,
-  paceMinutes: isUrgent(load, now) ? 0 : paceMinutesOf(settings),
+  paceMinutes:
+    load.pickup_date && load.pickup_date.getTime() - now.getTime() < URGENT_PICKUP_HOURS * 3_600_000
+      ? 0
+      : paceMinutesOf(settings),
   groupLaneLoads: settings.group_lane_loads,
   fallbackZone: timeZoneOfState(load.origin_state) ?? DEFAULT_TIME_ZONE,
 });

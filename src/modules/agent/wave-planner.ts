@@ -39,7 +39,6 @@ import {
   nextPlanning,
   type PlanningFacts,
   type Queued,
-  waveSizeOf,
 } from './planning-rules.js';
 import { chosenBecause, offeredWith, skipEntries } from './planning-timeline.js';
 import { type Pick, type PickedCandidate, pickWave, selectWave } from './wave-pick.js';
@@ -308,7 +307,7 @@ export class WavePlanner {
     const organizationId = load.organization_id;
     const contact = contactRulesOf(settings, load, now);
     const rules: SelectionRules = {
-      waveSize: waveSizeOf(settings, load, now),
+      waveSize: settings.wave_size,
       recontactWindowHours: settings.recontact_window_hours,
       dailyCapPerCarrier: settings.daily_cap_per_carrier,
       contact,
