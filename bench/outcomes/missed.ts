@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { defined } from '../../src/lib/defined.js';
+import { MOST_LOADS_PER_CALL, MOST_LOADS_PER_MESSAGE } from '../../src/modules/agent/contact-plan.js';
 import type { SimCarrier, SimLoad } from './market.js';
 
 /** A load left uncovered, and an eligible, reachable carrier of its lane never contacted about it. */
@@ -21,7 +22,7 @@ type Row = {
  * Why each missed pair was missed, counted by cause, from what the service recorded (the
  * carrier's automated outreaches, the load's skips), first cause that fits:
  * - lane_message_full: the carrier got a contact of its own about the lane while the load was open,
- *   already offering the most loads a message (8) or a call (4) names;
+ *   already offering the most loads a message or a call names (MOST_LOADS_PER_MESSAGE, _PER_CALL);
  * - lane_message_left_it_out: such a contact, not full, without the load;
  * - joined_without_it: a load of the lane joined the carrier's queued message while the load was
  *   open (a join adds only the load planned);
@@ -73,7 +74,8 @@ export async function whyMissed(
     const own = (byCarrier.get(carrierId) ?? []).filter((r) => !r.cancelled);
     const onLane = (r: Row) => laneOfLoad.get(r.load_id) === load.lane;
     const sizeOf = (r: Row) => (bundles.get(r.bundle) ?? []).filter((x) => !x.cancelled).length;
-    const full = (r: Row) => sizeOf(r) >= (r.modality === 'call' ? 4 : 8);
+    const full = (r: Row) =>
+      sizeOf(r) >= (r.modality === 'call' ? MOST_LOADS_PER_CALL : MOST_LOADS_PER_MESSAGE);
     const primaries = own.filter((r) => r.id === r.bundle && onLane(r) && open(r.created_at));
     const cause = primaries.some(full)
       ? 'lane_message_full'
