@@ -10,6 +10,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface AmbientScope {
   /** The request's transaction; null once it has ended, so late work falls back to the pool. */
   tx: object | null;
+  /** Work that must not happen unless the transaction commits (see `afterCommit`). */
+  afterCommit?: (() => Promise<void>)[];
 }
 
 const storage = new AsyncLocalStorage<AmbientScope>();
@@ -18,6 +20,20 @@ const targets = new WeakMap<object, object>();
 /** Runs `fn` (and everything it starts) with `scope`'s transaction as the database handle. */
 export function runInScope<T>(scope: AmbientScope, fn: () => T): T {
   return storage.run(scope, fn);
+}
+
+/**
+ * Runs `job` once what the running code wrote is committed: now, outside a request's transaction
+ * (the service's own transaction has committed by then); inside one, after that transaction
+ * commits, and never if it rolls back. For work outside the database that cannot be taken back,
+ * such as placing a call or sending a message: inside the transaction, a request rolled back after
+ * it (a failed commit, a lost connection) would leave the carrier called with no record of it, and
+ * its retry would call again.
+ */
+export async function afterCommit(job: () => Promise<void>): Promise<void> {
+  const scope = storage.getStore();
+  if (scope?.tx && scope.afterCommit) scope.afterCommit.push(job);
+  else await job();
 }
 
 /** The database handle that follows the running request's transaction, if it has one. */

@@ -20,7 +20,7 @@ export class HeldTransaction {
     private readonly decide: (commit: boolean) => void,
     private readonly finished: Promise<void>,
   ) {
-    this.scope = { tx };
+    this.scope = { tx, afterCommit: [] };
   }
 
   /** Opens a transaction on a connection of its own; resolves once BEGIN has run. */
@@ -48,6 +48,17 @@ export class HeldTransaction {
     return new HeldTransaction(await ready, decide, finished);
   }
 
+  /**
+   * Runs, one after the other, the work queued with `afterCommit` while the transaction was open;
+   * its holder calls it once it knows the transaction committed. Each job reports its own failures:
+   * one that throws is logged by `onError` and the next still runs. Later calls run nothing.
+   */
+  async runAfterCommit(onError: (err: unknown) => void): Promise<void> {
+    const jobs = this.scope.afterCommit ?? [];
+    this.scope.afterCommit = [];
+    for (const job of jobs) await job().catch(onError);
+  }
+
   get open(): boolean {
     return this.ending === null;
   }
@@ -61,6 +72,8 @@ export class HeldTransaction {
     if (!this.ending) {
       // Work the request left running falls back to the pool from now on.
       this.scope.tx = null;
+      // Rolled back: the work waiting for a commit never runs.
+      if (!commit) this.scope.afterCommit = [];
       this.decide(commit);
       this.ending = this.finished;
     }

@@ -162,6 +162,7 @@ const recordResponse =
     try {
       await store.complete(claim, outcome.status, outcome.headers, outcome.body, held.tx);
       await held.end(true);
+      await held.runAfterCommit(afterCommitFailed(request));
       return payload;
     } catch (err) {
       await held.end(false).catch(() => {});
@@ -169,6 +170,9 @@ const recordResponse =
       return settleUncertain(store, request, reply, { claim, held, outcome }, payload);
     }
   };
+
+const afterCommitFailed = (request: FastifyRequest) => (err: unknown) =>
+  request.log.error({ err }, 'work queued for after the commit of a keyed request failed');
 
 interface Outcome {
   status: number;
@@ -214,7 +218,10 @@ async function settleUncertain(
       request.log.warn({ err }, 'could not read whether the keyed request committed');
     }
   }
-  if (committed) return payload;
+  if (committed) {
+    await held.runAfterCommit(afterCommitFailed(request));
+    return payload;
+  }
   if (committed === false && outcome.status >= 400) {
     await store.storeOutcome(claim, outcome).catch(() => false);
     return payload;

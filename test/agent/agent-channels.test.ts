@@ -21,7 +21,7 @@ import { signWhatsApp, whatsappStandIn, whatsappWebhook } from '../helpers/whats
 
 // No loop runs the agent here: each test runs its rounds with `agentRound` and asserts what one did.
 const drivenEnv = { ...agentEnv, WORKERS_ENABLED: 'false' };
-const { requests: graphRequests, env: standInEnv } = await whatsappStandIn();
+const { requests: graphRequests, env: standInEnv, hooks: graphHooks } = await whatsappStandIn();
 const whatsappEnv = { ...standInEnv, WORKERS_ENABLED: 'false' };
 const sign = signWhatsApp;
 const webhook = whatsappWebhook;
@@ -48,6 +48,36 @@ describe('the agent on WhatsApp (Cloud API)', () => {
       url: '/api/v1/integrations/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=4242',
     });
     expect(bad.statusCode).toBe(403);
+  });
+
+  it('sends the message of a keyed POST /outreaches only once the request has committed', async () => {
+    const { h } = await tenant(t, { channel_order: ['whatsapp'] });
+    const carrier = await laneCarrier(t, h, { email: null, phone: '+14155550178' });
+    const loadId = await agentLoad(t, h, { assigned_to_ai_agent: false });
+    // What another connection sees of the carrier's outreaches when the Cloud API gets the message.
+    const seen: number[] = [];
+    graphHooks.onMessage = async () => {
+      const rows = await t.database.pool.query('SELECT id FROM outreaches WHERE carrier_id = $1', [carrier]);
+      seen.push(rows.rowCount ?? 0);
+    };
+    try {
+      const before = graphRequests.length;
+      const send = () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/outreaches',
+          headers: { ...h, 'idempotency-key': `wa-${carrier}` },
+          payload: { carrier_id: carrier, load_id: loadId, modality: 'whatsapp' },
+        });
+      const first = await send();
+      expect(first.statusCode, first.body).toBe(201);
+      expect(seen).toEqual([1]);
+      const replay = await send();
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(graphRequests.length - before).toBe(1);
+    } finally {
+      graphHooks.onMessage = null;
+    }
   });
 
   it('opens with the template, reads the reply, counters in the thread, and refuses a forged delivery', async () => {

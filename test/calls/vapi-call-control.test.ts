@@ -39,6 +39,50 @@ describe('call outcomes and live control on Vapi', () => {
     return res.json<{ id: string; status: string }>();
   }
 
+  it('places the call of a keyed request only once the request has committed, and never twice', async () => {
+    const { user } = await createTenant(t);
+    // What another connection sees of the call at the moment the platform is asked to place it.
+    const seen: string[] = [];
+    standIn.onCall(async (dto) => {
+      const id = dto.assistantOverrides?.metadata?.envoy_call_id;
+      const rows = await t.database.pool.query<{ status: string }>('SELECT status FROM calls WHERE id = $1', [
+        id,
+      ]);
+      seen.push(rows.rows[0]?.status ?? 'not committed');
+    });
+    try {
+      const before = standIn.callBodies().length;
+      const key = `call-${Date.now()}`;
+      const first = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/calls',
+        headers: { ...user.headers, 'idempotency-key': key },
+        payload: { phone_number: '+14155550171' },
+      });
+      expect(first.statusCode, first.body).toBe(201);
+      // The platform was asked once, and by then the call was committed (seen from another connection).
+      expect(seen).toEqual(['PENDING']);
+      const id = first.json<{ id: string }>().id;
+      const placed = await t.database.pool.query<{ provider_call_id: string | null }>(
+        'SELECT provider_call_id FROM calls WHERE id = $1',
+        [id],
+      );
+      expect(placed.rows[0]?.provider_call_id).toMatch(/^vapi-call-/);
+      // The retry replays the response and places nothing.
+      const replay = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/calls',
+        headers: { ...user.headers, 'idempotency-key': key },
+        payload: { phone_number: '+14155550171' },
+      });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toBe(first.body);
+      expect(standIn.callBodies().length - before).toBe(1);
+    } finally {
+      standIn.onCall(null);
+    }
+  });
+
   it("keeps Vapi's error body as the ended reason, and retries 429, 5xx and the concurrency limit", async () => {
     const { user } = await createTenant(t);
     const attempts = () => standIn.callBodies().length;

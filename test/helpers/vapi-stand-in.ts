@@ -44,12 +44,14 @@ export function useVapiStandIn() {
   const refusals: VapiRefusal[] = [];
   let base = '';
   let next = 0;
+  /** Run on each `POST /call` before it is answered (what the platform could see then). */
+  let onCall: ((dto: Vapi.CreateCallDto) => Promise<void>) | null = null;
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => {
       raw += chunk;
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       const body: unknown = raw ? JSON.parse(raw) : null;
       requests.push({
         method: req.method ?? '',
@@ -62,6 +64,7 @@ export function useVapiStandIn() {
         // The app builds this body as a Vapi.CreateCallDto (`satisfies` in VapiProvider.callBody).
         const dto = body as Vapi.CreateCallDto;
         calls.push(dto);
+        if (onCall) await onCall(dto);
         const refusal =
           refusals.shift() ??
           (dto.customer?.number?.endsWith('0500') ? vapiRefusal(500, 'Internal server error') : undefined);
@@ -99,6 +102,10 @@ export function useVapiStandIn() {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return {
     requests,
+    /** Runs `fn` on each `POST /call` before answering it (null: no more). */
+    onCall: (fn: ((dto: Vapi.CreateCallDto) => Promise<void>) | null) => {
+      onCall = fn;
+    },
     /** The next `POST /call` requests are refused with these, in order. */
     refuseNext: (...answers: VapiRefusal[]) => {
       refusals.push(...answers);

@@ -18,13 +18,16 @@ export type GraphBody = {
  */
 export async function whatsappStandIn() {
   const requests: { url: string; authorization: string; body: GraphBody; id: string }[] = [];
+  /** Run on each message before it is answered (what the platform could see then). */
+  const hooks: { onMessage: ((body: GraphBody) => Promise<void>) | null } = { onMessage: null };
   const graph = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const id = `wamid.TEST${requests.length}`;
       requests.push({ url: req.url ?? '', authorization: req.headers.authorization ?? '', body, id });
+      if (hooks.onMessage) await hooks.onMessage(body);
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           messaging_product: 'whatsapp',
@@ -45,7 +48,7 @@ export async function whatsappStandIn() {
     WHATSAPP_APP_SECRET: WHATSAPP_APP_SECRET,
     WHATSAPP_VERIFY_TOKEN: 'verify-me',
   };
-  return { requests, env };
+  return { requests, env, hooks };
 }
 
 export const WHATSAPP_APP_SECRET = 'whatsapp-app-secret';

@@ -1,6 +1,7 @@
 // Size: a call's whole life (create, place, join, end, provider events), sharing one provider and guard.
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { afterCommit } from '../../db/ambient.js';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { tally } from '../../db/list-sql.js';
 import { CALL_STATUSES, CALL_TYPES, type CallType, TERMINAL_STATUSES } from '../../domain/calls.js';
@@ -115,8 +116,9 @@ export class CallsService {
       await this.openRecords(tx, scope, row, carrier, context);
       return row;
     });
-    // The provider is called after commit: never inside a transaction. A scheduled call waits.
-    if (!input.scheduled_at) await this.place(call);
+    // The provider is called after commit (of the keyed request's transaction too): never inside a
+    // transaction. A scheduled call waits.
+    if (!input.scheduled_at) await afterCommit(() => this.place(call));
     return readBack({ created: true, id: call.id }, () => this.get(scope, call.id));
   }
 

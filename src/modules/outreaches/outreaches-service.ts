@@ -1,3 +1,4 @@
+import { afterCommit } from '../../db/ambient.js';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { tally } from '../../db/list-sql.js';
 import { notFound, stateConflict, unprocessable, validationFailed } from '../../domain/errors.js';
@@ -293,7 +294,8 @@ export class OutreachesService {
       await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(inserted));
       return inserted;
     });
-    await this.messenger.sendOrFail(row);
+    // Sent once the outreach is committed (a keyed request's too): never a message without its record.
+    await afterCommit(() => this.messenger.sendOrFail(row));
     return readBack({ created: true, id: row.id }, async () =>
       defined(await findOutreach(this.db, scope, row.id), 'findOutreach'),
     );
