@@ -47,11 +47,11 @@ import { type Pick, type PickedCandidate, pickWave, selectWave } from './wave-pi
 export type LaneRanking = { ranked: RankedCandidate[]; refused: ExpiringSet };
 
 /**
- * Carriers a pick found refused on a lane. A guard refusal is remembered for `ttlMs`; a carrier at
- * its daily cap stays there until its oldest counted contact leaves the 24 hours, so that is
- * remembered until then (`until`; else twenty times `ttlMs`). A withdrawn contact can free it
- * earlier: it is then seen a little late. Remembering a capped carrier for a fixed time instead
- * hid it, for up to that time, from loads planned after its cap had freed.
+ * Carriers a pick found refused on a lane. A guard refusal is remembered for `ttlMs`. A carrier at
+ * its daily cap stays there until its oldest counted contact leaves the 24 hours (`until`), so it
+ * is remembered until then, but never longer than twenty times `ttlMs`: a higher cap set meanwhile,
+ * or a contact withdrawn, frees it sooner and is seen within that time. Remembered for the fixed
+ * time alone, a carrier stayed hidden after its cap had freed, for the rest of that time.
  */
 class ExpiringSet implements RefusedCarriers {
   private readonly until = new Map<string, { at: number; reason: string }>();
@@ -64,9 +64,8 @@ class ExpiringSet implements RefusedCarriers {
     return null;
   }
   add(id: string, why: 'guard' | 'cap', reason: string, until?: number) {
-    const at =
-      why === 'cap' && until !== undefined ? until : Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs;
-    this.until.set(id, { at, reason });
+    const at = Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs;
+    this.until.set(id, { at: why === 'cap' && until !== undefined ? Math.min(at, until) : at, reason });
   }
 }
 
