@@ -89,9 +89,9 @@ export async function pickWave(
       // Ranked by tier first: once the wave has a tier, a slice starting with another cannot add to it.
       if (into.length && defined(slice[0], 'slice[0]').tier !== defined(into[0], 'into[0]').tier) return;
       for (const c of await checkInOrder(db, organizationId, loadId, slice, rules)) {
-        // A carrier at its cap may still join its queued contact: that adds no contact.
-        const plan = c.refusal ? null : planContact(c, contact, now);
-        const capped = !c.cap_ok && plan?.kind !== 'join';
+        // At its cap a carrier may still join its queued contact (no new contact); refused: never a join.
+        const plan = planContact(c, contact, now);
+        const capped = !c.cap_ok && plan.kind !== 'join';
         const reason = c.refusal
           ? defined(c.refusal.split(':')[0], "c.refusal.split(':')[0]")
           : capped
@@ -108,8 +108,8 @@ export async function pickWave(
             'daily_cap',
             c.cap_frees_at ? new Date(c.cap_frees_at).getTime() : undefined,
           );
-        if (reason || !plan) {
-          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason: reason ?? 'recently_contacted' });
+        if (reason) {
+          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
           continue;
         }
         if (plan.kind === 'unreachable') {
