@@ -303,6 +303,52 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(skipped).toMatchObject({ kind: 'carrier_skipped', reason: 'daily_cap' });
   });
 
+  it('adds to a queued message, as it goes out, a load of the lane that came in after it was planned', async () => {
+    const { start, end } = quietNowInChicago();
+    const { h } = await tenant(t, { quiet_hours_start: start, quiet_hours_end: end, wave_size: 1 });
+    const second = await laneCarrier(t, h, { home_state: 'IL', routing_guide_tier: 2 });
+    const first = await agentLoad(t, h);
+    await agentRound(t);
+    const [queued] = await automated(h, first);
+    expect(queued).toMatchObject({ carrier_id: second, status: 'pending' });
+    // A better-ranked carrier joins the lane; the next load's wave of one picks it, not the first.
+    const best = await laneCarrier(t, h, { home_state: 'IL', routing_guide_tier: 1 });
+    const later = await agentLoad(t, h);
+    await agentRound(t);
+    expect((await automated(h, later)).map((o) => [o.carrier_id, o.status])).toEqual([[best, 'pending']]);
+
+    // Morning: the queued message offers the load that came in overnight too.
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/agent/settings',
+      headers: h,
+      payload: { quiet_hours_start: 0, quiet_hours_end: 0 },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    await t.database.db
+      .update(outreaches)
+      .set({ send_after: sql`now()` })
+      .where(inArray(outreaches.carrier_id, [second, best]));
+    await agentRound(t);
+    const added = (await automated(h, later)).find((o) => o.carrier_id === second);
+    expect(added).toMatchObject({
+      status: 'active',
+      modality: 'email',
+      conversation_id: queued?.conversation_id,
+    });
+    const [message] = await messagesOf(t, h, defined(queued, 'the queued message').id);
+    const numbers = await numbersOf(h, [first, later]);
+    for (const n of numbers) expect(message?.body).toContain(n);
+    const reason = (await activity(h, later)).timeline.find(
+      (e) => e.carrier_id === second && e.kind === 'carrier_chosen',
+    )?.reason;
+    expect(reason).toBe(`offered with load ${numbers[0]} of the same lane, in one message`);
+    // One message: the carrier got nothing else.
+    expect((await messagesOf(t, h, defined(added, 'the added outreach').id)).map((m) => m.body)).toEqual([
+      message?.body,
+    ]);
+  });
+
   it('fills a full message with loads the carrier was never offered before offering one again', async () => {
     const { h } = await tenant(t, {});
     const carrier = await laneCarrier(t, h);

@@ -201,6 +201,24 @@ export async function dueOutreaches(
   return (whole ? rows : rows.filter((r) => r.bundle !== last)).map(({ bundle: _b, ...r }) => r);
 }
 
+/**
+ * Queued outreaches that joined one of `bundleIds` (bundles being claimed for sending) and may still
+ * go with it: the guard lets the carrier be offered the load and the load is still worked. Locked
+ * (SKIP LOCKED: one another instance holds is left to it).
+ */
+export async function pendingJoinsOf(tx: DbOrTx, bundleIds: readonly string[]): Promise<string[]> {
+  if (bundleIds.length === 0) return [];
+  const rows = await tx.execute<{ id: string }>(sql`
+    SELECT o.id FROM outreaches o
+    JOIN carriers c ON c.id = o.carrier_id
+    JOIN loads l ON l.id = o.load_id
+    WHERE o.bundle_id = ANY(${sql.param([...bundleIds])}::text[]) AND o.status = 'pending'
+      AND o.cancelled_at IS NULL AND ${workableSql(l)}
+      AND ${refusalSql(sql`o.organization_id`, { carrier: c, load: l })} IS NULL
+    FOR UPDATE OF o SKIP LOCKED`);
+  return rows.rows.map((r) => r.id);
+}
+
 /** One message of a conversation, either way. */
 export async function insertMessage(
   db: DbOrTx,

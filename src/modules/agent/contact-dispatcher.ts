@@ -14,6 +14,7 @@ import {
 } from '../outreaches/index.js';
 import type { AgentMessenger } from './agent-messenger.js';
 import { type AgentLoad, agentLoadOf, type DueOutreach, dueOutreaches } from './agent-repository.js';
+import { topUpAtSend } from './send-top-up.js';
 
 /**
  * Places the agent's calls: the calls module's service answers it (the agent needs no more of
@@ -64,10 +65,11 @@ export class ContactDispatcher {
             : 'cancelled: the contact it joined had gone out';
         await cancelAutomatedOutreaches(tx, { ids: [r.id] }, reason);
       }
-      return activateOutreaches(
+      const taken = await activateOutreaches(
         tx,
         due.filter(sendable).map((d) => d.id),
       );
+      return [...taken, ...(await topUpAtSend(tx, taken, this.log))];
     });
     // Outreaches of one bundle (loads of a lane for one carrier) go out as one message.
     const bundles = new Map<string, OutreachRow[]>();

@@ -84,6 +84,17 @@ export type ContactState = {
 };
 
 /**
+ * Takes the carriers' planning locks until the transaction ends, in one order (two transactions
+ * locking overlapping carriers never wait on each other in a cycle); returns the ids in that order.
+ */
+export async function lockCarriers(tx: DbOrTx, ids: readonly string[]): Promise<string[]> {
+  const sorted = [...new Set(ids)].sort();
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('agent-carrier:' || id))
+    FROM unnest(${sql.param(sorted)}::text[]) AS id ORDER BY id`);
+  return sorted;
+}
+
+/**
  * The carriers' automated contacts counted under a per-carrier lock held until the transaction
  * ends (the cap and the gap hold across loads planned at once, on any instance), with each one's
  * queued message about another load, if any, and whether it was offered this load meanwhile (a
@@ -96,9 +107,7 @@ export async function lockedContactStates(
   ids: string[],
   recontactWindowHours: number,
 ) {
-  const sorted = [...new Set(ids)].sort();
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('agent-carrier:' || id))
-    FROM unnest(${sql.param(sorted)}::text[]) AS id ORDER BY id`);
+  const sorted = await lockCarriers(tx, ids);
   const rows = await tx.execute<ContactState & { carrier_id: string }>(sql`
     SELECT c.id AS carrier_id, n.n, n.last_at, (${openBundleSql(organizationId, sql`c.id`, sql`ld.id`)}) AS open_bundle,
            ${offeredWithinSql(sql`c.id`, sql`ld.id`, recontactWindowHours)} AS offered
