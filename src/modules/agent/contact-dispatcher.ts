@@ -49,9 +49,10 @@ export class ContactDispatcher {
   /**
    * Sends queued automated contacts whose time has come. Each is claimed (pending to active, or
    * to failed when the guard or the load says no) in one statement with SKIP LOCKED, so two
-   * instances never send one twice; the channel is called after the commit. A crash between the
-   * two leaves the outreach active without a message: it ends no_response rather than contacting a
-   * carrier twice.
+   * instances never send one twice; a carrier's contact of its own takes, in the same transaction,
+   * the loads that came in since it was planned (topUpAtSend). The channel is called after the
+   * commit. A crash between the two leaves the outreach active without a message: it ends
+   * no_response rather than contacting a carrier twice.
    */
   async dispatchDue(organizationId?: string): Promise<number> {
     const claimed = await this.db.transaction(async (tx) => {
