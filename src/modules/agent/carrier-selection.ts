@@ -22,6 +22,11 @@ export interface SelectionRules {
   allowLater?: boolean;
   /** Carriers never picked for this load (found unreachable on every channel before). */
   exclude?: ReadonlySet<string>;
+  /**
+   * Whether a wave may take carriers of more than one tier (a load picked up soon: a wave of the
+   * best tier's last one or two carriers would leave it a wave wait short of the next tier).
+   */
+  acrossTiers?: boolean;
 }
 
 export type Candidate = {

@@ -16,8 +16,14 @@ import type { PickedCandidate } from './wave-pick.js';
 
 export type Queued = { row: NewOutreach; candidate: Candidate };
 
-/** A load whose pickup is this near is urgent: its carriers are not held to the pace. */
+/**
+ * A load whose pickup is this near is urgent: its carriers are not held to the pace, and its waves
+ * are not held to one tier.
+ */
 export const URGENT_PICKUP_HOURS = 12;
+
+export const isUrgent = (load: Pick<AgentLoad, 'pickup_date'>, now: Date) =>
+  !!load.pickup_date && load.pickup_date.getTime() - now.getTime() < URGENT_PICKUP_HOURS * 3_600_000;
 
 /**
  * The pace of one carrier's contacts when a contact offers the lane's open loads
@@ -45,10 +51,7 @@ export const contactRulesOf = (
   quietStart: settings.quiet_hours_start,
   quietEnd: settings.quiet_hours_end,
   gapMinutes: settings.carrier_min_gap_minutes,
-  paceMinutes:
-    load.pickup_date && load.pickup_date.getTime() - now.getTime() < URGENT_PICKUP_HOURS * 3_600_000
-      ? 0
-      : paceMinutesOf(settings),
+  paceMinutes: isUrgent(load, now) ? 0 : paceMinutesOf(settings),
   groupLaneLoads: settings.group_lane_loads,
   fallbackZone: timeZoneOfState(load.origin_state) ?? DEFAULT_TIME_ZONE,
 });

@@ -40,6 +40,10 @@ const ANY_TIME: ContactRules = {
 
 const earlier = (a: Date | null, b: Date) => (a === null || b < a ? b : a);
 
+/** Whether a carrier of `tier` is kept out of the wave `into`: a wave keeps to one tier unless acrossTiers. */
+const closedTo = (into: readonly PickedCandidate[], tier: number | null, rules: SelectionRules) =>
+  !rules.acrossTiers && into.length > 0 && tier !== defined(into[0], 'into[0]').tier;
+
 /**
  * The next wave for one load from its lane's ranked candidates. A carrier qualifies when the
  * contact guard allows it, it was not contacted (outbound) about this load within the re-contact
@@ -81,13 +85,13 @@ export async function pickWave(
     if (at > now) quietUntil.set(c.id, at);
   }
 
-  /** Checks `list` slice by slice, adding qualified carriers to `into` (one tier, at most waveSize). */
+  /** Checks `list` slice by slice, adding qualified carriers to `into` (one tier unless acrossTiers, at most waveSize). */
   const walk = async (list: RankedCandidate[], into: PickedCandidate[]) => {
     let size = Math.max(2 * rules.waveSize, 10);
     for (let offset = 0; offset < list.length && into.length < rules.waveSize; offset += size, size *= 2) {
       const slice = list.slice(offset, offset + size);
       // Ranked by tier first: once the wave has a tier, a slice starting with another cannot add to it.
-      if (into.length && defined(slice[0], 'slice[0]').tier !== defined(into[0], 'into[0]').tier) return;
+      if (closedTo(into, defined(slice[0], 'slice[0]').tier, rules)) return;
       for (const c of await checkInOrder(db, organizationId, loadId, slice, rules)) {
         // At its cap a carrier may still join its queued contact (no new contact); refused: never a join.
         const plan = planContact(c, contact, now);
@@ -130,7 +134,7 @@ export async function pickWave(
           });
           continue;
         }
-        if (into.length && c.tier !== defined(into[0], 'into[0]').tier) return;
+        if (closedTo(into, c.tier, rules)) return;
         if (into.length < rules.waveSize) into.push({ ...c, plan });
       }
     }

@@ -34,6 +34,7 @@ import { planContact } from './contact-plan.js';
 import { withLaneLoads } from './lane-sweep.js';
 import {
   contactRulesOf,
+  isUrgent,
   loadPlanningFacts,
   lockedContactStates,
   nextPlanning,
@@ -314,6 +315,8 @@ export class WavePlanner {
       // their hours are added.
       allowLater: !(facts.queuedFrom && facts.queuedFrom > now),
       exclude: facts.unreachable,
+      // A load picked up soon has few waves left: each takes the next carriers whatever their tier.
+      acrossTiers: isUrgent(load, now),
     };
     const lane = ranking ? await ranking() : null;
     const picked = lane
