@@ -224,6 +224,8 @@ describe('the agent’s results', () => {
       // One conversation per load: each reply below answers about its own load.
       carrier_min_gap_minutes: 0,
       group_lane_loads: false,
+      // The two tier 1 carriers fill the first wave (the loads pick up soon: a wave may cross tiers).
+      wave_size: 2,
     });
     const carriers = [
       await laneCarrier(t, h, { routing_guide_tier: 1, ...passing() }),

@@ -26,7 +26,7 @@ import {
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
 import { createTenant, createUser } from '../helpers/factories.js';
-import { createLoad } from '../helpers/load-factories.js';
+import { createLoad, stopPayload } from '../helpers/load-factories.js';
 
 // No loop runs the agent here: each test runs its rounds with `agentRound` and asserts what one did.
 const env = { ...agentEnv, WORKERS_ENABLED: 'false' };
@@ -132,7 +132,11 @@ describe('the load-working agent', () => {
     });
     expect(offered.statusCode, offered.body).toBe(201);
 
-    const loadId = await agentLoad(t, h);
+    // Picked up in three days: its waves keep to one tier.
+    const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+    const loadId = await agentLoad(t, h, {
+      stops: [stopPayload('Pickup', { date: inDays(3) }), stopPayload('Dropoff', { date: inDays(4) })],
+    });
     const wave1 = await afterRound(t, h, loadId);
     expect(wave1.map((o) => o.carrier_id).sort()).toEqual([tier1Best, laneTier1].sort());
     // The next wave is due after the wave wait (30 minutes): a round before then plans nothing more.
@@ -180,6 +184,24 @@ describe('the load-working agent', () => {
     const wave4 = await afterRound(t, h, loadId);
     expect(wave4).toHaveLength(5);
     expect(wave4.map((o) => o.carrier_id)).toContain(history);
+  });
+
+  it('fills the wave of a load picked up within twelve hours from the next tiers', async () => {
+    const { h } = await tenant(t, { wave_size: 3 });
+    const tier1 = await laneCarrier(t, h, { routing_guide_tier: 1 });
+    const tier2 = await laneCarrier(t, h, { routing_guide_tier: 2 });
+    const tier3 = await laneCarrier(t, h, { routing_guide_tier: 3 });
+    const fourth = await laneCarrier(t, h, { routing_guide_tier: 3 });
+    const at = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+    const soon = await agentLoad(t, h, {
+      stops: [stopPayload('Pickup', { date: at(6) }), stopPayload('Dropoff', { date: at(30) })],
+    });
+    // One wave of three, best tier first, whatever the tiers: the fourth waits for the next wave.
+    const wave = await afterRound(t, h, soon);
+    expect(wave.map((o) => o.carrier_id).sort()).toEqual([tier1, tier2, tier3].sort());
+    expect(wave.map((o) => o.carrier_id)).not.toContain(fourth);
+    const state = defined(await agentStateOf(t, soon), 'the load’s state');
+    expect(state.waves_planned).toBe(1);
   });
 
   it('never contacts a carrier twice about a load within the window, nor past its daily cap', async () => {

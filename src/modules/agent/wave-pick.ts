@@ -50,7 +50,8 @@ const closedTo = (into: readonly PickedCandidate[], tier: number | null, rules: 
  * window, it has fewer automated contacts than the daily cap in the last 24 hours, it has an
  * address for a channel it may be reached on, and its last contact is older than the least gap
  * (or it joins its queued message about another load). The wave is the first `waveSize` such
- * carriers reachable NOW, of the best tier that has one: a carrier in quiet hours never holds the
+ * carriers reachable NOW, of the best tier that has one (of the next tiers too with `acrossTiers`,
+ * for a load picked up soon): a carrier in quiet hours never holds the
  * load while others are in their hours. Carriers in quiet hours ranked ahead of the wave's last
  * member (all of the best tier when nobody is reachable now) are queued for when their hours
  * begin, at most `waveSize`, only when `allowLater`.
