@@ -22,6 +22,7 @@ export type Queued = { row: NewOutreach; candidate: Candidate };
  */
 export const URGENT_PICKUP_HOURS = 12;
 
+/** Whether the load picks up within URGENT_PICKUP_HOURS of `now` (or already should have). */
 export const isUrgent = (load: Pick<AgentLoad, 'pickup_date'>, now: Date) =>
   !!load.pickup_date && load.pickup_date.getTime() - now.getTime() < URGENT_PICKUP_HOURS * 3_600_000;
 

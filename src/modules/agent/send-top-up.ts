@@ -1,7 +1,7 @@
-// A contact is planned minutes or hours before it goes out (quiet hours, the carrier's gap and
-// pace). Loads of the carrier's lanes that came in meanwhile would otherwise wait for a contact of
-// their own, which the carrier's daily cap or gap may never allow before pickup. So as a contact of
-// its own goes out, it takes them too, up to what one message or call offers.
+// A contact may be planned hours before it goes out (it waits for the carrier's hours). Loads of
+// the carrier's lanes that came in meanwhile would otherwise wait for a contact of their own, which
+// the carrier's daily cap, gap or pace may not allow before pickup. So as a contact of its own goes
+// out, it takes them too, up to what one message or call offers.
 
 import type { FastifyBaseLogger } from 'fastify';
 import type { DbOrTx } from '../../db/client.js';
