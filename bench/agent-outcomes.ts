@@ -150,7 +150,7 @@ export async function run() {
       `${r.policy.name}: carriers skipped while planning, by reason ${JSON.stringify(r.figures.diagnostics.skipReasons)}`,
     );
     console.log(
-      `${r.policy.name}: booked / handed by arrival hour (Chicago) ${JSON.stringify(r.figures.diagnostics.byArrivalHour)}; by hours to pickup ${JSON.stringify(r.figures.diagnostics.byLeadHours)}; booked at or under the posted rate ${r.figures.diagnostics.atPosted}; carriers never contacted about an uncovered load (load, carrier pairs) ${JSON.stringify(r.figures.diagnostics.missedCarriers)}`,
+      `${r.policy.name}: booked / handed by arrival hour (Chicago) ${JSON.stringify(r.figures.diagnostics.byArrivalHour)}; by hours to pickup ${JSON.stringify(r.figures.diagnostics.byLeadHours)}; booked at or under the posted rate ${r.figures.diagnostics.atPosted}; carriers never contacted about an uncovered load (load, carrier pairs) ${JSON.stringify(r.figures.diagnostics.missedCarriers)}, by the time they could have been (in hours, under the cap, while the load was open) ${JSON.stringify(r.figures.diagnostics.missedWindow)}`,
     );
   }
   for (const r of results) {

@@ -45,6 +45,11 @@ export interface Figures {
     /** Bookings at or under the posted rate, of all bookings; the median booked rate / posted. */
     atPosted: string;
     missedCarriers: Record<string, number>;
+    /**
+     * Of those pairs, how long the carrier was in its hours and under its cap while the load was
+     * open (15-minute samples), by band: the time the agent had to reach it.
+     */
+    missedWindow: Record<string, number>;
     /** Why the agent never contacted those carriers about those loads (see missed.ts), with examples. */
     missedWhy: { causes: Record<string, number>; examples: string[] };
   };
@@ -257,9 +262,19 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   /** The carriers behind `leftUncontacted`: without a working e-mail (reached by calls, one load each) or with one. */
   const missedCarriers: Record<string, number> = {};
   const missedPairs: MissedPair[] = [];
+  const missedWindow: Record<string, number> = {};
+  const STEP = 15 * 60_000;
   for (const l of market.loads) {
     if (bookedBy.has(l.index)) continue;
     const loadId = defined(run.loadIds[l.index], 'run.loadIds[l.index]');
+    /** Minutes the carrier could have been contacted about the load: in its hours, under its cap. */
+    const reachableMinutes = (c: SimCarrier, id: string) => {
+      let samples = 0;
+      for (let t = l.arrivesAt; t < l.pickupAt; t += STEP) {
+        if (!quiet(t, c, s.quiet_hours_start, s.quiet_hours_end) && underCap(id, t)) samples++;
+      }
+      return (samples * STEP) / 60_000;
+    };
     const missedBy = lanesCarriers(market, l).filter((c) => {
       const id = defined(run.carrierIds[c.index], 'run.carrierIds[c.index]');
       const row = defined(carriers.get(id), 'carriers.get(id)');
@@ -268,10 +283,11 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       if (row.stop_contact_requested_at && row.stop_contact_requested_at.getTime() < l.pickupAt) return false;
       if (!row.is_active || row.compliance_status === 'BLOCKED') return false;
       if (!reachable(c, s.channel_order)) return false;
-      for (let t = l.arrivesAt; t < l.pickupAt; t += 15 * 60_000) {
-        if (!quiet(t, c, s.quiet_hours_start, s.quiet_hours_end) && underCap(id, t)) return true;
-      }
-      return false;
+      const minutes = reachableMinutes(c, id);
+      if (minutes === 0) return false;
+      const band = minutes < 30 ? 'under 30 min' : minutes < 120 ? '30 min to 2 h' : '2 h or more';
+      missedWindow[band] = (missedWindow[band] ?? 0) + 1;
+      return true;
     });
     if (missedBy.length) leftUncontacted++;
     for (const c of missedBy) {
@@ -333,6 +349,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       ) ?? 0) * 100
     ).toFixed(1)}%`,
     missedCarriers,
+    missedWindow,
     missedWhy: await whyMissed(
       pool,
       missedPairs,
