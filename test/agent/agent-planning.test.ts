@@ -13,6 +13,7 @@ import {
   agentStateOf,
   carrierEmail,
   type Headers,
+  hoursBegin,
   laneCarrier,
   messagesOf,
   nextWaveNow,
@@ -318,17 +319,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect((await automated(h, later)).map((o) => [o.carrier_id, o.status])).toEqual([[best, 'pending']]);
 
     // Morning: the queued message offers the load that came in overnight too.
-    const patched = await t.app.inject({
-      method: 'PATCH',
-      url: '/api/v1/agent/settings',
-      headers: h,
-      payload: { quiet_hours_start: 0, quiet_hours_end: 0 },
-    });
-    expect(patched.statusCode, patched.body).toBe(200);
-    await t.database.db
-      .update(outreaches)
-      .set({ send_after: sql`now()` })
-      .where(inArray(outreaches.carrier_id, [second, best]));
+    await hoursBegin(t, h, [second, best]);
     await agentRound(t);
     const added = (await automated(h, later)).find((o) => o.carrier_id === second);
     expect(added).toMatchObject({

@@ -9,6 +9,7 @@ import {
   agentLoad,
   agentRound,
   type Headers,
+  hoursBegin,
   laneCarrier,
   outreachesOf,
   quietNowInChicago,
@@ -231,17 +232,7 @@ describe('one call offers a carrier the open loads of its lanes', () => {
     expect(standIn.callBodies()).toHaveLength(before);
 
     // The carrier's hours begin: one call carries both loads.
-    const settings = await t.app.inject({
-      method: 'PATCH',
-      url: '/api/v1/agent/settings',
-      headers: h,
-      payload: { quiet_hours_start: 0, quiet_hours_end: 0 },
-    });
-    expect(settings.statusCode, settings.body).toBe(200);
-    await t.database.db
-      .update(outreaches)
-      .set({ send_after: sql`now()` })
-      .where(eq(outreaches.carrier_id, carrier));
+    await hoursBegin(t, h, [carrier]);
     await agentRound(t);
     expect(standIn.callBodies()).toHaveLength(before + 1);
     const placed = [...(await outreachesOf(t, h, texas)), ...(await outreachesOf(t, h, georgia))];

@@ -1,6 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { agentLoadStates } from '../../src/modules/agent/agent-tables.js';
+import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { drainWorker, type TestApp } from './app.js';
 import { createCarrier, goodStanding, registryFile } from './carrier-factories.js';
 import { createApiKey, createTenant, setStrictMode } from './factories.js';
@@ -200,6 +201,24 @@ export function quietNowInChicago() {
     }).format(new Date()),
   );
   return { start: (hour + 23) % 24, end: (hour + 2) % 24 };
+}
+
+/**
+ * Morning for carriers whose contacts wait out quiet hours: the organization's quiet hours end
+ * (none from now on) and the carriers' queued contacts are due now, for the next round to send.
+ */
+export async function hoursBegin(t: TestApp, h: Headers, carrierIds: string[]) {
+  const res = await t.app.inject({
+    method: 'PATCH',
+    url: '/api/v1/agent/settings',
+    headers: h,
+    payload: { quiet_hours_start: 0, quiet_hours_end: 0 },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  await t.database.db
+    .update(outreaches)
+    .set({ send_after: sql`now()` })
+    .where(inArray(outreaches.carrier_id, carrierIds));
 }
 
 /** The flat POST /loads body of an existing load (its number and stops), to update it. */
