@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { defined } from '../../src/lib/defined.js';
-import { MOST_LOADS_PER_CALL, MOST_LOADS_PER_MESSAGE } from '../../src/modules/agent/contact-plan.js';
+import { mostLoadsOn } from '../../src/modules/agent/contact-plan.js';
 import type { SimCarrier, SimLoad } from './market.js';
 
 /** A load left uncovered, and an eligible, reachable carrier of its lane never contacted about it. */
@@ -74,8 +74,7 @@ export async function whyMissed(
     const own = (byCarrier.get(carrierId) ?? []).filter((r) => !r.cancelled);
     const onLane = (r: Row) => laneOfLoad.get(r.load_id) === load.lane;
     const sizeOf = (r: Row) => (bundles.get(r.bundle) ?? []).filter((x) => !x.cancelled).length;
-    const full = (r: Row) =>
-      sizeOf(r) >= (r.modality === 'call' ? MOST_LOADS_PER_CALL : MOST_LOADS_PER_MESSAGE);
+    const full = (r: Row) => sizeOf(r) >= mostLoadsOn(r.modality);
     const primaries = own.filter((r) => r.id === r.bundle && onLane(r) && open(r.created_at));
     const cause = primaries.some(full)
       ? 'lane_message_full'

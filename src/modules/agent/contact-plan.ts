@@ -12,6 +12,10 @@ export const MOST_LOADS_PER_MESSAGE = 8;
 /** Most loads one call offers: each is described and negotiated aloud, so fewer than in writing. */
 export const MOST_LOADS_PER_CALL = 4;
 
+/** Most loads one contact on `modality` offers (a call, else a message). */
+export const mostLoadsOn = (modality: string): number =>
+  modality === 'call' ? MOST_LOADS_PER_CALL : MOST_LOADS_PER_MESSAGE;
+
 /** What the planner knows of a carrier when it plans a contact. */
 export type Reach = {
   phone: string | null;

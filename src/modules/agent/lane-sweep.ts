@@ -9,12 +9,7 @@ import { refusalSql } from '../outreaches/index.js';
 import { type AgentLoad, workableSql } from './agent-repository.js';
 import type { AgentSettings } from './agent-settings.js';
 import { offeredWithinSql } from './carrier-selection.js';
-import {
-  type Channel,
-  type ContactPlan,
-  MOST_LOADS_PER_CALL,
-  MOST_LOADS_PER_MESSAGE,
-} from './contact-plan.js';
+import { type Channel, type ContactPlan, MOST_LOADS_PER_MESSAGE, mostLoadsOn } from './contact-plan.js';
 import { plannedContact, type Queued } from './planning-rules.js';
 import type { Pick } from './wave-pick.js';
 
@@ -156,10 +151,7 @@ export async function withLaneLoads(
     const primary = plannedContact(several ? { ...c, plan: several } : c, load);
     planned.push(primary);
     if (!several) continue;
-    const offered = others.slice(
-      0,
-      (several.channel === 'call' ? MOST_LOADS_PER_CALL : MOST_LOADS_PER_MESSAGE) - 1,
-    );
+    const offered = others.slice(0, mostLoadsOn(several.channel) - 1);
     for (const other of offered) {
       swept.push({
         sameLane: other.same_lane,

@@ -17,7 +17,7 @@ import {
 } from '../outreaches/index.js';
 import { pendingJoinsOf, recordActivity } from './agent-repository.js';
 import { type AgentSettings, readAgentSettings } from './agent-settings.js';
-import { MOST_LOADS_PER_CALL, MOST_LOADS_PER_MESSAGE } from './contact-plan.js';
+import { mostLoadsOn } from './contact-plan.js';
 import { laneLoadsFor } from './lane-sweep.js';
 import { lockCarriers } from './planning-rules.js';
 import { offeredWith } from './planning-timeline.js';
@@ -55,7 +55,7 @@ export async function topUpAtSend(
   );
   for (const p of grouping) {
     const group = [...claimed, ...added].filter((o) => o.id === p.id || o.bundle_id === p.id);
-    const room = (p.modality === 'call' ? MOST_LOADS_PER_CALL : MOST_LOADS_PER_MESSAGE) - group.length;
+    const room = mostLoadsOn(p.modality) - group.length;
     if (room <= 0) continue;
     const window = defined(settings.get(p.organization_id), 'settings').recontact_window_hours;
     const open = (await laneLoadsFor(tx, p.organization_id, p.load_id, [p.carrier_id], window)).get(
