@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
@@ -202,6 +202,35 @@ describe('the load-working agent', () => {
     expect(wave.map((o) => o.carrier_id)).not.toContain(fourth);
     const state = defined(await agentStateOf(t, soon), 'the load’s state');
     expect(state.waves_planned).toBe(1);
+  });
+
+  it('plans a load picked up soon again when a carrier at its daily cap frees, not after the wave wait', async () => {
+    const { h } = await tenant(t, { daily_cap_per_carrier: 1, group_lane_loads: false });
+    const carrier = await laneCarrier(t, h);
+    const at = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+    const onDay = (hours: number) => ({
+      stops: [stopPayload('Pickup', { date: at(hours) }), stopPayload('Dropoff', { date: at(hours + 20) })],
+    });
+    const first = await agentLoad(t, h, onDay(48));
+    expect((await afterRound(t, h, first)).map((o) => o.carrier_id)).toEqual([carrier]);
+    // Its one contact of the day went out 23 h 50 min ago: the cap frees in ten minutes.
+    await t.database.db
+      .update(outreaches)
+      .set({
+        created_at: sql`now() - interval '23 hours 50 minutes'`,
+        sent_at: sql`now() - interval '23 hours 50 minutes'`,
+      })
+      .where(eq(outreaches.carrier_id, carrier));
+    const soon = await agentLoad(t, h, onDay(3));
+    const later = await agentLoad(t, h, onDay(72));
+    const before = Date.now();
+    expect(await afterRound(t, h, soon)).toEqual([]);
+    const nextOf = async (id: string) =>
+      defined(await agentStateOf(t, id), 'the load’s state').next_wave_at.getTime();
+    // Picked up in three hours: planned again as the cap frees. In three days: after the wave wait.
+    expect(await nextOf(soon)).toBeGreaterThan(before + 9 * 60_000);
+    expect(await nextOf(soon)).toBeLessThan(Date.now() + 10 * 60_000 + 5_000);
+    expect(await nextOf(later)).toBeGreaterThan(before + 29 * 60_000);
   });
 
   it('never contacts a carrier twice about a load within the window, nor past its daily cap', async () => {

@@ -159,6 +159,8 @@ export interface RefusedCarriers {
   reasonOf(carrierId: string): string | null;
   /** `until`: when a capped carrier's cap may free (ms), if known. */
   add(carrierId: string, why: 'guard' | 'cap', reason: string, until?: number): unknown;
+  /** When a carrier known to be at its cap frees (ms), if known. */
+  capFreesAt?(carrierId: string): number | undefined;
 }
 
 /** Refusals remembered for one pick only (a load planned on its own). */
@@ -169,6 +171,33 @@ export class RefusalMemo implements RefusedCarriers {
   }
   add(id: string, _why: 'guard' | 'cap', reason: string) {
     this.reasons.set(id, reason);
+  }
+}
+
+/**
+ * Carriers a pick found refused on a lane. A guard refusal is remembered for `ttlMs`. A carrier at
+ * its daily cap stays there until its oldest counted contact leaves the 24 hours (`until`), so it
+ * is remembered until then, but never longer than twenty times `ttlMs`: a higher cap set meanwhile,
+ * or a contact withdrawn, frees it sooner and is seen within that time. Remembered for the fixed
+ * time alone, a carrier stayed hidden after its cap had freed, for the rest of that time.
+ */
+export class ExpiringSet implements RefusedCarriers {
+  private readonly until = new Map<string, { at: number; reason: string; frees?: number }>();
+  constructor(private readonly ttlMs: number) {}
+  reasonOf(id: string) {
+    const t = this.until.get(id);
+    if (t === undefined) return null;
+    if (t.at > Date.now()) return t.reason;
+    this.until.delete(id);
+    return null;
+  }
+  add(id: string, why: 'guard' | 'cap', reason: string, until?: number) {
+    const at = Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs;
+    const frees = why === 'cap' ? until : undefined;
+    this.until.set(id, { at: frees !== undefined ? Math.min(at, frees) : at, reason, frees });
+  }
+  capFreesAt(id: string) {
+    return this.until.get(id)?.frees;
   }
 }
 

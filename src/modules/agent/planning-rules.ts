@@ -163,7 +163,10 @@ export function plannedContact(c: PickedCandidate, load: AgentLoad): Queued {
  * When the load is planned next. A wave that went out now: after the wave wait. Otherwise the
  * load waits for its queued contacts (the wave wait after the first goes out) unless a carrier
  * left out for quiet hours or the gap can be reached before them; with nothing queued, when the
- * first such carrier can be reached; with nobody at all, after the wave wait.
+ * first such carrier can be reached; with nobody at all, after the wave wait. `capFreesAt` (given
+ * for a load picked up soon): a carrier left out at its daily cap is under it again then, and the
+ * load is planned then if that comes first. A carrier freed a few minutes before the pickup was
+ * otherwise reached only if a wave wait happened to end in those minutes.
  */
 export function nextPlanning(
   now: Date,
@@ -171,13 +174,18 @@ export function nextPlanning(
   firstSend: Date | null,
   queuedFrom: Date | null,
   opensAt: Date | null,
+  capFreesAt: Date | null = null,
 ): Date {
   const t = now.getTime();
-  if (firstSend && firstSend.getTime() <= t) return new Date(t + waitMs);
-  const queued = [firstSend, queuedFrom].filter((d): d is Date => !!d && d.getTime() > t);
-  const q = queued.length ? Math.min(...queued.map((d) => d.getTime())) : null;
   // At least a minute ahead: a carrier whose hours begin now is planned in a coming round.
-  const open = opensAt ? Math.max(opensAt.getTime(), t + 60_000) : null;
-  if (q !== null) return new Date(open !== null && open < q ? open : q + waitMs);
-  return new Date(open ?? t + waitMs);
+  const ahead = (d: Date) => Math.max(d.getTime(), t + 60_000);
+  const next = (() => {
+    if (firstSend && firstSend.getTime() <= t) return t + waitMs;
+    const queued = [firstSend, queuedFrom].filter((d): d is Date => !!d && d.getTime() > t);
+    const q = queued.length ? Math.min(...queued.map((d) => d.getTime())) : null;
+    const open = opensAt ? ahead(opensAt) : null;
+    if (q !== null) return open !== null && open < q ? open : q + waitMs;
+    return open ?? t + waitMs;
+  })();
+  return new Date(capFreesAt ? Math.min(next, ahead(capFreesAt)) : next);
 }

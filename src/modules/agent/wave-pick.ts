@@ -25,6 +25,8 @@ export type Pick = {
   opensAt: Date | null;
   /** Carriers with no address for any channel they may be reached on: never picked again for the load. */
   unreachable: string[];
+  /** The earliest a carrier left out at its daily cap is under it again; null: none, or not known. */
+  capFreesAt: Date | null;
 };
 
 /** Any channel, no quiet hours, no gap, no grouping: the rules of a bare pick (the bench's). */
@@ -43,6 +45,32 @@ const earlier = (a: Date | null, b: Date) => (a === null || b < a ? b : a);
 /** Whether a carrier of `tier` is kept out of the wave `into`: a wave keeps to one tier unless acrossTiers. */
 const closedTo = (into: readonly PickedCandidate[], tier: number | null, rules: SelectionRules) =>
   !rules.acrossTiers && into.length > 0 && tier !== defined(into[0], 'into[0]').tier;
+
+/**
+ * The ranked carriers left to check: neither excluded for the load nor known refused on the lane.
+ * Each known refusal is recorded as skipped, and a capped carrier's freeing time kept on the pick.
+ */
+function notKnownRefused(
+  ranked: readonly RankedCandidate[],
+  rules: SelectionRules,
+  refused: RefusedCarriers,
+  skipped: Skipped[],
+  pick: Pick,
+): RankedCandidate[] {
+  const open: RankedCandidate[] = [];
+  for (const c of ranked) {
+    if (rules.exclude?.has(c.id)) continue;
+    const known = refused.reasonOf(c.id);
+    if (!known) {
+      open.push(c);
+      continue;
+    }
+    skipped.push({ carrier_id: c.id, tier: c.tier, reason: known, known: true });
+    const frees = refused.capFreesAt?.(c.id);
+    if (frees !== undefined) pick.capFreesAt = earlier(pick.capFreesAt, new Date(frees));
+  }
+  return open;
+}
 
 /**
  * The next wave for one load from its lane's ranked candidates. A carrier qualifies when the
@@ -71,14 +99,8 @@ export async function pickWave(
   now = new Date(),
 ): Promise<Pick> {
   const contact = rules.contact ?? ANY_TIME;
-  const pick: Pick = { wave: [], later: [], opensAt: null, unreachable: [] };
-  const open: RankedCandidate[] = [];
-  for (const c of ranked) {
-    if (rules.exclude?.has(c.id)) continue;
-    const known = refused.reasonOf(c.id);
-    if (known) skipped.push({ carrier_id: c.id, tier: c.tier, reason: known, known: true });
-    else open.push(c);
-  }
+  const pick: Pick = { wave: [], later: [], opensAt: null, unreachable: [], capFreesAt: null };
+  const open = notKnownRefused(ranked, rules, refused, skipped, pick);
   const position = new Map(open.map((c, i) => [c.id, i]));
   const quietUntil = new Map<string, Date>();
   for (const c of open) {
@@ -115,6 +137,8 @@ export async function pickWave(
           );
         if (reason) {
           skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
+          if (reason === 'daily_cap' && c.cap_frees_at)
+            pick.capFreesAt = earlier(pick.capFreesAt, new Date(c.cap_frees_at));
           continue;
         }
         if (plan.kind === 'unreachable') {
@@ -173,7 +197,7 @@ export async function selectWave(
   now = new Date(),
 ): Promise<Pick & { candidates: number }> {
   const load = await loadLane(db, organizationId, loadId);
-  if (!load) return { wave: [], later: [], opensAt: null, unreachable: [], candidates: 0 };
+  if (!load) return { wave: [], later: [], opensAt: null, unreachable: [], capFreesAt: null, candidates: 0 };
   const ranked = await rankCandidates(db, organizationId, load);
   const pick = await pickWave(db, organizationId, loadId, ranked, rules, undefined, skipped, now);
   return { ...pick, candidates: ranked.length };

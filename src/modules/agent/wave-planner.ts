@@ -22,10 +22,10 @@ import {
 } from './agent-repository.js';
 import { type AgentSettings, readAgentSettings } from './agent-settings.js';
 import {
+  ExpiringSet,
   type LoadLane,
   laneKey,
   type RankedCandidate,
-  type RefusedCarriers,
   rankCandidates,
   type SelectionRules,
   type Skipped,
@@ -46,29 +46,6 @@ import { type Pick, type PickedCandidate, pickWave, selectWave } from './wave-pi
 
 /** A lane's ranked candidates, and the carriers a pick found refused (guard or cap) meanwhile. */
 export type LaneRanking = { ranked: RankedCandidate[]; refused: ExpiringSet };
-
-/**
- * Carriers a pick found refused on a lane. A guard refusal is remembered for `ttlMs`. A carrier at
- * its daily cap stays there until its oldest counted contact leaves the 24 hours (`until`), so it
- * is remembered until then, but never longer than twenty times `ttlMs`: a higher cap set meanwhile,
- * or a contact withdrawn, frees it sooner and is seen within that time. Remembered for the fixed
- * time alone, a carrier stayed hidden after its cap had freed, for the rest of that time.
- */
-class ExpiringSet implements RefusedCarriers {
-  private readonly until = new Map<string, { at: number; reason: string }>();
-  constructor(private readonly ttlMs: number) {}
-  reasonOf(id: string) {
-    const t = this.until.get(id);
-    if (t === undefined) return null;
-    if (t.at > Date.now()) return t.reason;
-    this.until.delete(id);
-    return null;
-  }
-  add(id: string, why: 'guard' | 'cap', reason: string, until?: number) {
-    const at = Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs;
-    this.until.set(id, { at: why === 'cap' && until !== undefined ? Math.min(at, until) : at, reason });
-  }
-}
 
 type Lane = LoadLane & { organization_id: string };
 
@@ -225,6 +202,7 @@ export class WavePlanner {
       const skipped: Skipped[] = [];
       const facts = await loadPlanningFacts(tx, loadId);
       const picked = await this.pick(tx, load, settings, skipped, now, facts, ranking);
+      const capFreesAt = isUrgent(load, now) ? picked.capFreesAt : null;
       const { planned, swept } = await withLaneLoads(tx, load, settings, picked);
       const inserted = await this.queue(tx, load, [...planned, ...swept], now);
       const queued = inserted.filter((o) => o.load_id === loadId);
@@ -235,7 +213,7 @@ export class WavePlanner {
             : picked.candidates === 0
               ? 'no_eligible_carriers'
               : 'exhausted';
-        const nextAt = nextPlanning(now, waitMs, null, facts.queuedFrom, picked.opensAt);
+        const nextAt = nextPlanning(now, waitMs, null, facts.queuedFrom, picked.opensAt, capFreesAt);
         const text =
           outcome === 'deferred'
             ? `no carrier reachable now (quiet hours, contact gap or queued contacts); next planning at ${nextAt.toISOString()}`
@@ -262,6 +240,7 @@ export class WavePlanner {
           firstSend <= now.getTime() ? now : new Date(firstSend),
           facts.queuedFrom,
           picked.opensAt,
+          capFreesAt,
         ),
         wave: { tier: tier ?? null },
       });
