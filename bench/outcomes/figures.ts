@@ -291,7 +291,11 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     });
     if (missedBy.length) leftUncontacted++;
     for (const c of missedBy) {
-      missedPairs.push({ load: l, carrier: c });
+      missedPairs.push({
+        load: l,
+        carrier: c,
+        minutes: reachableMinutes(c, defined(run.carrierIds[c.index], 'run.carrierIds[c.index]')),
+      });
       const kind = !c.email || c.badEmail ? 'no_working_email' : 'with_email';
       missedCarriers[kind] = (missedCarriers[kind] ?? 0) + 1;
     }

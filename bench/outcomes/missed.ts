@@ -4,7 +4,7 @@ import { mostLoadsOn } from '../../src/modules/agent/contact-plan.js';
 import type { SimCarrier, SimLoad } from './market.js';
 
 /** A load left uncovered, and an eligible, reachable carrier of its lane never contacted about it. */
-export type MissedPair = { load: SimLoad; carrier: SimCarrier };
+export type MissedPair = { load: SimLoad; carrier: SimCarrier; minutes: number };
 
 type Row = {
   id: string;
@@ -59,6 +59,21 @@ export async function whyMissed(
       )
     ).rows.map((r) => [r.k, r.reason]),
   );
+  const traced = pairs.filter((p) => p.minutes >= 120);
+  const activity = (
+    await pool.query<{
+      load_id: string;
+      carrier_id: string | null;
+      kind: string;
+      reason: string | null;
+      at: Date;
+    }>(
+      `SELECT load_id, carrier_id, kind, reason, created_at AS at FROM agent_activity
+       WHERE load_id = ANY($1::text[]) AND kind IN ('planning', 'wave', 'carrier_skipped', 'carrier_chosen')
+       ORDER BY created_at`,
+      [traced.map((p) => defined(loadIds[p.load.index], 'load id'))],
+    )
+  ).rows;
   const byCarrier = new Map<string, Row[]>();
   const bundles = new Map<string, Row[]>();
   for (const r of rows) {
@@ -67,7 +82,8 @@ export async function whyMissed(
   }
   const causes: Record<string, number> = {};
   const examples: string[] = [];
-  for (const { load, carrier } of pairs) {
+  for (const pair of pairs) {
+    const { load, carrier } = pair;
     const loadId = defined(loadIds[load.index], 'load id');
     const carrierId = defined(carrierIds[carrier.index], 'carrier id');
     const open = (t: Date | null) => !!t && t.getTime() >= load.arrivesAt && t.getTime() < load.pickupAt;
@@ -91,7 +107,8 @@ export async function whyMissed(
     const skip = skips.get(`${loadId}|${carrierId}`) ?? 'no skip recorded';
     const key = `${cause} / ${skip}${cause.endsWith('while_open') || cause === 'other_lanes_only' ? (laneBefore ? ' / lane contacted before' : ' / no lane contact before') : ''}`;
     causes[key] = (causes[key] ?? 0) + 1;
-    if (examples.filter((e) => e.startsWith(cause)).length < 2) {
+    const long = pair.minutes >= 120;
+    if (long || examples.filter((e) => e.startsWith(cause)).length < 2) {
       const times = own
         .filter((r) => r.id === r.bundle)
         .map(
@@ -99,8 +116,15 @@ export async function whyMissed(
             `${r.modality}${onLane(r) ? '*' : ''} ${r.created_at.toISOString().slice(5, 16)}->${(r.sent_at ?? r.send_after)?.toISOString().slice(11, 16)} x${sizeOf(r)}`,
         );
       examples.push(
-        `${cause}: load ${load.number} (lane ${load.lane}) ${new Date(load.arrivesAt).toISOString().slice(5, 16)}..${new Date(load.pickupAt).toISOString().slice(5, 16)}, carrier ${carrier.index} (${carrier.homeState}): ${times.join(', ')}`,
+        `${cause}${long ? ` [${pair.minutes} min reachable]` : ''}: load ${load.number} (lane ${load.lane}) ${new Date(load.arrivesAt).toISOString().slice(5, 16)}..${new Date(load.pickupAt).toISOString().slice(5, 16)}, carrier ${carrier.index} (${carrier.homeState}): ${times.join(', ')}`,
       );
+      if (long) {
+        const hhmm = (d: Date) => d.toISOString().slice(5, 16);
+        const trace = activity
+          .filter((a) => a.load_id === loadId && (a.carrier_id === null || a.carrier_id === carrierId))
+          .map((a) => `${hhmm(a.at)} ${a.kind}${a.reason ? ` ${a.reason}` : ''}`);
+        examples.push(`    load's planning, and this carrier: ${trace.join('; ')}`);
+      }
     }
   }
   return {
