@@ -59,7 +59,9 @@ export async function whyMissed(
       )
     ).rows.map((r) => [r.k, r.reason]),
   );
-  const traced = pairs.filter((p) => p.minutes >= 120);
+  /** Pairs reachable half an hour or more: traced in full (a shorter window is mostly a cap freeing just before pickup). */
+  const TRACED_MINUTES = 30;
+  const traced = pairs.filter((p) => p.minutes >= TRACED_MINUTES);
   const activity = (
     await pool.query<{
       load_id: string;
@@ -107,7 +109,7 @@ export async function whyMissed(
     const skip = skips.get(`${loadId}|${carrierId}`) ?? 'no skip recorded';
     const key = `${cause} / ${skip}${cause.endsWith('while_open') || cause === 'other_lanes_only' ? (laneBefore ? ' / lane contacted before' : ' / no lane contact before') : ''}`;
     causes[key] = (causes[key] ?? 0) + 1;
-    const long = pair.minutes >= 120;
+    const long = pair.minutes >= TRACED_MINUTES;
     if (long || examples.filter((e) => e.startsWith(cause)).length < 2) {
       const times = own
         .filter((r) => r.id === r.bundle)

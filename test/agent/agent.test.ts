@@ -233,6 +233,28 @@ describe('the load-working agent', () => {
     expect(await nextOf(later)).toBeGreaterThan(before + 29 * 60_000);
   });
 
+  it('offers a load picked up before its next wave could go out to every carrier it can still reach', async () => {
+    const at = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+    /** A wave of one, and three carriers of the lane; the load's pickup `hours` from now. */
+    const scene = async (hours: number) => {
+      const { h } = await tenant(t, { wave_size: 1, group_lane_loads: false });
+      const carriers = [await laneCarrier(t, h), await laneCarrier(t, h), await laneCarrier(t, h)];
+      const load = await agentLoad(t, h, {
+        stops: [stopPayload('Pickup', { date: at(hours) }), stopPayload('Dropoff', { date: at(hours + 20) })],
+      });
+      return { h, carriers, load };
+    };
+    // Picked up in 15 minutes, before the 30-minute wave wait ends: now or never, for all three.
+    const now = await scene(0.25);
+    // Picked up in five hours: a wave of one, the others in the next waves.
+    const later = await scene(5);
+    await agentRound(t);
+    const contacted = async (s: typeof now) =>
+      (await outreachesOf(t, s.h, s.load)).filter((o) => o.is_automated).map((o) => o.carrier_id);
+    expect((await contacted(now)).sort()).toEqual([...now.carriers].sort());
+    expect(await contacted(later)).toHaveLength(1);
+  });
+
   it('never contacts a carrier twice about a load within the window, nor past its daily cap', async () => {
     // One contact per load, no gap: the cap and the window alone are under test.
     const { h } = await tenant(t, {

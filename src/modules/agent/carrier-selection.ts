@@ -27,6 +27,13 @@ export interface SelectionRules {
    * best tier's last one or two carriers would leave it a wave wait short of the next tier).
    */
   acrossTiers?: boolean;
+  /**
+   * For a load picked up soon: its next planning (`after`) and its pickup. A carrier reachable now
+   * that cannot be reached between the two (its quiet hours begin before the next planning and
+   * last past the pickup, or the pickup comes first) hears of the load now or never: it joins the
+   * wave beyond `waveSize`.
+   */
+  lastChance?: { after: Date; pickup: Date };
 }
 
 export type Candidate = {
@@ -145,7 +152,7 @@ export type Skipped = {
   known?: true;
 };
 
-type Checked = Candidate & {
+export type Checked = Candidate & {
   refusal: string | null;
   cap_ok: boolean;
   load_ok: boolean;

@@ -27,6 +27,20 @@ export const isUrgent = (load: Pick<AgentLoad, 'pickup_date'>, now: Date) =>
   !!load.pickup_date && load.pickup_date.getTime() - now.getTime() < URGENT_PICKUP_HOURS * 3_600_000;
 
 /**
+ * For a load picked up soon and not yet: when it is planned next if a wave goes out now, and its
+ * pickup (see SelectionRules.lastChance); otherwise none.
+ */
+export function lastChanceOf(
+  load: Pick<AgentLoad, 'pickup_date'>,
+  now: Date,
+  waitMs: number,
+): { after: Date; pickup: Date } | undefined {
+  const pickup = load.pickup_date;
+  if (!pickup || pickup <= now || !isUrgent(load, now)) return undefined;
+  return { after: new Date(now.getTime() + waitMs), pickup };
+}
+
+/**
  * The pace of one carrier's contacts when a contact offers the lane's open loads
  * (group_lane_loads): its hours in a day (outside quiet hours) shared among its daily contacts.
  * Without grouping, or with a cap of one, there is nothing to gather: no pace.

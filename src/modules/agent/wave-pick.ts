@@ -2,6 +2,7 @@ import type { DbOrTx } from '../../db/client.js';
 import { defined } from '../../lib/defined.js';
 import {
   type Candidate,
+  type Checked,
   checkInOrder,
   loadLane,
   type RankedCandidate,
@@ -45,6 +46,66 @@ const earlier = (a: Date | null, b: Date) => (a === null || b < a ? b : a);
 /** Whether a carrier of `tier` is kept out of the wave `into`: a wave keeps to one tier unless acrossTiers. */
 const closedTo = (into: readonly PickedCandidate[], tier: number | null, rules: SelectionRules) =>
   !rules.acrossTiers && into.length > 0 && tier !== defined(into[0], 'into[0]').tier;
+
+/**
+ * How a checked carrier stands for the load: its plan when it qualifies (a contact of its own, or
+ * joining its queued one); null when skipped, recorded in `skipped` with the reason, and on the
+ * pick (unreachable, the time a gap opens or a cap frees) and in `refused` where that holds for
+ * every load of the lane.
+ */
+function verdict(
+  c: Checked,
+  contact: ContactRules,
+  now: Date,
+  refused: RefusedCarriers,
+  skipped: Skipped[],
+  pick: Pick,
+): PickedCandidate['plan'] | null {
+  // At its cap a carrier may still join its queued contact (no new contact); refused: never a join.
+  const plan = planContact(c, contact, now);
+  const capped = !c.cap_ok && plan.kind !== 'join';
+  const reason = c.refusal
+    ? defined(c.refusal.split(':')[0], "c.refusal.split(':')[0]")
+    : capped
+      ? 'daily_cap'
+      : !c.load_ok
+        ? 'recently_contacted'
+        : null;
+  if (c.refusal) refused.add(c.carrier_id, 'guard', defined(reason, 'reason'));
+  // Capped with nothing queued to join: so for every load of the lane until contacts age out.
+  else if (!c.cap_ok && !c.open_bundle)
+    refused.add(
+      c.carrier_id,
+      'cap',
+      'daily_cap',
+      c.cap_frees_at ? new Date(c.cap_frees_at).getTime() : undefined,
+    );
+  if (reason) {
+    skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
+    if (reason === 'daily_cap' && c.cap_frees_at)
+      pick.capFreesAt = earlier(pick.capFreesAt, new Date(c.cap_frees_at));
+    return null;
+  }
+  if (plan.kind === 'unreachable') {
+    pick.unreachable.push(c.carrier_id);
+    skipped.push({
+      carrier_id: c.carrier_id,
+      tier: c.tier,
+      reason: `unreachable: no address for ${plan.channels.join(', ')}`,
+    });
+    return null;
+  }
+  if (plan.kind === 'gap') {
+    pick.opensAt = earlier(pick.opensAt, plan.opensAt);
+    skipped.push({
+      carrier_id: c.carrier_id,
+      tier: c.tier,
+      reason: plan.paced ? 'carrier_pace' : 'carrier_gap',
+    });
+    return null;
+  }
+  return plan;
+}
 
 /**
  * The ranked carriers left to check: neither excluded for the load nor known refused on the lane.
@@ -108,59 +169,23 @@ export async function pickWave(
     if (at > now) quietUntil.set(c.id, at);
   }
 
-  /** Checks `list` slice by slice, adding qualified carriers to `into` (one tier unless acrossTiers, at most waveSize). */
-  const walk = async (list: RankedCandidate[], into: PickedCandidate[]) => {
+  /** Carriers a walk decided: picked, or skipped with a reason. */
+  const checked = new Set<string>();
+  /** Checks `list` slice by slice, adding qualified carriers to `into` (one tier unless acrossTiers, at most `most`). */
+  const walk = async (list: RankedCandidate[], into: PickedCandidate[], most = rules.waveSize) => {
     let size = Math.max(2 * rules.waveSize, 10);
-    for (let offset = 0; offset < list.length && into.length < rules.waveSize; offset += size, size *= 2) {
+    for (let offset = 0; offset < list.length && into.length < most; offset += size, size *= 2) {
       const slice = list.slice(offset, offset + size);
       // Ranked by tier first: once the wave has a tier, a slice starting with another cannot add to it.
       if (closedTo(into, defined(slice[0], 'slice[0]').tier, rules)) return;
       for (const c of await checkInOrder(db, organizationId, loadId, slice, rules)) {
-        // At its cap a carrier may still join its queued contact (no new contact); refused: never a join.
-        const plan = planContact(c, contact, now);
-        const capped = !c.cap_ok && plan.kind !== 'join';
-        const reason = c.refusal
-          ? defined(c.refusal.split(':')[0], "c.refusal.split(':')[0]")
-          : capped
-            ? 'daily_cap'
-            : !c.load_ok
-              ? 'recently_contacted'
-              : null;
-        if (c.refusal) refused.add(c.carrier_id, 'guard', defined(reason, 'reason'));
-        // Capped with nothing queued to join: so for every load of the lane until contacts age out.
-        else if (!c.cap_ok && !c.open_bundle)
-          refused.add(
-            c.carrier_id,
-            'cap',
-            'daily_cap',
-            c.cap_frees_at ? new Date(c.cap_frees_at).getTime() : undefined,
-          );
-        if (reason) {
-          skipped.push({ carrier_id: c.carrier_id, tier: c.tier, reason });
-          if (reason === 'daily_cap' && c.cap_frees_at)
-            pick.capFreesAt = earlier(pick.capFreesAt, new Date(c.cap_frees_at));
-          continue;
-        }
-        if (plan.kind === 'unreachable') {
-          pick.unreachable.push(c.carrier_id);
-          skipped.push({
-            carrier_id: c.carrier_id,
-            tier: c.tier,
-            reason: `unreachable: no address for ${plan.channels.join(', ')}`,
-          });
-          continue;
-        }
-        if (plan.kind === 'gap') {
-          pick.opensAt = earlier(pick.opensAt, plan.opensAt);
-          skipped.push({
-            carrier_id: c.carrier_id,
-            tier: c.tier,
-            reason: plan.paced ? 'carrier_pace' : 'carrier_gap',
-          });
-          continue;
-        }
+        checked.add(c.carrier_id);
+        const plan = verdict(c, contact, now, refused, skipped, pick);
+        if (!plan) continue;
         if (closedTo(into, c.tier, rules)) return;
-        if (into.length < rules.waveSize) into.push({ ...c, plan });
+        // Qualified but past the wave's size: not decided, a later walk may still take it.
+        if (into.length < most) into.push({ ...c, plan });
+        else checked.delete(c.carrier_id);
       }
     }
   };
@@ -169,6 +194,7 @@ export async function pickWave(
     open.filter((c) => !quietUntil.has(c.id)),
     pick.wave,
   );
+
   const last = pick.wave.length
     ? defined(
         position.get(defined(pick.wave.at(-1), 'pick.wave.at(-1)').carrier_id),
@@ -183,6 +209,14 @@ export async function pickWave(
   for (const c of open) {
     const at = quietUntil.get(c.id);
     if (at && !queued.has(c.id)) pick.opensAt = earlier(pick.opensAt, at);
+  }
+  const chance = rules.lastChance;
+  if (chance) {
+    const nowOrNever = (c: RankedCandidate) =>
+      !quietUntil.has(c.id) &&
+      !checked.has(c.id) &&
+      openTime(c.home_state, contact, chance.after) >= chance.pickup;
+    await walk(open.filter(nowOrNever), pick.wave, Number.POSITIVE_INFINITY);
   }
   return pick;
 }

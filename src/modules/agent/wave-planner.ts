@@ -35,6 +35,7 @@ import { withLaneLoads } from './lane-sweep.js';
 import {
   contactRulesOf,
   isUrgent,
+  lastChanceOf,
   loadPlanningFacts,
   lockedContactStates,
   nextPlanning,
@@ -296,6 +297,8 @@ export class WavePlanner {
       exclude: facts.unreachable,
       // A load picked up soon has few waves left: each takes the next carriers whatever their tier.
       acrossTiers: isUrgent(load, now),
+      // A carrier this wave is the last chance to reach before the pickup is not left for a next one.
+      lastChance: lastChanceOf(load, now, settings.wave_wait_minutes * 60_000),
     };
     const lane = ranking ? await ranking() : null;
     const picked = lane
