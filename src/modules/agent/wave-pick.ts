@@ -143,7 +143,9 @@ function notKnownRefused(
  * for a load picked up soon): a carrier in quiet hours never holds the
  * load while others are in their hours. Carriers in quiet hours ranked ahead of the wave's last
  * member (all of the best tier when nobody is reachable now) are queued for when their hours
- * begin, at most `waveSize`, only when `allowLater`.
+ * begin, at most `waveSize`, only when `allowLater`. With `lastChance` (a load picked up soon),
+ * every further qualified carrier reachable now that cannot be reached again before the pickup is
+ * added to the wave, beyond `waveSize`.
  *
  * The checks run on a short slice of the ranking at a time. Carriers refused for reasons that hold
  * for every load of the lane (the guard, the cap) are added to `refused`, which the caller keeps
@@ -194,7 +196,6 @@ export async function pickWave(
     open.filter((c) => !quietUntil.has(c.id)),
     pick.wave,
   );
-
   const last = pick.wave.length
     ? defined(
         position.get(defined(pick.wave.at(-1), 'pick.wave.at(-1)').carrier_id),
