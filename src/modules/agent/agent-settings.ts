@@ -20,15 +20,10 @@ export const agentSettingsSchema = z
     enabled: z
       .boolean()
       .meta({ description: 'false: the agent leaves every load of the organization alone.' }),
-    wave_size: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .meta({
-        description:
-          'Carriers contacted per wave. A wave for a load picked up within 12 hours also takes every qualified carrier that could not be reached again before the pickup (its quiet hours begin before the next wave and last past the pickup, or the pickup comes first).',
-      }),
+    wave_size: z.number().int().min(1).max(100).meta({
+      description:
+        'Carriers contacted per wave. A wave for a load picked up within 12 hours also takes every qualified carrier that could not be reached again before the pickup (its quiet hours begin before the next wave and last past the pickup, or the pickup comes first).',
+    }),
     wave_wait_minutes: z
       .number()
       .int()
