@@ -275,27 +275,23 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       }
       return (samples * STEP) / 60_000;
     };
-    const missedBy = lanesCarriers(market, l).filter((c) => {
+    const missedBy = lanesCarriers(market, l).flatMap((c): { c: SimCarrier; minutes: number }[] => {
       const id = defined(run.carrierIds[c.index], 'run.carrierIds[c.index]');
       const row = defined(carriers.get(id), 'carriers.get(id)');
-      if (contacted.has(`${id}|${loadId}`)) return false;
-      if (c.lanes.find((m) => m.lane === l.lane)?.preference !== 'primary') return false;
-      if (row.stop_contact_requested_at && row.stop_contact_requested_at.getTime() < l.pickupAt) return false;
-      if (!row.is_active || row.compliance_status === 'BLOCKED') return false;
-      if (!reachable(c, s.channel_order)) return false;
+      if (contacted.has(`${id}|${loadId}`)) return [];
+      if (c.lanes.find((m) => m.lane === l.lane)?.preference !== 'primary') return [];
+      if (row.stop_contact_requested_at && row.stop_contact_requested_at.getTime() < l.pickupAt) return [];
+      if (!row.is_active || row.compliance_status === 'BLOCKED') return [];
+      if (!reachable(c, s.channel_order)) return [];
       const minutes = reachableMinutes(c, id);
-      if (minutes === 0) return false;
+      if (minutes === 0) return [];
       const band = minutes < 30 ? 'under 30 min' : minutes < 120 ? '30 min to 2 h' : '2 h or more';
       missedWindow[band] = (missedWindow[band] ?? 0) + 1;
-      return true;
+      return [{ c, minutes }];
     });
     if (missedBy.length) leftUncontacted++;
-    for (const c of missedBy) {
-      missedPairs.push({
-        load: l,
-        carrier: c,
-        minutes: reachableMinutes(c, defined(run.carrierIds[c.index], 'run.carrierIds[c.index]')),
-      });
+    for (const { c, minutes } of missedBy) {
+      missedPairs.push({ load: l, carrier: c, minutes });
       const kind = !c.email || c.badEmail ? 'no_working_email' : 'with_email';
       missedCarriers[kind] = (missedCarriers[kind] ?? 0) + 1;
     }

@@ -31,6 +31,14 @@ import { createLoad, stopPayload } from '../helpers/load-factories.js';
 // No loop runs the agent here: each test runs its rounds with `agentRound` and asserts what one did.
 const env = { ...agentEnv, WORKERS_ENABLED: 'false' };
 
+/** A load's stops: picked up `hours` from now, delivered a day later. */
+const pickingUpIn = (hours: number) => {
+  const at = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
+  return {
+    stops: [stopPayload('Pickup', { date: at(hours) }), stopPayload('Dropoff', { date: at(hours + 24) })],
+  };
+};
+
 describe('the load-working agent', () => {
   const t = useTestApp({ env });
 
@@ -133,10 +141,7 @@ describe('the load-working agent', () => {
     expect(offered.statusCode, offered.body).toBe(201);
 
     // Picked up in three days: its waves keep to one tier.
-    const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
-    const loadId = await agentLoad(t, h, {
-      stops: [stopPayload('Pickup', { date: inDays(3) }), stopPayload('Dropoff', { date: inDays(4) })],
-    });
+    const loadId = await agentLoad(t, h, pickingUpIn(72));
     const wave1 = await afterRound(t, h, loadId);
     expect(wave1.map((o) => o.carrier_id).sort()).toEqual([tier1Best, laneTier1].sort());
     // The next wave is due after the wave wait (30 minutes): a round before then plans nothing more.
@@ -192,10 +197,7 @@ describe('the load-working agent', () => {
     const tier2 = await laneCarrier(t, h, { routing_guide_tier: 2 });
     const tier3 = await laneCarrier(t, h, { routing_guide_tier: 3 });
     const fourth = await laneCarrier(t, h, { routing_guide_tier: 3 });
-    const at = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
-    const soon = await agentLoad(t, h, {
-      stops: [stopPayload('Pickup', { date: at(6) }), stopPayload('Dropoff', { date: at(30) })],
-    });
+    const soon = await agentLoad(t, h, pickingUpIn(6));
     // One wave of three, best tier first, whatever the tiers: the fourth waits for the next wave.
     const wave = await afterRound(t, h, soon);
     expect(wave.map((o) => o.carrier_id).sort()).toEqual([tier1, tier2, tier3].sort());
@@ -207,11 +209,7 @@ describe('the load-working agent', () => {
   it('plans a load picked up soon again when a carrier at its daily cap frees, not after the wave wait', async () => {
     const { h } = await tenant(t, { daily_cap_per_carrier: 1, group_lane_loads: false });
     const carrier = await laneCarrier(t, h);
-    const at = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
-    const onDay = (hours: number) => ({
-      stops: [stopPayload('Pickup', { date: at(hours) }), stopPayload('Dropoff', { date: at(hours + 20) })],
-    });
-    const first = await agentLoad(t, h, onDay(48));
+    const first = await agentLoad(t, h, pickingUpIn(48));
     expect((await afterRound(t, h, first)).map((o) => o.carrier_id)).toEqual([carrier]);
     // Its one contact of the day went out 23 h 50 min ago: the cap frees in ten minutes.
     await t.database.db
@@ -221,8 +219,8 @@ describe('the load-working agent', () => {
         sent_at: sql`now() - interval '23 hours 50 minutes'`,
       })
       .where(eq(outreaches.carrier_id, carrier));
-    const soon = await agentLoad(t, h, onDay(3));
-    const later = await agentLoad(t, h, onDay(72));
+    const soon = await agentLoad(t, h, pickingUpIn(3));
+    const later = await agentLoad(t, h, pickingUpIn(72));
     const before = Date.now();
     expect(await afterRound(t, h, soon)).toEqual([]);
     const nextOf = async (id: string) =>
@@ -234,14 +232,11 @@ describe('the load-working agent', () => {
   });
 
   it('offers a load picked up before its next wave could go out to every carrier it can still reach', async () => {
-    const at = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
     /** A wave of one, and three carriers of the lane; the load's pickup `hours` from now. */
     const scene = async (hours: number) => {
       const { h } = await tenant(t, { wave_size: 1, group_lane_loads: false });
       const carriers = [await laneCarrier(t, h), await laneCarrier(t, h), await laneCarrier(t, h)];
-      const load = await agentLoad(t, h, {
-        stops: [stopPayload('Pickup', { date: at(hours) }), stopPayload('Dropoff', { date: at(hours + 20) })],
-      });
+      const load = await agentLoad(t, h, pickingUpIn(hours));
       return { h, carriers, load };
     };
     // Picked up in 15 minutes, before the 30-minute wave wait ends: now or never, for all three.
