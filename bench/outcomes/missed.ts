@@ -59,8 +59,8 @@ export async function whyMissed(
       )
     ).rows.map((r) => [r.k, r.reason]),
   );
-  /** Pairs reachable half an hour or more: traced in full (a shorter window is mostly a cap freeing just before pickup). */
-  const TRACED_MINUTES = 30;
+  /** Pairs reachable this long are traced in full: every pair (a window is counted in 15-minute samples). */
+  const TRACED_MINUTES = 15;
   const traced = pairs.filter((p) => p.minutes >= TRACED_MINUTES);
   const activity = (
     await pool.query<{
@@ -82,6 +82,19 @@ export async function whyMissed(
     byCarrier.set(r.carrier_id, [...(byCarrier.get(r.carrier_id) ?? []), r]);
     bundles.set(r.bundle, [...(bundles.get(r.bundle) ?? []), r]);
   }
+  /** The loads of each carrier's contacts: what a full contact carried instead of the missed load. */
+  const carried = new Map(
+    (
+      await pool.query<{
+        id: string;
+        load_number: string;
+        pickup_date: Date | null;
+        load_status: string | null;
+      }>('SELECT id, load_number, pickup_date, load_status FROM loads WHERE id = ANY($1::text[])', [
+        [...new Set(rows.map((r) => r.load_id))],
+      ])
+    ).rows.map((r) => [r.id, r]),
+  );
   const causes: Record<string, number> = {};
   const examples: string[] = [];
   for (const pair of pairs) {
@@ -126,6 +139,15 @@ export async function whyMissed(
           .filter((a) => a.load_id === loadId && (a.carrier_id === null || a.carrier_id === carrierId))
           .map((a) => `${hhmm(a.at)} ${a.kind}${a.reason ? ` ${a.reason}` : ''}`);
         examples.push(`    load's planning, and this carrier: ${trace.join('; ')}`);
+        for (const r of primaries.filter(full)) {
+          const loads = (bundles.get(r.bundle) ?? [])
+            .filter((x) => !x.cancelled)
+            .map((x) => {
+              const l = carried.get(x.load_id);
+              return `${l?.load_number} (pickup ${l?.pickup_date?.toISOString().slice(5, 16)}, ${l?.load_status ?? 'no status'})`;
+            });
+          examples.push(`    full ${r.modality} ${hhmm(r.created_at)}: ${loads.join(', ')}`);
+        }
       }
     }
   }

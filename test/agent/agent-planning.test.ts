@@ -364,6 +364,41 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(await automated(h, offered)).toHaveLength(1);
   });
 
+  it('fills a full call with the loads picked up within a day that the fewest carriers have heard of', async () => {
+    const { h } = await tenant(t, { channel_order: ['call', 'email'] });
+    const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+    const onLane = (hours: number) =>
+      agentLoad(t, h, {
+        stops: [
+          stopPayload('Pickup', { date: inHours(hours) }),
+          stopPayload('Dropoff', { date: inHours(30) }),
+        ],
+      });
+    // Four loads picked up soon, each offered to one carrier already (in one message).
+    const other = await laneCarrier(t, h);
+    const heard: string[] = [];
+    for (let i = 0; i < 4; i++) heard.push(await onLane(3 + i));
+    await agentRound(t);
+    for (const id of heard) expect((await automated(h, id)).map((o) => o.carrier_id)).toEqual([other]);
+    // A carrier reached only by phone joins the lane; a load picked up in two hours is planned
+    // first, then one picked up in ten hours that nobody has heard of.
+    const phoneOnly = await laneCarrier(t, h, { email: null, phone: '+14155550176' });
+    const first = await onLane(2);
+    const unheard = await onLane(10);
+    await agentRound(t);
+    // Its call names four loads: the planned one, the one nobody had heard of, and the two
+    // soonest of those offered already.
+    const called = await t.database.db
+      .select({ load: outreaches.load_id, modality: outreaches.modality, bundle: outreaches.bundle_id })
+      .from(outreaches)
+      .where(and(eq(outreaches.carrier_id, phoneOnly), eq(outreaches.is_automated, true)));
+    expect(new Set(called.map((o) => o.modality))).toEqual(new Set(['call']));
+    expect(called.filter((o) => o.bundle === null).map((o) => o.load)).toEqual([first]);
+    expect(new Set(called.map((o) => o.load))).toEqual(
+      new Set([first, unheard, defined(heard[0], 'heard[0]'), defined(heard[1], 'heard[1]')]),
+    );
+  });
+
   it('keeps the least gap between contacts of one carrier across loads and lanes', async () => {
     const { h } = await tenant(t, { carrier_min_gap_minutes: 30 });
     const carrier = await laneCarrier(t, h);

@@ -30,8 +30,12 @@ const onLane = (ln: SQLWrapper, x: SQLWrapper) => sql`(${ln}.origin_state = ${x}
  * (as it works them: a load stays open until the TMS or a booking closes it), that the contact guard
  * lets the carrier be offered and that it was not contacted about (outbound, any channel) within the
  * re-contact window. Loads it was never offered come first: offering a load again (its window
- * passed) never takes the place of one the carrier has not heard of. At most
- * MOST_LOADS_PER_MESSAGE - 1 (a call takes the first MOST_LOADS_PER_CALL - 1 of them).
+ * passed) never takes the place of one the carrier has not heard of. Then loads picked up within a
+ * day, those the fewest carriers have been offered first: a carrier's daily contacts are counted
+ * over 24 hours, so its last one of the day may be the only chance for such a load, and a load
+ * a dozen carriers are weighing already needs this carrier less than one few have heard of. Then
+ * the rest, soonest pickup first. At most MOST_LOADS_PER_MESSAGE - 1 (a call takes the first
+ * MOST_LOADS_PER_CALL - 1 of them).
  */
 export async function laneLoadsFor(
   tx: DbOrTx,
@@ -71,10 +75,17 @@ export async function laneLoadsFor(
       ORDER BY x.pickup_date NULLS LAST, x.id
       LIMIT 200
     ),
+    heard AS (
+      SELECT lane.*, lane.pickup_date < now() + interval '24 hours' AS within_day,
+             (SELECT count(DISTINCT o.carrier_id) FROM outreaches o
+              WHERE o.load_id = lane.id AND o.direction = 'outbound' AND o.cancelled_at IS NULL) AS carriers
+      FROM lane
+    ),
     offered AS (
       SELECT c.id AS carrier_id, lane.id, lane.load_number, lane.same_lane,
-             row_number() OVER (PARTITION BY c.id ORDER BY again, lane.pickup_date NULLS LAST, lane.id) AS n
-      FROM carriers c CROSS JOIN lane
+             row_number() OVER (PARTITION BY c.id ORDER BY again, lane.within_day IS NOT TRUE,
+               CASE WHEN lane.within_day THEN lane.carriers END, lane.pickup_date NULLS LAST, lane.id) AS n
+      FROM carriers c CROSS JOIN heard lane
       CROSS JOIN LATERAL (
         SELECT EXISTS (SELECT 1 FROM outreaches o
                        WHERE o.load_id = lane.id AND o.carrier_id = c.id AND o.direction = 'outbound'
