@@ -3,7 +3,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
-import { agentReviewItems } from '../../src/modules/agent/agent-tables.js';
+import { agentLoadStates, agentReviewItems } from '../../src/modules/agent/agent-tables.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { events } from '../../src/modules/webhooks/webhooks-tables.js';
 import {
@@ -380,11 +380,20 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     for (let i = 0; i < 4; i++) heard.push(await onLane(3 + i));
     await agentRound(t);
     for (const id of heard) expect((await automated(h, id)).map((o) => o.carrier_id)).toEqual([other]);
-    // A carrier reached only by phone joins the lane; a load picked up in two hours is planned
-    // first, then one picked up in ten hours that nobody has heard of.
+    // A load picked up in ten hours: nobody hears of it (the carrier is within its contact gap),
+    // and it is not due again for an hour.
+    const unheard = await onLane(10);
+    await agentRound(t);
+    expect(await automated(h, unheard)).toEqual([]);
+    const notDue = await t.database.db
+      .update(agentLoadStates)
+      .set({ next_wave_at: sql`now() + interval '1 hour'` })
+      .where(eq(agentLoadStates.load_id, unheard))
+      .returning();
+    expect(notDue).toHaveLength(1);
+    // A carrier reached only by phone joins the lane, and a load picked up in two hours is planned.
     const phoneOnly = await laneCarrier(t, h, { email: null, phone: '+14155550176' });
     const first = await onLane(2);
-    const unheard = await onLane(10);
     await agentRound(t);
     // Its call names four loads: the planned one, the one nobody had heard of, and the two
     // soonest of those offered already.
