@@ -24,7 +24,7 @@ const onLane = (ln: SQLWrapper, x: SQLWrapper) => sql`(${ln}.origin_state = ${x}
   AND (${ln}.equipment_type IS NULL OR ${ln}.equipment_type = ${x}.equipment_type))`;
 
 /**
- * For each carrier, the other open loads it may be offered now with the load, soonest pickup first:
+ * For each carrier, the other open loads it may be offered now with the load:
  * loads of the load's lane (origin, destination, equipment), and loads of any other lane the
  * carrier has an active primary preference on (its equipment permitting); loads the agent works
  * (as it works them: a load stays open until the TMS or a booking closes it), that the contact guard
