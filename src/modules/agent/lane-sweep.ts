@@ -76,15 +76,15 @@ export async function laneLoadsFor(
       LIMIT 200
     ),
     heard AS (
-      SELECT lane.*, lane.pickup_date < now() + interval '24 hours' AS within_day,
-             (SELECT count(DISTINCT o.carrier_id) FROM outreaches o
-              WHERE o.load_id = lane.id AND o.direction = 'outbound' AND o.cancelled_at IS NULL) AS carriers
-      FROM lane
+      SELECT lane.*, within_day,
+             CASE WHEN within_day THEN (SELECT count(DISTINCT o.carrier_id) FROM outreaches o
+               WHERE o.load_id = lane.id AND o.direction = 'outbound' AND o.cancelled_at IS NULL) END AS carriers
+      FROM lane CROSS JOIN LATERAL (SELECT lane.pickup_date < now() + interval '24 hours' AS within_day) w
     ),
     offered AS (
       SELECT c.id AS carrier_id, lane.id, lane.load_number, lane.same_lane,
              row_number() OVER (PARTITION BY c.id ORDER BY again, lane.within_day IS NOT TRUE,
-               CASE WHEN lane.within_day THEN lane.carriers END, lane.pickup_date NULLS LAST, lane.id) AS n
+               lane.carriers, lane.pickup_date NULLS LAST, lane.id) AS n
       FROM carriers c CROSS JOIN heard lane
       CROSS JOIN LATERAL (
         SELECT EXISTS (SELECT 1 FROM outreaches o
