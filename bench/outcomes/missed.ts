@@ -59,9 +59,9 @@ export async function whyMissed(
       )
     ).rows.map((r) => [r.k, r.reason]),
   );
-  /** Pairs reachable this long are traced in full: every pair (a window is counted in 15-minute samples). */
-  const TRACED_MINUTES = 15;
-  const traced = pairs.filter((p) => p.minutes >= TRACED_MINUTES);
+  /** The pairs traced in full: the twelve reachable longest (a policy that misses thousands prints twelve). */
+  const TRACED_PAIRS = 12;
+  const traced = new Set([...pairs].sort((a, b) => b.minutes - a.minutes).slice(0, TRACED_PAIRS));
   const activity = (
     await pool.query<{
       load_id: string;
@@ -73,7 +73,7 @@ export async function whyMissed(
       `SELECT load_id, carrier_id, kind, reason, created_at AS at FROM agent_activity
        WHERE load_id = ANY($1::text[]) AND kind IN ('planning', 'wave', 'carrier_skipped', 'carrier_chosen')
        ORDER BY created_at`,
-      [traced.map((p) => defined(loadIds[p.load.index], 'load id'))],
+      [[...traced].map((p) => defined(loadIds[p.load.index], 'load id'))],
     )
   ).rows;
   const byCarrier = new Map<string, Row[]>();
@@ -122,7 +122,7 @@ export async function whyMissed(
     const skip = skips.get(`${loadId}|${carrierId}`) ?? 'no skip recorded';
     const key = `${cause} / ${skip}${cause.endsWith('while_open') || cause === 'other_lanes_only' ? (laneBefore ? ' / lane contacted before' : ' / no lane contact before') : ''}`;
     causes[key] = (causes[key] ?? 0) + 1;
-    const long = pair.minutes >= TRACED_MINUTES;
+    const long = traced.has(pair);
     if (long || examples.filter((e) => e.startsWith(cause)).length < 2) {
       const times = own
         .filter((r) => r.id === r.bundle)
