@@ -64,6 +64,12 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
             .load_number,
       ),
     );
+  const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+  /** A load of the lane picked up `hours` from now, delivered 90 hours from now. */
+  const pickingUpIn = (h: Headers, hours: number) =>
+    agentLoad(t, h, {
+      stops: [stopPayload('Pickup', { date: inHours(hours) }), stopPayload('Dropoff', { date: inHours(90) })],
+    });
   /** The carrier's second lane, Illinois to Georgia, and a load on it. */
   const onGeorgiaLane = async (h: Headers, carrier: string) =>
     t.app.inject({
@@ -343,14 +349,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
   it('fills a full message with loads the carrier was never offered before offering one again', async () => {
     const { h } = await tenant(t, {});
     const carrier = await laneCarrier(t, h);
-    const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
-    const onLane = (hours: number) =>
-      agentLoad(t, h, {
-        stops: [
-          stopPayload('Pickup', { date: inHours(hours) }),
-          stopPayload('Dropoff', { date: inHours(90) }),
-        ],
-      });
+    const onLane = (hours: number) => pickingUpIn(h, hours);
     // The soonest load was offered to the carrier 26 hours ago: past the re-contact window.
     const offered = await onLane(30);
     await agentRound(t);
@@ -366,14 +365,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
 
   it('fills a full call with the loads picked up within a day that the fewest carriers have heard of', async () => {
     const { h } = await tenant(t, { channel_order: ['call', 'email'] });
-    const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
-    const onLane = (hours: number) =>
-      agentLoad(t, h, {
-        stops: [
-          stopPayload('Pickup', { date: inHours(hours) }),
-          stopPayload('Dropoff', { date: inHours(30) }),
-        ],
-      });
+    const onLane = (hours: number) => pickingUpIn(h, hours);
     // Four loads picked up soon, each offered to one carrier already (in one message).
     const other = await laneCarrier(t, h);
     const heard: string[] = [];
