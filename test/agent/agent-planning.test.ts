@@ -400,6 +400,52 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     );
   });
 
+  it("fills a full call first with the loads picked up before the carrier's cap next frees", async () => {
+    const { h } = await tenant(t, { channel_order: ['call', 'email'] });
+    const onLane = (hours: number) => pickingUpIn(h, hours);
+    // A carrier reached only by phone is called about a load; that call will have been 20 hours ago,
+    // so a contact of its daily cap frees in four hours.
+    const phoneOnly = await laneCarrier(t, h, { email: null, phone: '+14155550177' });
+    const earlier = await onLane(30);
+    await agentRound(t);
+    expect((await automated(h, earlier)).map((o) => [o.carrier_id, o.modality])).toEqual([
+      [phoneOnly, 'call'],
+    ]);
+    // Three loads picked up within four hours, offered to another carrier in one message (the
+    // phone-only carrier is within its contact gap).
+    const other = await laneCarrier(t, h);
+    const beforeFree = [await onLane(2.5), await onLane(3), await onLane(3.5)];
+    await agentRound(t);
+    for (const id of beforeFree) expect((await automated(h, id)).map((o) => o.carrier_id)).toEqual([other]);
+    // A load picked up in ten hours, which nobody hears of (both carriers within their gap) and
+    // which is not due again for an hour.
+    const afterFree = await onLane(10);
+    await agentRound(t);
+    expect(await automated(h, afterFree)).toEqual([]);
+    await t.database.db
+      .update(agentLoadStates)
+      .set({ next_wave_at: sql`now() + interval '1 hour'` })
+      .where(eq(agentLoadStates.load_id, afterFree));
+    await sentAgo(earlier, '20 hours');
+    // A load picked up in two hours: the call names it and the three loads picked up before the
+    // cap frees, though one carrier has heard of each; the load nobody has heard of waits for the
+    // freed contact.
+    const first = await onLane(2);
+    await agentRound(t);
+    const called = await t.database.db
+      .select({ load: outreaches.load_id, bundle: outreaches.bundle_id })
+      .from(outreaches)
+      .where(
+        and(
+          eq(outreaches.carrier_id, phoneOnly),
+          eq(outreaches.is_automated, true),
+          sql`${outreaches.created_at} > now() - interval '1 hour'`,
+        ),
+      );
+    expect(called.filter((o) => o.bundle === null).map((o) => o.load)).toEqual([first]);
+    expect(new Set(called.map((o) => o.load))).toEqual(new Set([first, ...beforeFree]));
+  });
+
   it('keeps the least gap between contacts of one carrier across loads and lanes', async () => {
     const { h } = await tenant(t, { carrier_min_gap_minutes: 30 });
     const carrier = await laneCarrier(t, h);

@@ -8,7 +8,7 @@ import { newId } from '../../domain/ids.js';
 import { refusalSql } from '../outreaches/index.js';
 import { type AgentLoad, workableSql } from './agent-repository.js';
 import type { AgentSettings } from './agent-settings.js';
-import { offeredWithinSql } from './carrier-selection.js';
+import { contactCountsSql, offeredWithinSql } from './carrier-selection.js';
 import { type Channel, type ContactPlan, MOST_LOADS_PER_MESSAGE, mostLoadsOn } from './contact-plan.js';
 import { plannedContact, type Queued } from './planning-rules.js';
 import type { Pick } from './wave-pick.js';
@@ -30,12 +30,13 @@ const onLane = (ln: SQLWrapper, x: SQLWrapper) => sql`(${ln}.origin_state = ${x}
  * (as it works them: a load stays open until the TMS or a booking closes it), that the contact guard
  * lets the carrier be offered and that it was not contacted about (outbound, any channel) within the
  * re-contact window. Loads it was never offered come first: offering a load again (its window
- * passed) never takes the place of one the carrier has not heard of. Then loads picked up within a
- * day, those the fewest carriers have been offered first: a carrier's daily contacts are counted
- * over 24 hours, so its last one of the day may be the only chance for such a load, and a load
- * a dozen carriers are weighing already needs this carrier less than one few have heard of. Then
- * the rest, soonest pickup first. At most MOST_LOADS_PER_MESSAGE - 1 (a call takes the first
- * MOST_LOADS_PER_CALL - 1 of them).
+ * passed) never takes the place of one the carrier has not heard of. Then loads picked up before
+ * the carrier's daily cap next frees a contact (24 hours after its oldest contact of the last 24
+ * hours; 24 hours from now without one), those the fewest carriers have been offered first: the
+ * carrier's remaining contacts until then may be the only chance for such a load, a load picked up
+ * later can wait for the freed one, and a load a dozen carriers are weighing already needs this
+ * carrier less than one few have heard of. Then the rest, soonest pickup first. At most
+ * MOST_LOADS_PER_MESSAGE - 1 (a call takes the first MOST_LOADS_PER_CALL - 1 of them).
  */
 export async function laneLoadsFor(
   tx: DbOrTx,
@@ -81,15 +82,22 @@ export async function laneLoadsFor(
                WHERE o.load_id = lane.id AND o.direction = 'outbound' AND o.cancelled_at IS NULL) END AS carriers
       FROM lane CROSS JOIN LATERAL (SELECT lane.pickup_date < now() + interval '24 hours' AS within_day) w
     ),
+    frees AS (
+      SELECT c.id AS carrier_id, n.cap_frees_at FROM carriers c
+      CROSS JOIN LATERAL (${contactCountsSql(organizationId, sql`c.id`)}) n
+      WHERE c.organization_id = ${organizationId} AND c.id = ANY(${ids}::text[])
+    ),
     offered AS (
       SELECT c.id AS carrier_id, lane.id, lane.load_number, lane.same_lane,
-             row_number() OVER (PARTITION BY c.id ORDER BY again, lane.within_day IS NOT TRUE,
-               lane.carriers, lane.pickup_date NULLS LAST, lane.id) AS n
+             row_number() OVER (PARTITION BY c.id ORDER BY again, soon IS NOT TRUE,
+               CASE WHEN soon THEN lane.carriers END, lane.pickup_date NULLS LAST, lane.id) AS n
       FROM carriers c CROSS JOIN heard lane
+      JOIN frees f ON f.carrier_id = c.id
       CROSS JOIN LATERAL (
         SELECT EXISTS (SELECT 1 FROM outreaches o
                        WHERE o.load_id = lane.id AND o.carrier_id = c.id AND o.direction = 'outbound'
-                         AND o.cancelled_at IS NULL) AS again) a
+                         AND o.cancelled_at IS NULL) AS again,
+               lane.within_day AND lane.pickup_date < coalesce(f.cap_frees_at, now() + interval '24 hours') AS soon) a
       WHERE c.organization_id = ${organizationId} AND c.id = ANY(${ids}::text[])
         AND (lane.same_lane OR (
           (c.equipment_types IS NULL OR cardinality(c.equipment_types) = 0
