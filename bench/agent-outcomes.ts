@@ -1,8 +1,8 @@
 import { sized, smoke } from './lib/harness.js';
+import { simServer } from './outcomes/databases.js';
 import { type Figures, figuresOf } from './outcomes/figures.js';
 import { buildMarket, type Market } from './outcomes/market.js';
 import { type Policy, runPolicy } from './outcomes/run-policy.js';
-import { SimClock, simServer } from './outcomes/sim-clock.js';
 
 /**
  * The agent's outcomes in a simulated market: carriers with private reservation prices spread
@@ -120,12 +120,10 @@ export async function run() {
     `market: seed ${SEED}, ${LOADS} loads over ${DAYS} business day(s), ${CARRIERS} carriers on ${LANES} lanes`,
   );
   const server = await simServer();
-  const clock = new SimClock(market.start);
   const results: { policy: Policy; figures: Figures; wall: number; failures: string[] }[] = [];
   try {
     for (const policy of policies) {
-      const database = await server.database(policy.name, market.start);
-      clock.restart(market.start);
+      const { database, clock } = await server.database(policy.name, market.start);
       const { result, close } = await runPolicy(database, clock, market, policy);
       try {
         const figures = await figuresOf(market, result);
@@ -138,7 +136,6 @@ export async function run() {
       }
     }
   } finally {
-    clock.uninstall();
     await server.close();
   }
   printTable(market, results);
@@ -168,6 +165,11 @@ export async function run() {
   const failures = results.flatMap((r) => r.failures.slice(0, 5).map((f) => `${r.policy.name}: ${f}`));
   if (failures.length) console.log(`\ninbound requests refused:\n${failures.join('\n')}`);
   for (const r of results) {
+    if (r.figures.wrongExamples.length) {
+      console.log(
+        `\n${r.policy.name}: offers at an amount the carrier never said, examples:\n${r.figures.wrongExamples.join('\n')}`,
+      );
+    }
     if (r.figures.forbiddenExamples.length) {
       console.log(
         `\n${r.policy.name}: forbidden contacts, examples:\n${r.figures.forbiddenExamples.join('\n')}`,
@@ -199,6 +201,10 @@ function printTable(market: Market, results: { policy: Policy; figures: Figures 
       (f) => `${pctText(f.rateToMarketP50)} / ${pctText(f.rateToMarketP90)}`,
     ],
     ['contacts (sent) / per booking', (f) => `${f.contacts} / ${num(f.contactsPerBooking)}`],
+    [
+      'carriers’ answers written / offers recorded at an amount the carrier never said',
+      (f) => `${f.answers} / ${f.wrongAmounts}`,
+    ],
     ['loads offered per contact (mean)', (f) => num(f.loadsPerContact, 2)],
     ['carrier offers per booking (all carriers)', (f) => num(f.offersPerBooking)],
     ['rounds in the booking conversation (mean)', (f) => num(f.roundsPerBooking, 2)],

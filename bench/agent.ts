@@ -293,7 +293,7 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
   const modes: [string, (id: string) => Promise<unknown[]>][] = [
     [
       'cold: rank the lane, then pick (`selectWave`)',
-      async (id) => (await selectWave(db, orgId, id, rules)).wave,
+      async (id) => (await selectWave(db, orgId, id, rules, [], new Date())).wave,
     ],
     [
       'rank the lane alone (`rankCandidates`)',
@@ -312,6 +312,9 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
               'rankings.get(laneKey(laneOf.get(id)))',
             ),
             rules,
+            undefined,
+            [],
+            new Date(),
           )
         ).wave,
     ],
@@ -354,7 +357,7 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
 
   // The plan of one selection: the load whose selection was nearest the median.
   const id = defined(sample(ids, 1, 4242)[0], 'sample(ids, 1, 4242)[0]');
-  const captured = await statementsDuring(pool, () => selectWave(db, orgId, id, rules));
+  const captured = await statementsDuring(pool, () => selectWave(db, orgId, id, rules, [], new Date()));
   for (const q of captured) {
     const plan = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${q.text}`, q.values);
     console.log(`\n#### EXPLAIN (ANALYZE, BUFFERS) of a selectWave statement, load ${id}\n`);

@@ -138,6 +138,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(healthRoutes, {
     restarting: () => deps.embedded?.state() === 'restarting',
     ping: () => deps.database.pool.query('SELECT 1'),
+    clock: services.clock,
   });
   await app.register(
     async (api) => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config/config-types.js';
 import { envSchema, type ParsedEnv } from './config/env-schema.js';
-import { channelsConfig, complianceConfig, voiceConfig } from './config/sections.js';
+import { channelsConfig, complianceConfig, simulationConfig, voiceConfig } from './config/sections.js';
 
 export type { Config } from './config/config-types.js';
 export type { Env } from './config/env-schema.js';
@@ -97,6 +97,7 @@ export function loadConfig(
       noResponseHours: env.OUTREACH_NO_RESPONSE_HOURS,
       sweepIntervalMs: env.OUTREACH_SWEEP_INTERVAL_MS,
     }),
+    simulation: simulationConfig(env),
     voice: voiceConfig(env),
     agent: Object.freeze({
       enabled: env.AGENT_ENABLED,
@@ -189,6 +190,20 @@ function parseEnv(source: Record<string, string | undefined>): ParsedEnv {
     throw new ConfigError(
       'Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS',
     );
+  }
+  if (env.SIMULATION_SPEED !== undefined) {
+    // A simulated clock moves the product's time, which real carriers and registries do not share.
+    const real = [
+      env.VOICE_PROVIDER === 'vapi' && 'VOICE_PROVIDER=vapi',
+      env.EMAIL_TRANSPORT === 'smtp' && 'EMAIL_TRANSPORT=smtp',
+      env.WHATSAPP_PROVIDER === 'cloud_api' && 'WHATSAPP_PROVIDER=cloud_api',
+      env.COMPLIANCE_PROVIDER === 'fmcsa' && 'COMPLIANCE_PROVIDER=fmcsa',
+    ].filter((x): x is string => typeof x === 'string');
+    if (real.length) {
+      throw new ConfigError(
+        `Invalid configuration:\n  SIMULATION_SPEED: a simulated clock runs only with simulated providers; unset it, or unset ${real.join(', ')}`,
+      );
+    }
   }
   if (env.COMPLIANCE_PROVIDER === 'fmcsa' && !env.FMCSA_WEB_KEY) {
     throw new ConfigError(

@@ -10,6 +10,7 @@ import {
   startEmbeddedPostgres,
 } from './db/embedded.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';
+import { ClockModeError, startProductClock } from './db/product-clock.js';
 import { loggerOptions, prettyLogs } from './logger.js';
 import { buildServices } from './services.js';
 import { describeStartup } from './startup.js';
@@ -27,6 +28,36 @@ async function migrateOrCheck(migrate: boolean, database: Database, logger: Logg
   if (pending.length === 0) return true;
   logger.error({ pending }, 'migrations are pending and MIGRATE_ON_START=false: run `npm run migrate` first');
   return false;
+}
+
+/**
+ * The product clock this server runs on (the machine's, or a simulation's); exits when the
+ * database runs another mode on a live server.
+ */
+async function clockOrExit(
+  config: ReturnType<typeof loadConfig>,
+  database: Database,
+  embedded: EmbeddedDatabase | undefined,
+  logger: Logger,
+) {
+  try {
+    const started = await startProductClock(database.pool, config.simulation.speed, {
+      start: config.simulation.start,
+    });
+    if (started.simulatedUntil) {
+      logger.warn(
+        { simulatedUntil: started.simulatedUntil.toISOString() },
+        'this database ran a simulated clock ahead of the real one: times it recorded then are simulated',
+      );
+    }
+    return started;
+  } catch (err) {
+    if (!(err instanceof ClockModeError)) throw err;
+    logger.error(err.message);
+    await database.close();
+    await embedded?.stop();
+    process.exit(1);
+  }
 }
 
 async function main() {
@@ -82,7 +113,9 @@ async function main() {
     await embedded?.stop();
     process.exit(1);
   }
-  const services = buildServices({ config, database, log: logger });
+  const productClock = await clockOrExit(config, database, embedded, logger);
+  const { clock } = productClock;
+  const services = buildServices({ config, database, log: logger, clock });
   const app = await buildApp({ config, database, embedded, services }, { logger });
 
   let shuttingDown = false;
@@ -97,6 +130,7 @@ async function main() {
     force.unref();
     try {
       await app.close();
+      await productClock.stop();
       await database.close();
       await embedded?.stop();
       logger.info('stopped');
@@ -116,7 +150,7 @@ async function main() {
     const inUse = embedded
       ? { embedded: { dataDir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort } }
       : { url: databaseUrl };
-    const { facts, message } = describeStartup(config, inUse, app.workers.names());
+    const { facts, message } = describeStartup(config, inUse, app.workers.names(), clock);
     logger.info({ startup: facts }, message);
   } catch (err) {
     logger.error({ err }, 'could not listen');

@@ -11,15 +11,16 @@ import { newId } from './domain/ids.js';
 import { eventCatalogue } from './event-catalogue.js';
 import { principalOfGrant } from './http/authentication.js';
 import { IdempotencyStore } from './http/idempotency.js';
-import { type Channels, channelsFrom } from './integrations/channels.js';
+import { type Channels, channelsFrom, simulatedMarketFrom } from './integrations/channels.js';
 import type { ComplianceProvider } from './integrations/compliance/compliance-provider.js';
 import { complianceProviderFrom } from './integrations/compliance/index.js';
-import { SimulatedEmailSender } from './integrations/email/simulated-email-sender.js';
+import type { SimulatedMarket } from './integrations/simulation/market.js';
 import { voiceProviderFrom } from './integrations/voice/index.js';
 import type { VoiceProvider } from './integrations/voice/voice-provider.js';
-import { SimulatedWhatsAppSender } from './integrations/whatsapp/simulated-whatsapp-sender.js';
+import { type Clock, realClock } from './lib/clock.js';
 import { AgentService } from './modules/agent/agent-service.js';
 import { agentOfferPolicy } from './modules/agent/agent-settings.js';
+import { marketDirectory } from './modules/agent/market-directory.js';
 import { AgentResultsService } from './modules/agent-results/index.js';
 import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
 import { ApiKeysService, apiKeyUniqueConstraints } from './modules/api-keys/api-keys-service.js';
@@ -66,6 +67,11 @@ export interface ServiceDeps {
   readonly log: FastifyBaseLogger;
   /** The voice platform to use instead of the configured one (a benchmark's simulated market). */
   readonly voiceProvider?: VoiceProvider;
+  /**
+   * The product clock (db/product-clock.ts): what time it is for every record of the freight world
+   * and for the agent. The machine's clock unless a simulation or a test sets another.
+   */
+  readonly clock?: Clock;
 }
 
 /** Every service of the application, built once and shared by the routes, the CLI and the workers. */
@@ -85,6 +91,10 @@ export interface Services {
   readonly carriers: CarriersService;
   readonly offers: OffersService;
   readonly voiceProvider: VoiceProvider;
+  /** The simulated market the in-process providers play (null when every channel is real). */
+  readonly market: SimulatedMarket | null;
+  /** The product clock every service runs on. */
+  readonly clock: Clock;
   readonly voiceTemplates: VoiceTemplatesService;
   readonly voiceNumbers: VoiceNumbersService;
   readonly calls: CallsService;
@@ -123,22 +133,22 @@ const SESSIONS_PURGE_MS = 60 * 60_000;
  */
 export function buildServices({ config, database, log, ...deps }: ServiceDeps): Services {
   const { db } = database;
+  const clock = deps.clock ?? realClock;
   registerModuleConstraints();
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
   const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
 
-  const loads = new LoadsService(db, loadRelations(db), log);
+  const loads = new LoadsService(db, loadRelations(db), clock, log);
   const registry = complianceProviderFrom(config.compliance);
-  const compliance = complianceServiceOf(db, registry, config);
+  const compliance = complianceServiceOf(db, registry, config, clock);
   // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
   const stopContact = new StopContactRequests(db, queuedOutreaches);
-  const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log);
-  const carriers = carriersOf(db, compliance, config, stopContact);
+  const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log, clock);
+  const carriers = carriersOf(db, compliance, config, stopContact, clock);
 
-  const voiceProvider = deps.voiceProvider ?? voiceProviderFrom(config);
+  const { market, voiceProvider, channels } = providersOf(config, clock, db, deps.voiceProvider);
   const voiceTemplates = new VoiceTemplatesService(db);
   const enroll = carrierEnrollment(carriers, registry, config.compliance.inlineBudgetMs);
-  const channels = channelsFrom(config);
   const calls = new CallsService(
     db,
     voiceProvider,
@@ -146,8 +156,10 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     voiceTemplates,
     new VoiceTools(db, loads, enroll, offerIntake, stopContact, log, codeSenderOf(channels, config)),
     log,
+    clock,
   );
-  const agent = agentOf(config, database, calls, channels, { offers: offerIntake, stopContact }, log);
+  const rules = { offers: offerIntake, stopContact };
+  const agent = agentOf(config, database, calls, { ...channels, market }, rules, log, clock);
   const eventStream = eventStreamOf(config, database, credentials, sessions, log);
 
   const services = {
@@ -165,15 +177,21 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     carriers,
     offers: new OffersService(db),
     voiceProvider,
+    market,
+    clock,
     voiceTemplates,
     voiceNumbers: new VoiceNumbersService(db, voiceProvider),
     calls,
     elp: new ElpService(db, calls),
     channels,
     agent,
-    agentResults: new AgentResultsService(db, database.pool),
-    outreaches: new OutreachesService(db, calls, agent, (scope, loadId) =>
-      acceptedOfferOfLoad(db, scope, loadId),
+    agentResults: new AgentResultsService(db, database.pool, clock),
+    outreaches: new OutreachesService(
+      db,
+      calls,
+      agent,
+      (scope, loadId) => acceptedOfferOfLoad(db, scope, loadId),
+      clock,
     ),
     webhooks: webhooksServiceOf(config, db),
     eventStream,
@@ -189,12 +207,26 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
       await eventStream.start();
     },
     async close() {
+      await market?.close();
       await eventStream.stop();
       await keyChanges.stop();
       await voiceProvider.close();
       await channels.email.close();
       await channels.whatsapp.close();
     },
+  };
+}
+
+/**
+ * The carrier-facing providers: the configured ones, else the in-process simulations, all playing
+ * one simulated market on the product clock (integrations/simulation).
+ */
+function providersOf(config: Config, clock: Clock, db: Db, voice: VoiceProvider | undefined) {
+  const market = simulatedMarketFrom(config, clock, marketDirectory(db));
+  return {
+    market,
+    voiceProvider: voice ?? voiceProviderFrom(config, clock, market),
+    channels: channelsFrom(config, market),
   };
 }
 
@@ -224,11 +256,12 @@ const carriersOf = (
   compliance: ComplianceService,
   config: Config,
   stopContact: StopContactRequests,
+  clock: Clock,
 ) =>
   new CarriersService(
     db,
     compliance,
-    { inlineBudgetMs: config.compliance.inlineBudgetMs },
+    { inlineBudgetMs: config.compliance.inlineBudgetMs, clock },
     stopContact,
     (scope, loadId) => requireLoadLane(db, scope, loadId),
   );
@@ -306,9 +339,10 @@ function agentOf(
   config: Config,
   database: Database,
   calls: CallsService,
-  channels: Channels,
+  channels: Channels & { market: SimulatedMarket | null },
   rules: { offers: OfferIntake; stopContact: StopContactRequests },
   log: FastifyBaseLogger,
+  clock: Clock,
 ): AgentService {
   const agent = new AgentService(
     database.db,
@@ -324,14 +358,15 @@ function agentOf(
     },
     rules,
     log,
+    clock,
     config.agent.batchSize,
     config.agent.rankingTtlMs,
   );
-  // The simulated carriers answer through the same inbound path real replies take.
-  if (channels.email instanceof SimulatedEmailSender) channels.email.attach((e) => agent.onInboundEmail(e));
-  if (channels.whatsapp instanceof SimulatedWhatsAppSender) {
-    channels.whatsapp.attach((m) => agent.onInboundWhatsApp(m));
-  }
+  // The simulated carriers answer through the handlers of the webhooks real answers come to.
+  channels.market?.attach({
+    email: (payload) => agent.onPostmarkPayload(payload),
+    whatsapp: (payload) => agent.onWhatsAppPayload(payload),
+  });
   return agent;
 }
 
@@ -340,16 +375,28 @@ function workersOf(
   config: Config,
   database: Database,
   log: FastifyBaseLogger,
-  services: Pick<Services, 'idempotency' | 'sessions' | 'compliance' | 'calls' | 'agent' | 'eventStream'>,
+  services: Pick<
+    Services,
+    'idempotency' | 'sessions' | 'compliance' | 'calls' | 'agent' | 'eventStream' | 'clock'
+  >,
 ): Worker[] {
   const { db } = database;
   const { pollMs } = config.workers;
+  // Work due on the product clock is looked for more often when that clock runs fast.
+  const paced = (ms: number) =>
+    services.clock.kind === 'simulated' ? Math.max(pollMs, Math.round(ms / services.clock.speed)) : ms;
   const workers: Worker[] = [
     new WebhooksWorker(db, config, log),
     new ComplianceWorker(db, services.compliance, pollMs, log),
-    new ComplianceMonitor(db, services.compliance, config.compliance.monitorIntervalHours, 60_000, log),
+    new ComplianceMonitor(
+      db,
+      services.compliance,
+      config.compliance.monitorIntervalHours,
+      paced(60_000),
+      log,
+    ),
     { name: 'scheduled-calls', intervalMs: pollMs, drain: () => services.calls.placeDue() },
-    new OutreachSweeper(db, config.outreach.noResponseHours, config.outreach.sweepIntervalMs, log),
+    new OutreachSweeper(db, config.outreach.noResponseHours, paced(config.outreach.sweepIntervalMs), log),
     {
       name: 'event-stream-purge',
       intervalMs: EVENT_STREAM_PURGE_MS,
@@ -399,11 +446,12 @@ function codeSenderOf(channels: Channels, config: Config): CodeSender {
 
 /** The compliance service, with what follows a carrier turning high risk: its queued contacts
  * withdrawn and the loads booked to it escalated. */
-function complianceServiceOf(db: Database['db'], registry: ComplianceProvider, config: Config) {
+function complianceServiceOf(db: Database['db'], registry: ComplianceProvider, config: Config, clock: Clock) {
   return new ComplianceService(
     db,
     registry,
     config.compliance.minAuthorityDays,
+    clock,
     async (tx, organizationId, carrierId, why) => {
       await queuedOutreaches.withdrawForCarrier(tx, organizationId, carrierId, `cancelled: ${why}`);
       await escalateLoadsBookedTo(tx, organizationId, carrierId, `The booked carrier ${carrierId}: ${why}`);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Config } from './config.js';
+import type { Clock } from './lib/clock.js';
 import { defined } from './lib/defined.js';
 
 export type DatabaseInUse = { embedded: { dataDir: string; port: number } } | { url: string };
@@ -19,9 +20,19 @@ function where(url: string): string {
  * What this instance runs on, for the one log line after it starts listening: the database, the
  * provider behind each outside service, and the background workers. No credential appears in it.
  */
-export function describeStartup(config: Config, database: DatabaseInUse, workers: readonly string[]) {
+export function describeStartup(
+  config: Config,
+  database: DatabaseInUse,
+  workers: readonly string[],
+  clock: Clock,
+) {
   const { channels } = config;
+  const simulated = (what: string) => `simulated (${config.simulation.profile} ${what})`;
   const facts = {
+    clock:
+      clock.kind === 'simulated'
+        ? `simulated at ${clock.speed}x, now ${clock.now().toISOString()}`
+        : 'real (the machine’s)',
     database:
       'embedded' in database
         ? `embedded PostgreSQL in ${database.embedded.dataDir} (port ${database.embedded.port})`
@@ -29,15 +40,15 @@ export function describeStartup(config: Config, database: DatabaseInUse, workers
     voice:
       config.voice.provider === 'vapi'
         ? `vapi (${where(defined(config.voice.vapi, 'config.voice.vapi').baseUrl)})`
-        : 'simulated',
+        : simulated('carriers'),
     email:
       channels.email.transport === 'smtp' && channels.email.smtpUrl
         ? `smtp (${where(channels.email.smtpUrl)})`
-        : `simulated (${channels.simulationProfile} carriers)`,
+        : simulated('carriers'),
     whatsapp:
       channels.whatsapp.provider === 'cloud_api'
         ? `cloud_api (${where(channels.whatsapp.baseUrl)})`
-        : 'simulated',
+        : simulated('carriers'),
     compliance:
       config.compliance.provider === 'fmcsa'
         ? `fmcsa (${where(config.compliance.fmcsa.baseUrl)})`
@@ -47,7 +58,7 @@ export function describeStartup(config: Config, database: DatabaseInUse, workers
     workers: workers.length ? workers.join(', ') : 'none (WORKERS_ENABLED=false)',
   };
   const message =
-    `Envoy ready: database ${facts.database}; voice ${facts.voice}, e-mail ${facts.email}, ` +
+    `Envoy ready: clock ${facts.clock}; database ${facts.database}; voice ${facts.voice}, e-mail ${facts.email}, ` +
     `WhatsApp ${facts.whatsapp}, compliance ${facts.compliance}, chat model ${facts.chat_model}; ` +
     `rate limits ${facts.rate_limits}; workers ${facts.workers}`;
   return { facts, message };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { CarrierModel, type MarketLoad } from '../../src/integrations/simulation/carrier-model.js';
 import { defined } from '../../src/lib/defined.js';
-import { localMinutes, timeZoneOfState } from '../../src/modules/agent/cadence.js';
-import { CarrierBehaviour } from './carrier-behaviour.js';
+import { localMinutes, timeZoneOfState } from '../../src/lib/time-zones.js';
 import type { Market, SimCarrier, SimLoad } from './market.js';
 import { type MissedPair, whyMissed } from './missed.js';
 import type { RunResult } from './run-policy.js';
@@ -31,6 +31,12 @@ export interface Figures {
   maxContacts10Min: number;
   pendingForRep: number;
   leftUncontacted: number;
+  /** Offers the service recorded at an amount the carrier never said about that load. */
+  wrongAmounts: number;
+  /** The carriers' answers the market wrote, and those the service could not read a rate from. */
+  answers: number;
+  /** Up to five of the wrong amounts: what was said, what was recorded. */
+  wrongExamples: string[];
   forbidden: Record<string, number>;
   /** Up to three examples of each kind of forbidden contact. */
   forbiddenExamples: string[];
@@ -78,7 +84,7 @@ const STEP_TOLERANCE_MS = 60_000;
 
 export async function figuresOf(market: Market, run: RunResult): Promise<Figures> {
   const { pool } = run.database;
-  const behaviour = new CarrierBehaviour(market);
+  const model = new CarrierModel(market.seed, 'realistic');
   const s = z
     .object({
       channel_order: z.array(z.string()),
@@ -131,9 +137,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     if (o.status === 'accepted' && o.accepted_at && o.accepted_at.getTime() <= l.pickupAt)
       bookedBy.set(l.index, o);
   }
-  const willing = market.loads.filter((l) =>
-    lanesCarriers(market, l).some((c) => willingOn(behaviour, c, l)),
-  );
+  const willing = market.loads.filter((l) => lanesCarriers(market, l).some((c) => willingOn(model, c, l)));
   const booked = [...bookedBy.entries()];
   const ttc = booked.map(
     ([i, o]) =>
@@ -292,7 +296,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     if (missedBy.length) leftUncontacted++;
     for (const { c, minutes } of missedBy) {
       missedPairs.push({ load: l, carrier: c, minutes });
-      const kind = !c.email || c.badEmail ? 'no_working_email' : 'with_email';
+      const kind = !c.email || c.persona.badEmail ? 'no_working_email' : 'with_email';
       missedCarriers[kind] = (missedCarriers[kind] ?? 0) + 1;
     }
   }
@@ -363,6 +367,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     }),
   };
   const willingBooked = willing.filter((l) => bookedBy.has(l.index)).length;
+  const wrong = wrongAmounts(market, run, offers);
   return {
     loads: market.loads.length,
     booked: booked.length,
@@ -385,11 +390,48 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
     maxContacts10Min,
     pendingForRep,
     leftUncontacted,
+    wrongAmounts: wrong.count,
+    wrongExamples: wrong.examples,
+    answers: run.events.filter((e) => e.kind === 'said').length,
     forbidden,
     forbiddenExamples: examples,
     failures: run.failures.length,
     diagnostics,
   };
+}
+
+/**
+ * Offers recorded at an amount the carrier never said about the load (a quote, or a yes to a
+ * counter): the reader took another number (ours echoed, another load's, a phone number) for the
+ * carrier's price.
+ */
+function wrongAmounts(
+  market: Market,
+  run: RunResult,
+  offers: { load_id: string; carrier_id: string; offer_amount: number }[],
+) {
+  const said = new Map<string, Set<number>>();
+  for (const e of run.events) {
+    if (e.kind !== 'said' || e.amount === null) continue;
+    const k = `${e.carrierKey}|${e.loadNumber}`;
+    said.set(k, (said.get(k) ?? new Set()).add(e.amount));
+  }
+  const keyOf = new Map(
+    run.carrierIds.map((id, i) => [id, `mc:${defined(market.carriers[i], 'carrier').mc}`]),
+  );
+  const numberOf = new Map(run.loadIds.map((id, i) => [id, defined(market.loads[i], 'load').number]));
+  let count = 0;
+  const examples: string[] = [];
+  for (const o of offers) {
+    const k = `${keyOf.get(o.carrier_id)}|${numberOf.get(o.load_id)}`;
+    if (said.get(k)?.has(o.offer_amount)) continue;
+    count++;
+    if (examples.length < 5)
+      examples.push(
+        `${k}: said ${[...(said.get(k) ?? [])].join(', ') || 'no amount'}; recorded ${o.offer_amount}`,
+      );
+  }
+  return { count, examples };
 }
 
 /** The carriers on the load's lane. */
@@ -398,22 +440,41 @@ function lanesCarriers(market: Market, l: SimLoad): SimCarrier[] {
 }
 
 /** Eligible (primary on the lane, active, not stopped or blocked), reachable, and willing at or under the ceiling. */
-function willingOn(behaviour: CarrierBehaviour, c: SimCarrier, l: SimLoad): boolean {
+function willingOn(model: CarrierModel, c: SimCarrier, l: SimLoad): boolean {
   const m = c.lanes.find((x) => x.lane === l.lane);
-  if (m?.preference !== 'primary' || !c.active || c.stopped || c.asksToStop || c.compliance === 'blocked')
+  if (
+    m?.preference !== 'primary' ||
+    !c.active ||
+    c.stopped ||
+    c.persona.asksToStop ||
+    c.compliance === 'blocked'
+  )
     return false;
   if (!reachable(c, ['call', 'email', 'whatsapp'])) return false;
-  return behaviour.hasTruck(c, l) && behaviour.reservation(c, l) <= l.ceiling;
+  const facts = marketLoadOf(l, m.tier);
+  return model.hasTruck(c.persona, facts) && model.reservation(c.persona, facts) <= l.ceiling;
 }
+
+/** The load as the product's simulated market knows it (what the product records of it). */
+export const marketLoadOf = (l: SimLoad, tier: number | null): MarketLoad => ({
+  number: l.number,
+  postedRate: l.posted,
+  suggestedMarketRate: l.suggested,
+  distance: l.miles,
+  equipment: l.equipment,
+  pickupAt: l.pickupAt,
+  handedAt: l.arrivesAt,
+  tier,
+});
 
 /** Whether the carrier has a working address for a channel of the order. */
 function reachable(c: SimCarrier, order: string[]): boolean {
   return order.some((ch) =>
     ch === 'email'
-      ? !!c.email && !c.badEmail
+      ? !!c.email && !c.persona.badEmail
       : ch === 'call'
-        ? !!c.phone && !c.deadPhone
-        : !!c.phone && !c.landline && !c.deadPhone,
+        ? !!c.phone && !c.persona.deadPhone
+        : !!c.phone && !c.persona.landline && !c.persona.deadPhone,
   );
 }
 

@@ -1,10 +1,20 @@
+import {
+  carrierKeyOf,
+  type MarketLoad,
+  marketRateOf,
+  type Persona,
+  personaOf,
+} from '../../src/integrations/simulation/carrier-model.js';
 import { defined } from '../../src/lib/defined.js';
 import { Sequence } from './prng.js';
 
 /**
- * The simulated market, built once from the seed: lanes with a market rate per mile, carriers
- * with their lanes, tiers, addresses, compliance, time zones, price level and habits, and loads
- * arriving over business days. Every policy of a run gets this same market.
+ * The benchmark's scenario, built once from the seed: lanes, carriers with their lanes, tiers,
+ * addresses, compliance and time zones, and loads arriving over business days. How each carrier
+ * behaves (its prices, answer rates, trucks, habits, the way it writes) is not decided here: it is
+ * the product's simulated market's model (src/integrations/simulation), keyed by the carrier's MC
+ * number, the same carriers the product's simulation plays. Every policy of a run gets this same
+ * scenario.
  */
 
 export type Equipment = 'VAN' | 'REEFER' | 'FLATBED';
@@ -32,41 +42,25 @@ export interface SimCarrier {
   lanes: LaneMembership[];
   equipment: Equipment[];
   phone: string | null;
-  /** A landline: calls work, WhatsApp does not. */
-  landline: boolean;
-  /** The number is dead: every call fails. */
-  deadPhone: boolean;
   email: string | null;
-  /** The address bounces. */
-  badEmail: boolean;
   /** registry: PASSED; unverified: not in the registry snapshot; blocked: out of service. */
   compliance: 'registry' | 'unverified' | 'blocked';
   active: boolean;
   /** Asked not to be contacted before the run starts. */
   stopped: boolean;
-  /** Asks to be taken off the list on its first contact. */
-  asksToStop: boolean;
-  /** The carrier's price level against the market (its reservation prices scale with it). */
-  priceLevel: number;
-  /** How far above its reservation it opens. */
-  markup: number;
-  /** Share of the way to the broker's counter it moves per round. */
-  concession: number;
-  /** Counter rounds it will go before passing. */
-  patience: number;
-  /** Multiplies its answer rates. */
-  responsiveness: number;
-  /** Loads it can take per day. */
-  trucksPerDay: number;
+  /** Its habits in the product's simulated market (a landline, a dead number, a bouncing address...). */
+  persona: Persona;
 }
 
 export interface SimLoad {
   index: number;
   number: string;
   lane: number;
+  miles: number;
   equipment: Equipment;
   arrivesAt: number;
   pickupAt: number;
+  /** The market rate the simulated market's carriers price against (the product's model). */
   market: number;
   posted: number;
   ceiling: number;
@@ -102,7 +96,6 @@ const LANES: [string, string, string, string, number, Equipment][] = [
   ['Atlanta', 'GA', 'Newark', 'NJ', 870, 'VAN'],
 ];
 
-const PER_MILE: Record<Equipment, number> = { VAN: 2.3, REEFER: 2.7, FLATBED: 2.9 };
 /** Carriers' home states, by time zone. */
 const HOME_STATES = [
   'IL',
@@ -191,10 +184,7 @@ export function buildMarket(seed: number, size: MarketSize): Market {
       lanes: memberships,
       equipment: [...new Set(memberships.map((m) => defined(lanes[m.lane], 'lanes[m.lane]').equipment))],
       phone: hasPhone ? `+1312${String(5550000 + i).padStart(7, '0')}` : null,
-      landline: rnd.chance(0.35),
-      deadPhone: rnd.chance(0.02),
       email: hasEmail ? `dispatch${i}@carrier${i}.example` : null,
-      badEmail: rnd.chance(0.05),
       compliance: rnd.weighted([
         ['registry', 0.86],
         ['unverified', 0.11],
@@ -202,21 +192,7 @@ export function buildMarket(seed: number, size: MarketSize): Market {
       ] as const),
       active: !rnd.chance(0.02),
       stopped: rnd.chance(0.03),
-      asksToStop: rnd.chance(0.015),
-      priceLevel: Math.exp(rnd.normal() * 0.07),
-      markup: rnd.between(0.04, 0.18),
-      concession: rnd.between(0.3, 0.6),
-      patience: rnd.weighted([
-        [1, 0.3],
-        [2, 0.45],
-        [3, 0.25],
-      ] as const),
-      responsiveness: rnd.between(0.6, 1.3),
-      trucksPerDay: rnd.weighted([
-        [1, 0.5],
-        [2, 0.35],
-        [3, 0.15],
-      ] as const),
+      persona: personaOf(seed, carrierKeyOf(mc, null, null), 'realistic'),
     });
   }
   const loads: SimLoad[] = [];
@@ -234,21 +210,34 @@ export function buildMarket(seed: number, size: MarketSize): Market {
         [rnd.between(36, 72), 0.3],
       ] as const),
     );
-    const urgency = leadHours < 12 ? 1.08 : leadHours < 36 ? 1.02 : 1;
-    const market =
-      Math.max(700, lane.miles * PER_MILE[lane.equipment] + 150) * urgency * Math.exp(rnd.normal() * 0.06);
+    const number = `OUT-${String(i + 1).padStart(5, '0')}`;
+    const pickupAt = arrivesAt + leadHours * HOUR;
+    const suggested = rnd.chance(0.7);
+    // The market rate is the product's model's, from what the product will know of the load.
+    const facts: MarketLoad = {
+      number,
+      postedRate: null,
+      suggestedMarketRate: null,
+      distance: lane.miles,
+      equipment: lane.equipment,
+      pickupAt,
+      handedAt: arrivesAt,
+      tier: null,
+    };
+    const market = marketRateOf(seed, facts);
     loads.push({
       index: i,
-      number: `OUT-${String(i + 1).padStart(5, '0')}`,
+      number,
       lane: lane.index,
+      miles: lane.miles,
       equipment: lane.equipment,
       arrivesAt,
-      pickupAt: arrivesAt + leadHours * HOUR,
+      pickupAt,
       market,
       posted: round25(market * rnd.between(0.9, 0.97)),
       ceiling: round25(market * rnd.between(1.04, 1.12)),
       customer: round25(market * 1.2),
-      suggested: rnd.chance(0.7) ? Math.round(market) : null,
+      suggested: suggested ? Math.round(market) : null,
       weight: rnd.int(12, 44) * 1000,
     });
   }

@@ -1,38 +1,10 @@
 import { defined } from '../../src/lib/defined.js';
 
 /**
- * Reproducible randomness for the simulated market. Two kinds:
- *   - `Sequence`: a seeded stream (sfc32) for building the market once;
- *   - `draw(seed, ...keys)`: a number in [0, 1) fixed by its keys, for the carriers' choices
- *     during a run. Keyed draws give every policy the same luck: whether carrier c answers its
- *     n-th contact about load l is the same number whichever policy made the contact.
+ * The scenario's randomness: a seeded stream (sfc32) the benchmark builds its lanes, carriers and
+ * loads from. How carriers behave during a run is drawn by the product's simulated market
+ * (src/integrations/simulation/draws.ts), keyed by carrier and load.
  */
-
-/** A 53-bit string hash (cyrb53). */
-function hash53(text: string, seed: number): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/** A number in [0, 1) that depends only on the seed and the keys. */
-export function draw(seed: number, ...keys: (string | number)[]): number {
-  return hash53(keys.join('|'), seed) / 2 ** 53;
-}
-
-/** A standard normal from two keyed draws (Box-Muller). */
-export function normalDraw(seed: number, ...keys: (string | number)[]): number {
-  const u = Math.max(draw(seed, ...keys, 'n1'), 1e-12);
-  const v = draw(seed, ...keys, 'n2');
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
 
 /** A seeded stream of numbers in [0, 1) (sfc32). */
 export class Sequence {

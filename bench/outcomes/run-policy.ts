@@ -7,16 +7,13 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import type { Database } from '../../src/db/client.js';
-import { renderTemplate } from '../../src/integrations/whatsapp/simulated-whatsapp-sender.js';
+import type { MarketEvent } from '../../src/integrations/simulation/market.js';
+import type { ManualClock } from '../../src/lib/clock.js';
 import { defined } from '../../src/lib/defined.js';
 import { workableSql } from '../../src/modules/agent/agent-repository.js';
 import { buildServices, type Services } from '../../src/services.js';
 import { benchConfig, smoke } from '../lib/harness.js';
-import { CarrierBehaviour } from './carrier-behaviour.js';
-import { MarketFloor } from './floor.js';
 import type { Market, SimCarrier, SimLoad } from './market.js';
-import { MarketVoiceProvider } from './market-voice.js';
-import type { SimClock } from './sim-clock.js';
 
 /** One policy: the agent settings it runs with, and what it changes on the carriers, if anything. */
 export interface Policy {
@@ -33,6 +30,8 @@ export interface Policy {
 
 export interface RunResult {
   database: Database;
+  /** What the market's carriers said, and the answers the service refused. */
+  events: MarketEvent[];
   /** The run's ids: carrier index to carrier id, load index to load id. */
   carrierIds: string[];
   loadIds: string[];
@@ -42,7 +41,6 @@ export interface RunResult {
   agentRounds: number;
 }
 
-const SECRET = 'outcomes-bench-inbound-secret';
 const STEP_MS = 60_000;
 const MAX_STEP_MS = 30 * 60_000;
 
@@ -54,29 +52,32 @@ type Api = <T = Record<string, unknown>>(
 type Ids = { results: { load_id: string; carrier_id: string }[] };
 
 /**
- * Runs one policy over the market on a fresh database: the organization, its carriers and lanes
+ * Runs one policy over the scenario on a fresh database: the organization, its carriers and lanes
  * and its settings through the API, the loads handed to the agent through the API as they arrive,
- * the agent's worker round by round on simulated time, the carriers answering through the floor.
- * Returns the database (still open) for the figures.
+ * the agent's worker round by round on the manual product clock, and the carriers answering as the
+ * product's own simulated market plays them (the same code a server runs with no providers set),
+ * through the handlers of the inbound webhooks and the voice tools. Returns the database (still
+ * open) for the figures.
  */
 export async function runPolicy(
   database: Database,
-  clock: SimClock,
+  clock: ManualClock,
   market: Market,
   policy: Policy,
 ): Promise<{ result: RunResult; close: () => Promise<void> }> {
   const started = performance.now();
-  const voice = new MarketVoiceProvider();
   const config = benchConfig({
     WORKERS_ENABLED: 'false',
-    SIMULATION_PROFILE: 'silent',
-    EMAIL_INBOUND_SECRET: SECRET,
+    SIMULATION_PROFILE: 'realistic',
+    SIMULATION_SEED: String(market.seed),
     EMAIL_FROM: 'Envoy Dispatch <dispatch@broker.example>',
     EMAIL_REPLY_DOMAIN: 'reply.broker.example',
     COMPLIANCE_REGISTRY_FILE: registryOf(market),
   });
   const logger = pino({ level: 'silent' });
-  const services = buildServices({ config, database, log: logger, voiceProvider: voice });
+  const services = buildServices({ config, database, log: logger, clock });
+  const events: MarketEvent[] = [];
+  defined(services.market, 'the simulated market').observer = (e) => events.push(e);
   const app = await buildApp({ config, database, services }, { logger });
   await app.ready();
   const close = async () => {
@@ -87,11 +88,6 @@ export async function runPolicy(
   const settings = await api('PATCH', '/api/v1/agent/settings', policy.settings);
   const carrierIds = await createCarriers(api, services, market, policy);
 
-  const behaviour = new CarrierBehaviour(market);
-  const floor = new MarketFloor(market, behaviour, app, services.agent, SECRET, () => clock.ms());
-  wireChannels(services, floor, voice);
-
-  const setClock = (at: number) => clock.set(at, database);
   const loadIds: string[] = new Array(market.loads.length);
   const pending = [...market.loads];
   const open = new Set<SimLoad>();
@@ -101,7 +97,7 @@ export async function runPolicy(
   );
   const lastPickup = Math.max(...market.loads.map((l) => l.pickupAt));
   let agentRounds = 0;
-  const phase = { floor: 0, api: 0, agent: 0, sweep: 0, next: 0, steps: 0 };
+  const phase = { market: 0, api: 0, agent: 0, sweep: 0, next: 0, steps: 0 };
   let t = performance.now();
   const lap = (k: keyof typeof phase) => {
     const n = performance.now();
@@ -117,9 +113,9 @@ export async function runPolicy(
         `    ${policy.name}: ${new Date(now).toISOString().slice(0, 10)}, ${market.loads.length - pending.length} loads handed, ${Math.round((performance.now() - started) / 1000)} s`,
       );
     }
-    await floor.runDue(now, setClock);
-    lap('floor');
-    await setClock(now);
+    // The carriers' answers due by now, each at its own time.
+    await clock.advanceTo(now);
+    lap('market');
     const arriving: SimLoad[] = [];
     while (pending.length && defined(pending[0], 'pending[0]').arrivesAt <= now)
       arriving.push(defined(pending.shift(), 'pending.shift()'));
@@ -127,7 +123,6 @@ export async function runPolicy(
       const ids = await handLoads(api, market, arriving);
       arriving.forEach((l, i) => {
         loadIds[l.index] = defined(ids[i], 'ids[i]');
-        floor.loadOfId.set(defined(ids[i], 'ids[i]'), l);
         open.add(l);
       });
     }
@@ -142,12 +137,14 @@ export async function runPolicy(
     for (let round = 0; round < 20; round++) {
       const done = await services.agent.tick(clock.now());
       agentRounds++;
+      // What the round sent reaches the carriers now (the market reads it at once).
+      await clock.advanceTo(now);
       if (done.cancelled + done.planned + done.dispatched === 0) break;
     }
     lap('agent');
     await sweeper.drain();
     lap('sweep');
-    now = await nextTime(database, floor, now, pending[0]?.arrivesAt, [...open]);
+    now = await nextTime(database, clock, now, pending[0]?.arrivesAt, [...open]);
     lap('next');
   }
   if (process.env.BENCH_OUTCOMES_PHASES === '1') {
@@ -161,10 +158,11 @@ export async function runPolicy(
   return {
     result: {
       database,
+      events,
       carrierIds,
       loadIds,
       settings,
-      failures: floor.failures,
+      failures: events.flatMap((e) => (e.kind === 'refused' ? [e.detail] : [])),
       wallSeconds: (performance.now() - started) / 1000,
       agentRounds,
     },
@@ -172,10 +170,14 @@ export async function runPolicy(
   };
 }
 
-/** The next moment anything happens (at least a minute on, at most half an hour). */
+/**
+ * The next moment anything happens: a carrier's answer, a load's arrival (to the minute it
+ * arrives, so its market is the one the scenario priced), a planning or a queued contact coming
+ * due, a pickup; at least a minute on for anything but an arrival, at most half an hour.
+ */
 async function nextTime(
   database: Database,
-  floor: MarketFloor,
+  clock: ManualClock,
   now: number,
   arrival: number | undefined,
   open: SimLoad[],
@@ -186,13 +188,12 @@ async function nextTime(
       (SELECT min(s.next_wave_at) FROM agent_load_states s JOIN loads l ON l.id = s.load_id WHERE ${workableSql(l)}),
       (SELECT min(send_after) FROM outreaches WHERE is_automated AND status = 'pending')) AS t`);
   const candidates = [
-    floor.nextAt(),
-    arrival,
+    clock.nextAt(),
     due.rows[0]?.t ? new Date(due.rows[0].t).getTime() : undefined,
     ...open.map((o) => o.pickupAt),
   ].filter((t): t is number => t !== undefined);
-  const soonest = Math.min(now + MAX_STEP_MS, ...candidates);
-  return Math.max(now + STEP_MS, soonest);
+  const soonest = Math.max(now + STEP_MS, Math.min(now + MAX_STEP_MS, ...candidates));
+  return arrival !== undefined && arrival > now ? Math.min(arrival, soonest) : soonest;
 }
 
 /** Loads whose pickup came without a booking: the TMS cancels them (nothing more to work). */
@@ -287,31 +288,6 @@ async function createCarriers(api: Api, services: Services, market: Market, poli
   );
   while ((await compliance.drain()) > 0) {}
   return ids;
-}
-
-/** The simulated channels hand every message the agent sends to the floor. */
-function wireChannels(services: Services, floor: MarketFloor, voice: MarketVoiceProvider) {
-  const email = services.channels.email;
-  const send = email.send.bind(email);
-  email.send = async (message) => {
-    const sent = await send(message);
-    floor.onEmail(message);
-    return sent;
-  };
-  const whatsapp = services.channels.whatsapp;
-  const sendTemplate = whatsapp.sendTemplate.bind(whatsapp);
-  const sendText = whatsapp.sendText.bind(whatsapp);
-  whatsapp.sendTemplate = async (to, template) => {
-    const sent = await sendTemplate(to, template);
-    floor.onWhatsApp(to, renderTemplate(template), sent.messageId, true);
-    return sent;
-  };
-  whatsapp.sendText = async (to, text, replyTo) => {
-    const sent = await sendText(to, text, replyTo);
-    floor.onWhatsApp(to, text, sent.messageId, false);
-    return sent;
-  };
-  voice.onCall = (request, call) => floor.onCall(request, call);
 }
 
 /** An organization with an owner and an API key; every call after this goes through the API. */

@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pino from 'pino';
 import { type Config, loadConfig } from '../config.js';
 import type { Database, Db } from '../db/client.js';
+import { joinProductClock } from '../db/product-clock.js';
 import type { OrgScope } from '../domain/scope.js';
+import { type Clock, HurriedClock } from '../lib/clock.js';
 import { updateAgentSettings } from '../modules/agent/agent-settings.js';
 import { buildServices, type Services } from '../services.js';
-import { seedAgentWork } from './seed-demo/demo-agent.js';
 import { seedElpTests, seedOutreaches } from './seed-demo/demo-calls.js';
 import { seedCarriers } from './seed-demo/demo-carriers.js';
 import { prng } from './seed-demo/demo-data.js';
@@ -26,12 +24,14 @@ export interface DemoResult {
 
 /**
  * A demo organization a newcomer can explore: an owner and an API key, 200 loads in every status
- * on real US lanes, 100 carriers with tiers and lane preferences (some BLOCKED by the registry,
- * some disabled or restricted, one that asked not to be contacted), offers in every state, calls
- * and outreaches on every channel, ELP tests scored and not. Everything goes through the services
- * the API uses; calls run on the simulated voice platform at high speed. The organization's agent
- * settings suit a demo (no quiet hours, 2-minute waves, automatic booking at the posted rate), so a
- * running server's agent covers the open loads within minutes.
+ * on real US lanes, the open ones handed to the agent, 100 carriers with tiers and lane
+ * preferences (some BLOCKED by the registry, some disabled or restricted, one that asked not to be
+ * contacted), offers in every state, calls and outreaches on every channel, ELP tests scored and
+ * not. Everything goes through the services the API uses, on the database's product clock (a
+ * simulation's, when a server runs one); the demo's own calls and carriers' answers play out in
+ * moments. The carriers' census records go into the registry snapshot the server reads, so its
+ * compliance checks keep the demo's verdicts. The agent's work is the running server's: with
+ * SIMULATION_SPEED set, it books the handed loads within minutes.
  */
 export async function seedDemo(
   database: Database,
@@ -43,36 +43,38 @@ export async function seedDemo(
   const { db } = database;
   const rnd = prng(20_260_301);
   const tag = randomBytes(3).toString('hex');
-  // The demo's carriers come with a census snapshot of their own, written below before any check.
-  const workDir = mkdtempSync(path.join(os.tmpdir(), 'envoy-demo-'));
-  const registryFile = path.join(workDir, 'census.json');
-  const services = buildServices({
-    config: demoConfig(env, registryFile),
-    database,
-    log: pino({ level: 'silent' }),
-  });
+  const config = demoConfig(env);
+  const joined = await joinProductClock(database.pool);
+  // The demo's history (its calls, the carriers' answers to its outreaches) plays 500 times faster
+  // than the product clock, so seeding takes seconds; what it records is on the product clock.
+  const clock = new HurriedClock(joined.clock, 500);
+  const services = buildServices({ config, database, log: pino({ level: 'silent' }), clock });
   try {
-    return await seedWith(services, db, { rnd, tag, workDir, registryFile }, progress);
+    return await seedWith(
+      services,
+      db,
+      { rnd, tag, clock, registryFile: config.compliance.registryFile },
+      progress,
+    );
   } finally {
     await services.close();
-    rmSync(workDir, { recursive: true, force: true });
+    await joined.stop();
   }
 }
 
 /**
- * The demo's configuration: the census snapshot it writes, every channel simulated and fast
- * (a 30 s call takes 60 ms), carriers that never reply on their own, and no workers: a running
- * server's agent works the demo organization.
+ * The demo's configuration: the registry snapshot the environment names (the server's, by
+ * default DATA_DIR/carrier-registry.json), every channel simulated with realistic carriers, and no
+ * workers: a running server's agent works the demo organization.
  */
-function demoConfig(env: Record<string, string | undefined>, registryFile: string): Config {
+function demoConfig(env: Record<string, string | undefined>): Config {
   return loadConfig(
     {
       ...env,
       COMPLIANCE_PROVIDER: 'registry',
-      COMPLIANCE_REGISTRY_FILE: registryFile,
       VOICE_PROVIDER: 'simulated',
-      SIMULATION_SPEED: '500',
-      SIMULATION_PROFILE: 'silent',
+      SIMULATION_SPEED: undefined,
+      SIMULATION_PROFILE: 'realistic',
       EMAIL_TRANSPORT: 'simulated',
       WHATSAPP_PROVIDER: 'simulated',
       EMAIL_FROM: 'Envoy Demo <dispatch@envoy.local>',
@@ -87,7 +89,7 @@ function demoConfig(env: Record<string, string | undefined>, registryFile: strin
 async function seedWith(
   services: Services,
   db: Db,
-  run: { rnd: ReturnType<typeof prng>; tag: string; workDir: string; registryFile: string },
+  run: { rnd: ReturnType<typeof prng>; tag: string; clock: Clock; registryFile: string },
   progress: (step: string) => void,
 ): Promise<DemoResult> {
   const { org, orgName, user, email, password, scope, apiKey } = await seedOrganization(
@@ -102,6 +104,7 @@ async function seedWith(
     rnd: run.rnd,
     tag: run.tag,
     registryFile: run.registryFile,
+    clock: run.clock,
     progress,
     org,
     user,
@@ -112,7 +115,6 @@ async function seedWith(
   const loads = await seedLoads(demo, carrierIds);
   const offerCount = await seedOffers(demo, carrierIds, loads);
   const counts = await seedOutreaches(demo, carrierIds, loads.idsOf);
-  await seedAgentWork(demo, loads);
   await seedElpTests(demo, carrierIds, counts);
 
   return {
@@ -134,13 +136,11 @@ async function seedOrganization(services: Services, db: Db, tag: string) {
   const auth = services.auth;
   const orgName = `Envoy Demo Freight ${tag}`;
   const org = await auth.createOrganization(orgName);
-  // A demo shows the agent at work within minutes: no quiet hours, short waits between waves, and
-  // offers at or under the posted rate book the load without a rep.
+  // The agent's rules as they come (quiet hours, waves, caps, the gap between contacts); the
+  // demo only lets the agent book without a rep an offer at or under the posted rate or its own ask.
   await updateAgentSettings(db, org.id, {
-    quiet_hours_start: 0,
-    quiet_hours_end: 0,
-    wave_wait_minutes: 2,
     auto_accept_at_or_under_posted_rate: true,
+    negotiation: { auto_accept_at_or_under_ask: true },
   });
   const email = `owner-${tag}@demo.envoy.dev`;
   const password = `demo-${randomBytes(9).toString('base64url')}`;

@@ -88,10 +88,21 @@ export interface Config {
   };
   /** E-mail and WhatsApp outreaches unanswered this long become no_response; swept this often. */
   readonly outreach: { readonly noResponseHours: number; readonly sweepIntervalMs: number };
+  /**
+   * The simulated market the in-process providers play (e-mail, WhatsApp and voice carriers), and
+   * the simulated clock: `speed` null runs on the machine's clock; set, the whole product runs on a
+   * clock that many times faster (a simulated provider's delays too).
+   */
+  readonly simulation: {
+    readonly speed: number | null;
+    /** Where a new simulation's clock starts; null: the machine's time. */
+    readonly start: Date | null;
+    readonly profile: 'realistic' | 'cooperative' | 'silent';
+    /** Fixes every carrier's habits and every draw of the market. */
+    readonly seed: number;
+  };
   readonly voice: {
     readonly provider: 'simulated' | 'vapi';
-    /** Divides every delay of the simulated provider (100: a 30 s call takes 0.3 s). */
-    readonly simulationSpeed: number;
     readonly vapi: {
       readonly apiKey: string;
       readonly baseUrl: string;
@@ -109,7 +120,6 @@ export interface Config {
   readonly agent: { readonly enabled: boolean; readonly batchSize: number; readonly rankingTtlMs: number };
   /** E-mail, WhatsApp and the optional chat model the agent talks through. */
   readonly channels: {
-    readonly simulationProfile: 'realistic' | 'cooperative' | 'silent';
     readonly email: {
       readonly transport: 'simulated' | 'smtp';
       readonly smtpUrl: string | undefined;

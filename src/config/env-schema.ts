@@ -119,7 +119,16 @@ export const envSchema = z.object({
     .default(24),
   OUTREACH_SWEEP_INTERVAL_MS: positiveInt(60_000),
   VOICE_PROVIDER: z.enum(['simulated', 'vapi']).default('simulated'),
-  SIMULATION_SPEED: z.coerce.number().positive().max(10_000).default(1),
+  // Set: the whole product runs on a simulated clock this many times faster than the machine's.
+  SIMULATION_SPEED: z.coerce.number().positive().max(10_000).optional(),
+  SIMULATION_SEED: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(1),
+  // Where a new simulation's clock starts (an ISO 8601 time); unset: the machine's time.
+  SIMULATION_START: z.iso.datetime({ offset: true }).optional(),
   VAPI_API_KEY: z.string().min(1).optional(),
   VAPI_BASE_URL: z.url().default('https://api.vapi.ai'),
   VAPI_PHONE_NUMBER_ID: z.string().min(1).optional(),

@@ -36,10 +36,18 @@ export function complianceConfig(env: ParsedEnv): Config['compliance'] {
   });
 }
 
+export function simulationConfig(env: ParsedEnv): Config['simulation'] {
+  return Object.freeze({
+    speed: env.SIMULATION_SPEED ?? null,
+    start: env.SIMULATION_START ? new Date(env.SIMULATION_START) : null,
+    profile: env.SIMULATION_PROFILE,
+    seed: env.SIMULATION_SEED,
+  });
+}
+
 export function voiceConfig(env: ParsedEnv): Config['voice'] {
   return Object.freeze({
     provider: env.VOICE_PROVIDER,
-    simulationSpeed: env.SIMULATION_SPEED,
     vapi:
       env.VOICE_PROVIDER === 'vapi'
         ? Object.freeze({
@@ -74,7 +82,6 @@ export function voiceConfig(env: ParsedEnv): Config['voice'] {
 
 export function channelsConfig(env: ParsedEnv): Config['channels'] {
   return Object.freeze({
-    simulationProfile: env.SIMULATION_PROFILE,
     email: Object.freeze({
       transport: env.EMAIL_TRANSPORT,
       smtpUrl: env.SMTP_URL,

@@ -32,6 +32,8 @@ export interface BatchItemResult {
 export function batchEnvelope<O extends BatchOutcome, R>(
   outcomes: readonly O[],
   result: (outcome: O, shared: BatchItemResult) => R,
+  /** When the batch was processed (the product clock). */
+  processedAt: Date,
 ) {
   const count = (s: BatchItemStatus) => outcomes.filter((o) => o.status === s).length;
   const created = count('created');
@@ -45,7 +47,7 @@ export function batchEnvelope<O extends BatchOutcome, R>(
     failed: skipped + failed,
     created,
     updated,
-    processed_at: new Date(),
+    processed_at: processedAt,
     results: outcomes.map((o) =>
       result(o, {
         success: applied(o),

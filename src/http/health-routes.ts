@@ -1,22 +1,40 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { serviceUnavailable } from '../domain/errors.js';
+import type { Clock } from '../lib/clock.js';
 import { errorResponses } from './schemas.js';
 
 const status = z.object({ status: z.literal('ok') });
+const readiness = status.extend({
+  clock: z
+    .object({
+      kind: z.enum(['real', 'simulated', 'manual']).meta({
+        description:
+          '`simulated`: the whole product runs on a simulated clock (every time in the API is simulated time)',
+      }),
+      speed: z.number().meta({ description: 'Simulated seconds per real second (1 on the real clock)' }),
+      now: z.iso.datetime().meta({ description: 'The product clock now' }),
+    })
+    .meta({ description: 'The clock the product runs on' }),
+});
 
 export interface HealthOptions {
   /** Whether the database is being restarted (the supervised embedded cluster), when there is one to watch. */
   restarting: () => boolean;
   /** One round trip to the database; rejects when it does not answer. */
   ping: () => Promise<unknown>;
+  /** The product clock, reported by readiness. */
+  clock: Clock;
 }
 
 /**
  * Probes for load balancers and orchestrators: no credentials, no rate limit. Liveness says the
  * process answers; readiness also asks the database.
  */
-export const healthRoutes: FastifyPluginAsyncZod<HealthOptions> = async (app, { restarting, ping }) => {
+export const healthRoutes: FastifyPluginAsyncZod<HealthOptions> = async (
+  app,
+  { restarting, ping, clock },
+) => {
   app.get(
     '/healthz',
     {
@@ -38,8 +56,8 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthOptions> = async (app, { 
       schema: {
         operationId: 'getReadiness',
         tags: ['health'],
-        summary: 'The database answers',
-        response: { 200: status, ...errorResponses(503) },
+        summary: 'The database answers, and the clock the product runs on',
+        response: { 200: readiness, ...errorResponses(503) },
       },
     },
     async () => {
@@ -51,7 +69,10 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthOptions> = async (app, { 
       } catch {
         throw serviceUnavailable('The database is not reachable');
       }
-      return { status: 'ok' as const };
+      return {
+        status: 'ok' as const,
+        clock: { kind: clock.kind, speed: clock.speed, now: clock.now().toISOString() },
+      };
     },
   );
 };

@@ -33,11 +33,11 @@ export class ComplianceMonitor implements Worker {
     for (;;) {
       if (signal?.aborted) return total;
       const claimed = await this.db.execute<{ id: string; organization_id: string }>(sql`
-        UPDATE carriers SET last_verified_at = now()
+        UPDATE carriers SET last_verified_at = envoy_now()
         WHERE id IN (
           SELECT c.id FROM carriers c
           WHERE (c.last_verified_at IS NULL
-                 OR c.last_verified_at < now() - make_interval(hours => ${this.intervalHours}))
+                 OR c.last_verified_at < envoy_now() - make_interval(hours => ${this.intervalHours}))
             AND EXISTS (SELECT 1 FROM offers o JOIN loads l ON l.id = o.load_id
                         WHERE o.organization_id = c.organization_id AND o.carrier_id = c.id
                           AND (o.status = 'pending'

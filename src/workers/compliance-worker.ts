@@ -29,10 +29,10 @@ export class ComplianceWorker implements Worker {
     for (;;) {
       if (signal?.aborted) return total;
       const claimed = await this.db.execute<{ id: string; organization_id: string }>(sql`
-        UPDATE carriers SET compliance_check_due_at = now() + interval '5 minutes'
+        UPDATE carriers SET compliance_check_due_at = envoy_now() + interval '5 minutes'
         WHERE id IN (
           SELECT id FROM carriers
-          WHERE compliance_check_due_at <= now()
+          WHERE compliance_check_due_at <= envoy_now()
           ORDER BY compliance_check_due_at
           LIMIT ${BATCH}
           FOR UPDATE SKIP LOCKED)

@@ -223,7 +223,7 @@ export class WebhooksWorker implements Worker {
           ${row.type}, ${attempt}, false, ${result.statusCode}, ${result.durationMs}, ${result.body}, ${result.error})`);
       if (gone) {
         await tx.execute(sql`
-          UPDATE webhook_endpoints SET status = 'DISABLED', updated_at = now(),
+          UPDATE webhook_endpoints SET status = 'DISABLED', updated_at = envoy_now(),
             disabled_reason = 'The endpoint answered 410 Gone'
           WHERE id = ${row.endpoint_id} AND status <> 'DISABLED'`);
       } else {
@@ -238,7 +238,7 @@ export class WebhooksWorker implements Worker {
                 AND coalesce(failing_since, now()) <= now() - make_interval(secs => ${DISABLE_AFTER_SECONDS})
               THEN 'Every delivery failed for 5 days (' || (failures_since_success + 1) || ' failed attempts)'
               ELSE disabled_reason END,
-            updated_at = now()
+            updated_at = envoy_now()
           WHERE id = ${row.endpoint_id}`);
       }
     });

@@ -132,7 +132,8 @@ async function expectHonoured(
 
 describe("a carrier's stop-contact request, by every path", () => {
   // No loop runs here: the agent's and the webhooks' rounds are run by the test.
-  const t = useTestApp({ env: { ...agentEnv, WORKERS_ENABLED: 'false' } });
+  // A simulated clock, so the simulated call in the voice test rings and talks in about a second.
+  const t = useTestApp({ env: { ...agentEnv, WORKERS_ENABLED: 'false', SIMULATION_SPEED: '60' } });
   const rx = startReceiver();
   afterAll(async () => (await rx).close());
 

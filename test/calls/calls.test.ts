@@ -270,8 +270,8 @@ describe('scheduled calls', () => {
 });
 
 describe('joining and ending live calls', () => {
-  // Slow enough to catch a call mid-conversation.
-  const t = useTestApp({ env: { SIMULATION_SPEED: '2', COMPLIANCE_REGISTRY_FILE: registry } });
+  // Slow enough to catch a call mid-conversation: its carrier picks up 10-25 simulated seconds in.
+  const t = useTestApp({ env: { SIMULATION_SPEED: '6', COMPLIANCE_REGISTRY_FILE: registry } });
 
   it('transfers an in-progress call to the caller’s phone and marks it TRANSFERRED', async () => {
     const { orgId } = await createTenant(t);

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complianceProviderFrom } from '../../src/integrations/compliance/index.js';
+import { realClock } from '../../src/lib/clock.js';
 import { defined } from '../../src/lib/defined.js';
 import { carriers } from '../../src/modules/carriers/carriers-tables.js';
 import { ComplianceService } from '../../src/modules/carriers/compliance-service.js';
@@ -64,6 +65,7 @@ function complianceWorker(t: TestApp) {
     t.database.db,
     complianceProviderFrom(t.config.compliance),
     t.config.compliance.minAuthorityDays,
+    realClock,
   );
   return new ComplianceWorker(t.database.db, service, 60_000, t.app.log);
 }

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complianceProviderFrom } from '../../src/integrations/compliance/index.js';
+import { realClock } from '../../src/lib/clock.js';
 import { ComplianceService } from '../../src/modules/carriers/compliance-service.js';
 import { events } from '../../src/modules/webhooks/webhooks-tables.js';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
@@ -58,6 +59,7 @@ const serviceOf = (t: TestApp) =>
     t.database.db,
     complianceProviderFrom(t.config.compliance),
     t.config.compliance.minAuthorityDays,
+    realClock,
   );
 
 const get = async (t: TestApp, h: Headers, url: string) =>

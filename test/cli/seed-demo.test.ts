@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { fileDatabaseUrl, useTestApp } from '../helpers/app.js';
@@ -10,6 +13,7 @@ describe('npm run admin -- seed-demo', () => {
   const t = useTestApp({ env: { WORKERS_ENABLED: 'false' } });
 
   it('creates a demo organization whose load list shows offers and outreaches through the tabs', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'envoy-seed-demo-'));
     const { stdout, stderr } = await run(
       process.execPath,
       ['--import', 'tsx', 'src/cli/admin.ts', 'seed-demo'],
@@ -19,6 +23,7 @@ describe('npm run admin -- seed-demo', () => {
           DATABASE_URL: await fileDatabaseUrl(),
           JWT_SECRET: 'x'.repeat(40),
           LOG_LEVEL: 'silent',
+          DATA_DIR: dataDir,
         },
       },
     );
@@ -121,24 +126,18 @@ describe('npm run admin -- seed-demo', () => {
     expect(scoring).toContain('SCORED');
     expect(scoring.some((s: string) => s !== 'SCORED')).toBe(true);
 
-    // The agent's first two waves: results with contacts on two channels, connects and bookings.
+    // The open loads are handed to the agent; a server's agent works them (the README demo test
+    // follows one on a simulated clock until it books).
     const [results] = (await get('/agent/results')).data;
     expect(results.loads_handed).toBeGreaterThan(50);
-    // Carriers with e-mail hear of several loads in one message rather than a call each: calls are fewer.
-    expect(results.contacts.call).toBeGreaterThan(3);
-    expect(results.contacts.email).toBeGreaterThan(5);
-    expect(results.connects).toBeGreaterThan(0);
-    expect(results.booked_by_agent).toBeGreaterThan(0);
-    expect(results.coverage_rate).toBeGreaterThan(0);
-    expect(results.agent_booked_above_max_buy).toBe(0);
-    expect((await get('/agent/results?group_by=lane')).data.length).toBeGreaterThan(3);
-    // A handed load's activity shows its waves and the carriers chosen for them.
     const handed = await get('/loads?status=Unassigned&page_size=20');
     const activities = await Promise.all(
       handed.data.map((l: { id: string }) => get(`/loads/${l.id}/agent-activity`)),
     );
-    const kinds = new Set(activities.flatMap((a) => a.timeline.map((e: { kind: string }) => e.kind)));
-    for (const kind of ['handed', 'wave', 'carrier_chosen', 'contact']) expect(kinds).toContain(kind);
+    expect(activities.every((a) => a.timeline.some((e: { kind: string }) => e.kind === 'handed'))).toBe(true);
+    // The census went into the registry snapshot a server reads (DATA_DIR's by default).
+    const registry = JSON.parse(readFileSync(path.join(dataDir, 'carrier-registry.json'), 'utf8'));
+    expect(registry.length).toBeGreaterThanOrEqual(90);
     // A child process seeding 200 loads through the TypeScript loader: about a minute when the
     // machine's two cores also run the other test files.
   }, 180_000);

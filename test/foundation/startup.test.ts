@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { realClock } from '../../src/lib/clock.js';
 import { defined } from '../../src/lib/defined.js';
 import { isJsonObject } from '../../src/lib/json-object.js';
 import { prettyLogs } from '../../src/logger.js';
@@ -80,7 +81,11 @@ describe('the first hour', () => {
     expect(ready.msg).toContain(
       'workers compliance, compliance-monitor, event-stream-purge, idempotency-purge, outreach-sweeper, scheduled-calls, sessions-purge, webhooks',
     );
-    expect(ready.startup).toMatchObject({ voice: 'simulated', workers: expect.stringContaining('webhooks') });
+    expect(ready.startup).toMatchObject({
+      clock: 'real (the machine’s)',
+      voice: 'simulated (realistic carriers)',
+      workers: expect.stringContaining('webhooks'),
+    });
     // Not a TTY: JSON lines, and no credential anywhere in them.
     const text = JSON.stringify(lines);
     expect(text).not.toContain('sk-test-never-logged');
@@ -112,6 +117,7 @@ describe('the first hour', () => {
       config,
       { embedded: { dataDir: '/srv/envoy/.data/pg', port: 54329 } },
       [],
+      realClock,
     );
     expect(facts.database).toBe('embedded PostgreSQL in /srv/envoy/.data/pg (port 54329)');
     expect(message).toContain('voice vapi (api.vapi.ai)');

@@ -43,7 +43,6 @@ export const agentEnv = {
   // Tests move time by moving timestamps in the database: the agent's lane caches must not outlast that.
   AGENT_RANKING_TTL_MS: '100',
   SIMULATION_PROFILE: 'silent',
-  SIMULATION_SPEED: '200',
   EMAIL_INBOUND_SECRET: SECRET,
   COMPLIANCE_REGISTRY_FILE: registry,
 };

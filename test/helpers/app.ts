@@ -4,7 +4,9 @@ import { afterAll, beforeAll } from 'vitest';
 import { type App, type AppDeps, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
+import { startProductClock } from '../../src/db/product-clock.js';
 import { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
+import { realClock } from '../../src/lib/clock.js';
 import { defined } from '../../src/lib/defined.js';
 import { loggerOptions } from '../../src/logger.js';
 import { buildServices, type Services } from '../../src/services.js';
@@ -88,7 +90,16 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         }),
       )
     : pino({ level: 'silent' });
-  const services = buildServices({ config, database, log: logger });
+  // A simulated clock when SIMULATION_SPEED is set, on this database even when another app of the
+  // file ran another mode on it before; the machine's clock otherwise, without a word to the
+  // database (whose envoy_now() is the machine's unless a simulated app of the file left it).
+  const simulated = config.simulation.speed
+    ? await startProductClock(database.pool, config.simulation.speed, {
+        takeOver: true,
+        start: config.simulation.start,
+      })
+    : null;
+  const services = buildServices({ config, database, log: logger, clock: simulated?.clock ?? realClock });
   const deps: AppDeps = { config, database, services };
   const app = await buildApp(deps, { logger });
   await options.extend?.(app, deps);
@@ -101,6 +112,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logs,
     async close() {
       await app.close();
+      if (simulated) {
+        await simulated.stop();
+        // The file's next app finds the database on the machine's clock again.
+        await (await startProductClock(database.pool, null, { takeOver: true })).stop();
+      }
       await database.close();
     },
   };

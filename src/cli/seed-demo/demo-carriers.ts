@@ -1,6 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
 import { defined } from '../../lib/defined.js';
+import { objectOf } from '../../lib/json-object.js';
 import { lanePreferences } from '../../modules/carriers/carriers-tables.js';
 import { CARRIER_WORDS, CITIES, EQUIPMENT, FIRST, inChunks, LANES, LAST } from './demo-data.js';
 import type { DemoRun } from './demo-run.js';
@@ -75,13 +77,35 @@ function demoCarriers(email: string) {
 }
 
 /**
+ * Writes the demo's census records into the registry snapshot, keeping every other record in it
+ * (a record of the same MC number is replaced): the server reads the same file, so its checks of
+ * the demo carriers find what the seed found. Written whole, then moved into place.
+ */
+function mergeIntoRegistry(file: string, records: Record<string, unknown>[]) {
+  let existing: unknown = [];
+  try {
+    existing = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    // no snapshot yet (or an unreadable one, which the demo's replaces)
+  }
+  const ours = new Set(records.map((r) => String(r.mc_number)));
+  const kept = Array.isArray(existing)
+    ? existing.filter((r) => !ours.has(String(objectOf(r)?.mc_number)))
+    : [];
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify([...kept, ...records]));
+  renameSync(temporary, file);
+}
+
+/**
  * Carriers with lane preferences, checked against their census (most in good standing, a few
  * BLOCKED); some disabled, one stop-contact request, some restricted lane preferences.
  */
 export async function seedCarriers(run: DemoRun): Promise<string[]> {
   const { services, db, scope, org, progress } = run;
   const { census, carrierItems } = demoCarriers(run.email);
-  writeFileSync(run.registryFile, JSON.stringify(census));
+  mergeIntoRegistry(run.registryFile, census);
   const { compliance, carriers: carriersService } = services;
   const batch = await carriersService.batch(scope, { carriers: carrierItems });
   if (!batch.success) throw new Error(`demo carriers not applied: ${JSON.stringify(batch.errors)}`);

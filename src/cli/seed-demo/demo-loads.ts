@@ -36,7 +36,8 @@ function stopOf(rnd: Rng, i: number, city: City, type: 'Pickup' | 'Dropoff', at:
 function demoLoads(run: DemoRun) {
   const { rnd, tag, user, email } = run;
   const day = 86_400_000;
-  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  const now = run.clock.now();
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const statuses = STATUS_PLAN.flatMap(([s, n]) => Array.from({ length: n }, () => s));
   const loadItems = statuses.map((tmsStatus, i) => {
     const [o, d] =

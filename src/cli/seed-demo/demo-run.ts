@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
+import type { Clock } from '../../lib/clock.js';
 import type { Services } from '../../services.js';
 import type { Rng } from './demo-data.js';
 
@@ -9,7 +10,10 @@ export interface DemoRun {
   db: Db;
   rnd: Rng;
   tag: string;
+  /** The registry snapshot the server checks carriers against: the demo's census goes into it. */
   registryFile: string;
+  /** The product clock (the demo's loads are picked up around its today). */
+  clock: Clock;
   progress: (step: string) => void;
   org: { id: string };
   user: { id: string };

@@ -1,11 +1,17 @@
 import type { Config } from '../../config.js';
+import type { Clock } from '../../lib/clock.js';
+import type { SimulatedMarket } from '../simulation/market.js';
 import { SimulatedVoiceProvider } from './simulated-provider.js';
 import { VapiProvider } from './vapi-provider.js';
 import type { VoiceProvider } from './voice-provider.js';
 
 export const VOICE_EVENTS_PATH = '/api/v1/integrations/voice/events';
 
-export function voiceProviderFrom(config: Config): VoiceProvider {
+export function voiceProviderFrom(
+  config: Config,
+  clock: Clock,
+  market: SimulatedMarket | null,
+): VoiceProvider {
   const vapi = config.voice.vapi;
   if (config.voice.provider === 'vapi' && vapi && config.publicBaseUrl) {
     return new VapiProvider({
@@ -13,5 +19,5 @@ export function voiceProviderFrom(config: Config): VoiceProvider {
       serverUrl: `${config.publicBaseUrl.replace(/\/$/, '')}${VOICE_EVENTS_PATH}`,
     });
   }
-  return new SimulatedVoiceProvider(config.voice.simulationSpeed);
+  return new SimulatedVoiceProvider(clock, market);
 }

@@ -1,5 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Clock } from '../../lib/clock.js';
 import { defined } from '../../lib/defined.js';
+import type { SimulatedMarket } from '../simulation/market.js';
+import { CallEnded, type CallLine, playMarketCall } from '../simulation/market-calls.js';
 import type {
   CallStatus,
   PlaceCallRequest,
@@ -24,7 +27,7 @@ function chance(seed: string, label: string): number {
 interface Live {
   request: PlaceCallRequest;
   placed: PlacedCall;
-  timers: Set<NodeJS.Timeout>;
+  cancels: Set<() => void>;
   transcript: TranscriptMessage[];
   startedAt: Date | null;
   ended: boolean;
@@ -35,11 +38,10 @@ interface Live {
  * platform would send it, and both sides are added to the transcript. Null when the sink gave no
  * result for it.
  */
-export async function askTool(
+async function askTool(
   sink: VoiceEventSink | undefined,
-  request: PlaceCallRequest,
-  placed: PlacedCall,
-  transcript: TranscriptMessage[],
+  call: Live,
+  now: () => Date,
   name: string,
   args: Record<string, unknown>,
 ): Promise<ToolResult | null> {
@@ -48,48 +50,52 @@ export async function askTool(
     type: 'function',
     function: { name, arguments: JSON.stringify(args) },
   };
-  transcript.push({
+  call.transcript.push({
     role: 'assistant',
     content: null,
-    timestamp: new Date().toISOString(),
+    timestamp: now().toISOString(),
     tool_calls: [{ ...toolCall, function: { name, arguments: args } }],
   });
   const answer = await sink?.({
     kind: 'tool_calls',
-    callId: request.callId,
-    providerCallId: placed.providerCallId,
+    callId: call.request.callId,
+    providerCallId: call.placed.providerCallId,
     calls: [toolCall],
   });
   const result =
     answer?.kind === 'tool_results'
       ? (answer.results.find((r) => r.toolCallId === toolCall.id) ?? null)
       : null;
-  transcript.push({
+  call.transcript.push({
     role: 'tool',
     content: result?.error ?? result?.result ?? null,
     tool_call_id: toolCall.id,
-    timestamp: new Date().toISOString(),
+    timestamp: now().toISOString(),
   });
   return result;
 }
 
 /**
  * A voice platform in process: the default when none is configured. It plays the assistant the
- * service defines (its first message, voicemail message, ELP questions and tools). Each call runs a realistic
- * lifecycle on timers (queued, ringing, answered or not within 2 s, a 5-30 s conversation with tool
- * calls, an end-of-call report) with an outcome drawn from the call id, or forced with the template
- * variable `simulate_outcome` (completed, voicemail, no_answer, failed); `simulate_stop_contact: true`
- * makes the carrier ask not to be contacted again. `speed` divides every delay.
+ * service defines (its first message, voicemail message, ELP questions and tools) on the product
+ * clock. A load-booking call goes to the simulated market's carrier at that number, who picks up
+ * or not, hears the loads and negotiates through the tools (integrations/simulation). ELP and
+ * tracking calls run a scripted conversation with an outcome drawn from the call id. The template
+ * variable `simulate_outcome` (completed, voicemail, no_answer, failed) forces the outcome; with
+ * `simulate_stop_contact: true` the callee asks not to be contacted again.
  */
 export class SimulatedVoiceProvider implements VoiceProvider {
   readonly name = 'simulated';
   private sink: VoiceEventSink | undefined;
   private readonly live = new Map<string, Live>();
 
-  constructor(private readonly speed: number) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly market: SimulatedMarket | null = null,
+  ) {}
 
   settings() {
-    return { provider: this.name, speed: this.speed };
+    return { provider: this.name, clock: this.clock.kind, speed: this.clock.speed };
   }
 
   attach(sink: VoiceEventSink): void {
@@ -97,34 +103,42 @@ export class SimulatedVoiceProvider implements VoiceProvider {
   }
 
   async close(): Promise<void> {
-    for (const call of this.live.values()) for (const t of call.timers) clearTimeout(t);
+    for (const call of this.live.values()) {
+      call.ended = true;
+      for (const cancel of call.cancels) cancel();
+    }
     this.live.clear();
   }
 
   async placeCall(request: PlaceCallRequest): Promise<PlacedCall> {
     const providerCallId = `sim_${randomUUID()}`;
     const placed = { providerCallId, controlUrl: `simulated://${providerCallId}` };
-    const call: Live = { request, placed, timers: new Set(), transcript: [], startedAt: null, ended: false };
+    const call: Live = { request, placed, cancels: new Set(), transcript: [], startedAt: null, ended: false };
     this.live.set(providerCallId, call);
     const forced = request.variables.simulate_outcome;
     // includes() needs the element type to ask; the answer is what narrows `forced`.
-    const outcome: SimulatedOutcome = OUTCOMES.includes(forced as SimulatedOutcome)
-      ? (forced as SimulatedOutcome)
-      : this.drawOutcome(request.callId);
+    const given = OUTCOMES.includes(forced as SimulatedOutcome) ? (forced as SimulatedOutcome) : null;
     this.after(call, 100, () => this.status(call, 'PENDING'));
     this.after(call, 300, () => this.status(call, 'AGENT_ASSIGNED'));
+    if (
+      request.assistant.purpose === 'load_booking' &&
+      this.market &&
+      (given === null || given === 'completed')
+    ) {
+      const stop = request.variables.simulate_stop_contact === true;
+      playMarketCall(this.market, request, this.lineOf(call), given ? { outcome: 'completed', stop } : null);
+      return placed;
+    }
+    const outcome = given ?? this.drawOutcome(request.callId);
     const answerAt = 600 + chance(request.callId, 'answer') * 1400;
-    if (outcome === 'no_answer') this.after(call, 2000, () => this.end(call, 'NO_RESPONSE'));
+    if (outcome === 'no_answer') this.after(call, 20_000, () => this.end(call, 'NO_RESPONSE'));
     else if (outcome === 'failed') this.after(call, 500, () => this.end(call, 'FAILED'));
     else {
-      this.after(call, answerAt, () => {
-        call.startedAt = new Date();
-        return this.status(call, 'IN_PROGRESS');
-      });
+      this.after(call, answerAt, () => this.pickUp(call));
       if (outcome === 'voicemail') {
         const message = request.assistant.voicemailMessage;
         if (message) this.after(call, answerAt + 500, () => this.say(call, 'assistant', message));
-        this.after(call, answerAt + 4000, () => this.end(call, 'VOICEMAIL'));
+        this.after(call, answerAt + 8000, () => this.end(call, 'VOICEMAIL'));
       } else {
         this.after(call, answerAt + 200, () => this.converse(call));
       }
@@ -145,18 +159,46 @@ export class SimulatedVoiceProvider implements VoiceProvider {
     await this.end(call, call.startedAt ? 'COMPLETED' : 'CANCELLED');
   }
 
+  /** The call as the market's carrier is on it: its words, the assistant's tools, the clock's pauses. */
+  private lineOf(call: Live): CallLine {
+    return {
+      answer: async () => {
+        if (call.ended) throw new CallEnded();
+        await this.pickUp(call);
+        this.say(call, 'assistant', call.request.assistant.firstMessage);
+      },
+      say: (role, content) => this.say(call, role, content, role === 'user' ? 0.92 : undefined),
+      tool: async (name, args) => {
+        if (call.ended) throw new CallEnded();
+        const result = await this.tool(call, name, args);
+        if (result?.result && !/^[[{]/.test(result.result)) this.say(call, 'assistant', result.result);
+        return result;
+      },
+      pause: async (ms) => {
+        await this.clock.sleep(ms);
+        if (call.ended) throw new CallEnded();
+      },
+      end: (status) => this.end(call, status),
+    };
+  }
+
   private drawOutcome(callId: string): SimulatedOutcome {
     const r = chance(callId, 'outcome');
     return r < 0.6 ? 'completed' : r < 0.75 ? 'voicemail' : r < 0.9 ? 'no_answer' : 'failed';
   }
 
   private after(call: Live, ms: number, step: () => unknown) {
-    const timer = setTimeout(() => {
-      call.timers.delete(timer);
+    const cancel = this.clock.after(ms, () => {
+      call.cancels.delete(cancel);
       if (call.ended) return;
-      Promise.resolve(step()).catch(() => {});
-    }, ms / this.speed);
-    call.timers.add(timer);
+      return Promise.resolve(step()).catch(() => {});
+    });
+    call.cancels.add(cancel);
+  }
+
+  private async pickUp(call: Live) {
+    call.startedAt = this.clock.now();
+    await this.status(call, 'IN_PROGRESS');
   }
 
   private async status(call: Live, status: CallStatus) {
@@ -165,7 +207,7 @@ export class SimulatedVoiceProvider implements VoiceProvider {
       callId: call.request.callId,
       providerCallId: call.placed.providerCallId,
       status,
-      at: new Date(),
+      at: this.clock.now(),
     });
   }
 
@@ -173,21 +215,24 @@ export class SimulatedVoiceProvider implements VoiceProvider {
     call.transcript.push({
       role,
       content,
-      timestamp: new Date().toISOString(),
+      timestamp: this.clock.now().toISOString(),
       ...(confidence === undefined ? {} : { transcript_confidence: confidence }),
     });
   }
 
   /** Asks the agent's tools through the sink, as the platform would, and records both sides. */
   private tool(call: Live, name: string, args: Record<string, unknown>): Promise<ToolResult | null> {
-    return askTool(this.sink, call.request, call.placed, call.transcript, name, args);
+    return askTool(this.sink, call, () => this.clock.now(), name, args);
   }
 
+  /** The scripted calls: an ELP test, a tracking check, or a load call with no market to play it. */
   private async converse(call: Live) {
     const seed = call.request.callId;
     const turnMs = 1000 + chance(seed, 'pace') * 1500;
-    // A pause that never resolves if the call ends meanwhile (transfer, hang-up): the script stops.
-    const pause = () => new Promise<void>((resolve) => this.after(call, turnMs, resolve));
+    const pause = async () => {
+      await this.clock.sleep(turnMs);
+      if (call.ended) throw new CallEnded();
+    };
     const assistant = call.request.assistant;
     this.say(call, 'assistant', assistant.firstMessage);
     if (assistant.questions) {
@@ -212,56 +257,24 @@ export class SimulatedVoiceProvider implements VoiceProvider {
       this.say(call, 'user', 'We are about an hour out from the next stop, running on time.', 0.92);
       await pause();
       this.say(call, 'assistant', 'Thanks, I have noted that. Drive safe.');
-    } else {
-      const hasLoad = typeof call.request.variables.load_id === 'string';
-      const details = hasLoad ? await this.tool(call, 'get_load_details', {}) : null;
+    } else if (call.request.variables.simulate_stop_contact === true) {
       await pause();
-      // A carrier asking to be left alone: on request (`simulate_stop_contact`), else now and then
-      // when the outcome is left to chance.
-      const vars = call.request.variables;
-      const asksToStop =
-        vars.simulate_stop_contact === true ||
-        (vars.simulate_outcome === undefined && chance(seed, 'stop') < 0.05);
-      if (asksToStop) {
-        this.say(call, 'user', 'Please take us off your list, do not call again.', 0.9);
-        await this.tool(call, 'request_stop_contact', { reason: 'asked on a call' });
-      } else {
-        this.say(call, 'user', 'What does it pay? We have a truck nearby.', 0.93);
-        await pause();
-        // Quotes spread around the posted rate, as carriers do; any amount when none is posted.
-        const postedRate = details?.metadata?.posted_rate;
-        const posted = typeof postedRate === 'number' ? postedRate : null;
-        const amount = posted
-          ? Math.round((posted * (0.9 + chance(seed, 'rate') * 0.35)) / 25) * 25
-          : Math.round((1500 + chance(seed, 'rate') * 2500) / 25) * 25;
-        this.say(call, 'user', `We can do it for ${amount} all in.`, 0.91);
-        if (hasLoad) {
-          const answer = await this.tool(call, 'submit_offer', { offer_amount: amount });
-          this.say(
-            call,
-            'assistant',
-            answer?.result ?? 'Thank you, I will pass that to the team and get back to you.',
-          );
-          const counter = answer?.metadata?.counter_offer_amount;
-          if (typeof counter === 'number' && chance(seed, 'take') < 0.6) {
-            await pause();
-            this.say(call, 'user', `Alright, ${counter} works.`, 0.9);
-            const taken = await this.tool(call, 'submit_offer', { offer_amount: counter });
-            if (taken?.result) this.say(call, 'assistant', taken.result);
-          }
-        }
-      }
+      this.say(call, 'user', 'Please take us off your list, do not call again.', 0.9);
+      await this.tool(call, 'request_stop_contact', { reason: 'asked on a call' });
+    } else {
+      await pause();
+      this.say(call, 'user', 'Sorry, wrong number.', 0.9);
     }
-    // The rest of the 5-30 s conversation, then the end-of-call report.
+    // The rest of the conversation, then the end-of-call report.
     this.after(call, 1000 + chance(seed, 'tail') * 3000, () => this.end(call, 'COMPLETED'));
   }
 
   private async end(call: Live, status: CallStatus) {
     if (call.ended) return;
     call.ended = true;
-    for (const t of call.timers) clearTimeout(t);
+    for (const cancel of call.cancels) cancel();
     this.live.delete(call.placed.providerCallId);
-    const endedAt = new Date();
+    const endedAt = this.clock.now();
     await this.sink?.({
       kind: 'status',
       callId: call.request.callId,

@@ -1,59 +1,40 @@
 import { randomUUID } from 'node:crypto';
-import {
-  chance,
-  SimulatedReplies,
-  type SimulationProfile,
-  simulatedCarrierReply,
-} from '../simulated-carrier.js';
-import type { InboundWhatsApp, SentWhatsApp, WhatsAppSender, WhatsAppTemplate } from './whatsapp-channel.js';
+import type { SimulatedMarket } from '../simulation/market.js';
+import type { SendContext, SentWhatsApp, WhatsAppSender, WhatsAppTemplate } from './whatsapp-channel.js';
 
 /** The text a template renders to: its parameters joined, as the approved body would read. */
 export const renderTemplate = (t: WhatsAppTemplate) => t.bodyParameters.join(' ');
 
 /**
  * WhatsApp in process: the default when no Cloud API number is configured. Messages are kept
- * (`sent`); the simulated carrier answers at the sink as the webhook would deliver it.
+ * (`sent`); one to a carrier goes to the simulated market, whose carrier answers through the
+ * WhatsApp webhook's handler, as a Cloud API payload.
  */
 export class SimulatedWhatsAppSender implements WhatsAppSender {
   readonly name = 'simulated';
   readonly sent: { to: string; text: string; messageId: string }[] = [];
-  private readonly replies = new SimulatedReplies<InboundWhatsApp>();
 
-  constructor(
-    private readonly speed: number,
-    private readonly profile: SimulationProfile,
-  ) {}
+  constructor(private readonly market: SimulatedMarket | null) {}
 
-  attach(sink: (message: InboundWhatsApp) => Promise<unknown>) {
-    this.replies.attach(sink);
+  async sendTemplate(to: string, template: WhatsAppTemplate, context?: SendContext): Promise<SentWhatsApp> {
+    return this.deliver(to, renderTemplate(template), true, context);
   }
 
-  async sendTemplate(to: string, template: WhatsAppTemplate): Promise<SentWhatsApp> {
-    return this.deliver(to, renderTemplate(template));
+  async sendText(
+    to: string,
+    text: string,
+    _replyTo?: string | null,
+    context?: SendContext,
+  ): Promise<SentWhatsApp> {
+    return this.deliver(to, text, false, context);
   }
 
-  async sendText(to: string, text: string): Promise<SentWhatsApp> {
-    return this.deliver(to, text);
-  }
-
-  private deliver(to: string, text: string): SentWhatsApp {
+  private deliver(to: string, text: string, first: boolean, context: SendContext | undefined): SentWhatsApp {
     const messageId = `wamid.SIM${randomUUID().replace(/-/g, '')}`;
     this.sent.push({ to, text, messageId });
-    const reply = simulatedCarrierReply(messageId, text, this.profile);
-    if (reply !== null) {
-      this.replies.after((1000 + chance(messageId, 'delay') * 5000) / this.speed, () => ({
-        from: to,
-        profileName: null,
-        messageId: `wamid.SIMIN${randomUUID().replace(/-/g, '')}`,
-        contextMessageId: messageId,
-        text: reply,
-        receivedAt: new Date(),
-      }));
-    }
+    this.market?.onWhatsApp(to, text, messageId, first, context?.outreachId ?? null);
     return { messageId };
   }
 
-  close() {
-    return this.replies.close();
-  }
+  async close() {}
 }

@@ -15,11 +15,22 @@ export interface SentWhatsApp {
   messageId: string;
 }
 
+/** What a message is about, for the sender's own records (a real platform ignores it). */
+export interface SendContext {
+  /** The outreach the message belongs to. */
+  outreachId?: string | null;
+}
+
 export interface WhatsAppSender {
   readonly name: string;
   /** `to` is E.164 (`+15551234567`). */
-  sendTemplate(to: string, template: WhatsAppTemplate): Promise<SentWhatsApp>;
-  sendText(to: string, text: string, replyToMessageId?: string | null): Promise<SentWhatsApp>;
+  sendTemplate(to: string, template: WhatsAppTemplate, context?: SendContext): Promise<SentWhatsApp>;
+  sendText(
+    to: string,
+    text: string,
+    replyToMessageId?: string | null,
+    context?: SendContext,
+  ): Promise<SentWhatsApp>;
   close(): Promise<void>;
 }
 

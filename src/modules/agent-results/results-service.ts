@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Db } from '../../db/client.js';
 import { notFound, unprocessable } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
+import type { Clock } from '../../lib/clock.js';
 import { formatCsv } from '../../lib/csv.js';
 import { isOpenStatus, type LoadStanding, loadStanding, timelineRows } from './activity-repository.js';
 import { type ResultSums, resultSums, ZERO_SUMS } from './results-repository.js';
@@ -112,10 +113,11 @@ export class AgentResultsService {
   constructor(
     private readonly db: Db,
     private readonly pool: pg.Pool,
+    private readonly clock: Clock,
   ) {}
 
   async results(scope: OrgScope, q: ResultsQuery) {
-    const to = q.to ?? new Date();
+    const to = q.to ?? this.clock.now();
     const from = q.from ?? new Date(to.getTime() - DEFAULT_DAYS * DAY_MS);
     if (from >= to) throw unprocessable('validation_error', '`from` must be before `to`', 'from', 'query');
     if (to.getTime() - from.getTime() > MAX_DAYS * DAY_MS) {
@@ -171,7 +173,12 @@ export class AgentResultsService {
         amount: null,
       });
     }
-    return { load_id: loadId, ...statusOf(standing, new Date()), handed_at: standing.handed_at, timeline };
+    return {
+      load_id: loadId,
+      ...statusOf(standing, this.clock.now()),
+      handed_at: standing.handed_at,
+      timeline,
+    };
   }
 }
 

@@ -10,7 +10,7 @@ import {
   pgTable,
   text,
 } from 'drizzle-orm/pg-core';
-import { tstz } from '../../db/columns.js';
+import { productNow, tstz } from '../../db/columns.js';
 import { BOOKED_BY } from '../../domain/freight.js';
 import { organizationId } from '../auth/auth-tables.js';
 import { loads } from '../loads/loads-tables.js';
@@ -70,7 +70,7 @@ export const agentLoadResults = pgTable(
     /** Bookings ever made, and those later undone (offer un-accepted, load cancelled after booking). */
     bookings: integer('bookings').notNull().default(0),
     fall_offs: integer('fall_offs').notNull().default(0),
-    updated_at: tstz('updated_at').notNull().defaultNow(),
+    updated_at: tstz('updated_at').notNull().default(productNow),
     // Derived when the row is written (stored generated columns), so that reading a period computes
     // nothing per row: the group keys, whether the load counts as covered, and the values whose
     // medians results give.

@@ -53,11 +53,19 @@ export class AgentMessenger {
       return sent.messageId;
     }
     const sent = inReplyTo
-      ? await this.channels.whatsapp.sendText(defined(outreach.address, 'outreach.address'), text, inReplyTo)
-      : await this.channels.whatsapp.sendTemplate(defined(outreach.address, 'outreach.address'), {
-          ...this.channels.whatsappTemplate,
-          bodyParameters: [text],
-        });
+      ? await this.channels.whatsapp.sendText(
+          defined(outreach.address, 'outreach.address'),
+          text,
+          inReplyTo,
+          {
+            outreachId: outreach.id,
+          },
+        )
+      : await this.channels.whatsapp.sendTemplate(
+          defined(outreach.address, 'outreach.address'),
+          { ...this.channels.whatsappTemplate, bodyParameters: [text] },
+          { outreachId: outreach.id },
+        );
     return sent.messageId;
   }
 

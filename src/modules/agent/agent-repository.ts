@@ -1,5 +1,6 @@
 import { and, asc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import type { LoadSummary } from '../../domain/negotiation.js';
@@ -110,7 +111,7 @@ export async function recordDecision(
       lease_until: null,
       last_decision: decision.text,
       last_outcome: decision.outcome,
-      updated_at: sql`now()`,
+      updated_at: productNow,
       ...(decision.wave
         ? { waves_planned: sql`${agentLoadStates.waves_planned} + 1`, last_wave_tier: decision.wave.tier }
         : {}),
@@ -189,7 +190,7 @@ export async function dueOutreaches(
     FROM outreaches o
     JOIN carriers c ON c.id = o.carrier_id
     JOIN loads l ON l.id = o.load_id
-    WHERE o.is_automated AND o.status = 'pending' AND o.send_after <= now()
+    WHERE o.is_automated AND o.status = 'pending' AND o.send_after <= envoy_now()
       ${ofOrganization(sql`o.organization_id`, organizationId)}
     -- A bundle's outreaches share send_after: kept together in one batch.
     ORDER BY o.send_after, coalesce(o.bundle_id, o.id) LIMIT ${limit}

@@ -10,12 +10,7 @@ import { scopeOf } from '../../http/authentication.js';
 import { documentAs } from '../../http/openapi.js';
 import { keepRawJsonBody } from '../../http/raw-json-body.js';
 import { errorResponses, queryBool, queryIntOr, storedEnum } from '../../http/schemas.js';
-import { parseInboundEmailWebhook } from '../../integrations/email/inbound-parse.js';
-import {
-  parseWhatsAppWebhook,
-  verifyChallenge,
-  verifyWhatsAppSignature,
-} from '../../integrations/whatsapp/cloud-api-webhook.js';
+import { verifyChallenge, verifyWhatsAppSignature } from '../../integrations/whatsapp/cloud-api-webhook.js';
 import { defined } from '../../lib/defined.js';
 import { objectOf } from '../../lib/json-object.js';
 import { offerReviewSchema } from '../offers/index.js';
@@ -208,20 +203,7 @@ async function emailWebhooks(
       throw unauthenticated('The inbound e-mail credential is missing or wrong');
     }
   };
-  const handle = async (request: FastifyRequest) => {
-    const event = parseInboundEmailWebhook(request.body);
-    if (event.kind === 'delivery') return agent.onEmailDelivery(event.event);
-    if (event.kind === 'ignored') {
-      return {
-        status: 'ignored' as const,
-        record_type: event.recordType,
-        outreach_id: null,
-        carrier_id: null,
-        reason: 'record type not acted on',
-      };
-    }
-    return agent.onInboundEmail(event.email);
-  };
+  const handle = (request: FastifyRequest) => agent.onPostmarkPayload(request.body);
   const credentialNote =
     'Authenticated with EMAIL_INBOUND_SECRET as the HTTP Basic password (any user name; Postmark sends the ' +
     'user and password written into the webhook URL) or the `token` query parameter; checked before the body is read.';
@@ -354,14 +336,7 @@ async function channelWebhooks(
       ) {
         throw unauthenticated('The WhatsApp signature is missing or wrong');
       }
-      const batch = parseWhatsAppWebhook(request.body);
-      for (const s of batch.statuses) {
-        if (s.status === 'failed')
-          await agent.onWhatsAppFailure(s.messageId, s.error ?? 'delivery failed', s.at);
-      }
-      const results = [];
-      for (const m of batch.messages) results.push(await agent.onInboundWhatsApp(m));
-      return { results };
+      return agent.onWhatsAppPayload(request.body);
     },
   );
 }

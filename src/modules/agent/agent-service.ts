@@ -1,7 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { EmailDeliveryEvent, InboundEmail } from '../../integrations/email/email-channel.js';
+import { parseInboundEmailWebhook } from '../../integrations/email/inbound-parse.js';
+import { parseWhatsAppWebhook } from '../../integrations/whatsapp/cloud-api-webhook.js';
 import type { InboundWhatsApp } from '../../integrations/whatsapp/whatsapp-channel.js';
+import type { Clock } from '../../lib/clock.js';
 import type { StopContactRequests } from '../carriers/index.js';
 import type { OfferReceiver } from '../offers/index.js';
 import type { OutreachRow } from '../outreaches/index.js';
@@ -26,6 +29,8 @@ export class AgentService {
   private readonly replies: ReplyHandler;
   private readonly db: Db;
   private readonly log: FastifyBaseLogger;
+  /** The product clock: every round plans at its time. */
+  readonly clock: Clock;
 
   constructor(
     db: Db,
@@ -33,19 +38,29 @@ export class AgentService {
     channels: AgentChannels,
     rules: { offers: OfferReceiver; stopContact: StopContactRequests },
     log: FastifyBaseLogger,
+    clock: Clock,
     batchSize = 50,
     rankingTtlMs = 30_000,
   ) {
     this.db = db;
     this.log = log;
+    this.clock = clock;
     const messenger = new AgentMessenger(db, channels);
-    this.planner = new WavePlanner(db, log, batchSize, rankingTtlMs);
+    this.planner = new WavePlanner(db, log, batchSize, rankingTtlMs, clock);
     this.dispatcher = new ContactDispatcher(db, calls, messenger, log, batchSize);
-    this.replies = new ReplyHandler(db, messenger, rules.offers, rules.stopContact, channels.chatModel, log);
+    this.replies = new ReplyHandler(
+      db,
+      messenger,
+      rules.offers,
+      rules.stopContact,
+      channels.chatModel,
+      log,
+      clock,
+    );
   }
 
   /** One round of the worker; returns what it did. */
-  async tick(now = new Date()) {
+  async tick(now = this.clock.now()) {
     const cancelled = await this.planner.cancelUnworkable();
     const planned = await this.planner.planDue(now);
     const dispatched = await this.dispatcher.dispatchDue();
@@ -57,7 +72,7 @@ export class AgentService {
    * One round for one organization only (the demo seed works its own organization this way,
    * leaving every other one to the servers' loops): plans its due waves, sends its due contacts.
    */
-  async workOrganization(organizationId: string, now = new Date()) {
+  async workOrganization(organizationId: string, now = this.clock.now()) {
     const planned = await this.planner.planDue(now, organizationId);
     const dispatched = await this.dispatcher.dispatchDue(organizationId);
     await sweepReviewItems(this.db, this.log, organizationId);
@@ -68,7 +83,7 @@ export class AgentService {
     return this.planner.cancelUnworkable();
   }
 
-  planDue(now = new Date()): Promise<number> {
+  planDue(now = this.clock.now()): Promise<number> {
     return this.planner.planDue(now);
   }
 
@@ -76,7 +91,7 @@ export class AgentService {
     organizationId: string,
     loadId: string,
     settings: AgentSettings,
-    now = new Date(),
+    now = this.clock.now(),
     ranking?: () => Promise<LaneRanking>,
   ) {
     return this.planner.planLoad(organizationId, loadId, settings, now, ranking);
@@ -108,5 +123,37 @@ export class AgentService {
 
   onInboundWhatsApp(message: InboundWhatsApp): Promise<InboundResult> {
     return this.replies.onInboundWhatsApp(message);
+  }
+
+  /**
+   * What the inbound e-mail webhook (Postmark's inbound and bounce payloads) carries, applied: the
+   * route's handler and the simulated market's carriers alike. A payload that is not one throws
+   * the validation error naming its field.
+   */
+  async onPostmarkPayload(payload: unknown): Promise<InboundResult | DeliveryResult> {
+    const event = parseInboundEmailWebhook(payload);
+    if (event.kind === 'delivery') return this.onEmailDelivery(event.event);
+    if (event.kind === 'ignored') {
+      return {
+        status: 'ignored',
+        record_type: event.recordType,
+        outreach_id: null,
+        carrier_id: null,
+        reason: 'record type not acted on',
+      };
+    }
+    return this.onInboundEmail(event.email);
+  }
+
+  /** A WhatsApp Cloud API webhook's messages and delivery statuses, applied (its signature checked by the caller). */
+  async onWhatsAppPayload(payload: unknown): Promise<{ results: InboundResult[] }> {
+    const batch = parseWhatsAppWebhook(payload);
+    for (const s of batch.statuses) {
+      if (s.status === 'failed')
+        await this.onWhatsAppFailure(s.messageId, s.error ?? 'delivery failed', s.at);
+    }
+    const results: InboundResult[] = [];
+    for (const m of batch.messages) results.push(await this.onInboundWhatsApp(m));
+    return { results };
   }
 }

@@ -1,6 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { text } from '../../http/schemas.js';
 import type { OfferPolicy } from '../offers/index.js';
 import { AGENT_CHANNELS, agentSettings } from './agent-tables.js';
@@ -167,6 +168,6 @@ export async function updateAgentSettings(
   await db
     .insert(agentSettings)
     .values({ organization_id: organizationId, ...next })
-    .onConflictDoUpdate({ target: agentSettings.organization_id, set: { ...next, updated_at: sql`now()` } });
+    .onConflictDoUpdate({ target: agentSettings.organization_id, set: { ...next, updated_at: productNow } });
   return next;
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { timestamps, tstz } from '../../db/columns.js';
+import { productNow, timestamps, tstz } from '../../db/columns.js';
 import { organizationId } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
 import { loads } from '../loads/loads-tables.js';
@@ -64,7 +64,7 @@ export const agentLoadStates = pgTable(
     organization_id: organizationId(),
     waves_planned: integer('waves_planned').notNull().default(0),
     last_wave_tier: integer('last_wave_tier'),
-    next_wave_at: tstz('next_wave_at').notNull().defaultNow(),
+    next_wave_at: tstz('next_wave_at').notNull().default(productNow),
     lease_until: tstz('lease_until'),
     /** Why the agent is waiting: the last decision, for operators reading the table. */
     last_decision: text('last_decision'),
@@ -109,7 +109,7 @@ export const agentActivity = pgTable(
     /** Why: the guard's refusal, the selection source, the planning outcome. */
     reason: text('reason'),
     outreach_id: text('outreach_id'),
-    created_at: tstz('created_at').notNull().defaultNow(),
+    created_at: tstz('created_at').notNull().default(productNow),
   },
   (t) => [index('agent_activity_load_idx').on(t.load_id, t.created_at)],
 );
@@ -127,7 +127,7 @@ export const agentReviewItems = pgTable(
     load_id: text('load_id')
       .notNull()
       .references(() => loads.id, { onDelete: 'cascade' }),
-    requested_at: tstz('requested_at').notNull().defaultNow(),
+    requested_at: tstz('requested_at').notNull().default(productNow),
     escalated_at: tstz('escalated_at'),
   },
   (t) => [
@@ -154,7 +154,7 @@ export const agentMessages = pgTable(
     intent: text('intent'),
     body: text('body').notNull(),
     external_message_id: text('external_message_id'),
-    created_at: tstz('created_at').notNull().defaultNow(),
+    created_at: tstz('created_at').notNull().default(productNow),
   },
   (t) => [
     index('agent_messages_outreach_idx').on(t.outreach_id, t.created_at),

@@ -29,13 +29,60 @@ export const bundleText = (text: string, members: OutreachRow[]) =>
 
 export type BundleAnswer = { offer_id: string | null; reason: string };
 
+/** A part of an answer that says the same as the load before it: "too", "as well", "same". */
+const SAME_AS_BEFORE =
+  /^[\s,.!:;-]*(?:too|also|as well|(?:at )?(?:the )?same(?: rate| price)?|tambi[eé]n)[\s,.!]*$/i;
+
+/** A part of an answer with no words of its own: only connectives between load numbers. */
+const isBare = (text: string) => !/[\p{L}\p{N}]/u.test(text.replace(/\b(?:and|y|&)\b/gi, ''));
+
 /**
- * A carrier's answer to a message naming several loads. Each load number the answer
- * names gets an offer: the amount written after that number, else the answer's one amount. An
- * answer naming no load number applies its amount to the first load of the message only (a
- * carrier with one truck may quote "2100" meaning one load; the others are asked for again), and a
- * bare "yes" takes each load's counter-offer the agent made. The answers go out in one message.
+ * A carrier's answer to a message naming several loads. Each load number the answer names is
+ * read from its own words (the text after that number): an amount there is an offer, a refusal
+ * there ("no trucks", "pass") is the carrier's no on that load, a yes there takes the agent's
+ * counter-offer. Another load's amount is never this load's; only a load named with nothing of
+ * its own ("OUT-1 and OUT-2: 2400 each") takes the words that follow it, and one said "too" the
+ * answer before it. An answer naming no load
+ * number applies its amount to the first load of the message only (a carrier with one truck may
+ * quote "2100" meaning one load; the others are asked for again), and a bare "yes" takes each
+ * load's counter-offer the agent made. The answers go out in one message.
  */
+type Target = { member: OutreachRow; rate: number | null; available: boolean | null };
+
+/** What the answer says of each load it is about: its amount, or its yes or no. */
+function targetsOf(
+  text: string,
+  members: OutreachRow[],
+  heard: Heard,
+  loads: Map<string, AgentLoad>,
+): { targets: Target[]; named: boolean } {
+  const byNumber = new Map(members.map((m) => [m.load_number?.toLowerCase(), m]));
+  const { parts } = splitByLoadNumbers(
+    text,
+    members.map((m) => m.load_number ?? ''),
+  );
+  const targets: Target[] = [];
+  for (const [i, part] of parts.entries()) {
+    const member = byNumber.get(part.load_number.toLowerCase());
+    if (!member) continue;
+    const before = targets.at(-1);
+    if (before && SAME_AS_BEFORE.test(part.text)) {
+      // "N1 at 1950 and N2 too": the same answer for this load.
+      targets.push({ ...before, member });
+      continue;
+    }
+    const words = parts.slice(i).find((p) => !isBare(p.text))?.text ?? '';
+    const own = understandReply(words, { distance: loads.get(member.load_id)?.distance ?? null });
+    targets.push({ member, rate: own.rate, available: own.rate !== null ? true : own.available });
+  }
+  if (targets.length === 0 && heard.rate !== null)
+    targets.push({ member: defined(members[0], 'members[0]'), rate: heard.rate, available: true });
+  if (targets.length === 0 && heard.available === true) {
+    for (const member of members) targets.push({ member, rate: null, available: true });
+  }
+  return { targets, named: parts.length > 0 };
+}
+
 export class BundleReplies {
   constructor(
     private readonly db: Db,
@@ -59,23 +106,7 @@ export class BundleReplies {
       const load = await agentLoadOf(this.db, m.organization_id, m.load_id);
       if (load) loads.set(m.load_id, load);
     }
-    const byNumber = new Map(members.map((m) => [m.load_number?.toLowerCase(), m]));
-    const { parts } = splitByLoadNumbers(
-      text,
-      members.map((m) => m.load_number ?? ''),
-    );
-    const targets: { member: OutreachRow; rate: number | null }[] = [];
-    for (const part of parts) {
-      const member = byNumber.get(part.load_number.toLowerCase());
-      if (!member) continue;
-      const own = understandReply(part.text, { distance: loads.get(member.load_id)?.distance ?? null });
-      targets.push({ member, rate: own.rate ?? heard.rate });
-    }
-    if (targets.length === 0 && heard.rate !== null)
-      targets.push({ member: defined(members[0], 'members[0]'), rate: heard.rate });
-    if (targets.length === 0 && heard.available === true) {
-      for (const member of members) targets.push({ member, rate: null });
-    }
+    const { targets, named } = targetsOf(text, members, heard, loads);
     const lines: string[] = [];
     const decisions: string[] = [];
     let offerId: string | null = null;
@@ -85,9 +116,22 @@ export class BundleReplies {
       'carrier of the outreach',
     );
     for (const t of targets) {
-      const rate = t.rate ?? (await counterOffered(this.db, t.member.load_id, t.member.carrier_id));
       const load = loads.get(t.member.load_id);
-      if (rate === null || !load) continue;
+      if (!load) continue;
+      if (t.available === false) {
+        // Its no on this load: heard as a refusal, never as a yes to the agent's counter.
+        const decision = await this.offers.hear(scope, {
+          loadId: t.member.load_id,
+          carrierId: t.member.carrier_id,
+          said: 'declined',
+        });
+        decisions.push(decision.kind);
+        lines.push(`Load ${load.load_number}: ${replyText('not_available', load, carrier.name)}`);
+        continue;
+      }
+      const rate =
+        t.rate ?? (t.available ? await counterOffered(this.db, t.member.load_id, t.member.carrier_id) : null);
+      if (rate === null) continue;
       const outcome = await this.offers.receive(scope, {
         loadId: t.member.load_id,
         carrierId: t.member.carrier_id,
@@ -118,7 +162,7 @@ export class BundleReplies {
           ),
         );
       } else lines.push(bundledAskRate(numbers));
-    } else if (parts.length === 0 && members.length > 1 && heard.rate !== null) {
+    } else if (!named && members.length > 1 && heard.rate !== null) {
       lines.push(bundledOthersNote(numbers.slice(1)));
     }
     const body = lines.join('\n');

@@ -190,16 +190,20 @@ export class RefusalMemo implements RefusedCarriers {
  */
 export class ExpiringSet implements RefusedCarriers {
   private readonly until = new Map<string, { at: number; reason: string; frees?: number }>();
-  constructor(private readonly ttlMs: number) {}
+  constructor(
+    private readonly ttlMs: number,
+    /** The product clock's time, in milliseconds. */
+    private readonly nowMs: () => number,
+  ) {}
   reasonOf(id: string) {
     const t = this.until.get(id);
     if (t === undefined) return null;
-    if (t.at > Date.now()) return t.reason;
+    if (t.at > this.nowMs()) return t.reason;
     this.until.delete(id);
     return null;
   }
   add(id: string, why: 'guard' | 'cap', reason: string, until?: number) {
-    const at = Date.now() + (why === 'cap' ? 20 : 1) * this.ttlMs;
+    const at = this.nowMs() + (why === 'cap' ? 20 : 1) * this.ttlMs;
     const frees = why === 'cap' ? until : undefined;
     this.until.set(id, { at: frees !== undefined ? Math.min(at, frees) : at, reason, frees });
   }
@@ -215,7 +219,7 @@ export class ExpiringSet implements RefusedCarriers {
 export const offeredWithinSql = (carrier: SQL, loadId: SQL, hours: number) => sql`EXISTS (
   SELECT 1 FROM outreaches o
   WHERE o.load_id = ${loadId} AND o.carrier_id = ${carrier} AND o.direction = 'outbound'
-    AND o.cancelled_at IS NULL AND o.created_at > now() - make_interval(hours => ${hours}))`;
+    AND o.cancelled_at IS NULL AND o.created_at > envoy_now() - make_interval(hours => ${hours}))`;
 
 /**
  * The carrier's automated contacts (any load) as the planner counts them: `n`, contacts in the
@@ -227,13 +231,13 @@ export const offeredWithinSql = (carrier: SQL, loadId: SQL, hours: number) => sq
  */
 export const contactCountsSql = (organizationId: string | SQL, carrier: SQL) => sql`
   SELECT count(DISTINCT coalesce(o.bundle_id, o.id))
-           FILTER (WHERE o.created_at > now() - interval '24 hours')::int AS n,
-         min(o.created_at) FILTER (WHERE o.created_at > now() - interval '24 hours')
+           FILTER (WHERE o.created_at > envoy_now() - interval '24 hours')::int AS n,
+         min(o.created_at) FILTER (WHERE o.created_at > envoy_now() - interval '24 hours')
            + interval '24 hours' AS cap_frees_at,
          max(coalesce(o.sent_at, o.send_after, o.created_at)) AS last_at
   FROM outreaches o
   WHERE o.organization_id = ${organizationId} AND o.carrier_id = ${carrier} AND o.is_automated
-    AND o.cancelled_at IS NULL AND o.created_at > now() - interval '48 hours'`;
+    AND o.cancelled_at IS NULL AND o.created_at > envoy_now() - interval '48 hours'`;
 
 /**
  * The carrier's queued automated contact (not sent yet) about another load, of any lane, with room

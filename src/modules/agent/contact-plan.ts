@@ -3,7 +3,7 @@
 // between two contacts of one carrier, and joining the carrier's written contact still queued.
 
 import { defined } from '../../lib/defined.js';
-import { nextContactTime, timeZoneOfState } from './cadence.js';
+import { nextContactTime, timeZoneOfState } from '../../lib/time-zones.js';
 
 export type Channel = 'call' | 'email' | 'whatsapp';
 

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DbOrTx } from '../../db/client.js';
 import type { EmailDeliveryEvent } from '../../integrations/email/email-channel.js';
+import type { Clock } from '../../lib/clock.js';
 import {
   type ChannelModality,
   type OutreachRow,
@@ -15,6 +16,7 @@ export class Conversations {
   constructor(
     private readonly db: DbOrTx,
     private readonly log: FastifyBaseLogger,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -32,7 +34,7 @@ export class Conversations {
     }
     const byMessage = await outreachOfMessages(this.db, modality, key.messageIds);
     if (byMessage) return byMessage;
-    return this.latestToAddress(modality, key.address, new Date());
+    return this.latestToAddress(modality, key.address, this.clock.now());
   }
 
   /**

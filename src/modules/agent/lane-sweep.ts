@@ -80,7 +80,7 @@ export async function laneLoadsFor(
       SELECT lane.*, within_day,
              CASE WHEN within_day THEN (SELECT count(DISTINCT o.carrier_id) FROM outreaches o
                WHERE o.load_id = lane.id AND o.direction = 'outbound' AND o.cancelled_at IS NULL) END AS carriers
-      FROM lane CROSS JOIN LATERAL (SELECT lane.pickup_date < now() + interval '24 hours' AS within_day) w
+      FROM lane CROSS JOIN LATERAL (SELECT lane.pickup_date < envoy_now() + interval '24 hours' AS within_day) w
     ),
     frees AS (
       SELECT c.id AS carrier_id, n.cap_frees_at FROM carriers c
@@ -97,7 +97,7 @@ export async function laneLoadsFor(
         SELECT EXISTS (SELECT 1 FROM outreaches o
                        WHERE o.load_id = lane.id AND o.carrier_id = c.id AND o.direction = 'outbound'
                          AND o.cancelled_at IS NULL) AS again,
-               lane.within_day AND lane.pickup_date < coalesce(f.cap_frees_at, now() + interval '24 hours') AS soon) a
+               lane.within_day AND lane.pickup_date < coalesce(f.cap_frees_at, envoy_now() + interval '24 hours') AS soon) a
       WHERE c.organization_id = ${organizationId} AND c.id = ANY(${ids}::text[])
         AND (lane.same_lane OR (
           (c.equipment_types IS NULL OR cardinality(c.equipment_types) = 0

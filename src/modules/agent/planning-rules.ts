@@ -6,10 +6,10 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import { defined } from '../../lib/defined.js';
+import { DEFAULT_TIME_ZONE, timeZoneOfState } from '../../lib/time-zones.js';
 import type { NewOutreach } from '../outreaches/index.js';
 import type { AgentLoad } from './agent-repository.js';
 import type { AgentSettings } from './agent-settings.js';
-import { DEFAULT_TIME_ZONE, timeZoneOfState } from './cadence.js';
 import { type Candidate, contactCountsSql, offeredWithinSql, openBundleSql } from './carrier-selection.js';
 import type { ContactRules, OpenBundle } from './contact-plan.js';
 import type { PickedCandidate } from './wave-pick.js';
@@ -60,7 +60,7 @@ export function paceMinutesOf(
 export const contactRulesOf = (
   settings: AgentSettings,
   load: Pick<AgentLoad, 'origin_state' | 'pickup_date'>,
-  now = new Date(),
+  now: Date,
 ): ContactRules => ({
   channelOrder: settings.channel_order,
   quietStart: settings.quiet_hours_start,

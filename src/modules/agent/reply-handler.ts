@@ -6,6 +6,7 @@ import type { EmailDeliveryEvent, InboundEmail } from '../../integrations/email/
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import type { DraftIntent } from '../../integrations/llm/reply-extraction.js';
 import type { InboundWhatsApp } from '../../integrations/whatsapp/whatsapp-channel.js';
+import type { Clock } from '../../lib/clock.js';
 import { defined } from '../../lib/defined.js';
 import { findCarrier, heldByStrictMode, type StopContactRequests } from '../carriers/index.js';
 import { counterOffered, type OfferReceiver } from '../offers/index.js';
@@ -62,8 +63,9 @@ export class ReplyHandler {
     private readonly stopContact: StopContactRequests,
     private readonly chatModel: ChatModel | null,
     private readonly log: FastifyBaseLogger,
+    clock: Clock,
   ) {
-    this.conversations = new Conversations(db, log);
+    this.conversations = new Conversations(db, log, clock);
     this.bundles = new BundleReplies(db, messenger, offers, log);
   }
 

@@ -43,7 +43,7 @@ export async function sweepReviewItems(db: Db, log: FastifyBaseLogger, organizat
         INSERT INTO agent_review_items (offer_id, organization_id, load_id)
         SELECT o.id, o.organization_id, o.load_id FROM offers o JOIN loads l ON l.id = o.load_id
         WHERE o.source = 'agent' AND ${openSql} ${org}
-          AND o.created_at > now() - interval '30 days'
+          AND o.created_at > envoy_now() - interval '30 days'
           AND (l.max_buy_rate IS NULL OR o.offer_amount <= l.max_buy_rate)
           AND NOT EXISTS (SELECT 1 FROM agent_review_items x WHERE x.offer_id = o.id)
         ON CONFLICT DO NOTHING
@@ -51,7 +51,7 @@ export async function sweepReviewItems(db: Db, log: FastifyBaseLogger, organizat
       SELECT ${itemColumns} FROM added r JOIN offers o ON o.id = r.offer_id`);
     const escalated = await tx.execute<ReviewItem>(sql`
       WITH due AS (
-        UPDATE agent_review_items r SET escalated_at = now()
+        UPDATE agent_review_items r SET escalated_at = envoy_now()
         WHERE r.escalated_at IS NULL AND r.offer_id IN (
           SELECT r2.offer_id FROM agent_review_items r2
           JOIN offers o ON o.id = r2.offer_id JOIN loads l ON l.id = r2.load_id
@@ -59,7 +59,7 @@ export async function sweepReviewItems(db: Db, log: FastifyBaseLogger, organizat
           CROSS JOIN LATERAL (SELECT coalesce(s.review_escalation_minutes,
                                               ${DEFAULT_AGENT_SETTINGS.review_escalation_minutes}) AS minutes) m
           WHERE r2.escalated_at IS NULL AND ${openSql} ${org} AND m.minutes > 0
-            AND r2.requested_at <= now() - make_interval(mins => m.minutes)
+            AND r2.requested_at <= envoy_now() - make_interval(mins => m.minutes)
           FOR UPDATE OF r2 SKIP LOCKED)
         RETURNING *)
       SELECT ${itemColumns} FROM due r JOIN offers o ON o.id = r.offer_id`);

@@ -159,7 +159,7 @@ export async function pickWave(
   rules: SelectionRules,
   refused: RefusedCarriers = new RefusalMemo(),
   skipped: Skipped[] = [],
-  now = new Date(),
+  now: Date,
 ): Promise<Pick> {
   const contact = rules.contact ?? ANY_TIME;
   const pick: Pick = { wave: [], later: [], opensAt: null, unreachable: [], capFreesAt: null };
@@ -229,7 +229,7 @@ export async function selectWave(
   loadId: string,
   rules: SelectionRules,
   skipped: Skipped[] = [],
-  now = new Date(),
+  now: Date,
 ): Promise<Pick & { candidates: number }> {
   const load = await loadLane(db, organizationId, loadId);
   if (!load) return { wave: [], later: [], opensAt: null, unreachable: [], capFreesAt: null, candidates: 0 };

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
 import { defined } from '../../lib/defined.js';
 import { acceptablePendingOffer } from '../offers/index.js';
 import {
@@ -68,6 +69,7 @@ export class WavePlanner {
     private readonly log: FastifyBaseLogger,
     private readonly batchSize: number,
     private readonly rankingTtlMs: number,
+    private readonly clock: Clock,
   ) {}
 
   /** Withdraws queued automated outreaches whose load is no longer worked; returns how many. */
@@ -94,7 +96,7 @@ export class WavePlanner {
    * Plans the next wave of every due load (at most `batchSize` per round), of one organization
    * when one is named; returns how many.
    */
-  async planDue(now = new Date(), organizationId?: string): Promise<number> {
+  async planDue(now: Date, organizationId?: string): Promise<number> {
     await enrolWorkableLoads(this.db, now, organizationId);
     const leased = await leaseDueLoads(this.db, now, this.batchSize, organizationId);
     const settings = new Map<string, AgentSettings>();
@@ -160,7 +162,7 @@ export class WavePlanner {
     if (this.rankings.size > 10_000) this.rankings.clear();
     // Refusals outlive a ranking: rediscovering every capped carrier at the top of a busy lane
     // would cost a long walk each time the ranking is renewed.
-    const refused = cached?.refused ?? new ExpiringSet(this.rankingTtlMs);
+    const refused = cached?.refused ?? new ExpiringSet(this.rankingTtlMs, () => this.clock.ms());
     const ranking = rankCandidates(this.db, lane.organization_id, lane).then((ranked) => ({
       ranked,
       refused,
@@ -179,7 +181,7 @@ export class WavePlanner {
     organizationId: string,
     loadId: string,
     settings: AgentSettings,
-    now = new Date(),
+    now: Date,
     ranking?: () => Promise<LaneRanking>,
   ) {
     const waitMs = settings.wave_wait_minutes * 60_000;

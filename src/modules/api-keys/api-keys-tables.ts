@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { timestamps, tstz } from '../../db/columns.js';
+import { tstz, wallTimestamps } from '../../db/columns.js';
 import { organizationId, users } from '../auth/auth-tables.js';
 
 export const apiKeys = pgTable(
@@ -18,7 +18,7 @@ export const apiKeys = pgTable(
     created_by_id: text('created_by_id').references(() => users.id, { onDelete: 'set null' }),
     /** Set when the key was regenerated: the replacement's id. */
     replaced_by_id: text('replaced_by_id'),
-    ...timestamps,
+    ...wallTimestamps,
   },
   (t) => [
     uniqueIndex('api_keys_key_hash_key').on(t.key_hash),

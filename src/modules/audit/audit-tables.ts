@@ -1,5 +1,5 @@
 import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { tstz } from '../../db/columns.js';
+import { productNow, tstz } from '../../db/columns.js';
 import { organizationId } from '../auth/auth-tables.js';
 
 /**
@@ -20,7 +20,7 @@ export const auditLog = pgTable(
     actor_id: text('actor_id'),
     before: jsonb('before'),
     after: jsonb('after'),
-    created_at: tstz('created_at').notNull().defaultNow(),
+    created_at: tstz('created_at').notNull().default(productNow),
   },
   (t) => [
     index('audit_log_entity_idx').on(t.organization_id, t.entity_type, t.entity_id, t.created_at),

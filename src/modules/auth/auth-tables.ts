@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { timestamps } from '../../db/columns.js';
+import { wallTimestamps } from '../../db/columns.js';
 import { ROLES } from '../../domain/scope.js';
 
 export const organizations = pgTable('organizations', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
-  ...timestamps,
+  ...wallTimestamps,
 });
 
 /** The owning organization of a row: required, and deleted with the organization. */
@@ -23,7 +23,7 @@ export const users = pgTable(
     password_hash: text('password_hash').notNull(),
     name: text('name'),
     phone: text('phone'),
-    ...timestamps,
+    ...wallTimestamps,
   },
   (t) => [uniqueIndex('users_email_key').on(sql`lower(${t.email})`)],
 );
@@ -37,7 +37,7 @@ export const memberships = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     role: text('role', { enum: ROLES }).notNull(),
-    ...timestamps,
+    ...wallTimestamps,
   },
   (t) => [
     uniqueIndex('memberships_organization_user_key').on(t.organization_id, t.user_id),

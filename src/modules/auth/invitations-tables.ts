@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { timestamps, tstz } from '../../db/columns.js';
+import { tstz, wallTimestamps } from '../../db/columns.js';
 import { ROLES } from '../../domain/scope.js';
 import { organizationId, users } from './auth-tables.js';
 
@@ -27,7 +27,7 @@ export const invitations = pgTable(
     accepted_at: tstz('accepted_at'),
     accepted_user_id: text('accepted_user_id').references(() => users.id, { onDelete: 'set null' }),
     revoked_at: tstz('revoked_at'),
-    ...timestamps,
+    ...wallTimestamps,
   },
   (t) => [
     uniqueIndex('invitations_token_hash_key').on(t.token_hash),

@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { calls } from './calls-tables.js';
 
 /** What live control and the platform's call-control messages change on a call. */
@@ -8,7 +9,7 @@ import { calls } from './calls-tables.js';
 export async function refreshControlUrl(db: DbOrTx, id: string, controlUrl: string) {
   await db
     .update(calls)
-    .set({ control_url: controlUrl, updated_at: sql`now()` })
+    .set({ control_url: controlUrl, updated_at: productNow })
     .where(and(eq(calls.id, id), sql`${calls.control_url} IS DISTINCT FROM ${controlUrl}`));
 }
 
@@ -20,7 +21,7 @@ export async function transferStarted(db: DbOrTx, id: string, destination: strin
       transfer_status: 'started',
       transfer_destination: destination,
       transfer_updated_at: at,
-      updated_at: sql`now()`,
+      updated_at: productNow,
     })
     .where(eq(calls.id, id));
 }
@@ -33,7 +34,7 @@ export async function transferStarted(db: DbOrTx, id: string, destination: strin
 export async function settleTransfer(db: DbOrTx, id: string, outcome: 'failed' | 'connected', at: Date) {
   const rows = await db
     .update(calls)
-    .set({ transfer_status: outcome, transfer_updated_at: at, updated_at: sql`now()` })
+    .set({ transfer_status: outcome, transfer_updated_at: at, updated_at: productNow })
     .where(and(eq(calls.id, id), eq(calls.transfer_status, 'started')))
     .returning({ id: calls.id });
   return rows.length > 0;
@@ -43,7 +44,7 @@ export async function settleTransfer(db: DbOrTx, id: string, outcome: 'failed' |
 export async function recordHang(db: DbOrTx, id: string, at: Date) {
   await db
     .update(calls)
-    .set({ hangs: sql`${calls.hangs} + 1`, last_hang_at: at, updated_at: sql`now()` })
+    .set({ hangs: sql`${calls.hangs} + 1`, last_hang_at: at, updated_at: productNow })
     .where(eq(calls.id, id));
 }
 
@@ -51,7 +52,7 @@ export async function recordHang(db: DbOrTx, id: string, at: Date) {
 export async function setCost(db: DbOrTx, id: string, cost: number) {
   await db
     .update(calls)
-    .set({ cost, updated_at: sql`now()` })
+    .set({ cost, updated_at: productNow })
     .where(and(eq(calls.id, id), isNull(calls.cost)));
 }
 
@@ -62,7 +63,7 @@ export async function setCost(db: DbOrTx, id: string, cost: number) {
 export async function claimAnalysis(db: DbOrTx, id: string) {
   const rows = await db
     .update(calls)
-    .set({ analysis_applied_at: sql`now()` })
+    .set({ analysis_applied_at: productNow })
     .where(and(eq(calls.id, id), isNull(calls.analysis_applied_at)))
     .returning({ id: calls.id });
   return rows.length > 0;

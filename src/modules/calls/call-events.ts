@@ -10,6 +10,7 @@ import type {
   VoiceEvent,
   VoiceProvider,
 } from '../../integrations/voice/voice-provider.js';
+import type { Clock } from '../../lib/clock.js';
 import { findOrganizationId, findUserContact, organizationContact } from '../auth/index.js';
 import { carriersAtNumber } from '../carriers/index.js';
 import { repUserIdOf } from '../loads/index.js';
@@ -47,6 +48,7 @@ export class CallEvents {
     private readonly templates: VoiceTemplatesService,
     private readonly tools: VoiceTools,
     private readonly log: FastifyBaseLogger,
+    private readonly clock: Clock,
     /** The assistant the calls service defines for a call. */
     private readonly assistantOf: (call: CallRow) => Promise<{ assistant: AssistantSpec }>,
   ) {}
@@ -79,7 +81,7 @@ export class CallEvents {
       // The assistant is working again after a transfer started: the transfer did not connect.
       if (
         call.transfer_status === 'started' &&
-        (await settleTransfer(this.db, call.id, 'failed', new Date()))
+        (await settleTransfer(this.db, call.id, 'failed', this.clock.now()))
       ) {
         this.log.warn({ callId: call.id }, 'voice: transfer failed; the caller is back with the assistant');
       }
@@ -101,7 +103,7 @@ export class CallEvents {
         event.kind === 'status'
           ? await advanceCall(tx, call.id, event.status, { at: event.at })
           : await advanceCall(tx, call.id, event.status, {
-              at: event.endedAt ?? new Date(),
+              at: event.endedAt ?? this.clock.now(),
               startedAt: event.startedAt,
               endedAt: event.endedAt,
             });
@@ -122,7 +124,7 @@ export class CallEvents {
         await storeTranscript(tx, call, event.transcript);
         await setRecording(tx, call.id, event.recordingUrl);
         if (typeof event.cost === 'number') await setCost(tx, call.id, event.cost);
-        const at = event.endedAt ?? new Date();
+        const at = event.endedAt ?? this.clock.now();
         await settleTransfer(tx, call.id, event.status === 'TRANSFERRED' ? 'connected' : 'failed', at);
       }
       return row;

@@ -1,8 +1,7 @@
 import type { DbOrTx } from '../../db/client.js';
 import type { CallType } from '../../domain/calls.js';
 import { systemScope } from '../../domain/scope.js';
-import type { AssistantSpec, VoicePurpose } from '../../integrations/voice/voice-provider.js';
-import { defined } from '../../lib/defined.js';
+import type { AssistantSpec } from '../../integrations/voice/voice-provider.js';
 import { speakable, spokenDate, spokenReference, spokenState } from '../../lib/spoken.js';
 import { organizationContact } from '../auth/index.js';
 import { carrierNameOf } from '../carriers/index.js';

@@ -1,6 +1,7 @@
 import { and, count, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { createdBetween, listOrder } from '../../db/list-sql.js';
 import { firstRow } from '../../db/rows.js';
 import { type CallStatus, statusRank, TERMINAL_STATUSES } from '../../domain/calls.js';
@@ -60,7 +61,7 @@ export async function setProviderCall(
 ) {
   await db
     .update(calls)
-    .set({ provider, provider_call_id: providerCallId, control_url: controlUrl, updated_at: sql`now()` })
+    .set({ provider, provider_call_id: providerCallId, control_url: controlUrl, updated_at: productNow })
     .where(eq(calls.id, id));
 }
 
@@ -85,7 +86,7 @@ export async function advanceCall(
       status,
       call_start_time: sql`coalesce(${calls.call_start_time}, ${startedAt ? startedAt.toISOString() : null}::timestamptz)`,
       call_end_time: sql`coalesce(${calls.call_end_time}, ${endedAt ? endedAt.toISOString() : null}::timestamptz)`,
-      updated_at: sql`now()`,
+      updated_at: productNow,
     })
     .where(and(eq(calls.id, id), lt(RANK_SQL, statusRank(status))))
     .returning();
@@ -95,7 +96,7 @@ export async function advanceCall(
 export async function setRecording(db: DbOrTx, id: string, url: string | null) {
   await db
     .update(calls)
-    .set({ recording_url: url, recording_status: url ? 'available' : 'unavailable', updated_at: sql`now()` })
+    .set({ recording_url: url, recording_status: url ? 'available' : 'unavailable', updated_at: productNow })
     .where(eq(calls.id, id));
 }
 
@@ -212,7 +213,7 @@ export async function linkCall(
 ) {
   const [row] = await db
     .update(calls)
-    .set({ ...link, updated_at: sql`now()` })
+    .set({ ...link, updated_at: productNow })
     .where(eq(calls.id, id))
     .returning();
   return row ?? null;
@@ -230,11 +231,11 @@ export async function setCallOutcome(
       // The first reason and analysis stand: late or repeated messages change nothing.
       ended_reason: sql`coalesce(${calls.ended_reason}, ${outcome.endedReason ?? null}::text)`,
       analysis: sql`coalesce(${calls.analysis}, ${outcome.analysis ? JSON.stringify(outcome.analysis) : null}::jsonb)`,
-      updated_at: sql`now()`,
+      updated_at: productNow,
     })
     .where(eq(calls.id, id));
 }
 
 export async function setTransferTo(db: DbOrTx, id: string, phone: string) {
-  await db.update(calls).set({ transfer_to: phone, updated_at: sql`now()` }).where(eq(calls.id, id));
+  await db.update(calls).set({ transfer_to: phone, updated_at: productNow }).where(eq(calls.id, id));
 }

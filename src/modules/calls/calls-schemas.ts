@@ -69,12 +69,11 @@ export const createCallBody = z.object({
     .record(z.string().max(100), z.unknown())
     .refine((v) => JSON.stringify(v).length <= 20_000, { message: 'At most 20,000 characters of JSON' })
     .nullish(),
-  scheduled_at: dateTimeInput()
-    .refine((d) => d.getTime() > Date.now() && d.getTime() <= Date.now() + 30 * 86_400_000, {
-      message: 'Must be in the future, at most 30 days ahead',
-    })
-    .nullish()
-    .meta({ description: 'Place the call at this time instead of now: the call is SCHEDULED until then.' }),
+  // In the future and at most 30 days ahead on the product clock: checked by the service.
+  scheduled_at: dateTimeInput().nullish().meta({
+    description:
+      'Place the call at this time instead of now (in the future, at most 30 days ahead): the call is SCHEDULED until then.',
+  }),
 });
 export type CreateCallInput = z.output<typeof createCallBody>;
 

@@ -5,12 +5,13 @@ import { afterCommit } from '../../db/ambient.js';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { tally } from '../../db/list-sql.js';
 import { CALL_STATUSES, CALL_TYPES, type CallType, TERMINAL_STATUSES } from '../../domain/calls.js';
-import { AppError, notFound, stateConflict, unprocessable } from '../../domain/errors.js';
+import { AppError, notFound, stateConflict, unprocessable, validationFailed } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import { readBack, resultOf, type Written } from '../../domain/written.js';
 import type { VoiceAnswer, VoiceEvent, VoiceProvider } from '../../integrations/voice/voice-provider.js';
+import type { Clock } from '../../lib/clock.js';
 import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { calleeById, carriersAtNumber } from '../carriers/index.js';
@@ -64,12 +65,23 @@ export class CallsService {
     private readonly templates: VoiceTemplatesService,
     tools: VoiceTools,
     private readonly log: FastifyBaseLogger,
+    private readonly clock: Clock,
   ) {
-    this.events = new CallEvents(db, provider, templates, tools, log, (call) => this.assistantOf(call));
+    this.events = new CallEvents(db, provider, templates, tools, log, clock, (call) =>
+      this.assistantOf(call),
+    );
     provider.attach((event) => this.applyEvent(event));
   }
 
   private readonly events: CallEvents;
+
+  /** A scheduled call is placed in the future, at most 30 days ahead (on the product clock). */
+  private checkSchedule(at: Date) {
+    const now = this.clock.ms();
+    if (at.getTime() <= now || at.getTime() > now + 30 * 86_400_000) {
+      throw validationFailed('body', ['scheduled_at'], 'Must be in the future, at most 30 days ahead');
+    }
+  }
 
   /** Creates the call PENDING, hands it to the provider, opens its outreach (and an ELP call's test). */
   async create(scope: OrgScope, input: CreateCallInput, context?: CallContext): Promise<CallRow> {
@@ -78,6 +90,7 @@ export class CallsService {
 
   /** POST /calls: as create, but a placed call whose read-back failed is its id and the error (Written). */
   async start(scope: OrgScope, input: CreateCallInput, context?: CallContext): Promise<Written<CallRow>> {
+    if (input.scheduled_at) this.checkSchedule(input.scheduled_at);
     const carrier = await this.callee(scope, input, context);
     let loadNumber: string | null = null;
     if (input.load_id) {
@@ -242,7 +255,7 @@ export class CallsService {
         callId: call.id,
         providerCallId: '',
         status: 'FAILED',
-        at: new Date(),
+        at: this.clock.now(),
         endedReason: reason,
       });
     }
@@ -252,9 +265,9 @@ export class CallsService {
   async placeDue(): Promise<number> {
     const due = await this.db.transaction(async (tx) => {
       const claimed = await tx.execute<{ id: string }>(sql`
-        UPDATE calls SET status = 'PENDING', updated_at = now()
+        UPDATE calls SET status = 'PENDING', updated_at = envoy_now()
         WHERE id IN (
-          SELECT id FROM calls WHERE status = 'SCHEDULED' AND scheduled_at <= now()
+          SELECT id FROM calls WHERE status = 'SCHEDULED' AND scheduled_at <= envoy_now()
           ORDER BY scheduled_at LIMIT 20 FOR UPDATE SKIP LOCKED)
         RETURNING id`);
       if (claimed.rows.length === 0) return claimed;
@@ -357,7 +370,7 @@ export class CallsService {
       callId: id,
       providerCallId: call.provider_call_id ?? '',
       status: 'TRANSFERRED',
-      at: new Date(),
+      at: this.clock.now(),
     });
     return { success: true, message: `Transferring call '${id}' to ${user.phone}`, call_id: id };
   }
@@ -380,7 +393,7 @@ export class CallsService {
         callId: id,
         providerCallId: call.provider_call_id ?? '',
         status: previous === 'IN_PROGRESS' ? 'COMPLETED' : 'CANCELLED',
-        at: new Date(),
+        at: this.clock.now(),
       });
     }
     return {

@@ -10,7 +10,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { timestamps, tstz } from '../../db/columns.js';
+import { productNow, timestamps, tstz } from '../../db/columns.js';
 import { CALL_STATUSES } from '../../domain/calls.js';
 import { type CallAnalysis, VOICE_PURPOSES } from '../../integrations/voice/voice-provider.js';
 import { organizationId } from '../auth/auth-tables.js';
@@ -30,7 +30,7 @@ export const calls = pgTable(
     id: text('id').primaryKey(),
     organization_id: organizationId(),
     status: text('status', { enum: CALL_STATUSES }).notNull(),
-    call_time: tstz('call_time').notNull().defaultNow(),
+    call_time: tstz('call_time').notNull().default(productNow),
     call_direction: text('call_direction', { enum: CALL_DIRECTIONS }),
     phone_number: text('phone_number'),
     to_number: text('to_number'),

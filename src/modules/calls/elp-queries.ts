@@ -1,7 +1,8 @@
 // The ELP test records other modules write and read while a test call runs; the tables stay this module's.
 
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import type { CallStatus } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
@@ -79,7 +80,7 @@ export async function scoreElpTest(db: Db, testId: string, callStatus: CallStatu
           questions_answered: outcome.questions_answered,
           valid_answers: outcome.valid_answers,
           notes: outcome.notes,
-          updated_at: sql`now()`,
+          updated_at: productNow,
         })
         .where(eq(elpTests.id, testId))
         .returning(),

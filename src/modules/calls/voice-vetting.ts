@@ -1,5 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import { systemScope } from '../../domain/scope.js';
 import { findCarrier, passesVetting, readVettingPolicy } from '../carriers/index.js';
@@ -37,7 +38,7 @@ export async function claimCarrier(db: Db, callId: string, carrierId: string) {
   return firstRow(
     await db
       .update(calls)
-      .set({ claimed_carrier_id: carrierId, updated_at: sql`now()` })
+      .set({ claimed_carrier_id: carrierId, updated_at: productNow })
       .where(eq(calls.id, callId))
       .returning(),
     'claimCarrier',
@@ -52,8 +53,8 @@ export async function linkVerifiedCarrier(db: Db, callId: string, carrierId: str
       .set({
         carrier_id: carrierId,
         claimed_carrier_id: carrierId,
-        identity_verified_at: sql`now()`,
-        updated_at: sql`now()`,
+        identity_verified_at: productNow,
+        updated_at: productNow,
       })
       .where(eq(calls.id, callId))
       .returning(),

@@ -237,7 +237,7 @@ export class CarrierIngestion {
     if (options.inlineCheckGraceSeconds !== undefined) {
       const ids = [...inserts.map((i) => i.id), ...updates.map((u) => u.id)];
       await tx.execute(sql`
-        UPDATE carriers SET compliance_check_due_at = now() + ${`${options.inlineCheckGraceSeconds} seconds`}::interval
+        UPDATE carriers SET compliance_check_due_at = envoy_now() + ${`${options.inlineCheckGraceSeconds} seconds`}::interval
         WHERE organization_id = ${scope.organizationId} AND id = ANY(${sql.param(ids)}::text[])`);
     }
     if (laneRequests.length) await createLanePreferences(tx, scope, laneRequests, out);

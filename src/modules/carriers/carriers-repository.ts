@@ -1,8 +1,10 @@
 import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
-import { type CarrierRow, contactsOf } from './carrier-queries.js';
+import { contactsOf } from './carrier-queries.js';
 import { digitsOnly, type ListCarriersQuery } from './carriers-schemas.js';
 import { carrierContacts, carriers, complianceChecks, lanePreferences, lanes } from './carriers-tables.js';
 
@@ -72,7 +74,7 @@ export async function insertCarriers(db: DbOrTx, scope: OrgScope, rows: NewCarri
   );
   await db.execute(sql`
     INSERT INTO carriers (id, organization_id, is_active, ingestion_method, compliance_check_due_at, ${cols})
-    SELECT x.id, ${scope.organizationId}, x.is_active, x.ingestion_method, now(), ${selected}
+    SELECT x.id, ${scope.organizationId}, x.is_active, x.ingestion_method, envoy_now(), ${selected}
     FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
       AS x(${recordType('id text, is_active bool, ingestion_method text')})`);
 }
@@ -109,8 +111,8 @@ export async function updateCarriers(db: DbOrTx, scope: OrgScope, rows: CarrierU
     UPDATE carriers c SET ${sets},
       is_active = CASE WHEN x.disable THEN false ELSE c.is_active END,
       ingestion_method = coalesce(x.ingestion_method, c.ingestion_method),
-      compliance_check_due_at = CASE WHEN x.recheck THEN now() ELSE c.compliance_check_due_at END,
-      updated_at = now()
+      compliance_check_due_at = CASE WHEN x.recheck THEN envoy_now() ELSE c.compliance_check_due_at END,
+      updated_at = envoy_now()
     FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
       AS x(${recordType('id text, sent text[], disable bool, ingestion_method text, recheck bool')})
     WHERE c.id = x.id AND c.organization_id = ${scope.organizationId}`);
@@ -190,10 +192,15 @@ export async function replaceContacts(db: DbOrTx, scope: OrgScope, owners: strin
       id text, carrier_id text, contact_type text, name text, phone text, email text, equipment_type text, position int)`);
 }
 
-export async function setCarrierFields(db: DbOrTx, scope: OrgScope, id: string, fields: Partial<CarrierRow>) {
+export async function setCarrierFields(
+  db: DbOrTx,
+  scope: OrgScope,
+  id: string,
+  fields: PgUpdateSetSource<typeof carriers>,
+) {
   const [row] = await db
     .update(carriers)
-    .set({ ...fields, updated_at: sql`now()` })
+    .set({ ...fields, updated_at: productNow })
     .where(and(eq(carriers.organization_id, scope.organizationId), eq(carriers.id, id)))
     .returning();
   return row ?? null;

@@ -13,6 +13,7 @@ import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { readBack, resultOf, type Written } from '../../domain/written.js';
+import type { Clock } from '../../lib/clock.js';
 import { parseCsvCooperatively } from '../../lib/csv.js';
 import { defined } from '../../lib/defined.js';
 import { cooperative } from '../../lib/yielding.js';
@@ -112,6 +113,7 @@ async function itemsFromCsv(text: readonly string[]): Promise<unknown[]> {
 
 export interface CarriersOptions {
   inlineBudgetMs: number;
+  clock: Clock;
 }
 
 export class CarriersService {
@@ -223,12 +225,16 @@ export class CarriersService {
 
   /** The batch answer; `success` false and `errors` set when some item was not applied. */
   private envelope(outcomes: ItemOutcome[]): BatchResult {
-    const { errors, ...envelope } = batchEnvelope(outcomes, (o, shared) => ({
-      identifier: o.identifier,
-      carrier_id: o.id,
-      lanes_created: o.lanes_created,
-      ...shared,
-    }));
+    const { errors, ...envelope } = batchEnvelope(
+      outcomes,
+      (o, shared) => ({
+        identifier: o.identifier,
+        carrier_id: o.id,
+        lanes_created: o.lanes_created,
+        ...shared,
+      }),
+      this.options.clock.now(),
+    );
     const body: BatchResult = { ...envelope, total: outcomes.length };
     if (!envelope.success) body.errors = errors;
     return body;

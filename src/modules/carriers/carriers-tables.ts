@@ -10,7 +10,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { timestamps, tstz } from '../../db/columns.js';
+import { productNow, timestamps, tstz } from '../../db/columns.js';
 import { organizationId } from '../auth/auth-tables.js';
 
 export const COMPLIANCE_STATUSES = ['PASSED', 'BLOCKED', 'UNVERIFIED'] as const;
@@ -214,7 +214,7 @@ export const complianceChecks = pgTable(
     signals: jsonb('signals').$type<FraudSignal[]>().notNull().default(sql`'[]'::jsonb`),
     contact_snapshot: jsonb('contact_snapshot').$type<ContactSnapshot>(),
     raw: jsonb('raw'),
-    checked_at: tstz('checked_at').notNull().defaultNow(),
+    checked_at: tstz('checked_at').notNull().default(productNow),
   },
   (t) => [index('compliance_checks_carrier_idx').on(t.carrier_id, t.checked_at)],
 );

@@ -28,7 +28,7 @@ export function verdictOf(
   lookup: LookupResult | null,
   signals: FraudSignal[],
   minAuthorityDays: number,
-  now = new Date(),
+  now: Date,
 ): Verdict {
   const blocking: string[] = [];
   const unverified: string[] = [];

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { newId } from '../../domain/ids.js';
 import { toE164 } from '../../domain/phone.js';
 import { systemScope } from '../../domain/scope.js';
@@ -9,6 +10,7 @@ import type {
   ComplianceProvider,
   LookupResult,
 } from '../../integrations/compliance/compliance-provider.js';
+import type { Clock } from '../../lib/clock.js';
 import { defined } from '../../lib/defined.js';
 import { insertAudit } from '../audit/index.js';
 import { emitEvent, emitEvents } from './carriers-events.js';
@@ -121,6 +123,7 @@ export class ComplianceService {
     private readonly db: Db,
     private readonly provider: ComplianceProvider,
     private readonly minAuthorityDays: number,
+    private readonly clock: Clock,
     private readonly onHighRisk: HighRiskFollowUp = async () => {},
   ) {}
 
@@ -168,15 +171,16 @@ export class ComplianceService {
     // Out of time (the inline budget): store nothing; the background worker checks it shortly.
     if (signal.aborted) throw signal.reason ?? new Error('compliance check aborted');
     const record = lookup?.status === 'found' ? lookup.record : null;
+    const now = this.clock.now();
     const signals = signalsOf({
       carrier,
       record,
       orgShared: await orgSharedEvidence(this.db, organizationId, carrierId, record),
       history: await contactHistory(this.db, organizationId, carrierId),
       policy: await readVettingPolicy(this.db, organizationId),
-      now: new Date(),
+      now,
     });
-    const verdict = verdictOf(carrier, lookup, signals, this.minAuthorityDays);
+    const verdict = verdictOf(carrier, lookup, signals, this.minAuthorityDays, now);
     await this.store(organizationId, carrierId, lookup, verdict, signals);
     return verdict;
   }
@@ -228,17 +232,17 @@ export class ComplianceService {
         .set({
           compliance_status: verdict.status,
           is_verified: verdict.status === 'PASSED',
-          verified_date: verdict.status === 'PASSED' ? sql`now()` : sql`${carriers.verified_date}`,
-          last_verified_at: sql`now()`,
+          verified_date: verdict.status === 'PASSED' ? productNow : sql`${carriers.verified_date}`,
+          last_verified_at: productNow,
           last_verified_provider: this.provider.name,
           authorized_for_hire: record ? record.authorized_for_hire : sql`${carriers.authorized_for_hire}`,
-          compliance_check_due_at: noAnswer ? sql`now() + ${RETRY_AFTER_NO_ANSWER}::interval` : null,
+          compliance_check_due_at: noAnswer ? sql`envoy_now() + ${RETRY_AFTER_NO_ANSWER}::interval` : null,
           risk_level: risk,
           risk_reasons: riskReasons,
           fraud_signals: signals,
           census_phone: record ? (record.phone ? toE164(record.phone) : null) : sql`${carriers.census_phone}`,
           census_email: record ? (record.census?.email ?? null) : sql`${carriers.census_email}`,
-          updated_at: sql`now()`,
+          updated_at: productNow,
         })
         .where(and(eq(carriers.organization_id, organizationId), eq(carriers.id, carrierId)));
       if (before)
@@ -338,7 +342,7 @@ export class ComplianceService {
       .set({
         compliance_status: 'BLOCKED',
         is_verified: false,
-        last_verified_at: sql`now()`,
+        last_verified_at: productNow,
         last_verified_provider: 'fraud_rules',
         risk_level: 'high',
         risk_reasons: ['shared_contact'],

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { conflict, notFound, unprocessable } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
@@ -224,7 +225,7 @@ export class CarrierLanePreferences {
       if (!current) throw notFound('Lane preference', preferenceId, 'preference_id');
       if (current.preference.dnu === restricted) return;
       const after = restricted
-        ? { dnu: true, dnu_reason: reason.reason ?? null, dnu_set_at: new Date() }
+        ? { dnu: true, dnu_reason: reason.reason ?? null, dnu_set_at: productNow }
         : { dnu: false, dnu_reason: null, dnu_set_at: null };
       await setPreferenceFields(tx, scope, preferenceId, after);
       await insertAudit(

@@ -1,5 +1,7 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { newId } from '../../domain/ids.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
@@ -163,10 +165,10 @@ export async function setPreferenceFields(
   db: DbOrTx,
   scope: OrgScope,
   id: string,
-  fields: Partial<typeof lanePreferences.$inferInsert>,
+  fields: PgUpdateSetSource<typeof lanePreferences>,
 ) {
   await db
     .update(lanePreferences)
-    .set({ ...fields, updated_at: sql`now()` })
+    .set({ ...fields, updated_at: productNow })
     .where(and(eq(lanePreferences.organization_id, scope.organizationId), eq(lanePreferences.id, id)));
 }

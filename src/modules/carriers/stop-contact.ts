@@ -1,4 +1,5 @@
 import type { Db, DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
@@ -48,7 +49,7 @@ export class StopContactRequests {
       if (!current) return false;
       if (!current.stop_contact_requested_at) {
         const stamped = await setCarrierFields(tx, scope, carrierId, {
-          stop_contact_requested_at: new Date(),
+          stop_contact_requested_at: productNow,
         });
         await insertAudit(
           tx,

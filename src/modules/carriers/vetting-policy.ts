@@ -1,6 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { vettingPolicies } from './carriers-tables.js';
 
 /** The fraud signals an organization's policy sets an action for. */
@@ -127,7 +128,7 @@ export async function updateVettingPolicy(
     .values({ organization_id: organizationId, policy: next })
     .onConflictDoUpdate({
       target: vettingPolicies.organization_id,
-      set: { policy: next, updated_at: sql`now()` },
+      set: { policy: next, updated_at: productNow },
     });
   return next;
 }

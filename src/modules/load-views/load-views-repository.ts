@@ -1,5 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
@@ -44,7 +45,7 @@ export async function updateLoadView(
 ): Promise<LoadViewRow | null> {
   const [row] = await db
     .update(loadViews)
-    .set({ ...values, updated_at: sql`now()` })
+    .set({ ...values, updated_at: productNow })
     .where(and(eq(loadViews.organization_id, scope.organizationId), eq(loadViews.id, id)))
     .returning();
   return row ?? null;

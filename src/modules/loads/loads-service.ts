@@ -9,6 +9,7 @@ import type { UniqueConstraint } from '../../db/pg-errors.js';
 import { AppError, notFound, validationFailed } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import type { Clock } from '../../lib/clock.js';
 import { defined } from '../../lib/defined.js';
 import { LOAD_ID_IN_PATH, requireLoad } from './load-queries.js';
 import type { LoadRelations } from './load-relations.js';
@@ -65,6 +66,7 @@ export class LoadsService {
   constructor(
     private readonly db: Db,
     private readonly relations: LoadRelations,
+    private readonly clock: Clock,
     log?: Pick<FastifyBaseLogger, 'warn'>,
   ) {
     this.lists = new LoadListReader(db, log);
@@ -96,7 +98,7 @@ export class LoadsService {
     return {
       success: true,
       message: outcome.status === 'created' ? 'Load created' : 'Load updated',
-      processed_at: new Date(),
+      processed_at: this.clock.now(),
       load_id: defined(outcome.id, 'outcome.id'),
       operation: outcome.status,
     };
@@ -107,14 +109,14 @@ export class LoadsService {
     const { outcomes, valid } = await parseBatch(raw);
     outcomes.push(...(await this.ingest(scope, valid, ['loads'])));
     outcomes.sort((a, b) => a.index - b.index);
-    return batchResult(outcomes);
+    return batchResult(outcomes, this.clock.now());
   }
 
   private async ingest(scope: OrgScope, items: Item[], prefix: (string | number)[]): Promise<ItemOutcome[]> {
     const at = pathOf(prefix);
     const screened = screenItems(scope, items, at);
     if (screened.accepted.length === 0) return screened.outcomes;
-    const applied = await applyItems(this.db, scope, screened, at);
+    const applied = await applyItems(this.db, scope, screened, at, this.clock.now());
     this.lists.purgeChangesNow();
     return [...screened.outcomes, ...applied];
   }

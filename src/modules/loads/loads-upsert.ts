@@ -220,9 +220,9 @@ function planWrites(
   stored: LoadRow[],
   mappings: ReadonlyMap<string, string>,
   at: PathOf,
+  now: Date,
 ): Plan {
   const { owners, match: matchOf } = matcher(stored);
-  const now = new Date();
   const claimed = new Map<string, number>();
   const plan: Plan = {
     refused: [],
@@ -338,6 +338,7 @@ export async function applyItems(
   scope: OrgScope,
   screened: { accepted: Item[]; seen: Seen },
   at: PathOf,
+  now: Date,
 ): Promise<ItemOutcome[]> {
   const { accepted, seen } = screened;
   const mappings = await statusMappingsOf(db, scope);
@@ -347,16 +348,17 @@ export async function applyItems(
       externalIds: [...seen.external_id.keys()],
       loadNumbers: [...seen.load_number.keys()],
     });
-    const plan = planWrites(scope, accepted, stored, mappings, at);
+    const plan = planWrites(scope, accepted, stored, mappings, at, now);
     await writePlan(tx, scope, plan);
     return [...plan.refused, ...plan.results];
   });
 }
 
-export function batchResult(outcomes: ItemOutcome[]): LoadBatchResult {
+export function batchResult(outcomes: ItemOutcome[], processedAt: Date): LoadBatchResult {
   const envelope = batchEnvelope(
     outcomes.map((o) => ({ ...o, external_id: o.externalId })),
     (o, shared) => ({ load_identifier: o.identifier, load_id: o.id, ...shared }),
+    processedAt,
   );
   return { ...envelope, total_loads: outcomes.length };
 }

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { DEFAULT_STATUS_MAP, normalizeTmsStatus } from './loads-ingestion.js';
 import { statusMappingsOf } from './loads-repository.js';
@@ -39,7 +40,7 @@ export class StatusMappings {
         .values({ organization_id: scope.organizationId, tms_status: key, load_status: loadStatus })
         .onConflictDoUpdate({
           target: [loadStatusMappings.organization_id, loadStatusMappings.tms_status],
-          set: { load_status: loadStatus, updated_at: sql`now()` },
+          set: { load_status: loadStatus, updated_at: productNow },
         });
       return this.remap(tx, scope, key, loadStatus);
     });
@@ -75,7 +76,7 @@ export class StatusMappings {
   ) {
     const rows = await tx
       .update(loads)
-      .set({ load_status: status, updated_at: sql`now()` })
+      .set({ load_status: status, updated_at: productNow })
       .where(
         and(
           eq(loads.organization_id, scope.organizationId),

@@ -1,8 +1,9 @@
 // One carrier's negotiation on one load: read, decided (domain/negotiation.ts) and written back
 // inside the intake's transaction, which holds the load's row lock.
 
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import {
   type CarrierSaid,
   type Conversation,
@@ -60,6 +61,7 @@ export async function negotiate(
   load: NegotiatedLoad,
   carrierId: string | null,
   said: CarrierSaid,
+  now: Date,
 ): Promise<NegotiationStep> {
   const carrier = carrierId ? await findCarrier(tx, scope, carrierId) : null;
   return decide({
@@ -74,7 +76,7 @@ export async function negotiate(
     // Booked automatically only when passed and low risk: a signal sent to review waits for a rep.
     carrierCompliancePassed:
       carrier?.compliance_status === 'PASSED' && (carrier.risk_level ?? 'low') === 'low',
-    now: new Date(),
+    now,
     conversation: carrierId ? await conversationOf(tx, loadId, carrierId) : NEW_CONVERSATION,
     said,
   });
@@ -103,6 +105,6 @@ export async function saveConversation(
     .values({ load_id: loadId, carrier_id: carrierId, organization_id: scope.organizationId, ...values })
     .onConflictDoUpdate({
       target: [negotiations.load_id, negotiations.carrier_id],
-      set: { ...values, updated_at: sql`now()` },
+      set: { ...values, updated_at: productNow },
     });
 }

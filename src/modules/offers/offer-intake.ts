@@ -5,6 +5,7 @@ import { takesCarrierOffers } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import { amountOf, type Decision, type OfferDecision } from '../../domain/negotiation.js';
 import type { OrgScope } from '../../domain/scope.js';
+import type { Clock } from '../../lib/clock.js';
 import { LOAD_ID_IN_BODY, requireLoad } from '../loads/index.js';
 import { NEGOTIATED_LOAD_COLUMNS, negotiate, saveConversation } from './negotiation-state.js';
 import { bookLoad } from './offer-booking.js';
@@ -28,6 +29,7 @@ export class OfferIntake {
     private readonly db: Db,
     private readonly policy: OfferPolicy,
     private readonly log: FastifyBaseLogger,
+    private readonly clock: Clock,
   ) {}
 
   async receive(scope: OrgScope, o: CarrierOffer): Promise<OfferOutcome> {
@@ -49,10 +51,16 @@ export class OfferIntake {
         );
         return { offerId: null, decision: { kind: 'covered' } as const, status: null, amount: o.amount };
       }
-      const step = await negotiate(tx, scope, policy, o.loadId, load, o.carrierId, {
-        kind: 'offer',
-        amount: o.amount,
-      });
+      const step = await negotiate(
+        tx,
+        scope,
+        policy,
+        o.loadId,
+        load,
+        o.carrierId,
+        { kind: 'offer', amount: o.amount },
+        this.clock.now(),
+      );
       const { decision } = step;
       const status = statusOf(decision);
       const offer = await insertOffer(tx, scope, {
@@ -70,7 +78,7 @@ export class OfferIntake {
         email_message_id: o.emailMessageId ?? null,
         notes: o.notes ?? null,
         counter_amount: decision.kind === 'counter' || decision.kind === 'final' ? decision.amount : null,
-        accepted_at: status === 'accepted' ? new Date() : null,
+        accepted_at: status === 'accepted' ? this.clock.now() : null,
         accepted_by: status === 'accepted' ? 'agent' : null,
       });
       await saveConversation(tx, scope, o.loadId, o.carrierId, step.conversation);
@@ -110,7 +118,16 @@ export class OfferIntake {
       );
       if (r.said === 'no_rate' && (await this.covered(tx, r.loadId, load.load_status)))
         return { kind: 'covered' } as const;
-      const step = await negotiate(tx, scope, policy, r.loadId, load, r.carrierId, { kind: r.said });
+      const step = await negotiate(
+        tx,
+        scope,
+        policy,
+        r.loadId,
+        load,
+        r.carrierId,
+        { kind: r.said },
+        this.clock.now(),
+      );
       await saveConversation(tx, scope, r.loadId, r.carrierId, step.conversation);
       return step.decision;
     });

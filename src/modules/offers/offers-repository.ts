@@ -1,6 +1,7 @@
 import { and, count, eq, inArray, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { createdBetween, listOrder } from '../../db/list-sql.js';
 import { firstRow } from '../../db/rows.js';
 import { offsetOf } from '../../domain/pagination.js';
@@ -55,10 +56,10 @@ export async function setOfferStatus(
     .update(offers)
     .set({
       status,
-      accepted_at: status === 'accepted' ? new Date() : null,
+      accepted_at: status === 'accepted' ? productNow : null,
       accepted_by: status === 'accepted' ? 'user' : null,
       updated_by_id: updatedById,
-      updated_at: new Date(),
+      updated_at: productNow,
     })
     .where(and(eq(offers.organization_id, scope.organizationId), eq(offers.id, id)))
     .returning();

@@ -40,7 +40,7 @@ export function refusalSql(organizationId: string | SQL, rows: GuardedRows): SQL
     WHEN NOT ${c}.is_active THEN 'inactive'
     WHEN ${c}.compliance_status = 'BLOCKED' THEN 'compliance_blocked'
     WHEN ${c}.risk_level = 'high' THEN 'risk_high'
-    WHEN ${c}.insurance_expiration < now() THEN 'insurance_expired'
+    WHEN ${c}.insurance_expiration < envoy_now() THEN 'insurance_expired'
     ELSE (
       SELECT CASE WHEN guard_lp.preference_type = 'admin_disabled' THEN 'admin_disabled_on_lane'
                   ELSE 'restricted_on_lane' END || ':' || guard_lp.id

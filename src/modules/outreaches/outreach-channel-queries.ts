@@ -3,6 +3,7 @@
 
 import { and, asc, desc, eq, inArray, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import type { NewOutreach, OutreachRow } from './outreach-queries.js';
 import { emitEvent, outreachEventData } from './outreaches-events.js';
 import { outreaches } from './outreaches-tables.js';
@@ -20,7 +21,7 @@ export async function activateOutreaches(tx: DbOrTx, ids: string[]): Promise<Out
   if (ids.length === 0) return [];
   const rows = await tx
     .update(outreaches)
-    .set({ status: 'active', sent_at: sql`now()`, updated_at: sql`now()` })
+    .set({ status: 'active', sent_at: productNow, updated_at: productNow })
     .where(inArray(outreaches.id, ids))
     .returning();
   for (const row of rows) {
@@ -33,7 +34,7 @@ export async function activateOutreaches(tx: DbOrTx, ids: string[]): Promise<Out
 export async function stampSent(db: DbOrTx, outreachId: string, externalId: string | null) {
   await db
     .update(outreaches)
-    .set({ external_message_id: externalId, sent_at: sql`now()`, updated_at: sql`now()` })
+    .set({ external_message_id: externalId, sent_at: productNow, updated_at: productNow })
     .where(eq(outreaches.id, outreachId));
 }
 
@@ -42,7 +43,7 @@ export async function failOutreach(db: Db, outreach: OutreachRow, reason: string
   await db.transaction(async (tx) => {
     const [row] = await tx
       .update(outreaches)
-      .set({ status: 'failed', error_reason: reason.slice(0, 500), updated_at: sql`now()` })
+      .set({ status: 'failed', error_reason: reason.slice(0, 500), updated_at: productNow })
       .where(and(eq(outreaches.id, outreach.id), inArray(outreaches.status, ['pending', 'active'])))
       .returning();
     if (row) {
@@ -119,7 +120,7 @@ export async function recentToAddress(
 export async function markUndelivered(db: DbOrTx, outreachId: string, reason: string, at: Date) {
   await db
     .update(outreaches)
-    .set({ delivery_failed_at: at, delivery_failure_reason: reason.slice(0, 500), updated_at: sql`now()` })
+    .set({ delivery_failed_at: at, delivery_failure_reason: reason.slice(0, 500), updated_at: productNow })
     .where(eq(outreaches.id, outreachId));
 }
 

@@ -2,6 +2,7 @@
 
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import type { CallStatus } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
@@ -43,7 +44,7 @@ export async function cancelAutomatedOutreaches(
           );
   const rows = await tx
     .update(outreaches)
-    .set({ status: 'failed', error_reason: reason, cancelled_at: sql`now()`, updated_at: sql`now()` })
+    .set({ status: 'failed', error_reason: reason, cancelled_at: productNow, updated_at: productNow })
     .where(and(where, eq(outreaches.is_automated, true), eq(outreaches.status, 'pending')))
     .returning();
   await emitMoved(tx, rows, 'pending');
@@ -61,7 +62,7 @@ export async function recordReply(db: DbOrTx, scope: OrgScope, id: string) {
     if (!before) return;
     const rows = await tx
       .update(outreaches)
-      .set({ status: 'completed', carrier_engaged: true, updated_at: sql`now()` })
+      .set({ status: 'completed', carrier_engaged: true, updated_at: productNow })
       .where(and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, id)))
       .returning();
     if (before.status !== 'completed') await emitMoved(tx, rows, new Map([[id, before.status]]));
@@ -135,7 +136,7 @@ export async function followCallOutreach(db: DbOrTx, callId: string, status: Cal
       carrier_engaged:
         status === 'COMPLETED' || status === 'TRANSFERRED' ? true : sql`${outreaches.carrier_engaged}`,
       error_reason: next === 'failed' ? `call ${status.toLowerCase()}` : sql`${outreaches.error_reason}`,
-      updated_at: sql`now()`,
+      updated_at: productNow,
     })
     .where(and(eq(outreaches.call_id, callId), inArray(outreaches.status, ['pending', 'active'])))
     .returning();
@@ -162,7 +163,7 @@ export async function attachCallToOutreaches(
   if (outreachIds.length === 0) return;
   await tx
     .update(outreaches)
-    .set({ call_id: callId, updated_at: sql`now()` })
+    .set({ call_id: callId, updated_at: productNow })
     .where(
       and(eq(outreaches.organization_id, scope.organizationId), inArray(outreaches.id, [...outreachIds])),
     );

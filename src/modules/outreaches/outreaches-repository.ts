@@ -1,6 +1,7 @@
 import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { createdBetween, listOrder } from '../../db/list-sql.js';
 import { firstRow } from '../../db/rows.js';
 import { offsetOf } from '../../domain/pagination.js';
@@ -101,10 +102,10 @@ export async function sweepUnanswered(db: DbOrTx, hours: number, organizationId?
           AND status IN ('pending', 'active')
           AND coalesce(carrier_engaged, false) = false
           AND NOT (is_automated AND status = 'pending')
-          AND coalesce(sent_at, created_at) < now() - make_interval(secs => ${hours * 3600})
+          AND coalesce(sent_at, created_at) < envoy_now() - make_interval(secs => ${hours * 3600})
           ${organizationId ? sql`AND organization_id = ${organizationId}` : sql``}
         FOR UPDATE SKIP LOCKED)
-      UPDATE outreaches o SET status = 'no_response', updated_at = now()
+      UPDATE outreaches o SET status = 'no_response', updated_at = envoy_now()
       FROM due WHERE o.id = due.id
       RETURNING o.id, o.organization_id, o.carrier_id, o.load_id, o.modality, o.status, due.previous_status`);
     await emitMoved(tx, result.rows, new Map(result.rows.map((r) => [r.id, r.previous_status])));
@@ -122,6 +123,6 @@ export const queuedOutreaches: QueuedContacts = {
 export async function recordDeliveryFailure(db: DbOrTx, scope: OrgScope, id: string, reason: string) {
   await db
     .update(outreaches)
-    .set({ delivery_failed_at: sql`now()`, delivery_failure_reason: reason, updated_at: sql`now()` })
+    .set({ delivery_failed_at: productNow, delivery_failure_reason: reason, updated_at: productNow })
     .where(and(eq(outreaches.organization_id, scope.organizationId), eq(outreaches.id, id)));
 }

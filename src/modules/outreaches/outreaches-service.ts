@@ -6,6 +6,7 @@ import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { readBack, resultOf, type Written } from '../../domain/written.js';
+import type { Clock } from '../../lib/clock.js';
 import { defined } from '../../lib/defined.js';
 import {
   type CarrierRow,
@@ -106,6 +107,7 @@ export class OutreachesService {
     /** Puts e-mail and WhatsApp outreaches on their channel. */
     private readonly messenger: { sendOrFail(outreach: OutreachRow): Promise<void> },
     private readonly acceptedOffer: AcceptedOfferReader,
+    private readonly clock: Clock,
   ) {}
 
   private async one(scope: OrgScope, row: OutreachRow): Promise<Outreach> {
@@ -288,7 +290,7 @@ export class OutreachesService {
         direction: 'outbound',
         status: 'active',
         address,
-        sent_at: new Date(),
+        sent_at: this.clock.now(),
         conversation_id: newId('conversation'),
       });
       await emitEvent(tx, scope.organizationId, 'outreach.created', outreachEventData(inserted));

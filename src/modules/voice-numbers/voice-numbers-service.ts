@@ -1,5 +1,6 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { translatePgError } from '../../db/pg-errors.js';
 import { firstRow } from '../../db/rows.js';
 import { notFound } from '../../domain/errors.js';
@@ -78,7 +79,7 @@ export class VoiceNumbersService {
   private async unsetOutbound(tx: DbOrTx, scope: OrgScope) {
     await tx
       .update(voiceNumbers)
-      .set({ outbound: false, updated_at: sql`now()` })
+      .set({ outbound: false, updated_at: productNow })
       .where(and(eq(voiceNumbers.organization_id, scope.organizationId), eq(voiceNumbers.outbound, true)));
   }
 

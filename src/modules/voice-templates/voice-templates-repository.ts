@@ -1,5 +1,6 @@
 import { and, count, desc, eq, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
@@ -98,7 +99,7 @@ export async function updateTemplate(
 ) {
   const [row] = await db
     .update(voiceTemplates)
-    .set({ ...changes, updated_at: sql`now()` })
+    .set({ ...changes, updated_at: productNow })
     .where(and(eq(voiceTemplates.organization_id, scope.organizationId), eq(voiceTemplates.id, id)))
     .returning();
   return row ?? null;
@@ -108,7 +109,7 @@ export async function updateTemplate(
 export async function clearDefault(db: DbOrTx, scope: OrgScope, purpose: VoicePurpose) {
   await db
     .update(voiceTemplates)
-    .set({ is_default: false, updated_at: sql`now()` })
+    .set({ is_default: false, updated_at: productNow })
     .where(
       and(
         eq(voiceTemplates.organization_id, scope.organizationId),
@@ -152,7 +153,7 @@ export async function syncBuiltinTemplates(db: DbOrTx) {
         first_message: sql`excluded.first_message`,
         instructions: sql`excluded.instructions`,
         voicemail_message: sql`excluded.voicemail_message`,
-        updated_at: sql`now()`,
+        updated_at: productNow,
       },
       setWhere: sql`(${voiceTemplates.name}, ${voiceTemplates.purpose}, ${voiceTemplates.first_message}, ${voiceTemplates.instructions}, ${voiceTemplates.voicemail_message})
         IS DISTINCT FROM (excluded.name, excluded.purpose, excluded.first_message, excluded.instructions, excluded.voicemail_message)`,

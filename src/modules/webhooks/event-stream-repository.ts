@@ -56,7 +56,7 @@ export async function cursorAfter(
 ): Promise<StreamCursor | null> {
   const rows = await db.execute<{ txid: string; seq: string; resumable: boolean }>(sql`
     SELECT txid::text AS txid, seq::text AS seq,
-      created_at > now() - make_interval(secs => ${replaySeconds})
+      created_at > envoy_now() - make_interval(secs => ${replaySeconds})
         AND txid < pg_snapshot_xmax(pg_current_snapshot()) AS resumable
     FROM ${events}
     WHERE ${events.organization_id} = ${organizationId} AND ${events.id} = ${eventId}`);
@@ -224,7 +224,7 @@ export async function purgeStreamRecords(db: Db, replaySeconds: number, staleMs:
       CROSS JOIN LATERAL (
         SELECT e.id FROM ${events} e
         WHERE e.organization_id = r.organization_id
-          AND e.created_at < now() - make_interval(secs => ${replaySeconds}) - interval '5 minutes'
+          AND e.created_at < envoy_now() - make_interval(secs => ${replaySeconds}) - interval '5 minutes'
           AND NOT EXISTS (SELECT 1 FROM ${webhookDeliveries} d WHERE d.event_id = e.id)
         LIMIT 5000
       ) e

@@ -55,7 +55,6 @@ export async function emitEvents(
   if (readers.length === 0) return [];
   const endpoints = readers.filter((r) => r.id !== null);
   const streamed = endpoints.length < readers.length;
-  const now = new Date();
   const eventRows: (typeof events.$inferInsert)[] = [];
   const deliveryRows: (typeof webhookDeliveries.$inferInsert)[] = [];
   for (const item of items) {
@@ -67,7 +66,8 @@ export async function emitEvents(
       organization_id: organizationId,
       type: item.type,
       data: await payloadOf(item.data),
-      created_at: now,
+      // created_at: the product clock's time of the transaction (the column's default), one
+      // for every event of the batch; the deliveries are due at once on the machine's clock.
     });
     for (const t of targets) {
       deliveryRows.push({
@@ -75,7 +75,6 @@ export async function emitEvents(
         organization_id: organizationId,
         endpoint_id: t.id,
         event_id: id,
-        next_attempt_at: now,
       });
     }
   }

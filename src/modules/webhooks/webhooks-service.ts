@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import { and, count, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
+import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import type { SecretBox } from '../../db/secret-box.js';
 import { notFound, validationFailed } from '../../domain/errors.js';
@@ -149,7 +151,7 @@ export class WebhooksService {
 
   async update(scope: OrgScope, id: string, input: PatchEndpointInput) {
     const current = await this.find(scope, id);
-    const set: Partial<typeof webhookEndpoints.$inferInsert> = { updated_at: new Date() };
+    const set: PgUpdateSetSource<typeof webhookEndpoints> = { updated_at: productNow };
     if (input.url !== undefined) set.url = validateTargetUrl(input.url, this.production);
     if (input.event_types !== undefined) set.event_types = input.event_types;
     if (input.headers !== undefined) set.headers = input.headers;

@@ -11,7 +11,7 @@ import {
   pgTable,
   text,
 } from 'drizzle-orm/pg-core';
-import { timestamps, tstz } from '../../db/columns.js';
+import { productNow, timestamps, tstz, wallTimestamps } from '../../db/columns.js';
 import { organizationId } from '../auth/auth-tables.js';
 
 export const ENDPOINT_STATUSES = ['ACTIVE', 'PAUSED', 'DISABLED'] as const;
@@ -77,7 +77,7 @@ export const events = pgTable(
     organization_id: organizationId(),
     type: text('type').notNull(),
     data: jsonb('data').$type<unknown>().notNull(),
-    created_at: tstz('created_at').notNull().defaultNow(),
+    created_at: tstz('created_at').notNull().default(productNow),
     // Rows from before the stream existed hold 0 in both: older than any stream's cursor.
     txid: xid8('txid').notNull().default(sql`pg_current_xact_id()`),
     seq: bigint('seq', { mode: 'number' }).notNull().default(sql`nextval('events_seq')`),
@@ -103,7 +103,8 @@ export const webhookDeliveries = pgTable(
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
     attempt_count: integer('attempt_count').notNull().default(0),
     next_attempt_at: tstz('next_attempt_at').defaultNow(),
-    ...timestamps,
+    // Delivery bookkeeping runs on the machine's clock: its receivers and retries are real.
+    ...wallTimestamps,
   },
   (t) => [
     index('webhook_deliveries_due_idx').on(t.next_attempt_at).where(sql`${t.status} = 'pending'`),

@@ -1,6 +1,6 @@
 /**
- * The agent's timing rules, as pure functions: a carrier's local time from its state, and when
- * quiet hours let a contact go out.
+ * Local time by US and Canadian state or province, as pure functions: a state's time zone, the
+ * minutes since local midnight, and when quiet hours let a contact go out.
  */
 
 const ZONES: Record<string, string[]> = {
