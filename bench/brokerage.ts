@@ -47,8 +47,9 @@ function print(size: Parameters<typeof runBrokerage>[1], f: BrokerageFigures) {
   console.log('| figure | value |\n| --- | ---: |');
   const rows: [string, string][] = [
     ['loads handed to the agent', String(f.loads)],
-    ['loads a willing carrier could take', String(f.willing)],
-    ['booked before pickup (of those)', `${f.booked} (${f.bookedWilling}, ${pctText(f.coverageOfWilling)})`],
+    ['loads a carrier would take at or under the ceiling', String(f.willing)],
+    ['loads coverable at once (the agent’s top price, one load per truck and day)', String(f.coverable)],
+    ['booked before pickup / of the coverable', `${f.booked} / ${pctText(f.coverageOfCoverable)}`],
     ['time to cover p50 / p90 (simulated)', `${min(f.ttcP50Min)} / ${min(f.ttcP90Min)}`],
     [
       'booked rate / ceiling, median / highest',

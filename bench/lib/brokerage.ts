@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { type NegotiationPolicy, scheduleTop } from '../../src/domain/negotiation-policy.js';
 import {
   CarrierModel,
   carrierKeyOf,
@@ -274,10 +275,19 @@ function client(url: string, headers: Record<string, string>) {
 
 export interface BrokerageFigures {
   loads: number;
+  /** Loads with a carrier willing at or under the ceiling (eligible, reachable, with a truck). */
   willing: number;
+  /**
+   * Loads that could be covered at once: carriers willing at or under what the organization's
+   * negotiation policy lets the agent pay (never over the ceiling), each carrier's trucks of a day
+   * taking one load each (a largest matching).
+   */
+  coverable: number;
   booked: number;
-  bookedWilling: number;
-  coverageOfWilling: number;
+  /** Bookings of loads the matching covers. */
+  bookedCoverable: number;
+  /** Booked loads over coverable loads (at most 1). */
+  coverageOfCoverable: number;
   ttcP50Min: number | null;
   ttcP90Min: number | null;
   rateToCeilingP50: number | null;
@@ -415,6 +425,70 @@ async function work(api: ReturnType<typeof client>, s: Scenario, size: Brokerage
   return figuresOf(api, s, settings, carrierIds, loadIds, size, started);
 }
 
+/** The organization's negotiation policy as GET/PATCH /agent/settings shows it. */
+const policyOf = (settings: Json): NegotiationPolicy => settings.negotiation as NegotiationPolicy;
+
+/**
+ * Who could cover what: a load is willing when an eligible (primary on the lane, active, not
+ * stopped or blocked, not about to ask to stop) and reachable carrier has a truck for it at or under
+ * its ceiling; the coverable loads are a largest matching of loads to carriers' trucks of the
+ * pickup day, each priced at or under the most the agent may pay (the policy's top, never over the
+ * ceiling).
+ */
+function whoCouldCover(s: Scenario, model: CarrierModel, handedAt: number[], policy: NegotiationPolicy) {
+  const willing = new Set<number>();
+  const edges: number[][] = s.loads.map(() => []);
+  const slots: { carrier: number; day: number }[] = [];
+  const slotOf = new Map<string, number[]>();
+  s.loads.forEach((l, i) => {
+    const top = Math.min(
+      l.ceiling,
+      scheduleTop(policy, {
+        posted: l.posted,
+        ceiling: l.ceiling,
+        market: null,
+        pickupAt: new Date(l.pickupAt),
+      }) ?? l.ceiling,
+    );
+    s.carriers.forEach((c, k) => {
+      const m = c.lanes.find((x) => x.lane === l.lane);
+      if (!m || m.restricted || c.blocked || c.stopped || !c.active) return;
+      const p = model.persona(carrierKeyOf(c.mc, null, null));
+      if (p.asksToStop || ((!c.email || p.badEmail) && (!c.phone || p.deadPhone))) return;
+      const facts = marketLoadOf(l, handedAt[i] ?? s.start.getTime(), m.tier);
+      if (!model.hasTruck(p, facts)) return;
+      const least = model.reservation(p, facts);
+      if (least <= l.ceiling) willing.add(i);
+      if (least > top) return;
+      const day = Math.floor(l.pickupAt / (24 * HOUR));
+      const key = `${k}|${day}`;
+      if (!slotOf.has(key)) {
+        slotOf.set(
+          key,
+          Array.from({ length: p.trucksPerDay }, () => slots.push({ carrier: k, day }) - 1),
+        );
+      }
+      (edges[i] as number[]).push(...(slotOf.get(key) ?? []));
+    });
+  });
+  // Augmenting paths (Kuhn's algorithm): a few dozen loads and a few hundred trucks.
+  const owner = new Map<number, number>();
+  const assign = (load: number, seen: Set<number>): boolean => {
+    for (const slot of edges[load] ?? []) {
+      if (seen.has(slot)) continue;
+      seen.add(slot);
+      const held = owner.get(slot);
+      if (held === undefined || assign(held, seen)) {
+        owner.set(slot, load);
+        return true;
+      }
+    }
+    return false;
+  };
+  for (let i = 0; i < s.loads.length; i++) assign(i, new Set());
+  return { willing, coverable: new Set(owner.values()) };
+}
+
 type Outreach = {
   carrier_id: string;
   load_id: string;
@@ -463,25 +537,17 @@ async function figuresOf(
   // Bookings.
   const ttc: number[] = [];
   const toCeiling: number[] = [];
+  const handedAt = loads.map((load) => Date.parse(String(load.created_at)));
+  const { willing, coverable } = whoCouldCover(s, model, handedAt, policyOf(settings));
   let booked = 0;
-  let bookedWilling = 0;
-  const willingLoads = new Set<string>();
+  let bookedCoverable = 0;
   for (const [i, load] of loads.entries()) {
     const l = s.loads[i] as ScenarioLoad;
-    const willing = s.carriers.some((c) => {
-      const m = c.lanes.find((x) => x.lane === l.lane);
-      if (!m || m.restricted || c.blocked || c.stopped || !c.active) return false;
-      const p = model.persona(carrierKeyOf(c.mc, null, null));
-      if (p.asksToStop || ((!c.email || p.badEmail) && (!c.phone || p.deadPhone))) return false;
-      const facts = marketLoadOf(l, Date.parse(String(load.created_at)), m.tier);
-      return model.hasTruck(p, facts) && model.reservation(p, facts) <= l.ceiling;
-    });
-    if (willing) willingLoads.add(String(load.id));
     const booking = load.booked_offer as { amount: number; booked_at: string } | null;
     if (!booking || Date.parse(booking.booked_at) > l.pickupAt) continue;
     booked++;
-    if (willing) bookedWilling++;
-    ttc.push((Date.parse(booking.booked_at) - Date.parse(String(load.created_at))) / 60_000);
+    if (coverable.has(i)) bookedCoverable++;
+    ttc.push((Date.parse(booking.booked_at) - (handedAt[i] ?? 0)) / 60_000);
     toCeiling.push(booking.amount / l.ceiling);
     if (booking.amount > l.ceiling) breach('above_ceiling', `${l.number} booked at ${booking.amount}`);
   }
@@ -530,10 +596,11 @@ async function figuresOf(
   const contacts = [...byCarrier.values()].reduce((n, l) => n + l.length, 0);
   return {
     loads: loads.length,
-    willing: willingLoads.size,
+    willing: willing.size,
+    coverable: coverable.size,
     booked,
-    bookedWilling,
-    coverageOfWilling: willingLoads.size ? bookedWilling / willingLoads.size : 0,
+    bookedCoverable,
+    coverageOfCoverable: coverable.size ? Math.min(1, booked / coverable.size) : 0,
     ttcP50Min: pct(ttc, 50),
     ttcP90Min: pct(ttc, 90),
     rateToCeilingP50: pct(toCeiling, 50),

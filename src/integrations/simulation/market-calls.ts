@@ -105,8 +105,8 @@ async function converse(
   const several = loads.length > 1;
   const spoken = dollars(request.assistant.firstMessage);
   const promised = new Map<number, number>();
-  for (const [i, l] of loads.entries()) {
-    if (i > 0) market.contactNumber(carrier, l, 'call');
+  for (const l of market.inPreferredOrder(carrier, loads)) {
+    if (l.number !== leadNumber) market.contactNumber(carrier, l, 'call');
     const posted = several ? postedOf.get(l.number) : details?.metadata?.posted_rate;
     const ask =
       !several && spoken.length
@@ -126,12 +126,13 @@ async function converse(
       forced !== null,
     );
     if (outcome === 'stop') return;
+    // A truck is spoken for once the load is booked or left with a rep; a failed negotiation frees it.
     if (outcome === 'taken') promised.set(day, (promised.get(day) ?? 0) + 1);
     await line.pause(3_000);
   }
 }
 
-/** One load of a call, from the carrier's first answer: whether it stopped the call or took (or quoted) the load. */
+/** One load of a call, from the carrier's first answer: whether it stopped the call, or took the load (booked, or its offer left with a rep). */
 async function negotiate(
   market: SimulatedMarket,
   carrier: MarketCarrier,
@@ -144,7 +145,6 @@ async function negotiate(
 ): Promise<'stop' | 'taken' | 'none'> {
   const which = named ? { load_number: l.number } : {};
   let says: AgentSays = { kind: 'first', ask };
-  let quoted = false;
   for (let turn = 0; turn < 8; turn++) {
     const said = market.answerTo(carrier, l, says, 'call', willing ? 0 : promised, willing);
     if (!said) break;
@@ -161,7 +161,6 @@ async function negotiate(
       says = answer?.result ? { kind: 'answered' } : { kind: 'closed' };
       continue;
     }
-    quoted = true;
     const answer = await line.tool('submit_offer', { offer_amount: move.amount, ...which });
     const meta = answer?.metadata ?? {};
     if (meta.status === 'accepted') {
@@ -176,9 +175,10 @@ async function negotiate(
       market.book(carrier, l);
       return 'taken';
     }
-    if (says.kind === 'review' || says.kind === 'closed') break;
+    if (says.kind === 'review') return 'taken';
+    if (says.kind === 'closed') break;
   }
-  return quoted ? 'taken' : 'none';
+  return 'none';
 }
 
 /** A callee the organization has no carrier record of: known by its number only. */

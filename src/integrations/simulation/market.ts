@@ -17,6 +17,7 @@ import {
   type Talk,
 } from './carrier-model.js';
 import { messageOf, wordsFor } from './carrier-words.js';
+import { draw } from './draws.js';
 
 /** A carrier as the market meets it: who it is to the organization that contacted it. */
 export interface MarketCarrier {
@@ -205,7 +206,7 @@ export class SimulatedMarket {
     );
     const lines: { loadNumber: string; words: string }[] = [];
     const promised = new Map<number, number>();
-    for (const l of loads) {
+    for (const l of this.inPreferredOrder(carrier, loads)) {
       const part = parts.get(l.number);
       if (part === undefined) continue;
       const day = Math.floor((l.pickupAt ?? 0) / DAY);
@@ -228,6 +229,15 @@ export class SimulatedMarket {
       mc: carrier.mc,
       phone: carrier.phone,
     });
+  }
+
+  /**
+   * The loads in the order the carrier weighs them (its own taste, a keyed draw): a carrier with one
+   * truck that day takes the first it likes, not the first the message lists.
+   */
+  inPreferredOrder(carrier: MarketCarrier, loads: readonly MarketLoad[]): MarketLoad[] {
+    const key = (l: MarketLoad) => draw(this.model.seed, 'prefers', carrier.key, l.number);
+    return [...loads].sort((a, b) => key(a) - key(b));
   }
 
   /** The loads a message of the agent names, as the market knows them. */

@@ -224,7 +224,8 @@ export const offeredWithinSql = (carrier: SQL, loadId: SQL, hours: number) => sq
 /**
  * The carrier's automated contacts (any load) as the planner counts them: `n`, contacts in the
  * last 24 hours for the daily cap (a message naming several loads counts once); `last_at`, when the
- * latest went out or is queued to go (for the least gap between contacts). A contact that failed
+ * latest went out or is queued to go (for the least gap between contacts): a queued contact whose
+ * time has come goes out now at the soonest, however late the dispatcher takes it. A contact that failed
  * after it went out (a call that did not connect, a bounce) holds the gap too: the carrier's phone
  * may have rung, and a number dialled again and again within minutes is one carriers block.
  * Withdrawn contacts never went out and count for neither.
@@ -234,7 +235,9 @@ export const contactCountsSql = (organizationId: string | SQL, carrier: SQL) => 
            FILTER (WHERE o.created_at > envoy_now() - interval '24 hours')::int AS n,
          min(o.created_at) FILTER (WHERE o.created_at > envoy_now() - interval '24 hours')
            + interval '24 hours' AS cap_frees_at,
-         max(coalesce(o.sent_at, o.send_after, o.created_at)) AS last_at
+         max(CASE WHEN o.sent_at IS NULL AND o.status = 'pending'
+                  THEN greatest(o.send_after, envoy_now())
+                  ELSE coalesce(o.sent_at, o.send_after, o.created_at) END) AS last_at
   FROM outreaches o
   WHERE o.organization_id = ${organizationId} AND o.carrier_id = ${carrier} AND o.is_automated
     AND o.cancelled_at IS NULL AND o.created_at > envoy_now() - interval '48 hours'`;
@@ -268,7 +271,7 @@ export async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v10',
+    'agent_pick_wave_v11',
     sql`
     WITH r AS (
       SELECT * FROM unnest(
