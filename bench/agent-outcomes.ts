@@ -32,6 +32,8 @@ import { type Policy, runPolicy } from './outcomes/run-policy.js';
  *   (quiet hours never hold a load, an unreachable carrier is skipped once) apply to it too; the
  *   code before those changes can be measured by running this file on an older commit.
  * - "new": the defaults, with booking at or under the agent's own ask switched on as well.
+ * - "new-no-follow-up" (only when named): "new" without following up carriers that did not answer
+ *   about urgent loads (follow_up_unanswered_minutes 0), the comparison that follow-up rests on.
  * - "new-wider" (only when named in BENCH_OUTCOMES_POLICIES): "new" with the earlier default
  *   concession schedule (3/6/10/15% instead of 2/4/6/10%), the comparison the default rests on.
  * - "new-later" (only when named): "new" conceding nothing until 12 hours before pickup, then 4%,
@@ -51,6 +53,15 @@ export const POLICIES: Policy[] = [
     name: 'new',
     settings: {
       auto_accept_at_or_under_posted_rate: true,
+      negotiation: { auto_accept_at_or_under_ask: true },
+    },
+  },
+  {
+    name: 'new-no-follow-up',
+    optional: true,
+    settings: {
+      auto_accept_at_or_under_posted_rate: true,
+      follow_up_unanswered_minutes: 0,
       negotiation: { auto_accept_at_or_under_ask: true },
     },
   },

@@ -5,7 +5,11 @@ import pino from 'pino';
 import type { Database, Db } from '../src/db/client.js';
 import { defined } from '../src/lib/defined.js';
 import type { AgentService } from '../src/modules/agent/agent-service.js';
-import { readAgentSettings, updateAgentSettings } from '../src/modules/agent/agent-settings.js';
+import {
+  contactWindowOf,
+  readAgentSettings,
+  updateAgentSettings,
+} from '../src/modules/agent/agent-settings.js';
 import {
   type LoadLane,
   laneKey,
@@ -579,7 +583,7 @@ export async function run() {
     );
     const rules: SelectionRules = {
       waveSize: settings.wave_size,
-      recontactWindowHours: settings.recontact_window_hours,
+      contactWindow: contactWindowOf(settings),
       dailyCapPerCarrier: settings.daily_cap_per_carrier,
     };
     await measureSelection(db.database.db, pool, org.id, rules);

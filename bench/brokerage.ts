@@ -11,14 +11,14 @@ import { sized } from './lib/harness.js';
  * the figures read back through the API: coverage of the loads a willing carrier could take, time
  * to cover (simulated), booked rate against the ceiling, contacts per carrier, forbidden contacts.
  *
- * BENCH_BROKERAGE_CARRIERS (61; smoke 12), BENCH_BROKERAGE_LANES (8; smoke 3), BENCH_BROKERAGE_LOADS
+ * BENCH_BROKERAGE_CARRIERS (200, about 25 a lane; smoke 12), BENCH_BROKERAGE_LANES (8; smoke 3), BENCH_BROKERAGE_LOADS
  * (40; smoke 6), BENCH_BROKERAGE_HOURS (simulated, 8; smoke 2), BENCH_BROKERAGE_SPEED (120; smoke
  * 600), BENCH_BROKERAGE_SEED (45), BENCH_DATABASE_URL (a server to make its database on; else an
  * embedded one).
  */
 export async function run() {
   const size = {
-    carriers: sized('BENCH_BROKERAGE_CARRIERS', 61, 12),
+    carriers: sized('BENCH_BROKERAGE_CARRIERS', 200, 12),
     lanes: sized('BENCH_BROKERAGE_LANES', 8, 3),
     loads: sized('BENCH_BROKERAGE_LOADS', 40, 6),
     hours: sized('BENCH_BROKERAGE_HOURS', 8, 2),

@@ -95,7 +95,7 @@ const round25 = (n: number) => Math.round(n / 25) * 25;
 /**
  * The brokerage's carriers and loads: `lanes` lanes, carriers spread over them with routing-guide
  * tiers (a few restricted on a lane, one disabled, one that asked not to be contacted, a few out of
- * service in the census), loads picked up 3 to 8 hours after the start (the same day) at rates around the lane's
+ * service in the census), loads picked up from 3 hours after the start to the end of the simulated hours (8 at most) at rates around the lane's
  * market (the one the simulated carriers price against).
  */
 export function scenario(size: BrokerageSize, start: Date): Scenario {
@@ -152,7 +152,7 @@ export function scenario(size: BrokerageSize, start: Date): Scenario {
     const lane = i % lanes.length;
     const [, , , , miles, equipment] = LANES[lane] as (typeof LANES)[number];
     const number = `BB-${size.seed}-${String(i + 1).padStart(4, '0')}`;
-    const pickupAt = start.getTime() + (3 + r.next() * 5) * HOUR;
+    const pickupAt = start.getTime() + (3 + r.next() * (Math.min(8, size.hours) - 3)) * HOUR;
     const market = marketRateOf(
       size.seed,
       marketLoadOf(

@@ -71,6 +71,8 @@ type Sent = {
   /** The message: loads offered together in one message share it (the outreaches' bundle). */
   message: string;
   status: string;
+  /** When the carrier first answered the contact (a reply in its conversation, the call picked up). */
+  answered_at: Date | null;
 };
 
 const HOUR = 3_600_000;
@@ -90,6 +92,7 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       channel_order: z.array(z.string()),
       daily_cap_per_carrier: z.number(),
       recontact_window_hours: z.number(),
+      follow_up_unanswered_minutes: z.number(),
       quiet_hours_start: z.number(),
       quiet_hours_end: z.number(),
     })
@@ -99,8 +102,11 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
   const sent = (
     await pool.query<Sent>(
       `SELECT carrier_id, load_id, sent_at, created_at, modality, coalesce(conversation_id, call_id, id) AS key,
-         coalesce(bundle_id, id) AS message, status
-       FROM outreaches WHERE is_automated AND sent_at IS NOT NULL ORDER BY sent_at`,
+         coalesce(bundle_id, id) AS message, status,
+         least((SELECT min(m.created_at) FROM agent_messages m JOIN outreaches x ON x.id = m.outreach_id
+                WHERE x.conversation_id = o.conversation_id AND m.direction = 'inbound'),
+               (SELECT c.call_start_time FROM calls c WHERE c.id = o.call_id AND o.carrier_engaged)) AS answered_at
+       FROM outreaches o WHERE is_automated AND sent_at IS NOT NULL ORDER BY sent_at`,
     )
   ).rows;
   const offers = (
@@ -233,15 +239,25 @@ export async function figuresOf(market: Market, run: RunResult): Promise<Figures
       );
       if (inDay.length > s.daily_cap_per_carrier) breach('daily_cap', o, inDay.slice(0, -1));
       if (quiet(o.sent_at.getTime(), c, s.quiet_hours_start, s.quiet_hours_end)) breach('quiet_hours', o);
-      const again = list
+      const earlier = list
         .slice(0, i)
-        .find(
+        .filter(
           (x) =>
             x.load_id === o.load_id &&
             x.key !== o.key &&
             o.sent_at.getTime() - x.sent_at.getTime() < s.recontact_window_hours * HOUR - STEP_TOLERANCE_MS,
         );
-      if (again) breach('recontact_window', o, [again]);
+      // The one follow-up the settings allow: an urgent load, one earlier contact never answered.
+      const first = earlier[0];
+      const followUp =
+        earlier.length === 1 &&
+        first !== undefined &&
+        s.follow_up_unanswered_minutes > 0 &&
+        (first.answered_at === null || first.answered_at > o.sent_at) &&
+        first.status !== 'failed' &&
+        o.sent_at.getTime() - first.sent_at.getTime() >= s.follow_up_unanswered_minutes * 60_000 &&
+        l.pickupAt - o.sent_at.getTime() < 12 * HOUR + STEP_TOLERANCE_MS;
+      if (earlier.length && !followUp) breach('recontact_window', o, earlier);
     }
   }
   for (const o of offers) {

@@ -10,7 +10,7 @@ import { buildServices, type Services } from '../services.js';
 import { seedElpTests, seedOutreaches } from './seed-demo/demo-calls.js';
 import { seedCarriers } from './seed-demo/demo-carriers.js';
 import { prng } from './seed-demo/demo-data.js';
-import { seedLoads } from './seed-demo/demo-loads.js';
+import { handToAgent, seedLoads } from './seed-demo/demo-loads.js';
 import { seedOffers } from './seed-demo/demo-offers.js';
 import type { DemoRun } from './seed-demo/demo-run.js';
 
@@ -116,6 +116,7 @@ async function seedWith(
   const offerCount = await seedOffers(demo, carrierIds, loads);
   const counts = await seedOutreaches(demo, carrierIds, loads.idsOf);
   await seedElpTests(demo, carrierIds, counts);
+  const handed = await handToAgent(demo, loads);
 
   return {
     organization_id: org.id,
@@ -126,6 +127,7 @@ async function seedWith(
       loads: loads.loadIds.length,
       carriers: carrierIds.length,
       offers: offerCount,
+      handed_to_agent: handed,
       ...counts,
     },
   };

@@ -83,6 +83,50 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
       stops: [stopPayload('Pickup'), stopPayload('Dropoff', { city: 'Atlanta', state: 'GA' })],
     });
 
+  it('follows up once a carrier that did not answer about a load picked up within 12 hours, and no one else', async () => {
+    // Only e-mail, so each carrier's contacts are on one channel; one load per tenant, so no
+    // message of a lane carries another load.
+    const setup = async (pickupHours: number) => {
+      const { h } = await tenant(t, { channel_order: ['email'], group_lane_loads: false });
+      const carrier = await laneCarrier(t, h);
+      const loadId = await pickingUpIn(h, pickupHours);
+      await agentRound(t);
+      expect(await automated(h, loadId)).toHaveLength(1);
+      return { h, carrier, loadId };
+    };
+    const laterRound = async (loadId: string, ago: string) => {
+      await sentAgo(loadId, ago);
+      await nextWaveNow(t, loadId);
+      await agentRound(t);
+    };
+    // Unanswered for 95 minutes, pickup in 6 hours: heard of once more, and only once.
+    const silent = await setup(6);
+    await laterRound(silent.loadId, '80 minutes');
+    expect(await automated(silent.h, silent.loadId)).toHaveLength(1);
+    await laterRound(silent.loadId, '95 minutes');
+    const followed = await automated(silent.h, silent.loadId);
+    expect(followed.map((o) => o.carrier_id)).toEqual([silent.carrier, silent.carrier]);
+    expect(new Set(followed.map((o) => o.conversation_id)).size).toBe(2);
+    await laterRound(silent.loadId, '3 hours');
+    expect(await automated(silent.h, silent.loadId)).toHaveLength(2);
+    // A carrier that answered ("no trucks") is not asked again.
+    const answered = await setup(6);
+    const [first] = await automated(answered.h, answered.loadId);
+    const res = await reply(
+      t,
+      defined(first, 'first'),
+      await carrierEmail(t, answered.h, answered.carrier),
+      'No trucks today, sorry.',
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    await laterRound(answered.loadId, '3 hours');
+    expect(await automated(answered.h, answered.loadId)).toHaveLength(1);
+    // A load picked up in 30 hours keeps the re-contact window whole.
+    const later = await setup(30);
+    await laterRound(later.loadId, '3 hours');
+    expect(await automated(later.h, later.loadId)).toHaveLength(1);
+  });
+
   it('contacts carriers in their hours in the same round while the first-ranked wait out quiet hours', async () => {
     const { start, end } = quietNowInChicago();
     const { h } = await tenant(t, { quiet_hours_start: start, quiet_hours_end: end, wave_size: 2 });

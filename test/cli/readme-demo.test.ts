@@ -9,12 +9,25 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 const run = promisify(execFile);
 
-/** The shell blocks of the README's demo section, as a reader pastes them. */
-function demoCommands(): string {
+/** The README's demo section. */
+function demoSection(): string {
   const readme = readFileSync('README.md', 'utf8');
   const start = readme.indexOf('## A demo organization');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
+  return readme.slice(start, readme.indexOf('\n## ', start + 1));
+}
+
+/** The shell blocks a reader pastes in the second terminal (the first runs `npm start`). */
+function demoCommands(): string {
+  return [...demoSection().matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map((m) => m[1] ?? '')
+    .filter((block) => !block.includes('npm start'))
+    .join('\n');
+}
+
+/** The server's settings the README starts it with. */
+function serverSettings(): Record<string, string> {
+  const line = /```sh\n(.*npm start)\n```/.exec(demoSection())?.[1] ?? '';
+  return Object.fromEntries([...line.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
 }
 
 /** The demo's commands need curl and jq, as a reader's shell does. */
@@ -33,7 +46,13 @@ describe.skipIf(!hasTools)('the README demo, pasted as it is', () => {
   let dir: string;
 
   beforeAll(async () => {
-    t = await buildTestApp({ env: { WORKERS_ENABLED: 'false' } });
+    const settings = serverSettings();
+    expect(settings).toMatchObject({ SIMULATION_SPEED: '60', SIMULATION_START: expect.stringMatching(/Z$/) });
+    // The server as the README starts it (its workers, the agent among them, running), on a clock
+    // twice as fast so the test waits half as long.
+    t = await buildTestApp({
+      env: { ...settings, SIMULATION_SPEED: '120', SIMULATION_PROFILE: 'realistic', WORKER_POLL_MS: '250' },
+    });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     dir = mkdtempSync(path.join(os.tmpdir(), 'envoy-readme-demo-'));
   });
@@ -42,16 +61,22 @@ describe.skipIf(!hasTools)('the README demo, pasted as it is', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('seeds, captures KEY, LOAD_ID and OFFER_ID with jq, and books the load it picked', async () => {
+  it('seeds, waits for the agent to book, shows a booking of its own, and books a load the reader picked', async () => {
     const commands = demoCommands().replaceAll('http://localhost:3000', base);
     expect(commands).toContain('npm run -s admin -- seed-demo > demo.json');
     // demo.json goes to a folder of the test's own; npm runs in the repository.
     const script = `set -euo pipefail\ncd ${JSON.stringify(process.cwd())}\n${commands.replaceAll(
       'demo.json',
       path.join(dir, 'demo.json'),
-    )}\necho "LOAD_ID=$LOAD_ID OFFER_ID=$OFFER_ID"`;
+    )}\necho "LOAD_ID=$LOAD_ID OFFER_ID=$OFFER_ID BOOKED_ID=$BOOKED_ID"`;
     const { stdout } = await run('bash', ['-c', script], {
-      env: { ...process.env, DATABASE_URL: t.database.url, JWT_SECRET: 'x'.repeat(40), LOG_LEVEL: 'silent' },
+      env: {
+        ...process.env,
+        DATABASE_URL: t.database.url,
+        JWT_SECRET: 'x'.repeat(40),
+        LOG_LEVEL: 'silent',
+        DATA_DIR: dir,
+      },
       maxBuffer: 16 * 1024 * 1024,
     });
     const ids = /LOAD_ID=(load_\S+) OFFER_ID=(ofr_\S+)/.exec(stdout);
@@ -61,6 +86,15 @@ describe.skipIf(!hasTools)('the README demo, pasted as it is', () => {
     // Step 4 printed the load's booking on that offer, by a user (the API key's PATCH).
     expect(stdout).toMatch(new RegExp(`"booked_offer": \\{\\s*"offer_id": "${defined(ids, 'ids')[2]}"`));
     expect(stdout).toMatch(/"booked_by": "user"/);
+    // Step 1 waited for ten bookings; step 2 printed a booked load's timeline of the agent's work.
+    expect(stdout).toMatch(/"covered": (1\d|[2-9]\d|\d{3})/);
+    expect(/BOOKED_ID=(load_\S+)/.exec(stdout)).not.toBeNull();
+    for (const kind of ['handed', 'carrier_chosen', 'contact', 'offer']) {
+      expect(stdout).toContain(`"kind": "${kind}"`);
+    }
+    // Step 6: the second accept of the same load is refused; step 7 signed the owner in.
+    expect(stdout).toContain('"code": "offer_already_accepted"');
+    expect(stdout).toMatch(/"token_type": "Bearer"/i);
     const demo = JSON.parse(readFileSync(path.join(dir, 'demo.json'), 'utf8'));
     const offer = await t.app.inject({
       method: 'GET',

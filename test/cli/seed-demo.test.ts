@@ -38,7 +38,8 @@ describe('npm run admin -- seed-demo', () => {
     const steps = stderr.split('\n').filter((line) => line.startsWith('seed-demo: '));
     expect(steps.length).toBeGreaterThanOrEqual(6);
     expect(stderr).toMatch(/^seed-demo: 200 loads in every status \(\d+\.\d s\)$/m);
-    expect(steps.at(-1)).toMatch(/calls ended/);
+    expect(steps.at(-2)).toMatch(/calls ended/);
+    expect(steps.at(-1)).toMatch(/^seed-demo: 100 open loads handed to the agent/);
 
     const token = await login(t, demo.owner.email, demo.owner.password);
     const bearer = { authorization: `Bearer ${token}` };

@@ -95,7 +95,8 @@ function demoLoads(run: DemoRun) {
       carrier_rep_user_id: user.id,
       carrier_rep_user_name: 'Demo Owner',
       carrier_rep_user_email: email,
-      assigned_to_ai_agent: tmsStatus === 'Open' || tmsStatus === 'Quoted' || tmsStatus === null,
+      // Handed to the agent once the demo's history is written (handToAgent).
+      assigned_to_ai_agent: false,
       special_instructions: equipment === 'FLATBED' ? ['Tarps required', '8 straps minimum'] : [],
       stops,
     };
@@ -104,6 +105,25 @@ function demoLoads(run: DemoRun) {
 }
 
 export type DemoLoads = Awaited<ReturnType<typeof seedLoads>>;
+
+/**
+ * Hands the open loads (Created, Open and Quoted in the TMS) to the agent, as a TMS sync would: the
+ * last step, so a running server's agent starts on a demo whose history is complete.
+ */
+export async function handToAgent(run: DemoRun, loads: DemoLoads) {
+  const open = loads.loadItems.filter((_, i) => [null, 'Open', 'Quoted'].includes(loads.statuses[i] ?? null));
+  const handed = await run.services.loads.upsertBatch(
+    run.scope,
+    open.map((l) => ({
+      load_number: l.load_number,
+      equipment_type: l.equipment_type,
+      assigned_to_ai_agent: true,
+    })),
+  );
+  if (!handed.success) throw new Error(`demo loads not handed: ${JSON.stringify(handed.errors)}`);
+  run.progress(`${open.length} open loads handed to the agent`);
+  return open.length;
+}
 
 /** The demo loads, and an admin_disabled preference from a load for three carriers. */
 export async function seedLoads(run: DemoRun, carrierIds: string[]) {

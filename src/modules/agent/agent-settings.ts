@@ -5,6 +5,7 @@ import { productNow } from '../../db/columns.js';
 import { text } from '../../http/schemas.js';
 import type { OfferPolicy } from '../offers/index.js';
 import { AGENT_CHANNELS, agentSettings } from './agent-tables.js';
+import type { ContactWindow } from './carrier-selection.js';
 import {
   defaultNegotiation,
   negotiationPolicyPatch,
@@ -49,7 +50,19 @@ export const agentSettingsSchema = z
       .int()
       .min(1)
       .max(24 * 90)
-      .meta({ description: 'No second contact of one carrier about one load within this many hours.' }),
+      .meta({
+        description:
+          'No second contact of one carrier about one load within this many hours, but the one follow-up of follow_up_unanswered_minutes.',
+      }),
+    follow_up_unanswered_minutes: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 60)
+      .meta({
+        description:
+          'A carrier whose one contact about a load picked up within 12 hours has gone unanswered this many minutes (no reply, no pick-up; a failed placement aside) hears of it once more, within every other rule (quiet hours, daily cap, gap); 0: never.',
+      }),
     daily_cap_per_carrier: z
       .number()
       .int()
@@ -111,6 +124,7 @@ export const DEFAULT_AGENT_SETTINGS: Readonly<AgentSettings> = Object.freeze({
   wave_wait_minutes: 30,
   channel_order: ['call', 'email', 'whatsapp'],
   recontact_window_hours: 24,
+  follow_up_unanswered_minutes: 90,
   daily_cap_per_carrier: 3,
   carrier_min_gap_minutes: 30,
   group_lane_loads: true,
@@ -137,6 +151,12 @@ export async function readAgentSettings(db: DbOrTx, organizationId: string): Pro
   const { organization_id: _o, created_at: _c, updated_at: _u, negotiation, ...settings } = row;
   return { ...settings, negotiation: storedNegotiation(negotiation) };
 }
+
+/** The re-contact rules of these settings, as carrier selection reads them. */
+export const contactWindowOf = (s: AgentSettings): ContactWindow => ({
+  hours: s.recontact_window_hours,
+  followUpMinutes: s.follow_up_unanswered_minutes,
+});
 
 /** The offers module's policy for carriers' offers, as these settings hold it. */
 export const agentOfferPolicy = (db: DbOrTx): OfferPolicy => ({

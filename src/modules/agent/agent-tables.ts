@@ -38,6 +38,8 @@ export const agentSettings = pgTable(
     carrier_min_gap_minutes: integer('carrier_min_gap_minutes').notNull().default(30),
     /** Loads of one lane due together for one carrier go out in one e-mail or WhatsApp message. */
     group_lane_loads: boolean('group_lane_loads').notNull().default(true),
+    /** Minutes after which an unanswered contact about an urgent load is followed up once (0: never). */
+    follow_up_unanswered_minutes: integer('follow_up_unanswered_minutes').notNull().default(90),
     /** Minutes an offer may wait for a rep before its review item escalates (0: never). */
     review_escalation_minutes: integer('review_escalation_minutes').notNull().default(15),
     ...timestamps,

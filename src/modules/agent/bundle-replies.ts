@@ -6,7 +6,7 @@ import { systemScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
 import { findCarrier } from '../carriers/index.js';
 import { counterOffered, type OfferReceiver } from '../offers/index.js';
-import { type OutreachRow, outreachesOfConversation, recordReply } from '../outreaches/index.js';
+import { type OutreachRow, outreachesOfConversation } from '../outreaches/index.js';
 import type { AgentMessenger } from './agent-messenger.js';
 import { type AgentLoad, agentLoadOf } from './agent-repository.js';
 import { understandReply } from './reply-understanding.js';
@@ -100,7 +100,6 @@ export class BundleReplies {
     channel: 'email' | 'messaging',
   ): Promise<BundleAnswer> {
     const scope = systemScope(outreach.organization_id);
-    for (const m of members) if (m.id !== outreach.id) await recordReply(this.db, scope, m.id);
     const loads = new Map<string, AgentLoad>();
     for (const m of members) {
       const load = await agentLoadOf(this.db, m.organization_id, m.load_id);

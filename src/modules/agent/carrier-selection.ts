@@ -11,7 +11,8 @@ import {
 
 export interface SelectionRules {
   waveSize: number;
-  recontactWindowHours: number;
+  /** The re-contact window, and the follow-up a carrier that did not answer gets on an urgent load. */
+  contactWindow: ContactWindow;
   dailyCapPerCarrier: number;
   /** How a carrier is reached (channels, quiet hours, gap, grouping); none: any channel, at once. */
   contact?: ContactRules;
@@ -213,13 +214,35 @@ export class ExpiringSet implements RefusedCarriers {
 }
 
 /**
- * Whether the carrier was contacted (outbound, any channel, not withdrawn) about the load within
- * the re-contact window: the rule that keeps a carrier from hearing of one load twice in a day.
+ * The re-contact window (hours), and after how many minutes a carrier that did not answer its
+ * contact about a load picked up within URGENT_PICKUP_HOURS hears of it once more (0: never).
  */
-export const offeredWithinSql = (carrier: SQL, loadId: SQL, hours: number) => sql`EXISTS (
+export type ContactWindow = { hours: number; followUpMinutes: number };
+
+/** Within this many hours of its pickup a load is urgent (planning-rules.ts says what that changes). */
+export const URGENT_PICKUP_HOURS = 12;
+
+/**
+ * Whether the carrier was contacted (outbound, any channel, not withdrawn) about the load within
+ * the re-contact window: the rule that keeps a carrier from hearing of one load twice in a day. One
+ * exception: on a load picked up within URGENT_PICKUP_HOURS, a carrier whose one contact about it
+ * went out `followUpMinutes` ago or more and was never answered (no reply, no pick-up) may hear of it
+ * once more, as a broker follows up before the truck must roll. A failed placement (a dead number, a
+ * bounced e-mail) is not followed up: the next channel is tried at once instead.
+ */
+export const offeredWithinSql = (carrier: SQL, loadId: SQL, w: ContactWindow) => sql`(EXISTS (
   SELECT 1 FROM outreaches o
   WHERE o.load_id = ${loadId} AND o.carrier_id = ${carrier} AND o.direction = 'outbound'
-    AND o.cancelled_at IS NULL AND o.created_at > envoy_now() - make_interval(hours => ${hours}))`;
+    AND o.cancelled_at IS NULL AND o.created_at > envoy_now() - make_interval(hours => ${w.hours}))
+  AND NOT (${w.followUpMinutes}::int > 0
+    AND EXISTS (SELECT 1 FROM loads fl WHERE fl.id = ${loadId} AND fl.pickup_date > envoy_now()
+                  AND fl.pickup_date < envoy_now() + make_interval(hours => ${URGENT_PICKUP_HOURS}))
+    AND (SELECT count(*) = 1 AND bool_and(NOT coalesce(o.carrier_engaged, false)
+                  AND o.status IN ('active', 'no_response')
+                  AND o.sent_at <= envoy_now() - make_interval(mins => ${w.followUpMinutes}::int))
+         FROM outreaches o
+         WHERE o.load_id = ${loadId} AND o.carrier_id = ${carrier} AND o.direction = 'outbound'
+           AND o.cancelled_at IS NULL AND o.created_at > envoy_now() - make_interval(hours => ${w.hours}))))`;
 
 /**
  * The carrier's automated contacts (any load) as the planner counts them: `n`, contacts in the
@@ -271,7 +294,7 @@ export async function checkInOrder(
   // Thousands of picks a minute with the same text: planned once per connection.
   return executeNamed<Checked>(
     db,
-    'agent_pick_wave_v11',
+    'agent_pick_wave_v12',
     sql`
     WITH r AS (
       SELECT * FROM unnest(
@@ -289,7 +312,7 @@ export async function checkInOrder(
              ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('ld') })} AS refusal,
              n.n < ${rules.dailyCapPerCarrier} AS cap_ok, n.n AS contacts_24h, n.last_at AS last_contact_at,
              n.cap_frees_at,
-             NOT ${offeredWithinSql(sql`c.id`, sql`ld.id`, rules.recontactWindowHours)} AS load_ok
+             NOT ${offeredWithinSql(sql`c.id`, sql`ld.id`, rules.contactWindow)} AS load_ok
       FROM r
       CROSS JOIN (SELECT id, origin_city, origin_state, destination_city, destination_state, equipment_type
                   FROM loads WHERE organization_id = ${organizationId} AND id = ${loadId}) ld

@@ -7,8 +7,8 @@ import type { DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import { refusalSql } from '../outreaches/index.js';
 import { type AgentLoad, workableSql } from './agent-repository.js';
-import type { AgentSettings } from './agent-settings.js';
-import { contactCountsSql, offeredWithinSql } from './carrier-selection.js';
+import { type AgentSettings, contactWindowOf } from './agent-settings.js';
+import { type ContactWindow, contactCountsSql, offeredWithinSql } from './carrier-selection.js';
 import { type Channel, type ContactPlan, MOST_LOADS_PER_MESSAGE, mostLoadsOn } from './contact-plan.js';
 import { plannedContact, type Queued } from './planning-rules.js';
 import type { Pick } from './wave-pick.js';
@@ -43,7 +43,7 @@ export async function laneLoadsFor(
   organizationId: string,
   loadId: string,
   carrierIds: readonly string[],
-  recontactWindowHours: number,
+  window: ContactWindow,
 ): Promise<Map<string, LaneLoad[]>> {
   const out = new Map<string, LaneLoad[]>();
   if (carrierIds.length === 0) return out;
@@ -104,7 +104,7 @@ export async function laneLoadsFor(
            OR lane.equipment_type = ANY(c.equipment_types))
           AND EXISTS (SELECT 1 FROM carrier_lanes cl WHERE cl.carrier_id = c.id AND ${onLane(sql.identifier('cl'), sql.identifier('lane'))})))
         AND ${refusalSql(organizationId, { carrier: sql.identifier('c'), load: sql.identifier('lane') })} IS NULL
-        AND NOT ${offeredWithinSql(sql`c.id`, sql`lane.id`, recontactWindowHours)}
+        AND NOT ${offeredWithinSql(sql`c.id`, sql`lane.id`, window)}
     )
     SELECT carrier_id, id, load_number, same_lane FROM offered
     WHERE n < ${MOST_LOADS_PER_MESSAGE}
@@ -156,7 +156,7 @@ export async function withLaneLoads(
         load.organization_id,
         load.id,
         all.filter((c) => c.plan.kind === 'contact').map((c) => c.carrier_id),
-        settings.recontact_window_hours,
+        contactWindowOf(settings),
       )
     : new Map<string, LaneLoad[]>();
   const planned: Queued[] = [];

@@ -10,17 +10,20 @@ import { DEFAULT_TIME_ZONE, timeZoneOfState } from '../../lib/time-zones.js';
 import type { NewOutreach } from '../outreaches/index.js';
 import type { AgentLoad } from './agent-repository.js';
 import type { AgentSettings } from './agent-settings.js';
-import { type Candidate, contactCountsSql, offeredWithinSql, openBundleSql } from './carrier-selection.js';
+import {
+  type Candidate,
+  type ContactWindow,
+  contactCountsSql,
+  offeredWithinSql,
+  openBundleSql,
+  URGENT_PICKUP_HOURS,
+} from './carrier-selection.js';
 import type { ContactRules, OpenBundle } from './contact-plan.js';
 import type { PickedCandidate } from './wave-pick.js';
 
 export type Queued = { row: NewOutreach; candidate: Candidate };
 
-/**
- * A load whose pickup is this near is urgent: its carriers are not held to the pace, and its waves
- * are not held to one tier.
- */
-export const URGENT_PICKUP_HOURS = 12;
+export { URGENT_PICKUP_HOURS };
 
 /** Whether the load picks up within URGENT_PICKUP_HOURS of `now` (or already should have). */
 export const isUrgent = (load: Pick<AgentLoad, 'pickup_date'>, now: Date) =>
@@ -123,12 +126,12 @@ export async function lockedContactStates(
   organizationId: string,
   loadId: string,
   ids: string[],
-  recontactWindowHours: number,
+  window: ContactWindow,
 ) {
   const sorted = await lockCarriers(tx, ids);
   const rows = await tx.execute<ContactState & { carrier_id: string }>(sql`
     SELECT c.id AS carrier_id, n.n, n.last_at, (${openBundleSql(organizationId, sql`c.id`, sql`ld.id`)}) AS open_bundle,
-           ${offeredWithinSql(sql`c.id`, sql`ld.id`, recontactWindowHours)} AS offered
+           ${offeredWithinSql(sql`c.id`, sql`ld.id`, window)} AS offered
     FROM unnest(${sql.param(sorted)}::text[]) AS c(id)
     CROSS JOIN (SELECT id FROM loads WHERE id = ${loadId}) ld
     CROSS JOIN LATERAL (${contactCountsSql(organizationId, sql`c.id`)}) n`);

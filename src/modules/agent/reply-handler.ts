@@ -182,8 +182,10 @@ export class ReplyHandler {
       await agentLoadOf(this.db, outreach.organization_id, outreach.load_id),
       'load of the outreach',
     );
-    // A message that named several loads: read without its load numbers, answered per load.
+    // A message that named several loads: read without its load numbers, answered per load. The
+    // carrier answered every load the conversation offered, whatever the answer turns out to be.
     const members = await conversationOutreaches(this.db, outreach);
+    for (const m of members) if (m.id !== outreach.id) await recordReply(this.db, scope, m.id);
     const heard = await this.heard(members.length > 1 ? bundleText(text, members) : text, load.distance, ids);
     if (heard.stop_contact) {
       await this.stopContact.request(scope, outreach.carrier_id, channel === 'email' ? 'email' : 'whatsapp');

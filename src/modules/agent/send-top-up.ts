@@ -16,7 +16,7 @@ import {
   outreachEventData,
 } from '../outreaches/index.js';
 import { pendingJoinsOf, recordActivity } from './agent-repository.js';
-import { type AgentSettings, readAgentSettings } from './agent-settings.js';
+import { type AgentSettings, contactWindowOf, readAgentSettings } from './agent-settings.js';
 import { mostLoadsOn } from './contact-plan.js';
 import { laneLoadsFor } from './lane-sweep.js';
 import { lockCarriers } from './planning-rules.js';
@@ -57,7 +57,7 @@ export async function topUpAtSend(
     const group = [...claimed, ...added].filter((o) => o.id === p.id || o.bundle_id === p.id);
     const room = mostLoadsOn(p.modality) - group.length;
     if (room <= 0) continue;
-    const window = defined(settings.get(p.organization_id), 'settings').recontact_window_hours;
+    const window = contactWindowOf(defined(settings.get(p.organization_id), 'settings'));
     const open = (await laneLoadsFor(tx, p.organization_id, p.load_id, [p.carrier_id], window)).get(
       p.carrier_id,
     );

@@ -21,7 +21,7 @@ import {
   recordDecision,
   unworkableQueued,
 } from './agent-repository.js';
-import { type AgentSettings, readAgentSettings } from './agent-settings.js';
+import { type AgentSettings, contactWindowOf, readAgentSettings } from './agent-settings.js';
 import {
   ExpiringSet,
   type LoadLane,
@@ -290,7 +290,7 @@ export class WavePlanner {
     const contact = contactRulesOf(settings, load, now);
     const rules: SelectionRules = {
       waveSize: settings.wave_size,
-      recontactWindowHours: settings.recontact_window_hours,
+      contactWindow: contactWindowOf(settings),
       dailyCapPerCarrier: settings.daily_cap_per_carrier,
       contact,
       // One waiting wave at a time: while contacts wait for quiet hours to end, only carriers in
@@ -316,7 +316,7 @@ export class WavePlanner {
       organizationId,
       load.id,
       all.map((c) => c.carrier_id),
-      settings.recontact_window_hours,
+      contactWindowOf(settings),
     );
     const recheck = (list: PickedCandidate[]) =>
       list.flatMap((c): PickedCandidate[] => {

@@ -1,0 +1,1 @@
+ALTER TABLE "agent_settings" ADD COLUMN "follow_up_unanswered_minutes" integer DEFAULT 90 NOT NULL;
