@@ -201,7 +201,11 @@ async function registerReference(app: FastifyInstance, config: Config) {
 
 /** One plugin per module, each given the services it uses and nothing else. */
 async function registerModules(api: FastifyInstance, { services: s, database, config }: AppDeps) {
-  await api.register(authRoutes, { auth: s.auth, sessions: s.sessions });
+  await api.register(authRoutes, {
+    auth: s.auth,
+    sessions: s.sessions,
+    refreshPath: `${API_PREFIX}/auth/refresh`,
+  });
   await api.register(membersRoutes, { members: s.members, invitations: s.invitations });
   await api.register(apiKeysRoutes, { apiKeys: s.apiKeys });
   await api.register(loadsRoutes, { loads: s.loads });

@@ -1,18 +1,38 @@
+import cookie from '@fastify/cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { unauthenticated } from '../../domain/errors.js';
+import { isAppError, unauthenticated, validationFailed } from '../../domain/errors.js';
 import { access } from '../../http/access.js';
 import { errorResponses } from '../../http/schemas.js';
 import { loginBody, logoutBody, meSchema, refreshBody, sessionTokensSchema } from './auth-schemas.js';
 import type { AuthService } from './auth-service.js';
-import type { SessionsService } from './sessions-service.js';
+import { clearRefreshCookie, REFRESH_COOKIE, requireSameOrigin, setRefreshCookie } from './refresh-cookie.js';
+import type { SessionsService, SessionTokens } from './sessions-service.js';
 
 const tags = ['auth'];
 
-export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService; sessions: SessionsService }> = async (
+export interface AuthRoutesOptions {
+  auth: AuthService;
+  sessions: SessionsService;
+  /** The full path of POST /auth/refresh: the refresh cookie is sent there only. */
+  refreshPath: string;
+}
+
+export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (
   app,
-  { auth: service, sessions },
+  { auth: service, sessions, refreshPath },
 ) => {
+  await app.register(cookie);
+  /** The tokens as answered: with `inCookie`, the refresh token goes into the cookie, not the body. */
+  const answer = (request: FastifyRequest, reply: FastifyReply, tokens: SessionTokens, inCookie: boolean) => {
+    if (!inCookie) return tokens;
+    const { refresh_token, ...rest } = tokens;
+    if (refresh_token)
+      setRefreshCookie(request, reply, refreshPath, refresh_token, tokens.refresh_expires_in);
+    return rest;
+  };
+
   app.post(
     '/auth/login',
     {
@@ -23,12 +43,21 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService; sessions: Se
         summary: 'Exchange an e-mail and password for an access token and a refresh token',
         description:
           'Starts a session. Wrong e-mail and wrong password give the same 401 `invalid_credentials`. ' +
-          'Counted per client IP, before the password is checked.',
+          'Counted per client IP, before the password is checked. The session ends `refresh_expires_in` ' +
+          'seconds after sign-in, whatever the refreshes. With `use_cookie` the refresh token is set in the ' +
+          '`envoy_refresh` cookie (HttpOnly, SameSite=Strict, Path the refresh operation, Secure over HTTPS) ' +
+          'and left out of the body.',
         body: loginBody,
         response: { 200: sessionTokensSchema, ...errorResponses(401, 422, 429) },
       },
     },
-    async (request) => service.login(request.body.email, request.body.password),
+    async (request, reply) =>
+      answer(
+        request,
+        reply,
+        await service.login(request.body.email, request.body.password),
+        request.body.use_cookie === true,
+      ),
   );
 
   app.post(
@@ -44,12 +73,28 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService; sessions: Se
           'second time (a stolen copy, or two refreshes racing with one token) ends its whole session: ' +
           '401 `refresh_token_reused`, and the session’s newest refresh token and access tokens stop ' +
           'working too. An unknown or expired token, or one of an ended session, is 401 ' +
-          '`invalid_refresh_token`. Counted per client IP in the `/auth/*` limit.',
+          '`invalid_refresh_token`. The session keeps the end it got at sign-in. Counted per client IP in the ' +
+          '`/auth/*` limit. Without `refresh_token` in the body, the `envoy_refresh` cookie is used and the ' +
+          'next one set in its place; such a request must come from a page of this server (its `Origin`, ' +
+          'and `Sec-Fetch-Site` when sent), else 403 `cross_site_request`.',
         body: refreshBody,
-        response: { 200: sessionTokensSchema, ...errorResponses(401, 422, 429) },
+        response: { 200: sessionTokensSchema, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => sessions.refresh(request.body.refresh_token),
+    async (request, reply) => {
+      const sent = request.body.refresh_token;
+      if (sent) return sessions.refresh(sent);
+      const token = request.cookies[REFRESH_COOKIE];
+      if (!token) throw validationFailed('body', ['refresh_token'], 'Required (or the envoy_refresh cookie)');
+      requireSameOrigin(request);
+      try {
+        return answer(request, reply, await sessions.refresh(token), true);
+      } catch (err) {
+        // A cookie that can no longer refresh is of no further use to the browser.
+        if (isAppError(err) && err.statusCode === 401) clearRefreshCookie(request, reply, refreshPath);
+        throw err;
+      }
+    },
   );
 
   app.post(
@@ -62,7 +107,8 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService; sessions: Se
         summary: 'End the session of the access token',
         description:
           'Its access tokens and refresh tokens stop working at once, on every instance. A `refresh_token` ' +
-          'of another of your sessions ends that one too; anyone else’s is ignored.',
+          'of another of your sessions ends that one too; anyone else’s is ignored. The `envoy_refresh` cookie, ' +
+          'if any, is cleared.',
         body: logoutBody,
         response: { 204: z.null().describe('Signed out'), ...errorResponses(401, 403, 422, 429) },
       },
@@ -71,6 +117,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService; sessions: Se
       const principal = request.principal;
       if (principal?.kind !== 'bearer' || !principal.sessionId) throw unauthenticated();
       await sessions.logout(principal.userId, principal.sessionId, request.body.refresh_token);
+      clearRefreshCookie(request, reply, refreshPath);
       return reply.status(204).send(null);
     },
   );
