@@ -224,7 +224,7 @@ async function registerModules(api: FastifyInstance, { services: s, database, co
   await api.register(voiceTemplatesRoutes, { templates: s.voiceTemplates });
   await api.register(voiceNumbersRoutes, { numbers: s.voiceNumbers });
   await api.register(voiceWebhookRoutes, { calls: s.calls, provider: s.voiceProvider });
-  await api.register(offersRoutes, { offers: s.offers });
+  await api.register(offersRoutes, { offers: s.offers, counters: s.offerCounters });
   await api.register(webhooksRoutes, { webhooks: s.webhooks });
   await api.register(eventStreamRoutes, {
     hub: s.eventStream,

@@ -44,6 +44,7 @@ import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js
 import { LoadsService, loadUniqueConstraints } from './modules/loads/loads-service.js';
 import { StatusMappings } from './modules/loads/status-mappings-service.js';
 import { acceptedOfferOfLoad } from './modules/offers/index.js';
+import { OfferCounters } from './modules/offers/offer-counter.js';
 import { OfferIntake } from './modules/offers/offer-intake.js';
 import { OffersService } from './modules/offers/offers-service.js';
 import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js';
@@ -84,6 +85,7 @@ export interface Services {
   readonly compliance: ComplianceService;
   readonly carriers: CarriersService;
   readonly offers: OffersService;
+  readonly offerCounters: OfferCounters;
   readonly voiceProvider: VoiceProvider;
   readonly voiceTemplates: VoiceTemplatesService;
   readonly voiceNumbers: VoiceNumbersService;
@@ -164,6 +166,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     compliance,
     carriers,
     offers: new OffersService(db),
+    offerCounters: new OfferCounters(db, agentOfferPolicy(db), agent.repCounters, log),
     voiceProvider,
     voiceTemplates,
     voiceNumbers: new VoiceNumbersService(db, voiceProvider),

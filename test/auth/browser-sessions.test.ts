@@ -20,7 +20,12 @@ function refreshCookie(res: { headers: Record<string, unknown> }) {
   };
 }
 
-async function cookieLogin(t: TestApp, email: string, password: string, headers: Record<string, string> = {}) {
+async function cookieLogin(
+  t: TestApp,
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+) {
   const res = await t.app.inject({
     method: 'POST',
     url: '/api/v1/auth/login',
@@ -85,12 +90,13 @@ describe('a browser session: the refresh token in an HttpOnly cookie', () => {
   it('refuses a refresh by cookie from another site, or without an Origin', async () => {
     const { user } = await createTenant(t);
     const { cookie } = await cookieLogin(t, user.email, user.password, { host: HOST });
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { host: HOST, origin: 'https://attacker.example' },
       { host: HOST },
       { host: HOST, origin: `http://${HOST}`, 'sec-fetch-site': 'cross-site' },
       { host: HOST, origin: `https://${HOST}` },
-    ]) {
+    ];
+    for (const headers of refused) {
       const res = await refreshByCookie(t, cookie.value, headers);
       expect(res.statusCode, JSON.stringify(headers)).toBe(403);
       expect(res.json().error.code).toBe('cross_site_request');
@@ -220,7 +226,10 @@ describe('a stream ticket in a URL', () => {
     // Sent to a route that does not take tickets: the ticket is not used there, and must not be readable in the log.
     await t.app.inject({ method: 'GET', url: `/api/v1/loads?ticket=${ticket}&marker=other` });
     // On the stream route itself (a ticket already used or unknown: 401, and not logged either).
-    const stale = await t.app.inject({ method: 'GET', url: '/api/v1/events/stream?ticket=stale-ticket-value-9' });
+    const stale = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/events/stream?ticket=stale-ticket-value-9',
+    });
     expect(stale.statusCode).toBe(401);
     const text = JSON.stringify(t.logs);
     expect(text).not.toContain(ticket);

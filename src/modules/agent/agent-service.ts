@@ -8,6 +8,7 @@ import type { OutreachRow } from '../outreaches/index.js';
 import { type AgentChannels, AgentMessenger } from './agent-messenger.js';
 import type { AgentSettings } from './agent-settings.js';
 import { type CallPlacer, ContactDispatcher } from './contact-dispatcher.js';
+import { RepCounterMessages } from './rep-counters.js';
 import { type DeliveryResult, type InboundResult, ReplyHandler } from './reply-handler.js';
 import { sweepReviewItems } from './review-items.js';
 import { type LaneRanking, WavePlanner } from './wave-planner.js';
@@ -26,6 +27,8 @@ export class AgentService {
   private readonly replies: ReplyHandler;
   private readonly db: Db;
   private readonly log: FastifyBaseLogger;
+  /** Where a rep's counter-offer is said: the offer's conversation, through the agent's messenger. */
+  readonly repCounters: RepCounterMessages;
 
   constructor(
     db: Db,
@@ -42,6 +45,7 @@ export class AgentService {
     this.planner = new WavePlanner(db, log, batchSize, rankingTtlMs);
     this.dispatcher = new ContactDispatcher(db, calls, messenger, log, batchSize);
     this.replies = new ReplyHandler(db, messenger, rules.offers, rules.stopContact, channels.chatModel, log);
+    this.repCounters = new RepCounterMessages(db, messenger);
   }
 
   /** One round of the worker; returns what it did. */

@@ -24,14 +24,6 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (
   { auth: service, sessions, refreshPath },
 ) => {
   await app.register(cookie);
-  /** The tokens as answered: with `inCookie`, the refresh token goes into the cookie, not the body. */
-  const answer = (request: FastifyRequest, reply: FastifyReply, tokens: SessionTokens, inCookie: boolean) => {
-    if (!inCookie) return tokens;
-    const { refresh_token, ...rest } = tokens;
-    if (refresh_token)
-      setRefreshCookie(request, reply, refreshPath, refresh_token, tokens.refresh_expires_in);
-    return rest;
-  };
 
   app.post(
     '/auth/login',
@@ -56,46 +48,11 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (
         request,
         reply,
         await service.login(request.body.email, request.body.password),
-        request.body.use_cookie === true,
+        request.body.use_cookie === true ? refreshPath : null,
       ),
   );
 
-  app.post(
-    '/auth/refresh',
-    {
-      config: { access: access.public },
-      schema: {
-        operationId: 'refreshSession',
-        tags,
-        summary: 'Exchange a refresh token for a new access token and a new refresh token',
-        description:
-          'Each refresh token works once: the answer carries the next one. A refresh token presented a ' +
-          'second time (a stolen copy, or two refreshes racing with one token) ends its whole session: ' +
-          '401 `refresh_token_reused`, and the session’s newest refresh token and access tokens stop ' +
-          'working too. An unknown or expired token, or one of an ended session, is 401 ' +
-          '`invalid_refresh_token`. The session keeps the end it got at sign-in. Counted per client IP in the ' +
-          '`/auth/*` limit. Without `refresh_token` in the body, the `envoy_refresh` cookie is used and the ' +
-          'next one set in its place; such a request must come from a page of this server (its `Origin`, ' +
-          'and `Sec-Fetch-Site` when sent), else 403 `cross_site_request`.',
-        body: refreshBody,
-        response: { 200: sessionTokensSchema, ...errorResponses(401, 403, 422, 429) },
-      },
-    },
-    async (request, reply) => {
-      const sent = request.body.refresh_token;
-      if (sent) return sessions.refresh(sent);
-      const token = request.cookies[REFRESH_COOKIE];
-      if (!token) throw validationFailed('body', ['refresh_token'], 'Required (or the envoy_refresh cookie)');
-      requireSameOrigin(request);
-      try {
-        return answer(request, reply, await sessions.refresh(token), true);
-      } catch (err) {
-        // A cookie that can no longer refresh is of no further use to the browser.
-        if (isAppError(err) && err.statusCode === 401) clearRefreshCookie(request, reply, refreshPath);
-        throw err;
-      }
-    },
-  );
+  refreshRoute(app, sessions, refreshPath);
 
   app.post(
     '/auth/logout',
@@ -139,3 +96,58 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (
     },
   );
 };
+
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
+/** The tokens as answered: with a cookie path, the refresh token goes into the cookie, not the body. */
+function answer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  tokens: SessionTokens,
+  cookiePath: string | null,
+): Omit<SessionTokens, 'refresh_token'> & { refresh_token?: string } {
+  if (cookiePath === null) return tokens;
+  const { refresh_token, ...rest } = tokens;
+  setRefreshCookie(request, reply, cookiePath, refresh_token, tokens.refresh_expires_in);
+  return rest;
+}
+
+/** POST /auth/refresh: by the refresh token in the body, or by the cookie from a page of this server. */
+function refreshRoute(app: App, sessions: SessionsService, refreshPath: string) {
+  app.post(
+    '/auth/refresh',
+    {
+      config: { access: access.public },
+      schema: {
+        operationId: 'refreshSession',
+        tags,
+        summary: 'Exchange a refresh token for a new access token and a new refresh token',
+        description:
+          'Each refresh token works once: the answer carries the next one. A refresh token presented a ' +
+          'second time (a stolen copy, or two refreshes racing with one token) ends its whole session: ' +
+          '401 `refresh_token_reused`, and the session’s newest refresh token and access tokens stop ' +
+          'working too. An unknown or expired token, or one of an ended session, is 401 ' +
+          '`invalid_refresh_token`. The session keeps the end it got at sign-in. Counted per client IP in the ' +
+          '`/auth/*` limit. Without `refresh_token` in the body, the `envoy_refresh` cookie is used and the ' +
+          'next one set in its place; such a request must come from a page of this server (its `Origin`, ' +
+          'and `Sec-Fetch-Site` when sent), else 403 `cross_site_request`.',
+        body: refreshBody,
+        response: { 200: sessionTokensSchema, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const sent = request.body.refresh_token;
+      if (sent) return sessions.refresh(sent);
+      const token = request.cookies[REFRESH_COOKIE];
+      if (!token) throw validationFailed('body', ['refresh_token'], 'Required (or the envoy_refresh cookie)');
+      requireSameOrigin(request);
+      try {
+        return answer(request, reply, await sessions.refresh(token), refreshPath);
+      } catch (err) {
+        // A cookie that can no longer refresh is of no further use to the browser.
+        if (isAppError(err) && err.statusCode === 401) clearRefreshCookie(request, reply, refreshPath);
+        throw err;
+      }
+    },
+  );
+}

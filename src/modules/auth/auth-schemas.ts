@@ -5,11 +5,14 @@ import { dateTime, optionalBody, text } from '../../http/schemas.js';
 export const loginBody = z.object({
   email: text(254),
   password: text(1024),
-  use_cookie: z.boolean().optional().meta({
-    description:
-      'For a browser page of this server (the console): true sets the refresh token in an HttpOnly, ' +
-      'SameSite=Strict cookie sent only to POST /auth/refresh, instead of returning it in the body.',
-  }),
+  use_cookie: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        'For a browser page of this server (the console): true sets the refresh token in an HttpOnly, ' +
+        'SameSite=Strict cookie sent only to POST /auth/refresh, instead of returning it in the body.',
+    }),
 });
 
 export const sessionTokensSchema = z
@@ -27,11 +30,14 @@ export const sessionTokensSchema = z
           'One use: `POST /auth/refresh` exchanges it for new tokens and a new refresh token. Keep it secret. ' +
           'Absent when the refresh token was set as a cookie (`use_cookie`, or a refresh by cookie).',
       }),
-    refresh_expires_in: z.number().int().meta({
-      description:
-        'Seconds until the session ends, and with it every refresh token of it: a fixed time after sign-in ' +
-        'that no refresh moves.',
-    }),
+    refresh_expires_in: z
+      .number()
+      .int()
+      .meta({
+        description:
+          'Seconds until the session ends, and with it every refresh token of it: a fixed time after sign-in ' +
+          'that no refresh moves.',
+      }),
   })
   .meta({ id: 'SessionTokens' });
 
