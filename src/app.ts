@@ -9,6 +9,7 @@ import type { EmbeddedDatabase } from './db/embedded.js';
 import { access } from './http/access.js';
 import { authentication, enforceAccess } from './http/authentication.js';
 import { capConnectionsPerAddress, serverTimeouts } from './http/connections.js';
+import { serveConsole } from './http/console.js';
 import { cors } from './http/cors.js';
 import {
   answerClientError,
@@ -148,6 +149,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     },
     { prefix: API_PREFIX },
   );
+
+  if (config.console.enabled) await app.register(serveConsole, { dir: config.console.dir });
 
   const runner = new WorkerRunner(config.workers.enabled ? services.workers : [], app.log);
   app.decorate('workers', runner);

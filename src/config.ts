@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Config } from './config/config-types.js';
 import { envSchema, type ParsedEnv } from './config/env-schema.js';
 import { channelsConfig, complianceConfig, voiceConfig } from './config/sections.js';
@@ -123,6 +124,15 @@ export function loadConfig(
       maxConnectionsPerIp: env.MAX_CONNECTIONS_PER_IP ?? (env.TRUST_PROXY ? 0 : 256),
     }),
     docsEnabled: env.DOCS_ENABLED ?? env.NODE_ENV !== 'production',
+    console: consoleConfig(env),
+  });
+}
+
+function consoleConfig(env: ParsedEnv): Config['console'] {
+  return Object.freeze({
+    enabled: env.CONSOLE_ENABLED,
+    // This file is src/config.ts or dist/config.js: one level under the package's root either way.
+    dir: env.CONSOLE_DIR ?? fileURLToPath(new URL('../dist/console', import.meta.url)),
   });
 }
 

@@ -20,15 +20,7 @@ export class RepCounterMessages implements CounterChannel {
     private readonly messenger: AgentMessenger,
   ) {}
 
-  async conversationOf(
-    scope: OrgScope,
-    offer: {
-      load_id: string;
-      carrier_id: string;
-      channel: 'email' | 'messaging';
-      email_conversation_id: string | null;
-    },
-  ): Promise<CounterConversation | null> {
+  async conversationOf(scope: OrgScope, offer: CounteredOffer): Promise<CounterConversation | null> {
     const modality = offer.channel === 'email' ? 'email' : 'whatsapp';
     const inConversation = offer.email_conversation_id
       ? (await outreachesOfConversation(this.db, offer.email_conversation_id, offer.carrier_id)).find(

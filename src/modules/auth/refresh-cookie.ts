@@ -5,6 +5,12 @@ import { AppError } from '../../domain/errors.js';
 export const REFRESH_COOKIE = 'envoy_refresh';
 
 /**
+ * Beside it, a cookie the page may read that holds no secret ("1"): it tells a reloaded console
+ * that a refresh cookie exists, so a signed-out browser is not sent on a refresh bound to fail.
+ */
+export const SESSION_HINT_COOKIE = 'envoy_session';
+
+/**
  * The refresh token of a browser session lives in an HttpOnly cookie the page's scripts cannot
  * read, sent only with the refresh request (its Path), never with a request started by another
  * site (SameSite=Strict), and only over HTTPS when the request came over HTTPS (Secure; plain
@@ -17,23 +23,22 @@ export function setRefreshCookie(
   token: string,
   maxAgeSeconds: number,
 ) {
+  const secure = request.protocol === 'https';
   reply.setCookie(REFRESH_COOKIE, token, {
     path,
     httpOnly: true,
     sameSite: 'strict',
-    secure: request.protocol === 'https',
+    secure,
     maxAge: maxAgeSeconds,
   });
+  reply.setCookie(SESSION_HINT_COOKIE, '1', { path: '/', sameSite: 'strict', secure, maxAge: maxAgeSeconds });
 }
 
 /** Removes the cookie (sign-out, or a refused refresh). */
 export function clearRefreshCookie(request: FastifyRequest, reply: FastifyReply, path: string) {
-  reply.clearCookie(REFRESH_COOKIE, {
-    path,
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: request.protocol === 'https',
-  });
+  const secure = request.protocol === 'https';
+  reply.clearCookie(REFRESH_COOKIE, { path, httpOnly: true, sameSite: 'strict', secure });
+  reply.clearCookie(SESSION_HINT_COOKIE, { path: '/', sameSite: 'strict', secure });
 }
 
 const crossSite = (message: string) => new AppError(403, 'cross_site_request', message);
