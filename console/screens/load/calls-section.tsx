@@ -38,7 +38,7 @@ export function CallsSection({
           list="load-phones"
           onChange={(e) => setPhone(e.target.value)}
           error={errorFor(start.error, 'phone_number')}
-          hint="A carrier's number, in any common format"
+          hint="E.164, for example +14155552671"
         />
         <datalist id="load-phones">
           {phones.map((p) => (
