@@ -35,7 +35,7 @@ async function cookieLogin(
   expect(res.statusCode, res.body).toBe(200);
   const cookie = refreshCookie(res);
   if (!cookie) throw new Error('no refresh cookie set');
-  return { body: res.json<Record<string, unknown>>(), cookie };
+  return { body: res.json<Record<string, unknown>>(), cookie, res };
 }
 
 const refreshByCookie = (t: TestApp, value: string, headers: Record<string, string> = SAME_ORIGIN) =>
@@ -53,7 +53,7 @@ describe('a browser session: the refresh token in an HttpOnly cookie', () => {
 
   it('sets the refresh token as an HttpOnly, SameSite=Strict cookie scoped to the refresh path, not in the body', async () => {
     const { user } = await createTenant(t);
-    const { body, cookie } = await cookieLogin(t, user.email, user.password, { host: HOST });
+    const { body, cookie, res } = await cookieLogin(t, user.email, user.password, { host: HOST });
     expect(body.refresh_token).toBeUndefined();
     expect(body.access_token).toEqual(expect.any(String));
     expect(cookie.value).toMatch(/^envoy_rt_/);
@@ -62,6 +62,9 @@ describe('a browser session: the refresh token in an HttpOnly cookie', () => {
     );
     // Plain http (development on localhost): not Secure, or the browser would drop it.
     expect(cookie.attrs).not.toContain('secure');
+    // Beside it, a hint the page can read, holding no secret: a refresh cookie exists.
+    const hint = [res.headers['set-cookie']].flat().find((c) => String(c).startsWith('envoy_session='));
+    expect(String(hint)).toMatch(/^envoy_session=1; Max-Age=2592000; Path=\/; SameSite=Strict$/);
   });
 
   it('refreshes from a page of the same origin, rotating the cookie; the old cookie is then refused as reused', async () => {
