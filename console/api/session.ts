@@ -88,7 +88,7 @@ class SessionStore {
         return true;
       }
       const body = await response.json().catch(() => null);
-      if (response.status === 401 || response.status === 422) {
+      if (response.status === 401) {
         this.clear();
         return false;
       }

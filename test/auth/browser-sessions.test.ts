@@ -108,10 +108,10 @@ describe('a browser session: the refresh token in an HttpOnly cookie', () => {
     expect((await refreshByCookie(t, cookie.value)).statusCode).toBe(200);
   });
 
-  it('answers 422 naming refresh_token without a cookie and without a refresh_token in the body', async () => {
+  it('answers 401 naming refresh_token without a cookie and without a refresh_token in the body', async () => {
     const res = await t.app.inject({ method: 'POST', url: REFRESH, headers: SAME_ORIGIN, payload: {} });
-    expect(res.statusCode).toBe(422);
-    expect(res.json().error.param).toBe('refresh_token');
+    expect(res.statusCode).toBe(401);
+    expect(res.json().error).toMatchObject({ code: 'invalid_refresh_token', param: 'refresh_token' });
   });
 
   it('clears the cookie on sign-out, and the session is over', async () => {

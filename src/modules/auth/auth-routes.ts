@@ -2,7 +2,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { isAppError, unauthenticated, validationFailed } from '../../domain/errors.js';
+import { AppError, isAppError, unauthenticated } from '../../domain/errors.js';
 import { access } from '../../http/access.js';
 import { errorResponses } from '../../http/schemas.js';
 import { loginBody, logoutBody, meSchema, refreshBody, sessionTokensSchema } from './auth-schemas.js';
@@ -130,7 +130,8 @@ function refreshRoute(app: App, sessions: SessionsService, refreshPath: string) 
           '`invalid_refresh_token`. The session keeps the end it got at sign-in. Counted per client IP in the ' +
           '`/auth/*` limit. Without `refresh_token` in the body, the `envoy_refresh` cookie is used and the ' +
           'next one set in its place; such a request must come from a page of this server (its `Origin`, ' +
-          'and `Sec-Fetch-Site` when sent), else 403 `cross_site_request`.',
+          'and `Sec-Fetch-Site` when sent), else 403 `cross_site_request`. With neither: 401 ' +
+          '`invalid_refresh_token` naming `refresh_token`.',
         body: refreshBody,
         response: { 200: sessionTokensSchema, ...errorResponses(401, 403, 422, 429) },
       },
@@ -139,7 +140,14 @@ function refreshRoute(app: App, sessions: SessionsService, refreshPath: string) 
       const sent = request.body.refresh_token;
       if (sent) return sessions.refresh(sent);
       const token = request.cookies[REFRESH_COOKIE];
-      if (!token) throw validationFailed('body', ['refresh_token'], 'Required (or the envoy_refresh cookie)');
+      if (!token) {
+        throw new AppError(
+          401,
+          'invalid_refresh_token',
+          'No refresh token: send refresh_token, or sign in again',
+          'refresh_token',
+        );
+      }
       requireSameOrigin(request);
       try {
         return answer(request, reply, await sessions.refresh(token), refreshPath);
