@@ -273,8 +273,16 @@ describe.skipIf(!existsSync(CHROMIUM))("the broker's console in a real browser",
     await close();
   });
 
-  it('shows a MEMBER no customer rate and no margin', async () => {
+  it('shows a MEMBER no customer rate and no margin, and switches to another organization of the user', async () => {
     const b = await brokerage('MEMBER');
+    // The same person is the OWNER of a second brokerage.
+    const second = await brokerage();
+    await rig.t.services.auth.createUser({
+      organizationId: second.orgId,
+      email: b.user.email,
+      password: b.user.password,
+      role: 'OWNER',
+    });
     const { page, errors, close } = await openConsole(rig);
     await signIn(page, b.user, `/loads/${b.chicago}`);
     await page.getByRole('heading', { level: 1, name: `CHI-${b.tag}` }).waitFor();
@@ -282,6 +290,14 @@ describe.skipIf(!existsSync(CHROMIUM))("the broker's console in a real browser",
     await expect(page.getByText('Margin', { exact: true }).count()).resolves.toBe(0);
     await expect(page.getByText('Customer rate', { exact: true }).count()).resolves.toBe(0);
     await expect(page.getByText('MEMBER', { exact: true }).count()).resolves.toBe(1);
+
+    await page.getByRole('link', { name: 'Loads', exact: true }).click();
+    const org = page.getByLabel('Organization');
+    await org.selectOption({ index: 1 });
+    await page.getByRole('link', { name: `CHI-${second.tag}` }).click();
+    await page.getByRole('heading', { level: 1, name: `CHI-${second.tag}` }).waitFor();
+    await page.getByText('Margin', { exact: true }).waitFor();
+    await expect(page.getByText('OWNER', { exact: true }).count()).resolves.toBe(1);
     expect(errors).toEqual([]);
     await close();
   });
