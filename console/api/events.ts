@@ -123,6 +123,8 @@ export function useEventStream(
         return;
       }
       source.onopen = () => {
+        // Back after a drop, with no event seen yet to resume after: what happened meanwhile is read afresh.
+        if (failures > 0 && !lastEventId) void client.invalidateQueries();
         failures = 0;
         setState('open');
       };

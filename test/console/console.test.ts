@@ -241,6 +241,34 @@ describe.skipIf(!existsSync(CHROMIUM))("the broker's console in a real browser",
     await close();
   });
 
+  it('says so when the connection drops, and after it catches up with what happened meanwhile', async () => {
+    const b = await brokerage();
+    const { page, context, errors, close } = await openConsole(rig);
+    const streamed = page.waitForResponse((r) => r.url().includes('/api/v1/events/stream?'));
+    await signIn(page, b.user);
+    const row = page.locator('tbody tr', { hasText: `CHI-${b.tag}` });
+    await row.waitFor();
+    await streamed;
+    await offerOn(b.key.headers, b.chicago, 2050, `Early Carrier ${b.tag}`);
+    await row.getByText('1 · best $2,050').waitFor({ timeout: 15_000 });
+    // The network goes, and with it the open stream (the server's side of it is cut too).
+    await context.setOffline(true);
+    rig.t.app.server.closeAllConnections();
+    await page.getByRole('alert').filter({ hasText: 'Connection lost' }).waitFor();
+    // Written while the browser is away: it comes with the replay once the stream is open again.
+    await offerOn(b.key.headers, b.chicago, 1990, `Away Carrier ${b.tag}`);
+    const reopened = page.waitForResponse((r) => r.url().includes('last_event_id='));
+    await context.setOffline(false);
+    await reopened;
+    await row.getByText('2 · best $1,990').waitFor({ timeout: 15_000 });
+    await page.getByRole('alert').filter({ hasText: 'Connection lost' }).waitFor({ state: 'detached' });
+    // What the browser itself logs about the cut stream and the requests that failed while offline.
+    expect(
+      errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(e)),
+    ).toEqual([]);
+    await close();
+  });
+
   it('signs out: the session ends, and its refresh cookie no longer works', async () => {
     const b = await brokerage();
     const { page, context, errors, close } = await openConsole(rig);
