@@ -61,10 +61,13 @@ export async function run() {
 
     const visits = sized('BENCH_PAGE_LOADS', 20, 5);
     const times: number[] = [];
+    const phases: Record<string, number[]> = {};
     for (let i = 0; i < visits; i++) {
       await page.goto('/loads');
       await page.locator('tbody tr').first().waitFor({ timeout: 60_000 });
       times.push(await page.evaluate(() => Number(Reflect.get(globalThis, '__firstRow'))));
+      const ended: Record<string, number> = await page.evaluate(PHASES);
+      for (const [name, at] of Object.entries(ended)) (phases[name] ??= []).push(at);
     }
     const ms = (n: number) => `${Math.round(n)} ms`;
     console.log(
@@ -73,6 +76,11 @@ export async function run() {
         (smoke ? ' (smoke size: the figures mean nothing)' : ''),
     );
     console.log(`  each: ${times.map((t) => Math.round(t)).join(', ')}`);
+    console.log(
+      `  p50 of when each step ended: ${Object.entries(phases)
+        .map(([name, at]) => `${name} ${ms(percentile(at, 50))}`)
+        .join(', ')}`,
+    );
   } finally {
     await browser.close();
     await app.close();
@@ -96,6 +104,22 @@ const FIRST_ROW_PROBE = `(() => {
   });
   observer.observe(document, { childList: true, subtree: true });
 })();`;
+
+/** When the visit's steps ended, from the page's resource timing (ms since navigation). */
+const PHASES = `(() => {
+  const ends = {};
+  const nav = performance.getEntriesByType('navigation')[0];
+  ends.page = nav ? nav.responseEnd : NaN;
+  for (const r of performance.getEntriesByType('resource')) {
+    const u = new URL(r.name);
+    const name = u.pathname.startsWith('/assets/') ? (u.pathname.endsWith('.js') ? 'script' : 'stylesheet')
+      : u.pathname === '/api/v1/auth/refresh' ? 'refresh'
+      : u.pathname === '/api/v1/loads' ? 'list'
+      : u.pathname === '/api/v1/loads/stats' ? 'counts' : null;
+    if (name && ends[name] === undefined) ends[name] = r.responseEnd;
+  }
+  return ends;
+})()`;
 
 const REP = { email: 'rep@console-bench.example', password: 'console-bench-password-1' };
 

@@ -16,6 +16,9 @@ interface SessionValue {
 
 const Session = createContext<SessionValue | null>(null);
 
+/** The sign-in by refresh cookie of a reloaded page, started as the script runs (before the first render). */
+const resumed = session.hasSession() ? session.refresh().catch(() => false) : Promise.resolve(false);
+
 /** Sign-in, sign-out and the organization switch; a reload signs in again with the refresh cookie. */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const client = useQueryClient();
@@ -24,9 +27,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     let live = true;
-    (session.hasSession() ? session.refresh() : Promise.resolve(false))
-      .then((ok) => live && setStatus(ok ? 'signed-in' : 'signed-out'))
-      .catch(() => live && setStatus('signed-out'));
+    void resumed.then((ok) => live && setStatus(ok ? 'signed-in' : 'signed-out'));
     const off = session.subscribe(() => {
       if (!session.token) setStatus('signed-out');
     });

@@ -23,6 +23,8 @@ const FOLLOWED = [
 
 type Followed = (typeof FOLLOWED)[number];
 
+const STREAM_DELAY_MS = 400;
+
 interface EventData {
   id?: string;
   load_id?: string;
@@ -141,7 +143,8 @@ export function useEventStream(
       source.addEventListener('stream.closed', reconnect);
     }
 
-    void open();
+    // The stream opens once the screen's first data had the connection to itself.
+    timer = setTimeout(open, STREAM_DELAY_MS);
     const online = () => {
       if (!source) {
         if (timer) clearTimeout(timer);

@@ -18,14 +18,18 @@ export const useLoadList = (query: LoadListQuery) =>
     placeholderData: keepPreviousData,
   });
 
-/** The tabs' counts under the same filters (the stats take the list's filters, not its paging or tab). */
-export const useLoadStats = (query: LoadListQuery) => {
+/**
+ * The tabs' counts under the same filters (the stats take the list's filters, not its paging or
+ * tab). `enabled`: the board asks for them once its rows are in, so the rows come first.
+ */
+export const useLoadStats = (query: LoadListQuery, enabled = true) => {
   const { page: _p, page_size: _s, order_by: _o, order_desc: _d, tab: _t, ...filters } = query;
   const stats: LoadStatsQuery = filters;
   return useQuery({
     queryKey: keys.loadStats(stats),
     queryFn: () => unwrap(api.GET('/api/v1/loads/stats', { params: { query: stats } })),
     placeholderData: keepPreviousData,
+    enabled,
   });
 };
 
@@ -35,10 +39,11 @@ export const useLoad = (id: string) =>
     queryFn: () => unwrap(api.GET('/api/v1/loads/{load_id}', { params: { path: { load_id: id } } })),
   });
 
-export const useLoadViews = () =>
+export const useLoadViews = (enabled = true) =>
   useQuery({
     queryKey: keys.views,
     queryFn: () => unwrap(api.GET('/api/v1/load-views', { params: { query: { page_size: 100 } } })),
+    enabled,
   });
 
 export function useSaveView() {

@@ -31,7 +31,9 @@ export function LoadsScreen() {
   const [, navigate] = useLocation();
   const query = queryOf(search);
   const list = useLoadList(query);
-  const stats = useLoadStats(query);
+  // The rows first: the counts and the saved views are asked for once the first rows are in.
+  const rowsIn = list.data !== undefined || list.isError;
+  const stats = useLoadStats(query, rowsIn);
   const set = (change: Partial<LoadListQuery>, keepPage = false) =>
     navigate(`/loads?${searchOf({ ...query, ...change, ...(keepPage ? {} : { page: undefined }) })}`, {
       replace: true,
@@ -81,7 +83,7 @@ export function LoadsScreen() {
           options={PAGE_SIZES.map((s) => ({ value: s, label: s }))}
           onChange={(e) => set({ page_size: Number(e.target.value) })}
         />
-        <Views query={query} onPick={(view_id) => set({ view_id })} />
+        <Views query={query} enabled={rowsIn} onPick={(view_id) => set({ view_id })} />
       </div>
       <Problem error={list.error} />
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a table that scrolls sideways (a phone) must be reachable by keyboard */}
@@ -234,8 +236,16 @@ function Filters({ query, onApply }: { query: LoadListQuery; onApply(q: Partial<
 }
 
 /** Saved views: pick one (its filters stack with the board's), or save the current filters as one. */
-function Views({ query, onPick }: { query: LoadListQuery; onPick(id: string | undefined): void }) {
-  const views = useLoadViews();
+function Views({
+  query,
+  enabled,
+  onPick,
+}: {
+  query: LoadListQuery;
+  enabled: boolean;
+  onPick(id: string | undefined): void;
+}) {
+  const views = useLoadViews(enabled);
   const save = useSaveView();
   const [name, setName] = useState('');
   const submit = (e: FormEvent) => {
