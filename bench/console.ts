@@ -67,7 +67,7 @@ export async function run() {
       await page.locator('tbody tr').first().waitFor({ timeout: 60_000 });
       times.push(await page.evaluate(() => Number(Reflect.get(globalThis, '__firstRow'))));
       const ended: Record<string, number> = await page.evaluate(PHASES);
-      for (const [name, at] of Object.entries(ended)) (phases[name] ??= []).push(at);
+      for (const [name, at] of Object.entries(ended)) phases[name] = [...(phases[name] ?? []), at];
     }
     const ms = (n: number) => `${Math.round(n)} ms`;
     console.log(
