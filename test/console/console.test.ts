@@ -178,7 +178,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the broker's console in a real browser",
       .locator('li.card')
       .first()
       .waitFor();
-    await page.getByText('To +14155552671').waitFor();
+    await page.locator('li.card', { hasText: 'To +14155552671' }).waitFor();
     expect(errors.filter((e) => !e.includes('422'))).toEqual([]);
     await close();
   });
