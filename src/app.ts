@@ -215,7 +215,7 @@ async function registerModules(api: FastifyInstance, { services: s, database, co
   await api.register(statusMappingRoutes, { mappings: s.statusMappings });
   await api.register(loadViewsRoutes, { loadViews: s.loadViews });
   await api.register(carriersRoutes, { carriers: s.carriers });
-  await api.register(vettingPolicyRoutes, { compliance: s.compliance });
+  await api.register(vettingPolicyRoutes, { compliance: s.compliance, db: database.db });
   await api.register(callsRoutes, { calls: s.calls, elp: s.elp });
   await api.register(outreachesRoutes, { outreaches: s.outreaches });
   await api.register(agentRoutes, {

@@ -19,6 +19,15 @@ const FOLLOWED = [
   'call.status_changed',
   'outreach.created',
   'outreach.status_changed',
+  'carrier.created',
+  'carrier.updated',
+  'carrier.disabled',
+  'carrier.enabled',
+  'carrier.compliance_changed',
+  'lane_preference.restricted',
+  'lane_preference.unrestricted',
+  'elp_test.completed',
+  'elp_test.scored',
 ] as const;
 
 type Followed = (typeof FOLLOWED)[number];
@@ -27,6 +36,8 @@ const STREAM_DELAY_MS = 400;
 
 interface EventData {
   id?: string;
+  carrier_id?: string;
+  name?: string;
   load_id?: string;
   offer_id?: string;
   load_number?: string | null;
@@ -57,6 +68,9 @@ function describe(type: Followed, d: EventData): string {
       return `An offer${usd(d.offer_amount)}${load} waited too long for review`;
     case 'load.booked':
       return `Load ${d.load_number ?? ''} booked`;
+    case 'carrier.disabled':
+    case 'carrier.enabled':
+      return `Carrier ${d.name ?? ''} ${type.slice('carrier.'.length)}`;
     default:
       return `${type.replace('.', ' ').replace('_', ' ')}${load}`;
   }
@@ -74,6 +88,14 @@ function invalidate(client: QueryClient, type: Followed, d: EventData) {
   if (type.startsWith('offer.')) void client.invalidateQueries({ queryKey: keys.reviews });
   if (loadId) void client.invalidateQueries({ queryKey: keys.load(loadId) });
   if (type.startsWith('outreach.')) void client.invalidateQueries({ queryKey: ['messages'] });
+  if (type.startsWith('carrier.')) {
+    void client.invalidateQueries({ queryKey: keys.carriers });
+    if (d.id) void client.invalidateQueries({ queryKey: keys.carrier(d.id) });
+  }
+  if (type.startsWith('lane_preference.') && d.carrier_id)
+    void client.invalidateQueries({ queryKey: keys.carrier(d.carrier_id) });
+  if (type.startsWith('call.')) void client.invalidateQueries({ queryKey: keys.calls });
+  if (type.startsWith('elp_test.')) void client.invalidateQueries({ queryKey: keys.elpTests });
 }
 
 export type StreamState = 'connecting' | 'open' | 'reconnecting';

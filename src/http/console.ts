@@ -37,6 +37,7 @@ export const CONSOLE_PAGES = [
   '/calls/*',
   '/results',
   '/settings',
+  '/accept-invitation',
   '/settings/*',
 ] as const;
 
