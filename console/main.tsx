@@ -1,17 +1,26 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode, useEffect } from 'react';
+import { lazy, StrictMode, Suspense, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { ApiError } from './api/errors';
-import { AreaScreen } from './screens/area/area-screen';
+import { AcceptInvitationScreen } from './screens/accept-invitation/accept-invitation-screen';
+import { CallScreen } from './screens/calls/call-screen';
+import { CallsScreen } from './screens/calls/calls-screen';
+import { ElpScreen } from './screens/calls/elp-screen';
+import { CarrierScreen } from './screens/carriers/carrier-screen';
+import { CarriersScreen } from './screens/carriers/carriers-screen';
 import { LoadScreen } from './screens/load/load-screen';
 import { LoadsScreen } from './screens/loads/loads-screen';
 import { ReviewScreen } from './screens/review/review-screen';
+import { SettingsScreen } from './screens/settings/settings-screen';
 import { SignInScreen } from './screens/sign-in/sign-in-screen';
 import { SessionProvider, useSession } from './session-context';
 import { Announcer } from './ui/announcer';
 import { Layout } from './ui/layout';
 import './styles.css';
+
+/** The results screen and its charting library: a chunk of its own, loaded when first opened. */
+const ResultsScreen = lazy(() => import('./screens/results/results-screen'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -36,8 +45,10 @@ function useTitle() {
 
 function Screens() {
   const { status } = useSession();
+  const [location] = useLocation();
   useTitle();
   if (status === 'loading') return <p className="boot">Loading…</p>;
+  if (location.startsWith('/accept-invitation')) return <AcceptInvitationScreen />;
   if (status === 'signed-out') return <SignInScreen />;
   return (
     <Layout>
@@ -56,17 +67,23 @@ function Screens() {
           <ReviewScreen />
         </Route>
         <Route path="/carriers">
-          <AreaScreen title="Carriers" about="Carriers, their vetting, lanes and tiers." />
+          <CarriersScreen />
         </Route>
+        <Route path="/carriers/:id">{(p) => <CarrierScreen key={p.id} carrierId={p.id} />}</Route>
         <Route path="/calls">
-          <AreaScreen title="Calls" about="Calls and English-proficiency tests." />
+          <CallsScreen />
         </Route>
+        <Route path="/calls/elp/:id">{(p) => <ElpScreen key={p.id} testId={p.id} />}</Route>
+        <Route path="/calls/:id">{(p) => <CallScreen key={p.id} callId={p.id} />}</Route>
         <Route path="/results">
-          <AreaScreen title="Results" about="What the agent achieves, by lane, channel and period." />
+          <Suspense fallback={<p>Loading the results…</p>}>
+            <ResultsScreen />
+          </Suspense>
         </Route>
         <Route path="/settings">
-          <AreaScreen title="Settings" about="The agent's settings, members, API keys and webhooks." />
+          <SettingsScreen section={undefined} />
         </Route>
+        <Route path="/settings/:section">{(p) => <SettingsScreen section={p.section} />}</Route>
         <Route>
           <section>
             <h1>Not found</h1>

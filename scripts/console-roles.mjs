@@ -15,7 +15,8 @@ for (const [path, item] of Object.entries(paths)) {
   if (!path.startsWith('/api/v1/')) continue;
   for (const [method, op] of Object.entries(item)) {
     const roles = op?.['x-envoy-roles'];
-    if (Array.isArray(roles)) entries.push(`  ${JSON.stringify(`${method.toUpperCase()} ${path}`)}: ${JSON.stringify(roles)},`);
+    if (Array.isArray(roles))
+      entries.push(`  ${JSON.stringify(`${method.toUpperCase()} ${path}`)}: ${JSON.stringify(roles)},`);
   }
 }
 entries.sort();

@@ -12,5 +12,6 @@ export type Operation = keyof typeof OPERATION_ROLES;
 export function useCan(): (operation: Operation) => boolean {
   const me = useMe(true);
   const role = me.data?.active_organization?.role;
-  return (operation) => role !== undefined && (OPERATION_ROLES[operation] as readonly string[]).includes(role);
+  return (operation) =>
+    role !== undefined && (OPERATION_ROLES[operation] as readonly string[]).includes(role);
 }

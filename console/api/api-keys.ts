@@ -13,7 +13,10 @@ export const useApiKeys = (enabled: boolean) =>
 
 function useKeyChange<V, R>(fn: (v: V) => Promise<R>) {
   const client = useQueryClient();
-  return useMutation({ mutationFn: fn, onSettled: () => client.invalidateQueries({ queryKey: keys.apiKeys }) });
+  return useMutation({
+    mutationFn: fn,
+    onSettled: () => client.invalidateQueries({ queryKey: keys.apiKeys }),
+  });
 }
 
 /** Creates a key: its secret is in this answer only. */

@@ -55,7 +55,8 @@ export const useLanePreferences = (id: string) =>
 export const useCarrierOffers = (id: string) =>
   useQuery({
     queryKey: keys.carrierPart(id, 'offers'),
-    queryFn: () => unwrap(api.GET('/api/v1/offers', { params: { query: { carrier_id: id, page_size: 50 } } })),
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/offers', { params: { query: { carrier_id: id, page_size: 50 } } })),
   });
 
 export const useCarrierOutreaches = (id: string) =>
@@ -102,7 +103,10 @@ export function useRestrictLane(carrierId: string) {
       const body = { reason: v.reason, reason_note: v.reason_note || null };
       return v.restrict
         ? unwrap(
-            api.POST('/api/v1/carriers/{carrier_id}/lane-preferences/{preference_id}/restrict', { params, body }),
+            api.POST('/api/v1/carriers/{carrier_id}/lane-preferences/{preference_id}/restrict', {
+              params,
+              body,
+            }),
           )
         : unwrap(
             api.POST('/api/v1/carriers/{carrier_id}/lane-preferences/{preference_id}/unrestrict', {

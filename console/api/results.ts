@@ -30,6 +30,13 @@ export async function resultsCsv(query: ResultsQuery): Promise<Blob> {
     headers: { accept: 'text/csv' },
     parseAs: 'blob',
   });
-  if (!response.ok) throw apiErrorOf(response, await response.clone().json().catch(() => null));
+  if (!response.ok)
+    throw apiErrorOf(
+      response,
+      await response
+        .clone()
+        .json()
+        .catch(() => null),
+    );
   return response.blob();
 }

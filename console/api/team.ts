@@ -24,7 +24,10 @@ export const useInvite = () =>
 export const useChangeRole = () =>
   useTeamChange((v: { userId: string; role: Role }) =>
     unwrap(
-      api.PATCH('/api/v1/members/{user_id}', { params: { path: { user_id: v.userId } }, body: { role: v.role } }),
+      api.PATCH('/api/v1/members/{user_id}', {
+        params: { path: { user_id: v.userId } },
+        body: { role: v.role },
+      }),
     ),
   );
 

@@ -15,7 +15,8 @@ export const useVoiceNumbers = (enabled: boolean) =>
 export function useAddVoiceNumber() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: Schemas['CreateVoiceNumberRequest']) => unwrap(api.POST('/api/v1/voice/numbers', { body })),
+    mutationFn: (body: Schemas['CreateVoiceNumberRequest']) =>
+      unwrap(api.POST('/api/v1/voice/numbers', { body })),
     onSettled: () => client.invalidateQueries({ queryKey: keys.voiceNumbers }),
   });
 }
@@ -24,7 +25,9 @@ export function useRemoveVoiceNumber() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) =>
-      unwrap(api.DELETE('/api/v1/voice/numbers/{voice_number_id}', { params: { path: { voice_number_id: id } } })),
+      unwrap(
+        api.DELETE('/api/v1/voice/numbers/{voice_number_id}', { params: { path: { voice_number_id: id } } }),
+      ),
     onSettled: () => client.invalidateQueries({ queryKey: keys.voiceNumbers }),
   });
 }

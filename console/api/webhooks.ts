@@ -12,8 +12,7 @@ const endpointPath = (id: string) => ({ params: { path: { endpoint_id: id } } })
 export const useEndpoints = (enabled: boolean) =>
   useQuery({
     queryKey: keys.endpoints,
-    queryFn: () =>
-      unwrap(api.GET('/api/v1/webhooks/endpoints', { params: { query: { page_size: 100 } } })),
+    queryFn: () => unwrap(api.GET('/api/v1/webhooks/endpoints', { params: { query: { page_size: 100 } } })),
     enabled,
   });
 
@@ -66,7 +65,10 @@ export const useCreateEndpoint = () =>
 export const useSetEndpointStatus = () =>
   useHookChange((v: { id: string; status: 'ACTIVE' | 'PAUSED' }) =>
     unwrap(
-      api.PATCH('/api/v1/webhooks/endpoints/{endpoint_id}', { ...endpointPath(v.id), body: { status: v.status } }),
+      api.PATCH('/api/v1/webhooks/endpoints/{endpoint_id}', {
+        ...endpointPath(v.id),
+        body: { status: v.status },
+      }),
     ),
   );
 
@@ -81,7 +83,9 @@ export const usePing = () =>
   );
 
 export const useDeleteEndpoint = () =>
-  useHookChange((id: string) => unwrap(api.DELETE('/api/v1/webhooks/endpoints/{endpoint_id}', endpointPath(id))));
+  useHookChange((id: string) =>
+    unwrap(api.DELETE('/api/v1/webhooks/endpoints/{endpoint_id}', endpointPath(id))),
+  );
 
 export const useReplay = () =>
   useHookChange((id: string) =>

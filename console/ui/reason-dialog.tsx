@@ -34,7 +34,15 @@ interface ReasonDialogProps {
  * An audited action's confirmation: a reason code and a note. The API decides what a note must be
  * (`other` requires one): its refusal is shown on the field it names, and what was chosen stays.
  */
-export function ReasonDialog({ title, confirmLabel, children, busy, error, onConfirm, onCancel }: ReasonDialogProps) {
+export function ReasonDialog({
+  title,
+  confirmLabel,
+  children,
+  busy,
+  error,
+  onConfirm,
+  onCancel,
+}: ReasonDialogProps) {
   const [reason, setReason] = useState<Reason>('service_quality');
   const [note, setNote] = useState('');
   const fieldError = errorFor(error, 'reason_note') ?? errorFor(error, 'reason');

@@ -12,7 +12,7 @@ export function OnceSecret({ label, value, onDone }: { label: string; value: str
       .then(() => setCopied('yes'))
       .catch(() => setCopied('failed'));
   return (
-    <div className="secret" role="group" aria-label={label}>
+    <section className="secret" aria-label={label}>
       <p>
         <strong>{label}</strong>: copy it now; it is not shown again.
       </p>
@@ -25,9 +25,13 @@ export function OnceSecret({ label, value, onDone }: { label: string; value: str
           Done
         </button>
         <span aria-live="polite">
-          {copied === 'yes' ? 'Copied.' : copied === 'failed' ? 'Not copied: select the text and copy it.' : ''}
+          {copied === 'yes'
+            ? 'Copied.'
+            : copied === 'failed'
+              ? 'Not copied: select the text and copy it.'
+              : ''}
         </span>
       </div>
-    </div>
+    </section>
   );
 }

@@ -23,7 +23,7 @@ export function CarrierActions({ carrier: c, can }: { carrier: Carrier; can(op: 
   const mayCheck = can('POST /api/v1/carriers/{carrier_id}/compliance-checks');
   if (!mayToggle && !mayStop && !mayCheck) return null;
   return (
-    <div className="actions" role="group" aria-label="Carrier actions">
+    <section className="actions" aria-label="Carrier actions">
       {mayToggle ? (
         <button
           type="button"
@@ -46,7 +46,8 @@ export function CarrierActions({ carrier: c, can }: { carrier: Carrier; can(op: 
           disabled={check.isPending}
           onClick={() =>
             check.mutate(undefined, {
-              onSuccess: (r) => announce(`Compliance check done: ${r.verdict}, risk ${r.risk_level ?? 'not assessed'}`),
+              onSuccess: (r) =>
+                announce(`Compliance check done: ${r.verdict}, risk ${r.risk_level ?? 'not assessed'}`),
             })
           }
         >
@@ -84,12 +85,15 @@ export function CarrierActions({ carrier: c, can }: { carrier: Carrier; can(op: 
       ) : null}
       {asked === 'stop' ? (
         <ConfirmDialog
-          title={c.stop_contact_requested_at ? 'Clear the stop-contact request?' : 'Record a stop-contact request?'}
+          title={
+            c.stop_contact_requested_at ? 'Clear the stop-contact request?' : 'Record a stop-contact request?'
+          }
           busy={stop.isPending}
           onCancel={() => setAsked(null)}
           onConfirm={() =>
             stop.mutate(!c.stop_contact_requested_at, {
-              onSuccess: () => announce(`Stop-contact request ${c.stop_contact_requested_at ? 'cleared' : 'recorded'}`),
+              onSuccess: () =>
+                announce(`Stop-contact request ${c.stop_contact_requested_at ? 'cleared' : 'recorded'}`),
               onSettled: () => setAsked(null),
             })
           }
@@ -101,6 +105,6 @@ export function CarrierActions({ carrier: c, can }: { carrier: Carrier; can(op: 
           </p>
         </ConfirmDialog>
       ) : null}
-    </div>
+    </section>
   );
 }

@@ -6,7 +6,6 @@ import {
   useCarrierAudit,
   useCarrierOffers,
   useCarrierOutreaches,
-  useComplianceChecks,
 } from '../../api/carriers';
 import { money, Problem, when } from '../../ui/problem';
 import { CarrierActions } from './carrier-actions';
@@ -41,7 +40,9 @@ function CarrierPage({ carrier: c }: { carrier: Carrier }) {
         {c.risk_level ?? 'not assessed'}
         {c.mc_number ? ` · MC ${c.mc_number}` : ''}
         {c.dot_number ? ` · DOT ${c.dot_number}` : ''}
-        {c.stop_contact_requested_at ? ` · asked not to be contacted on ${when(c.stop_contact_requested_at)}` : ''}
+        {c.stop_contact_requested_at
+          ? ` · asked not to be contacted on ${when(c.stop_contact_requested_at)}`
+          : ''}
       </p>
       <CarrierActions carrier={c} can={can} />
       <VettingSection carrier={c} />

@@ -131,7 +131,13 @@ function CarrierFilters({
   const err = (param: string) => errorFor(error, param);
   return (
     <form className="filters" aria-label="Filter carriers" onSubmit={submit}>
-      <Field label="Search" type="search" value={draft.search} onChange={edit('search')} error={err('search')} />
+      <Field
+        label="Search"
+        type="search"
+        value={draft.search}
+        onChange={edit('search')}
+        error={err('search')}
+      />
       <Select
         label="State"
         value={draft.is_active}

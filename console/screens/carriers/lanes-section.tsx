@@ -46,7 +46,9 @@ export function LanesSection({ carrierId, can }: { carrierId: string; can(op: Op
                   {p.is_active ? '' : ' (inactive)'}
                 </td>
                 <td>{p.routing_guide_tier ?? '—'}</td>
-                <td>{p.dnu ? `Restricted (${p.dnu_reason ?? 'no reason'}) since ${when(p.dnu_set_at)}` : 'None'}</td>
+                <td>
+                  {p.dnu ? `Restricted (${p.dnu_reason ?? 'no reason'}) since ${when(p.dnu_set_at)}` : 'None'}
+                </td>
                 {(p.dnu ? mayLift : mayRestrict) ? (
                   <td>
                     <button
@@ -70,7 +72,9 @@ export function LanesSection({ carrierId, can }: { carrierId: string; can(op: Op
       ) : null}
       {asked ? (
         <ReasonDialog
-          title={asked.dnu ? `Lift the restriction on ${laneName(asked)}?` : `Restrict on ${laneName(asked)}?`}
+          title={
+            asked.dnu ? `Lift the restriction on ${laneName(asked)}?` : `Restrict on ${laneName(asked)}?`
+          }
           confirmLabel={asked.dnu ? 'Lift restriction' : 'Restrict'}
           busy={restrict.isPending}
           error={restrict.error}

@@ -1,6 +1,5 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 
 interface BarChartProps {
   /** What the bars measure, e.g. "Coverage rate". */
@@ -53,7 +52,9 @@ export function BarChart({ title, labels, values, format }: BarChartProps) {
     };
     const xs = labels.map((_, i) => i);
     const plot = new uPlot(opts, [xs, values as (number | null)[]], el);
-    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(320, el.clientWidth), height: HEIGHT }));
+    const resize = new ResizeObserver(() =>
+      plot.setSize({ width: Math.max(320, el.clientWidth), height: HEIGHT }),
+    );
     resize.observe(el);
     return () => {
       resize.disconnect();

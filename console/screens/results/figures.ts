@@ -63,7 +63,12 @@ export const FIGURES: readonly Figure[] = [
     value: (r) => r.contacts_per_booking.total,
     format: (v) => perLoad(v),
   },
-  { key: 'handed', label: 'Loads handed', value: (r) => r.loads_handed, format: (v) => String(Math.round(v)) },
+  {
+    key: 'handed',
+    label: 'Loads handed',
+    value: (r) => r.loads_handed,
+    format: (v) => String(Math.round(v)),
+  },
   {
     key: 'margin',
     label: 'Margin (median)',

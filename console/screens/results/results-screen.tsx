@@ -1,7 +1,13 @@
 import { type FormEvent, useDeferredValue, useMemo, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { errorFor } from '../../api/errors';
-import { type GroupBy, type ResultRow, type ResultsQuery, resultsCsv, useAgentResults } from '../../api/results';
+import {
+  type GroupBy,
+  type ResultRow,
+  type ResultsQuery,
+  resultsCsv,
+  useAgentResults,
+} from '../../api/results';
 import { useAnnounce } from '../../ui/announcer';
 import { Field, Select } from '../../ui/field';
 import { Problem } from '../../ui/problem';
@@ -46,8 +52,8 @@ export function ResultsScreen() {
     <section className="results">
       <h1>Results</h1>
       <p className="muted">
-        Loads handed to the agent in the range, by the day they were handed (UTC). Each figure shows
-        what it was computed from.
+        Loads handed to the agent in the range, by the day they were handed (UTC). Each figure shows what it
+        was computed from.
       </p>
       <RangeForm
         key={search}

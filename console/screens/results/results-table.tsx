@@ -6,7 +6,8 @@ import { duration, groupName, pct, perLoad, times } from './figures';
 function Ratio({ value, n, d, of }: { value: string; n: number; d: number; of: string }) {
   return (
     <td title={`${n} of ${d} ${of}`}>
-      {value} <small className="muted">
+      {value}{' '}
+      <small className="muted">
         {n}/{d}
       </small>
     </td>
@@ -61,9 +62,19 @@ const Row = memo(function Row({
         of="(contacts per covered load)"
       />
       <Ratio value={pct(r.connect_rate)} n={r.connects} d={r.contacts.total} of="contacts connected" />
-      <Ratio value={perLoad(r.offers_per_load)} n={r.offers} d={r.loads_handed} of="(offers per handed load)" />
+      <Ratio
+        value={perLoad(r.offers_per_load)}
+        n={r.offers}
+        d={r.loads_handed}
+        of="(offers per handed load)"
+      />
       <Ratio value={pct(r.fall_off_rate)} n={r.fall_offs} d={r.bookings} of="bookings undone" />
-      <Ratio value={pct(r.handoff_rate)} n={r.loads_with_handoff} d={r.loads_handed} of="loads handed to a rep" />
+      <Ratio
+        value={pct(r.handoff_rate)}
+        n={r.loads_with_handoff}
+        d={r.loads_handed}
+        of="loads handed to a rep"
+      />
       {margins ? <Median value={pct(r.margin_pct_median)} n={r.margin_count} /> : null}
     </tr>
   );

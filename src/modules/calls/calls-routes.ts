@@ -21,7 +21,13 @@ import {
   toCall,
 } from './calls-schemas.js';
 import type { CallsService } from './calls-service.js';
-import { elpIdParams, elpTestDetailSchema, elpTestSchema, listElpQuery, startElpBody } from './elp-schemas.js';
+import {
+  elpIdParams,
+  elpTestDetailSchema,
+  elpTestSchema,
+  listElpQuery,
+  startElpBody,
+} from './elp-schemas.js';
 import type { ElpService } from './elp-service.js';
 
 type App = Parameters<FastifyPluginAsyncZod>[0];

@@ -76,7 +76,10 @@ export const elpTestDetailSchema = elpTestSchema
         step: z.string().meta({ description: '`interview` or `signs`' }),
         competency: z.string(),
         question: z.string().nullable(),
-        answer: z.string().nullable().meta({ description: "The driver's answer, as the assistant recorded it" }),
+        answer: z
+          .string()
+          .nullable()
+          .meta({ description: "The driver's answer, as the assistant recorded it" }),
         valid: z.boolean().meta({ description: 'Relevant and understandable (not judged on grammar)' }),
         answered_at: dateTime(),
       }),
