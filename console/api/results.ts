@@ -25,18 +25,11 @@ export const useAgentResults = (query: ResultsQuery) =>
 
 /** The same figures as CSV (`Accept: text/csv`), as a file the browser saves. */
 export async function resultsCsv(query: ResultsQuery): Promise<Blob> {
-  const { response } = await api.GET('/api/v1/agent/results', {
+  const { data, error, response } = await api.GET('/api/v1/agent/results', {
     params: { query },
     headers: { accept: 'text/csv' },
     parseAs: 'blob',
   });
-  if (!response.ok)
-    throw apiErrorOf(
-      response,
-      await response
-        .clone()
-        .json()
-        .catch(() => null),
-    );
-  return response.blob();
+  if (!response.ok || !data) throw apiErrorOf(response, error);
+  return data;
 }

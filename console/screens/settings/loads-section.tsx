@@ -114,7 +114,7 @@ function Views() {
             <strong>{v.name}</strong> · {v.visibility} · {Object.keys(v.filters).join(', ') || 'no filter'}{' '}
             <button
               type="button"
-              aria-label={`Delete the view ${v.name}`}
+              aria-label={`Delete view ${v.name}`}
               onClick={() => remove.mutate(v.id, { onSuccess: () => announce(`View ${v.name} deleted`) })}
             >
               Delete view

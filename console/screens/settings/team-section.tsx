@@ -114,7 +114,7 @@ export function TeamSection() {
                 can('DELETE /api/v1/members/invitations/{invitation_id}') ? (
                   <button
                     type="button"
-                    aria-label={`Withdraw the invitation of ${m.email}`}
+                    aria-label={`Withdraw invitation of ${m.email}`}
                     onClick={() =>
                       withdraw.mutate(m.invitation_id ?? '', {
                         onSuccess: () => announce(`Invitation of ${m.email} withdrawn`),

@@ -66,7 +66,7 @@ function Numbers() {
               <button
                 type="button"
                 onClick={() => remove.mutate(n.id)}
-                aria-label={`Forget ${n.phone_number ?? n.phone_number_id}`}
+                aria-label={`Forget number ${n.phone_number ?? n.phone_number_id}`}
               >
                 Forget number
               </button>
@@ -127,10 +127,14 @@ function Scripts() {
             <p className="muted wrap">{t.first_message}</p>
             {!t.is_builtin && can('PATCH /api/v1/voice-templates/{template_id}') ? (
               <div className="actions">
-                <button type="button" aria-label={`Edit ${t.name}`} onClick={() => setEditing(t)}>
+                <button type="button" aria-label={`Edit script ${t.name}`} onClick={() => setEditing(t)}>
                   Edit script
                 </button>
-                <button type="button" aria-label={`Delete ${t.name}`} onClick={() => remove.mutate(t.id)}>
+                <button
+                  type="button"
+                  aria-label={`Delete script ${t.name}`}
+                  onClick={() => remove.mutate(t.id)}
+                >
                   Delete script
                 </button>
               </div>
