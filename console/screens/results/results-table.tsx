@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, useEffect, useState } from 'react';
 import type { GroupBy, ResultRow } from '../../api/results';
 import { duration, groupName, pct, perLoad, times } from './figures';
 
@@ -80,6 +80,26 @@ const Row = memo(function Row({
   );
 });
 
+/** Rows rendered at once; the rest follow in slices of this size, one task each. */
+const SLICE = 50;
+
+/**
+ * How many of the rows to render now: the first slice at once, then one more slice per task
+ * (a timer after each commit), so a thousand groups never make one long task.
+ */
+function useSliced(count: number) {
+  const [shown, setShown] = useState(Math.min(count, SLICE));
+  useEffect(() => {
+    setShown(Math.min(count, SLICE));
+  }, [count]);
+  useEffect(() => {
+    if (shown >= count) return;
+    const timer = setTimeout(() => setShown((n) => Math.min(count, n + SLICE)), 0);
+    return () => clearTimeout(timer);
+  }, [shown, count]);
+  return shown;
+}
+
 /** Every figure of every group; a ratio shows its numerator and denominator beside it. */
 export function ResultsTable({
   rows,
@@ -90,6 +110,7 @@ export function ResultsTable({
   groupBy: GroupBy | undefined;
   margins: boolean;
 }) {
+  const shown = useSliced(rows.length);
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a wide table that scrolls sideways must be reachable by keyboard
     <section className="table-wrap" aria-labelledby="figures-h" tabIndex={0}>
@@ -119,11 +140,16 @@ export function ResultsTable({
           </tr>
         </thead>
         <tbody>
-          {rows.map((r) => (
+          {rows.slice(0, shown).map((r) => (
             <Row key={r.group ?? 'all'} row={r} groupBy={groupBy} margins={margins} />
           ))}
         </tbody>
       </table>
+      {shown < rows.length ? (
+        <p className="empty">
+          Showing {shown} of {rows.length} groups…
+        </p>
+      ) : null}
     </section>
   );
 }
