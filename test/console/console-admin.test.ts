@@ -33,13 +33,13 @@ describe.skipIf(!existsSync(CHROMIUM))("the broker's console, part 2, in a real 
     method: 'GET' | 'POST' | 'PATCH',
     url: string,
     headers: Record<string, string>,
-    payload?: unknown,
+    payload?: Record<string, unknown>,
   ) =>
     rig.t.app.inject({
       method,
       url: `/api/v1${url}`,
       headers,
-      ...(payload === undefined ? {} : { payload: payload as object }),
+      ...(payload === undefined ? {} : { payload }),
     });
 
   /** A brokerage with handed loads on two lanes, two of them booked: the history the results read. */
