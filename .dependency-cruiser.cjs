@@ -111,6 +111,14 @@ module.exports = {
       to: { path: '^(test|bench)/' },
     },
     {
+      name: 'src-not-console',
+      comment:
+        'The console (console/) is a browser client of the API, bundled on its own; the server never imports it.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^console/' },
+    },
+    {
       name: 'resolvable',
       comment: 'An import the cruiser cannot resolve is invisible to every rule above, so it fails too.',
       severity: 'error',

@@ -2,13 +2,15 @@
 # Not exercised on our development machines (no Docker engine there); kept correct by reading.
 # Node 22 LTS: the oldest line every dependency accepts (package.json "engines").
 
-# Compiles src/ to dist/ with the development dependencies.
+# Compiles src/ to dist/ and builds the console into dist/console, with the development dependencies.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+COPY console ./console
+COPY scripts ./scripts
 RUN npm run build
 
 # The production dependencies only: no transpiler, test runner or linter, and no embedded

@@ -9,6 +9,7 @@ import type { EmbeddedDatabase } from './db/embedded.js';
 import { access } from './http/access.js';
 import { authentication, enforceAccess } from './http/authentication.js';
 import { capConnectionsPerAddress, serverTimeouts } from './http/connections.js';
+import { serveConsole } from './http/console.js';
 import { cors } from './http/cors.js';
 import {
   answerClientError,
@@ -150,6 +151,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     { prefix: API_PREFIX },
   );
 
+  if (config.console.enabled) await app.register(serveConsole, { dir: config.console.dir });
+
   const runner = new WorkerRunner(config.workers.enabled ? services.workers : [], app.log);
   app.decorate('workers', runner);
   app.addHook('onReady', async () => {
@@ -202,14 +205,18 @@ async function registerReference(app: FastifyInstance, config: Config) {
 
 /** One plugin per module, each given the services it uses and nothing else. */
 async function registerModules(api: FastifyInstance, { services: s, database, config }: AppDeps) {
-  await api.register(authRoutes, { auth: s.auth, sessions: s.sessions });
+  await api.register(authRoutes, {
+    auth: s.auth,
+    sessions: s.sessions,
+    refreshPath: `${API_PREFIX}/auth/refresh`,
+  });
   await api.register(membersRoutes, { members: s.members, invitations: s.invitations });
   await api.register(apiKeysRoutes, { apiKeys: s.apiKeys });
   await api.register(loadsRoutes, { loads: s.loads });
   await api.register(statusMappingRoutes, { mappings: s.statusMappings });
   await api.register(loadViewsRoutes, { loadViews: s.loadViews });
   await api.register(carriersRoutes, { carriers: s.carriers });
-  await api.register(vettingPolicyRoutes, { compliance: s.compliance });
+  await api.register(vettingPolicyRoutes, { compliance: s.compliance, db: database.db });
   await api.register(callsRoutes, { calls: s.calls, elp: s.elp });
   await api.register(outreachesRoutes, { outreaches: s.outreaches });
   await api.register(agentRoutes, {
@@ -221,7 +228,7 @@ async function registerModules(api: FastifyInstance, { services: s, database, co
   await api.register(voiceTemplatesRoutes, { templates: s.voiceTemplates });
   await api.register(voiceNumbersRoutes, { numbers: s.voiceNumbers });
   await api.register(voiceWebhookRoutes, { calls: s.calls, provider: s.voiceProvider });
-  await api.register(offersRoutes, { offers: s.offers });
+  await api.register(offersRoutes, { offers: s.offers, counters: s.offerCounters });
   await api.register(webhooksRoutes, { webhooks: s.webhooks });
   await api.register(eventStreamRoutes, {
     hub: s.eventStream,

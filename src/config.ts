@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Config } from './config/config-types.js';
 import { envSchema, type ParsedEnv } from './config/env-schema.js';
 import { channelsConfig, complianceConfig, simulationConfig, voiceConfig } from './config/sections.js';
@@ -69,13 +70,7 @@ export function loadConfig(
       ttlSeconds: env.INVITATION_TTL_SECONDS,
       dashboardUrl: env.DASHBOARD_URL?.replace(/\/+$/, ''),
     }),
-    redisUrl: env.REDIS_URL,
-    redisKeyPrefix: env.REDIS_KEY_PREFIX,
-    redisTimeouts: Object.freeze({
-      commandMs: env.REDIS_COMMAND_TIMEOUT_MS,
-      connectMs: env.REDIS_CONNECT_TIMEOUT_MS,
-      retryMs: env.REDIS_RETRY_MS,
-    }),
+    ...redisConfig(env),
     rateLimits: Object.freeze({
       auth: env.RATE_LIMIT_AUTH_PER_MINUTE,
       apiKeys: env.RATE_LIMIT_API_KEYS_PER_MINUTE,
@@ -124,6 +119,15 @@ export function loadConfig(
       maxConnectionsPerIp: env.MAX_CONNECTIONS_PER_IP ?? (env.TRUST_PROXY ? 0 : 256),
     }),
     docsEnabled: env.DOCS_ENABLED ?? env.NODE_ENV !== 'production',
+    console: consoleConfig(env),
+  });
+}
+
+function consoleConfig(env: ParsedEnv): Config['console'] {
+  return Object.freeze({
+    enabled: env.CONSOLE_ENABLED,
+    // This file is src/config.ts or dist/config.js: one level under the package's root either way.
+    dir: env.CONSOLE_DIR ?? fileURLToPath(new URL('../dist/console', import.meta.url)),
   });
 }
 
@@ -225,4 +229,17 @@ function developmentSecret(dataDir: string): string {
   const secret = randomBytes(48).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
+}
+
+/** Redis: where, under which key prefix, and how long to wait on it. */
+function redisConfig(env: ParsedEnv) {
+  return {
+    redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    redisTimeouts: Object.freeze({
+      commandMs: env.REDIS_COMMAND_TIMEOUT_MS,
+      connectMs: env.REDIS_CONNECT_TIMEOUT_MS,
+      retryMs: env.REDIS_RETRY_MS,
+    }),
+  };
 }

@@ -39,6 +39,7 @@ const ORDER = [
   'lane_preference.unrestricted',
   'offer.created',
   'offer.status_changed',
+  'offer.countered',
   'offer.review_requested',
   'offer.review_escalated',
   'call.created',

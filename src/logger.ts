@@ -9,6 +9,7 @@ export const redactedPaths = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
   'req.headers.cookie',
+  'res.headers["set-cookie"]',
   'headers.authorization',
   'headers["x-api-key"]',
   '*.password',
@@ -23,9 +24,10 @@ export const redactedPaths = [
 
 /**
  * Query parameters that carry a credential: `token` (inbound e-mail), `hub.verify_token` (WhatsApp
- * subscription check), and any name that says key, secret, password, signature or token.
+ * subscription check), `ticket` (an event stream's one-use ticket: until used, it opens the
+ * organization's stream), and any name that says key, secret, password, signature or token.
  */
-const SECRET_QUERY_NAME = /token|secret|passw|signature|api[-_.]?key|^key$|^sig$|^auth|credential/i;
+const SECRET_QUERY_NAME = /token|secret|passw|signature|api[-_.]?key|^key$|^sig$|^auth|credential|ticket/i;
 
 const decodeName = (raw: string) => {
   try {

@@ -45,6 +45,7 @@ import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js
 import { LoadsService, loadUniqueConstraints } from './modules/loads/loads-service.js';
 import { StatusMappings } from './modules/loads/status-mappings-service.js';
 import { acceptedOfferOfLoad } from './modules/offers/index.js';
+import { OfferCounters } from './modules/offers/offer-counter.js';
 import { OfferIntake } from './modules/offers/offer-intake.js';
 import { OffersService } from './modules/offers/offers-service.js';
 import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js';
@@ -90,6 +91,7 @@ export interface Services {
   readonly compliance: ComplianceService;
   readonly carriers: CarriersService;
   readonly offers: OffersService;
+  readonly offerCounters: OfferCounters;
   readonly voiceProvider: VoiceProvider;
   /** The simulated market the in-process providers play (null when every channel is real). */
   readonly market: SimulatedMarket | null;
@@ -176,6 +178,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     compliance,
     carriers,
     offers: new OffersService(db),
+    offerCounters: new OfferCounters(db, agentOfferPolicy(db), agent.repCounters, log),
     voiceProvider,
     market,
     clock,

@@ -183,4 +183,6 @@ export interface Config {
   };
   /** Whether /docs (the interactive reference) is served. */
   readonly docsEnabled: boolean;
+  /** The broker's console at /: served or not, and the folder of its built files. */
+  readonly console: { readonly enabled: boolean; readonly dir: string };
 }

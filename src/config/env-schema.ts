@@ -220,6 +220,10 @@ export const envSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .transform((v) => v === 'true' || v === '1')
     .optional(),
+  // The broker's console at / (the browser app `npm run build` writes to dist/console): on by default.
+  CONSOLE_ENABLED: boolFlag(true),
+  // Where the built console is read from; default dist/console of this package.
+  CONSOLE_DIR: z.string().min(1).max(4096).optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
   // false: the server applies no migration and refuses to start while one is pending (a rollout
   // that runs `npm run migrate` first).

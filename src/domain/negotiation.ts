@@ -134,10 +134,12 @@ function take(input: NegotiationInput, x: number, ask: number): Decision {
   return { kind: auto ? 'accept' : 'review', amount: x };
 }
 
-const counterAt = (input: NegotiationInput, amount: number, round: number): Decision =>
-  round >= input.policy.max_rounds && input.policy.best_and_final
-    ? { kind: 'final', amount }
-    : { kind: 'counter', amount };
+/** A counter of round `round`: the last one is said as final where the policy says so. */
+const counterAt = (input: Pick<NegotiationInput, 'policy'>, amount: number, round: number) =>
+  ({
+    kind: round >= input.policy.max_rounds && input.policy.best_and_final ? 'final' : 'counter',
+    amount,
+  }) as const satisfies Decision;
 
 /** The answer to a reply without a rate: never a question for a rate once one was quoted or refused. */
 function standing(input: NegotiationInput): Decision {
@@ -167,6 +169,69 @@ function postedRateOnce(input: NegotiationInput, x: number, heard: Conversation)
   return {
     decision: { kind: 'counter', amount: posted },
     conversation: { ...heard, rounds: 1, ask: posted, lastCounter: posted },
+  };
+}
+
+/** Why a rep's counter cannot be said: each a rule the agent keeps too. */
+export type RepCounterRefusal =
+  /** Over max_buy_rate: never offered, whoever counters. */
+  | { kind: 'above_ceiling'; ceiling: number }
+  /** At or over what the carrier asked: accept the offer instead. */
+  | { kind: 'not_below_ask'; asked: number }
+  /** Under our own last counter: a counter never takes back what was said. */
+  | { kind: 'below_last_counter'; lastCounter: number }
+  /** Every round of the policy was said. */
+  | { kind: 'rounds_exhausted'; maxRounds: number }
+  /** The conversation ended: we passed after the final round, or the carrier said no. */
+  | { kind: 'conversation_ended'; why: 'passed' | 'declined' };
+
+export interface RepCounterInput {
+  policy: NegotiationPolicy;
+  load: LoadNumbers;
+  conversation: Conversation;
+  /** The amount of the offer the rep answers. */
+  offerAmount: number;
+  /** What the rep would say. */
+  amount: number;
+}
+
+export type RepCounterStep =
+  | {
+      ok: true;
+      decision: { kind: 'counter' | 'final'; amount: number };
+      round: number;
+      conversation: Conversation;
+    }
+  | { ok: false; refusal: RepCounterRefusal };
+
+/**
+ * A rep's counter-offer, under the rules the agent's own counters keep: never over the ceiling,
+ * never at or over what the carrier asked (that is an offer to accept), never under our last
+ * counter, at most `max_rounds` counters in one conversation. It takes a round and becomes the
+ * standing ask, so a carrier who then offers at or under it is taken as `decide` takes any offer.
+ */
+export function repCounter(input: RepCounterInput): RepCounterStep {
+  const c = input.conversation;
+  const { amount } = input;
+  if (c.declined) return { ok: false, refusal: { kind: 'conversation_ended', why: 'declined' } };
+  if (c.passed) return { ok: false, refusal: { kind: 'conversation_ended', why: 'passed' } };
+  if (c.rounds >= input.policy.max_rounds) {
+    return { ok: false, refusal: { kind: 'rounds_exhausted', maxRounds: input.policy.max_rounds } };
+  }
+  if (input.load.ceiling !== null && amount > input.load.ceiling) {
+    return { ok: false, refusal: { kind: 'above_ceiling', ceiling: input.load.ceiling } };
+  }
+  const asked = Math.min(input.offerAmount, c.lowestOffer ?? input.offerAmount);
+  if (amount >= asked) return { ok: false, refusal: { kind: 'not_below_ask', asked } };
+  if (c.lastCounter !== null && amount < c.lastCounter) {
+    return { ok: false, refusal: { kind: 'below_last_counter', lastCounter: c.lastCounter } };
+  }
+  const round = c.rounds + 1;
+  return {
+    ok: true,
+    decision: counterAt(input, amount, round),
+    round,
+    conversation: { ...c, rounds: round, ask: amount, lastCounter: amount },
   };
 }
 

@@ -219,6 +219,9 @@ function transformRoute(prefix: string): SwaggerTransform {
         ),
     };
     outSchema[TRAITS_KEY] = traits;
+    // The bearer roles the operation accepts, for clients that show only what a role may do (the
+    // console): the same list the authentication hook enforces.
+    if (config.access && !config.access.public) outSchema['x-envoy-roles'] = [...config.access.roles];
     outSchema.security ??= [];
     if (!outSchema.description) outSchema.description = 'No credentials required; not rate limited.';
     return out;

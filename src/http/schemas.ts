@@ -169,6 +169,7 @@ const errorDescriptions: Record<number, string> = {
   415: 'Unsupported content type',
   422: 'Validation failed (`validation_error`, with `detail`)',
   429: 'Rate limit exceeded (`rate_limit_exceeded`); see `Retry-After`',
+  502: 'A channel or provider behind the service failed; nothing was recorded',
 };
 
 /** Response schemas for the error statuses a route can return, for OpenAPI and serialization. */

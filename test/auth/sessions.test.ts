@@ -143,10 +143,10 @@ describe('refresh tokens', () => {
     expect((await me(t, tokens)).statusCode).toBe(200);
   });
 
-  it('refuses a body without a refresh token with 422 naming it', async () => {
+  it('refuses a refresh with neither a refresh token in the body nor the cookie with 401 naming refresh_token', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: {} });
-    expect(res.statusCode).toBe(422);
-    expect(res.json().error.param).toBe('refresh_token');
+    expect(res.statusCode).toBe(401);
+    expect(res.json().error).toMatchObject({ code: 'invalid_refresh_token', param: 'refresh_token' });
   });
 
   it('purges sessions a day after they ended or expired', async () => {

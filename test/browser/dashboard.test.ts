@@ -4,13 +4,12 @@ import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../console/console-harness.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createApiKey, createOrg, createUser } from '../helpers/factories.js';
 import { portOf } from '../helpers/listening.js';
 import { createLoad } from '../helpers/load-factories.js';
 
-/** Debian's Chromium; .ci/run installs it. Without it (a laptop without Chromium) the test is skipped. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PAGE = readFileSync(new URL('./dashboard-page.html', import.meta.url), 'utf8');
 
 /** A web server for the dashboard page: another origin than the API's. */
@@ -58,16 +57,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a dashboard in a real browser on another
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      // As root in a sandboxed machine with no outside network: no sandbox, no background traffic.
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     });
   }, 60_000);
 

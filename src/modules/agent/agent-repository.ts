@@ -1,4 +1,4 @@
-import { and, asc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { productNow } from '../../db/columns.js';
 import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
@@ -246,6 +246,23 @@ export async function insertMessage(
 }
 
 // -------------------------------------------------------------------------------- conversations
+
+/** The channel id of the carrier's latest message in the outreach, to thread an answer under it. */
+export async function lastInboundMessageId(db: DbOrTx, outreachId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ id: agentMessages.external_message_id })
+    .from(agentMessages)
+    .where(
+      and(
+        eq(agentMessages.outreach_id, outreachId),
+        eq(agentMessages.direction, 'inbound'),
+        sql`${agentMessages.external_message_id} IS NOT NULL`,
+      ),
+    )
+    .orderBy(desc(agentMessages.created_at), desc(agentMessages.id))
+    .limit(1);
+  return row?.id ?? null;
+}
 
 /** The outreach whose first message, or any later one, carries one of these channel message ids. */
 export async function outreachOfMessages(db: DbOrTx, modality: ChannelModality, messageIds: string[]) {

@@ -13,7 +13,7 @@ import { errorResponses, queryBool, queryIntOr, storedEnum } from '../../http/sc
 import { verifyChallenge, verifyWhatsAppSignature } from '../../integrations/whatsapp/cloud-api-webhook.js';
 import { defined } from '../../lib/defined.js';
 import { objectOf } from '../../lib/json-object.js';
-import { offerReviewSchema } from '../offers/index.js';
+import { offerReviewSchema, offerSchema, offersById } from '../offers/index.js';
 import { findOutreach, outreachIdParams } from '../outreaches/index.js';
 import { outreachMessages } from './agent-repository.js';
 import type { AgentService } from './agent-service.js';
@@ -46,6 +46,10 @@ const inboundResultSchema = z.object({
   offer_id: z.string().nullable(),
   reason: z.string().nullable(),
 });
+
+const reviewListItemSchema = offerReviewSchema
+  .extend({ offer: offerSchema })
+  .meta({ id: 'AgentReviewListItem' });
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
@@ -109,10 +113,13 @@ function reviewRoutes(app: App, db: Db) {
       schema: {
         operationId: 'listAgentReviews',
         tags,
-        summary: "Offers within max_buy_rate waiting for a rep's decision, oldest first",
+        summary:
+          "Offers within max_buy_rate waiting for a rep's decision: escalated ones first, then oldest first",
         description:
           'Each raised offer.review_requested when the agent found it; escalated ones also raised offer.review_escalated ' +
-          'after review_escalation_minutes. An item leaves the list when its offer is accepted or rejected, or the load is no longer worked.',
+          'after review_escalation_minutes. An item leaves the list when its offer is accepted, rejected or countered ' +
+          '(POST /offers/{id}/counter), or the load is no longer worked. Each item carries its `offer`, with the carrier ' +
+          '(and its compliance status and risk level) nested.',
         querystring: z.object({
           escalated: queryBool()
             .optional()
@@ -120,14 +127,26 @@ function reviewRoutes(app: App, db: Db) {
           limit: queryIntOr(1, 500, 100).meta({ description: 'Most items returned.' }),
         }),
         response: {
-          200: z.object({ data: z.array(offerReviewSchema) }),
+          200: z.object({ data: z.array(reviewListItemSchema) }),
           ...errorResponses(401, 403, 422, 429),
         },
       },
     },
-    async (request) => ({
-      data: await openReviewItems(db, scopeOf(request).organizationId, request.query),
-    }),
+    async (request) => {
+      const scope = scopeOf(request);
+      const items = await openReviewItems(db, scope.organizationId, request.query);
+      const offers = await offersById(
+        db,
+        scope,
+        items.map((i) => i.offer_id),
+      );
+      return {
+        data: items.flatMap((i) => {
+          const offer = offers.get(i.offer_id);
+          return offer ? [{ ...i, offer }] : [];
+        }),
+      };
+    },
   );
 }
 

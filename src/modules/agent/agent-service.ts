@@ -11,6 +11,7 @@ import type { OutreachRow } from '../outreaches/index.js';
 import { type AgentChannels, AgentMessenger } from './agent-messenger.js';
 import type { AgentSettings } from './agent-settings.js';
 import { type CallPlacer, ContactDispatcher } from './contact-dispatcher.js';
+import { RepCounterMessages } from './rep-counters.js';
 import { type DeliveryResult, type InboundResult, ReplyHandler } from './reply-handler.js';
 import { sweepReviewItems } from './review-items.js';
 import { type LaneRanking, WavePlanner } from './wave-planner.js';
@@ -31,6 +32,8 @@ export class AgentService {
   private readonly log: FastifyBaseLogger;
   /** The product clock: every round plans at its time. */
   readonly clock: Clock;
+  /** Where a rep's counter-offer is said: the offer's conversation, through the agent's messenger. */
+  readonly repCounters: RepCounterMessages;
 
   constructor(
     db: Db,
@@ -57,6 +60,7 @@ export class AgentService {
       log,
       clock,
     );
+    this.repCounters = new RepCounterMessages(db, messenger);
   }
 
   /** One round of the worker; returns what it did. */

@@ -85,7 +85,10 @@ export async function sweepReviewItems(db: Db, log: FastifyBaseLogger, organizat
   });
 }
 
-/** The organization's open review items, oldest first; `escalated` narrows to escalated or not. */
+/**
+ * The organization's open review items, escalated ones first, then oldest first; `escalated`
+ * narrows to escalated or not.
+ */
 export async function openReviewItems(
   db: DbOrTx,
   organizationId: string,
@@ -101,6 +104,6 @@ export async function openReviewItems(
     SELECT ${itemColumns} FROM agent_review_items r
     JOIN offers o ON o.id = r.offer_id JOIN loads l ON l.id = r.load_id
     WHERE r.organization_id = ${organizationId} AND ${openSql} ${escalated}
-    ORDER BY r.requested_at, r.offer_id LIMIT ${q.limit}`);
+    ORDER BY r.escalated_at IS NULL, r.requested_at, r.offer_id LIMIT ${q.limit}`);
   return rows.rows.map(asItem).map(({ organization_id: _o, ...item }) => item);
 }

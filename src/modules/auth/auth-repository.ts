@@ -21,6 +21,8 @@ const membershipsForAuthStatement = preparedFor((db) =>
         eq(authSessions.id, sql.placeholder('sessionId')),
         eq(authSessions.user_id, users.id),
         isNull(authSessions.revoked_at),
+        // Its fixed end: an access token signed shortly before it stops with the session.
+        sql`${authSessions.expires_at} > now()`,
       ),
     )
     .leftJoin(memberships, eq(memberships.user_id, users.id))

@@ -37,21 +37,28 @@ export async function useRefreshToken(tx: Tx, tokenHash: string) {
         sql`${refreshTokens.expires_at} > now()`,
         eq(authSessions.id, refreshTokens.session_id),
         isNull(authSessions.revoked_at),
+        sql`${authSessions.expires_at} > now()`,
       ),
     )
-    .returning({ sessionId: refreshTokens.session_id, userId: authSessions.user_id });
+    .returning({
+      sessionId: refreshTokens.session_id,
+      userId: authSessions.user_id,
+      sessionEndsAt: authSessions.expires_at,
+    });
   return row ?? null;
 }
 
-/** The next refresh token of the session, which now lives until it expires. */
-export async function insertNextRefreshToken(tx: Tx, sessionId: string, tokenHash: string, expiresAt: Date) {
+/**
+ * The next refresh token of the session. It expires when the session ends: a refresh never moves
+ * that end, so a stolen refresh token dies with its session however often it is used.
+ */
+export async function insertNextRefreshToken(tx: Tx, sessionId: string, tokenHash: string, endsAt: Date) {
   await tx.insert(refreshTokens).values({
     id: newId('refreshToken'),
     session_id: sessionId,
     token_hash: tokenHash,
-    expires_at: expiresAt,
+    expires_at: endsAt,
   });
-  await tx.update(authSessions).set({ expires_at: expiresAt }).where(eq(authSessions.id, sessionId));
 }
 
 /** A refresh token and its session, whatever their state. */

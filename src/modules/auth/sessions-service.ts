@@ -28,6 +28,8 @@ export interface StartedSession {
   userId: string;
   sessionId: string;
   refreshToken: string;
+  /** The session's fixed end, set at sign-in. */
+  endsAt: Date;
 }
 
 const invalidRefreshToken = (message: string) => new AppError(401, 'invalid_refresh_token', message);
@@ -59,8 +61,9 @@ export class SessionsService {
   /** Starts a session for the user in the caller's transaction. */
   async start(tx: Tx, userId: string): Promise<StartedSession> {
     const refreshToken = generateSecret(REFRESH_TOKEN_PREFIX);
-    const sessionId = await insertSession(tx, userId, hashSecret(refreshToken), this.refreshExpiry());
-    return { userId, sessionId, refreshToken };
+    const endsAt = new Date(Date.now() + this.refreshTtlSeconds * 1000);
+    const sessionId = await insertSession(tx, userId, hashSecret(refreshToken), endsAt);
+    return { userId, sessionId, refreshToken, endsAt };
   }
 
   /** Starts a session (a login) and answers its tokens. */
@@ -76,13 +79,14 @@ export class SessionsService {
       token_type: 'bearer',
       expires_in: access.expiresIn,
       refresh_token: started.refreshToken,
-      refresh_expires_in: this.refreshTtlSeconds,
+      refresh_expires_in: Math.max(0, Math.round((started.endsAt.getTime() - Date.now()) / 1000)),
     };
   }
 
   /**
    * Exchanges a refresh token for new tokens of its session; the token presented is used up. A
    * token used before ends its session (reuse: a copy is in someone else's hands) and is refused.
+   * The session keeps the end it was given at sign-in: the next refresh token expires then.
    */
   async refresh(refreshToken: string): Promise<SessionTokens> {
     if (!isSecretOf(REFRESH_TOKEN_PREFIX, refreshToken)) {
@@ -92,10 +96,10 @@ export class SessionsService {
     const next = generateSecret(REFRESH_TOKEN_PREFIX);
     const rotated = await this.db.transaction(async (tx) => {
       const used = await useRefreshToken(tx, hash);
-      if (used) await insertNextRefreshToken(tx, used.sessionId, hashSecret(next), this.refreshExpiry());
+      if (used) await insertNextRefreshToken(tx, used.sessionId, hashSecret(next), used.sessionEndsAt);
       return used;
     });
-    if (rotated) return this.tokensOf({ ...rotated, refreshToken: next });
+    if (rotated) return this.tokensOf({ ...rotated, refreshToken: next, endsAt: rotated.sessionEndsAt });
 
     const found = await findRefreshToken(this.db, hash);
     if (!found) throw invalidRefreshToken('The refresh token is not valid');
@@ -136,9 +140,5 @@ export class SessionsService {
   /** Deletes sessions and refresh tokens that can no longer be used; how many rows went. */
   purgeExpired(): Promise<number> {
     return purgeSessions(this.db, KEEP_ENDED_SECONDS);
-  }
-
-  private refreshExpiry() {
-    return new Date(Date.now() + this.refreshTtlSeconds * 1000);
   }
 }

@@ -18,7 +18,7 @@ export const authSessions = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     created_at: tstz('created_at').notNull().defaultNow(),
-    /** When its newest refresh token expires (each refresh moves it), or when it was ended. */
+    /** When it ends: a fixed time after sign-in (no refresh moves it), or earlier when it was ended. */
     expires_at: tstz('expires_at').notNull(),
     revoked_at: tstz('revoked_at'),
     revoke_reason: text('revoke_reason', { enum: SESSION_END_REASONS }),

@@ -21,7 +21,13 @@ import {
   toCall,
 } from './calls-schemas.js';
 import type { CallsService } from './calls-service.js';
-import { elpIdParams, elpTestSchema, listElpQuery, startElpBody } from './elp-schemas.js';
+import {
+  elpIdParams,
+  elpTestDetailSchema,
+  elpTestSchema,
+  listElpQuery,
+  startElpBody,
+} from './elp-schemas.js';
 import type { ElpService } from './elp-service.js';
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
@@ -233,9 +239,9 @@ function elpRoutes(app: App, elp: ElpService) {
       schema: {
         operationId: 'getElpTest',
         tags: ['elp'],
-        summary: 'One ELP test, with its scores and call',
+        summary: 'One ELP test, with its scores, its answers and its call',
         params: elpIdParams,
-        response: { 200: elpTestSchema, ...errorResponses(401, 403, 404, 429) },
+        response: { 200: elpTestDetailSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (request) => elp.get(scopeOf(request), request.params.elp_test_id),

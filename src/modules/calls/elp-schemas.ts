@@ -66,3 +66,23 @@ export const elpTestSchema = z
   .meta({ id: 'ElpTest' });
 
 export const elpIdParams = z.object({ elp_test_id: text(100) });
+
+/** One ELP test with the answers recorded, question by question, in the order they were given. */
+export const elpTestDetailSchema = elpTestSchema
+  .extend({
+    answers: z.array(
+      z.object({
+        question_id: z.string(),
+        step: z.string().meta({ description: '`interview` or `signs`' }),
+        competency: z.string(),
+        question: z.string().nullable(),
+        answer: z
+          .string()
+          .nullable()
+          .meta({ description: "The driver's answer, as the assistant recorded it" }),
+        valid: z.boolean().meta({ description: 'Relevant and understandable (not judged on grammar)' }),
+        answered_at: dateTime(),
+      }),
+    ),
+  })
+  .meta({ id: 'ElpTestDetail' });

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { notFound } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
@@ -7,7 +7,7 @@ import type { TranscriptMessage } from '../../integrations/voice/voice-provider.
 import { defined } from '../../lib/defined.js';
 import { type CallRow, findCalls, transcriptsOf } from './call-queries.js';
 import type { CallStarter } from './call-starter.js';
-import { elpTests } from './elp-tables.js';
+import { elpAnswers, elpTests } from './elp-tables.js';
 
 type ElpRow = typeof elpTests.$inferSelect;
 
@@ -42,7 +42,20 @@ export class ElpService {
       .from(elpTests)
       .where(and(eq(elpTests.organization_id, scope.organizationId), eq(elpTests.id, id)));
     if (!row) throw notFound('ELP test', id, 'elp_test_id');
-    return this.view(scope, row);
+    const answers = await this.db
+      .select({
+        question_id: elpAnswers.question_id,
+        step: elpAnswers.step,
+        competency: elpAnswers.competency,
+        question: elpAnswers.question,
+        answer: elpAnswers.answer,
+        valid: elpAnswers.valid,
+        answered_at: elpAnswers.created_at,
+      })
+      .from(elpAnswers)
+      .where(and(eq(elpAnswers.organization_id, scope.organizationId), eq(elpAnswers.elp_test_id, id)))
+      .orderBy(asc(elpAnswers.created_at), asc(elpAnswers.id));
+    return { ...(await this.view(scope, row)), answers };
   }
 
   async list(

@@ -11,9 +11,17 @@ export {
   loadNotBooked,
   offerOfCallExists,
 } from './offer-queries.js';
-export type { OfferPolicy, OfferReceiver } from './offer-types.js';
+export type {
+  CounterChannel,
+  CounterConversation,
+  CounteredOffer,
+  OfferPolicy,
+  OfferReceiver,
+  SaidCounter,
+} from './offer-types.js';
 export { emitEvents as emitOfferEvents, offerEvents } from './offers-events.js';
 export {
   offerReviewSchema,
   offerSchema,
 } from './offers-schemas.js';
+export { offersById } from './offers-service.js';

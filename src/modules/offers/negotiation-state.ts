@@ -31,7 +31,7 @@ export const NEGOTIATED_LOAD_COLUMNS = [
   'pickup_date',
 ] as const;
 
-async function conversationOf(db: DbOrTx, loadId: string, carrierId: string): Promise<Conversation> {
+export async function conversationOf(db: DbOrTx, loadId: string, carrierId: string): Promise<Conversation> {
   const [row] = await db
     .select()
     .from(negotiations)

@@ -51,3 +51,46 @@ export interface OfferReceiver {
   receive(scope: OrgScope, o: CarrierOffer): Promise<OfferOutcome>;
   hear(scope: OrgScope, r: CarrierReply): Promise<OfferDecision>;
 }
+
+/** The conversation an offer was made in, where a rep's counter is said. */
+export interface CounterConversation {
+  outreachId: string;
+  modality: 'email' | 'whatsapp';
+}
+
+/** A rep's counter as the carrier hears it: a counter, or the final round. */
+export interface SaidCounter {
+  kind: 'counter' | 'final';
+  amount: number;
+}
+
+/** The offer a rep counters, as the channel needs it to find its conversation. */
+export interface CounteredOffer {
+  load_id: string;
+  carrier_id: string;
+  channel: 'email' | 'messaging';
+  email_conversation_id: string | null;
+}
+
+/**
+ * Where a rep's counter-offer is said: the offer's own conversation on its channel, through the
+ * agent's messenger (the agent module fills it; the composition root hands it over).
+ */
+export interface CounterChannel {
+  /** The e-mail or WhatsApp conversation the offer came from, or null when there is none. */
+  conversationOf(
+    scope: OrgScope,
+    offer: {
+      load_id: string;
+      carrier_id: string;
+      channel: 'email' | 'messaging';
+      email_conversation_id: string | null;
+    },
+  ): Promise<CounterConversation | null>;
+  /** Says the counter in that conversation and keeps the message; throws when it could not be sent. */
+  say(
+    scope: OrgScope,
+    conversation: CounterConversation,
+    counter: SaidCounter,
+  ): Promise<{ messageId: string | null }>;
+}

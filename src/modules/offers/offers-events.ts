@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EventDefinitions } from '../../domain/events.js';
 import { bookedOfferSchema, loadEventData } from '../loads/index.js';
 import { emittersOf } from '../webhooks/index.js';
-import { offerReviewSchema, offerSchema } from './offers-schemas.js';
+import { offerCounterSchema, offerReviewSchema, offerSchema } from './offers-schemas.js';
 
 const { previous_load_status: _previous, ...loadIds } = loadEventData.shape;
 const bookingEvent = z.object({ ...loadIds, booked_offer: bookedOfferSchema });
@@ -29,6 +29,12 @@ export const offerEvents = {
   },
   'offer.created': { description: 'An offer was recorded (API, rep or voice agent).', data: offerSchema },
   'offer.status_changed': { description: "An offer's status changed.", data: offerStatusEvent },
+  'offer.countered': {
+    description:
+      "A rep's counter-offer (POST /offers/{id}/counter) was said to the carrier in the offer's conversation: " +
+      'the round it took and the offer with its `counter_offer_amount`.',
+    data: offerCounterSchema,
+  },
   'offer.review_requested': {
     description:
       "A carrier's offer within max_buy_rate waits for a rep's decision (the agent holds the load meanwhile). " +
@@ -46,6 +52,7 @@ export const offerEvents = {
   | 'load.unbooked'
   | 'offer.created'
   | 'offer.status_changed'
+  | 'offer.countered'
   | 'offer.review_requested'
   | 'offer.review_escalated'
 >;

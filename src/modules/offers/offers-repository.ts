@@ -114,3 +114,28 @@ export function offerCounts(db: DbOrTx, scope: OrgScope, q: OfferFilters) {
     .where(offersWhere(scope, q))
     .groupBy(offers.status, offers.channel, offers.source);
 }
+
+/** The counter-offer standing on the offer (a rep's or the agent's), or none again. */
+export async function setCounterAmount(
+  db: DbOrTx,
+  scope: OrgScope,
+  id: string,
+  amount: number | null,
+  updatedById: string | null,
+) {
+  const [row] = await db
+    .update(offers)
+    .set({ counter_amount: amount, updated_by_id: updatedById, updated_at: productNow })
+    .where(and(eq(offers.organization_id, scope.organizationId), eq(offers.id, id)))
+    .returning();
+  return row ?? null;
+}
+
+/** The organization's offers among `ids`, in no particular order. */
+export function findOffers(db: DbOrTx, scope: OrgScope, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .select()
+    .from(offers)
+    .where(and(eq(offers.organization_id, scope.organizationId), inArray(offers.id, ids)));
+}

@@ -5,10 +5,13 @@ import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { loadIdParams } from '../loads/index.js';
+import type { OfferCounters } from './offer-counter.js';
 import {
+  counterOfferBody,
   createOfferBody,
   listLoadOffersQuery,
   listOffersQuery,
+  offerCounterSchema,
   offerIdParams,
   offerSchema,
   offerStatsQuery,
@@ -29,11 +32,12 @@ const LIST_NOTES =
   '`accepted_at` sort after the others both ways, and ties break on id, so pages are stable. ' +
   '`total_count` is exact.';
 
-export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService }> = async (
+export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService; counters: OfferCounters }> = async (
   app,
-  { offers: service },
+  { offers: service, counters },
 ) => {
   listRoutes(app, service);
+  counterRoute(app, counters);
 
   app.post(
     '/offers',
@@ -156,5 +160,41 @@ function listRoutes(app: App, service: OffersService) {
       },
     },
     async (request) => service.forLoad(scopeOf(request), request.params.load_id, request.query),
+  );
+}
+
+/** A rep's counter-offer, said in the offer's conversation. */
+function counterRoute(app: App, counters: OfferCounters) {
+  app.post(
+    '/offers/:offer_id/counter',
+    {
+      config: { access: access.any, idempotent: true },
+      schema: {
+        operationId: 'counterOffer',
+        tags,
+        summary: "Answer a carrier's offer with a counter-offer, in the offer's own conversation",
+        description:
+          'Said on the channel the offer came from (the e-mail thread or the WhatsApp chat of its outreach), in ' +
+          "the agent's words, and recorded as a round of the carrier's negotiation on the load under the same " +
+          "rules as the agent's counters: `amount` over the load's max_buy_rate is 422 `counter_above_ceiling`; " +
+          'at or over what the carrier asked, 422 `counter_not_below_offer` (accept the offer instead); under our ' +
+          'last counter, 422 `counter_below_last_counter`. The last round of the policy is said as final. The ' +
+          'offer stays pending with `counter_offer_amount` set; a carrier who then offers at or under it is taken ' +
+          'as the agent takes any offer, and a "yes" is an offer at the counter. 409 when the conversation can ' +
+          'no longer take a counter: `offer_not_pending`, `offer_already_accepted` (the load is booked), ' +
+          '`load_not_bookable` (the load takes no offers), `negotiation_rounds_exhausted`, `negotiation_ended` ' +
+          '(the carrier said no, or we passed), `stop_contact_requested`, `contact_not_allowed` (the carrier is ' +
+          'disabled, blocked or restricted on the lane), `no_conversation` (an offer entered by a rep or an API ' +
+          'client), `counter_needs_call` (an offer made on a call: call the carrier instead). A message the channel ' +
+          'could not send is 502 `counter_not_sent` with nothing recorded. Emits `offer.countered`.',
+        params: offerIdParams,
+        body: counterOfferBody,
+        response: {
+          200: offerCounterSchema,
+          ...errorResponses(401, 403, 404, 409, 422, 429, 502),
+        },
+      },
+    },
+    async (request) => counters.counter(scopeOf(request), request.params.offer_id, request.body.amount),
   );
 }

@@ -114,3 +114,26 @@ export const offerReviewSchema = z
     escalated_at: z.date().nullable(),
   })
   .meta({ id: 'AgentReviewItem' });
+
+export const counterOfferBody = z.object({
+  amount: z.number().positive().max(10_000_000).meta({
+    description:
+      "The counter-offer in USD: under what the carrier asked, not under our last counter, never over the load's max_buy_rate.",
+  }),
+});
+
+/** A rep's counter-offer as answered (and as the `offer.countered` event carries it). */
+export const offerCounterSchema = z
+  .object({
+    offer: offerSchema,
+    amount: z.number().meta({ description: 'The counter said to the carrier.' }),
+    round: z
+      .number()
+      .int()
+      .meta({ description: "The counter's round in the carrier's conversation on the load (1 first)." }),
+    max_rounds: z.number().int().meta({ description: "The negotiation policy's most rounds." }),
+    final: z.boolean().meta({ description: 'Said as the final round ("the best we can do").' }),
+    outreach_id: z.string().meta({ description: 'The outreach whose conversation it was said in.' }),
+  })
+  .meta({ id: 'OfferCounter' });
+export type OfferCounter = z.infer<typeof offerCounterSchema>;

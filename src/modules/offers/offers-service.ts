@@ -16,6 +16,7 @@ import { emitEvent } from './offers-events.js';
 import {
   acceptedOfferOf,
   findOffer,
+  findOffers,
   insertOffer,
   listOffers,
   type OfferRow,
@@ -82,6 +83,12 @@ export async function toOffers(db: DbOrTx, scope: OrgScope, rows: OfferRow[]): P
     rep_name: r.rep_name,
     counter_offer_amount: r.counter_amount,
   }));
+}
+
+/** The organization's offers among `ids`, each with its carrier, keyed by id. */
+export async function offersById(db: DbOrTx, scope: OrgScope, ids: string[]): Promise<Map<string, Offer>> {
+  const rows = await findOffers(db, scope, ids);
+  return new Map((await toOffers(db, scope, rows)).map((o) => [o.id, o]));
 }
 
 /** offer.created / offer.status_changed with the public Offer shape, in the caller's transaction. */

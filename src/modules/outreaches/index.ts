@@ -5,6 +5,7 @@ export {
   type ChannelModality,
   failOutreach,
   insertOutreaches,
+  latestOutreachOnChannel,
   markUndelivered,
   outreachesOfConversation,
   outreachOfConversation,

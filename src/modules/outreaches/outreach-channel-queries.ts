@@ -71,6 +71,30 @@ export async function outreachOfConversation(db: DbOrTx, conversationId: string)
   return row ?? null;
 }
 
+/** The newest outreach to a carrier about a load on one channel, in the organization. */
+export async function latestOutreachOnChannel(
+  db: DbOrTx,
+  organizationId: string,
+  loadId: string,
+  carrierId: string,
+  modality: ChannelModality,
+) {
+  const [row] = await db
+    .select()
+    .from(outreaches)
+    .where(
+      and(
+        eq(outreaches.organization_id, organizationId),
+        eq(outreaches.load_id, loadId),
+        eq(outreaches.carrier_id, carrierId),
+        eq(outreaches.modality, modality),
+      ),
+    )
+    .orderBy(desc(outreaches.created_at), desc(outreaches.id))
+    .limit(1);
+  return row ?? null;
+}
+
 /**
  * Every outreach of one conversation with one carrier, not withdrawn, first created first: several
  * when one message offered the carrier several loads.
