@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { z } from 'zod';
 import { type NegotiationPolicy, scheduleTop } from '../../src/domain/negotiation-policy.js';
 import {
   CarrierModel,
@@ -11,7 +12,9 @@ import {
   type MarketLoad,
   marketRateOf,
 } from '../../src/integrations/simulation/carrier-model.js';
+import { defined } from '../../src/lib/defined.js';
 import { localMinutes, timeZoneOfState } from '../../src/lib/time-zones.js';
+import { negotiationPolicySchema } from '../../src/modules/agent/negotiation-settings.js';
 
 /**
  * A brokerage trying Envoy from outside, as one evaluating it would: a fresh server in its default
@@ -110,7 +113,7 @@ export function scenario(size: BrokerageSize, start: Date): Scenario {
       tier: [1, 2, 2, 3, 3, null][r.int(0, 5)] ?? null,
       restricted: r.next() < 0.05,
     }));
-    const homeState = (LANES[first] as (typeof LANES)[number])[1];
+    const homeState = laneAt(first)[1];
     const mc = String(710_000 + i);
     const email = r.next() < 0.8 ? `dispatch${i}@bb-carrier${i}.example` : null;
     const phone = !email || r.next() < 0.85 ? `+1469${String(5_550_000 + i).padStart(7, '0')}` : null;
@@ -131,7 +134,7 @@ export function scenario(size: BrokerageSize, start: Date): Scenario {
         email,
         phone,
         home_state: homeState,
-        equipment_types: [...new Set(memberships.map((m) => (LANES[m.lane] as (typeof LANES)[number])[5]))],
+        equipment_types: [...new Set(memberships.map((m) => laneAt(m.lane)[5]))],
         insurance_expiration: '2035-01-01T00:00:00Z',
         is_active: i !== 2,
       },
@@ -150,7 +153,7 @@ export function scenario(size: BrokerageSize, start: Date): Scenario {
   const loads: ScenarioLoad[] = [];
   for (let i = 0; i < size.loads; i++) {
     const lane = i % lanes.length;
-    const [, , , , miles, equipment] = LANES[lane] as (typeof LANES)[number];
+    const [, , , , miles, equipment] = laneAt(lane);
     const number = `BB-${size.seed}-${String(i + 1).padStart(4, '0')}`;
     const pickupAt = start.getTime() + (3 + r.next() * (Math.min(8, size.hours) - 3)) * HOUR;
     const market = marketRateOf(
@@ -243,10 +246,44 @@ async function admin(env: Record<string, string>, ...args: string[]) {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
     env: { ...process.env, ...env },
   });
-  return JSON.parse(stdout) as Record<string, string>;
+  return z.record(z.string(), z.string()).parse(JSON.parse(stdout));
 }
 
 type Json = Record<string, unknown>;
+
+const jsonObject = z.record(z.string(), z.unknown());
+const pageOf = z.object({ data: z.array(jsonObject), pagination: z.object({ total_pages: z.number() }) });
+const idsOf = z.object({
+  results: z.array(z.object({ carrier_id: z.string().nullish(), load_id: z.string().nullish() })),
+});
+const readiness = z.object({ clock: z.object({ now: z.string() }) });
+/** What the brokerage reads of the agent's settings. */
+const settingsSchema = z.object({
+  quiet_hours_start: z.number(),
+  quiet_hours_end: z.number(),
+  daily_cap_per_carrier: z.number(),
+  carrier_min_gap_minutes: z.number(),
+  negotiation: z.unknown(),
+});
+type Settings = z.infer<typeof settingsSchema>;
+const loadSchema = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  booked_offer: z.object({ amount: z.number(), booked_at: z.string() }).nullable(),
+});
+const outreachSchema = z.object({
+  carrier_id: z.string(),
+  load_id: z.string(),
+  sent_at: z.string().nullable(),
+  status: z.string(),
+  is_automated: z.boolean(),
+  call_id: z.string().nullable(),
+  conversation_id: z.string().nullable(),
+});
+const carrierStopSchema = z.object({ id: z.string(), stop_contact_requested_at: z.string().nullable() });
+
+/** One of the lanes, by its index. */
+const laneAt = (i: number) => defined(LANES[i], 'lane');
 
 function client(url: string, headers: Record<string, string>) {
   const call = async (method: string, route: string, body?: unknown): Promise<Json> => {
@@ -257,17 +294,16 @@ function client(url: string, headers: Record<string, string>) {
     });
     const text = await res.text();
     if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text.slice(0, 400)}`);
-    return text ? (JSON.parse(text) as Json) : {};
+    return text ? jsonObject.parse(JSON.parse(text)) : {};
   };
   /** Every item of a paginated list. */
   const all = async (route: string): Promise<Json[]> => {
     const items: Json[] = [];
     for (let page = 1; ; page++) {
       const res = await call('GET', `${route}${route.includes('?') ? '&' : '?'}page_size=100&page=${page}`);
-      const data = res.data as Json[];
+      const { data, pagination } = pageOf.parse(res);
       items.push(...data);
-      const pagination = res.pagination as { total_pages?: number } | undefined;
-      if (!data.length || page >= (pagination?.total_pages ?? page)) return items;
+      if (!data.length || page >= pagination.total_pages) return items;
     }
   };
   return { call, all, url };
@@ -360,15 +396,17 @@ export async function runBrokerage(databaseUrl: string, size: BrokerageSize): Pr
 }
 
 async function work(api: ReturnType<typeof client>, s: Scenario, size: BrokerageSize, started: number) {
-  const settings = await api.call('PATCH', '/agent/settings', {
-    auto_accept_at_or_under_posted_rate: true,
-    negotiation: { auto_accept_at_or_under_ask: true },
-  });
+  const settings = settingsSchema.parse(
+    await api.call('PATCH', '/agent/settings', {
+      auto_accept_at_or_under_posted_rate: true,
+      negotiation: { auto_accept_at_or_under_ask: true },
+    }),
+  );
   const batch = await api.call('POST', '/carriers/batch', {
     carriers: s.carriers.map((c) => ({
       carrier: c.body,
       lanes: c.lanes.map((m) => {
-        const [oc, os_, dc, ds, , equipment] = LANES[m.lane] as (typeof LANES)[number];
+        const [oc, os_, dc, ds, , equipment] = laneAt(m.lane);
         return {
           origin: { city: oc, state: os_ },
           destination: { city: dc, state: ds },
@@ -379,13 +417,13 @@ async function work(api: ReturnType<typeof client>, s: Scenario, size: Brokerage
       }),
     })),
   });
-  const carrierIds = (batch.results as { carrier_id: string }[]).map((r) => r.carrier_id);
+  const carrierIds = idsOf.parse(batch).results.map((r) => defined(r.carrier_id, 'carrier_id'));
   for (const [i, c] of s.carriers.entries()) {
     if (c.stopped) await api.call('POST', `/carriers/${carrierIds[i]}/stop-contact`);
   }
   const handed = await api.call('POST', '/loads/batch', {
     loads: s.loads.map((l) => {
-      const [oc, os_, dc, ds] = LANES[l.lane] as (typeof LANES)[number];
+      const [oc, os_, dc, ds] = laneAt(l.lane);
       return {
         load_number: l.number,
         equipment_type: l.equipment,
@@ -411,12 +449,12 @@ async function work(api: ReturnType<typeof client>, s: Scenario, size: Brokerage
       };
     }),
   });
-  const loadIds = (handed.results as { load_id: string }[]).map((r) => r.load_id);
+  const loadIds = idsOf.parse(handed).results.map((r) => defined(r.load_id, 'load_id'));
   // The server's clock runs on its own; the brokerage checks the time the API says.
   const until = s.start.getTime() + size.hours * HOUR;
   for (;;) {
-    const ready = await fetch(`${api.url}/readyz`).then((r) => r.json() as Promise<Json>);
-    const now = Date.parse(String((ready.clock as Json).now));
+    const ready = readiness.parse(await fetch(`${api.url}/readyz`).then((r) => r.json()));
+    const now = Date.parse(ready.clock.now);
     if (now >= until) break;
     await new Promise((resolve) =>
       setTimeout(resolve, Math.min(2000, Math.max(100, (until - now) / size.speed))),
@@ -426,7 +464,8 @@ async function work(api: ReturnType<typeof client>, s: Scenario, size: Brokerage
 }
 
 /** The organization's negotiation policy as GET/PATCH /agent/settings shows it. */
-const policyOf = (settings: Json): NegotiationPolicy => settings.negotiation as NegotiationPolicy;
+const policyOf = (settings: Settings): NegotiationPolicy =>
+  negotiationPolicySchema.parse(settings.negotiation);
 
 /**
  * Who could cover what: a load is willing when an eligible (primary on the lane, active, not
@@ -468,7 +507,7 @@ function whoCouldCover(s: Scenario, model: CarrierModel, handedAt: number[], pol
           Array.from({ length: p.trucksPerDay }, () => slots.push({ carrier: k, day }) - 1),
         );
       }
-      (edges[i] as number[]).push(...(slotOf.get(key) ?? []));
+      defined(edges[i], 'edges[i]').push(...(slotOf.get(key) ?? []));
     });
   });
   // Augmenting paths (Kuhn's algorithm): a few dozen loads and a few hundred trucks.
@@ -489,16 +528,6 @@ function whoCouldCover(s: Scenario, model: CarrierModel, handedAt: number[], pol
   return { willing, coverable: new Set(owner.values()) };
 }
 
-type Outreach = {
-  carrier_id: string;
-  load_id: string;
-  sent_at: string | null;
-  status: string;
-  is_automated: boolean;
-  call_id: string | null;
-  conversation_id: string | null;
-};
-
 /**
  * What the API shows: bookings (before pickup, at or under the ceiling), time to cover, contacts
  * per carrier, and every contact the policy forbids: to a carrier that asked to stop, is blocked,
@@ -508,19 +537,26 @@ type Outreach = {
 async function figuresOf(
   api: ReturnType<typeof client>,
   s: Scenario,
-  settings: Json,
+  settings: Settings,
   carrierIds: string[],
   loadIds: string[],
   size: BrokerageSize,
   started: number,
 ): Promise<BrokerageFigures> {
   const model = new CarrierModel(size.seed, 'realistic');
-  const carrierOf = new Map(carrierIds.map((id, i) => [id, s.carriers[i] as ScenarioCarrier]));
-  const loadOf = new Map(loadIds.map((id, i) => [id, s.loads[i] as ScenarioLoad]));
-  const loads = await Promise.all(loadIds.map((id) => api.call('GET', `/loads/${id}`)));
-  const outreaches = (await api.all('/outreaches')) as unknown as Outreach[];
+  const carrierOf = new Map(carrierIds.map((id, i) => [id, defined(s.carriers[i], 'carrier')]));
+  const loadOf = new Map(loadIds.map((id, i) => [id, defined(s.loads[i], 'load')]));
+  const loads = await Promise.all(
+    loadIds.map(async (id) => loadSchema.parse(await api.call('GET', `/loads/${id}`))),
+  );
+  const outreaches = z.array(outreachSchema).parse(await api.all('/outreaches'));
   const sent = outreaches.filter((o) => o.is_automated && o.sent_at !== null);
-  const carriers = new Map((await api.all('/carriers')).map((c) => [String(c.id), c]));
+  const carriers = new Map(
+    z
+      .array(carrierStopSchema)
+      .parse(await api.all('/carriers'))
+      .map((c) => [c.id, c]),
+  );
   const forbidden: Record<string, number> = {
     stop_contact: 0,
     blocked_disabled_or_restricted: 0,
@@ -542,8 +578,8 @@ async function figuresOf(
   let booked = 0;
   let bookedCoverable = 0;
   for (const [i, load] of loads.entries()) {
-    const l = s.loads[i] as ScenarioLoad;
-    const booking = load.booked_offer as { amount: number; booked_at: string } | null;
+    const l = defined(s.loads[i], 'load');
+    const booking = load.booked_offer;
     if (!booking || Date.parse(booking.booked_at) > l.pickupAt) continue;
     booked++;
     if (coverable.has(i)) bookedCoverable++;
@@ -552,10 +588,10 @@ async function figuresOf(
     if (booking.amount > l.ceiling) breach('above_ceiling', `${l.number} booked at ${booking.amount}`);
   }
   // Contacts.
-  const quietStart = Number(settings.quiet_hours_start);
-  const quietEnd = Number(settings.quiet_hours_end);
-  const cap = Number(settings.daily_cap_per_carrier);
-  const gapMs = Number(settings.carrier_min_gap_minutes) * 60_000;
+  const quietStart = settings.quiet_hours_start;
+  const quietEnd = settings.quiet_hours_end;
+  const cap = settings.daily_cap_per_carrier;
+  const gapMs = settings.carrier_min_gap_minutes * 60_000;
   const byCarrier = new Map<string, { at: number; key: string }[]>();
   for (const o of sent) {
     const c = carrierOf.get(o.carrier_id);

@@ -148,7 +148,7 @@ export async function startProductClock(
       );
     }
     const stood = row ? standing(row) : null;
-    if (mode === 'real') {
+    if (speed === null) {
       await writeRow(
         client,
         'real',
@@ -162,7 +162,7 @@ export async function startProductClock(
         simulatedUntil: stood && row && stood > row.wall ? stood : null,
       };
     }
-    const s = speed as number;
+    const s = speed;
     if (row?.mode === 'simulated' && isAlive(row) && row.speed === s) {
       return {
         clock: new SimulatedClock(row.anchor_at.getTime(), row.anchor_wall.getTime(), s),

@@ -204,7 +204,7 @@ export class ManualClock implements Clock {
   private push(at: number, fn: () => unknown, counted: boolean): Timer {
     const timer = { at, seq: this.seq++, fn, counted };
     let i = this.timers.length;
-    while (i > 0 && (this.timers[i - 1] as Timer).at > at) i--;
+    while (i > 0 && (this.timers[i - 1]?.at ?? at) > at) i--;
     this.timers.splice(i, 0, timer);
     return timer;
   }

@@ -33,7 +33,8 @@ export function readAgent(text: string, own: readonly number[], first: boolean):
   ) {
     return { kind: 'declined' };
   }
-  if (theirs.length) return { kind: 'offer', amount: theirs[theirs.length - 1] as number };
+  const latest = theirs.at(-1);
+  if (latest !== undefined) return { kind: 'offer', amount: latest };
   if (/what rate|your rate|rate would you need|at what rate/.test(t)) return { kind: 'ask_rate' };
   // An answer to the carrier's question, or thanks: nothing to act on unless it had asked.
   return { kind: 'answered' };

@@ -1,4 +1,5 @@
 import type { CarrierMove, Persona, Style } from './carrier-model.js';
+import { defined } from '../../lib/defined.js';
 import { draw } from './draws.js';
 
 /**
@@ -146,7 +147,7 @@ const GREETING: Record<Style, string> = { plain: '', texting: '', formal: 'Hello
 export function wordsFor(seed: number, p: Persona, loadNumber: string, move: CarrierMove, n: number): string {
   const w = WORDS[p.style];
   const pick = <T>(list: readonly T[]) =>
-    list[Math.floor(draw(seed, 'words', p.key, loadNumber, n) * list.length)] as T;
+    defined(list[Math.floor(draw(seed, 'words', p.key, loadNumber, n) * list.length)], 'a wording');
   switch (move.kind) {
     case 'quote':
       return pick(move.hold ? w.hold : w.quote)(amountOf(move.amount));

@@ -1,3 +1,5 @@
+import { defined } from '../../lib/defined.js';
+
 /**
  * Reproducible randomness for the simulated market: a number in [0, 1) fixed by a seed and a list
  * of keys. Whether carrier c answers its n-th contact about load l is the same number whatever
@@ -47,9 +49,9 @@ export function weighted<T>(
     r -= w;
     if (r < 0) return item;
   }
-  return (items[items.length - 1] as readonly [T, number])[0];
+  return defined(items.at(-1), 'a weighted item')[0];
 }
 
 /** One of `items`, from a keyed draw. */
 export const pickOf = <T>(seed: number, items: readonly T[], ...keys: (string | number)[]): T =>
-  items[Math.floor(draw(seed, ...keys) * items.length)] as T;
+  defined(items[Math.floor(draw(seed, ...keys) * items.length)], 'an item');
