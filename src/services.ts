@@ -48,6 +48,7 @@ import { acceptedOfferOfLoad } from './modules/offers/index.js';
 import { OfferCounters } from './modules/offers/offer-counter.js';
 import { OfferIntake } from './modules/offers/offer-intake.js';
 import { OffersService } from './modules/offers/offers-service.js';
+import { purgeReceipts } from './modules/outreaches/index.js';
 import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js';
 import { OutreachesService } from './modules/outreaches/outreaches-service.js';
 import { VoiceNumbersService } from './modules/voice-numbers/index.js';
@@ -409,6 +410,12 @@ function workersOf(
       name: 'idempotency-purge',
       intervalMs: IDEMPOTENCY_PURGE_MS,
       drain: () => services.idempotency.purgeExpired(),
+    },
+    {
+      // Providers retry a delivery within hours; a week of receipts answers every repeat.
+      name: 'inbound-receipts-purge',
+      intervalMs: IDEMPOTENCY_PURGE_MS,
+      drain: () => purgeReceipts(db, 7),
     },
     {
       name: 'sessions-purge',

@@ -772,6 +772,7 @@ describe('an instance with the agent switched off', () => {
       'compliance-monitor',
       'event-stream-purge',
       'idempotency-purge',
+      'inbound-receipts-purge',
       'outreach-sweeper',
       'scheduled-calls',
       'sessions-purge',

@@ -79,7 +79,7 @@ describe('the first hour', () => {
     expect(lines.filter((l) => /^No carrier registry snapshot/.test(String(l.msg)))).toHaveLength(1);
     expect(ready.msg).toContain('chat model demo-model (127.0.0.1:9/v1)');
     expect(ready.msg).toContain(
-      'workers compliance, compliance-monitor, event-stream-purge, idempotency-purge, outreach-sweeper, scheduled-calls, sessions-purge, webhooks',
+      'workers compliance, compliance-monitor, event-stream-purge, idempotency-purge, inbound-receipts-purge, outreach-sweeper, scheduled-calls, sessions-purge, webhooks',
     );
     expect(ready.startup).toMatchObject({
       clock: 'real (the machine’s)',
@@ -148,6 +148,7 @@ describe('the first hour', () => {
         'compliance-monitor',
         'event-stream-purge',
         'idempotency-purge',
+        'inbound-receipts-purge',
         'outreach-sweeper',
         'scheduled-calls',
         'sessions-purge',

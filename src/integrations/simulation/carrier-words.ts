@@ -1,5 +1,5 @@
-import type { CarrierMove, Persona, Style } from './carrier-model.js';
 import { defined } from '../../lib/defined.js';
+import type { CarrierMove, Persona, Style } from './carrier-model.js';
 import { draw } from './draws.js';
 
 /**

@@ -1,5 +1,6 @@
 /** What other modules use of the outreaches. */
 export { contactRefusal, refusalSql } from './contact-guard.js';
+export { claimReceipt, purgeReceipts, receiptOutcome, settleReceipt } from './inbound-receipts.js';
 export {
   activateOutreaches,
   type ChannelModality,

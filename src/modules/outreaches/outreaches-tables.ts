@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { boolean, check, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestamps, tstz } from '../../db/columns.js';
 import { organizationId } from '../auth/auth-tables.js';
 import { carriers } from '../carriers/carriers-tables.js';
@@ -83,5 +83,29 @@ export const outreaches = pgTable(
       'outreaches_status_check',
       sql`${t.status} IN ('pending', 'active', 'completed', 'failed', 'no_response')`,
     ),
+  ],
+);
+
+/**
+ * What a provider delivered once (an inbound e-mail, a WhatsApp message, a voice tool call), under
+ * its own id: providers deliver at least once, so a repeat, concurrent ones included, finds the
+ * first delivery's row (its insert waits for the first one's transaction) and answers its outcome
+ * instead of acting again. `created_at` is the machine's time: receipts are kept for retries, not
+ * shown.
+ */
+export const inboundReceipts = pgTable(
+  'inbound_receipts',
+  {
+    /** Who delivered it: `postmark`, `whatsapp`, `vapi_tool`, ... */
+    provider: text('provider').notNull(),
+    message_id: text('message_id').notNull(),
+    organization_id: text('organization_id'),
+    /** The first delivery's answer, as it was returned (null while it is being handled). */
+    outcome: jsonb('outcome').$type<unknown>(),
+    created_at: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.provider, t.message_id] }),
+    index('inbound_receipts_created_idx').on(t.created_at),
   ],
 );
