@@ -246,7 +246,7 @@ async function admin(env: Record<string, string>, ...args: string[]) {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
     env: { ...process.env, ...env },
   });
-  return z.record(z.string(), z.string()).parse(JSON.parse(stdout));
+  return z.record(z.string(), z.union([z.string(), z.boolean()])).parse(JSON.parse(stdout));
 }
 
 type Json = Record<string, unknown>;
@@ -376,7 +376,7 @@ export async function runBrokerage(databaseUrl: string, size: BrokerageSize): Pr
       env,
       'create-user',
       '--org',
-      org.organization_id ?? '',
+      String(org.organization_id ?? ''),
       '--email',
       email,
       '--password',
