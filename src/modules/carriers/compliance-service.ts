@@ -227,25 +227,28 @@ export class ComplianceService {
               ? { error: lookup.error }
               : lookup.raw,
       });
+      // A check that gave no result never lifts an earlier BLOCKED verdict: the carrier stays
+      // refused until a check passes.
+      const kept = noAnswer && before?.compliance_status === 'BLOCKED';
       await tx
         .update(carriers)
         .set({
-          compliance_status: verdict.status,
+          compliance_status: kept ? 'BLOCKED' : verdict.status,
           is_verified: verdict.status === 'PASSED',
           verified_date: verdict.status === 'PASSED' ? productNow : sql`${carriers.verified_date}`,
           last_verified_at: productNow,
           last_verified_provider: this.provider.name,
           authorized_for_hire: record ? record.authorized_for_hire : sql`${carriers.authorized_for_hire}`,
           compliance_check_due_at: noAnswer ? sql`envoy_now() + ${RETRY_AFTER_NO_ANSWER}::interval` : null,
-          risk_level: risk,
-          risk_reasons: riskReasons,
-          fraud_signals: signals,
+          risk_level: kept ? sql`${carriers.risk_level}` : risk,
+          risk_reasons: kept ? sql`${carriers.risk_reasons}` : riskReasons,
+          fraud_signals: kept ? sql`${carriers.fraud_signals}` : signals,
           census_phone: record ? (record.phone ? toE164(record.phone) : null) : sql`${carriers.census_phone}`,
           census_email: record ? (record.census?.email ?? null) : sql`${carriers.census_email}`,
           updated_at: productNow,
         })
         .where(and(eq(carriers.organization_id, organizationId), eq(carriers.id, carrierId)));
-      if (before)
+      if (before && !kept)
         await this.announce(tx, organizationId, carrierId, before, verdict, risk, riskReasons, signals);
     });
   }

@@ -92,7 +92,12 @@ export async function contactRefusals(
   return out;
 }
 
-function refusalMessage(r: Row, reason: RefusalReason, loadId: string, lanePreferenceId?: string) {
+export function refusalMessage(
+  r: Pick<Row, 'carrier_id' | 'name' | 'insurance_expiration'>,
+  reason: RefusalReason,
+  loadId: string,
+  lanePreferenceId?: string,
+) {
   const who = `Carrier '${r.carrier_id}' (${r.name})`;
   switch (reason) {
     case 'stop_contact_requested':

@@ -1,6 +1,7 @@
 /** What other modules use of the outreaches. */
-export { contactRefusal, refusalSql } from './contact-guard.js';
+export { contactRefusal, type RefusalReason, refusalSql } from './contact-guard.js';
 export { claimReceipt, purgeReceipts, receiptOutcome, settleReceipt } from './inbound-receipts.js';
+export { type GateReason, type GateVerdict, gateReason, offerGate } from './offer-gate.js';
 export {
   activateOutreaches,
   type ChannelModality,
