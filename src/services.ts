@@ -418,6 +418,12 @@ function workersOf(
       drain: () => purgeReceipts(db, 7),
     },
     {
+      // Answers a turn queued and did not send (a crash, a failed send to retry).
+      name: 'agent-outbox',
+      intervalMs: pollMs,
+      drain: () => services.agent.outbox.flushDue(),
+    },
+    {
       name: 'sessions-purge',
       intervalMs: SESSIONS_PURGE_MS,
       drain: () => services.sessions.purgeExpired(),
@@ -429,7 +435,7 @@ function workersOf(
       intervalMs: pollMs,
       async drain() {
         const done = await services.agent.tick();
-        return done.cancelled + done.planned + done.dispatched + done.reviews;
+        return done.cancelled + done.planned + done.dispatched + done.released + done.reviews;
       },
     });
   }

@@ -10,10 +10,19 @@ import {
   type NegotiationPolicy,
   scheduledCounter,
 } from './negotiation-policy.js';
+import type { ReplyIntent } from './reply-wording.js';
 
 export type Decision =
-  /** Booked at once: at or under the current ask, where the organization allows it, PASSED carrier. */
+  /**
+   * Booked at once: at or under the current ask, where the organization allows it, PASSED carrier,
+   * and the amount confirmed by the carrier.
+   */
   | { kind: 'accept'; amount: number }
+  /**
+   * The carrier is asked "to confirm: <load> at `amount` all in?" before anything else: an amount
+   * that would be booked but was not confirmed, or one that was not firm (a range, a condition).
+   */
+  | { kind: 'confirm'; amount: number }
   /** Recorded pending for a rep, at the carrier's amount. */
   | { kind: 'review'; amount: number }
   /** A counter-offer at `amount`. */
@@ -29,8 +38,11 @@ export type Decision =
   /** The carrier declined or has no truck. */
   | { kind: 'not_available' };
 
-/** What the intake answers besides a decision: the load is booked or past booking. */
-export type OfferDecision = Decision | { kind: 'covered' };
+/**
+ * What the intake answers besides a decision: the load is booked or past booking (`covered`), or
+ * the carrier is not vetted yet and its quote is kept for a rep without an answer on the rate (`held`).
+ */
+export type OfferDecision = Decision | { kind: 'covered' } | { kind: 'held' };
 
 /** The amount the answer states, when it states one. */
 export const amountOf = (d: OfferDecision): number | null => ('amount' in d ? d.amount : null);
@@ -50,6 +62,8 @@ export interface Conversation {
   passed: boolean;
   /** The carrier said no (no truck, not interested). */
   declined: boolean;
+  /** The amount the agent last asked the carrier to confirm, until the carrier answers. */
+  confirming: number | null;
 }
 
 export const NEW_CONVERSATION: Conversation = Object.freeze({
@@ -60,10 +74,18 @@ export const NEW_CONVERSATION: Conversation = Object.freeze({
   lastOffer: null,
   passed: false,
   declined: false,
+  confirming: null,
 });
 
-/** What the carrier said: a rate, a refusal, or something without a rate. */
-export type CarrierSaid = { kind: 'offer'; amount: number } | { kind: 'declined' } | { kind: 'no_rate' };
+/**
+ * What the carrier said: a rate (`confirmed` when it is the carrier's yes to the amount the agent
+ * asked it to confirm), an amount that is not firm, a refusal, or something without a rate.
+ */
+export type CarrierSaid =
+  | { kind: 'offer'; amount: number; confirmed?: boolean }
+  | { kind: 'tentative'; amount: number }
+  | { kind: 'declined' }
+  | { kind: 'no_rate' };
 
 export interface NegotiationInput {
   policy: NegotiationPolicy;
@@ -84,18 +106,45 @@ export interface NegotiationStep {
 
 /** THE decision on what a carrier said, and the conversation after it. */
 export function decide(input: NegotiationInput): NegotiationStep {
+  const step = decided(input);
+  // An amount to confirm stands until the carrier's next answer, whatever that is.
+  if (step.decision.kind === 'confirm') return step;
+  return { ...step, conversation: { ...step.conversation, confirming: null } };
+}
+
+function decided(input: NegotiationInput): NegotiationStep {
   const c = input.conversation;
   if (input.said.kind === 'declined') {
     return { decision: { kind: 'not_available' }, conversation: { ...c, declined: true } };
   }
   if (input.said.kind === 'no_rate') return { decision: standing(input), conversation: c };
+  if (input.said.kind === 'tentative') {
+    // Never recorded, never the base of a counter: the carrier is asked for the amount, firm.
+    const amount = input.said.amount;
+    return { decision: { kind: 'confirm', amount }, conversation: { ...c, confirming: amount } };
+  }
   const x = input.said.amount;
   const heard: Conversation = {
     ...c,
     lastOffer: x,
     lowestOffer: c.lowestOffer === null ? x : Math.min(c.lowestOffer, x),
   };
-  if (input.policy.strategy === 'posted_rate_once') return postedRateOnce(input, x, heard);
+  const step =
+    input.policy.strategy === 'posted_rate_once'
+      ? postedRateOnce(input, x, heard)
+      : negotiated(input, x, heard);
+  if (step.decision.kind === 'accept' && !input.said.confirmed) {
+    // Booked only once the carrier said yes to the amount, in words, to our question.
+    return {
+      decision: { kind: 'confirm', amount: x },
+      conversation: { ...step.conversation, confirming: x },
+    };
+  }
+  return step;
+}
+
+function negotiated(input: NegotiationInput, x: number, heard: Conversation): NegotiationStep {
+  const c = input.conversation;
   const b = boundsOf(input.policy, input.load, input.now);
   if (!b) return { decision: { kind: 'review', amount: x }, conversation: heard };
   const ask = Math.min(b.ceiling, c.ask ?? b.opening);
@@ -145,6 +194,8 @@ const counterAt = (input: Pick<NegotiationInput, 'policy'>, amount: number, roun
 function standing(input: NegotiationInput): Decision {
   const c = input.conversation;
   if (c.declined) return { kind: 'not_available' };
+  // An amount asked to be confirmed and not answered yet: the question stands.
+  if (c.confirming !== null) return { kind: 'confirm', amount: c.confirming };
   // The earlier rule asks again whatever was quoted (kept as it was, for the baseline).
   if (c.lowestOffer === null || input.policy.strategy === 'posted_rate_once') return { kind: 'ask_rate' };
   const b = boundsOf(input.policy, input.load, input.now);
@@ -235,71 +286,13 @@ export function repCounter(input: RepCounterInput): RepCounterStep {
   };
 }
 
-const usd = (n: number) => `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
+export {
+  describeLoad,
+  type Language,
+  type LoadSummary,
+  type ReplyIntent,
+  replyText,
+} from './reply-wording.js';
 
-export type ReplyIntent =
-  | 'first_contact'
-  | 'review'
-  | 'accept'
-  | 'counter'
-  | 'final'
-  | 'pass'
-  | 'decline'
-  | 'ask_rate'
-  | 'not_available'
-  | 'stop_confirmed'
-  | 'restriction_notice'
-  | 'covered';
-
-export interface LoadSummary {
-  load_number: string;
-  equipment_type: string;
-  origin: string;
-  destination: string;
-  pickup_date: Date | null;
-  posted_rate: number | null;
-}
-
-/** One line describing the load: lane, equipment, pickup and posted rate. Nothing internal. */
-export function describeLoad(l: LoadSummary): string {
-  const pickup = l.pickup_date ? `, pickup ${l.pickup_date.toISOString().slice(0, 10)}` : '';
-  const rate = l.posted_rate !== null ? `, posted rate ${usd(l.posted_rate)}` : '';
-  return `load ${l.load_number}: ${l.origin} to ${l.destination}, ${l.equipment_type}${pickup}${rate}`;
-}
-
-/** The agent's default wording (an LLM may draft instead, from the same inputs). */
-export function replyText(
-  intent: ReplyIntent,
-  load: LoadSummary,
-  carrierName: string,
-  amount?: number | null,
-  detail?: string | null,
-): string {
-  const about = describeLoad(load);
-  switch (intent) {
-    case 'first_contact':
-      return `Hi ${carrierName}, we have ${about}. Do you have a truck for it? Reply with your rate, all in.`;
-    case 'review':
-      return `Thanks, we have your rate of ${usd(amount ?? 0)} for load ${load.load_number}. A rep will confirm shortly.`;
-    case 'accept':
-      return `Thanks, load ${load.load_number} is booked with you at ${usd(amount ?? 0)}. A rep will send the rate confirmation.`;
-    case 'counter':
-      return `Thanks for the quote. We can do ${usd(amount ?? 0)} on load ${load.load_number}. Does that work for you?`;
-    case 'final':
-      return `Thanks. The best we can do on load ${load.load_number} is ${usd(amount ?? 0)}. Let us know if that works for you.`;
-    case 'pass':
-      return `Thanks for the quote. We can't make it work on load ${load.load_number} this time; we will keep you in mind for the next one.`;
-    case 'decline':
-      return `Thanks for the quote. ${usd(amount ?? 0)} is more than we can do on load ${load.load_number}, so we will pass this time. We will keep you in mind for the next one.`;
-    case 'ask_rate':
-      return `Thanks! What rate would you need for load ${load.load_number}, all in?`;
-    case 'covered':
-      return `Thanks for getting back to us. Load ${load.load_number} is already covered; we will reach out with the next one.`;
-    case 'not_available':
-      return `No problem, thanks for letting us know. We will reach out with the next one.`;
-    case 'stop_confirmed':
-      return `Understood. We have removed you from our outreach and will not contact you again.`;
-    case 'restriction_notice':
-      return `Hello ${carrierName}, our records show your account is currently on hold with us${detail ? ` (${detail})` : ''}. Please contact your carrier representative to resolve it; we cannot discuss loads until then.`;
-  }
-}
+/** The wording a decision is answered with. */
+export const intentOf = (d: OfferDecision): ReplyIntent => (d.kind === 'held' ? 'vetting_pending' : d.kind);

@@ -37,12 +37,16 @@ const offersOf = async (t: ReturnType<typeof useTestApp>, h: Record<string, stri
 describe('strict mode on e-mail and WhatsApp replies', () => {
   const t = useTestApp({ env });
 
-  it('takes no offer by e-mail from a carrier not vetted, and shares no rate; a vetted one negotiates', async () => {
+  it('keeps an unvetted carrier’s e-mailed quote held for vetting with a review item and no rate said, then books it as any other once the carrier passes', async () => {
     // One contact per load: each carrier's first message is about the load the test names (with
     // lane grouping, the vetted carrier could hear of both loads in one message about either).
-    const { h } = await tenant(t, { group_lane_loads: false }, true);
+    const { h } = await tenant(
+      t,
+      { group_lane_loads: false, auto_accept_at_or_under_posted_rate: true },
+      true,
+    );
     const email = nextEmail();
-    const unvetted = await laneCarrier(t, h, { email });
+    const unvetted = await laneCarrier(t, h, { email, mc_number: '641077' });
     const loadId = await agentLoad(t, h);
     const [sent] = await afterRound(t, h, loadId);
     expect(sent).toMatchObject({ carrier_id: unvetted, status: 'active' });
@@ -56,8 +60,20 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     expect(opening.body).not.toMatch(/posted rate|\$\d/i);
     const res = await reply(t, defined(sent, 'sent'), email, 'We can do it for $1,800, what is the weight?');
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ status: 'replied', offer_id: null, reason: 'vetting_pending' });
-    expect(await offersOf(t, h, loadId)).toEqual([]);
+    expect(res.json()).toMatchObject({
+      status: 'replied',
+      offer_id: expect.any(String),
+      reason: 'vetting_pending',
+    });
+    // Kept, pending, held for vetting: never booked, and visible as such.
+    expect(await offersOf(t, h, loadId)).toEqual([
+      expect.objectContaining({
+        carrier_id: unvetted,
+        offer_amount: 1800,
+        status: 'pending',
+        held_for: 'vetting',
+      }),
+    ]);
     const answer = defined(
       (await messagesOf(t, h, defined(sent, 'sent').id)).at(-1),
       '(await messagesOf(t, h, sent.id)).at(-1)',
@@ -65,6 +81,30 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     expect(answer).toMatchObject({ direction: 'outbound', intent: 'vetting_pending' });
     expect(answer.body).not.toMatch(/\$\d|lb/);
     expect(answer.body).toMatch(/verifying your company/);
+    // A review item is raised for it.
+    await drainWorker(t, 'agent');
+    const reviews = (await t.app.inject({ method: 'GET', url: '/api/v1/agent/reviews', headers: h })).json();
+    expect(JSON.stringify(reviews)).toContain(res.json().offer_id);
+    // Its compliance check was made due; the registry now shows it in good standing: it passes,
+    // the quote goes the normal way (an amount to book is confirmed first), and the yes books it.
+    writeFileSync(
+      registry,
+      JSON.stringify([insured, goodStanding('641077', '741077', { liability_usd: 1_000_000 })]),
+    );
+    expect(await drainWorker(t, 'compliance')).toBeGreaterThanOrEqual(1);
+    await drainWorker(t, 'agent');
+    const asked = defined((await messagesOf(t, h, defined(sent, 'sent').id)).at(-1), 'the confirmation');
+    expect(asked).toMatchObject({ direction: 'outbound', intent: 'confirm' });
+    expect(asked.body).toMatch(/To confirm: load \S+ at \$1,800 all in\?/);
+    expect(await offersOf(t, h, loadId)).toEqual([
+      expect.objectContaining({ id: res.json().offer_id, status: 'pending', held_for: 'confirmation' }),
+    ]);
+    const yes = await reply(t, defined(sent, 'sent'), email, 'Yes, confirmed');
+    expect(yes.json()).toMatchObject({ status: 'replied', offer_id: res.json().offer_id, reason: 'accept' });
+    expect(await offersOf(t, h, loadId)).toEqual([
+      expect.objectContaining({ id: res.json().offer_id, status: 'accepted', held_for: null }),
+    ]);
+    writeFileSync(registry, JSON.stringify([insured]));
 
     // A carrier that passed (PASSED, low risk) negotiates as before on another load.
     const vettedEmail = nextEmail();
@@ -94,7 +134,7 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     ]);
   });
 
-  it('takes no offer by WhatsApp from a carrier not vetted', async () => {
+  it('holds an unvetted carrier’s WhatsApp quote and says no rate', async () => {
     const { h } = await tenant(t, { channel_order: ['whatsapp'] }, true);
     await laneCarrier(t, h, { email: null, phone: '+14155550466' });
     const loadId = await agentLoad(t, h);
@@ -107,9 +147,11 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
     const res = await postWhatsAppText(t, '14155550466', 'wamid.VET1', 'can do 1.8k', opening.id);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().results).toEqual([
-      expect.objectContaining({ status: 'replied', offer_id: null, reason: 'vetting_pending' }),
+      expect.objectContaining({ status: 'replied', offer_id: expect.any(String), reason: 'vetting_pending' }),
     ]);
-    expect(await offersOf(t, h, loadId)).toEqual([]);
+    expect(await offersOf(t, h, loadId)).toEqual([
+      expect.objectContaining({ offer_amount: 1800, status: 'pending', held_for: 'vetting' }),
+    ]);
     expect(defined(graphRequests.at(-1), 'graphRequests.at(-1)').body.text?.body).toMatch(
       /verifying your company/,
     );

@@ -69,8 +69,21 @@ const saidArb = (base: number): fc.Arbitrary<CarrierSaid | 'repeat'> =>
     {
       weight: 6,
       arbitrary: fc
+        .record({
+          amount: fc.integer({ min: Math.floor(base * 0.6), max: Math.ceil(base * 2.2) }),
+          confirmed: fc.boolean(),
+        })
+        .map(({ amount, confirmed }) => ({
+          kind: 'offer' as const,
+          amount,
+          ...(confirmed ? { confirmed } : {}),
+        })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
         .integer({ min: Math.floor(base * 0.6), max: Math.ceil(base * 2.2) })
-        .map((amount) => ({ kind: 'offer' as const, amount })),
+        .map((amount) => ({ kind: 'tentative' as const, amount })),
     },
     { weight: 2, arbitrary: fc.constant('repeat' as const) },
     { weight: 1, arbitrary: fc.constant({ kind: 'declined' as const }) },
@@ -168,6 +181,22 @@ describe('the negotiation decision (property tests)', () => {
     );
   });
 
+  it('books only an amount the carrier confirmed, and never counters or takes one that is not firm', () => {
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        for (const p of play(s)) {
+          const said = p.input.said;
+          if (p.decision.kind === 'accept') expect(said.kind === 'offer' && said.confirmed).toBe(true);
+          if (said.kind === 'tentative') {
+            expect(p.decision).toEqual({ kind: 'confirm', amount: said.amount });
+            expect(p.after.lastOffer).toBe(p.input.conversation.lastOffer);
+          }
+        }
+      }),
+      RUNS,
+    );
+  });
+
   it('books automatically only a PASSED carrier, and only where the organization allows it', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
@@ -222,7 +251,9 @@ describe('the negotiation decision (property tests)', () => {
         let quotedOrDeclined = false;
         for (const p of play(s)) {
           if (quotedOrDeclined) expect(p.decision.kind).not.toBe('ask_rate');
-          if (p.input.said.kind !== 'no_rate') quotedOrDeclined = true;
+          // A price that is not firm is no quote: it is asked to be confirmed.
+          const kind = p.input.said.kind;
+          if (kind === 'offer' || kind === 'declined') quotedOrDeclined = true;
         }
       }),
       RUNS,
@@ -281,7 +312,8 @@ describe('the negotiation decision (property tests)', () => {
         const ceiling = defined(s.load.ceiling, 's.load.ceiling');
         for (const p of play(s)) {
           // At the state this reply found, an offer over the ceiling and one exactly at it.
-          const at = (amount: number) => decide({ ...p.input, said: { kind: 'offer', amount } }).decision;
+          const at = (amount: number) =>
+            decide({ ...p.input, said: { kind: 'offer', amount, confirmed: true } }).decision;
           const lowest = p.input.conversation.lowestOffer;
           const hi = ceiling + over;
           const dHi = at(hi);
@@ -320,10 +352,12 @@ describe('the negotiation decision (examples)', () => {
     carrierCompliancePassed: true,
     now: new Date(T0),
   };
-  const run = (amounts: number[], extra: Partial<NegotiationInput> = {}) => {
+  /** Each amount said firm; `confirmed`: as the carrier's yes to "to confirm: ...?". */
+  const run = (amounts: number[], extra: Partial<NegotiationInput> = {}, confirmed = true) => {
     let conversation = NEW_CONVERSATION;
     return amounts.map((amount) => {
-      const step = decide({ ...base, ...extra, conversation, said: { kind: 'offer', amount } });
+      const said = { kind: 'offer' as const, amount, ...(confirmed ? { confirmed } : {}) };
+      const step = decide({ ...base, ...extra, conversation, said });
       conversation = step.conversation;
       return step.decision;
     });
@@ -361,6 +395,42 @@ describe('the negotiation decision (examples)', () => {
       { kind: 'counter', amount: 2000 },
       { kind: 'review', amount: 2100 },
     ]);
+  });
+
+  it('asks the carrier to confirm an amount it would book, and books only the confirmed amount', () => {
+    const policy = { ...DEFAULT_NEGOTIATION_POLICY, auto_accept_at_or_under_ask: true };
+    const asked = decide({
+      ...base,
+      policy,
+      conversation: NEW_CONVERSATION,
+      said: { kind: 'offer', amount: 1950 },
+    });
+    expect(asked.decision).toEqual({ kind: 'confirm', amount: 1950 });
+    expect(asked.conversation.confirming).toBe(1950);
+    const yes = decide({
+      ...base,
+      policy,
+      conversation: asked.conversation,
+      said: { kind: 'offer', amount: 1950, confirmed: true },
+    });
+    expect(yes.decision).toEqual({ kind: 'accept', amount: 1950 });
+    expect(yes.conversation.confirming).toBeNull();
+    // Without automatic booking a rep decides: nothing to confirm.
+    expect(run([1950], {}, false)).toEqual([{ kind: 'review', amount: 1950 }]);
+  });
+
+  it('never records, books or counters an amount that is not firm: it asks to confirm it', () => {
+    const policy = { ...DEFAULT_NEGOTIATION_POLICY, auto_accept_at_or_under_ask: true };
+    for (const amount of [1500, 2000, 2400, 9000]) {
+      const step = decide({
+        ...base,
+        policy,
+        conversation: NEW_CONVERSATION,
+        said: { kind: 'tentative', amount },
+      });
+      expect(step.decision).toEqual({ kind: 'confirm', amount });
+      expect(step.conversation).toEqual({ ...NEW_CONVERSATION, confirming: amount });
+    }
   });
 
   it('aims at the market rate where configured, never asking under the posted rate', () => {

@@ -41,7 +41,8 @@ const inboundSchema = z.object({
   HtmlBody: body.nullish(),
   StrippedTextReply: body.nullish(),
   Headers: z
-    .array(z.object({ Name: z.string().max(200), Value: z.string().max(100_000) }))
+    // Read liberally: an entry without a Name or a Value is skipped, not a refused reply.
+    .array(z.unknown())
     .max(5000)
     .nullish(),
 });
@@ -126,8 +127,12 @@ function toInbound(p: z.infer<typeof inboundSchema>): InboundEmail {
     throw validationFailed('body', ['From'], 'A sender address is required', 'missing');
   const headers = new Map<string, string>();
   for (const h of p.Headers ?? []) {
-    const key = h.Name.toLowerCase();
-    if (!headers.has(key)) headers.set(key, h.Value);
+    const entry = objectOf(h);
+    const name = entry?.Name;
+    const value = entry?.Value;
+    if (typeof name !== 'string' || typeof value !== 'string' || name.length > 200) continue;
+    const key = name.toLowerCase();
+    if (!headers.has(key)) headers.set(key, value.slice(0, 100_000));
   }
   const to = p.ToFull?.length
     ? p.ToFull.map((r) => bareAddress(r.Email))

@@ -276,8 +276,12 @@ export class CarrierModel {
    * still has a truck on the load's pickup day.
    */
   move(p: Persona, l: MarketLoad, talk: Talk, says: AgentSays, free: boolean): CarrierMove | null {
-    if (talk.done) return null;
     const r = this.reservation(p, l);
+    if (talk.done) {
+      // Asked to confirm an amount it already took: yes again; anything else gets no answer.
+      const yes = says.kind === 'confirm' && !talk.refused && says.amount !== null && says.amount >= r;
+      return yes && says.amount !== null ? { kind: 'accept', amount: says.amount } : null;
+    }
     const last = talk.quotes[talk.quotes.length - 1];
     const quote = (amount: number, hold = false): CarrierMove => {
       talk.quotes.push(amount);

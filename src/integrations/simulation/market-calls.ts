@@ -161,7 +161,9 @@ async function negotiate(
       says = answer?.result ? { kind: 'answered' } : { kind: 'closed' };
       continue;
     }
-    const answer = await line.tool('submit_offer', { offer_amount: move.amount, ...which });
+    // Its yes to "to confirm: ...?" is given as the assistant gives it: the amount, confirmed.
+    const yes = says.kind === 'confirm' && move.kind === 'accept' ? { confirmed: true } : {};
+    const answer = await line.tool('submit_offer', { offer_amount: move.amount, ...which, ...yes });
     const meta = answer?.metadata ?? {};
     if (meta.status === 'accepted') {
       market.book(carrier, l);

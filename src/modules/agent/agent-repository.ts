@@ -229,10 +229,13 @@ export async function insertMessage(
     intent: string | null;
     body: string;
     externalId: string | null;
+    /** An inbound message: how it was read (see agent_messages.reading). */
+    reading?: unknown;
   },
-) {
+): Promise<string> {
+  const id = newId('agentMessage');
   await db.insert(agentMessages).values({
-    id: newId('agentMessage'),
+    id,
     organization_id: outreach.organization_id,
     outreach_id: outreach.id,
     load_id: outreach.load_id,
@@ -242,7 +245,9 @@ export async function insertMessage(
     intent: message.intent,
     body: message.body.slice(0, 20_000),
     external_message_id: message.externalId,
+    reading: message.reading ?? null,
   });
+  return id;
 }
 
 // -------------------------------------------------------------------------------- conversations

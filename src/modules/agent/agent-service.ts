@@ -9,8 +9,11 @@ import type { StopContactRequests } from '../carriers/index.js';
 import type { OfferReceiver } from '../offers/index.js';
 import type { OutreachRow } from '../outreaches/index.js';
 import { type AgentChannels, AgentMessenger } from './agent-messenger.js';
+import { AgentOutbox } from './agent-outbox.js';
 import type { AgentSettings } from './agent-settings.js';
+import { CarrierTurns } from './carrier-turn.js';
 import { type CallPlacer, ContactDispatcher } from './contact-dispatcher.js';
+import { releaseHeldOffers } from './held-offers.js';
 import { RepCounterMessages } from './rep-counters.js';
 import { type DeliveryResult, type InboundResult, ReplyHandler } from './reply-handler.js';
 import { sweepReviewItems } from './review-items.js';
@@ -28,6 +31,9 @@ export class AgentService {
   private readonly planner: WavePlanner;
   private readonly dispatcher: ContactDispatcher;
   private readonly replies: ReplyHandler;
+  /** The agent's answers to carriers, sent after the turn that decided them committed. */
+  readonly outbox: AgentOutbox;
+  private readonly offers: OfferReceiver;
   private readonly db: Db;
   private readonly log: FastifyBaseLogger;
   /** The product clock: every round plans at its time. */
@@ -51,15 +57,10 @@ export class AgentService {
     const messenger = new AgentMessenger(db, channels);
     this.planner = new WavePlanner(db, log, batchSize, rankingTtlMs, clock);
     this.dispatcher = new ContactDispatcher(db, calls, messenger, log, batchSize);
-    this.replies = new ReplyHandler(
-      db,
-      messenger,
-      rules.offers,
-      rules.stopContact,
-      channels.chatModel,
-      log,
-      clock,
-    );
+    this.offers = rules.offers;
+    this.outbox = new AgentOutbox(db, messenger, channels.chatModel, log);
+    const turns = new CarrierTurns(db, this.outbox, rules.offers, rules.stopContact, channels.chatModel, log);
+    this.replies = new ReplyHandler(db, messenger, turns, rules.stopContact, log, clock);
     this.repCounters = new RepCounterMessages(db, messenger);
   }
 
@@ -68,8 +69,9 @@ export class AgentService {
     const cancelled = await this.planner.cancelUnworkable();
     const planned = await this.planner.planDue(now);
     const dispatched = await this.dispatcher.dispatchDue();
+    const released = await releaseHeldOffers(this.db, this.offers, this.outbox, this.log);
     const reviews = await sweepReviewItems(this.db, this.log);
-    return { cancelled, planned, dispatched, reviews: reviews.raised + reviews.escalated };
+    return { cancelled, planned, dispatched, released, reviews: reviews.raised + reviews.escalated };
   }
 
   /**

@@ -156,6 +156,11 @@ export const agentMessages = pgTable(
     intent: text('intent'),
     body: text('body').notNull(),
     external_message_id: text('external_message_id'),
+    /**
+     * An inbound message: how it was read for each load of its conversation (the rule-based
+     * reader's reading and, when a chat model is configured, the model's and whether they agreed).
+     */
+    reading: jsonb('reading'),
     created_at: tstz('created_at').notNull().default(productNow),
   },
   (t) => [
@@ -164,4 +169,40 @@ export const agentMessages = pgTable(
       .on(t.external_message_id)
       .where(sql`${t.external_message_id} IS NOT NULL`),
   ],
+);
+
+export const OUTBOX_STATUSES = ['queued', 'sent', 'failed'] as const;
+
+/**
+ * The agent's answers to carriers, written in the transaction that decided them and sent after it
+ * committed: the turn sends its own at once; the outbox worker sends any a crash left queued and
+ * retries a failed send with a growing delay, up to OUTBOX_ATTEMPTS times. `message_ids`: the
+ * conversation messages (one per load of the conversation) stamped with the channel's message id.
+ */
+export const agentOutbox = pgTable(
+  'agent_outbox',
+  {
+    id: text('id').primaryKey(),
+    organization_id: organizationId(),
+    outreach_id: text('outreach_id')
+      .notNull()
+      .references(() => outreaches.id, { onDelete: 'cascade' }),
+    /** The loads the message is about (its subject). */
+    load_ids: text('load_ids').array().notNull(),
+    message_ids: text('message_ids').array().notNull(),
+    body: text('body').notNull(),
+    /** The carrier's message it answers, to thread under it. */
+    in_reply_to: text('in_reply_to'),
+    /** What the chat model may draft in its own words instead of `body` (intent, amount, language). */
+    draft: jsonb('draft'),
+    status: text('status', { enum: OUTBOX_STATUSES }).notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    next_attempt_at: tstz('next_attempt_at').notNull().default(productNow),
+    /** Held by one sender until then (wall clock, as every lease). */
+    lease_until: tstz('lease_until'),
+    last_error: text('last_error'),
+    sent_at: tstz('sent_at'),
+    created_at: tstz('created_at').notNull().default(productNow),
+  },
+  (t) => [index('agent_outbox_due_idx').on(t.next_attempt_at).where(sql`${t.status} = 'queued'`)],
 );

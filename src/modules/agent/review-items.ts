@@ -44,7 +44,7 @@ export async function sweepReviewItems(db: Db, log: FastifyBaseLogger, organizat
         SELECT o.id, o.organization_id, o.load_id FROM offers o JOIN loads l ON l.id = o.load_id
         WHERE o.source = 'agent' AND ${openSql} ${org}
           AND o.created_at > envoy_now() - interval '30 days'
-          AND (l.max_buy_rate IS NULL OR o.offer_amount <= l.max_buy_rate)
+          AND (l.max_buy_rate IS NULL OR o.offer_amount <= l.max_buy_rate OR o.held_for = 'vetting')
           AND NOT EXISTS (SELECT 1 FROM agent_review_items x WHERE x.offer_id = o.id)
         ON CONFLICT DO NOTHING
         RETURNING *)

@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
 import { answerQuestions } from '../../domain/load-questions.js';
-import { amountOf, replyText } from '../../domain/negotiation.js';
+import { amountOf, intentOf, replyText } from '../../domain/negotiation.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import type { ToolCall, ToolResult } from '../../integrations/voice/voice-provider.js';
 import { defined } from '../../lib/defined.js';
@@ -205,15 +205,7 @@ export class VoiceTools {
     if (call.call_direction === 'INBOUND' && !call.carrier_id) {
       throw toolError("Ask for the carrier's MC or DOT number and call identify_carrier first");
     }
-    const refused = await this.refusal(call, load.id);
-    if (refused)
-      return {
-        result: NOT_AVAILABLE,
-        metadata: { decision: 'not_available', load_number: load.load_number },
-      };
-    const gate = await callGate(this.db, call);
-    if (gate.strict && !gate.passes)
-      return { result: VETTING_PENDING, metadata: { decision: 'vetting_pending' } };
+    // The one gate of every channel (contact guard, then strict mode) runs inside `receive`.
     const outcome = await this.offers.receive(systemScope(call.organization_id), {
       loadId: load.id,
       carrierId: call.carrier_id,
@@ -221,10 +213,21 @@ export class VoiceTools {
       channel: 'voice',
       callId: call.id,
       notes: textArg(args.notes, 2000),
+      confirmed: args.confirmed === true || args.confirmed === 'true',
     });
     const { decision } = outcome;
+    if (outcome.refused)
+      return {
+        result: NOT_AVAILABLE,
+        metadata: { decision: 'not_available', load_number: load.load_number },
+      };
+    if (decision.kind === 'held')
+      return {
+        result: VETTING_PENDING,
+        metadata: { decision: 'vetting_pending', offer_id: outcome.offerId },
+      };
     const said = amountOf(decision);
-    const say = replyText(decision.kind, loadSummary(sayableLoad(load)), 'there', said ?? amount);
+    const say = replyText(intentOf(decision), loadSummary(sayableLoad(load)), 'there', said ?? amount);
     const countered = decision.kind === 'counter' || decision.kind === 'final';
     return {
       result: say,

@@ -16,6 +16,7 @@ export {
 export { toCarrier } from './carrier-shape.js';
 export { carrierEvents } from './carriers-events.js';
 export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
+export { makeCheckDue } from './compliance-due.js';
 export { isFreeMail } from './fraud-signals.js';
 export type { QueuedContacts, StopContactRequests } from './stop-contact.js';
 export {

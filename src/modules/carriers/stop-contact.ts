@@ -43,8 +43,14 @@ export class StopContactRequests {
   ) {}
 
   /** Returns false when the carrier is not one of the organization's. */
-  async request(scope: OrgScope, carrierId: string, source: StopContactSource): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
+  async request(
+    scope: OrgScope,
+    carrierId: string,
+    source: StopContactSource,
+    within?: DbOrTx,
+  ): Promise<boolean> {
+    // `within`: the caller's transaction (a carrier's turn), else one of its own.
+    return (within ?? this.db).transaction(async (tx) => {
       const current = await findCarrier(tx, scope, carrierId, true);
       if (!current) return false;
       if (!current.stop_contact_requested_at) {

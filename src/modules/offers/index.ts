@@ -1,4 +1,6 @@
 /** What other modules use of the offers. */
+
+export { conversationOf } from './negotiation-state.js';
 export {
   acceptablePendingOffer,
   acceptedOfferOfLoad,
@@ -15,8 +17,11 @@ export type {
   CounterChannel,
   CounterConversation,
   CounteredOffer,
+  OfferOutcome,
   OfferPolicy,
+  OfferPolicyOf,
   OfferReceiver,
+  OfferTurn,
   SaidCounter,
 } from './offer-types.js';
 export { emitEvents as emitOfferEvents, offerEvents } from './offers-events.js';

@@ -45,6 +45,7 @@ export async function conversationOf(db: DbOrTx, loadId: string, carrierId: stri
     lastOffer: row.last_offer,
     passed: row.passed,
     declined: row.declined,
+    confirming: row.confirming,
   };
 }
 
@@ -99,6 +100,7 @@ export async function saveConversation(
     last_offer: c.lastOffer,
     passed: c.passed,
     declined: c.declined,
+    confirming: c.confirming,
   };
   await tx
     .insert(negotiations)

@@ -1,8 +1,10 @@
 // The shapes of the offer intake that other modules name, apart from the intake's code.
 
-import type { OfferDecision } from '../../domain/negotiation.js';
+import type { DbOrTx } from '../../db/client.js';
+import type { CarrierSaid, OfferDecision } from '../../domain/negotiation.js';
 import type { NegotiationPolicy } from '../../domain/negotiation-policy.js';
 import type { OrgScope } from '../../domain/scope.js';
+import type { GateVerdict } from '../outreaches/index.js';
 
 /** The channel a carrier named the rate on: a call, an e-mail, WhatsApp. */
 export type OfferChannel = 'voice' | 'email' | 'messaging';
@@ -16,13 +18,26 @@ export interface CarrierOffer {
   notes?: string | null;
   conversationId?: string | null;
   emailMessageId?: string | null;
+  /** The carrier's yes to the amount the agent asked it to confirm (only a confirmed amount books). */
+  confirmed?: boolean;
+}
+
+/** What a carrier said about one load in one turn, with the gate's verdict on it (OfferIntake.take). */
+export interface OfferTurn extends Omit<CarrierOffer, 'amount' | 'confirmed'> {
+  said: CarrierSaid;
+  verdict: GateVerdict;
+  /** A quote held for vetting, released: the decision is written on that offer instead of a new one. */
+  replaces?: string;
 }
 
 export interface OfferOutcome {
   offerId: string | null;
   decision: OfferDecision;
   status: 'pending' | 'accepted' | 'rejected' | null;
-  amount: number;
+  /** The carrier's amount, when it said one. */
+  amount: number | null;
+  /** Why the gate refused the carrier on this load (OfferIntake.receive), when it did. */
+  refused?: string;
 }
 
 /**
@@ -50,7 +65,13 @@ export interface CarrierReply {
 export interface OfferReceiver {
   receive(scope: OrgScope, o: CarrierOffer): Promise<OfferOutcome>;
   hear(scope: OrgScope, r: CarrierReply): Promise<OfferDecision>;
+  /** The organization's offer policy, read once per turn and handed to `take`. */
+  policyOf(organizationId: string): Promise<OfferPolicyOf>;
+  /** One load of a carrier's turn, in the turn's transaction. */
+  take(tx: DbOrTx, scope: OrgScope, policy: OfferPolicyOf, t: OfferTurn): Promise<OfferOutcome>;
 }
+
+export type OfferPolicyOf = Awaited<ReturnType<OfferPolicy['of']>>;
 
 /** The conversation an offer was made in, where a rep's counter is said. */
 export interface CounterConversation {

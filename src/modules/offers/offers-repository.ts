@@ -58,6 +58,8 @@ export async function setOfferStatus(
       status,
       accepted_at: status === 'accepted' ? productNow : null,
       accepted_by: status === 'accepted' ? 'user' : null,
+      // A rep's decision ends any wait for vetting or confirmation.
+      held_for: null,
       updated_by_id: updatedById,
       updated_at: productNow,
     })

@@ -40,6 +40,10 @@ export const offerSchema = z
       description:
         "The agent's one counter-offer on this offer, when it made one (offer over posted_rate, within the load's limit).",
     }),
+    held_for: z.enum(['vetting', 'confirmation']).nullable().meta({
+      description:
+        "Why the agent's pending offer waits: `vetting` (the carrier has not passed vetting under strict mode: the quote is kept for a rep, never booked automatically, and no rate was discussed with the carrier), `confirmation` (the agent asked the carrier to confirm the amount before booking it); null otherwise.",
+    }),
   })
   .meta({ id: 'Offer' });
 export type Offer = z.infer<typeof offerSchema>;

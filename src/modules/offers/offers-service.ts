@@ -82,6 +82,7 @@ export async function toOffers(db: DbOrTx, scope: OrgScope, rows: OfferRow[]): P
     email_conversation_id: r.email_conversation_id,
     rep_name: r.rep_name,
     counter_offer_amount: r.counter_amount,
+    held_for: r.held_for,
   }));
 }
 

@@ -20,6 +20,12 @@ export const OFFER_STATUSES = ['pending', 'accepted', 'rejected'] as const;
 export const OFFER_CHANNELS = ['voice', 'email', 'messaging'] as const;
 /** Who recorded the offer: a rep or an API client (`api`), or the agent from a channel (`agent`). */
 export const OFFER_SOURCES = ['api', 'agent'] as const;
+/**
+ * Why an agent's pending offer waits before the negotiation answers it: the carrier is not vetted
+ * yet (strict mode), or the agent asked the carrier to confirm the amount before booking it.
+ */
+export const OFFER_HOLDS = ['vetting', 'confirmation'] as const;
+export type OfferHold = (typeof OFFER_HOLDS)[number];
 
 /**
  * Offers carriers make on loads (spec: Offer). Created here with the spec's columns so the load
@@ -59,6 +65,8 @@ export const offers = pgTable(
     rep_name: text('rep_name'),
     /** The agent's one counter-offer on this offer, when it made one. */
     counter_amount: numeric('counter_amount', { mode: 'number' }),
+    /** Set while the offer waits for the carrier's vetting or its confirmation (OFFER_HOLDS). */
+    held_for: text('held_for', { enum: OFFER_HOLDS }),
     ...timestamps,
   },
   (t) => [
@@ -81,6 +89,8 @@ export const offers = pgTable(
       t.id.desc(),
     ),
     check('offers_status_check', sql`${t.status} IN ('pending', 'accepted', 'rejected')`),
+    // The held offers the release sweep reads: few, so a partial index.
+    index('offers_held_idx').on(t.carrier_id).where(sql`${t.held_for} IS NOT NULL`),
   ],
 );
 
@@ -109,6 +119,8 @@ export const negotiations = pgTable(
     passed: boolean('passed').notNull().default(false),
     /** The carrier said no. */
     declined: boolean('declined').notNull().default(false),
+    /** The amount the agent asked the carrier to confirm, until its next answer. */
+    confirming: numeric('confirming', { mode: 'number' }),
     ...timestamps,
   },
   (t) => [

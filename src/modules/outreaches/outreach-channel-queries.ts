@@ -142,10 +142,11 @@ export async function recentToAddress(
 
 /** Stamps `delivery_failed_at` on an outreach whose message never arrived; `status` stays. */
 export async function markUndelivered(db: DbOrTx, outreachId: string, reason: string, at: Date) {
+  // A failure reported late, after the carrier already answered, marks nothing: it was reached.
   await db
     .update(outreaches)
     .set({ delivery_failed_at: at, delivery_failure_reason: reason.slice(0, 500), updated_at: productNow })
-    .where(eq(outreaches.id, outreachId));
+    .where(and(eq(outreaches.id, outreachId), sql`coalesce(${outreaches.carrier_engaged}, false) = false`));
 }
 
 /**
