@@ -292,7 +292,10 @@ describe('the agent’s results', () => {
         defined(emails.get(o.carrier_id), 'emails.get(o.carrier_id)'),
         `We can do ${amount} all in`,
       );
-      expect(res.json(), res.body).toMatchObject({ reason: 'accept' });
+      expect(res.json(), res.body).toMatchObject({ reason: 'confirm' });
+      // The carrier's yes to "to confirm: ...?" books it.
+      const yes = await reply(t, o, defined(emails.get(o.carrier_id), 'emails.get(o.carrier_id)'), 'yes');
+      expect(yes.json(), yes.body).toMatchObject({ reason: 'accept' });
     }
     // The fifth: countered, the carrier comes down within the agent's next step (over the posted
     // rate, so not booked automatically), and it is left for a rep (a handoff), who accepts it.

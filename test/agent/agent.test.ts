@@ -502,7 +502,16 @@ describe('replies to the agent', () => {
     });
     expect(endpoint.statusCode, endpoint.body).toBe(201);
     const res = await reply(t, outreach, email, 'yes we have a truck, 1,950 + fuel');
-    expect(res.json()).toMatchObject({ reason: 'accept' });
+    // Asked to confirm the amount first; the carrier's yes books it.
+    expect(res.json()).toMatchObject({ reason: 'confirm' });
+    expect((await messagesOf(t, h, outreach.id)).at(-1)?.body).toMatch(
+      /To confirm: load \S+ at \$1,950 all in\?/,
+    );
+    expect(await offersOf(t, h, loadId)).toEqual([
+      expect.objectContaining({ offer_amount: 1950, status: 'pending', held_for: 'confirmation' }),
+    ]);
+    const yes = await reply(t, outreach, email, 'yes confirmed, send the rate con');
+    expect(yes.json()).toMatchObject({ reason: 'accept', offer_id: res.json().offer_id });
     const [offer] = await offersOf(t, h, loadId);
     expect(offer).toMatchObject({ offer_amount: 1950, status: 'accepted' });
     // The load shows the agent's booking, in the booked tab, its status still the TMS's.
@@ -768,6 +777,7 @@ describe('an instance with the agent switched off', () => {
 
   it('runs no agent loop, and a round of every worker it has plans nothing', async () => {
     const others = [
+      'agent-outbox',
       'compliance',
       'compliance-monitor',
       'event-stream-purge',

@@ -54,3 +54,44 @@ export const postmarkSubscriptionChange = (fields: Record<string, unknown> = {})
   Metadata: {},
   ...fields,
 });
+
+/**
+ * Postmark's inbound webhook payload with every published field (the `InboundMessageDetails` type
+ * of its `postmark` library): a carrier's reply to our message `to`, quoting our text below it.
+ */
+export const postmarkInbound = (
+  from: string,
+  to: string,
+  mailboxHash: string,
+  text: string,
+  fields: Record<string, unknown> = {},
+) => ({
+  FromName: 'Dispatch',
+  MessageStream: 'inbound',
+  From: from,
+  FromFull: { Email: from, Name: 'Dispatch', MailboxHash: '' },
+  To: to,
+  ToFull: [{ Email: to, Name: '', MailboxHash: mailboxHash }],
+  Cc: '',
+  CcFull: [],
+  Bcc: '',
+  BccFull: [],
+  OriginalRecipient: to,
+  Subject: 'Re: Load',
+  MessageID: '22c74902-a0c1-4511-804f-341342852c90',
+  ReplyTo: '',
+  MailboxHash: mailboxHash,
+  Date: new Date().toUTCString(),
+  TextBody: `${text}\n\nOn Mon, our dispatcher wrote:\n> We have a load for you`,
+  HtmlBody: `<p>${text}</p>`,
+  StrippedTextReply: text,
+  Tag: '',
+  Headers: [
+    { Name: 'X-Spam-Status', Value: 'No' },
+    { Name: 'Message-ID', Value: '<CAE-reply-1@mail.carrier.example>' },
+    // An entry without a Value: skipped, not fatal.
+    { Name: 'X-Empty' },
+  ],
+  Attachments: [],
+  ...fields,
+});

@@ -47,6 +47,8 @@ export interface InboundEmail {
   inReplyTo: string | null;
   references: string[];
   messageId: string | null;
+  /** The platform's id of this delivery (Postmark's MessageID), the same when it delivers again. */
+  deliveryId: string | null;
   receivedAt: Date;
 }
 

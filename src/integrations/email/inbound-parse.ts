@@ -155,6 +155,8 @@ function toInbound(p: z.infer<typeof inboundSchema>): InboundEmail {
     // Postmark's own MessageID is its uuid; the sender's RFC Message-ID, when present, is the one
     // a later reply would cite.
     messageId: messageIds(headers.get('message-id') ?? '')[0] ?? stripBrackets(p.MessageID ?? '') ?? null,
+    // What Postmark repeats when it delivers the same message again.
+    deliveryId: stripBrackets(p.MessageID ?? '') || messageIds(headers.get('message-id') ?? '')[0] || null,
     receivedAt: toDate(p.Date) ?? new Date(),
   };
 }

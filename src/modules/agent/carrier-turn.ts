@@ -54,10 +54,20 @@ const inboundResult = z.object({
   reason: z.string().nullable(),
 });
 
+/** The first outcome of a delivery handled already (none told of another organization's). */
+const repeatOf = (stored: unknown): InboundResult => {
+  const first = inboundResult.safeParse(stored);
+  if (first.success) return first.data;
+  return { status: 'ignored', outreach_id: null, offer_id: null, reason: 'a delivery handled already' };
+};
+
 /** A carrier's message as the channel delivered it. */
 export interface CarrierMessage {
-  /** The provider whose message id keys the receipt (`postmark`, `whatsapp`). */
+  /** The provider whose delivery id keys the receipt (`postmark`, `whatsapp`). */
   provider: string;
+  /** The provider's id of the delivery, the same when it delivers the message again. */
+  deliveryId: string | null;
+  /** The message's own id, which the answer threads under. */
   messageId: string | null;
   text: string;
   channel: 'email' | 'messaging';
@@ -101,6 +111,39 @@ function keepInbound(
   });
 }
 
+/** A part of an answer that says the same as the load before it: "too", "as well", "same". */
+const SAME_AS_BEFORE =
+  /^[\s,.!:;-]*(?:too|also|as well|(?:at )?(?:the )?same(?: rate| price)?|tambi[eé]n)[\s,.!]*$/i;
+/** A part of an answer with no words of its own: only connectives between load numbers. */
+const isBare = (text: string) => !/[\p{L}\p{N}]/u.test(text.replace(/\b(?:and|y|&)\b/gi, ''));
+
+/**
+ * Loads named together share one answer: "N1 at 1950 and N2 too" gives N2 the answer on N1, and
+ * "N1 and N2: 2400 each" gives N1 the words that follow N2.
+ */
+function sharedAnswers(members: Member[], parts: readonly { load_number: string; text: string }[]): Member[] {
+  const byNumber = new Map(members.map((x) => [x.load.load_number.toLowerCase(), x]));
+  const reading = new Map<Member, Reading>();
+  parts.forEach((part, i) => {
+    const x = byNumber.get(part.load_number.toLowerCase());
+    if (!x) return;
+    const before =
+      i > 0 ? byNumber.get(defined(parts[i - 1], 'the part before').load_number.toLowerCase()) : undefined;
+    if (before && SAME_AS_BEFORE.test(part.text)) {
+      reading.set(x, reading.get(before) ?? before.reading);
+      return;
+    }
+    if (!isBare(part.text)) return;
+    const next = parts.slice(i + 1).find((p) => !isBare(p.text));
+    const owner = next ? byNumber.get(next.load_number.toLowerCase()) : undefined;
+    if (owner) reading.set(x, owner.reading);
+  });
+  return members.map((x) => {
+    const shared = reading.get(x);
+    return shared ? { ...x, reading: shared } : x;
+  });
+}
+
 /** One load of the conversation, with what the turn knows of it. */
 type Member = { outreach: OutreachRow; load: AgentLoad; conversation: Conversation; reading: Reading };
 
@@ -117,12 +160,13 @@ export class CarrierTurns {
   ) {}
 
   async take(outreach: OutreachRow, m: CarrierMessage): Promise<InboundResult> {
-    if (m.messageId) {
+    const org = outreach.organization_id;
+    const receipt = m.deliveryId;
+    if (receipt) {
       // A repeat delivery: the first outcome, and nothing else.
-      const first = inboundResult.safeParse(await receiptOutcome(this.db, m.provider, m.messageId));
+      const first = inboundResult.safeParse(await receiptOutcome(this.db, m.provider, receipt, org));
       if (first.success) return first.data;
     }
-    const org = outreach.organization_id;
     const scope = systemScope(org);
     const carrier = defined(
       await findCarrier(this.db, scope, outreach.carrier_id),
@@ -134,15 +178,15 @@ export class CarrierTurns {
     const policy = await this.offers.policyOf(org);
 
     const done = await this.db.transaction(async (tx) => {
-      if (m.messageId && !(await claimReceipt(tx, m.provider, m.messageId, org))) {
+      if (receipt && !(await claimReceipt(tx, m.provider, receipt, org))) {
         // Claimed by a concurrent delivery, which has committed by now (the claim waited on it).
         return {
-          result: inboundResult.parse(await receiptOutcome(tx, m.provider, m.messageId)),
+          result: repeatOf(await receiptOutcome(tx, m.provider, receipt, org)),
           outboxId: null,
         };
       }
       const turn = await this.decide(tx, outreach, carrier, settings, members, m, model, policy);
-      if (m.messageId) await settleReceipt(tx, m.provider, m.messageId, turn.result, org);
+      if (receipt) await settleReceipt(tx, m.provider, receipt, turn.result, org);
       return turn;
     });
     if (done.outboxId) await this.outbox.flush(done.outboxId);
@@ -168,8 +212,9 @@ export class CarrierTurns {
     const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
     const numbers = loaded.map((l) => l.load.load_number);
     // Several loads and none named: an amount is the first load's only (a carrier with one truck).
-    const named = splitByLoadNumbers(text, numbers).parts.length > 0;
-    return loaded.map((l, i) => {
+    const { parts } = splitByLoadNumbers(text, numbers);
+    const named = parts.length > 0;
+    const read = loaded.map((l, i) => {
       const reading = readReply(text, {
         load_number: l.load.load_number,
         pickup_date: day(l.load.pickup_date),
@@ -188,6 +233,7 @@ export class CarrierTurns {
       const amountHere = loaded.length === 1 || named || i === 0;
       return { ...l, reading: amountHere ? reading : { ...reading, rate: null, tentative_rate: null } };
     });
+    return sharedAnswers(read, parts);
   }
 
   /** The chat model's reading of a one-load message, when one is configured (null otherwise). */

@@ -50,6 +50,7 @@ export class ReplyHandler {
     if (!outreach) return ignored('no conversation matches the reply');
     return this.turns.take(outreach, {
       provider: 'postmark',
+      deliveryId: email.deliveryId,
       messageId: email.messageId,
       text: email.text,
       channel: 'email',
@@ -105,6 +106,7 @@ export class ReplyHandler {
     if (!outreach) return ignored('no conversation matches the message');
     return this.turns.take(outreach, {
       provider: 'whatsapp',
+      deliveryId: message.messageId,
       messageId: message.messageId,
       text: message.text,
       channel: 'messaging',

@@ -18,8 +18,12 @@ export type ReviewItem = {
 
 const l = sql.identifier('l');
 
-/** An open review item: its offer still pending (no counter of ours out) on a workable load. */
-const openSql = sql`o.status = 'pending' AND o.counter_amount IS NULL AND ${workableSql(l)}`;
+/**
+ * An open review item: its offer still pending (no counter of ours out, not waiting for the
+ * carrier's confirmation) on a workable load.
+ */
+const openSql = sql`o.status = 'pending' AND o.counter_amount IS NULL
+  AND o.held_for IS DISTINCT FROM 'confirmation' AND ${workableSql(l)}`;
 
 const itemColumns = sql`r.offer_id, r.organization_id, r.load_id, o.load_number, o.carrier_id,
   o.offer_amount::float8 AS offer_amount, r.requested_at, r.escalated_at`;

@@ -22,11 +22,18 @@ export async function claimReceipt(
   return rows.length > 0;
 }
 
-export async function receiptOutcome(db: DbOrTx, provider: string, messageId: string): Promise<unknown> {
+export async function receiptOutcome(
+  db: DbOrTx,
+  provider: string,
+  messageId: string,
+  organizationId: string | null = null,
+): Promise<unknown> {
   const [row] = await db
-    .select({ outcome: inboundReceipts.outcome })
+    .select({ outcome: inboundReceipts.outcome, organization_id: inboundReceipts.organization_id })
     .from(inboundReceipts)
     .where(and(eq(inboundReceipts.provider, provider), eq(inboundReceipts.message_id, messageId)));
+  // Another organization's outcome is never told.
+  if (organizationId && row?.organization_id && row.organization_id !== organizationId) return null;
   return row?.outcome ?? null;
 }
 
