@@ -81,7 +81,8 @@ export type AgentSays =
 /** What the carrier does next. */
 export type CarrierMove =
   | { kind: 'quote'; amount: number; hold?: boolean }
-  | { kind: 'accept'; amount: number }
+  /** `confirming`: its yes to the agent's "to confirm: ...?". */
+  | { kind: 'accept'; amount: number; confirming?: boolean }
   | { kind: 'question'; topic: 'weight' | 'commodity' | 'pickup' }
   | { kind: 'refuse' }
   | { kind: 'pass' }
@@ -280,7 +281,7 @@ export class CarrierModel {
     if (talk.done) {
       // Asked to confirm an amount it already took: yes again; anything else gets no answer.
       const yes = says.kind === 'confirm' && !talk.refused && says.amount !== null && says.amount >= r;
-      return yes && says.amount !== null ? { kind: 'accept', amount: says.amount } : null;
+      return yes && says.amount !== null ? { kind: 'accept', amount: says.amount, confirming: true } : null;
     }
     const last = talk.quotes[talk.quotes.length - 1];
     const quote = (amount: number, hold = false): CarrierMove => {
@@ -332,7 +333,7 @@ export class CarrierModel {
         // "To confirm: load X at $Y?": yes to its own price, else it says its price again.
         if (last === undefined) return talk.refused ? null : opening();
         if (says.amount === null || says.amount === last || says.amount >= r) {
-          return finish({ kind: 'accept', amount: says.amount ?? last });
+          return finish({ kind: 'accept', amount: says.amount ?? last, confirming: true });
         }
         return quote(last, true);
       }

@@ -13,19 +13,41 @@ type Words = {
   quote: ((a: Amount) => string)[];
   hold: ((a: Amount) => string)[];
   accept: ((a: Amount) => string)[];
+  /** Yes to the agent's "to confirm: ...?" (with or without the amount). */
+  yes: (string | ((a: Amount) => string))[];
   refuse: string[];
   pass: string[];
   stop: string[];
   question: Record<'weight' | 'commodity' | 'pickup', string>;
 };
 
-type Amount = { plain: string; comma: string; k: string; hundreds: string };
+type Amount = {
+  plain: string;
+  comma: string;
+  k: string;
+  hundreds: string;
+  /** "2k4" for 2,400. */
+  kk: string;
+  /** A range starting at the amount: "2300-2400" (not firm: the agent asks to confirm the first). */
+  range: string;
+  /** Spanish thousands: "2 mil 300". */
+  mil: string;
+};
 
 const amountOf = (a: number): Amount => ({
   plain: String(a),
   comma: a.toLocaleString('en-US'),
   k: a % 100 === 0 ? `${(a / 1000).toFixed(1).replace(/\.0$/, '')}k` : a.toLocaleString('en-US'),
   hundreds: a % 100 === 0 && a < 10_000 ? `${a / 100} hundred` : a.toLocaleString('en-US'),
+  kk:
+    a % 100 === 0 && a >= 1000 && a % 1000 !== 0 ? `${Math.floor(a / 1000)}k${(a % 1000) / 100}` : String(a),
+  range: `${a}-${a + 100}`,
+  mil:
+    a >= 1000 && a % 1000 !== 0
+      ? `${Math.floor(a / 1000)} mil ${a % 1000}`
+      : a >= 1000
+        ? `${a / 1000} mil`
+        : String(a),
 });
 
 const WORDS: Record<Style, Words> = {
@@ -39,6 +61,7 @@ const WORDS: Record<Style, Words> = {
       (a) => `I can do $${a.plain} all in`,
       (a) => `rate would be ${a.comma}`,
       (a) => `Hi, we have a truck. ${a.plain} all in.`,
+      (a) => `somewhere around ${a.range} depending on the appointment`,
     ],
     hold: [
       (a) => `best I can do is ${a.plain}`,
@@ -51,6 +74,7 @@ const WORDS: Record<Style, Words> = {
       (a) => `yes we can take it at ${a.plain}`,
       (a) => `sounds good, ${a.comma} works, book it`,
     ],
+    yes: ['yes confirmed, send the rate con', 'correct', (a: Amount) => `yes ${a.plain} all in`],
     refuse: [
       'no trucks',
       'no trucks available, thanks',
@@ -77,6 +101,8 @@ const WORDS: Record<Style, Words> = {
       (a) => `got a truck ${a.plain}`,
       (a) => `rate ${a.plain}`,
       (a) => `${a.hundreds} all in`,
+      (a) => `${a.kk} lmk`,
+      (a) => `${a.range} prob`,
     ],
     hold: [(a) => `${a.plain} lowest`, (a) => `cant do less than ${a.plain}`, (a) => `${a.plain} firm`],
     accept: [
@@ -85,6 +111,7 @@ const WORDS: Record<Style, Words> = {
       (a) => `yes ${a.plain}`,
       (a) => `book it ${a.plain}`,
     ],
+    yes: ['yessir confirmed', 'ya', (a: Amount) => `${a.plain} yes`],
     refuse: ['no trucks sry', 'nah covered', 'booked up', 'no trk today'],
     pass: ['nah too cheap', 'pass', 'no thx'],
     stop: ['STOP', 'stop texting me', 'dont text me no more'],
@@ -103,6 +130,10 @@ const WORDS: Record<Style, Words> = {
     accept: [
       (a) => `That works for us. Please send the rate confirmation at $${a.comma}.`,
       (a) => `We accept $${a.comma}. Please send over the rate confirmation.`,
+    ],
+    yes: [
+      'Confirmed. Please send the rate confirmation.',
+      (a: Amount) => `Yes, $${a.comma} all-in is confirmed.`,
     ],
     refuse: [
       'Unfortunately we do not have capacity for this one.',
@@ -123,6 +154,8 @@ const WORDS: Record<Style, Words> = {
       (a) => `$${a.comma} dólares`,
       (a) => `podemos por ${a.plain}`,
       (a) => `tarifa ${a.comma} todo incluido`,
+      (a) => `${a.mil} todo incluido`,
+      (a) => `como ${a.mil} más o menos`,
     ],
     hold: [(a) => `lo menos es ${a.plain}`, (a) => `no puedo menos de ${a.plain}`],
     accept: [
@@ -130,6 +163,7 @@ const WORDS: Record<Style, Words> = {
       (a) => `sí, de acuerdo en ${a.plain}`,
       (a) => `va, ${a.plain}`,
     ],
+    yes: ['sí, confirmado', 'correcto', (a: Amount) => `sí, ${a.mil} todo incluido`],
     refuse: ['no tenemos camiones disponibles', 'no hay camión, gracias', 'todo ocupado hoy'],
     pass: ['no, muy bajo', 'no me sale a ese precio', 'paso, gracias'],
     stop: ['por favor no me escriban más', 'quítenme de su lista por favor'],
@@ -151,8 +185,11 @@ export function wordsFor(seed: number, p: Persona, loadNumber: string, move: Car
   switch (move.kind) {
     case 'quote':
       return pick(move.hold ? w.hold : w.quote)(amountOf(move.amount));
-    case 'accept':
-      return pick(w.accept)(amountOf(move.amount));
+    case 'accept': {
+      if (!move.confirming) return pick(w.accept)(amountOf(move.amount));
+      const yes = pick(w.yes);
+      return typeof yes === 'string' ? yes : yes(amountOf(move.amount));
+    }
     case 'question':
       return w.question[move.topic];
     case 'refuse':
@@ -192,5 +229,8 @@ export function messageOf(
   ]
     .filter(Boolean)
     .join('\n');
-  return `${GREETING.formal}${body}\n\n${sign}`;
+  // A mail client quotes the agent's message under the answer.
+  const quoted =
+    '\n\nOn Monday, Envoy Dispatch wrote:\n> Do you have a truck for it? Reply with your rate, all in.';
+  return `${GREETING.formal}${body}\n\n${sign}${quoted}`;
 }
