@@ -1,5 +1,6 @@
 import { maskSpans, sentencesOf } from './reply-text.js';
 import { turnedDown } from './reply-words-elsewhere.js';
+import { carrierPart } from './reply-words-thread.js';
 import {
   END,
   EQUIPMENT,
@@ -71,6 +72,10 @@ const CHECKING = new RegExp(
   ].join('|'),
 );
 
+/** An out-of-office or automatic answer says nothing about a truck, whatever words it has. */
+const AUTO_REPLY =
+  /\bout\s+of\s+(?:the\s+)?office\b|\bautomatic\s+reply\b|\bauto-?reply\b|\blimited\s+access\s+to\s+(?:e-?mail|my\s+e-?mail)\b|\b(?:respond|reply|get\s+back\s+to\s+you)\s+(?:to\s+your\s+(?:e-?mail|message)\s+)?(?:when|upon|as\s+soon\s+as)\s+(?:i|we)\s+return\b|\bfuera\s+de\s+(?:la\s+)?oficina\b|\brespuesta\s+autom[aá]tica\b|\bacceso\s+limitado\b/;
+
 /** The questions of a reply; a Spanish one starts at its "¿", not at the start of the sentence. */
 function questionsOf(text: string): Array<{ text: string; start: number }> {
   return sentencesOf(text)
@@ -100,19 +105,23 @@ export interface AvailabilityReading {
  * correct themselves in the order they write ("no trucks right now, but I'll find a driver"),
  * except that a load or day turned down by name is a no (see reply-words-elsewhere).
  */
-export function readAvailability(text: string): AvailabilityReading {
+export function readAvailability(reply: string): AvailabilityReading {
+  const text = carrierPart(reply);
   const asked = questionsOf(text);
   const hedged = sentencesOf(text).filter((sentence) => HEDGED.test(sentence.text));
   const inside = (index: number, list: typeof asked) =>
     list.some((s) => index >= s.start && index < s.start + s.text.length);
   const checking = CHECKING.test(text);
+  if (AUTO_REPLY.test(text)) {
+    return { available: null, reason: null, reasons: new Set(), checking, elsewhere: false };
+  }
 
   let lastNegative = -1;
   const reasons = new Set<UnavailableReason>();
   let remaining = text;
-  for (const { reason, pattern } of UNAVAILABLE) {
+  for (const { reason, pattern, rhetorical } of UNAVAILABLE) {
     for (const match of text.matchAll(pattern)) {
-      if (!match[0].trim() || inside(match.index, asked)) continue;
+      if (!match[0].trim() || (!rhetorical && inside(match.index, asked))) continue;
       lastNegative = Math.max(lastNegative, match.index);
       reasons.add(reason);
       remaining = maskSpans(remaining, [{ start: match.index, end: match.index + match[0].length }]);

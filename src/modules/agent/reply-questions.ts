@@ -1,5 +1,6 @@
 import type { QuestionTopic } from '../../domain/load-questions.js';
 import { sentencesOf } from './reply-text.js';
+import { carrierPart } from './reply-words-thread.js';
 
 /**
  * What a carrier asks about the load. A topic counts only inside a question: a sentence with a
@@ -157,7 +158,8 @@ const TOPICS: ReadonlyArray<{ topic: QuestionTopic; pattern: RegExp; unless?: Re
  * The topics asked, in the order first asked. A carrier who names its own price has not asked
  * what the load pays ("we did this lane for 2600, same rate?"), so `rate` is left out then.
  */
-export function askedTopics(text: string, namedPrice: boolean): QuestionTopic[] {
+export function askedTopics(reply: string, namedPrice: boolean): QuestionTopic[] {
+  const text = carrierPart(reply);
   const found: Array<{ topic: QuestionTopic; at: number }> = [];
   for (const sentence of sentencesOf(text)) {
     if (!sentence.question && !ASKING_START.test(sentence.text) && !ASKING_INSIDE.test(sentence.text))

@@ -1,4 +1,5 @@
 import { STOP_PHRASES, WRONG_CONTACT } from './reply-words-contact.js';
+import { carrierPart } from './reply-words-thread.js';
 
 const WRONG = new RegExp(WRONG_CONTACT.join('|'));
 
@@ -10,7 +11,8 @@ const STOP_SENTENCE =
   /^(?:please\s+|pls\s+|plz\s+|i said\s+|just\s+|ok\s+)?(?:stop|remove(?:\s+(?:me|us))?|alto|basta)(?:\s+(?:please|pls|now|it|all|all messages|this|already|por favor|porfa|ya))?(?:\s+please)?$/;
 
 /** The carrier asks not to be contacted again, or says we wrote to the wrong contact. */
-export function asksToStopContact(text: string): boolean {
+export function asksToStopContact(reply: string): boolean {
+  const text = carrierPart(reply);
   if (STOP_PHRASES.some((pattern) => pattern.test(text)) || WRONG.test(text)) return true;
   return (
     text

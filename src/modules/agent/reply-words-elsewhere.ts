@@ -105,7 +105,7 @@ export function turnedDown(text: string): Array<{ reason: UnavailableReason; ind
   const conditional = (index: number) => /\b(?:if|si)\b[^.,;!?\n]*$/.test(text.slice(0, index));
   for (const { reason, pattern } of TURNED_DOWN) {
     for (const match of text.matchAll(pattern)) {
-      if (!conditional(match.index)) found.push({ reason, index: match.index });
+      if (reason !== 'declined' || !conditional(match.index)) found.push({ reason, index: match.index });
     }
   }
   const numbers = [...text.matchAll(new RegExp(LOAD, 'g'))].map((m) => m[0]);

@@ -29,6 +29,10 @@ const NOT = "(?:don't|do not|dont|doesn't|does not|didn't|never)";
 /** A truck, a driver or a unit: what a carrier has or has not free. */
 const UNIT_ES =
   '(?:unidad(?:es)?|cami[oó]n(?:es)?|camioneta|trocas?|tr[aá]ileres|tr[aá]iler|cajas?|equipo|chofer(?:es)?|operador(?:es)?|espacio|nada)';
+/** Places a carrier may say it does not go to. */
+const PLACE =
+  '(?:alabama|alaska|arizona|arkansas|california|cali|colorado|connecticut|delaware|florida|georgia|idaho|illinois|indiana|iowa|kansas|kentucky|louisiana|maine|maryland|massachusetts|michigan|minnesota|mississippi|missouri|montana|nebraska|nevada|new\\s+hampshire|new\\s+jersey|jersey|new\\s+mexico|new\\s+york|nyc|ny|nj|north\\s+carolina|north\\s+dakota|ohio|oklahoma|oregon|pennsylvania|rhode\\s+island|south\\s+carolina|south\\s+dakota|tennessee|texas|utah|vermont|virginia|washington|west\\s+virginia|wisconsin|wyoming|canada|mexico|m[eé]xico|the\\s+city|the\\s+northeast|new\\s+england|the\\s+west\\s+coast|the\\s+east\\s+coast|the\\s+border|la\\s+frontera|nueva\\s+york|nueva\\s+jersey|florida)';
+
 /** Words that make a missing trailer a matter of this week, not of the fleet: "no reefers open rn". */
 const FOR_NOW = `(?:\\s+(?:${WORD}\\s+){0,2}?(?:open|available|free|right now|rn|today|this week|till|until|disponibles?|libres?|esta semana|hoy|hasta|por (?:el|lo) momento|ahorita|ahora))`;
 
@@ -39,7 +43,7 @@ const alternatives = (list: readonly string[], flags = 'g') => new RegExp(list.j
  * wins (the order of UNAVAILABLE_REASONS), not the first written: "no tarps on my truck, can't do
  * it" is an equipment refusal, not a plain one.
  */
-export const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }> = [
+export const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp; rhetorical?: true }> = [
   { reason: 'wrong_contact', pattern: alternatives([...WRONG_CONTACT, ...CLOSED_DOWN]) },
   // "we don't have any reefers", "we only run flatbeds", "no manejamos refrigerado", "puro dry van".
   {
@@ -53,10 +57,15 @@ export const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: Re
       // What it hauls: "we don't haul produce", "we don't do team loads", "insurance doesn't cover alcohol".
       `\\b${NOT}\\s+(?:haul|carry|take|do|move|pull)\\s+(?!it\\b|that\\b|this\\b|them\\b|the\\s+load|this\\s+one|that\\s+one|one\\b|any\\s*more\\b|loads?\\b|the\\s+\\w+\\s+one\\b)(?:\\w+\\s+)?(?:\\w+)\\b`,
       "\\binsurance\\s+(?:doesn't|does not|won't|will not)\\s+cover\\b",
-      '\\bnot\\s+(?:hazmat|tanker|twic)\\s+(?:certified|endorsed|qualified)\\b',
+      '\\bnot\\s+(?:hazmat|tanker|twic)\\s+(?:certified|endorsed|qualified)\\b|\\bnot\\s+(?:set\\s+up|equipped)\\s+(?:for|to)\\b',
       `\\bno\\s+(?:manejamos|manejo|traemos|traigo|tenemos|tengo|jalamos|jalo|hacemos|hago|contamos con)\\s+(?:${WORD}\\s+)?${EQUIPMENT}${END}(?!${FOR_NOW})`,
       `\\b(?:solo|s[oó]lo|puro|pura|nom[aá]s|nada m[aá]s)\\s+(?:${WORD}\\s+)?${EQUIPMENT}${END}`,
       `\\bno\\s+(?:tengo|tenemos|tiene|traigo)\\s+(?:el\\s+)?(?:permiso|endoso|licencia)\\b`,
+      "\\b(?:not|aren't|we're not|were not|i'm not)\\s+(?:hazmat|food\\s+grade|twic|tanker)\\b(?!\\s+(?:load|loads|freight)\\b)",
+      '\\bno\\s+(?:hazmat|tanker|twic)\\s+(?:endorsement|cert\\w*|card)\\b',
+      '\\btoo\\s+(?:heavy|tall|wide|long|big)\\s+for\\s+(?:us|me|my|our)\\b|\\b(?:over|too)\\s*weight\\s+for\\s+(?:us|me|my|our)\\b',
+      "\\b(?:our|my)\\s+(?:trailers?|trucks?|reefers?|vans?)\\s+(?:are|is)\\s+(?:only\\s+)?(?:\\d{2}'|\\d{2}\\s*(?:ft|footers?)|too\\s+(?:small|short))",
+      `\\b(?:no\\s+(?:traemos|tenemos|tengo|manejamos|hacemos)|no\\s+somos)\\s+(?:hazmat|material\\s+peligroso|grado\\s+alimenticio)${END}`,
     ]),
   },
   // "not my lane", "don't go to texas", "we stay local", "too far for us", "no cubrimos jersey".
@@ -79,6 +88,13 @@ export const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: Re
       `\\bno\\s+(?:cubrimos|cubro)\\s+(?!eso|esa|ese|la\\s+carga)[a-z\\u00e0-\\u00ff]+`,
       `\\b(?:no\\s+es|fuera\\s+de)\\s+(?:mi|nuestra|nuestro)\\s+(?:ruta|zona|[aá]rea|regi[oó]n)${END}`,
       '\\b(?:muy|queda muy|est[aá] muy)\\s+lejos\\b',
+      `\\b(?:${NOT}|won't|wont|not)\\s+(?:do|go|going|run|running|touch|take|haul|cover|deliver|service|head(?:ed|ing)?)\\s+(?:to\\s+|into\\s+|in\\s+|up\\s+to\\s+|down\\s+to\\s+)?${PLACE}${END}`,
+      `\\bno\\s+${PLACE}${END}(?!\\s+(?:loads?|freight)\\s+(?:needed|required))`,
+      `\\b(?:lane|area|direction|region|route|destination|state)\\s+(?:doesn't|does not|won't|isn't|is not)\\s+(?:work|good|a\\s+fit)\\b`,
+      `\\b${NOT}\\s+(?:go|run|do|service|haul)\\s+(?:east|west|north|south|up\\s+north|down\\s+south|out\\s+west|back\\s+east|the\\s+(?:northeast|northwest|southeast|southwest|west\\s+coast|east\\s+coast|midwest))\\b`,
+      "\\b(?:can't|cannot|won't|no)\\s+(?:get\\s+)?(?:a\\s+)?(?:reload|backhaul|load\\s+(?:back|out))\\b|\\bno\\s+freight\\s+(?:back|out\\s+of\\s+there)\\b|\\bdead\\s*zone\\b",
+      '\\b(?:local|regional|intrastate)\\s+only\\b|\\bonly\\s+(?:run|do|go)\\s+(?:\\w+\\s+){0,3}(?:lanes?|states?|area)\\b',
+      `\\bno\\s+(?:cruzamos|cruzo|entramos\\s+a|vamos\\s+a)${END}|\\bno\\s+(?:es\\s+)?(?:nuestra|mi)\\s+(?:zona|ruta)${END}|\\b(?:solo|nom[aá]s|s[oó]lo)\\s+(?:trabajamos|corremos|hacemos|cubrimos)\\s+(?:en\\s+)?${WORD}`,
     ]),
   },
   // Hours of service: "out of hours", "on a 34 hour reset", "no hours left", "sin horas".
@@ -91,6 +107,7 @@ export const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: Re
       '\\bno\\s+(?:hours|hrs)\\s+(?:left|available)\\b',
       "\\bhos\\s+(?:won't|will not|doesn't|does not)\\b",
       '\\b(?:hours|clock)\\s+(?:ran|run|is|are)\\s+out\\b',
+      '\\b(?:hours|clock|hos)\\s+(?:are|is)\\s+(?:up|done|maxed)\\b|\\bon\\s+(?:his|her|my|a|their)\\s+(?:10|ten|34)\\b|\\bneeds?\\s+(?:a|his|her)\\s+(?:reset|break|34)\\b|\\b(?:out\\s+of|no)\\s+(?:drive|driving)\\s+(?:time|hours)\\b',
       '\\bsin\\s+horas\\b|\\bno\\s+(?:me|le|nos)\\s+(?:quedan|alcanzan)\\s+(?:las\\s+)?horas\\b|\\bse\\s+(?:me|le|nos)\\s+acabaron\\s+las\\s+horas\\b',
     ]),
   },
@@ -103,6 +120,10 @@ export const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: Re
       '\\b(?:days?|hours?)\\s+late\\b',
       '(?<!\\d\\s*(?:k|mil|dlls)?\\s*)\\bno\\s+(?:alcanzo|alcanzamos|llego|llegamos)\\b',
       `\\bmuy\\s+(?:pronto|temprano|tarde)${END}`,
+      "\\b(?:date|day|time|timing|pickup|pick\\s+up|pu|delivery|appointment|appt|window)\\s+(?:doesn't|does not|won't|isn't|is not)\\s+(?:work|good)\\b",
+      "\\b(?:can't|cannot|cant|won't|wont|unable to|not able to)\\s+(?:get|be)\\s+(?:there|to\\s+(?:the\\s+)?(?:shipper|pickup))\\s+(?:in\\s+time|by|on\\s+time|that\\s+(?:early|soon|fast))\\b",
+      "\\b(?:won't|wont|can't|cant|not\\s+gonna)\\s+make\\s+it\\s+(?:in\\s+time|on\\s+time|by|there)\\b|\\bshort\\s+notice\\b|\\bnot\\s+enough\\s+(?:time|notice|lead\\s+time)\\b|\\btoo\\s+tight\\b",
+      `\\bno\\s+(?:llego|llegamos|alcanzo|alcanzamos)\\s+a\\s+(?:tiempo|cargar|la\\s+cita)${END}|\\bmuy\\s+(?:justo|apretado)${END}`,
     ]),
   },
   // No truck: "no trucks", "booked", "all covered", "got covered", "ya está cubierto", "no tengo unidad".
@@ -128,6 +149,12 @@ export const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: Re
       `\\bno\\s+(?:tengo|tenemos|contamos\\s+con|traigo)\\s+(?:${WORD}\\s+){0,2}${EQUIPMENT}${FOR_NOW}`,
       `\\b(?:ya\\s+)?(?:est[aá]|estamos|estoy|qued[oó])\\s+(?:cubiert[oa]s?|llen[oa]s?|ocupad[oa]s?|booked)${END}`,
       `\\bya\\s+(?:la\\s+)?(?:cubrimos|cubr[ií]|tenemos\\s+carga|tengo\\s+carga|me\\s+cargaron|nos\\s+cargaron)${END}`,
+      '\\b(?:sold\\s+out|at\\s+capacity|maxed\\s+out|slammed|swamped|spoken\\s+for|tied\\s+up)\\b|\\bno\\s+(?:availability|room|one|body|empties)\\b|\\bnobody\\s+(?:available|free|open)\\b',
+      "\\b(?:don't|dont|do not)\\s+have\\s+(?:any(?:one|body)|some(?:one|body)|a\\s+(?:free|open|spare))\\b|\\bout\\s+of\\s+(?:trucks|drivers|equipment)\\b",
+      "\\b(?:driver|drivers|he|she)\\s+(?:is|are|'s)\\s+(?:off|out\\s+sick|sick|on\\s+vacation|on\\s+home\\s+time|home)\\b|\\bnot\\s+empty\\s+(?:till|until|before)\\b",
+      "\\b(?:we're|were|we are|i'm|im|i am)\\s+(?:already\\s+|all\\s+)?(?:loaded|spoken for|tapped out|out(?!\\s+of\\b))\\b|\\bnot\\s+till\\s+next\\s+week\\b|\\bnothing\\s+(?:open|free|empty|left)\\b",
+      `\\b(?:sin|no\\s+(?:hay|tengo|tenemos)\\s+)(?:disponibilidad|unidades|camiones|equipo|choferes)${END}|\\bno\\s+(?:estamos|estoy)\\s+disponibles?${END}`,
+      `\\bya\\s+(?:la\\s+)?(?:tom[eé]|tomamos|agarr[eé]|agarramos)\\s+otra${END}|\\bya\\s+(?:cargu[eé]|cargamos|estoy\\s+cargado|estamos\\s+cargados)${END}|\\b(?:descompuest[oa]|en\\s+el\\s+taller|en\\s+reparaci[oó]n)${END}`,
       '\\bse\\s+(?:me|nos)\\s+fue\\s+a\\s+otra\\s+carga\\b|\\b(?:todo|todos|todas)\\s+ocupad[oa]s\\b',
     ]),
   },
@@ -140,13 +167,20 @@ export const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: Re
       "\\b(?:won't|will not|doesn't|does not)\\s+(?:even\\s+)?cover\\s+(?:the\\s+|my\\s+|our\\s+)?(?:fuel|costs?|expenses)\\b",
       '\\bnot\\s+(?:at|for)\\s+(?:that\\s+(?:rate|price)|\\$?\\d)',
       '\\b(?:below|under)\\s+(?:my|our)\\s+(?:rate|minimum|min)\\b',
-      // Our figure met with disbelief: "2000??", "5800 for 2000 miles?", "5800 por 2 mil millas?".
-      '\\d[\\d,.]*k?\\s*\\?{2,}',
       '\\bcon\\s+(?:los\\s+|esos\\s+)?\\$?\\d[\\d,.]*\\s*(?:k|mil|dlls)?\\s+no\\s+(?:alcanzo|alcanza|alcanzamos|sale|me\\s+sale|salgo)\\b',
-      '\\b(?:for|por)\\s+\\d[\\d,.]*\\s*(?:k\\s+|mil\\s+)?(?:miles|millas)\\s*\\?',
       `\\b(?:muy|bien|demasiado)\\s+(?:barat[oa]|baj[oa])${END}|\\bpierdo\\s+(?:dinero|lana)\\b|\\bperder[ií]a\\s+dinero\\b`,
       `\\bno\\s+(?:me\\s+|nos\\s+)?(?:sale|salen|conviene|costea|alcanza)${END}|\\bni\\s+para\\s+el\\s+diesel\\b`,
+      "\\b(?:low\\s*ball|lowball|below\\s+(?:market|cost)|under\\s+market|not\\s+worth\\s+it|doesn't\\s+pay\\s+enough|don't\\s+pay\\s+enough|(?:is|that's|thats)\\s+a\\s+joke|not\\s+even\\s+close|need\\s+more\\s+money|pays?\\s+too\\s+little)\\b",
+      "\\b(?:can't|cannot|cant|won't|not\\s+gonna)\\s+(?:do|run|haul|move|take)\\s+(?:it\\s+)?(?:for|at)\\s+(?:that|this|those|these)\\b(?!\\s+(?:date|day|time))",
+      "\\b(?:rate|price|pay|money|number)\\s+(?:doesn't|does not|won't|isn't|is not)\\s+(?:work|good|enough)\\b|\\b(?:rate|price|pay)\\s+is\\s+(?:too\\s+|way\\s+too\\s+|pretty\\s+|kinda\\s+)?(?:low|light|cheap|bad)\\b",
+      `\\b(?:muy\\s+poco|muy\\s+bajo|est[aá]\\s+bajo|no\\s+(?:me\\s+)?da|no\\s+(?:me\\s+)?costea)${END}`,
     ]),
+  },
+  // Our figure met with disbelief, a question that is no question: "2000??", "5800 por 2 mil millas?".
+  {
+    reason: 'rate',
+    pattern: /\d[\d,.]*k?\s*\?{2,}|\b(?:for|por)\s+\d[\d,.]*\s*(?:k\s+|mil\s+)?(?:miles|millas)\s*\?/g,
+    rhetorical: true,
   },
   // A plain no.
   {
@@ -158,8 +192,15 @@ export const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: Re
         '\\bno\\s+(?:thanks|thank\\s+you|thx|ty|deal)\\b',
         "\\b(?:i'll|we'll|will|gonna|going to|i|we|have to|got to|gotta|must)?\\s*pass\\b(?!\\s+through)",
         '(?:,|\\.|\\blol|\\blmao)\\s*(?:no|nope|nah)[.!]*$',
-        "\\b(?:doesn't|does not|won't|will not|wouldn't)\\s+work\\s+(?:for\\s+(?:us|me|you)|out)\\b",
+        "\\b(?:doesn't|does not|won't|will not|wouldn't)\\s+work\\s+(?:for\\s+(?:us|me|you)|out)\\b|\\b(?:that|it|this)\\s+(?:doesn't|does not|won't|will not)\\s+work\\b",
         '\\banswer\\s+is\\s+(?:still\\s+)?no\\b',
+        "\\bno\\s+(?:sir|ma'am|way|dice)\\b|\\bnot\\s+(?:at\\s+this\\s+time|right\\s+now|happening|feasible)\\b|\\b(?:another|some\\s+other)\\s+time\\b|\\b(?:have\\s+to|gotta|got\\s+to|gonna|will|i'll|we'll)\\s+(?:say\\s+no|skip)\\b|\\bskip\\s+(?:this|that)\\s+one\\b",
+        "\\b(?:that's|thats|it's|its)\\s+a\\s+no\\b|\\bdon't\\s+think\\s+(?:so|we\\s+can|i\\s+can)\\b|\\b(?:don't|dont|do\\s+not)\\s+want\\s+(?:it|that|this|the\\s+load)\\b|\\b(?:sorry|unfortunately)\\s*,?\\s*(?:we|i)?\\s*(?:can't|cant|cannot)\\s*[.!]*$",
+        `\\bpero\\s+no${END}[.!]*$|\\bno\\s+(?:me|nos)\\s+sirve${END}|\\bno\\s+(?:la|lo)\\s+(?:quiero|queremos|tomo|tomamos|puedo|podemos)${END}|\\bno\\s+(?:estoy|estamos)\\s+interesad[oa]s?${END}|\\bno\\s+por\\s+ahora${END}|\\bno\\s+creo${END}`,
+        '\\b(?:hard\\s+pass|no\\s+can\\s+do|no\\s+go|not\\s+gonna\\s+(?:work|happen)|not\\s+for\\s+(?:us|me)|not\\s+a\\s+(?:fit|good\\s+fit)|no\\s+bueno|negative|sit\\s+this\\s+one\\s+out|not\\s+this\\s+time|maybe\\s+next\\s+time|next\\s+time)\\b',
+        "\\b(?:we|i)\\s+(?:will|'ll|must|have\\s+to|need\\s+to|will\\s+have\\s+to)\\s+(?:respectfully\\s+)?decline\\b|\\b(?:respectfully|regretfully|politely)\\s+decline\\b|\\bunable\\s+to\\s+(?:accept|assist|commit|quote)\\b|\\b(?:can't|cannot|won't)\\s+(?:accept|swing|make\\s+it\\s+work|commit)\\b|\\bwon't\\s+be\\s+able\\s+to\\b",
+        "^(?:i'm|im|we're|were|i am|we are)\\s+good(?:\\s+thanks?|\\s+thx|\\s+ty)?[.!]*$|\\b(?:we're|were|i'm|im)\\s+(?:good|all\\s+set)\\s*,?\\s*(?:thanks|thank\\s+you|thx|ty)\\b",
+        `\\b(?:ahorita|ahora|por\\s+ahora|por\\s+el\\s+momento|esta\\s+vez|hoy)\\s+no${END}|\\bno\\s+se\\s+va\\s+a\\s+poder\\b|\\bno\\s+(?:va\\s+a\\s+)?(?:poder|podremos|podr[eé])${END}|\\bmejor\\s+no${END}|\\bno\\s+hay\\s+(?:chance|manera|forma)${END}|\\bno\\s+me\\s+late${END}`,
         `\\bno\\s+(?:puedo|podemos|me\\s+interesa|nos\\s+interesa|gracias|me\\s+queda|nos\\s+queda|se\\s+puede|paso|pasamos)${END}`,
         `\\b(?:paso|pasamos)\\s*(?:,\\s*gracias)?[.!]*$`,
         '^(?:no|nope|nah)\\b[.!,]*',
