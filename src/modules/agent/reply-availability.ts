@@ -1,5 +1,5 @@
 import { maskSpans, sentencesOf } from './reply-text.js';
-import { turnedDown } from './reply-words-elsewhere.js';
+import { clauseAt, type Referent, turnedDown } from './reply-words-elsewhere.js';
 import { carrierPart } from './reply-words-thread.js';
 import {
   END,
@@ -10,6 +10,7 @@ import {
   WORD,
 } from './reply-words-unavailable.js';
 
+export type { Referent } from './reply-words-elsewhere.js';
 export { UNAVAILABLE_REASONS, type UnavailableReason } from './reply-words-unavailable.js';
 
 /** A truck or a driver, English and Spanish. */
@@ -28,7 +29,7 @@ const AVAILABLE: readonly RegExp[] = [
   // A price with a yes tied to it: "24hunnid and its yours", "make it 22 n we good", "86 ok", "need 9".
   /\b(?:and|n|&)\s+(?:it's|its|it is)\s+(?:yours|done|booked|a deal|a go)\b|\b(?:and|n|&)\s+(?:we're|were|we|we are)\s+(?:good|set|rolling|go)\b/g,
   /\d\s*(?:k\s*)?(?:ok|okay|works)\b|\bneeds?\s+(?:at\s+least\s+|min(?:imum)?\s+)?\$?\d|\bsqueeze\s+(?:it|you|this|that)\s+in\b|\bin\s+the\s+(?:low|mid|high|upper)\s+\d+s\b/g,
-  /\b(?:i'll|we'll|will)\s+find\s+(?:a\s+)?(?:driver|truck)\b|\b(?:both|all\s+three|all\s+of\s+them)\s+(?:for|at)\s+\$?\d/g,
+  /\b(?:i'll|we'll|will)\s+find\s+(?:a\s+)?(?:driver|truck)\b|\b(?:both|all\s+(?:two|three|four|five|\d)|all\s+of\s+them)\s+(?:for|at)\s+\$?\d|\b(?:together|juntas?|separately|por\s+separado)\s+(?:for\s+|at\s+|por\s+|en\s+)?\$?\d/g,
   // Spanish: "tengo troca vacía", "se la hago en 3,000", "le entro", "y es suya", "correcto", "va".
   new RegExp(
     `\\b(?:tengo|tenemos|traigo|traemos|hay)\\s+(?:una?\\s+)?(?:${WORD}\\s+)?(?:${UNIT}|${EQUIPMENT}|refri)${END}`,
@@ -105,8 +106,13 @@ export interface AvailabilityReading {
  * correct themselves in the order they write ("no trucks right now, but I'll find a driver"),
  * except that a load or day turned down by name is a no (see reply-words-elsewhere).
  */
-export function readAvailability(reply: string): AvailabilityReading {
+export function readAvailability(reply: string, referent?: Referent): AvailabilityReading {
   const text = carrierPart(reply);
+  // A clause about another load says nothing of this one ("4830 we're full").
+  const elsewhere = (index: number) => {
+    const clause = clauseAt(text, index);
+    return referent?.(clause.start, clause.end) === 'other';
+  };
   const asked = questionsOf(text);
   const hedged = sentencesOf(text).filter((sentence) => HEDGED.test(sentence.text));
   const inside = (index: number, list: typeof asked) =>
@@ -121,13 +127,13 @@ export function readAvailability(reply: string): AvailabilityReading {
   let remaining = text;
   for (const { reason, pattern, rhetorical } of UNAVAILABLE) {
     for (const match of text.matchAll(pattern)) {
-      if (!match[0].trim() || (!rhetorical && inside(match.index, asked))) continue;
+      if (!match[0].trim() || (!rhetorical && inside(match.index, asked)) || elsewhere(match.index)) continue;
       lastNegative = Math.max(lastNegative, match.index);
       reasons.add(reason);
       remaining = maskSpans(remaining, [{ start: match.index, end: match.index + match[0].length }]);
     }
   }
-  const refused = turnedDown(text).filter((t) => !inside(t.index, asked));
+  const refused = turnedDown(text, referent).filter((t) => !inside(t.index, asked));
   if (refused.length > 0) {
     for (const { reason } of refused) reasons.add(reason);
     return { available: false, reason: mostSpecific(reasons), reasons, checking, elsewhere: true };
@@ -136,7 +142,7 @@ export function readAvailability(reply: string): AvailabilityReading {
   let lastPositive = -1;
   for (const pattern of AVAILABLE) {
     for (const match of remaining.matchAll(pattern)) {
-      if (inside(match.index, asked) || inside(match.index, hedged)) continue;
+      if (inside(match.index, asked) || inside(match.index, hedged) || elsewhere(match.index)) continue;
       lastPositive = Math.max(lastPositive, match.index);
     }
   }

@@ -22,7 +22,8 @@ const NOT_A_LOAD =
 
 const CANT = "(?:can't|cant|cannot|can not|won't|unable to|no puedo|no podemos)";
 
-const TURNED_DOWN: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }> = [
+/** `only`: the phrase names what is taken, so every other load or day is turned down. */
+const TURNED_DOWN: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp; only?: true }> = [
   // The day: "can't tuesday", "not wed", "wednesday doesn't", "el martes no puedo", "tues i'm stuck in fresno".
   {
     reason: 'timing',
@@ -35,8 +36,6 @@ const TURNED_DOWN: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
         `\\binstead\\s+of\\s+${DAY}|\\b${DAY}\\s+instead\\b`,
         '\\bif\\s+(?:the\\s+)?(?:shipper|customer|receiver|consignee|they)\\s+can\\s+(?:push|move|slide|bump|shift|change)\\b',
         '(?<!deliver\\w*\\s+(?:it\\s+)?)\\bthe\\s+next\\s+day\\b|\\ba\\s+day\\s+later\\b',
-        `\\b(?:solo|s[oó]lo|nom[aá]s)\\s+(?:tenemos|tengo)\\s+(?:${WORD}\\s+)?para\\s+${DAY}`,
-        `\\bonly\\s+(?:have\\s+)?(?:a\\s+|one\\s+)?truck\\s+(?:for|on)\\s+${DAY}`,
       ].join('|'),
       'g',
     ),
@@ -49,7 +48,6 @@ const TURNED_DOWN: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
         `\\bnothing\\s+(?:open\\s+|available\\s+)?(?:on|for)\\s+${DAY}`,
         `\\b${DAY}\\s+no\\s+(?:tengo|tenemos|hay|trucks?|drivers?|units?|capacity)${END}`,
         `\\bno\\s+(?:tengo|tenemos|hay)\\s+(?:${WORD}\\s+)?para\\s+${DAY}`,
-        `\\btruck\\s+for\\s+(?:the\\s+)?${LOAD}\\s+only\\b|\\bonly\\s+have\\s+(?:a\\s+)?truck\\s+for\\s+(?:the\\s+)?${LOAD}`,
       ].join('|'),
       'g',
     ),
@@ -59,7 +57,7 @@ const TURNED_DOWN: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
     reason: 'declined',
     pattern: new RegExp(
       [
-        `\\bnot\\s+the\\s+[a-z]+\\s+one\\b|\\bonly\\s+(?:the\\s+)?[a-z]+\\s+one\\b|\\bthe\\s+[a-z]+\\s+one\\s+(?:no|nope|pass|(?:we|i)\\s+can't)${END}`,
+        `\\bnot\\s+the\\s+[a-z]+\\s+one\\b|\\bthe\\s+[a-z]+\\s+one\\s+(?:no|nope|pass|(?:we|i)\\s+can't)${END}`,
         `\\bla\\s+del?\\s+${WORD}(?:\\s+del?\\s+${WORD})?\\s+no${END}`,
         `\\b(?:las|los)\\s+otr[ao]s\\s+no${END}|\\b(?:the\\s+)?others?\\s+(?:no|not)${END}|\\bnot\\s+the\\s+others?\\b`,
         `\\b(?!(?:${NOT_A_LOAD})\\b)[a-z]{4,}\\s+no[.!]*${CLAUSE_END}`,
@@ -71,10 +69,31 @@ const TURNED_DOWN: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }>
   },
 ];
 
+/** Only another day or load: "solo tenemos camión para el jueves", "a truck for 4830 only". */
+const ONLY: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp; only: true }> = [
+  {
+    reason: 'timing',
+    pattern: new RegExp(
+      `\\b(?:solo|s[oó]lo|nom[aá]s)\\s+(?:tenemos|tengo)\\s+(?:${WORD}\\s+)?para\\s+${DAY}|\\bonly\\s+(?:have\\s+)?(?:a\\s+|one\\s+)?truck\\s+(?:for|on)\\s+${DAY}`,
+      'g',
+    ),
+    only: true,
+  },
+  {
+    reason: 'no_capacity',
+    pattern: new RegExp(
+      `\\btruck\\s+for\\s+(?:the\\s+)?${LOAD}\\s+only\\b|\\bonly\\s+have\\s+(?:a\\s+)?truck\\s+for\\s+(?:the\\s+)?${LOAD}`,
+      'g',
+    ),
+    only: true,
+  },
+  { reason: 'declined', pattern: /\bonly\s+(?:the\s+)?[a-z]+\s+one\b/g, only: true },
+];
+
 /** A load turned down by its number: "4821 no", "17 cant", "00017 - pass", "can't do 4821". */
 const LOAD_REFUSED = new RegExp(
   [
-    `(${LOAD})\\s*(?:-\\s*)?(?:no|nope|nah|pass|(?:we|i)?\\s*(?:can't|cant|cannot))(?!\\s+(?:way|problem|prob|worries|issue))${END}`,
+    `(${LOAD})[ \\t]*(?:-[ \\t]*)?(?:no|nope|nah|pass|(?:we|i)?[ \\t]*(?:can't|cant|cannot))(?!\\s+(?:way|problem|prob|worries|issue))${END}`,
     `${CANT}\\s+(?:do\\s+|take\\s+|cover\\s+|run\\s+)?(?:the\\s+)?(${LOAD})(?![\\d,.]*\\s*(?:for|at|por|en)\\b)`,
   ].join('|'),
   'g',
@@ -99,21 +118,54 @@ function refusesThisLoad(ref: string, numbers: readonly string[]): boolean {
   return namesALoad && !siblings.some((n) => Number(n) < Number(own));
 }
 
-/** Every load or day the reply turns down, with where and why; a refusal inside an "if" clause is none. */
-export function turnedDown(text: string): Array<{ reason: UnavailableReason; index: number }> {
+/**
+ * Which load a stretch of the reply names, for a caller that knows the conversation (its loads'
+ * numbers and places): this one, another one, or none it can tell.
+ */
+export type Referent = (start: number, end: number) => 'this' | 'other' | null;
+
+const CLAUSE_BOUND = /[.,;!?\n]|\b(?:but|pero|though|aunque)\b/g;
+
+/** The clause around `index`: between punctuation, line breaks and "but". */
+export function clauseAt(text: string, index: number): { start: number; end: number } {
+  let start = 0;
+  let end = text.length;
+  for (const bound of text.matchAll(CLAUSE_BOUND)) {
+    if (bound.index < index) start = bound.index + bound[0].length;
+    else if (bound.index > index) {
+      end = bound.index;
+      break;
+    }
+  }
+  return { start, end };
+}
+
+/**
+ * Every load or day the reply turns down, with where and why; a refusal inside an "if" clause is
+ * none. With a referent, a refusal naming another load is no refusal of this one, and one naming
+ * this load is, whatever its number.
+ */
+export function turnedDown(
+  text: string,
+  referent?: Referent,
+): Array<{ reason: UnavailableReason; index: number }> {
   const found: Array<{ reason: UnavailableReason; index: number }> = [];
   const conditional = (index: number) => /\b(?:if|si)\b[^.,;!?\n]*$/.test(text.slice(0, index));
-  for (const { reason, pattern } of TURNED_DOWN) {
+  const named = (match: RegExpMatchArray & { index: number }) =>
+    referent?.(match.index, match.index + match[0].length) ?? null;
+  for (const { reason, pattern, only } of [...TURNED_DOWN, ...ONLY]) {
     for (const match of text.matchAll(pattern)) {
-      if (reason !== 'declined' || !conditional(match.index)) found.push({ reason, index: match.index });
+      if (named(match) === (only ? 'this' : 'other') || (reason === 'declined' && conditional(match.index)))
+        continue;
+      found.push({ reason, index: match.index });
     }
   }
   const numbers = [...text.matchAll(new RegExp(LOAD, 'g'))].map((m) => m[0]);
   for (const match of text.matchAll(LOAD_REFUSED)) {
     const ref = match[1] ?? match[2] ?? '';
-    if (refusesThisLoad(ref, numbers) && !conditional(match.index)) {
-      found.push({ reason: 'declined', index: match.index });
-    }
+    const said = named(match);
+    const ours = said === null ? refusesThisLoad(ref, numbers) : said === 'this';
+    if (ours && !conditional(match.index)) found.push({ reason: 'declined', index: match.index });
   }
   return found;
 }
