@@ -33,7 +33,7 @@ const TOPICS: ReadonlyArray<{ topic: QuestionTopic; pattern: RegExp; unless?: Re
         "\\bwhat(?:'s| is)?\\s+(?:the\\s+)?(?:product|freight)\\b|\\bwhat\\s+(?:kind|kinda|type)\\s+(?:of\\s+)?(?:freight|product|load)\\b",
         '\\bhow many\\s+(?:pallets|plts|skids|pieces|cases|pcs|units|boxes)\\b|\\b(?:pallet|piece|skid)\\s+count\\b',
         '\\bdim(?:s|ensions)\\b|\\bhow\\s+(?:long|wide|tall|big|high)\\s+(?:is|are|r)\\s+(?:the\\s+)?(?!wait|drive|run|trip)[a-z]+',
-        '\\bproducto$ES|\\bmercanc[ií]a$ES|\\bqu[eé]\\s+(?:es|lleva|trae)\\s+(?:la\\s+carga|el\\s+producto)?|\\bqu[eé]\\s+carga$ES',
+        '\\bproducto$ES|\\bmercanc[ií]a$ES|\\bqu[eé]\\s+(?:es|lleva|trae)(?:\\s+(?:la\\s+carga|el\\s+producto))?$ES|\\bqu[eé]\\s+carga$ES',
         '\\bcu[aá]nt[oa]s\\s+(?:tarimas|piezas|pallets|cajas|bultos)$ES|\\bmedidas$ES|\\bdimensiones$ES|\\bfrutas?$ES|\\bverduras?$ES',
       ].join('|'),
     ),
