@@ -24,7 +24,9 @@ const AVAILABLE: readonly RegExp[] = [
   /\b(?:can|could|will|we'll|i'll|we'd|i'd|would)\s+(?:cover|do|take|haul|run|move|handle)\b/g,
   /\b(?:book it|let's do it|lets do it|sounds good|deal|count (?:me|us) in|send (?:me |us |over )?(?:the |a )?rate con\w*|works for (?:us|me))\b/g,
   /\b(?:yes|yeah|yep|yup|sure|absolutely|interested|correct|confirmed|that's right|affirmative)\b/g,
-  /\b(?:empty|available|ready)\b/g,
+  /\b(?:empty|available|ready)\b(?!\s+(?:24\s*\/\s*7|24\s*(?:hrs|hours)|mon|monday|m-f))/g,
+  /\b(?:i|we)\s+got\s+(?:you|u|ya)\b|\bmake\s+it\s+work\b|\b(?:i'm|im|we're|were)\s+in\b(?!\s+[a-z])|\block\s+it\s+in\b|\bsend\s+it(?:\s+over)?\b|\blet's\s+(?:roll|go)\b|\byes+(?:sir)?\b|^(?:bet|yessir|yeh|ye)\b/gm,
+  /\b(?:estoy|estamos|ando|andamos)\s+(?:vac[ií]os?|libres?|disponibles?|list[oa]s?)(?![a-z\u00e0-\u00ff])|\b(?:dale|sim[oó]n|con\s+gusto|claro\s+que\s+s[ií])(?![a-z\u00e0-\u00ff])/g,
   new RegExp(`\\b(?:we|i)\\s+(?:run|pull|have|got)\\s+(?:\\w+\\s+)?${EQUIPMENT}\\b`, 'g'),
   // A price with a yes tied to it: "24hunnid and its yours", "make it 22 n we good", "86 ok", "need 9".
   /\b(?:and|n|&)\s+(?:it's|its|it is)\s+(?:yours|done|booked|a deal|a go)\b|\b(?:and|n|&)\s+(?:we're|were|we|we are)\s+(?:good|set|rolling|go)\b/g,
