@@ -1,143 +1,93 @@
 import { maskSpans, sentencesOf } from './reply-text.js';
+import { clauseAt, type Referent, turnedDown } from './reply-words-elsewhere.js';
+import { carrierPart } from './reply-words-thread.js';
+import {
+  END,
+  EQUIPMENT,
+  UNAVAILABLE,
+  UNAVAILABLE_REASONS,
+  type UnavailableReason,
+  WORD,
+} from './reply-words-unavailable.js';
 
-/** Why a carrier says it cannot take the load. */
-export const UNAVAILABLE_REASONS = [
-  'wrong_contact',
-  'opt_out',
-  'equipment',
-  'lane',
-  'hours',
-  'timing',
-  'no_capacity',
-  'rate',
-  'declined',
-] as const;
-export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
+export type { Referent } from './reply-words-elsewhere.js';
+export { UNAVAILABLE_REASONS, type UnavailableReason } from './reply-words-unavailable.js';
 
-const EQUIPMENT =
-  '(?:reefers?|refers?|flatbeds?|flats|dry vans?|vans?|step ?decks?|conestogas?|box trucks?|straight trucks?|hot ?shots?|power only|tankers?|lowboys?|rgns?|dumps?|hoppers?|sprinters?|temp(?:erature)? control(?:led)?(?: equipment| trailers?)?|tarps?|hazmat endorsements?|team drivers?|teams)';
-const NOT = "(?:don't|do not|dont|doesn't|does not|didn't|never)";
-
-/**
- * Phrases saying they cannot take the load, each with its reason. The most specific reason found
- * wins (the order of UNAVAILABLE_REASONS), not the first written: "no tarps on my truck, can't do
- * it" is an equipment refusal, not a plain one.
- */
-const UNAVAILABLE: ReadonlyArray<{ reason: UnavailableReason; pattern: RegExp }> = [
-  // Wrong person, wrong number, not a carrier, no longer in business.
-  {
-    reason: 'wrong_contact',
-    pattern:
-      /\bwrong\s+(?:person|number|contact|e-?mail|guy|company|address|people)\b|\bnot\s+(?:in|a)\s+(?:the\s+)?(?:trucking|carrier|freight|transportation)\b|\bnot a (?:trucking|freight|transport\w*|carrier)\s*(?:company|business)?\b|\bno\s+longer\s+(?:work|with|at|employed|in business|hauling|trucking|driving|operating)\b|\b(?:closed|shut down|sold)\s+(?:the|my|our)\s+(?:company|business|trucks?)\b|\bout of business\b|\bpersonal\s+(?:phone|number|cell|e-?mail)\b|\bnot\s+(?:hauling|trucking|driving|operating)\s+any\s*more\b|\b(?:is|are)?\s*for\s+(?:billing|accounting|invoic\w+|payments?|safety|claims)\s+only\b/g,
-  },
-  // "we don't have any reefers", "we only run flatbeds", "dry van only", "no reefer", "won't fit".
-  {
-    reason: 'equipment',
-    pattern: new RegExp(
-      [
-        `\\b${NOT}\\s+(?:have|run|pull|haul|own|got|do|carry)\\s+(?:any\\s+|a\\s+|an\\s+)?(?:\\w+\\s+)?${EQUIPMENT}\\b`,
-        `\\b(?:only|just)\\s+(?:run|have|pull|do|haul|got)\\s+(?:\\w+\\s+){0,2}${EQUIPMENT}\\b`,
-        `\\b${EQUIPMENT}\\s+only\\b`,
-        `\\bno\\s+${EQUIPMENT}\\b(?!\\s+(?:needed|required|necessary)|\\?)`,
-        `\\b(?:won't|will not|doesn't|does not|wouldn't)\\s+fit\\b`,
-        // What it hauls: "we don't haul produce", "we don't do team loads", "insurance doesn't cover alcohol".
-        `\\b${NOT}\\s+(?:haul|carry|take|do|move|pull)\\s+(?!it\\b|that\\b|this\\b|them\\b|the\\s+load|this\\s+one|that\\s+one|one\\b|any\\s*more\\b)(?:\\w+\\s+)?(?:\\w+)\\b`,
-        "\\binsurance\\s+(?:doesn't|does not|won't|will not)\\s+cover\\b",
-        '\\bnot\\s+(?:hazmat|tanker|twic)\\s+(?:certified|endorsed|qualified)\\b',
-      ].join('|'),
-      'g',
-    ),
-  },
-  // "not my lane", "don't go to texas", "we stay local", "too far for us", "outside our area".
-  {
-    reason: 'lane',
-    pattern: new RegExp(
-      [
-        '\\bnot\\s+(?:my|our)\\s+(?:lanes?|area|region)\\b',
-        `\\b${NOT}\\s+(?:go|run|service|serve|travel|haul|deliver|head|do)\\s+(?:to|into|that\\s+(?:lane|way|area|direction)|this\\s+(?:lane|way)|there|down\\s+there|out\\s+there)\\b`,
-        `\\b${NOT}\\s+(?:go|service|serve|travel|deliver|head)\\s+(?!it\\b|that\\b|this\\b|the\\b|any\\b)[a-z]+\\b`,
-        '\\bout\\s+of\\s+(?:my|our|the)\\s+way\\b',
-        '\\bstay\\s+(?:local|regional|in\\s+(?:the\\s+)?\\w+|close\\s+to\\s+home)\\b',
-        '\\bnot\\s+(?:going|headed|heading|running)\\s+(?:that|this)\\s+way\\b',
-        '\\bno\\s+(?!thanks\\b|thank\\b|deal\\b)[a-z]+\\s+for\\s+(?:us|me)\\b',
-        '\\bonly\\s+(?:do|run|go|haul)\\s+(?:intrastate|local|regional|in\\s+\\w+)\\b',
-        '\\btoo\\s+far\\b',
-        '\\b(?:outside|out of)\\s+(?:of\\s+)?(?:our|my)\\s+(?:area|region|lanes?|radius|range)\\b',
-        '\\bwrong\\s+direction\\b',
-      ].join('|'),
-      'g',
-    ),
-  },
-  // Hours of service: "out of hours", "on a 34 hour reset", "no hours left", "hos won't allow it".
-  {
-    reason: 'hours',
-    pattern:
-      /\bout\s+of\s+(?:hours|hrs|drive time|driving hours)\b|\b34[\s-]*(?:hours?|hrs?|hr)?\s*(?:reset|restart)\b|\bon\s+(?:his|her|their|my|a|the)\s+(?:\d+\s*(?:hours?|hrs?|hr)\s+)?(?:reset|break)\b|\bno\s+(?:hours|hrs)\s+(?:left|available)\b|\bhos\s+(?:won't|will not|doesn't|does not)\b|\b(?:hours|clock)\s+(?:ran|run|is|are)\s+out\b/g,
-  },
-  // The date or time does not work: "can't make that pickup", "too early", "two days late".
-  {
-    reason: 'timing',
-    pattern:
-      /\b(?:can't|cannot|can not|cant|won't|unable to)\s+make\s+(?:that|the|this|it\s+(?:by|on|in time|for))\s*(?:pick\s?up|pu|date|time|appointment|appt|window|delivery)?\b|\btoo\s+(?:late|early|soon)\b|\b(?:days?|hours?)\s+late\b/g,
-  },
-  // No truck: "no trucks", "booked", "all covered", "trucks are committed", "got loaded", "broke down".
-  {
-    reason: 'no_capacity',
-    pattern: new RegExp(
-      [
-        '\\bno\\s+(?:\\w+\\s+)?(?:trucks?|capacity|equipment|drivers?|units?|power)\\b(?:\\s+available)?',
-        `\\b${NOT}\\s+have\\s+(?:a|any|an|one)?\\s*(?:\\w+\\s+)?(?:trucks?|drivers?|equipment|capacity)\\b`,
-        '\\b(?:nothing|not|none)\\s+(?:\\w+\\s+)?available\\b',
-        "\\b(?:we're|we are|were|i'm|i am|all|fully|already|totally|completely)\\s+(?:all\\s+|fully\\s+|already\\s+)?(?:booked|full|covered|committed)\\b",
-        // "booked for the week", but not "we booked it" / "get it booked".
-        "(?<!\\b(?:get|got|have|had|we|i|we've|i've|it)\\s+)\\bbooked\\b(?!\\s+(?:it|this|that|the\\s+load))",
-        '\\b(?:trucks?|drivers?|units?|fleet)\\s+(?:are|is)\\s+(?:all\\s+)?(?:committed|booked|covered|taken|busy|tied up|loaded)\\b',
-        '\\b(?:got|already|been|just)\\s+(?:re)?loaded\\b',
-        '\\b(?:all\\s+)?(?:my\\s+|our\\s+)?(?:trucks?|drivers?)\\s+(?:are\\s+|is\\s+)?(?:out|gone|dispatched|on the road)\\b',
-        '\\btry\\s+(?:me|us)\\s+(?:again\\s+)?(?:next|later|tomorrow|another)\\b',
-        '\\b(?:broke|broken)\\s+down\\b|\\bin\\s+the\\s+shop\\b',
-        '\\bmiles\\s+(?:away|out|deadhead)\\b[^.?!\\n]*\\b(?:sorry|no)\\b|\\bdeadhead\\b[^.?!\\n]*,\\s*(?:no|sorry)\\b',
-      ].join('|'),
-      'g',
-    ),
-  },
-  // The price: "too cheap", "not for 2000", "that rate won't even cover fuel".
-  {
-    reason: 'rate',
-    pattern:
-      /\btoo\s+(?:cheap|low|light)\b|\bcheap\s+(?:freight|load|rate)\b|\bnot\s+for\s+(?:that|this|\$?\d)|\b(?:won't|will not|doesn't|does not)\s+(?:even\s+)?cover\s+(?:the\s+|my\s+|our\s+)?(?:fuel|costs?|expenses)\b|\bnot\s+(?:at|for)\s+(?:that\s+(?:rate|price)|\$?\d)|\b(?:below|under)\s+(?:my|our)\s+(?:rate|minimum|min)\b/g,
-  },
-  // A plain no.
-  {
-    reason: 'declined',
-    pattern: new RegExp(
-      [
-        "\\b(?:can't|cannot|can not|cant|won't|unable to|not able to)\\s+(?:do|cover|take|haul|run|make|handle|help)\\b(?!\\s+(?:it\\s+)?(?:\\$?\\d|for\\b|at\\b))(?:\\s+(?:it|that|this|one|the load|this load|that load|this one|that one|them))?",
-        '\\bnot\\s+interested\\b',
-        '\\bno\\s+(?:thanks|thank\\s+you|thx|ty|deal)\\b',
-        "\\b(?:i'll|we'll|will|gonna|going to|i|we|have to|got to|gotta|must)?\\s*pass\\b(?!\\s+through)",
-        '^(?:no|nope|nah)\\b[.!,]*',
-        '(?:,|\\.)\\s*(?:no|nope|nah)[.!]*$',
-        "\\b(?:doesn't|does not|won't|will not|wouldn't)\\s+work\\s+(?:for\\s+(?:us|me|you)|out)\\b",
-      ].join('|'),
-      'gm',
-    ),
-  },
-];
+/** A truck or a driver, English and Spanish. */
+const UNIT =
+  '(?:trucks?|capacity|drivers?|unidad(?:es)?|cami[oó]n(?:es)?|trocas?|tr[aá]iler(?:es)?|caja|equipo|chofer)';
 
 /** Phrases saying they can take it. */
 const AVAILABLE: readonly RegExp[] = [
-  /\b(?:have|got|has)\s+(?:a|an|one|\d+|some|the)?\s*(?:\w+\s+)?(?:trucks?|capacity)\b/g,
+  new RegExp(`\\b(?:have|got|has)\\s+(?:a|an|one|\\d+|some|the)?\\s*(?:\\w+\\s+)?${UNIT}${END}`, 'g'),
   /\btrucks?\s+(?:is\s+|are\s+)?(?:available|ready|open|free)\b/g,
-  /\b(?:can|could|will|we'll|i'll)\s+(?:cover|do|take|haul|run|move|handle)\b/g,
+  /\b(?:can|could|will|we'll|i'll|we'd|i'd|would)\s+(?:cover|do|take|haul|run|move|handle)\b/g,
   /\b(?:book it|let's do it|lets do it|sounds good|deal|count (?:me|us) in|send (?:me |us |over )?(?:the |a )?rate con\w*|works for (?:us|me))\b/g,
-  /\b(?:yes|yeah|yep|yup|sure|absolutely|interested)\b/g,
-  /\b(?:empty|available|ready)\b/g,
+  /\b(?:yes|yeah|yep|yup|sure|absolutely|interested|correct|confirmed|that's right|affirmative)\b/g,
+  /\b(?:empty|available|ready)\b(?!\s+(?:24\s*\/\s*7|24\s*(?:hrs|hours)|mon|monday|m-f))/g,
+  /\b(?:i|we)\s+got\s+(?:you|u|ya)\b|\bmake\s+it\s+work\b|\b(?:i'm|im|we're|were)\s+in\b(?!\s+[a-z])|\block\s+it\s+in\b|\bsend\s+it(?:\s+over)?\b|\blet's\s+(?:roll|go)\b|\byes+(?:sir)?\b|^(?:bet|yessir|yeh|ye)\b/gm,
+  /\b(?:estoy|estamos|ando|andamos)\s+(?:vac[ií]os?|libres?|disponibles?|list[oa]s?)(?![a-z\u00e0-\u00ff])|\b(?:dale|sim[oó]n|con\s+gusto|claro\s+que\s+s[ií])(?![a-z\u00e0-\u00ff])/g,
   new RegExp(`\\b(?:we|i)\\s+(?:run|pull|have|got)\\s+(?:\\w+\\s+)?${EQUIPMENT}\\b`, 'g'),
+  // A price with a yes tied to it: "24hunnid and its yours", "make it 22 n we good", "86 ok", "need 9".
+  /\b(?:and|n|&)\s+(?:it's|its|it is)\s+(?:yours|done|booked|a deal|a go)\b|\b(?:and|n|&)\s+(?:we're|were|we|we are)\s+(?:good|set|rolling|go)\b/g,
+  /\d\s*(?:k\s*)?(?:ok|okay|works)\b|\bneeds?\s+(?:at\s+least\s+|min(?:imum)?\s+)?\$?\d|\bsqueeze\s+(?:it|you|this|that)\s+in\b|\bin\s+the\s+(?:low|mid|high|upper)\s+\d+s\b/g,
+  /\b(?:i'll|we'll|will)\s+find\s+(?:a\s+)?(?:driver|truck)\b|\b(?:both|all\s+(?:two|three|four|five|\d)|all\s+of\s+them)\s+(?:for|at)\s+\$?\d|\b(?:together|juntas?|separately|por\s+separado)\s+(?:for\s+|at\s+|por\s+|en\s+)?\$?\d/g,
+  // Spanish: "tengo troca vacía", "se la hago en 3,000", "le entro", "y es suya", "correcto", "va".
+  new RegExp(
+    `\\b(?:tengo|tenemos|traigo|traemos|hay)\\s+(?:una?\\s+)?(?:${WORD}\\s+)?(?:${UNIT}|${EQUIPMENT}|refri)${END}`,
+    'g',
+  ),
+  new RegExp(
+    `\\b(?:(?:se|te|le)\\s+)?(?:la|lo|las|los)\\s+(?:hago|hacemos|tomo|tomamos|cubro|cubrimos|llevo|llevamos|muevo|movemos|subo|subimos|cargo|cargamos|jalo|jalamos)${END}|\\ble\\s+(?:entro|entramos|damos|doy|cotizo|cotizamos)${END}|\\bes\\s+(?:suya|tuya|suyo|tuyo)${END}`,
+    'g',
+  ),
+  new RegExp(
+    `\\b(?:correcto|afirmativo|confirmado|confirmo|de acuerdo|as[ií] es|claro|me interesa|nos interesa|sale|va|vale|[oó]rale|ok\\s+va)${END}|(?:^|[\\s,.])s[ií](?=\\s*(?:[,.!]|$|se\\s+puede|est[aá]|claro|va|podemos|puedo|en\\s+\\$?\\d|confirm))|\\bs[í]${END}|\\b(?:las|ambas|los)\\s+(?:dos|tres|\\d)\\s+(?:\\w+\\s+)?(?:por|en)\\s+\\$?\\d`,
+    'gm',
+  ),
 ];
 
-/** A sentence that only maybe has a truck ("we might have a truck") says nothing yet. */
-const HEDGED = /\b(?:might|may|maybe|possibly|perhaps|if)\b/;
+/** A price proposed as a question is an offer: "can you do 2.4?", "cn u do 2.5k?", "lmk if u can do 23". */
+const OFFER_ASKED =
+  /\b(?:can|could|cn|would|will)\s+(?:you|u|ya|y'all)\s+(?:do|go|get\s+(?:it\s+)?to|meet\s+(?:me\s+)?at|pay|bump\s+(?:it\s+)?to|make\s+it)\s+\$?\d|\bmeet\s+me\s+at\s+\$?\d|\bif\s+(?:you|u|ya)\s+can\s+(?:do|go|get\s+(?:it\s+)?to|pay|bump\s+(?:it\s+)?to|make\s+it)\s+\$?\d/g;
+
+/**
+ * A sentence that only maybe has a truck ("we might have a truck"), or has one for other freight
+ * ("two trucks open Tuesday if you have anything then"), says nothing yet about this load.
+ */
+const HEDGED =
+  /\bif\s+(?:you|u)\s+(?:have|got|get|need)\s+(?:anything|something|another|any\s+other|other|more)\b|\banything\s+else\b|\b(?:might|may|maybe|possibly|perhaps|tal vez|quiz[aá]s?|a lo mejor|puede que)\b|\bif\s+(?:i|we)\s+(?:can\s+)?(?:find|get|free up)\b|\bif\s+(?:my|the|our|a)\s+(?:truck|driver|unit)s?\b|\bif\s+(?:i'm|we're|im|i am|we are)\s+(?:empty|free|available|still)\b/;
+
+/**
+ * The carrier still has to check it has a truck or a driver: "lemme ask my driver", "waiting on my
+ * driver to confirm", "could probably squeeze it in", "déjeme checar con el chofer". A price beside
+ * it is still an offer to confirm, not a yes.
+ */
+const CHECKING = new RegExp(
+  [
+    '\\b(?:ask|check|confirm|verify|see)\\s+(?:with\\s+|w\\/\\s*|w\\s+)?(?:my|the|our)\\s+(?:driver|drivers|guy|guys|owner|boss|partner)\\b',
+    '\\bwaiting\\s+(?:on|for)\\s+(?:my|the|our)\\s+(?:driver|guy|truck)\\b',
+    '\\b(?:see|check)\\s+if\\s+(?:i|we)\\s+(?:have|got|can\\s+find|can\\s+get)\\s+(?:a\\s+)?(?:truck|driver)\\b',
+    '\\b(?:probably|prob|maybe)\\s+squeeze\\b',
+    '\\bbefore\\s+(?:we|i)\\s+(?:can\\s+)?(?:say\\s+yes|commit|confirm)\\b',
+    "\\b(?:can't|cannot)\\s+confirm\\b[^.?!\\n]*\\buntil\\b",
+    '\\b(?:checo|checar|pregunto|preguntar|verifico|verificar|confirmo|confirmar)\\s+con\\s+(?:el|mi)\\s+(?:chofer|operador|due[nñ]o)\\b',
+  ].join('|'),
+);
+
+/** An out-of-office or automatic answer says nothing about a truck, whatever words it has. */
+const AUTO_REPLY =
+  /\bout\s+of\s+(?:the\s+)?office\b|\bautomatic\s+reply\b|\bauto-?reply\b|\blimited\s+access\s+to\s+(?:e-?mail|my\s+e-?mail)\b|\b(?:respond|reply|get\s+back\s+to\s+you)\s+(?:to\s+your\s+(?:e-?mail|message)\s+)?(?:when|upon|as\s+soon\s+as)\s+(?:i|we)\s+return\b|\bfuera\s+de\s+(?:la\s+)?oficina\b|\brespuesta\s+autom[aá]tica\b|\bacceso\s+limitado\b/;
+
+/** The questions of a reply; a Spanish one starts at its "¿", not at the start of the sentence. */
+function questionsOf(text: string): Array<{ text: string; start: number }> {
+  return sentencesOf(text)
+    .filter((sentence) => sentence.question)
+    .map((sentence) => {
+      const opening = sentence.text.indexOf('\u00bf');
+      return opening > 0 ? { text: sentence.text.slice(opening), start: sentence.start + opening } : sentence;
+    });
+}
 
 export interface AvailabilityReading {
   /** true: can take the load; false: cannot; null: not said. */
@@ -146,40 +96,65 @@ export interface AvailabilityReading {
   reason: UnavailableReason | null;
   /** Every reason some phrase gave, said or overruled. */
   reasons: ReadonlySet<UnavailableReason>;
+  /** The carrier still has to check its truck or driver: a price named is no yes yet. */
+  checking: boolean;
+  /** This load or day is turned down and another taken: a price named is for the other one. */
+  elsewhere: boolean;
 }
 
 /**
  * true / false / null from the phrases above, questions left aside ("is it still available?"
  * says nothing about a truck). When both kinds appear the later one wins, because carriers
- * correct themselves in the order they write ("no truck today, but can cover tomorrow").
+ * correct themselves in the order they write ("no trucks right now, but I'll find a driver"),
+ * except that a load or day turned down by name is a no (see reply-words-elsewhere).
  */
-export function readAvailability(text: string): AvailabilityReading {
-  const asked = sentencesOf(text).filter((sentence) => sentence.question);
+export function readAvailability(reply: string, referent?: Referent): AvailabilityReading {
+  const text = carrierPart(reply);
+  // A clause about another load says nothing of this one ("4830 we're full").
+  const elsewhere = (index: number) => {
+    const clause = clauseAt(text, index);
+    return referent?.(clause.start, clause.end) === 'other';
+  };
+  const asked = questionsOf(text);
   const hedged = sentencesOf(text).filter((sentence) => HEDGED.test(sentence.text));
   const inside = (index: number, list: typeof asked) =>
     list.some((s) => index >= s.start && index < s.start + s.text.length);
+  const checking = CHECKING.test(text);
+  if (AUTO_REPLY.test(text)) {
+    return { available: null, reason: null, reasons: new Set(), checking, elsewhere: false };
+  }
 
   let lastNegative = -1;
   const reasons = new Set<UnavailableReason>();
   let remaining = text;
-  for (const { reason, pattern } of UNAVAILABLE) {
+  for (const { reason, pattern, rhetorical } of UNAVAILABLE) {
     for (const match of text.matchAll(pattern)) {
-      if (!match[0].trim() || inside(match.index, asked)) continue;
+      if (!match[0].trim() || (!rhetorical && inside(match.index, asked)) || elsewhere(match.index)) continue;
       lastNegative = Math.max(lastNegative, match.index);
       reasons.add(reason);
       remaining = maskSpans(remaining, [{ start: match.index, end: match.index + match[0].length }]);
     }
   }
+  const refused = turnedDown(text, referent).filter((t) => !inside(t.index, asked));
+  if (refused.length > 0) {
+    for (const { reason } of refused) reasons.add(reason);
+    return { available: false, reason: mostSpecific(reasons), reasons, checking, elsewhere: true };
+  }
+
   let lastPositive = -1;
   for (const pattern of AVAILABLE) {
     for (const match of remaining.matchAll(pattern)) {
-      if (inside(match.index, asked) || inside(match.index, hedged)) continue;
+      if (inside(match.index, asked) || inside(match.index, hedged) || elsewhere(match.index)) continue;
       lastPositive = Math.max(lastPositive, match.index);
     }
   }
-  if (lastNegative < 0 && lastPositive < 0) return { available: null, reason: null, reasons };
+  for (const match of remaining.matchAll(OFFER_ASKED)) lastPositive = Math.max(lastPositive, match.index);
+  if (lastNegative < 0 && lastPositive < 0) {
+    return { available: null, reason: null, reasons, checking, elsewhere: false };
+  }
   const available = lastPositive > lastNegative;
-  return { available, reason: available ? null : mostSpecific(reasons), reasons };
+  if (available && checking) return { available: null, reason: null, reasons, checking, elsewhere: false };
+  return { available, reason: available ? null : mostSpecific(reasons), reasons, checking, elsewhere: false };
 }
 
 export function mostSpecific(reasons: ReadonlySet<UnavailableReason>): UnavailableReason | null {

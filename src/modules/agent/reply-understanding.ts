@@ -68,13 +68,14 @@ export function understandReply(text: string, context?: { distance?: number | nu
     reason = availability.reasons.has('wrong_contact') ? 'wrong_contact' : 'opt_out';
     price = null;
   } else if (price) {
-    const haggling = [...availability.reasons].every((r) => PRICE_TALK.has(r));
+    const haggling = [...availability.reasons].every((r) => PRICE_TALK.has(r)) && !availability.elsewhere;
     if (available === false && !haggling) {
-      // "No trucks, 2500 maybe next week": a carrier without a truck for this load named no price for it.
+      // "No trucks, 2500 maybe next week", "4821 no, 4830 2450": no price for this load.
       price = null;
     } else {
-      // Quoting a price means they can haul it: "too low, 2450 and we go" is a counter, not a no.
-      available = true;
+      // Quoting a price means they can haul it: "too low, 2450 and we go" is a counter, not a no;
+      // unless they still have to check their truck ("prob 2300 lemme ask my driver").
+      available = availability.checking ? null : true;
       reason = null;
     }
   }
