@@ -304,7 +304,7 @@ export class CarrierTurns {
           settings.restriction_tms_statuses.includes(status)
         )
       )
-        return { ...result('recorded', 'carrier_disabled'), outboxId: null };
+        return { ...result('recorded', 'inactive'), outboxId: null };
       const text = replyText(
         'restriction_notice',
         first.load,
