@@ -4,6 +4,7 @@ import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import { systemScope } from '../../domain/scope.js';
 import { findCarrier, passesVetting, readVettingPolicy } from '../carriers/index.js';
+import { contactRefusal, offerGate } from '../outreaches/index.js';
 import type { SayableLoad } from './call-script.js';
 import type { CallRow } from './calls-repository.js';
 import { calls } from './calls-tables.js';
@@ -18,6 +19,26 @@ export async function callGate(db: Db, call: CallRow): Promise<{ strict: boolean
   if (!call.carrier_id) return { strict: policy.strict_mode, passes: false };
   const carrier = await findCarrier(db, systemScope(call.organization_id), call.carrier_id);
   return { strict: policy.strict_mode, passes: carrier !== null && passesVetting(carrier) };
+}
+
+/** Why the call's carrier may not be offered the load (the contact guard), or null. */
+export async function refusalOf(db: Db, call: CallRow, loadId: string) {
+  if (!call.carrier_id) return null;
+  return contactRefusal(db, systemScope(call.organization_id), call.carrier_id, loadId);
+}
+
+/**
+ * Whether the call's carrier's rate on the load is taken: the offer gate of every channel (the
+ * contact guard, then strict mode) in one statement; a call with no carrier yet is held in strict mode.
+ */
+export async function offerVerdict(
+  db: Db,
+  call: CallRow,
+  loadId: string,
+): Promise<'open' | 'refused' | 'held'> {
+  if (!call.carrier_id) return (await callGate(db, call)).strict ? 'held' : 'open';
+  const verdicts = await offerGate(db, systemScope(call.organization_id), call.carrier_id, [loadId]);
+  return verdicts.get(loadId)?.kind ?? 'open';
 }
 
 /** The facts strict mode lets through before the carrier passes: lane, dates and equipment. */
