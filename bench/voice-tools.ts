@@ -7,6 +7,7 @@ import { systemScope } from '../src/domain/scope.js';
 import { type VapiServerAuth, vapiSignature } from '../src/integrations/voice/vapi-server-auth.js';
 import { defined } from '../src/lib/defined.js';
 import { objectOf } from '../src/lib/json-object.js';
+import { cpuSince, cpuTimes } from './lib/cpu.js';
 import { benchConfig, benchDatabase, listenApp, sized, smoke } from './lib/harness.js';
 import { ingest, percentile } from './lib/load-payloads.js';
 
@@ -83,6 +84,7 @@ export async function run() {
     // Warm-up: one request a connection.
     await Promise.all(Array.from({ length: CONNECTIONS }, () => send(take())));
     const rounds: { p50: number; p99: number; rps: number }[] = [];
+    const cpu = cpuTimes();
     for (let r = 0; r < ROUNDS; r++) {
       const times: number[] = [];
       let left = REQUESTS;
@@ -97,9 +99,11 @@ export async function run() {
       const seconds = (performance.now() - started) / 1000;
       rounds.push({ p50: percentile(times, 50), p99: percentile(times, 99), rps: times.length / seconds });
     }
+    const nodeMs = cpuSince(cpu).nodeMs / (ROUNDS * REQUESTS);
     const load = os.loadavg()[0] ?? 0;
     const counted = await countStatements(pool, () => send(take()), COUNTED);
     report(rounds, counted, decisions);
+    console.log(`\nnode CPU per submit_offer (the app and this client): ${nodeMs.toFixed(1)} ms`);
     console.log(`\nload average (1 min) while measuring: ${load.toFixed(1)} on ${os.cpus().length} CPUs`);
   } finally {
     await app.close();

@@ -36,13 +36,18 @@ describe('a tool call Vapi delivers again', () => {
     expect(toolAnswersOf(first)[0]).toMatchObject({ metadata: { decision: 'counter' } });
     expect(await offersOf(headers, loadId)).toHaveLength(1);
     expect(await roundsOf(t, loadId)).toEqual([1]);
-    // A new id is a new offer: the next round.
+    // A new id is a new offer: the next round. So is an id a model reuses for another rate.
     await sendVapi(
       t,
       toolCalls(call, [{ id: 'call_rpt_2', name: 'submit_offer', args: { offer_amount: 2250 } }]),
     );
     expect(await offersOf(headers, loadId)).toHaveLength(2);
     expect(await roundsOf(t, loadId)).toEqual([2]);
+    await sendVapi(
+      t,
+      toolCalls(call, [{ id: 'call_rpt_2', name: 'submit_offer', args: { offer_amount: 2200 } }]),
+    );
+    expect(await offersOf(headers, loadId)).toHaveLength(3);
   });
 
   it('records a submit_offer delivered twice at once once, and answers both alike', async () => {
@@ -74,7 +79,8 @@ describe('a tool call Vapi delivers again', () => {
       "SELECT message_id FROM inbound_receipts WHERE provider = 'vapi_tool' AND message_id LIKE $1",
       [`%:call_rpt_%`],
     );
-    expect(claims.rows.map((r) => String(r.message_id).split(':').at(-1)).sort()).not.toContain('call_rpt_5');
-    expect(claims.rows.map((r) => String(r.message_id).split(':').at(-1))).not.toContain('call_rpt_4');
+    const claimed = claims.rows.map((r) => String(r.message_id).split(':')[1]);
+    expect(claimed).not.toContain('call_rpt_5');
+    expect(claimed).not.toContain('call_rpt_4');
   });
 });

@@ -2,6 +2,7 @@
  * The tools the voice assistant calls during a call (load details, offers, stop-contact, ELP answers;
  * on inbound calls, finding a load and identifying the carrier: voice-inbound-tools.ts).
  */
+import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
@@ -37,6 +38,19 @@ import { callGate, laneOnly, offerVerdict, refusalOf, VETTING_PENDING } from './
 export type { CarrierEnrollment };
 
 type CallLoad = { id: string; load_number: string | null };
+
+/**
+ * What makes two deliveries one tool call: its id on the call, and what it asks. A platform resends
+ * a call as it was; an id some model reuses for another question on the same call is not a repeat.
+ */
+function deliveryKey(call: CallRow, toolCall: ToolCall): string {
+  const { name, arguments: args } = toolCall.function;
+  const asked = createHash('sha256')
+    .update(`${name}\n${typeof args === 'string' ? args : JSON.stringify(args)}`)
+    .digest('base64url')
+    .slice(0, 16);
+  return `${call.id}:${toolCall.id}:${asked}`;
+}
 
 /**
  * The voice assistant's tools, answered for one call. Each answer is the sentence or the facts the
@@ -88,7 +102,7 @@ export class VoiceTools {
     const name = toolCall.function.name;
     if (!toolCall.id || READ_ONLY_TOOLS.has(name) || !isToolName(name)) return this.spoken(call, toolCall);
     let changed: CallRow | undefined;
-    const key = `${call.id}:${toolCall.id}`;
+    const key = deliveryKey(call, toolCall);
     const { outcome, repeated } = await answerOnce(this.db, call.organization_id, key, this.log, async () => {
       const out = await this.spoken(call, toolCall);
       changed = out.call;
