@@ -33,11 +33,19 @@ import {
   type Outcome,
   sameLoadNumber,
 } from './voice-tool-support.js';
-import { callGate, laneOnly, offerVerdict, refusalOf, VETTING_PENDING } from './voice-vetting.js';
+import {
+  callGate,
+  laneOnly,
+  offerVerdict,
+  refusalOf,
+  VETTING_PENDING,
+  type Verdict,
+} from './voice-vetting.js';
 
 export type { CarrierEnrollment };
 
 type CallLoad = { id: string; load_number: string | null };
+type OfferReads = Promise<{ loads: CarrierFacingLoad[]; verdicts: Map<string, Verdict> }> | null;
 
 /**
  * What makes two deliveries one tool call: its id on the call, and what it asks. A platform resends
@@ -103,8 +111,12 @@ export class VoiceTools {
     if (!toolCall.id || READ_ONLY_TOOLS.has(name) || !isToolName(name)) return this.spoken(call, toolCall);
     let changed: CallRow | undefined;
     const key = deliveryKey(call, toolCall);
+    // submit_offer's reads go out on the pool at once while the claim is taken: the carrier waits
+    // for the longest of them, not for their sum. A failure is the tool's, said where it is awaited.
+    const ahead = name === 'submit_offer' ? this.offerReads(call) : null;
+    ahead?.catch(() => {});
     const { outcome, repeated } = await answerOnce(this.db, call.organization_id, key, this.log, async () => {
-      const out = await this.spoken(call, toolCall);
+      const out = await this.spoken(call, toolCall, ahead);
       changed = out.call;
       return out.outcome;
     });
@@ -114,8 +126,8 @@ export class VoiceTools {
   }
 
   /** A sentence is said word for word: dates, states, money and the load numbers as spoken. */
-  private async spoken(call: CallRow, toolCall: ToolCall): Promise<Answered> {
-    const out = await this.one(call, toolCall.function.name, toolCall.function.arguments);
+  private async spoken(call: CallRow, toolCall: ToolCall, ahead: OfferReads = null): Promise<Answered> {
+    const out = await this.one(call, toolCall.function.name, toolCall.function.arguments, ahead);
     const { result } = out.outcome;
     if (!result || /^[[{]/.test(result)) return out;
     const numbers = (await this.listed(out.call ?? call)).flatMap((l) =>
@@ -124,7 +136,7 @@ export class VoiceTools {
     return { ...out, outcome: { ...out.outcome, result: speakable(result, numbers) } };
   }
 
-  private async one(call: CallRow, name: string, raw: unknown): Promise<Answered> {
+  private async one(call: CallRow, name: string, raw: unknown, ahead: OfferReads): Promise<Answered> {
     if (!isToolName(name)) throw toolError(`Unknown tool '${name.slice(0, 100)}'`);
     switch (name) {
       case 'get_load_details':
@@ -132,7 +144,7 @@ export class VoiceTools {
       case 'answer_question':
         return { outcome: await this.answerQuestion(call, readArguments(name, raw)) };
       case 'submit_offer':
-        return { outcome: await this.submitOffer(call, readArguments(name, raw)) };
+        return { outcome: await this.submitOffer(call, readArguments(name, raw), ahead) };
       case 'request_stop_contact':
         return { outcome: await this.requestStopContact(call) };
       case 'record_elp_answer':
@@ -178,7 +190,10 @@ export class VoiceTools {
    * load. A call offering several loads needs the number (a tool error lists them).
    */
   private async loadOf(call: CallRow, named: string | undefined): Promise<CarrierFacingLoad> {
-    const loads = await this.loadsOn(call);
+    return this.named(await this.loadsOn(call), named);
+  }
+
+  private named(loads: CarrierFacingLoad[], named: string | undefined): CarrierFacingLoad {
     const numbers = loads.map((l) => l.load_number).join(', ');
     if (!named) {
       if (loads.length > 1) {
@@ -224,12 +239,37 @@ export class VoiceTools {
     };
   }
 
-  private async submitOffer(call: CallRow, args: ToolArguments<'submit_offer'>): Promise<Outcome> {
-    const load = await this.loadOf(call, args.load_number);
+  /**
+   * What submit_offer decides on, read at once: the call's loads, and the offer gate's verdict on its
+   * own load (the one a call about one load is always about). Null when the call has no load.
+   */
+  private offerReads(call: CallRow): OfferReads {
+    const own = call.load_id;
+    if (!own) return null;
+    const read = async () => {
+      const [listed, ownLoad, verdict] = await Promise.all([
+        this.listed(call),
+        carrierFacingLoads(this.db, call.organization_id, [own]),
+        offerVerdict(this.db, call, own),
+      ]);
+      const others = listed.map((l) => l.id).filter((id) => id !== own);
+      const rest = others.length > 0 ? await carrierFacingLoads(this.db, call.organization_id, others) : [];
+      return { loads: [...ownLoad, ...rest], verdicts: new Map([[own, verdict]]) };
+    };
+    return read();
+  }
+
+  private async submitOffer(
+    call: CallRow,
+    args: ToolArguments<'submit_offer'>,
+    ahead: OfferReads,
+  ): Promise<Outcome> {
+    const read = await ahead;
+    const load = this.named(read?.loads ?? (await this.loadsOn(call)), args.load_number);
     if (call.call_direction === 'INBOUND' && !call.carrier_id) {
       throw toolError("Ask for the carrier's MC or DOT number and call identify_carrier first");
     }
-    const verdict = await offerVerdict(this.db, call, load.id);
+    const verdict = read?.verdicts.get(load.id) ?? (await offerVerdict(this.db, call, load.id));
     if (verdict === 'refused')
       return {
         result: NOT_AVAILABLE,
