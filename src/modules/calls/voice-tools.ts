@@ -33,19 +33,11 @@ import {
   type Outcome,
   sameLoadNumber,
 } from './voice-tool-support.js';
-import {
-  callGate,
-  laneOnly,
-  offerVerdict,
-  refusalOf,
-  VETTING_PENDING,
-  type Verdict,
-} from './voice-vetting.js';
+import { callGate, laneOnly, offerVerdict, refusalOf, VETTING_PENDING } from './voice-vetting.js';
 
 export type { CarrierEnrollment };
 
 type CallLoad = { id: string; load_number: string | null };
-type OfferReads = Promise<{ loads: CarrierFacingLoad[]; verdicts: Map<string, Verdict> }> | null;
 
 /**
  * What makes two deliveries one tool call: its id on the call, and what it asks. A platform resends
@@ -111,12 +103,8 @@ export class VoiceTools {
     if (!toolCall.id || READ_ONLY_TOOLS.has(name) || !isToolName(name)) return this.spoken(call, toolCall);
     let changed: CallRow | undefined;
     const key = deliveryKey(call, toolCall);
-    // submit_offer's reads go out on the pool at once while the claim is taken: the carrier waits
-    // for the longest of them, not for their sum. A failure is the tool's, said where it is awaited.
-    const ahead = name === 'submit_offer' ? this.offerReads(call) : null;
-    ahead?.catch(() => {});
     const { outcome, repeated } = await answerOnce(this.db, call.organization_id, key, this.log, async () => {
-      const out = await this.spoken(call, toolCall, ahead);
+      const out = await this.spoken(call, toolCall);
       changed = out.call;
       return out.outcome;
     });
@@ -126,8 +114,8 @@ export class VoiceTools {
   }
 
   /** A sentence is said word for word: dates, states, money and the load numbers as spoken. */
-  private async spoken(call: CallRow, toolCall: ToolCall, ahead: OfferReads = null): Promise<Answered> {
-    const out = await this.one(call, toolCall.function.name, toolCall.function.arguments, ahead);
+  private async spoken(call: CallRow, toolCall: ToolCall): Promise<Answered> {
+    const out = await this.one(call, toolCall.function.name, toolCall.function.arguments);
     const { result } = out.outcome;
     if (!result || /^[[{]/.test(result)) return out;
     const numbers = (await this.listed(out.call ?? call)).flatMap((l) =>
@@ -136,7 +124,7 @@ export class VoiceTools {
     return { ...out, outcome: { ...out.outcome, result: speakable(result, numbers) } };
   }
 
-  private async one(call: CallRow, name: string, raw: unknown, ahead: OfferReads): Promise<Answered> {
+  private async one(call: CallRow, name: string, raw: unknown): Promise<Answered> {
     if (!isToolName(name)) throw toolError(`Unknown tool '${name.slice(0, 100)}'`);
     switch (name) {
       case 'get_load_details':
@@ -144,7 +132,7 @@ export class VoiceTools {
       case 'answer_question':
         return { outcome: await this.answerQuestion(call, readArguments(name, raw)) };
       case 'submit_offer':
-        return { outcome: await this.submitOffer(call, readArguments(name, raw), ahead) };
+        return { outcome: await this.submitOffer(call, readArguments(name, raw)) };
       case 'request_stop_contact':
         return { outcome: await this.requestStopContact(call) };
       case 'record_elp_answer':
@@ -190,10 +178,7 @@ export class VoiceTools {
    * load. A call offering several loads needs the number (a tool error lists them).
    */
   private async loadOf(call: CallRow, named: string | undefined): Promise<CarrierFacingLoad> {
-    return this.named(await this.loadsOn(call), named);
-  }
-
-  private named(loads: CarrierFacingLoad[], named: string | undefined): CarrierFacingLoad {
+    const loads = await this.loadsOn(call);
     const numbers = loads.map((l) => l.load_number).join(', ');
     if (!named) {
       if (loads.length > 1) {
@@ -239,37 +224,12 @@ export class VoiceTools {
     };
   }
 
-  /**
-   * What submit_offer decides on, read at once: the call's loads, and the offer gate's verdict on its
-   * own load (the one a call about one load is always about). Null when the call has no load.
-   */
-  private offerReads(call: CallRow): OfferReads {
-    const own = call.load_id;
-    if (!own) return null;
-    const read = async () => {
-      const [listed, ownLoad, verdict] = await Promise.all([
-        this.listed(call),
-        carrierFacingLoads(this.db, call.organization_id, [own]),
-        offerVerdict(this.db, call, own),
-      ]);
-      const others = listed.map((l) => l.id).filter((id) => id !== own);
-      const rest = others.length > 0 ? await carrierFacingLoads(this.db, call.organization_id, others) : [];
-      return { loads: [...ownLoad, ...rest], verdicts: new Map([[own, verdict]]) };
-    };
-    return read();
-  }
-
-  private async submitOffer(
-    call: CallRow,
-    args: ToolArguments<'submit_offer'>,
-    ahead: OfferReads,
-  ): Promise<Outcome> {
-    const read = await ahead;
-    const load = this.named(read?.loads ?? (await this.loadsOn(call)), args.load_number);
+  private async submitOffer(call: CallRow, args: ToolArguments<'submit_offer'>): Promise<Outcome> {
+    const load = await this.loadOf(call, args.load_number);
     if (call.call_direction === 'INBOUND' && !call.carrier_id) {
       throw toolError("Ask for the carrier's MC or DOT number and call identify_carrier first");
     }
-    const verdict = read?.verdicts.get(load.id) ?? (await offerVerdict(this.db, call, load.id));
+    const verdict = await offerVerdict(this.db, call, load.id);
     if (verdict === 'refused')
       return {
         result: NOT_AVAILABLE,

@@ -27,13 +27,15 @@ export async function refusalOf(db: Db, call: CallRow, loadId: string) {
   return contactRefusal(db, systemScope(call.organization_id), call.carrier_id, loadId);
 }
 
-export type Verdict = 'open' | 'refused' | 'held';
-
 /**
  * Whether the call's carrier's rate on the load is taken: the offer gate of every channel (the
  * contact guard, then strict mode) in one statement; a call with no carrier yet is held in strict mode.
  */
-export async function offerVerdict(db: Db, call: CallRow, loadId: string): Promise<Verdict> {
+export async function offerVerdict(
+  db: Db,
+  call: CallRow,
+  loadId: string,
+): Promise<'open' | 'refused' | 'held'> {
   if (!call.carrier_id) return (await callGate(db, call)).strict ? 'held' : 'open';
   const verdicts = await offerGate(db, systemScope(call.organization_id), call.carrier_id, [loadId]);
   return verdicts.get(loadId)?.kind ?? 'open';
