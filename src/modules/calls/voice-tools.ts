@@ -156,6 +156,8 @@ export class VoiceTools {
     if (!listed) {
       listed = loadsOfCall(this.db, call);
       this.loadsListed.set(call, listed);
+      // A failed read is not kept: the next tool of the call reads again.
+      listed.catch(() => this.loadsListed.delete(call));
     }
     return listed;
   }
