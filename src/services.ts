@@ -157,7 +157,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     voiceProvider,
     loads,
     voiceTemplates,
-    new VoiceTools(db, loads, enroll, offerIntake, stopContact, log, codeSenderOf(channels, config)),
+    new VoiceTools(db, enroll, offerIntake, stopContact, log, codeSenderOf(channels, config)),
     log,
     clock,
   );

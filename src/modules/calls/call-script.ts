@@ -5,7 +5,7 @@ import type { AssistantSpec } from '../../integrations/voice/voice-provider.js';
 import { speakable, spokenDate, spokenReference, spokenState } from '../../lib/spoken.js';
 import { organizationContact } from '../auth/index.js';
 import { carrierNameOf } from '../carriers/index.js';
-import type { Load, LoadReader } from '../loads/index.js';
+import type { CarrierFacingLoad, Load, LoadReader } from '../loads/index.js';
 import { loadsOfCall } from '../outreaches/index.js';
 import { renderScript, type VoiceTemplateRow, type VoiceVariables } from '../voice-templates/index.js';
 import { toolsFor } from './call-tools.js';
@@ -21,7 +21,7 @@ const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 10) : 
  * special instructions and the posted rate. Never the customer rate, the margin, the max buy rate
  * or stop notes: they are not read here, so they cannot reach a script or a tool answer.
  */
-export function sayableLoad(load: Load) {
+export function sayableLoad(load: CarrierFacingLoad) {
   const stops = load.stops.map((s, i) => ({
     stop_number: s.stop_number ?? i + 1,
     type: s.type,

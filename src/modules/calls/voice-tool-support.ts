@@ -1,19 +1,14 @@
-import { AppError } from '../../domain/errors.js';
 import { takesCarrierOffers } from '../../domain/freight.js';
-import { type LoadFacts, QUESTION_TOPICS, type QuestionTopic } from '../../domain/load-questions.js';
+import type { LoadFacts } from '../../domain/load-questions.js';
 import type { LoadSummary } from '../../domain/negotiation.js';
-import { objectOf } from '../../lib/json-object.js';
-import type { Load } from '../loads/index.js';
+import type { CarrierFacingLoad } from '../loads/index.js';
 import type { SayableLoad } from './call-script.js';
 
-/** What the voice tools share: their answers' shape, their arguments, their wording. */
+/** What the voice tools share: their answers' shape, their wording. */
 
 export type Outcome = { result?: string; error?: string; metadata?: Record<string, unknown> };
 
 export const NOT_AVAILABLE = 'I am sorry, this load is not available for you. Thank you for calling.';
-
-/** Tool errors that are the caller's to fix: their message goes back to the assistant. */
-export const toolError = (message: string) => new AppError(422, 'tool_error', message);
 
 export function loadSummary(s: SayableLoad): LoadSummary {
   const place = (p: { city: string; state: string } | null) => (p ? `${p.city}, ${p.state}` : 'TBD');
@@ -25,17 +20,6 @@ export function loadSummary(s: SayableLoad): LoadSummary {
     pickup_date: s.pickup_date ? new Date(`${s.pickup_date}T00:00:00Z`) : null,
     posted_rate: s.posted_rate,
   };
-}
-
-export function argsOf(raw: unknown): Record<string, unknown> {
-  if (typeof raw === 'string') {
-    try {
-      return objectOf(JSON.parse(raw)) ?? {};
-    } catch {
-      return {};
-    }
-  }
-  return objectOf(raw) ?? {};
 }
 
 /**
@@ -55,9 +39,6 @@ export function sameLoadNumber<L extends { load_number: string }>(
   return same.length === 1 ? (same[0] ?? null) : null;
 }
 
-export const textArg = (v: unknown, max = 200) =>
-  typeof v === 'string' && v.trim() ? v.trim().slice(0, max) : null;
-
 /** The confirmation of a stop-contact request names no load. */
 export const NO_LOAD: LoadSummary = {
   load_number: '',
@@ -72,7 +53,7 @@ export const NO_LOAD: LoadSummary = {
  * The load's sayable facts for answer_question, named field by field: never the customer rate,
  * the margin, the max buy rate or the load's or its stops' notes.
  */
-export function loadFactsOf(load: Load): LoadFacts {
+export function loadFactsOf(load: CarrierFacingLoad): LoadFacts {
   const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
   const day = (d: Date | null | undefined) => iso(d)?.slice(0, 10) ?? null;
   return {
@@ -104,30 +85,6 @@ export function loadFactsOf(load: Load): LoadFacts {
     })),
     open: takesCarrierOffers(load.load_status),
   };
-}
-
-/** The topics an answer_question call names (`topics`, or one `topic`); an unknown one is refused. */
-export function topicsArg(args: Record<string, unknown>): QuestionTopic[] {
-  const raw = args.topics ?? args.topic;
-  const given: unknown[] = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
-  const topics = given
-    .map((t) =>
-      typeof t === 'string'
-        ? t
-            .trim()
-            .toLowerCase()
-            .replace(/[\s-]+/g, '_')
-        : String(t),
-    )
-    .filter((t) => t !== '');
-  const known = topics.flatMap((t) => QUESTION_TOPICS.filter((q) => q === t));
-  const unknown = topics.find((t) => !QUESTION_TOPICS.some((q) => q === t));
-  if (topics.length === 0 || unknown !== undefined) {
-    throw toolError(
-      `${topics.length === 0 ? 'Give topics' : `Unknown topic '${String(unknown).slice(0, 50)}'`}: one or more of ${QUESTION_TOPICS.join(', ')}`,
-    );
-  }
-  return known;
 }
 
 /** An ELP answer of a call as stored: the question's step and competency with it. */

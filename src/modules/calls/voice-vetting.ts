@@ -4,6 +4,7 @@ import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import { systemScope } from '../../domain/scope.js';
 import { findCarrier, passesVetting, readVettingPolicy } from '../carriers/index.js';
+import { contactRefusal, offerGate } from '../outreaches/index.js';
 import type { SayableLoad } from './call-script.js';
 import type { CallRow } from './calls-repository.js';
 import { calls } from './calls-tables.js';
@@ -18,6 +19,12 @@ export async function callGate(db: Db, call: CallRow): Promise<{ strict: boolean
   if (!call.carrier_id) return { strict: policy.strict_mode, passes: false };
   const carrier = await findCarrier(db, systemScope(call.organization_id), call.carrier_id);
   return { strict: policy.strict_mode, passes: carrier !== null && passesVetting(carrier) };
+}
+
+/** Why the call's carrier may not be offered the load (the contact guard), or null. */
+export async function refusalOf(db: Db, call: CallRow, loadId: string) {
+  if (!call.carrier_id) return null;
+  return contactRefusal(db, systemScope(call.organization_id), call.carrier_id, loadId);
 }
 
 /** The facts strict mode lets through before the carrier passes: lane, dates and equipment. */

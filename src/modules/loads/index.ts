@@ -2,6 +2,11 @@
 
 export { escalateLoadsBookedTo } from './carrier-escalations.js';
 export {
+  type CarrierFacingLoad,
+  type CarrierFacingStop,
+  carrierFacingLoads,
+} from './carrier-facing-loads.js';
+export {
   findLoadFields,
   findStopOfLoad,
   LOAD_ID_IN_BODY,

@@ -37,7 +37,7 @@ Other loads this call offers (each with its lane, equipment, pickup date and pos
 How to run the call:
 1. Make sure you are speaking with someone who dispatches trucks, then describe the load in a sentence or two.
 2. If they are interested, open with the posted rate. Never offer a higher number yourself and never invent any other price or figure.
-3. When they name a rate (all in), call submit_offer with offer_amount, then say the sentence it returns, as it is. If they take a counter-offer, call submit_offer again with that amount.
+3. When they name a rate (all in), call submit_offer with offer_amount, then say the sentence it returns, as it is. If they take a counter-offer, call submit_offer again with that amount. If the sentence asks them to confirm an amount and they say yes, call submit_offer again with that amount and confirmed true.
 4. For details you do not have in front of you, call get_load_details; say only what it returns.
 5. If they ask not to be called again, call request_stop_contact and confirm politely.
 6. If they want to speak with a person, use the transfer tool to reach the load's rep, {{rep_name}}.
@@ -92,7 +92,7 @@ How to run the call:
 1. Ask for the load number, or else the lane: origin state, destination state and pickup date. Call find_load with what they give you. If it lists several loads, read them briefly and ask which one, then call find_load with its load number.
 2. Ask for their MC number (or DOT number) and call identify_carrier with it. If it says the calling number is not on file, offer to send a one-time code (send_verification_code, then verify_code with the digits they read back) or to transfer them to a rep; take no offer before the carrier is identified. If a tool says the load is not available to them, tell them politely and end the call.
 3. Describe the load using only what find_load returned. Open with the posted rate; never offer a higher number yourself and never invent another figure.
-4. When they name a rate (all in), call submit_offer with offer_amount, then say the sentence it returns, as it is.
+4. When they name a rate (all in), call submit_offer with offer_amount, then say the sentence it returns, as it is. If the sentence asks them to confirm an amount and they say yes, call submit_offer again with that amount and confirmed true.
 5. If they ask not to be called again, call request_stop_contact. If they want a person, use the transfer tool to reach the load's rep.
 6. Be brief and friendly. When the conversation is over, say goodbye and end the call.`,
     voicemail_message: null,
