@@ -22,9 +22,11 @@ export interface Candidate {
   quickPay: boolean;
 }
 
-/** "$2.50/mile", "2.75 a mile", "3.10 per mile", "2.6 rpm", "$2.40 per loaded mile", "3 dollars a mile". */
+/** "$2.50/mile", "2.75 a mile", "3.10 per mile", "2.6 rpm", "$2.40 per loaded mile", "3 dollars a mile", "2.70 la milla". */
 const PER_MILE =
-  /(?<![\w.,])\$?\s*(\d{1,2}(?:\.\d{1,3})?)\s*(?:dollars?\s+|bucks\s+|usd\s+)?(?:\/\s*(?:loaded\s+)?(?:mile|mi)\b|(?:a|per|each)\s+(?:loaded\s+)?(?:mile|mi)\b|rpm\b)/g;
+  /(?<![\w.,])\$?\s*(\d{1,2}(?:\.\d{1,3})?)\s*(?:dollars?\s+|bucks\s+|usd\s+|d[oó]lares\s+)?(?:\/\s*(?:loaded\s+)?(?:mile|mi)\b|(?:a|per|each)\s+(?:loaded\s+)?(?:mile|mi)\b|rpm\b|(?:la|por|x|cada)\s+milla\b)/g;
+/** A message that talks in miles: there a bare "2.40" is a price per mile. */
+const MILES_TALK = /\b(?:per mile|a mile|\/mi|rpm|la milla|por milla|the mile)\b/;
 
 /** "$2,350", "2350", "2.4k", "$1.9k", "2 grand", "$2400.00". */
 const AMOUNT = /(?<![\w.,$])(\$\s*)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s*(k|grand)(?![a-z]))?/g;
@@ -72,7 +74,10 @@ function tagged(masked: string, start: number, end: number) {
 
 export function findPerMileRates(masked: string): Candidate[] {
   const found: Candidate[] = [];
-  for (const match of masked.matchAll(PER_MILE)) {
+  const matches = [...masked.matchAll(PER_MILE)];
+  if (matches.length === 0 && MILES_TALK.test(masked))
+    matches.push(...masked.matchAll(/(?<![\w.,])\$?(\d\.\d{2})(?![\w.,%])/g));
+  for (const match of matches) {
     const value = Number(match[1]);
     if (value < PER_MILE_RANGE.min || value > PER_MILE_RANGE.max) continue;
     const start = match.index;

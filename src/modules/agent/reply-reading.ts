@@ -5,31 +5,10 @@
  * The carrier turn reads a message once per load of the conversation, each time with that load as
  * the context and the others as `other_loads`.
  */
-import { splitByLoadNumbers } from '../../domain/bundled-offers.js';
-import { type ReplyUnderstanding, understandReply } from './reply-understanding.js';
+import type { ReadingContext } from './reply-context.js';
+import { type ReplyUnderstanding, understandFor } from './reply-understanding.js';
 
-export interface OtherLoad {
-  load_number: string;
-  /** YYYY-MM-DD, when the load has a pickup date. */
-  pickup_date: string | null;
-  posted_rate: number | null;
-}
-
-export interface ReadingContext {
-  load_number: string;
-  /** YYYY-MM-DD, when the load has a pickup date. */
-  pickup_date: string | null;
-  /** The rate the agent's message said. */
-  posted_rate: number | null;
-  /** The agent's last counter-offer to this carrier on this load. */
-  our_counter: number | null;
-  /** Set when the agent's last message asked "to confirm: <load> at $X all in?". */
-  confirm_amount: number | null;
-  /** Miles, for per-mile quotes. */
-  distance: number | null;
-  /** The other loads the same conversation offered. */
-  other_loads: OtherLoad[];
-}
+export type { OtherLoad, ReadingContext } from './reply-context.js';
 
 export type Language = 'en' | 'es';
 
@@ -56,16 +35,5 @@ const SPANISH =
 
 /** The reading of `text` for the context's load. */
 export function readReply(text: string, context: ReadingContext): Reading {
-  const numbers = [context.load_number, ...context.other_loads.map((o) => o.load_number)];
-  const { parts, rest } = splitByLoadNumbers(text, numbers);
-  const own = parts.find((p) => p.load_number.toLowerCase() === context.load_number.toLowerCase());
-  // Another load named and this one not: its words are about the other load.
-  const words = own ? own.text : parts.length > 0 ? '' : rest;
-  const heard = understandReply(words, { distance: context.distance });
-  return {
-    ...heard,
-    tentative_rate: null,
-    language: SPANISH.test(text) ? 'es' : 'en',
-    confidence: heard.rate === null ? 1 : 0.9,
-  };
+  return { ...understandFor(text, context), language: SPANISH.test(text) ? 'es' : 'en' };
 }
