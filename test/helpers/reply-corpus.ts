@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { CONFIRM_BELOW, type Reading } from '../../src/modules/agent/reply-reading.js';
+import { CONFIRM_BELOW, type Reading, type ReadingContext } from '../../src/modules/agent/reply-reading.js';
 
 /** What our last message to the carrier said: the load a reply is read for, and the other loads offered with it. */
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
@@ -120,11 +120,57 @@ const corpusSchema = z
   });
 export type Corpus = z.infer<typeof corpusSchema>;
 
-/** The context a reply is read for (the schema checks that it exists). */
+/** The context a reply is read for, as the fixture gives it (the schema checks that it exists). */
 export function contextOf(corpus: Corpus, reply: CorpusReply): CorpusContext {
   const context = corpus.contexts[reply.context];
   if (context === undefined) throw new Error(`${reply.id}: unknown context ${reply.context}`);
   return context;
+}
+
+type Lane = { origin: string | null; destination: string | null };
+const PLACE = String.raw`([A-Z][\p{L} .'-]*?, [A-Z]{2})`;
+
+/**
+ * Each load's lane, as our messages named it: the fixture's contexts leave it out, but the quoted
+ * threads of the corpus show our messages ("PL-4821: Elk Grove Village, IL to Dallas, TX", "77120
+ * to Nashville, TN"), and the agent knows its loads' lanes when it reads a reply.
+ */
+export function lanesOf(corpus: Corpus): Map<string, Lane> {
+  const lanes = new Map<string, Lane>();
+  const numbers = new Set(
+    Object.values(corpus.contexts).flatMap((c) => [
+      c.load_number,
+      ...c.other_loads.map((o) => o.load_number),
+    ]),
+  );
+  for (const number of numbers) {
+    const at = String.raw`(?<![\w-])${number}\)?:?\s*\(?`;
+    const full = new RegExp(`${at}${PLACE}\\s*(?:to|>)\\s*${PLACE}`, 'u');
+    const toOnly = new RegExp(`${at}to ${PLACE}`, 'u');
+    for (const reply of corpus.replies) {
+      const lane = full.exec(reply.text);
+      const dest = lane ? null : toOnly.exec(reply.text);
+      if (lane) lanes.set(number, { origin: lane[1] ?? null, destination: lane[2] ?? null });
+      else if (dest && !lanes.has(number)) lanes.set(number, { origin: null, destination: dest[1] ?? null });
+      if (lane) break;
+    }
+  }
+  return lanes;
+}
+
+/** The context a reply is read in: the fixture's, with each load's lane as our messages named it. */
+export function readingContextOf(
+  corpus: Corpus,
+  reply: CorpusReply,
+  lanes = lanesOf(corpus),
+): ReadingContext {
+  const context = contextOf(corpus, reply);
+  const lane = (n: string): Lane => lanes.get(n) ?? { origin: null, destination: null };
+  return {
+    ...context,
+    ...lane(context.load_number),
+    other_loads: context.other_loads.map((o) => ({ ...o, ...lane(o.load_number) })),
+  };
 }
 
 /** Held out from tuning: the replies whose id number is divisible by 5. */
@@ -182,8 +228,16 @@ const emptyTally = (): Tally => ({
   allRight: 0,
 });
 
-/** Reads every reply of the corpus with `read`, in its context, and compares each field with its label. */
-export function scoreCorpus(corpus: Corpus, read: (text: string, context: CorpusContext) => Reading): Score {
+/**
+ * Reads every reply of the corpus with `read`, in its context (with the loads' lanes unless
+ * `withLanes` is false), and compares each field with its label.
+ */
+export function scoreCorpus(
+  corpus: Corpus,
+  read: (text: string, context: ReadingContext) => Reading,
+  { withLanes = true } = {},
+): Score {
+  const lanes = withLanes ? lanesOf(corpus) : new Map<string, Lane>();
   const all = emptyTally();
   const heldOut = emptyTally();
   const tuned = emptyTally();
@@ -194,7 +248,7 @@ export function scoreCorpus(corpus: Corpus, read: (text: string, context: Corpus
   const sureButWrong: Miss[] = [];
   let sure = 0;
   for (const reply of corpus.replies) {
-    const got = read(reply.text, contextOf(corpus, reply));
+    const got = read(reply.text, readingContextOf(corpus, reply, lanes));
     const held = isHeldOut(reply);
     const checks: Record<Field, [unknown, unknown, boolean]> = {
       rate: [reply.rate, got.rate, got.rate === reply.rate],

@@ -11,6 +11,7 @@ export type Target = 'this' | 'other' | 'package';
 export interface Mention {
   start: number;
   end: number;
+  kind: 'load' | 'place' | 'day' | 'package';
   /** The load(s) it names; null for a day that names no load. */
   target: Target | null;
   /** For a day: whether it is this load's pickup day. */
@@ -77,10 +78,10 @@ const WEEKDAYS: Array<[RegExp, number]> = [
   [/^(?:saturday|sabado)$/, 6],
 ];
 const DAY =
-  /\b(?:(sunday|domingo|monday|mon|lunes|tuesday|tues|tue|martes|wednesday|weds|wed|mi[eé]rcoles|thursday|thurs|thur|thu|jueves|friday|fri|viernes|saturday|s[aá]bado)(?:\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?)?|(?:the|el|del|on)\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![.,]?\d|\s*(?:%|am|pm|hours?|hrs?|days?|mins?|miles?|loads?|trucks?|stops?|pallets?|horas|d[ií]as|millas|tarimas|piezas))|(\d{1,2})(?:st|nd|rd|th)|(\d{1,2})\/(\d{1,2})(?:\/\d{2,4})?|(next day|day after|following day|d[ií]a siguiente|otro d[ií]a))\b/g;
+  /\b(?:(sunday|domingo|monday|mon|lunes|tuesday|tues|tue|martes|wednesday|weds|wed|mi[eé]rcoles|thursday|thurs|thur|thu|jueves|friday|fri|viernes|saturday|s[aá]bado)(?:\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?)?|(?:the|el|del|on)\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![.,/]?\d|\s*(?:%|am|pm|hours?|hrs?|days?|mins?|miles?|loads?|trucks?|stops?|pallets?|horas|d[ií]as|millas|tarimas|piezas))|(\d{1,2})(?:st|nd|rd|th)|(\d{1,2})\/(\d{1,2})(?:\/\d{2,4})?|(next day|day after|following day|d[ií]a siguiente|otro d[ií]a|next week|la pr[oó]xima semana|la otra semana|la semana que entra))\b/g;
 /** A day said of the delivery, or turned down ("not wed"), says nothing of when the price is for. */
 const NOT_PICKUP_BEFORE =
-  /(?:deliver(?:s|y|ed)?|drop|unload|receiver|appointment|appt|entrega|not|no|nothing on|instead of|hasta)\s+(?:it\s+|on\s+|by\s+|el\s+|is\s+)?(?:the\s+)?$/;
+  /(?:(?:deliver(?:s|y|ed)?|drop|unload|receiver|appointment|appt|entrega)(?:\s+[\w']+){0,3}|\bnot|\bno|nothing on|instead of|hasta)\s+(?:the\s+)?$/;
 const PACKAGE =
   /\b(?:both|all (?:two|three|four|five|[2-9])|all of them|together|las (?:dos|tres|cuatro)|los dos|ambas|juntas|todas)\b/g;
 const LOCATION_BEFORE = /(?:\bin|\ben|\bat|\bnear|\bfrom|\bout of|\bdesde|\bby)\s+$/;
@@ -114,6 +115,7 @@ function loadNumbers(text: string, loads: Load[]): Mention[] {
       out.push({
         start: m.index,
         end: m.index + m[0].length,
+        kind: 'load',
         target: load.ours ? 'this' : 'other',
         day: null,
       });
@@ -145,6 +147,7 @@ function places(text: string, loads: Load[]): Mention[] {
       out.push({
         start: m.index,
         end: m.index + m[0].length,
+        kind: 'place',
         target: load.ours ? 'this' : 'other',
         day: null,
       });
@@ -157,6 +160,7 @@ function packages(text: string): Mention[] {
   return [...text.matchAll(PACKAGE)].map((m) => ({
     start: m.index,
     end: m.index + m[0].length,
+    kind: 'package' as const,
     target: 'package' as const,
     day: null,
   }));
@@ -170,7 +174,7 @@ function days(text: string, pickup: string, loads: Load[]): Mention[] {
   };
   const ours = dayOf(pickup);
   for (const m of text.matchAll(DAY)) {
-    if (NOT_PICKUP_BEFORE.test(text.slice(Math.max(0, m.index - 20), m.index))) continue;
+    if (NOT_PICKUP_BEFORE.test(text.slice(Math.max(0, m.index - 40), m.index))) continue;
     const [, weekdayWord, weekdayDate, articleDate, ordinalDate, month, slashDate, relative] = m;
     const date = Number(weekdayDate ?? articleDate ?? ordinalDate ?? slashDate ?? Number.NaN);
     const weekday = weekdayWord ? WEEKDAYS.find(([re]) => re.test(plain(weekdayWord)))?.[1] : undefined;
@@ -184,6 +188,7 @@ function days(text: string, pickup: string, loads: Load[]): Mention[] {
     out.push({
       start: m.index,
       end: m.index + m[0].length,
+      kind: 'day',
       target: !isOurs && others.length === 1 ? 'other' : null,
       day: isOurs ? 'this' : 'other',
     });

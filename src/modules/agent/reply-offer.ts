@@ -34,6 +34,8 @@ interface Placed extends Candidate {
   clause: Span;
   sentence: Span;
   ours: boolean;
+  /** Said of this load by its number, place or day. */
+  named: boolean;
   echo: boolean;
   /** Set when the figure is the start of a range or came as shorthand hundreds ("need 24"). */
   range: boolean;
@@ -43,12 +45,15 @@ interface Placed extends Candidate {
 const ACCEPT_AFTER =
   /^\s*(?:\$|usd|dollars?|all[\s-]?in)?\s*(?:is\s+|are\s+|would\s+)?(?:fine|ok\b|okay|good|works|will work|might work|could work|should work|est[aá] bien|bet\b|aight|yes\b|s[ií]\b|confirm|👍)/;
 const ACCEPT_BEFORE =
-  /(?:\bok|\bokay|\byes|\byep|\bbet|\btake|\baccept|\baceptamos|\bdo it for(?: the)?|\bcan do|\bwe'?ll do|\bi'?ll do|\blive with|\bconfirm\w*|\bpues|\bva|\bs[ií]|\bat|\brate (?:for \S+ )?is|\blinehaul|\bline haul|\bhaul it for|\brun it for)[\s,:]*(?:los|the|a|\$)?\s*$/;
+  /(?:\bok|\bokay|\byes|\byep|\bbet|\btake|\baccept|\baceptamos|\bdo it for(?: the)?|\bcan do|\bwe'?ll do|\bi'?ll do|\blive with|\bconfirm\w*|\bpues|\bva|\bs[ií]|\brate (?:for \S+ )?is|\blinehaul|\bline haul|\bhaul it for|\brun it for)[\s,:]*(?:los|the|a|\$)?\s*$/;
 const NEGATED = /\b(?:can'?t|cannot|won'?t|not|no|never)\s+(?:\w+\s+)?$/;
 const REJECT =
   /\?|😂|\b(?:no|not|nah|won'?t|can'?t|cannot|doesn'?t|isn'?t|too|cheap|light|lol|come on|low|lowball|pierdo|barato|bajo|poco|alcanza|alcanzan|alcanzo|sale|posted|you said|u said|your|you guys|were at|over|about|until|before|instead)\b/;
 const ACCEPT_ANYWHERE =
   /\b(?:ok|okay|works|fine|accept|take|deal|bet|aight|yes|yep|confirm\w*|afirmativo|correcto|así es|est[aá] bien|quedamos)\b|👍/;
+const ARTICLE_BEFORE = /\ban? $/;
+const NOUN_AFTER =
+  /^ (?!(?:y|and|all|flat|usd|dlls|dollars|bucks|per|plus|for|if|si|o|or|firm|total|con|m[aá]s|pero|but)\b)[a-z]/;
 const PAST_BEFORE =
   /\b(?:i said|i was at|we were at|le dije|came down from|went from|i asked|pedí)\s*(?:\$)?\s*$/;
 const CORRECTION =
@@ -59,17 +64,17 @@ const APPROX_BEFORE =
   /\b(?<!how )(?:around|about|approx(?:imately)?|ballpark|roughly|prob(?:ably)?|maybe|possibly|might|somewhere|i think|i'd say|should be able to|could probably|como|alrededor de|aprox(?:imadamente)?|tal vez|quiz[aá]s?)\b[^.!?\n]{0,45}$/;
 const APPROX_AFTER = /^\s*(?:ish|or so|m[aá]s o menos|give or take|maybe|probably|prob|might work)\b/;
 const CHECKING =
-  /\b(?:let me|lemme|need to|have to|want to|will|i'll|i will|d[ée]j[ea]me|tengo que)\s+(?:ask|check|checar|see|confirm|know|firm|get back|verify|verificar|preguntar)|\bwaiting on\b|\bhas to (?:ok|okay|approve)|\bonce (?:my )?driver confirms|\bsqueeze it in\b|\bis that (?:ok|okay|alright|a problem)\b|\bwould that work\b/;
+  /\b(?:let me|lemme|need to|have to|want to|will|i'll|i will|d[ée]j[ea]me|tengo que)\s+(?:ask|check|checar|see|confirm|firm|get back|verify|verificar|preguntar)|\bi'?ll know\b|\bwaiting on\b|\bhas to (?:ok|okay|approve)|\bonce (?:my )?driver confirms|\bsqueeze it in\b|\bis that (?:ok|okay|alright|a problem)\b|\bwould that work\b/;
 const DRIVER_CHECK =
   /\b(?:ask|check with|checar con|waiting on|once) (?:my |el |mi )?(?:driver|chofer|operador)\b|\bdriver (?:to )?confirms?\b|\bsqueeze it in\b/;
 const CONDITION =
-  /\b(?:if|unless|as long as|provided|depending on|depends on|dependin|depende|otherwise|si(?=\s+(?:lleva|carga|cargan|hay|es\b|no\b|me\b|nos\b|le\b|la\b|el\b|se\b|pesa|tiene|puede|sale|entrega|va\b|lo\b|est[aá])))\b[^.;!?\n]*/g;
+  /\b(?:if|unless|as long as|provided|depending on|depends on|dependin|depende|si(?=\s+(?:lleva|carga|cargan|hay|es\b|no\b|me\b|nos\b|le\b|la\b|el\b|se\b|pesa|tiene|puede|sale|entrega|va\b|lo\b|est[aá])))\b[^.;!?\n]*/g;
 /** Conditions that are terms of the deal, not facts of the load: the price still stands. */
 const TERMS =
-  /\b(?:pay|paid|payment|quick ?pay|qp|lumper|detention|layover|hold|advance|permits?|escorts?|bump|raise|go up|get (?:it |us |me )?to|meet|so|still (?:open|available|good|there)|sigue|dan|pagan|paguen|rate con|set ?up|packet|cover|net \d+|you (?:still )?need|you want|works for you|interested)\b/;
+  /\b(?:yes|s[ií]|pay|paid|payment|quick ?pay|qp|lumper|detention|layover|hold|advance|permits?|escorts?|bump|raise|go up|get (?:it |us |me )?to|meet|(?:you|u) (?:can |could )?do|so|still (?:open|available|good|there)|sigue|dan|pagan|paguen|rate con|set ?up|packet|cover|net \d+|you (?:still )?need|you want|works for you|interested)\b/;
 const RAISE = /\bif you (?:can |could )?(?:bump|raise|go up|get (?:it |us |me )?to|do|pay|meet)\b/;
 const ASSENT =
-  /^(?:[\s,.!]*(?:yes|yep|yeah|yup|ya|confirmed|confirm|correct|that'?s right|right|👍|s[ií]|afirmativo|correcto|confirmado|confirmo|as[ií] es|ok|okay|sure|de acuerdo|claro))+\b/;
+  /^(?:[\s,.!]*(?:yes|yep|yeah|yup|ya|confirmed|confirm|correct|that'?s right|right|👍|s[ií]|afirmativo|correcto|confirmado|confirmo|as[ií] es|ok|okay|sure|de acuerdo|claro))+(?![a-z])/;
 
 const agentAmounts = (c: ReadingContext) =>
   [c.posted_rate, c.our_counter, c.confirm_amount].filter((n): n is number => n !== null);
@@ -87,6 +92,8 @@ function subjectOf(c: Candidate, clause: Span, mentions: Mention[], text: string
 
 /** The load a clause without one is said of: the one named before it in its sentence, else in the sentence before. */
 function carried(clause: Span, sentences: Span[], mentions: Mention[]): Mention[] {
+  // "Para la del jueves son 2,100": a clause naming this load's day is about this load.
+  if (mentions.some((m) => m.day === 'this' && m.start >= clause.start && m.end <= clause.end)) return [];
   const named = mentions.filter((m) => m.target !== null);
   const sentence = sentences.find((s) => s.start <= clause.start && clause.start < s.end);
   if (!sentence) return [];
@@ -96,12 +103,21 @@ function carried(clause: Span, sentences: Span[], mentions: Mention[]): Mention[
   return previous ? named.filter((m) => m.start >= previous.start && m.end <= previous.end) : [];
 }
 
-/** Whether the figure is for this load on its pickup day. */
-function isOurs(c: Candidate, clause: Span, sentences: Span[], mentions: Mention[], text: string): boolean {
+/** Whether the figure is for this load on its pickup day ('named' when it names this load). */
+function placeOf(
+  c: Candidate,
+  clause: Span,
+  sentences: Span[],
+  mentions: Mention[],
+  text: string,
+): 'named' | 'ours' | 'other' {
+  const sentence = sentences.find((s) => s.start <= c.start && c.start < s.end) ?? clause;
+  // "cover 00017 at $2,150 and 00021 at $1,900, if we get both": a package, whatever it names.
+  if (mentions.some((m) => m.kind === 'package' && m.start >= sentence.start && m.end <= sentence.end))
+    return 'other';
   const subject = subjectOf(c, clause, mentions, text);
   const targets = subject ? [subject] : carried(clause, sentences, mentions);
-  if (targets.some((m) => m.target !== 'this')) return false;
-  const sentence = sentences.find((s) => s.start <= c.start && c.start < s.end) ?? clause;
+  if (targets.some((m) => m.target !== 'this')) return 'other';
   // A day in its clause, or said earlier in its sentence, is the day the figure is for.
   const days = mentions.filter(
     (m) =>
@@ -110,7 +126,8 @@ function isOurs(c: Candidate, clause: Span, sentences: Span[], mentions: Mention
       m.end <= clause.end &&
       (m.start >= clause.start || m.end <= c.start),
   );
-  return !days.some((m) => m.day === 'other');
+  if (days.some((m) => m.day === 'other')) return 'other';
+  return targets.length > 0 ? 'named' : 'ours';
 }
 
 /** An echo of the agent's amount: the carrier's own only when it accepts it in words. */
@@ -121,7 +138,7 @@ function echoAccepted(c: Placed, text: string, sentences: Span[]): boolean | nul
   const accept = ACCEPT_BEFORE.exec(before);
   if (accept && !NEGATED.test(before.slice(0, accept.index))) return true;
   const clause = text.slice(c.clause.start, c.clause.end);
-  if (REJECT.test(clause)) {
+  if (REJECT.test(clause) || text.slice(c.sentence.start, c.sentence.end).includes('?')) {
     // "2150 is what you said? ok fine": a yes right after the question takes it.
     const next = sentences.find((s) => s.start >= c.sentence.end);
     const yes =
@@ -153,35 +170,39 @@ export function readOffer(text: string, context: ReadingContext): Offer {
   const reference = context.our_counter ?? context.posted_rate;
   const found = markRanges(masked, [...priceCandidates(masked), ...hundredsCandidates(masked, reference)]);
   const amounts = agentAmounts(context);
-  const placed: Placed[] = found.map((c) => {
-    const clause = clauses.find((s) => s.start <= c.start && c.start < s.end) ?? {
-      start: 0,
-      end: masked.length,
-    };
+  // A figure far from the agent's amount ("under 42k", "a 1099 driver") is not this load's price.
+  const plausible = found.filter(
+    (c) =>
+      c.kind !== 'amount' || reference === null || (c.value >= reference / 5 && c.value <= reference * 5),
+  );
+  const whole = { start: 0, end: masked.length };
+  const placed: Placed[] = plausible.map((c) => {
+    const clause = clauses.find((s) => s.start <= c.start && c.start < s.end) ?? whole;
     const sentence = sentences.find((s) => s.start <= c.start && c.start < s.end) ?? clause;
+    const place = placeOf(c, clause, sentences, mentions, masked);
     return {
       ...c,
       clause,
       sentence,
-      ours: isOurs(c, clause, sentences, mentions, masked),
+      ours: place !== 'other',
+      named: place === 'named',
       echo: c.kind === 'amount' && amounts.includes(c.value),
     };
   });
-  return decide(placed, masked, sentences, context);
+  return decide(placed, masked, sentences, context, mentions);
 }
 
-function decide(placed: Placed[], text: string, sentences: Span[], context: ReadingContext): Offer {
-  const distance = context.distance;
-  // The carrier's own figures for this load.
-  let own = placed.filter((c) => c.ours && !c.reference);
+/** The carrier's own figures for this load: refused, past, quick-pay and superseded ones dropped. */
+function ownFigures(placed: Placed[], text: string, sentences: Span[]) {
+  // Our own amounts echoed back are weighed apart: the carrier's only when accepted in words.
+  let own = placed.filter((c) => c.ours && (c.echo || !c.reference));
   const echoes = new Map(own.filter((c) => c.echo).map((c) => [c, echoAccepted(c, text, sentences)]));
   const refusedClauses = new Set(own.filter((c) => echoes.get(c) === false).map((c) => c.clause.start));
   own = own.filter((c) => echoes.get(c) !== false);
   // "5800 is about $2.83 a mile": a per-mile figure beside our refused amount restates it.
   own = own.filter((c) => !(c.kind === 'per_mile' && refusedClauses.has(c.clause.start)));
-  const corrections = [...text.matchAll(CORRECTION)].map((m) => m.index);
-  const lastCorrection = Math.max(-1, ...corrections);
-  if (own.some((c) => c.start > lastCorrection) && lastCorrection >= 0)
+  const lastCorrection = Math.max(-1, ...[...text.matchAll(CORRECTION)].map((m) => m.index));
+  if (lastCorrection >= 0 && own.some((c) => c.start > lastCorrection))
     own = own.filter((c) => c.start > lastCorrection);
   const standard = own.filter((c) => !c.quickPay);
   if (standard.length > 0) own = standard;
@@ -195,38 +216,52 @@ function decide(placed: Placed[], text: string, sentences: Span[], context: Read
   if (finals.length > 0) own = finals.slice(-1);
   // A neutral echo beside a price of the carrier's own is what the carrier counters.
   if (own.some((c) => !c.echo)) own = own.filter((c) => !c.echo || echoes.get(c) === true);
+  // "a 1099 driver", "a 2022 truck": a bare figure after "a" names a thing, not a price.
+  const named = own.filter(
+    (c) =>
+      c.cued ||
+      !ARTICLE_BEFORE.test(text.slice(Math.max(0, c.start - 3), c.start)) ||
+      !NOUN_AFTER.test(text.slice(c.end, c.end + 8)),
+  );
+  const dropped = named.length < own.length;
+  return { own: named, accepted: (c: Placed) => !c.echo || echoes.get(c) === true, dropped };
+}
 
-  const values = own.map((c) => amountOf(c, distance));
-  const distinct = new Set(values.filter((v) => v !== null));
+function decide(
+  placed: Placed[],
+  text: string,
+  sentences: Span[],
+  context: ReadingContext,
+  mentions: Mention[],
+): Offer {
+  const { own, accepted, dropped } = ownFigures(placed, text, sentences);
   const first = own[0];
-  if (first === undefined) return confirmation(text, context) ?? NONE;
+  if (first === undefined) return confirmation(text, context, mentions) ?? NONE;
+  const values = own.map((c) => amountOf(c, context.distance));
   const firstValue = values[0] ?? null;
-  const whole = text;
-  const checking = CHECKING.test(whole);
   const tentative =
-    distinct.size > 1 ||
+    new Set(values.filter((v) => v !== null)).size > 1 ||
     first.range ||
-    checking ||
+    CHECKING.test(text) ||
     APPROX_BEFORE.test(text.slice(first.sentence.start, first.start)) ||
     APPROX_AFTER.test(text.slice(first.end, first.end + 15)) ||
     unsettled(first, text);
-  const basis = first.kind === 'per_mile' ? 'per_mile' : first.plusFuel ? 'plus_fuel' : 'all_in';
   const perMile = first.kind === 'per_mile' ? first.value : null;
-  const onOurRaise = RAISE.test(text.slice(first.sentence.start, first.sentence.end));
+  const onOurRaise = RAISE.test(text.slice(first.sentence.start, first.sentence.end)) || first.named;
   if (tentative) {
     return {
       ...NONE,
       tentative_rate: firstValue,
       rate_per_mile: perMile,
       confidence: 0.5,
-      checking: DRIVER_CHECK.test(whole),
+      checking: DRIVER_CHECK.test(text),
       onOurRaise,
     };
   }
-  const plain = first.cued && !first.shorthand && (!first.echo || echoes.get(first) === true);
+  const plain = first.cued && !first.shorthand && !dropped && accepted(first);
   return {
     rate: firstValue,
-    rate_basis: basis,
+    rate_basis: first.kind === 'per_mile' ? 'per_mile' : first.plusFuel ? 'plus_fuel' : 'all_in',
     rate_per_mile: perMile,
     tentative_rate: null,
     confidence: plain ? 1 : 0.6,
@@ -245,15 +280,21 @@ function unsettled(c: Placed, text: string): boolean {
   const sentence = text.slice(c.sentence.start, c.sentence.end);
   for (const m of sentence.matchAll(CONDITION)) {
     const at = c.sentence.start + m.index;
-    // A condition after an accessorial charge is that charge's ("plus $150 for a second stop if there is one").
+    const end = at + m[0].length;
+    // A condition on an accessorial charge is that charge's ("plus $150 for a second stop if there is one").
     if (at > c.end && text.slice(c.end, at).includes('\u2022')) continue;
-    if (!TERMS.test(m[0])) return true;
+    if (/\u2022[^\u2022\w]{0,3}$/.test(text.slice(Math.max(0, at - 4), at))) continue;
+    // Terms of the deal (pay, lumper, detention, permits) said with it leave the price firm.
+    if (!TERMS.test(at > c.end ? text.slice(c.end, end) : m[0])) return true;
   }
   return false;
 }
 
 /** "yes" / "confirmed" / "sí" to our "to confirm: <load> at $X all in?": the amount we asked about. */
-function confirmation(text: string, context: ReadingContext): Offer | null {
+function confirmation(text: string, context: ReadingContext, mentions: Mention[]): Offer | null {
   if (context.confirm_amount === null || !ASSENT.test(text)) return null;
+  // "yes but pickup thursday not wednesday": a yes for another day.
+  const otherLoad = mentions.some((m) => m.kind !== 'day' && m.target === 'other');
+  if (!otherLoad && mentions.some((m) => m.day === 'other')) return null;
   return { ...NONE, rate: context.confirm_amount, rate_basis: 'all_in', confidence: 1 };
 }

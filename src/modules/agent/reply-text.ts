@@ -28,7 +28,7 @@ const THREAD_START =
 const DEVICE_FOOTER = /^\s*(?:sent from|enviado desde|get outlook for)\b[^\n]*$/gim;
 /** A line that closes the message: what follows is a signature (name, company, phone, address). */
 const VALEDICTION =
-  /^\s*(?:thanks?(?: you)?|thx|regards|best(?: regards)?|kind regards|warm regards|sincerely|cheers|respectfully|saludos(?: cordiales)?|atte\.?|atentamente|gracias|un saludo)\s*[,.!]?\s*$/i;
+  /^\s*(?:thanks?(?: you)?|thx|regards|best(?: regards)?|kind regards|warm regards|sincerely|cheers|respectfully|saludos(?: cordiales)?|atte\.?|atentamente|gracias|un saludo|quedo atent[oa]|quedo a sus [oó]rdenes|a sus [oó]rdenes)\s*[,.!]?\s*$/i;
 /** "--" alone on a line: the mail convention for "a signature follows". */
 const SIGNATURE_RULE = /^\s*--\s*$/;
 
@@ -53,12 +53,14 @@ export function ownWords(text: string, loadNumbers: readonly string[] = []): str
 /** Lines written between the "> " lines of a quoted message, each after the load numbers its quoted line names. */
 function inlineAnswers(thread: string, loadNumbers: readonly string[]): string[] {
   const lines = thread.split('\n');
-  const lastQuoted = lines.reduce((last, line, i) => (/^\s*>/.test(line) ? i : last), -1);
+  const quoted = (line: string) => /^\s*>/.test(line);
+  const firstQuoted = lines.findIndex(quoted);
+  const lastQuoted = lines.findLastIndex(quoted);
   const answers: string[] = [];
   let named = '';
   for (const [i, line] of lines.entries()) {
-    if (i === 0 || i > lastQuoted) continue;
-    if (/^\s*>/.test(line)) {
+    if (i < firstQuoted || i > lastQuoted) continue;
+    if (quoted(line)) {
       if (!/^[\s>]*$/.test(line)) named = loadNumbers.filter((n) => n && line.includes(n)).join(' ');
     } else if (line.trim()) answers.push(`${named} ${line.trim()}`.trim());
   }

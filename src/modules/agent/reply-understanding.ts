@@ -85,7 +85,7 @@ export function understandFor(
     offer = { ...offer, rate: null, rate_basis: null, rate_per_mile: null, tentative_rate: null };
   } else if (priced) {
     const haggling = [...availability.reasons].every((r) => PRICE_TALK.has(r));
-    if (available === false && !haggling && !offer.onOurRaise) {
+    if (available === false && !haggling && !offer.onOurRaise && !offer.checking) {
       // "No trucks, 2500 maybe next week": a carrier without a truck for this load named no price for it.
       offer = { ...offer, rate: null, rate_basis: null, rate_per_mile: null, tentative_rate: null };
     } else {
