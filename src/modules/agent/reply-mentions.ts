@@ -83,7 +83,7 @@ const DAY =
 const NOT_PICKUP_BEFORE =
   /(?:(?:deliver(?:s|y|ed)?|drop|unload|receiver|appointment|appt|entrega)(?:\s+[\w']+){0,3}|\bnot|\bno|nothing on|instead of|hasta)\s+(?:the\s+)?$/;
 const PACKAGE =
-  /\b(?:both|all (?:two|three|four|five|[2-9])|all of them|together|las (?:dos|tres|cuatro)|los dos|ambas|juntas|todas)\b/g;
+  /\b(?:both(?=\s*(?:$|[,.!?$\d@]|for|at|in|loads?|of (?:them|those|these)|together|ok|work))|all (?:two|three|four|five|[2-9])|all of them|together|las (?:dos|tres|cuatro)|los dos|ambas|juntas|todas)\b/g;
 const LOCATION_BEFORE = /(?:\bin|\ben|\bat|\bnear|\bfrom|\bout of|\bdesde|\bby)\s+$/;
 
 /** Every mention of a load, a day or a package in `text`, in order. */

@@ -11,7 +11,7 @@
  * When unsure it reads no firm rate: a missed price costs a question, a wrong one costs money.
  */
 import type { ReadingContext } from './reply-context.js';
-import { maskNonRates } from './reply-masks.js';
+import { CHARGE_WORD, maskNonRates } from './reply-masks.js';
 import { type Mention, mentionsIn } from './reply-mentions.js';
 import { type Candidate, priceCandidates } from './reply-price.js';
 import { clausesOf, hundredsCandidates, markRanges, type Span } from './reply-price-shapes.js';
@@ -51,9 +51,11 @@ const REJECT =
   /\?|😂|\b(?:no|not|nah|won'?t|can'?t|cannot|doesn'?t|isn'?t|too|cheap|light|lol|come on|low|lowball|pierdo|barato|bajo|poco|alcanza|alcanzan|alcanzo|sale|posted|you said|u said|your|you guys|were at|over|about|until|before|instead)\b/;
 const ACCEPT_ANYWHERE =
   /\b(?:ok|okay|works|fine|accept|take|deal|bet|aight|yes|yep|confirm\w*|afirmativo|correcto|así es|est[aá] bien|quedamos)\b|👍/;
+/** A charge named right before a condition: "$250 layover if they don't unload same day". */
+const CHARGE_BEFORE = new RegExp(`${CHARGE_WORD.source}[\\s,]*$`);
 const ARTICLE_BEFORE = /\ban? $/;
 const NOUN_AFTER =
-  /^ (?!(?:y|and|all|flat|usd|dlls|dollars|bucks|per|plus|for|if|si|o|or|firm|total|con|m[aá]s|pero|but)\b)[a-z]/;
+  /^ (?!(?:y|and|all|flat|usd|dlls|dollars|bucks|per|plus|for|if|si|o|or|firm|total|con|m[aá]s|pero|but)(?:\s|$))[a-z]/;
 const PAST_BEFORE =
   /\b(?:i said|i was at|we were at|le dije|came down from|went from|i asked|pedí)\s*(?:\$)?\s*$/;
 const CORRECTION =
@@ -189,11 +191,11 @@ export function readOffer(text: string, context: ReadingContext): Offer {
       echo: c.kind === 'amount' && amounts.includes(c.value),
     };
   });
-  return decide(placed, masked, sentences, context, mentions);
+  return decide(placed, { masked, words: text }, sentences, context, mentions);
 }
 
 /** The carrier's own figures for this load: refused, past, quick-pay and superseded ones dropped. */
-function ownFigures(placed: Placed[], text: string, sentences: Span[]) {
+function ownFigures(placed: Placed[], text: string, words: string, sentences: Span[]) {
   // Our own amounts echoed back are weighed apart: the carrier's only when accepted in words.
   let own = placed.filter((c) => c.ours && (c.echo || !c.reference));
   const echoes = new Map(own.filter((c) => c.echo).map((c) => [c, echoAccepted(c, text, sentences)]));
@@ -214,12 +216,15 @@ function ownFigures(placed: Placed[], text: string, sentences: Span[]) {
       FINAL_AFTER.test(text.slice(c.end, c.end + 10)),
   );
   if (finals.length > 0) own = finals.slice(-1);
-  // A neutral echo beside a price of the carrier's own is what the carrier counters.
-  if (own.some((c) => !c.echo)) own = own.filter((c) => !c.echo || echoes.get(c) === true);
+  // A neutral echo beside a price of the carrier's own is what the carrier counters, unless it is
+  // an alternative on a condition of its own ("2000 with our tarps, 1900 if the shipper supplies them").
+  if (own.some((c) => !c.echo))
+    own = own.filter((c) => !c.echo || echoes.get(c) === true || unsettled(c, text, words));
   // "a 1099 driver", "a 2022 truck": a bare figure after "a" names a thing, not a price.
   const named = own.filter(
     (c) =>
-      c.cued ||
+      c.kind === 'per_mile' ||
+      /[$,k]/.test(text.slice(c.start, c.end)) ||
       !ARTICLE_BEFORE.test(text.slice(Math.max(0, c.start - 3), c.start)) ||
       !NOUN_AFTER.test(text.slice(c.end, c.end + 8)),
   );
@@ -229,12 +234,12 @@ function ownFigures(placed: Placed[], text: string, sentences: Span[]) {
 
 function decide(
   placed: Placed[],
-  text: string,
+  { masked: text, words }: { masked: string; words: string },
   sentences: Span[],
   context: ReadingContext,
   mentions: Mention[],
 ): Offer {
-  const { own, accepted, dropped } = ownFigures(placed, text, sentences);
+  const { own, accepted, dropped } = ownFigures(placed, text, words, sentences);
   const first = own[0];
   if (first === undefined) return confirmation(text, context, mentions) ?? NONE;
   const values = own.map((c) => amountOf(c, context.distance));
@@ -245,7 +250,7 @@ function decide(
     CHECKING.test(text) ||
     APPROX_BEFORE.test(text.slice(first.sentence.start, first.start)) ||
     APPROX_AFTER.test(text.slice(first.end, first.end + 15)) ||
-    unsettled(first, text);
+    unsettled(first, text, words);
   const perMile = first.kind === 'per_mile' ? first.value : null;
   const onOurRaise = RAISE.test(text.slice(first.sentence.start, first.sentence.end)) || first.named;
   if (tentative) {
@@ -276,14 +281,14 @@ function amountOf(c: Candidate, distance: number | null): number | null {
 }
 
 /** A condition on a fact of the load or the schedule in the figure's sentence ("2300 if it's under 40k"). */
-function unsettled(c: Placed, text: string): boolean {
+function unsettled(c: Placed, text: string, words: string): boolean {
   const sentence = text.slice(c.sentence.start, c.sentence.end);
   for (const m of sentence.matchAll(CONDITION)) {
     const at = c.sentence.start + m.index;
     const end = at + m[0].length;
     // A condition on an accessorial charge is that charge's ("plus $150 for a second stop if there is one").
-    if (at > c.end && text.slice(c.end, at).includes('\u2022')) continue;
-    if (/\u2022[^\u2022\w]{0,3}$/.test(text.slice(Math.max(0, at - 4), at))) continue;
+    if (at > c.end && CHARGE_WORD.test(words.slice(c.end, at))) continue;
+    if (CHARGE_BEFORE.test(words.slice(Math.max(0, at - 24), at))) continue;
     // Terms of the deal (pay, lumper, detention, permits) said with it leave the price firm.
     if (!TERMS.test(at > c.end ? text.slice(c.end, end) : m[0])) return true;
   }
