@@ -109,7 +109,10 @@ function englishToDigits(text: string): string {
       if (words.some((word) => word in EN_MULTIPLIERS)) return String(withMultipliers(words));
       const pair = hundredsPair(words);
       return pair === null ? run : String(pair);
-    });
+    })
+    .replace(/\b(\d{1,2})000\s+(?:n|and|&)\s+(?:a\s+)?half\b/g, (_, n: string) =>
+      String(Number(n) * 1000 + 500),
+    );
 }
 
 function withMultipliers(words: string[]): number {

@@ -63,7 +63,7 @@ const CORRECTION =
 const FINAL_BEFORE = /\b(?:call it|so|total(?: is)?|comes to|makes it|final(?:ly)?|now)\b[\s:$]*$/;
 const FINAL_AFTER = /^\s*(?:\$|usd)?\s*(?:final|even|total|firm|flat)\b/;
 const APPROX_BEFORE =
-  /\b(?<!how )(?:around|about|approx(?:imately)?|ballpark|roughly|prob(?:ably)?|maybe|possibly|might|somewhere|i think|i'd say|should be able to|could probably|como|alrededor de|aprox(?:imadamente)?|tal vez|quiz[aá]s?)\b[^.!?\n]{0,45}$/;
+  /\b(?<!how )(?:around|about|approx(?:imately)?|ballpark|roughly|prob(?:ably)?|maybe|possibly|might|somewhere|i think|i'd say|estimated?|thinking|i guess|i figure|should be able to|could probably|como|alrededor de|aprox(?:imadamente)?|tal vez|quiz[aá]s?)\b[^.!?\n]{0,45}$/;
 const APPROX_AFTER = /^\s*(?:ish|or so|m[aá]s o menos|give or take|maybe|probably|prob|might work)\b/;
 const CHECKING =
   /\b(?:let me|lemme|need to|have to|want to|will|i'll|i will|d[ée]j[ea]me|tengo que)\s+(?:ask|check|checar|see|confirm|firm|get back|verify|verificar|preguntar)|\bi'?ll know\b|\bwaiting on\b|\bhas to (?:ok|okay|approve)|\bonce (?:my )?driver confirms|\bsqueeze it in\b|\bis that (?:ok|okay|alright|a problem)\b|\bwould that work\b/;
@@ -73,7 +73,7 @@ const CONDITION =
   /\b(?:if|unless|as long as|provided|depending on|depends on|dependin|depende|si(?=\s+(?:lleva|carga|cargan|hay|es\b|no\b|me\b|nos\b|le\b|la\b|el\b|se\b|pesa|tiene|puede|sale|entrega|va\b|lo\b|est[aá])))\b[^.;!?\n]*/g;
 /** Conditions that are terms of the deal, not facts of the load: the price still stands. */
 const TERMS =
-  /\b(?:yes|s[ií]|pay|paid|payment|quick ?pay|qp|lumper|detention|layover|hold|advance|permits?|escorts?|bump|raise|go up|get (?:it |us |me )?to|meet|(?:you|u) (?:can |could )?do|so|still (?:open|available|good|there)|sigue|dan|pagan|paguen|rate con|set ?up|packet|cover|net \d+|you (?:still )?need|you want|works for you|interested)\b/;
+  /\b(?:yes|sí|pay|paid|payment|quick ?pay|qp|lumper|detention|layover|hold|advance|permits?|escorts?|bump|raise|go up|get (?:it |us |me )?to|meet|(?:you|u) (?:can |could )?do|so|still (?:open|available|good|there)|sigue|dan|pagan|paguen|rate con|set ?up|packet|cover|net \d+|you (?:still )?need|you want|works?|ok|okay|interested)\b/;
 const RAISE = /\bif you (?:can |could )?(?:bump|raise|go up|get (?:it |us |me )?to|do|pay|meet)\b/;
 const ASSENT =
   /^(?:[\s,.!]*(?:yes|yep|yeah|yup|ya|confirmed|confirm|correct|that'?s right|right|👍|s[ií]|afirmativo|correcto|confirmado|confirmo|as[ií] es|ok|okay|sure|de acuerdo|claro))+(?![a-z])/;
@@ -140,6 +140,10 @@ function echoAccepted(c: Placed, text: string, sentences: Span[]): boolean | nul
   const accept = ACCEPT_BEFORE.exec(before);
   if (accept && !NEGATED.test(before.slice(0, accept.index))) return true;
   const clause = text.slice(c.clause.start, c.clause.end);
+  // "2150 is low but ok": a yes after the complaint takes it.
+  const rest = text.slice(c.clause.end, c.sentence.end);
+  if (/^\s*(?:but|pero)\s+(?:ok|okay|fine|i'?ll take it|we'?ll take it|va|est[aá] bien)\b/.test(rest))
+    return true;
   if (REJECT.test(clause) || text.slice(c.sentence.start, c.sentence.end).includes('?')) {
     // "2150 is what you said? ok fine": a yes right after the question takes it.
     const next = sentences.find((s) => s.start >= c.sentence.end);

@@ -15,7 +15,7 @@ export type Shaped = Candidate & { range: boolean; shorthand: boolean };
 /** Sentence ends: . ! ? ; and new lines, not the point of "2.5" or "$2,305.50". */
 const SENTENCE_END = /[!?;\n]+|\.(?!\d)/g;
 /** Clause breaks inside a sentence: ", " (not "2,350"), " / ", "but", "pero", "otherwise", "though". */
-const CLAUSE_BREAK = /,(?!\d)|\s[/|]\s|\s(?:but|pero|otherwise|though|si no|if not)\b/g;
+const CLAUSE_BREAK = /,(?!\d)|\s[/|]\s|(?=\s(?:but|pero|otherwise|though|si no|if not)\b)/g;
 
 function cut(text: string, from: number, to: number, breaks: RegExp): Span[] {
   const spans: Span[] = [];
@@ -74,6 +74,8 @@ export function hundredsCandidates(masked: string, reference: number | null): Sh
 
 const RANGE_BETWEEN = /^\s*(?:-|to|a|hasta)\s*\$?\s*$/;
 const RANGE_AND = /^\s*(?:and|y)\s*\$?\s*$/;
+const CHANGE_FROM =
+  /\b(?:bump\w*|rais\w*|went|go|going|gone|mov\w*|came|come|coming|up|down|increas\w*|lower\w*|drop\w*|subi\w*|baj\w*)\b[^.\d]{0,12}\b(?:from|de)\s*\$?\s*$/;
 const BETWEEN_BEFORE = /\b(?:between|entre|from|de)\s*\$?\s*$/;
 
 /**
@@ -92,7 +94,13 @@ export function markRanges(masked: string, candidates: Candidate[]): Shaped[] {
     if (c === undefined) continue;
     const next = sorted[i + 1];
     const gap = next ? masked.slice(c.end, next.start) : '';
-    const between = BETWEEN_BEFORE.test(masked.slice(Math.max(0, c.start - 10), c.start));
+    const head = masked.slice(Math.max(0, c.start - 30), c.start);
+    // "bump it from 2000 to 2400": a change of price, not a range.
+    if (CHANGE_FROM.test(head)) {
+      out.push(c);
+      continue;
+    }
+    const between = BETWEEN_BEFORE.test(head);
     const joined = RANGE_BETWEEN.test(gap) || (between && RANGE_AND.test(gap));
     if (next && joined && next.kind === c.kind && c.value < next.value && next.value <= c.value * 1.5) {
       out.push({ ...c, range: true });

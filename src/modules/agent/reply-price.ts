@@ -41,7 +41,7 @@ const PLUS_FUEL_AFTER =
   /^\s*(?:usd|dollars|bucks)?\s*(?:\+|plus|and|&)\s*(?:fuel|fsc|f\.s\.c\.?)|^\s*(?:usd|dollars)?\s*(?:with|w\/)\s*fuel surcharge/;
 /** The broker's figure, or one the carrier refuses: not their asking price. */
 const REFERENCE_BEFORE =
-  /\b(?:posted|post|posting|listed|offered|offering|offer(?:ing)? us|your|you're|you are|you have|you got|can't do|cannot do|can not do|won't do|not for|not at|instead of|than|was|from)\b[\s:]*(?:(?:at|it|for|rate|offer|price|is|of|the|a|only|just)\s+){0,3}$|\bthe\s*$/;
+  /\b(?:posted|post|posting|listed|offered|offering|offer(?:ing)? us|your|you're|you are|you have|you got|can't do|cannot do|can not do|won't do|not for|not at|instead of|(?<!less |lower |more )than|was|from)\b[\s:]*(?:(?:at|it|for|rate|offer|price|is|of|the|a|only|just)\s+){0,3}$|\bthe\s*$/;
 const REFERENCE_AFTER =
   /^\s*(?:is\s+|was\s+|'s\s+)?(?:too\s+low|(?:too\s+)?cheap\b|low\b|won't\s+work|doesn't\s+work|does not work|not enough|no good|isn't enough|is not enough|you posted|posted|is a little light|light\b)/;
 /** A condition said right after the price ("3100 for a team run", "2600 solo", "2200 on 3/2"). */

@@ -6,11 +6,11 @@
  * the context and the others as `other_loads`.
  */
 import type { ReadingContext } from './reply-context.js';
+import { type Language, languageOf } from './reply-language.js';
 import { type ReplyUnderstanding, understandFor } from './reply-understanding.js';
 
 export type { OtherLoad, ReadingContext } from './reply-context.js';
-
-export type Language = 'en' | 'es';
+export type { Language } from './reply-language.js';
 
 export interface Reading extends ReplyUnderstanding {
   /**
@@ -30,10 +30,7 @@ export interface Reading extends ReplyUnderstanding {
 /** A reading less sure than this is confirmed with the carrier before anything is recorded. */
 export const CONFIRM_BELOW = 0.75;
 
-const SPANISH =
-  /\b(?:hola|buen[oa]s?|gracias|cami[oó]n|tenemos|tengo|podemos|puedo|cu[aá]nto|precio|carga|mil|ma[ñn]ana|s[ií]\b|por favor|disponible|no tengo|ya no)\b/i;
-
 /** The reading of `text` for the context's load. */
 export function readReply(text: string, context: ReadingContext): Reading {
-  return { ...understandFor(text, context), language: SPANISH.test(text) ? 'es' : 'en' };
+  return { ...understandFor(text, context), language: languageOf(text) };
 }

@@ -23,7 +23,7 @@ export function maskSpans(text: string, spans: ReadonlyArray<{ start: number; en
  * Everything after is our own message coming back (with our numbers in it), or an older message.
  */
 const THREAD_START =
-  /^\s*(?:(?:on|el)\b[^\n]{0,200}\b(?:wrote|escribi[oó]):|-{2,}\s*(?:original message|mensaje original)\s*-{2,}|_{5,}|(?:from|de):\s[^\n]*\n(?:[^\n]*\n){0,3}\s*(?:sent|date|enviado|fecha):|begin forwarded message|-{2,}\s*(?:forwarded message|mensaje reenviado)\s*-{2,})/im;
+  /^\s*(?:(?:on|el)\b[^\n]{0,200}(?:\n[^\n]{0,100})?\b(?:wrote|escribi[oó]):|-{2,}\s*(?:original message|mensaje original)\s*-{2,}|_{5,}|(?:from|de):\s[^\n]*\n(?:[^\n]*\n){0,3}\s*(?:sent|date|enviado|fecha):|begin forwarded message|-{2,}\s*(?:forwarded message|mensaje reenviado)\s*-{2,})/im;
 /** Sign-offs the phone or mail program adds. */
 const DEVICE_FOOTER = /^\s*(?:sent from|enviado desde|get outlook for)\b[^\n]*$/gim;
 /** A line that closes the message: what follows is a signature (name, company, phone, address). */
