@@ -1,3 +1,4 @@
+// Size: tables of carrier replies, one case a line; the reader's rules are read off them.
 import { describe, expect, it } from 'vitest';
 import { CONFIRM_BELOW, type ReadingContext, readReply } from '../../src/modules/agent/reply-reading.js';
 import { understandReply } from '../../src/modules/agent/reply-understanding.js';
@@ -392,5 +393,108 @@ describe('readReply: e-mail around the answer', () => {
 
   it.each(mails)('%j -> %s', (text, rate) => {
     expect(readReply(text, countered).rate).toBe(rate);
+  });
+});
+
+describe('readReply: the examples of the labelling rule book (the corpus description)', () => {
+  // The other load goes to Baltimore here, as in the rule book's "the baltimore one, 2450".
+  const baltimore: ReadingContext = {
+    ...context,
+    other_loads: [
+      { load_number: 'PL-7002', pickup_date: '2026-06-04', posted_rate: 2300, destination: 'Baltimore, MD' },
+    ],
+  };
+  // [carrier reply, firm rate, tentative rate, what differs in the context]
+  const examples: Array<[string, number | null, number | null, Partial<ReadingContext>?]> = [
+    ['2.4k', 2400, null],
+    ['2k4', 2400, null],
+    ['24', 2400, null],
+    ['24 hundred', 2400, null],
+    ['twenty-four hundred', 2400, null],
+    ['two grand', 2000, null],
+    ['2 mil 400', 2400, null],
+    ['3.4 mil', 3400, null, { posted_rate: 3100 }],
+    ['dos mil cuatrocientos', 2400, null],
+    ['2,400 dlls', 2400, null],
+    ['can you do 2.4?', null, null],
+    ['2300 all in', 2300, null],
+    ['need 2600', 2600, null],
+    ['at least 2600', 2600, null],
+    ['if you can get to 2400 we run it', 2400, null],
+    ['can you do 2500?', 2500, null],
+    ['meet me at 2275?', 2275, null],
+    ['2100 if you cover the lumper', 2100, null],
+    ['2850 si me dan quick pay', 2850, null],
+    ['2300-2400', null, 2300],
+    ['between 19 and 2100', null, 1900],
+    ['around 2.3', null, 2300],
+    ['2300ish', null, 2300],
+    ['ballpark 1600', null, 1600, { posted_rate: 1450 }],
+    ['probably 2400, let me ask my driver', null, 2400],
+    ['como 3 mil 200 más o menos', null, 3200, { posted_rate: 3100 }],
+    ['somewhere in the 2s', null, null],
+    ['low 2s', null, null],
+    ['2400 or 2300 if it can load today', null, 2400],
+    ['1,950 or 2,050 if it has to be tarped', null, 1950],
+    ['both for 4500', null, null],
+    ['las tres por 5,500', null, null],
+    ['ok 2k works', 2000, null],
+    ['2150 is fine', 2150, null, { our_counter: 2150 }],
+    ['aceptamos los $2,850', 2850, null, { our_counter: 2850 }],
+    ['rate is $1,900 + $100 tarp', 1900, null, { posted_rate: 1900 }],
+    ['is the 2000 all in?', null, null],
+    ['2000?? cheap', null, null],
+    ['not for 2000', null, null],
+    ['5800 for 2000 miles?', null, null, { posted_rate: 5800 }],
+    ['deal', null, null],
+    ['book it', null, null],
+    ['send the rate con', null, null],
+    ['posted rate works', null, null],
+    ['sale', null, null],
+    ['yes', 2450, null, { confirm_amount: 2450 }],
+    ['confirmed', 2450, null, { confirm_amount: 2450 }],
+    ['correct', 2450, null, { confirm_amount: 2450 }],
+    ["that's right", 2450, null, { confirm_amount: 2450 }],
+    ['👍', 2450, null, { confirm_amount: 2450 }],
+    ['sí', 2450, null, { confirm_amount: 2450 }],
+    ['afirmativo', 2450, null, { confirm_amount: 2450 }],
+    ['no i said 2850', 2850, null, { confirm_amount: 2450 }],
+    ['typo, 2540', 2540, null, { confirm_amount: 2450 }],
+    ['no, 2450 was for the other load', null, null, { confirm_amount: 2450 }],
+    ['let me check with my driver', null, null, { confirm_amount: 2450 }],
+    ['$2,600 total with tarps', 2600, null],
+    ['hazmat add 150 so 2450', 2450, null],
+    ['Total $2,550 ($2,200 linehaul + $350 FSC)', 2550, null],
+    ['$150 TONU', null, null],
+    ['2350 + fuel', 2350, null],
+    ['1950 plus FSC', 1950, null],
+    ['Linehaul $2,000 + FSC $420', 2000, null],
+    ['2450 plus fuel, FSC is 38 cents a mile', 2450, null],
+    ["Thursday works, Wednesday doesn't. 2400", null, null],
+    ['the baltimore one, 2450', null, null],
+    ['no trucks, 2500 maybe next week', null, null],
+    ["no trucks right now but if you can bump it to 2300 I'll find a driver", 2300, null],
+    ['prob 2300 lemme ask my driver', null, 2300],
+    ['could probably squeeze it in for 2600', null, 2600],
+    ['2300 if you pay in 2 days', 2300, null],
+    ['2400 standard or 2350 if you pay in 2 days', 2400, null],
+    ['2400, 2 hrs free time then detention', 2400, null],
+    ['2400 plus $50 pallet exchange if they need it', 2400, null],
+    ['2400 permits at cost', 2400, null],
+    ['2400 plus escorts at cost if needed', 2400, null],
+    ["2400 if the height is under 13'6", null, 2400],
+    ['2400 if it is 20 pieces or less', null, 2400],
+    ['2400 if it delivers friday', null, 2400],
+    ['2400 if we also get the baltimore one', null, 2400],
+    ['2400 tarped, 2200 untarped', null, 2400],
+    ['2400 floor loaded, 2100 palletized', null, 2400],
+    ['2150 if we get both', null, 2150],
+    ['2400 with a fuel advance of 500', 2400, null],
+    ['2400 si me adelantan 500 para diesel', 2400, null],
+  ];
+
+  it.each(examples)('%j -> rate %s, tentative %s', (text, rate, tentative, differs) => {
+    const reading = readReply(text, { ...baltimore, ...differs });
+    expect([reading.rate, reading.tentative_rate]).toEqual([rate, tentative]);
   });
 });

@@ -2,10 +2,12 @@ import { BLANK } from './reply-text.js';
 
 /** The charges a carrier names beside its line haul, English and Spanish. */
 const CHARGES =
-  'detention|lumpers?|tarps?|tarping|tarp fee|layovers?|tonu|truck order not used|stop[\\s-]?offs?|extra stops?|stops?|extra drops?|driver assist|driver unload|hazmat(?: fee)?|fsc|fuel surcharge|fuel advance|advance|pallet jack|tolls?|scale(?: ticket)?|overweight|reconsignment|redelivery|cargo|liability|insurance|permits?|escorts?';
-const CHARGES_ES = 'lonas?|maniobras?|estad[ií]as?|casetas?|permisos?|escoltas?|detenci[oó]n';
+  'detention|lumpers?|tarps?|tarping|tarp fee|layovers?|tonu|truck order not used|stop[\\s-]?offs?|extra stops?|stops?|extra drops?|driver assist|driver unload|hazmat(?: fee)?|fsc|fuel surcharge|fuel advance|advance|pallet jack|tolls?|scale(?: ticket)?|overweight|reconsignment|redelivery|cargo|liability|insurance|pallet exchange';
+const CHARGES_ES = 'lonas?|maniobras?|estad[ií]as?|casetas?|detenci[oó]n';
+/** Charges a figure follows ("permits $300", "anticipo de 500"), never precedes: "2400 permits at cost" is a price. */
+const CHARGES_NAMED_FIRST = 'permits?|escorts?|permisos?|escoltas?|adelanto|adelantan|anticipo|advance of';
 /** A charge named in words ("layover", "the second stop"): a condition after it is that charge's. */
-export const CHARGE_WORD = new RegExp(`\\b(?:${CHARGES}|${CHARGES_ES})\\b`);
+export const CHARGE_WORD = new RegExp(`\\b(?:${CHARGES}|${CHARGES_ES}|${CHARGES_NAMED_FIRST})\\b`);
 
 /**
  * Numbers a carrier's message carries besides its price, blanked out before the price is looked
@@ -81,11 +83,11 @@ const NOT_A_RATE: ReadonlyArray<{ name: string; pattern: RegExp }> = [
       [
         String.raw`\$?[ \t]*\b(?:NUM)[ \t]*(?:(?:for|de|por)[ \t]+(?:the[ \t]+|a[ \t]+|an[ \t]+|each[ \t]+|la[ \t]+|las[ \t]+|el[ \t]+)?|per[ \t]+|each[ \t]+|an?[ \t]+)?(?:extra[ \t]+|additional[ \t]+|second[ \t]+|third[ \t]+|2nd[ \t]+|3rd[ \t]+)?(?:ACC)\b`,
         String.raw`\$?[ \t]*\b(?:NUM)[ \t]*(?:\/|per|an?|por)[ \t]*(?:hr|hour|hora|day|d[ií]a|night|stop|parada|drop|pick)\b`,
-        String.raw`\b(?:ACC_BEFORE)(?:[ \t]*(?:fee|fees|charge|charges|pay|rate|is|of|add|adds|would be|will be|at|=|:|-|\+|\(|\$))*[ \t]*\$?[ \t]*(?:NUM)(?:[ \t]*(?:each|per[ \t]+\w+|\/[ \t]*\w+))?`,
+        String.raw`\b(?:ACC_BEFORE)(?:[ \t]*(?:fee|fees|charge|charges|pay|rate|is|of|de|add|adds|would be|will be|at|=|:|-|\+|\(|\$))*[ \t]*\$?[ \t]*(?:NUM)(?:[ \t]*(?:each|per[ \t]+\w+|\/[ \t]*\w+))?`,
       ]
         .join('|')
         .replaceAll('NUM', String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`)
-        .replaceAll('ACC_BEFORE', CHARGES)
+        .replaceAll('ACC_BEFORE', `${CHARGES}|${CHARGES_NAMED_FIRST}`)
         .replaceAll('ACC', `${CHARGES}|${CHARGES_ES}`),
       'g',
     ),

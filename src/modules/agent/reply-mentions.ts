@@ -84,6 +84,8 @@ const NOT_PICKUP_BEFORE =
   /(?:(?:deliver(?:s|y|ed)?|drop|unload|receiver|appointment|appt|entrega)(?:\s+[\w']+){0,3}|\bnot|\bno|nothing on|instead of|hasta)\s+(?:the\s+)?$/;
 const PACKAGE =
   /\b(?:both(?=\s*(?:$|[,.!?$\d@]|for|at|in|loads?|of (?:them|those|these)|together|ok|work))|all (?:two|three|four|five|[2-9])|all of them|together|las (?:dos|tres|cuatro)|los dos|ambas|juntas|todas)\b/g;
+/** "the other load", "la otra": another load of the message, unnamed. */
+const OTHER_LOAD = /\b(?:the other (?:load|one)|la otra(?: carga)?|el otro)\b/g;
 const LOCATION_BEFORE = /(?:\bin|\ben|\bat|\bnear|\bfrom|\bout of|\bdesde|\bby)\s+$/;
 
 /** Every mention of a load, a day or a package in `text`, in order. */
@@ -92,7 +94,18 @@ export function mentionsIn(text: string, context: ReadingContext): Mention[] {
     { ...context, ours: true },
     ...context.other_loads.map((o) => ({ ...o, ours: false })),
   ].filter((l) => l.load_number);
-  const found: Mention[] = [...loadNumbers(text, loads), ...places(text, loads), ...packages(text)];
+  const found: Mention[] = [
+    ...loadNumbers(text, loads),
+    ...places(text, loads),
+    ...packages(text),
+    ...[...text.matchAll(OTHER_LOAD)].map((m) => ({
+      start: m.index,
+      end: m.index + m[0].length,
+      kind: 'load' as const,
+      target: 'other' as const,
+      day: null,
+    })),
+  ];
   if (context.pickup_date) found.push(...days(text, context.pickup_date, loads));
   found.sort((a, b) => a.start - b.start);
   // One mention a stretch of text: "LD-2026-00017" also holds "00017".

@@ -14,7 +14,13 @@ import type { ReadingContext } from './reply-context.js';
 import { CHARGE_WORD, maskNonRates } from './reply-masks.js';
 import { type Mention, mentionsIn } from './reply-mentions.js';
 import { type Candidate, priceCandidates } from './reply-price.js';
-import { clausesOf, hundredsCandidates, markRanges, type Span } from './reply-price-shapes.js';
+import {
+  clausesOf,
+  hundredsCandidates,
+  markRanges,
+  roughThousands,
+  type Span,
+} from './reply-price-shapes.js';
 import { maskSpans } from './reply-text.js';
 
 export interface Offer {
@@ -73,7 +79,7 @@ const CONDITION =
   /\b(?:if|unless|as long as|provided|depending on|depends on|dependin|depende|si(?=\s+(?:lleva|carga|cargan|hay|es\b|no\b|me\b|nos\b|le\b|la\b|el\b|se\b|pesa|tiene|puede|sale|entrega|va\b|lo\b|est[aá])))\b[^.;!?\n]*/g;
 /** Conditions that are terms of the deal, not facts of the load: the price still stands. */
 const TERMS =
-  /\b(?:yes|sí|pay|paid|payment|quick ?pay|qp|lumper|detention|layover|hold|advance|permits?|escorts?|bump|raise|go up|get (?:it |us |me )?to|meet|(?:you|u) (?:can |could )?do|so|still (?:open|available|good|there)|sigue|dan|pagan|paguen|rate con|set ?up|packet|cover|net \d+|you (?:still )?need|you want|works?|ok|okay|interested)\b/;
+  /\b(?:yes|sí|pay|paid|payment|quick ?pay|qp|lumper|detention|layover|hold|advance|adelant\w*|anticipo|tonu|pallet exchange|free time|at cost|permits?|escorts?|bump|raise|go up|get (?:it |us |me )?to|meet|(?:you|u) (?:can |could )?do|so|still (?:open|available|good|there)|sigue|dan|pagan|paguen|rate con|set ?up|packet|cover|net \d+|you (?:still )?need|you want|works?|ok|okay|interested)\b/;
 const RAISE = /\bif you (?:can |could )?(?:bump|raise|go up|get (?:it |us |me )?to|do|pay|meet)\b/;
 const ASSENT =
   /^(?:[\s,.!]*(?:yes|yep|yeah|yup|ya|confirmed|confirm|correct|that'?s right|right|👍|s[ií]|afirmativo|correcto|confirmado|confirmo|as[ií] es|ok|okay|sure|de acuerdo|claro))+(?![a-z])/;
@@ -151,7 +157,7 @@ function echoAccepted(c: Placed, text: string, sentences: Span[]): boolean | nul
       next &&
       next.end - next.start < 25 &&
       /^\W*(?:ok|okay|fine|deal|works|bet)\b/.test(text.slice(next.start, next.end));
-    return yes ? true : false;
+    return Boolean(yes);
   }
   return ACCEPT_ANYWHERE.test(clause) ? true : null;
 }
@@ -174,7 +180,20 @@ export function readOffer(text: string, context: ReadingContext): Offer {
   );
   const { clauses, sentences } = clausesOf(masked);
   const reference = context.our_counter ?? context.posted_rate;
-  const found = markRanges(masked, [...priceCandidates(masked), ...hundredsCandidates(masked, reference)]);
+  const found = markRanges(masked, [
+    ...priceCandidates(masked),
+    ...hundredsCandidates(masked, reference),
+    ...roughThousands(masked, reference),
+  ]);
+  // A load named inside a condition ("if we also get the Baltimore one", "if we get both") is what
+  // the price hangs on, not what it is for.
+  const conditions = [...masked.matchAll(CONDITION)].map((m) => ({
+    start: m.index,
+    end: m.index + m[0].length,
+  }));
+  const subjects = mentions.filter(
+    (m) => m.kind === 'day' || !conditions.some((c) => c.start < m.start && m.end <= c.end),
+  );
   const amounts = agentAmounts(context);
   // A figure far from the agent's amount ("under 42k", "a 1099 driver") is not this load's price.
   const plausible = found.filter(
@@ -185,7 +204,7 @@ export function readOffer(text: string, context: ReadingContext): Offer {
   const placed: Placed[] = plausible.map((c) => {
     const clause = clauses.find((s) => s.start <= c.start && c.start < s.end) ?? whole;
     const sentence = sentences.find((s) => s.start <= c.start && c.start < s.end) ?? clause;
-    const place = placeOf(c, clause, sentences, mentions, masked);
+    const place = placeOf(c, clause, sentences, subjects, masked);
     return {
       ...c,
       clause,
@@ -294,7 +313,8 @@ function unsettled(c: Placed, text: string, words: string): boolean {
     if (at > c.end && CHARGE_WORD.test(words.slice(c.end, at))) continue;
     if (CHARGE_BEFORE.test(words.slice(Math.max(0, at - 24), at))) continue;
     // Terms of the deal (pay, lumper, detention, permits) said with it leave the price firm.
-    if (!TERMS.test(at > c.end ? text.slice(c.end, end) : m[0])) return true;
+    const said = at > c.end ? words.slice(c.end, end) : words.slice(at, end);
+    if (!TERMS.test(said)) return true;
   }
   return false;
 }

@@ -63,7 +63,36 @@ export function hundredsCandidates(masked: string, reference: number | null): Sh
       cued: true,
       reference: false,
       plusFuel: false,
-      conditional: false,
+      quickPay: false,
+      range: false,
+      shorthand: true,
+    });
+  }
+  return found;
+}
+
+const ROUGHLY =
+  /\b(?:around|about|approx(?:imately)?|ballpark|roughly|like|maybe|prob(?:ably)?|como|alrededor de)\s*$/;
+
+/**
+ * "around 2.3" -> 2300: a figure with one decimal is thousands only when said as a guess beside an
+ * agent's amount of that size; "can you do 2.4?" ($2.40 a mile or $2,400) stays unread.
+ */
+export function roughThousands(masked: string, reference: number | null): Shaped[] {
+  if (reference === null) return [];
+  const found: Shaped[] = [];
+  for (const m of masked.matchAll(/(?<![\w.,$\u2022])(\d\.\d)(?![\w.,%/\u2022])/g)) {
+    const value = Number(m[1]) * 1000;
+    if (value < reference / 2 || value > reference * 2) continue;
+    if (!ROUGHLY.test(masked.slice(Math.max(0, m.index - 20), m.index))) continue;
+    found.push({
+      kind: 'amount',
+      value,
+      start: m.index,
+      end: m.index + m[0].length,
+      cued: true,
+      reference: false,
+      plusFuel: false,
       quickPay: false,
       range: false,
       shorthand: true,

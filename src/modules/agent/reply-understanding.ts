@@ -8,16 +8,17 @@
  * It is measured against a hand-labelled corpus (test/fixtures/carrier-replies.json).
  *
  * The pipeline, in order:
- *   1. ownWords / normalize   the carrier's own words (quoted thread cut), lower case, plain quotes
- *   2. spelledNumbersToDigits "twenty three hundred" -> "2300", "twenty-two fifty" -> "2250"
- *   3. maskNonRates           blank out numbers that are plainly something else (phones, loads, MC,
- *                             dates, times, weights, accessorial charges, counts, ...)  reply-masks
- *   4. priceCandidates        per-mile rates and amounts, each tagged (cued, the broker's own figure,
- *                             conditional, quick pay)                                    reply-price
- *   5. pickAskingPrice        the carrier's line-haul price, or none when it is not clear
- *   6. readAvailability       yes / no / not said, and why not                    reply-availability
- *   7. asksToStopContact      opt-out requests                                           reply-stop
- *   8. askedTopics            questions about the load                              reply-questions
+ *   1. ownWords / normalize   the carrier's own words (quoted thread and signature cut, answers
+ *                             written inline kept), lower case, plain quotes          reply-text
+ *   2. spelledNumbersToDigits "twenty three hundred", "dos mil cuatrocientos", "2k4" -> digits
+ *                                                                                    reply-numbers
+ *   3. readOffer              the price for this load: numbers that are something else masked
+ *                             (reply-masks), figures found (reply-price, reply-price-shapes),
+ *                             placed by the loads, places and days named (reply-mentions), then
+ *                             weighed: firm, tentative or none                       reply-offer
+ *   4. readAvailability       yes / no / not said, and why not                    reply-availability
+ *   5. asksToStopContact      opt-out requests                                           reply-stop
+ *   6. askedTopics            questions about the load                              reply-questions
  *
  * When unsure, it reads no amount: a missed price costs a question ("what rate would you need?"),
  * a wrong one costs money.
