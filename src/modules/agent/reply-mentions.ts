@@ -123,6 +123,8 @@ function loadNumbers(text: string, loads: Load[]): Mention[] {
   const all = loads.flatMap((l) => aliasesOf(l.load_number).map((alias) => ({ alias, load: l })));
   const unique = all.filter((a) => all.filter((b) => b.alias === a.alias).length === 1);
   for (const { alias, load } of unique) {
+    // Most replies name no load: a plain search first spares compiling the pattern.
+    if (!text.includes(alias)) continue;
     const re = new RegExp(`(?<![\\w.,$-])${escapeRegExp(alias)}(?![\\w-]|[.,]\\d)`, 'g');
     for (const m of text.matchAll(re))
       out.push({
@@ -149,6 +151,7 @@ function places(text: string, loads: Load[]): Mention[] {
   const source = plain(text);
   const out: Mention[] = [];
   for (const { alias, load, origin } of all) {
+    if (!source.includes(alias)) continue;
     // A place of several loads names none of them.
     if (new Set(all.filter((a) => a.alias === alias).map((a) => a.load)).size > 1) continue;
     for (const m of source.matchAll(new RegExp(`\\b${escapeRegExp(alias)}\\b`, 'g'))) {

@@ -35,6 +35,20 @@ export function clausesOf(text: string): { sentences: Span[]; clauses: Span[] } 
   return { sentences, clauses };
 }
 
+/** A figure read from shorthand ("need 24", "around 2.3"), cued by how it was said. */
+const shorthand = (value: number, start: number, end: number): Shaped => ({
+  kind: 'amount',
+  value,
+  start,
+  end,
+  cued: true,
+  reference: false,
+  plusFuel: false,
+  quickPay: false,
+  range: false,
+  shorthand: true,
+});
+
 const HUNDREDS =
   /(?<![\w.,$\u2022-])(\d{1,2})(?![\w.,:'"%/\u2022-]|\s*(?:am|pm|hrs?|hours?|mins?|k\b|grand|mil|percent))/g;
 const HUNDREDS_BEFORE =
@@ -55,18 +69,7 @@ export function hundredsCandidates(masked: string, reference: number | null): Sh
     const before = masked.slice(Math.max(0, m.index - 20), m.index);
     const after = masked.slice(m.index + m[0].length, m.index + m[0].length + 20);
     if (!HUNDREDS_BEFORE.test(before) && !HUNDREDS_AFTER.test(after)) continue;
-    found.push({
-      kind: 'amount',
-      value,
-      start: m.index,
-      end: m.index + m[0].length,
-      cued: true,
-      reference: false,
-      plusFuel: false,
-      quickPay: false,
-      range: false,
-      shorthand: true,
-    });
+    found.push(shorthand(value, m.index, m.index + m[0].length));
   }
   return found;
 }
@@ -85,18 +88,7 @@ export function roughThousands(masked: string, reference: number | null): Shaped
     const value = Number(m[1]) * 1000;
     if (value < reference / 2 || value > reference * 2) continue;
     if (!ROUGHLY.test(masked.slice(Math.max(0, m.index - 20), m.index))) continue;
-    found.push({
-      kind: 'amount',
-      value,
-      start: m.index,
-      end: m.index + m[0].length,
-      cued: true,
-      reference: false,
-      plusFuel: false,
-      quickPay: false,
-      range: false,
-      shorthand: true,
-    });
+    found.push(shorthand(value, m.index, m.index + m[0].length));
   }
   return found;
 }
