@@ -351,6 +351,19 @@ describe('readReply: the price for this load in its context', () => {
     expect(readReply('2450', context).confidence).toBeLessThan(CONFIRM_BELOW);
   });
 
+  it('reads no price for a load named by a place it does not know, when the message offered others', () => {
+    const laneless: ReadingContext = {
+      ...context,
+      origin: null,
+      destination: null,
+      other_loads: [{ load_number: 'PL-7002', pickup_date: '2026-06-04', posted_rate: 2300 }],
+    };
+    expect(readReply('the jackson one 2500', laneless).rate).toBeNull();
+    expect(readReply('la de nashville en 2,500', laneless).rate).toBeNull();
+    expect(readReply('2500 per load', laneless).rate).toBe(2500);
+    expect(readReply('the jackson one 2500', { ...laneless, other_loads: [] }).rate).toBe(2500);
+  });
+
   it('tells the language', () => {
     expect(readReply('te la hago en 2,450', context).language).toBe('es');
     expect(readReply('can do 2450', context).language).toBe('en');

@@ -6,7 +6,8 @@
  */
 import type { OtherLoad, ReadingContext } from './reply-context.js';
 
-export type Target = 'this' | 'other' | 'package';
+/** 'unknown': a load named by a place the context does not know ("the jackson one"). */
+export type Target = 'this' | 'other' | 'package' | 'unknown';
 
 export interface Mention {
   start: number;
@@ -98,6 +99,7 @@ export function mentionsIn(text: string, context: ReadingContext): Mention[] {
     ...loadNumbers(text, loads),
     ...places(text, loads),
     ...packages(text),
+    ...(context.other_loads.length > 0 ? unknownPlaces(text, loads) : []),
     ...[...text.matchAll(OTHER_LOAD)].map((m) => ({
       start: m.index,
       end: m.index + m[0].length,
@@ -168,6 +170,25 @@ function places(text: string, loads: Load[]): Mention[] {
         day: null,
       });
     }
+  }
+  return out;
+}
+
+/** "the X one", "la de X", "X load" where X is no place of the loads: one of them, but which is not known. */
+const PLACE_REFERENCE =
+  /\b(?:the\s+([a-z]+)\s+(?:one|load)|(?:la|el)\s+de\s+([a-z]+)|([a-z]+)\s+(?:load|one))\b/g;
+const NOT_A_PLACE =
+  /^(?:other|first|second|third|last|next|same|this|that|each|every|one|a|an|the|your|my|our|per|for|por|una|which|any|no|some|only|just|big|new|good|full|partial|ltl|ftl|team|solo|van|reefer|flatbed|heavy|light|hazmat|day|night|morning|back|return|carga|unidad|caja|ma[nñ]ana|tarde|noche|hoy|d[ií]a)$/;
+
+function unknownPlaces(text: string, loads: Load[]): Mention[] {
+  const known = new Set(
+    loads.flatMap((l) => [...placeAliases(l.destination, true), ...placeAliases(l.origin, true)]),
+  );
+  const out: Mention[] = [];
+  for (const m of plain(text).matchAll(PLACE_REFERENCE)) {
+    const word = m[1] ?? m[2] ?? m[3] ?? '';
+    if (NOT_A_PLACE.test(word) || known.has(word) || /\d/.test(word)) continue;
+    out.push({ start: m.index, end: m.index + m[0].length, kind: 'place', target: 'unknown', day: null });
   }
   return out;
 }

@@ -227,7 +227,8 @@ function ownFigures(placed: Placed[], text: string, words: string, sentences: Sp
   // "5800 is about $2.83 a mile": a per-mile figure beside our refused amount restates it.
   own = own.filter((c) => !(c.kind === 'per_mile' && refusedClauses.has(c.clause.start)));
   const lastCorrection = Math.max(-1, ...[...text.matchAll(CORRECTION)].map((m) => m.index));
-  if (lastCorrection >= 0 && own.some((c) => c.start > lastCorrection))
+  // A correction supersedes what came before it, even when what follows is for another load.
+  if (lastCorrection >= 0 && placed.some((c) => c.start > lastCorrection))
     own = own.filter((c) => c.start > lastCorrection);
   const standard = own.filter((c) => !c.quickPay);
   if (standard.length > 0) own = standard;
