@@ -21,8 +21,11 @@ export interface Reading extends ReplyUnderstanding {
   /** The language the carrier wrote in; the agent answers in it. */
   language: Language;
   /**
-   * How sure the reading is of its amount, 0 to 1: 1 for a price stated plainly, lower for a bare
-   * figure without a cue. The turn asks the carrier to confirm below CONFIRM_BELOW.
+   * How sure the reading is of its firm rate, 0 to 1: 1 for a price stated plainly (a "$", "k",
+   * "all in", an asking word, our amount accepted in words, a yes to our confirmation question) and
+   * when there is no rate; 0.6 for a bare figure, shorthand hundreds ("need 24"), our amount
+   * repeated without a word of acceptance, or a figure read after setting another aside; 0.5 with
+   * a tentative rate. The turn asks the carrier to confirm below CONFIRM_BELOW.
    */
   confidence: number;
 }
