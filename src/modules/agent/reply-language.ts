@@ -3,7 +3,6 @@
  * Spanish when more of its words are Spanish-only than English-only. Spanglish counts as Spanish,
  * a bare figure or an emoji as English.
  */
-import { normalize, ownWords } from './reply-text.js';
 
 export type Language = 'en' | 'es';
 
@@ -25,8 +24,9 @@ const ENGLISH = new Set(
   ).split(' '),
 );
 
-export function languageOf(text: string): Language {
-  const words = normalize(ownWords(text)).match(/\p{L}+/gu) ?? [];
+/** The language of the carrier's own words, normalized (lower case). */
+export function languageOf(ownText: string): Language {
+  const words = ownText.match(/\p{L}+/gu) ?? [];
   let spanish = 0;
   let english = 0;
   for (const word of words) {

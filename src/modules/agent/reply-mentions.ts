@@ -22,11 +22,14 @@ export interface Mention {
 type Load = Pick<OtherLoad, 'load_number' | 'pickup_date' | 'origin' | 'destination'> & { ours: boolean };
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Lower case without accents ("miércoles" -> "miercoles"), the same length for precomposed text. */
 const plain = (s: string) =>
-  s
-    .toLowerCase()
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '');
+  /[^ -~\s]/.test(s)
+    ? s
+        .toLowerCase()
+        .normalize('NFD')
+        .replace(/[\u0300-\u036f]/g, '')
+    : s.toLowerCase();
 
 /** "LD-2026-00017" -> ld-2026-00017, 2026-00017, 00017, 17: the ways a carrier writes a load number. */
 function aliasesOf(loadNumber: string): string[] {

@@ -6,7 +6,7 @@
  * the context and the others as `other_loads`.
  */
 import type { ReadingContext } from './reply-context.js';
-import { type Language, languageOf } from './reply-language.js';
+import type { Language } from './reply-language.js';
 import { type ReplyUnderstanding, understandFor } from './reply-understanding.js';
 
 export type { OtherLoad, ReadingContext } from './reply-context.js';
@@ -35,5 +35,5 @@ export const CONFIRM_BELOW = 0.75;
 
 /** The reading of `text` for the context's load. */
 export function readReply(text: string, context: ReadingContext): Reading {
-  return { ...understandFor(text, context), language: languageOf(text) };
+  return understandFor(text, context);
 }

@@ -26,6 +26,7 @@
 import type { QuestionTopic } from '../../domain/load-questions.js';
 import { readAvailability, type UnavailableReason } from './reply-availability.js';
 import { contextWithDistance, type ReadingContext } from './reply-context.js';
+import { type Language, languageOf } from './reply-language.js';
 import { spelledNumbersToDigits } from './reply-numbers.js';
 import { readOffer } from './reply-offer.js';
 import { askedTopics } from './reply-questions.js';
@@ -60,6 +61,7 @@ export function understandReply(text: string, context?: { distance?: number | nu
   const {
     tentative_rate: _tentative,
     confidence: _confidence,
+    language: _language,
     ...heard
   } = understandFor(text, contextWithDistance(context?.distance ?? null));
   return heard;
@@ -69,9 +71,10 @@ export function understandReply(text: string, context?: { distance?: number | nu
 export function understandFor(
   text: string,
   context: ReadingContext,
-): ReplyUnderstanding & { tentative_rate: number | null; confidence: number } {
+): ReplyUnderstanding & { tentative_rate: number | null; confidence: number; language: Language } {
   const numbers = [context.load_number, ...context.other_loads.map((o) => o.load_number)].filter(Boolean);
-  const normalized = spelledNumbersToDigits(normalize(ownWords(text, numbers)));
+  const own = normalize(ownWords(text, numbers));
+  const normalized = spelledNumbersToDigits(own);
   let offer = readOffer(normalized, context);
   const availability = readAvailability(normalized);
   const stop = asksToStopContact(normalized);
@@ -107,5 +110,6 @@ export function understandFor(
     unavailable_reason: available === false ? reason : null,
     stop_contact: stop,
     questions: askedTopics(normalized, stillPriced),
+    language: languageOf(own),
   };
 }
