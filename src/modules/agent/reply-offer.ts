@@ -72,7 +72,9 @@ const APPROX_BEFORE =
   /\b(?<!how )(?:around|about|approx(?:imately)?|ballpark|roughly|prob(?:ably)?|maybe|possibly|might|somewhere|i think|i'd say|estimated?|thinking|i guess|i figure|should be able to|could probably|como|alrededor de|aprox(?:imadamente)?|tal vez|quiz[aá]s?)\b[^.!?\n]{0,45}$/;
 const APPROX_AFTER = /^\s*(?:ish|or so|m[aá]s o menos|give or take|maybe|probably|prob|might work)\b/;
 const CHECKING =
-  /\b(?:let me|lemme|need to|have to|want to|will|i'll|i will|d[ée]j[ea]me|tengo que)\s+(?:ask|check|checar|see|confirm|firm|get back|verify|verificar|preguntar)|\bi'?ll know\b|\bwaiting on\b|\bhas to (?:ok|okay|approve)|\bonce (?:my )?driver confirms|\bsqueeze it in\b|\bis that (?:ok|okay|alright|a problem)\b|\bwould that work\b/;
+  /\b(?:let me|lemme|need to|have to|want to|will|i'll|i will|d[ée]j[ea]me|tengo que)\s+(?:ask|check|checar|see|confirm|firm|get back|verify|verificar|preguntar)|\bi'?ll know\b|\bwaiting on\b|\bhas to (?:ok|okay|approve)|\bonce (?:my )?driver confirms|\bsqueeze it in\b/;
+/** "Got a 26' box truck though, is that ok?": a doubt about the load, unsure of the price when asked apart from it. */
+const DOUBT = /\b(?:is|would) that (?:be )?(?:ok|okay|alright|a problem|work)\b/;
 const DRIVER_CHECK =
   /\b(?:ask|check with|checar con|waiting on|once) (?:my |el |mi )?(?:driver|chofer|operador)\b|\bdriver (?:to )?confirms?\b|\bsqueeze it in\b/;
 const CONDITION =
@@ -272,6 +274,9 @@ function decide(
     new Set(values.filter((v) => v !== null)).size > 1 ||
     first.range ||
     CHECKING.test(text) ||
+    sentences.some(
+      (s) => (s.end <= first.start || s.start > first.end) && DOUBT.test(text.slice(s.start, s.end)),
+    ) ||
     APPROX_BEFORE.test(text.slice(first.sentence.start, first.start)) ||
     APPROX_AFTER.test(text.slice(first.end, first.end + 15)) ||
     unsettled(first, text, words);
