@@ -328,6 +328,8 @@ describe('readReply: the price for this load in its context', () => {
     ['I was thinking 2400', null, 2400],
     ['2400 if we can get a reload', null, 2400],
     ['my truck #2400 is empty, rate 2350', 2350, null],
+    ['We could do $2,400 on this one, would that work?', 2400, null],
+    ['2400. Got a box truck though, is that ok?', null, 2400],
   ];
 
   it.each(readings)('%j -> rate %s, tentative %s', (text, rate, tentative) => {
