@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { ReplyUnderstanding } from '../../src/modules/agent/reply-understanding.js';
+import { CONFIRM_BELOW, type Reading, type ReadingContext } from '../../src/modules/agent/reply-reading.js';
 
 /** What our last message to the carrier said: the load a reply is read for, and the other loads offered with it. */
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
@@ -118,33 +118,73 @@ const corpusSchema = z
       if (r.stop && r.availability !== 'not_available') issue('a stop request is not_available');
     });
   });
-export type Corpus = z.infer<typeof corpusSchema> & {
-  /**
-   * @deprecated The first fixture's single load (context `legacy`), kept so that older callers compile.
-   * Each reply has its own context now: read it with `contextOf(corpus, reply)`.
-   */
-  load: { distance: number; posted_rate: number };
-};
+export type Corpus = z.infer<typeof corpusSchema>;
 
-/** The context a reply is read for (the schema checks that it exists). */
+/** The context a reply is read for, as the fixture gives it (the schema checks that it exists). */
 export function contextOf(corpus: Corpus, reply: CorpusReply): CorpusContext {
   const context = corpus.contexts[reply.context];
   if (context === undefined) throw new Error(`${reply.id}: unknown context ${reply.context}`);
   return context;
 }
 
+type Lane = { origin: string | null; destination: string | null };
+const PLACE = String.raw`([A-Z][\p{L} .'-]*?, [A-Z]{2})`;
+
+/**
+ * Each load's lane, as our messages named it: the fixture's contexts leave it out, but the quoted
+ * threads of the corpus show our messages ("PL-4821: Elk Grove Village, IL to Dallas, TX", "77120
+ * to Nashville, TN"), and the agent knows its loads' lanes when it reads a reply.
+ */
+export function lanesOf(corpus: Corpus): Map<string, Lane> {
+  const lanes = new Map<string, Lane>();
+  const numbers = new Set(
+    Object.values(corpus.contexts).flatMap((c) => [
+      c.load_number,
+      ...c.other_loads.map((o) => o.load_number),
+    ]),
+  );
+  for (const number of numbers) {
+    const at = String.raw`(?<![\w-])${number}\)?:?\s*\(?`;
+    const full = new RegExp(`${at}${PLACE}\\s*(?:to|>)\\s*${PLACE}`, 'u');
+    const toOnly = new RegExp(`${at}to ${PLACE}`, 'u');
+    for (const reply of corpus.replies) {
+      const lane = full.exec(reply.text);
+      const dest = lane ? null : toOnly.exec(reply.text);
+      if (lane) lanes.set(number, { origin: lane[1] ?? null, destination: lane[2] ?? null });
+      else if (dest && !lanes.has(number)) lanes.set(number, { origin: null, destination: dest[1] ?? null });
+      if (lane) break;
+    }
+  }
+  return lanes;
+}
+
+/** The context a reply is read in: the fixture's, with each load's lane as our messages named it. */
+export function readingContextOf(
+  corpus: Corpus,
+  reply: CorpusReply,
+  lanes = lanesOf(corpus),
+): ReadingContext {
+  const context = contextOf(corpus, reply);
+  const lane = (n: string): Lane => lanes.get(n) ?? { origin: null, destination: null };
+  return {
+    ...context,
+    ...lane(context.load_number),
+    other_loads: context.other_loads.map((o) => ({ ...o, ...lane(o.load_number) })),
+  };
+}
+
+/** Held out from tuning: the replies whose id number is divisible by 5. */
+export const isHeldOut = (reply: Pick<CorpusReply, 'id'>) => Number(reply.id.slice(1)) % 5 === 0;
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 export function readCorpus(): Corpus {
-  const corpus = corpusSchema.parse(
+  return corpusSchema.parse(
     JSON.parse(readFileSync(path.join(here, '../fixtures/carrier-replies.json'), 'utf8')),
   );
-  const legacy = corpus.contexts.legacy;
-  if (legacy === undefined) throw new Error('carrier-replies.json: no context "legacy"');
-  return { ...corpus, load: { distance: legacy.distance, posted_rate: legacy.posted_rate } };
 }
 
-export const FIELDS = ['rate', 'availability', 'reason', 'stop', 'question'] as const;
+export const FIELDS = ['rate', 'tentative_rate', 'availability', 'reason', 'stop', 'question'] as const;
 export type Field = (typeof FIELDS)[number];
 
 export interface Miss {
@@ -153,80 +193,139 @@ export interface Miss {
   text: string;
   expected: unknown;
   got: unknown;
+  heldOut: boolean;
 }
 
-export interface Score {
+/** Right answers per field over a set of replies. */
+export interface Tally {
   total: number;
   right: Record<Field, number>;
-  accuracy: Record<Field, number>;
-  /** Replies read as an amount that is not the carrier's line-haul price: must be none. */
-  wrongAmounts: Miss[];
-  misses: Miss[];
   /** Replies with every field right. */
   allRight: number;
 }
 
-const availabilityOf = (r: ReplyUnderstanding) =>
+export interface Score extends Tally {
+  accuracy: Record<Field, number>;
+  /** Replies read as a firm amount that is not the carrier's price for the load: must be none. */
+  wrongAmounts: Miss[];
+  /** Rates read with confidence at or above CONFIRM_BELOW that are wrong: must be none. */
+  sureButWrong: Miss[];
+  /** Rates read with confidence at or above CONFIRM_BELOW. */
+  sure: number;
+  misses: Miss[];
+  heldOut: Tally;
+  tuned: Tally;
+  byCategory: Record<Category, Tally>;
+}
+
+const availabilityOf = (r: Reading) =>
   r.available === true ? 'available' : r.available === false ? 'not_available' : 'unknown';
 const sameTopics = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+const emptyTally = (): Tally => ({
+  total: 0,
+  right: { rate: 0, tentative_rate: 0, availability: 0, reason: 0, stop: 0, question: 0 },
+  allRight: 0,
+});
 
-/** Reads every reply of the corpus with `read` and compares each field with its label. */
+/**
+ * Reads every reply of the corpus with `read`, in its context (with the loads' lanes unless
+ * `withLanes` is false), and compares each field with its label.
+ */
 export function scoreCorpus(
   corpus: Corpus,
-  read: (text: string, distance: number) => ReplyUnderstanding,
+  read: (text: string, context: ReadingContext) => Reading,
+  { withLanes = true } = {},
 ): Score {
-  const right = { rate: 0, availability: 0, reason: 0, stop: 0, question: 0 };
+  const lanes = withLanes ? lanesOf(corpus) : new Map<string, Lane>();
+  const all = emptyTally();
+  const heldOut = emptyTally();
+  const tuned = emptyTally();
+  // Filled for every category below.
+  const byCategory = Object.fromEntries(CATEGORIES.map((c) => [c, emptyTally()])) as Record<Category, Tally>;
   const misses: Miss[] = [];
   const wrongAmounts: Miss[] = [];
-  let allRight = 0;
+  const sureButWrong: Miss[] = [];
+  let sure = 0;
   for (const reply of corpus.replies) {
-    const got = read(reply.text, contextOf(corpus, reply).distance);
+    const got = read(reply.text, readingContextOf(corpus, reply, lanes));
+    const held = isHeldOut(reply);
     const checks: Record<Field, [unknown, unknown, boolean]> = {
       rate: [reply.rate, got.rate, got.rate === reply.rate],
+      tentative_rate: [reply.tentative_rate, got.tentative_rate, got.tentative_rate === reply.tentative_rate],
       availability: [reply.availability, availabilityOf(got), availabilityOf(got) === reply.availability],
       reason: [reply.reason, got.unavailable_reason, (got.unavailable_reason ?? null) === reply.reason],
       stop: [reply.stop, got.stop_contact, got.stop_contact === reply.stop],
       question: [reply.questions, got.questions, sameTopics(got.questions, reply.questions)],
     };
+    const tallies = [all, held ? heldOut : tuned, ...reply.categories.map((c) => byCategory[c])];
     let every = true;
     for (const field of FIELDS) {
       const [expected, value, ok] = checks[field];
-      if (ok) right[field] += 1;
+      if (ok) for (const t of tallies) t.right[field] += 1;
       else {
         every = false;
-        misses.push({ id: reply.id, field, text: reply.text, expected, got: value });
+        misses.push({ id: reply.id, field, text: reply.text, expected, got: value, heldOut: held });
       }
     }
-    if (every) allRight += 1;
-    if (got.rate !== null && got.rate !== reply.rate) {
-      wrongAmounts.push({
-        id: reply.id,
-        field: 'rate',
-        text: reply.text,
-        expected: reply.rate,
-        got: got.rate,
-      });
+    for (const t of tallies) {
+      t.total += 1;
+      if (every) t.allRight += 1;
+    }
+    const wrong = {
+      id: reply.id,
+      field: 'rate' as const,
+      text: reply.text,
+      expected: reply.rate,
+      got: got.rate,
+      heldOut: held,
+    };
+    if (got.rate !== null && got.rate !== reply.rate) wrongAmounts.push(wrong);
+    if (got.rate !== null && got.confidence >= CONFIRM_BELOW) {
+      sure += 1;
+      if (got.rate !== reply.rate) sureButWrong.push(wrong);
     }
   }
-  const total = corpus.replies.length;
   // Object.fromEntries over FIELDS: the record has each field.
-  const accuracy = Object.fromEntries(FIELDS.map((f) => [f, right[f] / total])) as Record<Field, number>;
-  return { total, right, accuracy, wrongAmounts, misses, allRight };
+  const accuracy = Object.fromEntries(FIELDS.map((f) => [f, all.right[f] / all.total])) as Record<
+    Field,
+    number
+  >;
+  return { ...all, accuracy, wrongAmounts, sureButWrong, sure, misses, heldOut, tuned, byCategory };
 }
 
-/** The per-field table, as the test and the benchmark print it. */
+const pct = (right: number, total: number) =>
+  total === 0 ? '    -' : `${((right / total) * 100).toFixed(1).padStart(5)}%`;
+
+/** The per-field table (all, tuned on, held out) and the per-category one, as the test and the benchmark print them. */
 export function scoreTable(score: Score): string {
-  const rows = FIELDS.map(
+  const parts: Array<[string, Tally]> = [
+    ['all', score],
+    ['tuned on', score.tuned],
+    ['held out', score.heldOut],
+  ];
+  const fieldRows = FIELDS.map(
     (f) =>
-      `| ${f.padEnd(12)} | ${String(score.right[f]).padStart(3)} / ${score.total} | ${(score.accuracy[f] * 100).toFixed(1).padStart(5)}% |`,
+      `| ${f.padEnd(14)} | ${parts.map(([, t]) => `${String(t.right[f]).padStart(3)}/${t.total} ${pct(t.right[f], t.total)}`).join(' | ')} |`,
   );
+  const categoryRows = CATEGORIES.map((c) => {
+    const t = score.byCategory[c];
+    const cells = (['rate', 'tentative_rate', 'availability'] as const).map((f) => pct(t.right[f], t.total));
+    return `| ${c.padEnd(20)} | ${String(t.total).padStart(3)} | ${cells.join(' | ')} | ${pct(t.allRight, t.total)} |`;
+  });
   return [
-    '| field        | right     | accuracy |',
-    '|--------------|-----------|----------|',
-    ...rows,
-    `| all fields   | ${String(score.allRight).padStart(3)} / ${score.total} | ${((score.allRight / score.total) * 100).toFixed(1).padStart(5)}% |`,
+    `| field          | ${parts.map(([name]) => name.padEnd(14)).join(' | ')} |`,
+    ...fieldRows,
+    `| all fields     | ${parts.map(([, t]) => `${String(t.allRight).padStart(3)}/${t.total} ${pct(t.allRight, t.total)}`).join(' | ')} |`,
     '',
-    `wrong amounts (read as a price that is not the line haul): ${score.wrongAmounts.length}`,
+    '| category             |   n |   rate | tentat | avail. | all    |',
+    ...categoryRows,
+    '',
+    `wrong amounts (a firm rate that is not the carrier's price for the load): ${score.wrongAmounts.length}`,
+    ...score.wrongAmounts.map(
+      (m) =>
+        `  ${m.id}${m.heldOut ? ' (held out)' : ''}: read ${m.got}, label ${m.expected}: ${JSON.stringify(m.text).slice(0, 100)}`,
+    ),
+    `rates read with confidence >= ${CONFIRM_BELOW}: ${score.sure}, of them wrong: ${score.sureButWrong.length}`,
   ].join('\n');
 }

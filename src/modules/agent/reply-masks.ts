@@ -1,5 +1,14 @@
 import { BLANK } from './reply-text.js';
 
+/** The charges a carrier names beside its line haul, English and Spanish. */
+const CHARGES =
+  'detention|lumpers?|tarps?|tarping|tarp fee|layovers?|tonu|truck order not used|stop[\\s-]?offs?|extra stops?|stops?|extra drops?|driver assist|driver unload|hazmat(?: fee)?|fsc|fuel surcharge|fuel advance|advance|pallet jack|tolls?|scale(?: ticket)?|overweight|reconsignment|redelivery|cargo|liability|insurance|pallet exchange';
+const CHARGES_ES = 'lonas?|maniobras?|estad[ií]as?|casetas?|detenci[oó]n';
+/** Charges a figure follows ("permits $300", "anticipo de 500"), never precedes: "2400 permits at cost" is a price. */
+const CHARGES_NAMED_FIRST = 'permits?|escorts?|permisos?|escoltas?|adelanto|adelantan|anticipo|advance of';
+/** A charge named in words ("layover", "the second stop"): a condition after it is that charge's. */
+export const CHARGE_WORD = new RegExp(`\\b(?:${CHARGES}|${CHARGES_ES}|${CHARGES_NAMED_FIRST})\\b`);
+
 /**
  * Numbers a carrier's message carries besides its price, blanked out before the price is looked
  * for. Each entry is one kind; the order matters where patterns overlap: identifiers and phones go
@@ -13,7 +22,7 @@ const NOT_A_RATE: ReadonlyArray<{ name: string; pattern: RegExp }> = [
   {
     name: 'identifier',
     pattern:
-      /\b(?:loads?|ld|order|ref|reference|po|pro|bol|b\/l|shipment|trip|conf|confirmation|unit|tracking)\s*(?:number|num|no\.?|#)?\s*[:#-]?\s*\d+|\b(?:truck|trailer|driver)\s*(?:number|num|no\.?|#)\s*[:#-]?\s*\d+|#\s*\d+|\b[a-z]{1,5}-?\d{3,}\b/g,
+      /\b(?:loads?|ld|order|ref|reference|po|pro|bol|b\/l|shipment|trip|conf|confirmation|unit|tracking)\s*(?:number|num|no\.?|#)?\s*[:#-]?\s*\d+|\b(?:truck|trailer|driver)\s*(?:number|num|no\.?|#)\s*[:#-]?\s*\d+|\b(?:truck|tractor|trailer|unit|unidad|caja|cami[oó]n|troca|po box)\s+\d+|#\s*\d+|\b[a-z]{1,5}-?\d{3,}\b/g,
   },
   // "(312) 555-0100", "555-123-4567", "+1 312 555 0100", "555-0100", "3125550100", "ext 1234".
   {
@@ -25,7 +34,7 @@ const NOT_A_RATE: ReadonlyArray<{ name: string; pattern: RegExp }> = [
   {
     name: 'date',
     pattern:
-      /\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?\b|\b\d{1,2}-\d{1,2}-\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?\b|\b\d{1,2}(?:st|nd|rd|th)\b/g,
+      /\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?\b|\b\d{1,2}-\d{1,2}-\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}\s+(?:de\s+)?(?:ene|feb|mar|abr|may|jun|jul|ago|sep|sept|oct|nov|dic)[a-z]*\.?(?:\s+(?:de\s+)?\d{4})?\b/g,
   },
   // "in 2024", "since 2019", "2022 freightliner": model years and calendar years.
   {
@@ -39,7 +48,7 @@ const NOT_A_RATE: ReadonlyArray<{ name: string; pattern: RegExp }> = [
   {
     name: 'time',
     pattern:
-      /\b\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\b\d{1,2}\s*[ap]\.?m\b\.?|\b0\d{3}\b|\b(?:[01]\d|2[0-3])[0-5]\d\s*(?:hrs|hours|h)\b|\b(?:pick\s?up|pu|deliver(?:y|ed)?|del|drop|appt|appointment|eta|arrive|arrival|load(?:ing)?|unload(?:ing)?|before|after|until|till|by)\s+(?:at\s+|by\s+|around\s+)?(?:[01]\d|2[0-3])[0-5]\d\b/g,
+      /\b\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\b\d{1,2}\s*[ap]\.?m\b\.?|\b0\d{3}\s*-\s*(?:[01]\d|2[0-3])[0-5]\d\b|\b0\d{3}\b|\b(?:[01]\d|2[0-3])[0-5]\d\s*(?:hrs|hours|h)\b|\b(?:pick\s?up|pu|deliver(?:y|ed)?|del|drop|appt|appointment|eta|arrive|arrival|load(?:ing)?|unload(?:ing)?|before|after|until|till|by)\s+(?:at\s+|by\s+|around\s+)?(?:[01]\d|2[0-3])[0-5]\d\b/g,
   },
   // "1200 industrial dr", "55 w monroe st, suite 300": street addresses in signatures.
   {
@@ -48,13 +57,23 @@ const NOT_A_RATE: ReadonlyArray<{ name: string; pattern: RegExp }> = [
       /\b\d{1,6}\s+(?:[nsew]\.?\s+)?(?:(?!(?:on|in|at|for|the|this|that|a|an|and|to|per|my|our|your|all|each|a)\b)[a-z]+\s+){1,3}(?:dr|drive|st|street|ave|avenue|rd|road|blvd|boulevard|ln|lane|way|pkwy|parkway|hwy|highway|ct|court|pl|place|cir|circle|ter|trl|trail)\b\.?|\b(?:suite|ste|unit|apt)\.?\s*#?\s*\d+/g,
   },
   // "42,000 lbs", "44k lbs", "42000#", "20 tons", "18000 kg": cargo weight.
-  { name: 'weight', pattern: /\b\d[\d,.]*\s*k?\s*(?:lbs?\b|pounds?\b|#|tons?\b|kgs?\b)/g },
+  {
+    name: 'weight',
+    pattern:
+      /\b(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*k?\s*(?:lbs?\b|pounds?\b|#|tons?\b|kgs?\b|libras\b|toneladas\b)/g,
+  },
   // "53' van", "48 ft", "53 foot", "26ft box truck": equipment length.
   { name: 'length', pattern: /\b\d{2}\s*(?:'|ft\b|foot\b|feet\b|footer\b)/g },
   // "-10f", "34 degrees", "0 deg", "-10°": reefer temperature.
   { name: 'temperature', pattern: /-?\b\d{1,3}\s*(?:°\s*[fc]?|degrees?\b|deg\b|f\b|c\b)/g },
   // "10%", "5 percent": fuel surcharge or quick-pay percentages.
   { name: 'percentage', pattern: /\b\d+(?:\.\d+)?\s*(?:%|percent\b|pct\b)/g },
+  // "fuel surcharge per DOE ($0.52/mi)", "FSC is 38 cents a mile": fuel on top of the line haul, per mile.
+  {
+    name: 'fuel per mile',
+    pattern:
+      /\b(?:fsc|fuel surcharge|fuel|doe)\b[^\d\n]{0,30}\$?\d+(?:\.\d+)?\s*(?:\/\s*mi(?:le)?\b|(?:a|per)\s+mile\b|cents\b)/g,
+  },
   // Accessorial charges beside the line haul, the charge named after the amount ("$150 detention",
   // "75 lumper", "200 for the tonu", "100 per extra stop", "$50/hr") or before it ("tonu $150",
   // "lumper 350", "extra stop is 75", "tarp fee $100", "fsc $420", "fuel advance 500").
@@ -62,16 +81,14 @@ const NOT_A_RATE: ReadonlyArray<{ name: string; pattern: RegExp }> = [
     name: 'accessorial',
     pattern: new RegExp(
       [
-        String.raw`\$?[ \t]*\b(?:NUM)[ \t]*(?:for[ \t]+(?:the[ \t]+|a[ \t]+|an[ \t]+|each[ \t]+)?|per[ \t]+|each[ \t]+|an?[ \t]+)?(?:extra[ \t]+|additional[ \t]+)?(?:ACC)\b`,
-        String.raw`\$?[ \t]*\b(?:NUM)[ \t]*(?:\/|per|an?)[ \t]*(?:hr|hour|day|night|stop|drop|pick)\b`,
-        String.raw`\b(?:ACC)(?:[ \t]*(?:fee|fees|charge|charges|pay|rate|is|of|add|adds|would be|will be|at|=|:|-|\+|\(|\$))*[ \t]*\$?[ \t]*(?:NUM)(?:[ \t]*(?:each|per[ \t]+\w+|\/[ \t]*\w+))?`,
+        String.raw`\$?[ \t]*\b(?:NUM)[ \t]*(?:(?:for|de|por)[ \t]+(?:the[ \t]+|a[ \t]+|an[ \t]+|each[ \t]+|la[ \t]+|las[ \t]+|el[ \t]+)?|per[ \t]+|each[ \t]+|an?[ \t]+)?(?:extra[ \t]+|additional[ \t]+|second[ \t]+|third[ \t]+|2nd[ \t]+|3rd[ \t]+)?(?:ACC)\b`,
+        String.raw`\$?[ \t]*\b(?:NUM)[ \t]*(?:\/|per|an?|por)[ \t]*(?:hr|hour|hora|day|d[ií]a|night|stop|parada|drop|pick)\b`,
+        String.raw`\b(?:ACC_BEFORE)(?:[ \t]*(?:fee|fees|charge|charges|pay|rate|is|of|de|add|adds|would be|will be|at|=|:|-|\+|\(|\$))*[ \t]*\$?[ \t]*(?:NUM)(?:[ \t]*(?:each|per[ \t]+\w+|\/[ \t]*\w+))?`,
       ]
         .join('|')
         .replaceAll('NUM', String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`)
-        .replaceAll(
-          'ACC',
-          'detention|lumpers?|tarps?|tarping|tarp fee|layovers?|tonu|truck order not used|stop[\\s-]?offs?|extra stops?|stops?|extra drops?|driver assist|driver unload|hazmat(?: fee)?|fsc|fuel surcharge|fuel advance|advance|pallet jack|tolls?|scale(?: ticket)?|overweight|reconsignment|redelivery|cargo|liability|insurance',
-        ),
+        .replaceAll('ACC_BEFORE', `${CHARGES}|${CHARGES_NAMED_FIRST}`)
+        .replaceAll('ACC', `${CHARGES}|${CHARGES_ES}`),
       'g',
     ),
   },
@@ -79,7 +96,7 @@ const NOT_A_RATE: ReadonlyArray<{ name: string; pattern: RegExp }> = [
   {
     name: 'count',
     pattern:
-      /\b\d[\d,]*(?:\.\d+)?\s*(?:trucks?|units?|drivers?|teams?|loads?|stops?|drops?|picks?|pallets?|skids?|pieces?|pcs|cases?|boxes|days?|nights?|hours?|hrs?|weeks?|mins?|minutes?|miles?|mi|axles?|trailers?|vans?|reefers?|flatbeds?|years?|months?)\b/g,
+      /\b(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(?:trucks?|units?|drivers?|teams?|loads?|stops?|drops?|picks?|pallets?|skids?|pieces?|pcs|cases?|boxes|days?|nights?|hours?|hrs?|weeks?|mins?|minutes?|miles?|mi|axles?|trailers?|vans?|reefers?|flatbeds?|years?|months?|millas|horas|d[ií]as|semanas|camiones|unidades|tarimas|paradas|piezas|cargas|a[ñn]os)\b|\bnet\s*\d+\b/g,
   },
   // "60601", "dallas, tx 75201", "zip 30301": a five-digit number after a place word or a state
   // code. Other bare five-digit numbers are rejected later unless a price cue stands beside them.

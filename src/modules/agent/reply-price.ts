@@ -16,15 +16,15 @@ export interface Candidate {
   /** The number is the broker's price or one the carrier turns down ("you posted 2000", "can't do 2000"). */
   reference: boolean;
   plusFuel: boolean;
-  /** Said with a condition of its own: "for a team", "solo", "on 3/3", "if ...", "with quick pay". */
-  conditional: boolean;
   /** The price for quick payment, a discount off the carrier's price on standard terms. */
   quickPay: boolean;
 }
 
-/** "$2.50/mile", "2.75 a mile", "3.10 per mile", "2.6 rpm", "$2.40 per loaded mile", "3 dollars a mile". */
+/** "$2.50/mile", "2.75 a mile", "3.10 per mile", "2.6 rpm", "$2.40 per loaded mile", "3 dollars a mile", "2.70 la milla". */
 const PER_MILE =
-  /(?<![\w.,])\$?\s*(\d{1,2}(?:\.\d{1,3})?)\s*(?:dollars?\s+|bucks\s+|usd\s+)?(?:\/\s*(?:loaded\s+)?(?:mile|mi)\b|(?:a|per|each)\s+(?:loaded\s+)?(?:mile|mi)\b|rpm\b)/g;
+  /(?<![\w.,])\$?\s*(\d{1,2}(?:\.\d{1,3})?)\s*(?:dollars?\s+|bucks\s+|usd\s+|d[oó]lares\s+)?(?:\/\s*(?:loaded\s+)?(?:mile|mi)\b|(?:a|per|each)\s+(?:loaded\s+)?(?:mile|mi)\b|rpm\b|(?:la|por|x|cada)\s+milla\b)/g;
+/** A message that talks in miles: there a bare "2.40" is a price per mile. */
+const MILES_TALK = /\b(?:per mile|a mile|\/mi|rpm|la milla|por milla|the mile)\b/;
 
 /** "$2,350", "2350", "2.4k", "$1.9k", "2 grand", "$2400.00". */
 const AMOUNT = /(?<![\w.,$])(\$\s*)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s*(k|grand)(?![a-z]))?/g;
@@ -39,16 +39,15 @@ const PLUS_FUEL_AFTER =
   /^\s*(?:usd|dollars|bucks)?\s*(?:\+|plus|and|&)\s*(?:fuel|fsc|f\.s\.c\.?)|^\s*(?:usd|dollars)?\s*(?:with|w\/)\s*fuel surcharge/;
 /** The broker's figure, or one the carrier refuses: not their asking price. */
 const REFERENCE_BEFORE =
-  /\b(?:posted|post|posting|listed|offered|offering|offer(?:ing)? us|your|you're|you are|you have|you got|can't do|cannot do|can not do|won't do|not for|not at|instead of|than|was|from)\b[\s:]*(?:(?:at|it|for|rate|offer|price|is|of|the|a|only|just)\s+){0,3}$|\bthe\s*$/;
+  /\b(?:posted|post|posting|listed|offered|offering|offer(?:ing)? us|your|you're|you are|you have|you got|can't do|cannot do|can not do|won't do|not for|not at|instead of|(?<!less |lower |more )than|was|from)\b[\s:]*(?:(?:at|it|for|rate|offer|price|is|of|the|a|only|just)\s+){0,3}$|\bthe\s*$/;
 const REFERENCE_AFTER =
   /^\s*(?:is\s+|was\s+|'s\s+)?(?:too\s+low|(?:too\s+)?cheap\b|low\b|won't\s+work|doesn't\s+work|does not work|not enough|no good|isn't enough|is not enough|you posted|posted|is a little light|light\b)/;
-/** A condition said right after the price ("3100 for a team run", "2600 solo", "2200 on 3/2"). */
-const CONDITION_AFTER = /^\s*(?:\$|usd)?\s*(?:for\s+(?:a\s+|the\s+)?team|team\b|solo\b|if\b|on\s+\u2022)/;
-/** A condition said just before it, in the same clause ("on 3/3 2000", "team 3100", "solo 2600"). */
-const CONDITION_BEFORE = /(?:\bon\s+\u2022+|\bteam|\bsolo|\bif\b[^,.;]*)[^,.;\d]{0,20}$/;
-const QUICK_PAY_AROUND =
-  /^\s*(?:\$|usd)?\s*(?:\(?\s*)?(?:with\s+|w\/\s*|on\s+|if\s+(?:you\s+(?:can\s+)?)?)?(?:quick\s*pay|qp\b)/;
-const QUICK_PAY_CLAUSE = /\b(?:quick\s*pay|qp)\b/;
+/** Quick pay: a discount for paying at once, or within a few days ("if you pay in 2 days", "pronto pago"). */
+const QUICK_PAY_WORDS = String.raw`quick\s*pay|qp\b|pronto pago|pago r[aá]pido|pay(?:ment)?\s+(?:in|within)\s+(?:[1-9]\s*days?|\u2022+)`;
+const QUICK_PAY_AROUND = new RegExp(
+  String.raw`^\s*(?:\$|usd)?\s*(?:\(?\s*)?(?:with\s+|w\/\s*|on\s+|if\s+(?:you\s+(?:can\s+)?)?)?(?:${QUICK_PAY_WORDS})`,
+);
+const QUICK_PAY_CLAUSE = new RegExp(String.raw`\b(?:${QUICK_PAY_WORDS})`);
 
 function around(masked: string, start: number, end: number) {
   return { before: masked.slice(Math.max(0, start - 40), start), after: masked.slice(end, end + 40) };
@@ -65,14 +64,16 @@ function tagged(masked: string, start: number, end: number) {
   const clause = clauseAfter(masked, end);
   return {
     reference: REFERENCE_BEFORE.test(before) || REFERENCE_AFTER.test(after),
-    conditional: CONDITION_AFTER.test(after) || CONDITION_BEFORE.test(before),
     quickPay: QUICK_PAY_AROUND.test(after) || QUICK_PAY_CLAUSE.test(clause),
   };
 }
 
 export function findPerMileRates(masked: string): Candidate[] {
   const found: Candidate[] = [];
-  for (const match of masked.matchAll(PER_MILE)) {
+  const matches = [...masked.matchAll(PER_MILE)];
+  if (matches.length === 0 && MILES_TALK.test(masked))
+    matches.push(...masked.matchAll(/(?<![\w.,])\$?(\d\.\d{2})(?![\w.,%])/g));
+  for (const match of matches) {
     const value = Number(match[1]);
     if (value < PER_MILE_RANGE.min || value > PER_MILE_RANGE.max) continue;
     const start = match.index;
@@ -124,27 +125,6 @@ export function findAmounts(masked: string): Candidate[] {
     });
   }
   return found;
-}
-
-/**
- * The carrier's own price, in this order of preference:
- *   - never the broker's figure or one they refuse ("you posted 2000 but we need 2400" -> 2400);
- *     when only such a figure is present the answer is null, as the carrier named no new price;
- *   - the price on standard terms before the quick-pay discount ("2150 qp / 2250 net 30" -> 2250);
- *   - none when every price it names hangs on a condition of its own and they differ ("3100 for a
- *     team, 2600 solo"; "on 3/2 2200, on 3/3 2000"): which one is this load's is not said;
- *   - a cued number ("$", "k", "all in", "need ...") before a bare one, so "truck 512 can do $2400"
- *     reads 2400;
- *   - otherwise the first stated: "2400 or 2300 if you can load today" -> 2400, the opening ask,
- *     with the lower figure a conditional discount the broker can still negotiate towards.
- */
-export function pickAskingPrice(candidates: Candidate[]): Candidate | null {
-  let own = candidates.filter((candidate) => !candidate.reference).sort((a, b) => a.start - b.start);
-  const standard = own.filter((candidate) => !candidate.quickPay);
-  if (standard.length > 0) own = standard;
-  const distinct = new Set(own.map((candidate) => `${candidate.kind}:${candidate.value}`));
-  if (distinct.size > 1 && defined(own[0], 'own[0]').conditional) return null;
-  return own.find((candidate) => candidate.cued) ?? own[0] ?? null;
 }
 
 /** Both kinds of price in the masked text, the per-mile figures blanked before amounts are read. */

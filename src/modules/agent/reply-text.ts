@@ -1,4 +1,3 @@
-import { defined } from '../../lib/defined.js';
 /**
  * The first steps of reading a carrier's reply: the carrier's own words only (the quoted thread
  * and the phone's sign-off cut away), one spelling of every character, and spelled-out prices as
@@ -19,24 +18,53 @@ export function maskSpans(text: string, spans: ReadonlyArray<{ start: number; en
 }
 
 /**
- * Where the quoted thread begins: "On Mon, Mar 2, 2026 at 9:14 AM X wrote:", an Outlook header
- * block, a forwarded-message marker. Everything after is our own message coming back (with our
- * posted rate in it), never the carrier's answer.
+ * Where the quoted thread begins: "On Mon, Mar 2, 2026 at 9:14 AM X wrote:", "El lun, 6 abr 2026
+ * ... escribió:", an Outlook header block (English or Spanish), a forwarded-message marker.
+ * Everything after is our own message coming back (with our numbers in it), or an older message.
  */
 const THREAD_START =
-  /^\s*(?:on\b[^\n]{0,200}\bwrote:|-{2,}\s*original message\s*-{2,}|_{5,}|from:\s[^\n]*\n\s*(?:sent|date):|begin forwarded message|-{2,}\s*forwarded message\s*-{2,})/im;
-/** Sign-offs the phone adds. */
-const DEVICE_FOOTER = /^\s*sent from my [^\n]*$/gim;
+  /^\s*(?:(?:on|el)\b[^\n]{0,200}(?:\n[^\n]{0,100})?\b(?:wrote|escribi[oó]):|-{2,}\s*(?:original message|mensaje original)\s*-{2,}|_{5,}|(?:from|de):\s[^\n]*\n(?:[^\n]*\n){0,3}\s*(?:sent|date|enviado|fecha):|begin forwarded message|-{2,}\s*(?:forwarded message|mensaje reenviado)\s*-{2,})/im;
+/** Sign-offs the phone or mail program adds. */
+const DEVICE_FOOTER = /^\s*(?:sent from|enviado desde|get outlook for)\b[^\n]*$/gim;
+/** A line that closes the message: what follows is a signature (name, company, phone, address). */
+const VALEDICTION =
+  /^\s*(?:thanks?(?: you)?|thx|regards|best(?: regards)?|kind regards|warm regards|sincerely|cheers|respectfully|saludos(?: cordiales)?|atte\.?|atentamente|gracias|un saludo|quedo atent[oa]|quedo a sus [oó]rdenes|a sus [oó]rdenes)\s*[,.!]?\s*$/i;
+/** "--" alone on a line: the mail convention for "a signature follows". */
+const SIGNATURE_RULE = /^\s*--\s*$/;
 
-/** The carrier's own words: the quoted thread (after its first line, and every "> " line) dropped. */
-export function ownWords(text: string): string {
+/**
+ * The carrier's own words: the quoted thread dropped (after its first line, and every "> " line),
+ * and the signature below a closing line. Answers written between the lines of a quoted message
+ * are kept, each after the load numbers (of `loadNumbers`) that the quoted line above it names,
+ * so "> - PL-4821: ... \n YES - 2200" still says which load the 2200 is for.
+ */
+export function ownWords(text: string, loadNumbers: readonly string[] = []): string {
   const start = text.search(THREAD_START);
   const head = start >= 0 ? text.slice(0, start) : text;
-  return head
-    .split('\n')
-    .filter((line) => !/^\s*>/.test(line))
-    .join('\n')
-    .replace(DEVICE_FOOTER, '');
+  const inline = start >= 0 ? inlineAnswers(text.slice(start), loadNumbers) : [];
+  const lines = head.split('\n').filter((line) => !/^\s*>/.test(line));
+  const closing = lines.findIndex(
+    (line, i) => i > 0 && (VALEDICTION.test(line) || SIGNATURE_RULE.test(line)),
+  );
+  const kept = closing > 0 ? lines.slice(0, closing) : lines;
+  return [...kept, ...inline].join('\n').replace(DEVICE_FOOTER, '');
+}
+
+/** Lines written between the "> " lines of a quoted message, each after the load numbers its quoted line names. */
+function inlineAnswers(thread: string, loadNumbers: readonly string[]): string[] {
+  const lines = thread.split('\n');
+  const quoted = (line: string) => /^\s*>/.test(line);
+  const firstQuoted = lines.findIndex(quoted);
+  const lastQuoted = lines.findLastIndex(quoted);
+  const answers: string[] = [];
+  let named = '';
+  for (const [i, line] of lines.entries()) {
+    if (i < firstQuoted || i > lastQuoted) continue;
+    if (quoted(line)) {
+      if (!/^[\s>]*$/.test(line)) named = loadNumbers.filter((n) => n && line.includes(n)).join(' ');
+    } else if (line.trim()) answers.push(`${named} ${line.trim()}`.trim());
+  }
+  return answers;
 }
 
 /** Lower case and plain ASCII punctuation so the patterns need only one spelling. Newlines stay. */
@@ -50,94 +78,6 @@ export function normalize(text: string): string {
     .replace(/[ \t]+/g, ' ')
     .replace(/ ?\n ?/g, '\n')
     .trim();
-}
-
-const UNITS: Record<string, number> = {
-  zero: 0,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  thirteen: 13,
-  fourteen: 14,
-  fifteen: 15,
-  sixteen: 16,
-  seventeen: 17,
-  eighteen: 18,
-  nineteen: 19,
-};
-const TENS: Record<string, number> = {
-  twenty: 20,
-  thirty: 30,
-  forty: 40,
-  fifty: 50,
-  sixty: 60,
-  seventy: 70,
-  eighty: 80,
-  ninety: 90,
-};
-const MULTIPLIERS: Record<string, number> = { hundred: 100, thousand: 1000, grand: 1000 };
-const WORD = [...Object.keys(UNITS), ...Object.keys(TENS), ...Object.keys(MULTIPLIERS)].join('|');
-
-/** A run of number words (or digits followed by number words, as in "2 grand"), hyphens allowed. */
-const SPELLED_RUN = new RegExp(`\\b(?:\\d+|${WORD})(?:(?:[\\s-]+|\\s+and\\s+)(?:${WORD})\\b)+`, 'g');
-
-/**
- * Rewrites "twenty three hundred", "two thousand five hundred", "2 grand" and the way prices are
- * said aloud, "twenty-two fifty" (2250), as digits. Other runs stay words: "two trucks" or
- * "twenty five minutes" are never a load price and rewriting them would only add noise.
- */
-export function spelledNumbersToDigits(text: string): string {
-  return text.replace(SPELLED_RUN, (run) => {
-    const words = run.split(/[\s-]+/).filter((word) => word !== 'and');
-    if (words.some((word) => word in MULTIPLIERS)) return String(withMultipliers(words));
-    const pair = hundredsPair(words);
-    return pair === null ? run : String(pair);
-  });
-}
-
-function withMultipliers(words: string[]): number {
-  let total = 0;
-  let current = 0;
-  for (const word of words) {
-    if (/^\d+$/.test(word)) current += Number(word);
-    else if (word in UNITS) current += defined(UNITS[word], 'UNITS[word]');
-    else if (word in TENS) current += defined(TENS[word], 'TENS[word]');
-    else if (word === 'hundred') current = (current || 1) * 100;
-    else {
-      total += (current || 1) * defined(MULTIPLIERS[word], 'MULTIPLIERS[word]');
-      current = 0;
-    }
-  }
-  return total + current;
-}
-
-/** "twenty two fifty" -> 2250, "nineteen fifty" -> 1950: two numbers from 10 to 99, said in pairs. */
-function hundredsPair(words: string[]): number | null {
-  const groups: number[] = [];
-  for (const word of words) {
-    if (/^\d+$/.test(word)) return null;
-    const last = groups.length - 1;
-    if (
-      word in UNITS &&
-      last >= 0 &&
-      defined(groups[last], 'groups[last]') >= 20 &&
-      defined(groups[last], 'groups[last]') % 10 === 0 &&
-      defined(UNITS[word], 'UNITS[word]') < 10
-    ) {
-      groups[last] = defined(groups[last], 'groups[last]') + defined(UNITS[word], 'UNITS[word]');
-    } else groups.push(UNITS[word] ?? defined(TENS[word], 'TENS[word]'));
-  }
-  if (groups.length !== 2 || groups.some((g) => g < 10)) return null;
-  return defined(groups[0], 'groups[0]') * 100 + defined(groups[1], 'groups[1]');
 }
 
 /** The reply cut into sentences (with where each starts), for the rules that read one at a time. */

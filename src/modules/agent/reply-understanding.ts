@@ -8,33 +8,37 @@
  * It is measured against a hand-labelled corpus (test/fixtures/carrier-replies.json).
  *
  * The pipeline, in order:
- *   1. ownWords / normalize   the carrier's own words (quoted thread cut), lower case, plain quotes
- *   2. spelledNumbersToDigits "twenty three hundred" -> "2300", "twenty-two fifty" -> "2250"
- *   3. maskNonRates           blank out numbers that are plainly something else (phones, loads, MC,
- *                             dates, times, weights, accessorial charges, counts, ...)  reply-masks
- *   4. priceCandidates        per-mile rates and amounts, each tagged (cued, the broker's own figure,
- *                             conditional, quick pay)                                    reply-price
- *   5. pickAskingPrice        the carrier's line-haul price, or none when it is not clear
- *   6. readAvailability       yes / no / not said, and why not                    reply-availability
- *   7. asksToStopContact      opt-out requests                                           reply-stop
- *   8. askedTopics            questions about the load                              reply-questions
+ *   1. ownWords / normalize   the carrier's own words (quoted thread and signature cut, answers
+ *                             written inline kept), lower case, plain quotes          reply-text
+ *   2. spelledNumbersToDigits "twenty three hundred", "dos mil cuatrocientos", "2k4" -> digits
+ *                                                                                    reply-numbers
+ *   3. readOffer              the price for this load: numbers that are something else masked
+ *                             (reply-masks), figures found (reply-price, reply-price-shapes),
+ *                             placed by the loads, places and days named (reply-mentions), then
+ *                             weighed: firm, tentative or none                       reply-offer
+ *   4. readAvailability       yes / no / not said, and why not                    reply-availability
+ *   5. asksToStopContact      opt-out requests                                           reply-stop
+ *   6. askedTopics            questions about the load                              reply-questions
  *
  * When unsure, it reads no amount: a missed price costs a question ("what rate would you need?"),
  * a wrong one costs money.
  */
 import type { QuestionTopic } from '../../domain/load-questions.js';
 import { readAvailability, type UnavailableReason } from './reply-availability.js';
-import { maskNonRates } from './reply-masks.js';
-import { pickAskingPrice, priceCandidates } from './reply-price.js';
+import { contextWithDistance, type ReadingContext } from './reply-context.js';
+import { type Language, languageOf } from './reply-language.js';
+import { mentionsIn } from './reply-mentions.js';
+import { spelledNumbersToDigits } from './reply-numbers.js';
+import { readOffer } from './reply-offer.js';
 import { askedTopics } from './reply-questions.js';
 import { asksToStopContact } from './reply-stop.js';
-import { normalize, ownWords, spelledNumbersToDigits } from './reply-text.js';
+import { normalize, ownWords } from './reply-text.js';
 
 export type { UnavailableReason } from './reply-availability.js';
 export { PER_MILE_RANGE, RATE_RANGE } from './reply-price.js';
 
 export interface ReplyUnderstanding {
-  /** The carrier's line-haul price for the whole load in USD, or null when none is clearly stated. */
+  /** The carrier's firm line-haul price for the whole load in USD, or null when none is clearly stated. */
   rate: number | null;
   /** How the rate was stated: all in, plus fuel surcharge on top, or per mile (converted with the load distance). */
   rate_basis: 'all_in' | 'plus_fuel' | 'per_mile' | null;
@@ -53,12 +57,35 @@ export interface ReplyUnderstanding {
 /** Reasons that are haggling, not a missing truck: a price named beside them still stands. */
 const PRICE_TALK: ReadonlySet<UnavailableReason> = new Set(['rate', 'declined']);
 
+/** A message read on its own, knowing only the load's distance (for per-mile quotes). */
 export function understandReply(text: string, context?: { distance?: number | null }): ReplyUnderstanding {
-  const normalized = spelledNumbersToDigits(normalize(ownWords(text)));
-  const masked = maskNonRates(normalized);
-  let price = pickAskingPrice(priceCandidates(masked));
-  const availability = readAvailability(normalized);
+  const {
+    tentative_rate: _tentative,
+    confidence: _confidence,
+    language: _language,
+    ...heard
+  } = understandFor(text, contextWithDistance(context?.distance ?? null));
+  return heard;
+}
+
+/** A message read for one load of its conversation: the firm or tentative price for it, and the rest. */
+export function understandFor(
+  text: string,
+  context: ReadingContext,
+): ReplyUnderstanding & { tentative_rate: number | null; confidence: number; language: Language } {
+  const numbers = [context.load_number, ...context.other_loads.map((o) => o.load_number)].filter(Boolean);
+  const own = normalize(ownWords(text, numbers));
+  const normalized = spelledNumbersToDigits(own);
+  let offer = readOffer(normalized, context);
+  // Which load a stretch of the reply names, so that a refusal of another load is not this one's.
+  const mentions = mentionsIn(normalized, context);
+  const availability = readAvailability(normalized, (start, end) => {
+    const named = mentions.filter((m) => m.kind !== 'day' && m.start >= start && m.end <= end);
+    if (named.some((m) => m.target === 'this')) return 'this';
+    return named.some((m) => m.target === 'other') ? 'other' : null;
+  });
   const stop = asksToStopContact(normalized);
+  const priced = offer.rate !== null || offer.tentative_rate !== null || offer.rate_per_mile !== null;
 
   let available = availability.available;
   let reason = availability.reason;
@@ -66,37 +93,30 @@ export function understandReply(text: string, context?: { distance?: number | nu
     // A stop request is a no, whatever else the message says; a wrong number stays a wrong number.
     available = false;
     reason = availability.reasons.has('wrong_contact') ? 'wrong_contact' : 'opt_out';
-    price = null;
-  } else if (price) {
+    offer = { ...offer, rate: null, rate_basis: null, rate_per_mile: null, tentative_rate: null };
+  } else if (priced) {
     const haggling = [...availability.reasons].every((r) => PRICE_TALK.has(r)) && !availability.elsewhere;
-    if (available === false && !haggling) {
+    if (available === false && !haggling && !offer.onOurRaise && !offer.checking) {
       // "No trucks, 2500 maybe next week", "4821 no, 4830 2450": no price for this load.
-      price = null;
+      offer = { ...offer, rate: null, rate_basis: null, rate_per_mile: null, tentative_rate: null };
     } else {
       // Quoting a price means they can haul it: "too low, 2450 and we go" is a counter, not a no;
       // unless they still have to check their truck ("prob 2300 lemme ask my driver").
-      available = availability.checking ? null : true;
+      available = offer.checking || availability.checking ? null : true;
       reason = null;
     }
   }
-
-  const result: ReplyUnderstanding = {
-    rate: null,
-    rate_basis: null,
-    rate_per_mile: null,
+  const stillPriced = offer.rate !== null || offer.tentative_rate !== null;
+  return {
+    rate: offer.rate,
+    rate_basis: offer.rate_basis,
+    rate_per_mile: offer.rate_per_mile,
+    tentative_rate: offer.tentative_rate,
+    confidence: offer.rate === null ? 1 : offer.confidence,
     available,
     unavailable_reason: available === false ? reason : null,
     stop_contact: stop,
-    questions: askedTopics(normalized, price !== null),
+    questions: askedTopics(normalized, stillPriced),
+    language: languageOf(own),
   };
-  if (price?.kind === 'per_mile') {
-    const distance = context?.distance;
-    result.rate_per_mile = price.value;
-    result.rate = distance != null && distance > 0 ? Math.round(price.value * distance) : null;
-    result.rate_basis = 'per_mile';
-  } else if (price) {
-    result.rate = price.value;
-    result.rate_basis = price.plusFuel ? 'plus_fuel' : 'all_in';
-  }
-  return result;
 }
