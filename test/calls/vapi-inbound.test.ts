@@ -338,7 +338,7 @@ describe("an inbound caller's identity", () => {
     expect((await get(t, user.headers, `/offers?load_id=${loadId}`)).data).toHaveLength(1);
   });
 
-  it('takes no offer from a carrier not vetted yet (strict mode), though its number is on file', async () => {
+  it('keeps an unvetted carrier’s quote held for vetting (strict mode), and says no rate, though its number is on file', async () => {
     const { orgId, user } = await createTenant(t);
     const loadId = await createLoad(t, user.headers, { load_number: `SM-${Date.now()}`, posted_rate: 2000 });
     const load = await get(t, user.headers, `/loads/${loadId}`);
@@ -360,6 +360,8 @@ describe("an inbound caller's identity", () => {
         ),
       ),
     ).not.toHaveProperty('posted_rate');
-    expect((await get(t, user.headers, `/offers?load_id=${loadId}`)).data).toEqual([]);
+    expect((await get(t, user.headers, `/offers?load_id=${loadId}`)).data).toEqual([
+      expect.objectContaining({ offer_amount: 1800, status: 'pending', held_for: 'vetting' }),
+    ]);
   });
 });

@@ -58,6 +58,7 @@ describe('parseInboundEmailWebhook', () => {
         inReplyTo: 'otr_01abc@mail.envoy.example',
         references: ['otr_00first@mail.envoy.example', 'otr_01abc@mail.envoy.example'],
         messageId: 'CAF=reply-1@mail.gmail.com',
+        deliveryId: expect.any(String),
         receivedAt: new Date('2026-11-16T15:12:03Z'),
       },
     });

@@ -145,6 +145,7 @@ describe('the Vapi adapter', () => {
         offer_amount: expect.objectContaining({ type: 'number' }),
         notes: expect.objectContaining({ type: 'string' }),
         load_number: expect.objectContaining({ type: 'string' }),
+        confirmed: expect.objectContaining({ type: 'boolean' }),
       },
       required: ['offer_amount'],
     });

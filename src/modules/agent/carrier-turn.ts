@@ -222,12 +222,16 @@ export class CarrierTurns {
         our_counter: l.conversation.lastCounter,
         confirm_amount: l.conversation.confirming,
         distance: l.load.distance,
+        origin: l.load.origin,
+        destination: l.load.destination,
         other_loads: loaded
           .filter((o) => o !== l)
           .map((o) => ({
             load_number: o.load.load_number,
             pickup_date: day(o.load.pickup_date),
             posted_rate: o.load.posted_rate,
+            origin: o.load.origin,
+            destination: o.load.destination,
           })),
       });
       const amountHere = loaded.length === 1 || named || i === 0;
@@ -437,9 +441,11 @@ function saidOf(x: Member, disagreeing: { rate: number | null } | null): Carrier
     return amount !== null ? { kind: 'tentative', amount } : { kind: 'no_rate' };
   }
   if (r.rate !== null) {
-    if (r.confidence < CONFIRM_BELOW) return { kind: 'tentative', amount: r.rate };
+    // The very amount the agent asked about, said back: the carrier's yes to it.
     const confirmed = r.rate === c.confirming || (c.confirming === null && r.rate === c.lastCounter);
-    return { kind: 'offer', amount: r.rate, ...(confirmed ? { confirmed: true } : {}) };
+    if (confirmed) return { kind: 'offer', amount: r.rate, confirmed: true };
+    if (r.confidence < CONFIRM_BELOW) return { kind: 'tentative', amount: r.rate };
+    return { kind: 'offer', amount: r.rate };
   }
   if (r.tentative_rate !== null) return { kind: 'tentative', amount: r.tentative_rate };
   if (r.available === true) {
