@@ -53,13 +53,20 @@ export function describeStartup(
       config.compliance.provider === 'fmcsa'
         ? `fmcsa (${where(config.compliance.fmcsa.baseUrl)})`
         : `registry (${config.compliance.registryFile}${existsSync(config.compliance.registryFile) ? '' : ': no snapshot, every check answers no_data'})`,
+    // How a carrier gets vetted here, and what strict mode (each organization's default) then does.
+    vetting:
+      config.compliance.provider === 'fmcsa'
+        ? 'carriers pass vetting on their FMCSA record'
+        : existsSync(config.compliance.registryFile)
+          ? 'carriers pass vetting on their record in the registry snapshot'
+          : 'no carrier can pass vetting (no registry snapshot, no FMCSA key): under strict mode, on by default, every quote is held for a rep; give a snapshot or an FMCSA key, or switch strict mode off (PATCH /api/v1/compliance-policy with strict_mode false)',
     chat_model: channels.llm ? `${channels.llm.model} (${where(channels.llm.baseUrl)})` : 'off',
     rate_limits: config.redisUrl ? `Redis at ${where(config.redisUrl)}` : 'counted in process',
     workers: workers.length ? workers.join(', ') : 'none (WORKERS_ENABLED=false)',
   };
   const message =
     `Envoy ready: clock ${facts.clock}; database ${facts.database}; voice ${facts.voice}, e-mail ${facts.email}, ` +
-    `WhatsApp ${facts.whatsapp}, compliance ${facts.compliance}, chat model ${facts.chat_model}; ` +
+    `WhatsApp ${facts.whatsapp}, compliance ${facts.compliance} (${facts.vetting}), chat model ${facts.chat_model}; ` +
     `rate limits ${facts.rate_limits}; workers ${facts.workers}`;
   return { facts, message };
 }

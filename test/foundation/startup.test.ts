@@ -72,6 +72,9 @@ describe('the first hour', () => {
     expect(ready.msg).toMatch(
       /compliance registry \(.+carrier-registry\.json: no snapshot, every check answers no_data\)/,
     );
+    // ... and what that means for quotes under strict mode, and the three ways out.
+    expect(ready.msg).toContain('no carrier can pass vetting (no registry snapshot, no FMCSA key)');
+    expect(ready.msg).toContain('every quote is held for a rep');
     const warning = lines.find((l) =>
       /^No carrier registry snapshot at .+carrier-registry\.json/.test(String(l.msg)),
     );
@@ -79,7 +82,7 @@ describe('the first hour', () => {
     expect(lines.filter((l) => /^No carrier registry snapshot/.test(String(l.msg)))).toHaveLength(1);
     expect(ready.msg).toContain('chat model demo-model (127.0.0.1:9/v1)');
     expect(ready.msg).toContain(
-      'workers compliance, compliance-monitor, event-stream-purge, idempotency-purge, inbound-receipts-purge, outreach-sweeper, scheduled-calls, sessions-purge, webhooks',
+      'workers agent-outbox, compliance, compliance-monitor, event-stream-purge, idempotency-purge, inbound-receipts-purge, outreach-sweeper, scheduled-calls, sessions-purge, webhooks',
     );
     expect(ready.startup).toMatchObject({
       clock: 'real (the machine’s)',
@@ -144,6 +147,7 @@ describe('the first hour', () => {
     try {
       expect(t.app.workers.names()).toEqual([
         'agent',
+        'agent-outbox',
         'compliance',
         'compliance-monitor',
         'event-stream-purge',

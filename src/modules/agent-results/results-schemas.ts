@@ -106,6 +106,25 @@ export const resultsSchema = z
     to: dateTime(),
     group_by: z.enum(RESULT_GROUPS).nullable(),
     data: z.array(resultRowSchema),
+    reading: z
+      .object({
+        replies_read: z
+          .number()
+          .int()
+          .meta({ description: "Carriers' e-mail and WhatsApp replies read in the period." }),
+        read_by_chat_model: z
+          .number()
+          .int()
+          .meta({
+            description:
+              'Of those, the ones the chat model read beside the rule-based reader (one-load replies, a model configured).',
+          }),
+        reader_disagreements: z.number().int().meta({
+          description:
+            'Replies where the chat model read another amount than the rules: each was asked to be confirmed, never taken as read.',
+        }),
+      })
+      .meta({ description: "How the period's replies were read (the whole period, whatever the grouping)." }),
   })
   .meta({ id: 'AgentResults' });
 

@@ -5,7 +5,7 @@ import type { OrgScope } from '../../domain/scope.js';
 import type { Clock } from '../../lib/clock.js';
 import { formatCsv } from '../../lib/csv.js';
 import { isOpenStatus, type LoadStanding, loadStanding, timelineRows } from './activity-repository.js';
-import { type ResultSums, resultSums, ZERO_SUMS } from './results-repository.js';
+import { type ResultSums, readerAgreement, resultSums, ZERO_SUMS } from './results-repository.js';
 import type {
   Activity,
   ActivityStatus,
@@ -134,7 +134,8 @@ export class AgentResultsService {
     const rows = (groupBy || sums.length ? sums : [{ ...ZERO_SUMS }]).map((s) =>
       toRow(s, seesMargins(scope)),
     );
-    return { from, to, group_by: groupBy, data: rows };
+    const reading = await readerAgreement(this.pool, scope.organizationId, { from, to });
+    return { from, to, group_by: groupBy, data: rows, reading };
   }
 
   resultsCsv(result: { data: ResultRow[] }): string {
