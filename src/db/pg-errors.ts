@@ -52,6 +52,12 @@ export function violatesUnique(err: unknown, constraint: string): boolean {
   return e?.code === '23505' && e.constraint === constraint;
 }
 
+/** Whether `err` is a deadlock or a serialization failure: the transaction may simply be run again. */
+export function collided(err: unknown): boolean {
+  const code = pgErrorOf(err)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /** Whether `err` violates a foreign key: the row it names does not exist. */
 export function violatesForeignKey(err: unknown): boolean {
   return pgErrorOf(err)?.code === '23503';

@@ -302,6 +302,9 @@ describe('the agent with a chat model configured', () => {
       })
     ).json().data;
     expect(messages.at(-1).body).toBe(`Thanks! To confirm: load LN-${letters} at $2,150 all in?`);
+    // The agent's results count what the model read and where it disagreed with the rules.
+    const results = (await t.app.inject({ method: 'GET', url: '/api/v1/agent/results', headers: h })).json();
+    expect(results.reading).toEqual({ replies_read: 2, read_by_chat_model: 2, reader_disagreements: 1 });
     // Nothing the model saw carries the max buy rate (2400), the customer rate (2900) or the margin (500).
     for (const r of llmRequests.slice(before)) {
       expect(JSON.stringify(r.messages)).not.toMatch(/2,?400|2,?900|\b500\b/);

@@ -347,10 +347,11 @@ describe('readReply: the price for this load in its context', () => {
     expect(readReply('yes', context).rate).toBeNull();
   });
 
-  it('is sure of a plain price and less sure of a bare or shorthand one', () => {
+  it('is sure of a plain price, sure enough of a bare one in the load’s range, and less of shorthand or a far one', () => {
     expect(readReply('$2,450 all in', context).confidence).toBe(1);
+    expect(readReply('2450', context).confidence).toBeGreaterThanOrEqual(CONFIRM_BELOW);
     expect(readReply('need 25', context).confidence).toBeLessThan(CONFIRM_BELOW);
-    expect(readReply('2450', context).confidence).toBeLessThan(CONFIRM_BELOW);
+    expect(readReply('9800', context).confidence).toBeLessThan(CONFIRM_BELOW);
   });
 
   it('reads no price for a load named by a place it does not know, when the message offered others', () => {

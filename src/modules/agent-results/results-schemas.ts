@@ -112,13 +112,10 @@ export const resultsSchema = z
           .number()
           .int()
           .meta({ description: "Carriers' e-mail and WhatsApp replies read in the period." }),
-        read_by_chat_model: z
-          .number()
-          .int()
-          .meta({
-            description:
-              'Of those, the ones the chat model read beside the rule-based reader (one-load replies, a model configured).',
-          }),
+        read_by_chat_model: z.number().int().meta({
+          description:
+            'Of those, the ones the chat model read beside the rule-based reader (one-load replies, a model configured).',
+        }),
         reader_disagreements: z.number().int().meta({
           description:
             'Replies where the chat model read another amount than the rules: each was asked to be confirmed, never taken as read.',

@@ -165,6 +165,10 @@ export const agentMessages = pgTable(
   },
   (t) => [
     index('agent_messages_outreach_idx').on(t.outreach_id, t.created_at),
+    // The agent's results count the period's readings (and the chat model's disagreements).
+    index('agent_messages_read_idx')
+      .on(t.organization_id, t.created_at)
+      .where(sql`${t.direction} = 'inbound' AND ${t.reading} IS NOT NULL`),
     index('agent_messages_external_idx')
       .on(t.external_message_id)
       .where(sql`${t.external_message_id} IS NOT NULL`),

@@ -10,6 +10,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { Db, DbOrTx } from '../../db/client.js';
+import { collided } from '../../db/pg-errors.js';
 import { bundledAskRate, bundledOthersNote, splitByLoadNumbers } from '../../domain/bundled-offers.js';
 import {
   amountOf,
@@ -23,6 +24,7 @@ import { systemScope } from '../../domain/scope.js';
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import { defined } from '../../lib/defined.js';
 import { type CarrierRow, findCarrier, type StopContactRequests } from '../carriers/index.js';
+import { lockLoads } from '../loads/index.js';
 import { conversationOf, type OfferPolicyOf, type OfferReceiver } from '../offers/index.js';
 import {
   claimReceipt,
@@ -60,6 +62,17 @@ const repeatOf = (stored: unknown): InboundResult => {
   if (first.success) return first.data;
   return { status: 'ignored', outreach_id: null, offer_id: null, reason: 'a delivery handled already' };
 };
+
+/** Runs the turn's transaction again when it lost a deadlock to another writer (twice at most). */
+async function runAgain<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= 3 || !collided(err)) throw err;
+    }
+  }
+}
 
 /** A carrier's message as the channel delivered it. */
 export interface CarrierMessage {
@@ -177,18 +190,26 @@ export class CarrierTurns {
     const model = await this.modelReading(m.text, members);
     const policy = await this.offers.policyOf(org);
 
-    const done = await this.db.transaction(async (tx) => {
-      if (receipt && !(await claimReceipt(tx, m.provider, receipt, org))) {
-        // Claimed by a concurrent delivery, which has committed by now (the claim waited on it).
-        return {
-          result: repeatOf(await receiptOutcome(tx, m.provider, receipt, org)),
-          outboxId: null,
-        };
-      }
-      const turn = await this.decide(tx, outreach, carrier, settings, members, m, model, policy);
-      if (receipt) await settleReceipt(tx, m.provider, receipt, turn.result, org);
-      return turn;
-    });
+    const done = await runAgain(() =>
+      this.db.transaction(async (tx) => {
+        // The loads first, in one order, as a booking does before it touches their contacts: two
+        // turns, or a turn and a booking, never hold each other's rows.
+        await lockLoads(
+          tx,
+          members.map((x) => x.load.id),
+        );
+        if (receipt && !(await claimReceipt(tx, m.provider, receipt, org))) {
+          // Claimed by a concurrent delivery, which has committed by now (the claim waited on it).
+          return {
+            result: repeatOf(await receiptOutcome(tx, m.provider, receipt, org)),
+            outboxId: null,
+          };
+        }
+        const turn = await this.decide(tx, outreach, carrier, settings, members, m, model, policy);
+        if (receipt) await settleReceipt(tx, m.provider, receipt, turn.result, org);
+        return turn;
+      }),
+    );
     if (done.outboxId) await this.outbox.flush(done.outboxId);
     return done.result;
   }
@@ -235,7 +256,10 @@ export class CarrierTurns {
           })),
       });
       const amountHere = loaded.length === 1 || named || i === 0;
-      return { ...l, reading: amountHere ? reading : { ...reading, rate: null, tentative_rate: null } };
+      // The others hear the question again: the amount was not theirs, nor was the yes that came with it.
+      const priced = reading.rate !== null || reading.tentative_rate !== null;
+      if (amountHere || !priced) return { ...l, reading };
+      return { ...l, reading: { ...reading, rate: null, tentative_rate: null, available: null } };
     });
     return sharedAnswers(read, parts);
   }

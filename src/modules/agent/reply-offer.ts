@@ -293,12 +293,16 @@ function decide(
     };
   }
   const plain = first.cued && !first.shorthand && !dropped && accepted(first);
+  // A bare figure in the range of the load's price is how carriers text a quote ("2300"): sure
+  // enough to negotiate on; far from it, or shorthand, it is confirmed first.
+  const bare =
+    !first.shorthand && !dropped && accepted(first) && inPriceRange(firstValue, context.posted_rate);
   return {
     rate: firstValue,
     rate_basis: first.kind === 'per_mile' ? 'per_mile' : first.plusFuel ? 'plus_fuel' : 'all_in',
     rate_per_mile: perMile,
     tentative_rate: null,
-    confidence: plain ? 1 : 0.6,
+    confidence: plain ? 1 : bare ? 0.8 : 0.6,
     checking: false,
     onOurRaise,
   };
@@ -332,4 +336,10 @@ function confirmation(text: string, context: ReadingContext, mentions: Mention[]
   const otherLoad = mentions.some((m) => m.kind !== 'day' && m.target === 'other');
   if (!otherLoad && mentions.some((m) => m.day === 'other')) return null;
   return { ...NONE, rate: context.confirm_amount, rate_basis: 'all_in', confidence: 1 };
+}
+
+/** Within half to two and a half times the posted rate (any load-sized amount when none was said). */
+function inPriceRange(value: number | null, posted: number | null): boolean {
+  if (value === null) return false;
+  return posted ? value >= posted * 0.5 && value <= posted * 2.5 : value >= 300 && value <= 20_000;
 }

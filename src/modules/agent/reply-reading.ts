@@ -23,7 +23,8 @@ export interface Reading extends ReplyUnderstanding {
   /**
    * How sure the reading is of its firm rate, 0 to 1: 1 for a price stated plainly (a "$", "k",
    * "all in", an asking word, our amount accepted in words, a yes to our confirmation question) and
-   * when there is no rate; 0.6 for a bare figure, shorthand hundreds ("need 24"), our amount
+   * when there is no rate; 0.8 for a bare figure in the range of the load's price ("2300"); 0.6 for
+   * a bare figure far from it, shorthand hundreds ("need 24"), our amount
    * repeated without a word of acceptance, or a figure read after setting another aside; 0.5 with
    * a tentative rate. The turn asks the carrier to confirm below CONFIRM_BELOW.
    */

@@ -13,6 +13,7 @@ export {
   LOAD_ID_IN_PATH,
   type LoadReader,
   type LoadReference,
+  lockLoads,
   repUserIdOf,
   requireLoad,
   requireLoadLane,

@@ -97,3 +97,11 @@ export const requireLoadLane = (db: DbOrTx, scope: OrgScope, loadId: string) =>
     'destination_state',
     'equipment_type',
   ]);
+
+/** Locks the loads (FOR UPDATE, in id order: every writer that holds several takes them so). */
+export async function lockLoads(db: DbOrTx, ids: readonly string[]) {
+  if (ids.length === 0) return;
+  await db.execute(
+    sql`SELECT id FROM loads WHERE id = ANY(${sql.param([...ids])}::text[]) ORDER BY id FOR UPDATE`,
+  );
+}

@@ -1,0 +1,1 @@
+CREATE INDEX "agent_messages_read_idx" ON "agent_messages" USING btree ("organization_id","created_at") WHERE "agent_messages"."direction" = 'inbound' AND "agent_messages"."reading" IS NOT NULL;
