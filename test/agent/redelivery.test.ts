@@ -15,7 +15,7 @@ import { useTestApp } from '../helpers/app.js';
 import { postmarkInbound } from '../helpers/postmark-payloads.js';
 import { signWhatsApp, whatsappStandIn, whatsappWebhook } from '../helpers/whatsapp-stand-in.js';
 
-const { requests: graphRequests, env: whatsappEnv } = await whatsappStandIn();
+const { env: whatsappEnv } = await whatsappStandIn();
 
 // Providers deliver at least once: a repeat, in a row or at the same time, is the same turn.
 describe('a carrier message delivered more than once', () => {
@@ -83,10 +83,11 @@ describe('a carrier message delivered more than once', () => {
       const loadId = await agentLoad(t, h);
       const [o] = await afterRound(t, h, loadId);
       const outreach = defined(o, 'the contact');
-      const opening = defined(
-        graphRequests.find((r) => r.body.to === phone),
-        'the opening template',
+      // The opening template's id, as the Cloud API answered it.
+      const sent = await t.database.db.execute<{ id: string | null }>(
+        sql`SELECT external_message_id AS id FROM outreaches WHERE id = ${outreach.id}`,
       );
+      const opening = { id: defined(sent.rows[0]?.id, 'the opening template') };
       const body = whatsappWebhook({
         contacts: [{ profile: { name: 'Dispatch' }, wa_id: phone }],
         messages: [

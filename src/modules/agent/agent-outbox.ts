@@ -8,7 +8,7 @@ import { systemScope } from '../../domain/scope.js';
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import type { DraftIntent } from '../../integrations/llm/reply-extraction.js';
 import { errorMessage } from '../../lib/error-text.js';
-import { findOutreach } from '../outreaches/index.js';
+import { findOutreach, type OutreachRow } from '../outreaches/index.js';
 import type { AgentMessenger } from './agent-messenger.js';
 import { type AgentLoad, agentLoadOf } from './agent-repository.js';
 import { agentMessages, agentOutbox } from './agent-tables.js';
@@ -99,7 +99,7 @@ export class AgentOutbox {
   }
 
   /** Sends one queued answer, unless another sender holds it; returns whether it went out. */
-  async flush(id: string): Promise<boolean> {
+  async flush(id: string, known?: { outreach: OutreachRow; loads: AgentLoad[] }): Promise<boolean> {
     const [row] = await this.db
       .update(agentOutbox)
       .set({
@@ -116,10 +116,12 @@ export class AgentOutbox {
       .returning();
     if (!row) return false;
     try {
-      const outreach = await findOutreach(this.db, systemScope(row.organization_id), row.outreach_id);
+      // What the turn that queued it knows is not read again.
+      const outreach =
+        known?.outreach ?? (await findOutreach(this.db, systemScope(row.organization_id), row.outreach_id));
       if (!outreach) throw new Error(`outreach ${row.outreach_id} is gone`);
-      const loads: AgentLoad[] = [];
-      for (const loadId of row.load_ids) {
+      const loads: AgentLoad[] = known?.loads ?? [];
+      for (const loadId of known ? [] : row.load_ids) {
         const load = await agentLoadOf(this.db, row.organization_id, loadId);
         if (load) loads.push(load);
       }

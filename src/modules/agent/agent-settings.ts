@@ -160,13 +160,13 @@ export const contactWindowOf = (s: AgentSettings): ContactWindow => ({
 
 /** The offers module's policy for carriers' offers, as these settings hold it. */
 export const agentOfferPolicy = (db: DbOrTx): OfferPolicy => ({
-  of: async (organizationId) => {
-    const s = await readAgentSettings(db, organizationId);
-    return {
-      autoAcceptAtOrUnderPostedRate: s.auto_accept_at_or_under_posted_rate,
-      negotiation: s.negotiation,
-    };
-  },
+  of: async (organizationId) => offerPolicyOf(await readAgentSettings(db, organizationId)),
+});
+
+/** The offer policy these settings hold (a caller that has read them already). */
+export const offerPolicyOf = (s: AgentSettings) => ({
+  autoAcceptAtOrUnderPostedRate: s.auto_accept_at_or_under_posted_rate,
+  negotiation: s.negotiation,
 });
 
 /** Applies a partial change over the current settings; returns the result. */

@@ -38,9 +38,10 @@ import {
 } from '../outreaches/index.js';
 import type { AgentOutbox, Draft } from './agent-outbox.js';
 import { type AgentLoad, agentLoadOf, insertMessage } from './agent-repository.js';
-import { type AgentSettings, readAgentSettings } from './agent-settings.js';
+import { type AgentSettings, offerPolicyOf, readAgentSettings } from './agent-settings.js';
 import { answerAboutLoad } from './load-facts.js';
 import { CONFIRM_BELOW, type Reading, readReply } from './reply-reading.js';
+import { ownWords } from './reply-text.js';
 
 export interface InboundResult {
   status: 'ignored' | 'recorded' | 'replied' | 'restriction_notice';
@@ -158,7 +159,14 @@ function sharedAnswers(members: Member[], parts: readonly { load_number: string;
 }
 
 /** One load of the conversation, with what the turn knows of it. */
-type Member = { outreach: OutreachRow; load: AgentLoad; conversation: Conversation; reading: Reading };
+type Member = {
+  outreach: OutreachRow;
+  load: AgentLoad;
+  conversation: Conversation;
+  reading: Reading;
+  /** The carrier's own words name a figure (besides load numbers), whether or not it was read. */
+  figure: boolean;
+};
 
 const OPEN: GateVerdict = { kind: 'open' };
 
@@ -188,7 +196,7 @@ export class CarrierTurns {
     const settings = await readAgentSettings(this.db, org);
     const members = await this.membersOf(outreach, m.text);
     const model = await this.modelReading(m.text, members);
-    const policy = await this.offers.policyOf(org);
+    const policy = offerPolicyOf(settings);
 
     const done = await runAgain(() =>
       this.db.transaction(async (tx) => {
@@ -210,7 +218,8 @@ export class CarrierTurns {
         return turn;
       }),
     );
-    if (done.outboxId) await this.outbox.flush(done.outboxId);
+    if (done.outboxId)
+      await this.outbox.flush(done.outboxId, { outreach, loads: members.map((x) => x.load) });
     return done.result;
   }
 
@@ -220,7 +229,7 @@ export class CarrierTurns {
       ? await outreachesOfConversation(this.db, outreach.conversation_id, outreach.carrier_id)
       : [];
     const outreaches = rows.length ? rows : [outreach];
-    const loaded: Omit<Member, 'reading'>[] = [];
+    const loaded: Omit<Member, 'reading' | 'figure'>[] = [];
     for (const o of outreaches) {
       const load = await agentLoadOf(this.db, o.organization_id, o.load_id);
       if (!load) continue;
@@ -233,8 +242,12 @@ export class CarrierTurns {
     const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
     const numbers = loaded.map((l) => l.load.load_number);
     // Several loads and none named: an amount is the first load's only (a carrier with one truck).
-    const { parts } = splitByLoadNumbers(text, numbers);
+    const { parts, rest } = splitByLoadNumbers(ownWords(text, numbers), numbers);
     const named = parts.length > 0;
+    const figureIn = (number: string) => {
+      const own = parts.find((p) => p.load_number.toLowerCase() === number.toLowerCase());
+      return /\d{2,}/.test(own ? own.text : rest);
+    };
     const read = loaded.map((l, i) => {
       const reading = readReply(text, {
         load_number: l.load.load_number,
@@ -258,8 +271,9 @@ export class CarrierTurns {
       const amountHere = loaded.length === 1 || named || i === 0;
       // The others hear the question again: the amount was not theirs, nor was the yes that came with it.
       const priced = reading.rate !== null || reading.tentative_rate !== null;
-      if (amountHere || !priced) return { ...l, reading };
-      return { ...l, reading: { ...reading, rate: null, tentative_rate: null, available: null } };
+      const figure = figureIn(l.load.load_number);
+      if (amountHere || !priced) return { ...l, reading, figure };
+      return { ...l, figure, reading: { ...reading, rate: null, tentative_rate: null, available: null } };
     });
     return sharedAnswers(read, parts);
   }
@@ -408,6 +422,7 @@ export class CarrierTurns {
         conversationId: x.outreach.conversation_id,
         emailMessageId: m.channel === 'email' ? m.messageId : null,
         notes: x.reading.rate_basis === 'plus_fuel' ? 'plus fuel surcharge' : null,
+        carrierPassed: carrier.compliance_status === 'PASSED' && (carrier.risk_level ?? 'low') === 'low',
       });
       offerId ??= outcome.offerId;
       const intent = intentOf(outcome.decision);
@@ -472,8 +487,9 @@ function saidOf(x: Member, disagreeing: { rate: number | null } | null): Carrier
     return { kind: 'offer', amount: r.rate };
   }
   if (r.tentative_rate !== null) return { kind: 'tentative', amount: r.tentative_rate };
-  if (r.available === true) {
-    // "Yes" to the amount we asked it to confirm, or to our counter: that amount, confirmed.
+  if (r.available === true && !x.figure) {
+    // A plain "yes" to the amount we asked it to confirm, or to our counter: that amount,
+    // confirmed. A yes with a figure the reading did not take is no yes to ours.
     const yesTo = c.confirming ?? c.lastCounter;
     if (yesTo !== null) return { kind: 'offer', amount: yesTo, confirmed: true };
   }

@@ -63,8 +63,12 @@ export async function negotiate(
   carrierId: string | null,
   said: CarrierSaid,
   now: Date,
+  /** The carrier's standing when the caller read it already (else it is read here). */
+  known?: boolean,
 ): Promise<NegotiationStep> {
-  const carrier = carrierId ? await findCarrier(tx, scope, carrierId) : null;
+  const carrier = known === undefined && carrierId ? await findCarrier(tx, scope, carrierId) : null;
+  const passed =
+    known ?? (carrier?.compliance_status === 'PASSED' && (carrier.risk_level ?? 'low') === 'low');
   return decide({
     policy: policy.negotiation,
     autoAcceptAtOrUnderPostedRate: policy.autoAcceptAtOrUnderPostedRate,
@@ -75,8 +79,7 @@ export async function negotiate(
       pickupAt: load.pickup_date,
     },
     // Booked automatically only when passed and low risk: a signal sent to review waits for a rep.
-    carrierCompliancePassed:
-      carrier?.compliance_status === 'PASSED' && (carrier.risk_level ?? 'low') === 'low',
+    carrierCompliancePassed: carrierId !== null && passed,
     now,
     conversation: carrierId ? await conversationOf(tx, loadId, carrierId) : NEW_CONVERSATION,
     said,

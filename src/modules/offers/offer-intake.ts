@@ -95,7 +95,17 @@ export class OfferIntake {
       return record('pending', { kind: 'held' }, 'vetting');
     }
 
-    const step = await negotiate(tx, scope, policy, t.loadId, load, t.carrierId, said, this.clock.now());
+    const step = await negotiate(
+      tx,
+      scope,
+      policy,
+      t.loadId,
+      load,
+      t.carrierId,
+      said,
+      this.clock.now(),
+      t.carrierPassed,
+    );
     await saveConversation(tx, scope, t.loadId, t.carrierId, step.conversation);
     const { decision } = step;
     if (said.kind !== 'offer') return none(decision);

@@ -28,6 +28,8 @@ export interface OfferTurn extends Omit<CarrierOffer, 'amount' | 'confirmed'> {
   verdict: GateVerdict;
   /** A quote held for vetting, released: the decision is written on that offer instead of a new one. */
   replaces?: string;
+  /** Whether the carrier passed vetting (PASSED, low risk), when the caller has read it already. */
+  carrierPassed?: boolean;
 }
 
 export interface OfferOutcome {
