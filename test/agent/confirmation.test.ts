@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import {
-  afterRound,
   agentEnv,
   agentLoad,
+  externalIdOf,
   laneCarrier,
   messagesOf,
   nextEmail,
   reply,
+  sentContact,
   tenant,
 } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
@@ -39,7 +40,7 @@ describe('confirmed before it books', () => {
     const email = nextEmail();
     await vetted(h, '642001', { email });
     const loadId = await agentLoad(t, h);
-    const [o] = await afterRound(t, h, loadId);
+    const o = await sentContact(t, h, loadId);
     const contact = defined(o, 'the contact');
     const range = await reply(t, contact, email, 'probably 1900-2000 depending on the appointment time');
     expect(range.json()).toMatchObject({ status: 'replied', offer_id: null, reason: 'confirm' });
@@ -59,7 +60,7 @@ describe('confirmed before it books', () => {
     const email = nextEmail();
     await vetted(h, '642002', { email });
     const loadId = await agentLoad(t, h);
-    const [o] = await afterRound(t, h, loadId);
+    const o = await sentContact(t, h, loadId);
     const res = await reply(
       t,
       defined(o, 'the contact'),
@@ -77,11 +78,8 @@ describe('confirmed before it books', () => {
     const phone = '14155550171';
     await vetted(h, '642003', { email: null, phone: `+${phone}` });
     const loadId = await agentLoad(t, h);
-    await afterRound(t, h, loadId);
-    const opening = defined(
-      graphRequests.findLast((r) => r.body.to === phone),
-      'the opening',
-    );
+    const texted = await sentContact(t, h, loadId);
+    const opening = { id: await externalIdOf(t, defined(texted, 'the WhatsApp contact').id) };
     const quote = await postWhatsAppText(
       t,
       phone,
@@ -93,7 +91,10 @@ describe('confirmed before it books', () => {
     expect(await offersOf(h, loadId)).toEqual([
       expect.objectContaining({ offer_amount: 1950, status: 'pending', held_for: 'confirmation' }),
     ]);
-    const asked = defined(graphRequests.at(-1), 'the question');
+    const asked = defined(
+      graphRequests.findLast((r) => r.body.to === phone),
+      'the question',
+    );
     expect(asked.body.text?.body).toMatch(/Para confirmar: ¿carga \S+ a \$1,950 todo incluido\?/);
     const yes = await postWhatsAppText(t, phone, 'wamid.CONF2', 'sí, confirmado', asked.id ?? opening.id);
     expect(yes.json().results).toEqual([expect.objectContaining({ reason: 'accept' })]);

@@ -2,19 +2,20 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import {
-  afterRound,
   agentEnv,
   agentLoad,
+  externalIdOf,
   laneCarrier,
   messagesOf,
   nextEmail,
   reply,
+  sentContact,
   tenant,
 } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
 import { postWhatsAppText, whatsappStandIn } from '../helpers/whatsapp-stand-in.js';
 
-const { requests: graphRequests, env: whatsappEnv } = await whatsappStandIn();
+const { env: whatsappEnv } = await whatsappStandIn();
 
 /** A carrier's state after its first contact, and the reason code the gate gives for it. */
 const REFUSALS = [
@@ -35,17 +36,14 @@ describe('the offer gate on e-mail and WhatsApp', () => {
       const e = await tenant(t, { channel_order: ['email'] });
       const byEmail = await laneCarrier(t, e.h, { email });
       const emailLoad = await agentLoad(t, e.h);
-      const [mailed] = await afterRound(t, e.h, emailLoad);
+      const mailed = await sentContact(t, e.h, emailLoad);
 
       const phone = `14155550${reason.length + 120}`;
       const w = await tenant(t, { channel_order: ['whatsapp'] });
       const byPhone = await laneCarrier(t, w.h, { email: null, phone: `+${phone}` });
       const phoneLoad = await agentLoad(t, w.h);
-      const [texted] = await afterRound(t, w.h, phoneLoad);
-      const opening = defined(
-        graphRequests.findLast((r) => r.body.to === phone),
-        'the WhatsApp opening',
-      );
+      const texted = await sentContact(t, w.h, phoneLoad);
+      const opening = { id: await externalIdOf(t, defined(texted, 'the WhatsApp contact').id) };
 
       for (const id of [byEmail, byPhone])
         await t.database.db.execute(sql`UPDATE carriers SET ${state} WHERE id = ${id}`);

@@ -2,13 +2,14 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import {
-  afterRound,
   agentEnv,
   agentLoad,
+  externalIdOf,
   inbound,
   laneCarrier,
   messagesOf,
   nextEmail,
+  sentContact,
   tenant,
 } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
@@ -44,7 +45,7 @@ describe('a carrier message delivered more than once', () => {
       const email = nextEmail();
       await laneCarrier(t, h, { email });
       const loadId = await agentLoad(t, h);
-      const [o] = await afterRound(t, h, loadId);
+      const o = await sentContact(t, h, loadId);
       const outreach = defined(o, 'the contact');
       const to = `reply+${outreach.conversation_id}@reply.envoy.local`;
       const payload = postmarkInbound(
@@ -81,13 +82,10 @@ describe('a carrier message delivered more than once', () => {
       const phone = how === 'in a row' ? '14155550141' : '14155550142';
       await laneCarrier(t, h, { email: null, phone: `+${phone}` });
       const loadId = await agentLoad(t, h);
-      const [o] = await afterRound(t, h, loadId);
+      const o = await sentContact(t, h, loadId);
       const outreach = defined(o, 'the contact');
       // The opening template's id, as the Cloud API answered it.
-      const sent = await t.database.db.execute<{ id: string | null }>(
-        sql`SELECT external_message_id AS id FROM outreaches WHERE id = ${outreach.id}`,
-      );
-      const opening = { id: defined(sent.rows[0]?.id, 'the opening template') };
+      const opening = { id: await externalIdOf(t, outreach.id) };
       const body = whatsappWebhook({
         contacts: [{ profile: { name: 'Dispatch' }, wa_id: phone }],
         messages: [

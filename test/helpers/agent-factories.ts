@@ -229,3 +229,28 @@ export async function loadBody(t: TestApp, h: Headers, id: string) {
     stops: [stopPayload('Pickup'), stopPayload('Dropoff')],
   };
 }
+
+/** The channel's id of the contact's first message (a WhatsApp template's `wamid`, an e-mail's Message-ID). */
+export async function externalIdOf(t: TestApp, outreachId: string): Promise<string> {
+  const { rows } = await t.database.pool.query<{ id: string | null }>(
+    'SELECT external_message_id AS id FROM outreaches WHERE id = $1',
+    [outreachId],
+  );
+  const id = rows[0]?.id;
+  if (!id) throw new Error(`outreach ${outreachId} has no message id: was it sent?`);
+  return id;
+}
+
+/**
+ * The load's first contact once it went out (its status `active`). The app's own loops run beside
+ * the test's rounds and may be the ones that plan or send it, so rounds are run until it has.
+ */
+export async function sentContact(t: TestApp, h: Headers, loadId: string): Promise<Outreach> {
+  const list = await waitFor(
+    () => afterRound(t, h, loadId),
+    (l) => l.some((o) => o.status === 'active'),
+  );
+  const sent = list.find((o) => o.status === 'active');
+  if (!sent) throw new Error(`load ${loadId}: no contact went out`);
+  return sent;
+}

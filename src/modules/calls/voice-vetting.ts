@@ -4,7 +4,7 @@ import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import { systemScope } from '../../domain/scope.js';
 import { findCarrier, passesVetting, readVettingPolicy } from '../carriers/index.js';
-import { contactRefusal, offerGate } from '../outreaches/index.js';
+import { contactRefusal } from '../outreaches/index.js';
 import type { SayableLoad } from './call-script.js';
 import type { CallRow } from './calls-repository.js';
 import { calls } from './calls-tables.js';
