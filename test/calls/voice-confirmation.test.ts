@@ -85,20 +85,26 @@ describe('submit_offer: confirmed before it books, through the one gate', () => 
     ]);
   });
 
-  it('refuses a carrier that asked not to be contacted, with the gate’s reason, and records nothing', async () => {
-    const { headers, loadId, carrierId, call } = await offerCall('+14155550252', '643002');
-    await t.database.db.execute(
-      sql`UPDATE carriers SET stop_contact_requested_at = now() WHERE id = ${carrierId}`,
-    );
-    const refused = toolAnswersOf(
-      await sendVapi(
-        t,
-        toolCalls(call, [{ id: 'conf_3', name: 'submit_offer', args: { offer_amount: 1900 } }]),
-      ),
-    )[0];
-    expect(refused).toMatchObject({
-      metadata: { decision: 'not_available', reason: 'stop_contact_requested' },
+  // The same states and reason codes as the e-mail and WhatsApp gate test.
+  const REFUSALS = [
+    ['stop_contact_requested', sql`stop_contact_requested_at = now()`],
+    ['inactive', sql`is_active = false`],
+    ['compliance_blocked', sql`compliance_status = 'BLOCKED'`],
+    ['risk_high', sql`risk_level = 'high'`],
+    ['insurance_expired', sql`insurance_expiration = (envoy_now() - interval '1 day')::date`],
+  ] as const;
+  for (const [i, [reason, state]] of REFUSALS.entries()) {
+    it(`refuses a carrier whose state became ${reason}, with the gate's reason, and records nothing`, async () => {
+      const { headers, loadId, carrierId, call } = await offerCall(`+1415555026${i}`, '643002');
+      await t.database.db.execute(sql`UPDATE carriers SET ${state} WHERE id = ${carrierId}`);
+      const refused = toolAnswersOf(
+        await sendVapi(
+          t,
+          toolCalls(call, [{ id: `gate_${reason}`, name: 'submit_offer', args: { offer_amount: 1900 } }]),
+        ),
+      )[0];
+      expect(refused).toMatchObject({ metadata: { decision: 'not_available', reason } });
+      expect(await offersOf(headers, loadId)).toEqual([]);
     });
-    expect(await offersOf(headers, loadId)).toEqual([]);
-  });
+  }
 });
