@@ -58,6 +58,17 @@ export function collided(err: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
+/** Runs `work` (a whole transaction) again when it lost a deadlock or a serialization race, twice at most. */
+export async function runAgainOnCollision<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= 3 || !collided(err)) throw err;
+    }
+  }
+}
+
 /** Whether `err` violates a foreign key: the row it names does not exist. */
 export function violatesForeignKey(err: unknown): boolean {
   return pgErrorOf(err)?.code === '23503';

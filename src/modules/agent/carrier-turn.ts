@@ -10,16 +10,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { Db, DbOrTx } from '../../db/client.js';
-import { collided } from '../../db/pg-errors.js';
-import { bundledAskRate, bundledOthersNote, splitByLoadNumbers } from '../../domain/bundled-offers.js';
-import {
-  amountOf,
-  type CarrierSaid,
-  type Conversation,
-  intentOf,
-  type ReplyIntent,
-  replyText,
-} from '../../domain/negotiation.js';
+import { runAgainOnCollision } from '../../db/pg-errors.js';
+import { splitByLoadNumbers } from '../../domain/bundled-offers.js';
+import { amountOf, intentOf, type ReplyIntent, replyText } from '../../domain/negotiation.js';
 import { systemScope } from '../../domain/scope.js';
 import type { ChatModel } from '../../integrations/llm/chat-model.js';
 import { defined } from '../../lib/defined.js';
@@ -37,11 +30,19 @@ import {
   settleReceipt,
 } from '../outreaches/index.js';
 import type { AgentOutbox, Draft } from './agent-outbox.js';
-import { type AgentLoad, agentLoadOf, insertMessage } from './agent-repository.js';
+import { agentLoadOf, insertMessage } from './agent-repository.js';
 import { type AgentSettings, offerPolicyOf, readAgentSettings } from './agent-settings.js';
 import { answerAboutLoad } from './load-facts.js';
-import { CONFIRM_BELOW, type Reading, readReply } from './reply-reading.js';
+import { readReply } from './reply-reading.js';
 import { ownWords } from './reply-text.js';
+import {
+  bundledBody,
+  type Line,
+  type Member,
+  type ModelReading,
+  saidOf,
+  sharedAnswers,
+} from './turn-reading.js';
 
 export interface InboundResult {
   status: 'ignored' | 'recorded' | 'replied' | 'restriction_notice';
@@ -64,17 +65,6 @@ const repeatOf = (stored: unknown): InboundResult => {
   return { status: 'ignored', outreach_id: null, offer_id: null, reason: 'a delivery handled already' };
 };
 
-/** Runs the turn's transaction again when it lost a deadlock to another writer (twice at most). */
-async function runAgain<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (err) {
-      if (attempt >= 3 || !collided(err)) throw err;
-    }
-  }
-}
-
 /** A carrier's message as the channel delivered it. */
 export interface CarrierMessage {
   /** The provider whose delivery id keys the receipt (`postmark`, `whatsapp`). */
@@ -85,23 +75,6 @@ export interface CarrierMessage {
   messageId: string | null;
   text: string;
   channel: 'email' | 'messaging';
-}
-
-type ModelReading = { rate: number | null; available: boolean | null; stop_contact: boolean };
-type Line = { member: Member; intent: ReplyIntent; text: string; amount: number | null };
-
-/** The answer about several loads: a line per load the carrier said something of, one question for the rest. */
-function bundledBody(lines: Line[]): string {
-  const numbers = lines.map((l) => l.member.load.load_number);
-  if (lines.every((l) => l.intent === 'ask_rate')) return bundledAskRate(numbers);
-  if (lines.every((l) => l.intent === 'not_available')) return defined(lines[0], 'a line').text;
-  const said = lines
-    .filter((l) => l.intent !== 'ask_rate')
-    .map((l) =>
-      l.text.includes(l.member.load.load_number) ? l.text : `Load ${l.member.load.load_number}: ${l.text}`,
-    );
-  const asked = lines.filter((l) => l.intent === 'ask_rate').map((l) => l.member.load.load_number);
-  return [...said, ...(asked.length ? [bundledOthersNote(asked)] : [])].join('\n');
 }
 
 /** The carrier's message kept on the conversation, with how each load was read (and by the model). */
@@ -124,49 +97,6 @@ function keepInbound(
     },
   });
 }
-
-/** A part of an answer that says the same as the load before it: "too", "as well", "same". */
-const SAME_AS_BEFORE =
-  /^[\s,.!:;-]*(?:too|also|as well|(?:at )?(?:the )?same(?: rate| price)?|tambi[eé]n)[\s,.!]*$/i;
-/** A part of an answer with no words of its own: only connectives between load numbers. */
-const isBare = (text: string) => !/[\p{L}\p{N}]/u.test(text.replace(/\b(?:and|y|&)\b/gi, ''));
-
-/**
- * Loads named together share one answer: "N1 at 1950 and N2 too" gives N2 the answer on N1, and
- * "N1 and N2: 2400 each" gives N1 the words that follow N2.
- */
-function sharedAnswers(members: Member[], parts: readonly { load_number: string; text: string }[]): Member[] {
-  const byNumber = new Map(members.map((x) => [x.load.load_number.toLowerCase(), x]));
-  const reading = new Map<Member, Reading>();
-  parts.forEach((part, i) => {
-    const x = byNumber.get(part.load_number.toLowerCase());
-    if (!x) return;
-    const before =
-      i > 0 ? byNumber.get(defined(parts[i - 1], 'the part before').load_number.toLowerCase()) : undefined;
-    if (before && SAME_AS_BEFORE.test(part.text)) {
-      reading.set(x, reading.get(before) ?? before.reading);
-      return;
-    }
-    if (!isBare(part.text)) return;
-    const next = parts.slice(i + 1).find((p) => !isBare(p.text));
-    const owner = next ? byNumber.get(next.load_number.toLowerCase()) : undefined;
-    if (owner) reading.set(x, owner.reading);
-  });
-  return members.map((x) => {
-    const shared = reading.get(x);
-    return shared ? { ...x, reading: shared } : x;
-  });
-}
-
-/** One load of the conversation, with what the turn knows of it. */
-type Member = {
-  outreach: OutreachRow;
-  load: AgentLoad;
-  conversation: Conversation;
-  reading: Reading;
-  /** The carrier's own words name a figure (besides load numbers), whether or not it was read. */
-  figure: boolean;
-};
 
 const OPEN: GateVerdict = { kind: 'open' };
 
@@ -198,7 +128,7 @@ export class CarrierTurns {
     const model = await this.modelReading(m.text, members);
     const policy = offerPolicyOf(settings);
 
-    const done = await runAgain(() =>
+    const done = await runAgainOnCollision(() =>
       this.db.transaction(async (tx) => {
         // The loads first, in one order, as a booking does before it touches their contacts: two
         // turns, or a turn and a booking, never hold each other's rows.
@@ -464,34 +394,4 @@ export class CarrierTurns {
       draft,
     });
   }
-}
-
-/**
- * What the carrier said about the load, as the negotiation takes it. A firm amount is confirmed
- * when it answers the amount the agent asked it to confirm (or its counter, said yes to); an amount
- * read with low confidence, or that the chat model read otherwise, is only asked to be confirmed.
- */
-function saidOf(x: Member, disagreeing: { rate: number | null } | null): CarrierSaid {
-  const r = x.reading;
-  const c = x.conversation;
-  if (r.available === false && r.rate === null) return { kind: 'declined' };
-  if (disagreeing) {
-    const amount = r.rate ?? r.tentative_rate ?? disagreeing.rate;
-    return amount !== null ? { kind: 'tentative', amount } : { kind: 'no_rate' };
-  }
-  if (r.rate !== null) {
-    // The very amount the agent asked about, said back: the carrier's yes to it.
-    const confirmed = r.rate === c.confirming || (c.confirming === null && r.rate === c.lastCounter);
-    if (confirmed) return { kind: 'offer', amount: r.rate, confirmed: true };
-    if (r.confidence < CONFIRM_BELOW) return { kind: 'tentative', amount: r.rate };
-    return { kind: 'offer', amount: r.rate };
-  }
-  if (r.tentative_rate !== null) return { kind: 'tentative', amount: r.tentative_rate };
-  if (r.available === true && !x.figure) {
-    // A plain "yes" to the amount we asked it to confirm, or to our counter: that amount,
-    // confirmed. A yes with a figure the reading did not take is no yes to ours.
-    const yesTo = c.confirming ?? c.lastCounter;
-    if (yesTo !== null) return { kind: 'offer', amount: yesTo, confirmed: true };
-  }
-  return { kind: 'no_rate' };
 }
