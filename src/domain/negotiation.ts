@@ -133,7 +133,7 @@ function decided(input: NegotiationInput): NegotiationStep {
     input.policy.strategy === 'posted_rate_once'
       ? postedRateOnce(input, x, heard)
       : negotiated(input, x, heard);
-  if (step.decision.kind === 'accept' && !input.said.confirmed) {
+  if (step.decision.kind === 'accept' && !input.said.confirmed && !ours(input, x)) {
     // Booked only once the carrier said yes to the amount, in words, to our question.
     return {
       decision: { kind: 'confirm', amount: x },
@@ -142,6 +142,13 @@ function decided(input: NegotiationInput): NegotiationStep {
   }
   return step;
 }
+
+/**
+ * The agent's own number (the posted rate it announced, its last counter) said back: the carrier
+ * agreed to an amount the agent named itself, which needs no reading back.
+ */
+const ours = (input: NegotiationInput, x: number) =>
+  x === input.load.posted || x === input.conversation.lastCounter;
 
 function negotiated(input: NegotiationInput, x: number, heard: Conversation): NegotiationStep {
   const c = input.conversation;

@@ -186,7 +186,12 @@ describe('the negotiation decision (property tests)', () => {
       fc.property(scenarioArb, (s) => {
         for (const p of play(s)) {
           const said = p.input.said;
-          if (p.decision.kind === 'accept') expect(said.kind === 'offer' && said.confirmed).toBe(true);
+          // Confirmed, or the agent's own number (its posted rate, its last counter) said back.
+          const own =
+            said.kind === 'offer' &&
+            (said.amount === s.load.posted || said.amount === p.input.conversation.lastCounter);
+          if (p.decision.kind === 'accept')
+            expect(said.kind === 'offer' && (said.confirmed || own)).toBe(true);
           if (said.kind === 'tentative') {
             expect(p.decision).toEqual({ kind: 'confirm', amount: said.amount });
             expect(p.after.lastOffer).toBe(p.input.conversation.lastOffer);

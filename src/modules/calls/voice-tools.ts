@@ -286,6 +286,8 @@ export class VoiceTools {
       channel: 'voice',
       callId: call.id,
       notes: 'Heard in the post-call analysis',
+      // The call is over: nobody can read the amount back, so it never books on its own.
+      confirmable: false,
     });
     return outcome.offerId !== null;
   }

@@ -113,7 +113,10 @@ export class OfferIntake {
       const waiting = await this.heldForConfirmation(tx, scope, t, said.amount);
       if (waiting) return this.book(tx, scope, waiting, decision);
     }
-    // A firm amount that would book waits, pending, for the carrier's yes to "to confirm: ...?".
+    // A firm amount that would book waits, pending, for the carrier's yes to "to confirm: ...?";
+    // one nobody can ask about waits for a rep.
+    if (decision.kind === 'confirm' && t.confirmable === false)
+      return record('pending', { kind: 'review', amount: decision.amount }, null);
     if (decision.kind === 'confirm') return record('pending', decision, 'confirmation');
     return record(statusOf(decision), decision, null);
   }

@@ -20,6 +20,11 @@ export interface CarrierOffer {
   emailMessageId?: string | null;
   /** The carrier's yes to the amount the agent asked it to confirm (only a confirmed amount books). */
   confirmed?: boolean;
+  /**
+   * false when nobody can ask the carrier to confirm (an amount the post-call analysis heard after
+   * the call ended): an amount that would book waits for a rep instead.
+   */
+  confirmable?: boolean;
 }
 
 /** What a carrier said about one load in one turn, with the gate's verdict on it (OfferIntake.take). */
