@@ -37,6 +37,7 @@ import { readReply } from './reply-reading.js';
 import { ownWords } from './reply-text.js';
 import {
   bundledBody,
+  keepInbound,
   type Line,
   type Member,
   type ModelReading,
@@ -77,27 +78,6 @@ export interface CarrierMessage {
   channel: 'email' | 'messaging';
 }
 
-/** The carrier's message kept on the conversation, with how each load was read (and by the model). */
-function keepInbound(
-  tx: DbOrTx,
-  outreach: OutreachRow,
-  members: Member[],
-  m: CarrierMessage,
-  model: ModelReading | null,
-  disagreed: boolean,
-) {
-  return insertMessage(tx, outreach, {
-    direction: 'inbound',
-    intent: null,
-    body: m.text,
-    externalId: m.messageId,
-    reading: {
-      loads: members.map((x) => ({ load_id: x.load.id, ...x.reading })),
-      ...(model ? { model, agreed: !disagreed } : {}),
-    },
-  });
-}
-
 const OPEN: GateVerdict = { kind: 'open' };
 
 export class CarrierTurns {
@@ -125,6 +105,10 @@ export class CarrierTurns {
     );
     const settings = await readAgentSettings(this.db, org);
     const members = await this.membersOf(outreach, m.text);
+    if (members.length === 0) {
+      // Every load the conversation offered is gone (deleted): nothing to answer about.
+      return { status: 'ignored', outreach_id: outreach.id, offer_id: null, reason: 'the loads are gone' };
+    }
     const model = await this.modelReading(m.text, members);
     const policy = offerPolicyOf(settings);
 

@@ -1,13 +1,15 @@
 /**
- * The parts of a carrier's turn that are plain functions of what it read: which load an answer
- * about several is about, what the carrier said for the negotiation, and the one answer about
- * several loads.
+ * The parts of a carrier's turn that follow from what it read: which load an answer about several
+ * is about, what the carrier said for the negotiation, the one answer about several loads, and the
+ * message kept with its reading.
  */
+
+import type { DbOrTx } from '../../db/client.js';
 import { bundledAskRate, bundledOthersNote } from '../../domain/bundled-offers.js';
 import type { CarrierSaid, Conversation, ReplyIntent } from '../../domain/negotiation.js';
 import { defined } from '../../lib/defined.js';
 import type { OutreachRow } from '../outreaches/index.js';
-import type { AgentLoad } from './agent-repository.js';
+import { type AgentLoad, insertMessage } from './agent-repository.js';
 import { CONFIRM_BELOW, type Reading } from './reply-reading.js';
 
 /** One load of the conversation, with what the turn knows of it. */
@@ -101,4 +103,25 @@ export function saidOf(x: Member, disagreeing: { rate: number | null } | null): 
     if (yesTo !== null) return { kind: 'offer', amount: yesTo, confirmed: true };
   }
   return { kind: 'no_rate' };
+}
+
+/** The carrier's message kept on the conversation, with how each load was read (and by the model). */
+export function keepInbound(
+  tx: DbOrTx,
+  outreach: OutreachRow,
+  members: Member[],
+  m: { text: string; messageId: string | null },
+  model: ModelReading | null,
+  disagreed: boolean,
+) {
+  return insertMessage(tx, outreach, {
+    direction: 'inbound',
+    intent: null,
+    body: m.text,
+    externalId: m.messageId,
+    reading: {
+      loads: members.map((x) => ({ load_id: x.load.id, ...x.reading })),
+      ...(model ? { model, agreed: !disagreed } : {}),
+    },
+  });
 }
