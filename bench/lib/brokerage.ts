@@ -309,6 +309,17 @@ function client(url: string, headers: Record<string, string>) {
   return { call, all, url };
 }
 
+/** Waits (a minute at most) until every carrier of the organization has had its first compliance check. */
+async function vetted(api: ReturnType<typeof client>, count: number) {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const carriers = await api.all('/carriers');
+    const checked = carriers.filter((c) => c.last_verified_at !== null && c.last_verified_at !== undefined);
+    if (checked.length >= count || Date.now() > until) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 export interface BrokerageFigures {
   loads: number;
   /** Loads with a carrier willing at or under the ceiling (eligible, reachable, with a truck). */
@@ -421,6 +432,9 @@ async function work(api: ReturnType<typeof client>, s: Scenario, size: Brokerage
   for (const [i, c] of s.carriers.entries()) {
     if (c.stopped) await api.call('POST', `/carriers/${carrierIds[i]}/stop-contact`);
   }
+  // As a brokerage would, it hands its loads once its carriers have been vetted (the carriers page
+  // shows each one's first check): one out of service is then known BLOCKED before any contact.
+  await vetted(api, carrierIds.length);
   const handed = await api.call('POST', '/loads/batch', {
     loads: s.loads.map((l) => {
       const [oc, os_, dc, ds] = laneAt(l.lane);
