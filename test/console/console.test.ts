@@ -265,7 +265,9 @@ describe.skipIf(!existsSync(CHROMIUM))("the broker's console in a real browser",
     // What the browser itself logs about the cut stream and the requests that failed while offline.
     expect(
       // A request cut by the drop may also end with an empty response, depending on when it was cut.
-      errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_EMPTY_RESPONSE/.test(e)),
+      errors.filter(
+        (e) => !/ERR_INTERNET_DISCONNECTED|ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_EMPTY_RESPONSE/.test(e),
+      ),
     ).toEqual([]);
     await close();
   });
