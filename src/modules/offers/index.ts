@@ -6,7 +6,6 @@ export {
   acceptedOfferOfLoad,
   bookedOffersOf,
   countBookedLoads,
-  counterOffered,
   countLoadsWithActiveOffer,
   loadHasActiveOffer,
   loadIsBooked,

@@ -12,21 +12,13 @@ import { LOAD_ID_IN_BODY, requireLoad } from '../loads/index.js';
 import { type GateVerdict, offerGate } from '../outreaches/index.js';
 import { NEGOTIATED_LOAD_COLUMNS, negotiate, saveConversation } from './negotiation-state.js';
 import { bookLoad } from './offer-booking.js';
-import type {
-  CarrierOffer,
-  CarrierReply,
-  OfferOutcome,
-  OfferPolicy,
-  OfferPolicyOf,
-  OfferTurn,
-} from './offer-types.js';
+import type { CarrierOffer, OfferOutcome, OfferPolicy, OfferPolicyOf, OfferTurn } from './offer-types.js';
 import { insertOffer } from './offers-repository.js';
 import { emitOfferEvent } from './offers-service.js';
 import { type OfferHold, offers } from './offers-tables.js';
 
 export type {
   CarrierOffer,
-  CarrierReply,
   OfferChannel,
   OfferOutcome,
   OfferPolicy,
@@ -145,13 +137,6 @@ export class OfferIntake {
       };
       return this.take(tx, scope, policy, { ...o, said, verdict });
     });
-  }
-
-  /** A reply that names no rate (a refusal, or anything else), through the same decision. */
-  async hear(scope: OrgScope, r: CarrierReply): Promise<OfferDecision> {
-    const policy = await this.policy.of(scope.organizationId);
-    const turn: OfferTurn = { ...r, channel: 'messaging', said: { kind: r.said }, verdict: OPEN };
-    return this.db.transaction(async (tx) => (await this.take(tx, scope, policy, turn)).decision);
   }
 
   private async record(

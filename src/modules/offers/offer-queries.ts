@@ -1,6 +1,6 @@
 // Offer reads and SQL fragments other modules use; the offers table stays this module's.
 
-import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
@@ -74,23 +74,6 @@ export async function acceptedOfferOfLoad(db: DbOrTx, scope: OrgScope, loadId: s
     .from(offers)
     .where(acceptedOn(scope, loadId));
   return booked;
-}
-
-/** The latest counter-offer made to this carrier on this load, or null when none was. */
-export async function counterOffered(db: DbOrTx, loadId: string, carrierId: string): Promise<number | null> {
-  const [countered] = await db
-    .select({ counter: offers.counter_amount })
-    .from(offers)
-    .where(
-      and(
-        eq(offers.load_id, loadId),
-        eq(offers.carrier_id, carrierId),
-        sql`${offers.counter_amount} IS NOT NULL`,
-      ),
-    )
-    .orderBy(desc(offers.created_at))
-    .limit(1);
-  return countered?.counter ?? null;
 }
 
 /** A load's booking as the load view shows it (see bookedOfferSchema). */

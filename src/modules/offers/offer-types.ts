@@ -58,20 +58,12 @@ export interface OfferPolicy {
   ): Promise<{ autoAcceptAtOrUnderPostedRate: boolean; negotiation: NegotiationPolicy }>;
 }
 
-/** A carrier's reply that names no rate: a refusal, or anything else. */
-export interface CarrierReply {
-  loadId: string;
-  carrierId: string;
-  said: 'declined' | 'no_rate';
-}
-
 /**
- * Takes a carrier's offer (OfferIntake.receive) or a reply without one (OfferIntake.hear); given to
- * other modules by the composition root.
+ * Takes a carrier's offer on its own (OfferIntake.receive) or one load of a carrier's turn
+ * (OfferIntake.take); given to other modules by the composition root.
  */
 export interface OfferReceiver {
   receive(scope: OrgScope, o: CarrierOffer): Promise<OfferOutcome>;
-  hear(scope: OrgScope, r: CarrierReply): Promise<OfferDecision>;
   /** The organization's offer policy, read once per turn and handed to `take`. */
   policyOf(organizationId: string): Promise<OfferPolicyOf>;
   /** One load of a carrier's turn, in the turn's transaction. */
