@@ -38,14 +38,14 @@ export function pathToParam(path: readonly (string | number)[]): string | null {
 }
 
 export const unauthenticated = (message = 'Missing or invalid credentials') =>
-  new AppError(401, 'unauthenticated', message);
+  new AppError(401, 'not_authenticated', message);
 
 export const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Invalid email or password');
 
 export const forbidden = (
   message = 'You do not have permission to perform this action',
   param: string | null = null,
-) => new AppError(403, 'forbidden', message, param);
+) => new AppError(403, 'insufficient_permissions', message, param);
 
 export const notFound = (resource: string, id?: string, param: string | null = null) =>
   new AppError(
@@ -56,7 +56,7 @@ export const notFound = (resource: string, id?: string, param: string | null = n
   );
 
 export const conflict = (message: string, param: string | null = null) =>
-  new AppError(409, 'conflict', message, param);
+  new AppError(409, 'already_exists', message, param);
 
 /** A path as a `loc`: zod's issue paths may hold symbols, which no JSON body has; one is named by its text. */
 export const locPath = (path: readonly PropertyKey[]): (string | number)[] =>

@@ -80,8 +80,8 @@ export const ORGANIZATION_PARAMETER = {
 
 const ERROR_DESCRIPTIONS: Record<string, string> = {
   400: 'Malformed request (`bad_request`): not valid HTTP, a path that is not valid percent-encoded UTF-8, or a Content-Length that does not match the body',
-  401: 'Missing or invalid credentials (`unauthenticated`)',
-  403: 'The credential or role may not do this, or X-Organization-ID names an organization you cannot act in (`forbidden`)',
+  401: 'Missing or invalid credentials (`not_authenticated`)',
+  403: 'The credential or role may not do this, or X-Organization-ID names an organization you cannot act in (`insufficient_permissions`)',
   404: 'Not found, or owned by another organization (`not_found`)',
   409: 'Conflict: `idempotency_key_in_progress` while an earlier request with this Idempotency-Key runs, `idempotency_key_unreadable` when its stored response was sealed under another encryption key',
   413: 'Request body too large (`payload_too_large`)',

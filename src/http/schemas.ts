@@ -161,8 +161,8 @@ export const errorBody = z
 
 const errorDescriptions: Record<number, string> = {
   400: 'Bad request',
-  401: 'Missing or invalid credentials (`unauthenticated`)',
-  403: 'The credential or role may not do this (`forbidden`)',
+  401: 'Missing or invalid credentials (`not_authenticated`)',
+  403: 'The credential or role may not do this (`insufficient_permissions`)',
   404: 'Not found, or owned by another organization (`not_found`)',
   409: 'Conflict with the current state',
   413: 'Request body too large',

@@ -87,7 +87,7 @@ describe('API keys', () => {
       payload: { name: 'dup' },
     });
     expect(res.statusCode).toBe(409);
-    expect(res.json().error).toMatchObject({ code: 'conflict', param: 'name' });
+    expect(res.json().error).toMatchObject({ code: 'already_exists', param: 'name' });
   });
 
   it('lets an ADMIN manage keys and refuses a MEMBER with 403', async () => {
@@ -102,7 +102,7 @@ describe('API keys', () => {
       payload: { name: 'member key' },
     });
     expect(res.statusCode).toBe(403);
-    expect(res.json().error.code).toBe('forbidden');
+    expect(res.json().error.code).toBe('insufficient_permissions');
     expect(
       (await t.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: member.headers })).statusCode,
     ).toBe(403);
@@ -143,7 +143,7 @@ describe('API keys', () => {
     const refused = await probe(key.headers);
     expect(refused.statusCode).toBe(401);
     expect(refused.json().error).toEqual({
-      code: 'unauthenticated',
+      code: 'not_authenticated',
       message: 'The API key has been deactivated',
       param: null,
     });
@@ -186,7 +186,7 @@ describe('API keys', () => {
     for (const key of [`envoy_sk_${'a'.repeat(40)}`, 'nonsense', 'envoy_sk_short']) {
       const res = await probe({ 'x-api-key': key });
       expect(res.statusCode, key).toBe(401);
-      expect(res.json().error.code).toBe('unauthenticated');
+      expect(res.json().error.code).toBe('not_authenticated');
     }
   });
 

@@ -131,7 +131,7 @@ describe('login and bearer tokens', () => {
       headers: { ...user.headers, 'x-organization-id': foreign },
     });
     expect(refused.statusCode).toBe(403);
-    expect(refused.json().error.code).toBe('forbidden');
+    expect(refused.json().error.code).toBe('insufficient_permissions');
   });
 
   it('refuses a missing, malformed, expired, foreign-signed, unsigned or sessionless token with 401', async () => {
@@ -158,7 +158,7 @@ describe('login and bearer tokens', () => {
     };
     const none = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me' });
     expect(none.statusCode).toBe(401);
-    expect(none.json().error.code).toBe('unauthenticated');
+    expect(none.json().error.code).toBe('not_authenticated');
     for (const [name, token] of Object.entries(tokens)) {
       const res = await t.app.inject({
         method: 'GET',
@@ -166,7 +166,7 @@ describe('login and bearer tokens', () => {
         headers: { authorization: `Bearer ${token}` },
       });
       expect(res.statusCode, name).toBe(401);
-      expect(res.json().error.code, name).toBe('unauthenticated');
+      expect(res.json().error.code, name).toBe('not_authenticated');
     }
     const valid = await signToken({ sub: user.id, exp: future, sid });
     const ok = await t.app.inject({
@@ -188,7 +188,7 @@ describe('login and bearer tokens', () => {
     // Right secret, exp a century ahead, issued longer ago than the TTL and its skew: refused.
     const old = await me(await signToken({ sub: user.id, exp: century, sid, iat: now - ttl - 120 }));
     expect(old.statusCode).toBe(401);
-    expect(old.json().error.code).toBe('unauthenticated');
+    expect(old.json().error.code).toBe('not_authenticated');
     // Issued in the future beyond the skew: refused.
     const ahead = await me(await signToken({ sub: user.id, exp: century, sid, iat: now + 600 }));
     expect(ahead.statusCode).toBe(401);
@@ -212,7 +212,7 @@ describe('login and bearer tokens', () => {
     });
     expect(create.statusCode).toBe(403);
     expect(create.json().error).toEqual({
-      code: 'forbidden',
+      code: 'insufficient_permissions',
       message: 'This operation requires a bearer token',
       param: null,
     });

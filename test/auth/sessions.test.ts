@@ -184,7 +184,7 @@ describe('logout', () => {
     expect(res.body).toBe('');
     const after = await me(t, tokens);
     expect(after.statusCode).toBe(401);
-    expect(after.json().error.code).toBe('unauthenticated');
+    expect(after.json().error.code).toBe('not_authenticated');
     expect((await refresh(t, tokens.refresh_token)).json().error.code).toBe('invalid_refresh_token');
     expect((await logout(t, tokens)).statusCode).toBe(401);
     expect((await me(t, user.token)).statusCode).toBe(200);
@@ -239,7 +239,7 @@ describe('logout across instances', () => {
       1000,
     );
     expect(Date.now() - loggedOutAt).toBeLessThan(1000);
-    expect(refused.json().error.code).toBe('unauthenticated');
+    expect(refused.json().error.code).toBe('not_authenticated');
     expect((await refresh(b, tokens.refresh_token)).statusCode).toBe(401);
   });
 });

@@ -423,7 +423,7 @@ describe('calls on the Vapi path', () => {
     const { call, vapiCall: c } = await placeCall(user.headers, {});
     const forged = await sendVapi(t, statusUpdate(c, 'in-progress', Date.now()), { signature: 'deadbeef' });
     expect(forged.statusCode).toBe(401);
-    expect(forged.json().error.code).toBe('unauthenticated');
+    expect(forged.json().error.code).toBe('not_authenticated');
     const stale = await sendVapi(t, statusUpdate(c, 'in-progress', Date.now()), {
       timestamp: String(Date.now() - 3_600_000),
     });

@@ -168,7 +168,7 @@ describe('POST /carriers', () => {
       mc_number: '900400',
     });
     expect(res.statusCode).toBe(409);
-    expect(res.json().error).toMatchObject({ code: 'conflict', param: 'mc_number' });
+    expect(res.json().error).toMatchObject({ code: 'already_exists', param: 'mc_number' });
     const unchanged = await t.app.inject({
       method: 'GET',
       url: `/api/v1/carriers/${india.id}`,
@@ -256,7 +256,7 @@ describe('PATCH /carriers/{id}', () => {
         payload: { [field]: value },
       });
       expect(res.statusCode, field).toBe(409);
-      expect(res.json().error).toMatchObject({ code: 'conflict', param: field });
+      expect(res.json().error).toMatchObject({ code: 'already_exists', param: field });
     }
   });
 

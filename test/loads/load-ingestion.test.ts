@@ -459,7 +459,7 @@ describe('POST /loads', () => {
       external_id: 'E-C1',
     });
     expect(res.statusCode).toBe(409);
-    expect(res.json().error).toMatchObject({ code: 'conflict', param: 'external_id' });
+    expect(res.json().error).toMatchObject({ code: 'already_exists', param: 'external_id' });
   });
 
   it('keeps organizations apart: the same load number in another organization is another load', async () => {

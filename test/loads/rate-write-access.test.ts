@@ -47,7 +47,7 @@ describe('customer_rate and margin on load writes', () => {
       expect(res.statusCode, res.body).toBe(403);
       expect(res.json()).toEqual({
         error: {
-          code: 'forbidden',
+          code: 'insufficient_permissions',
           message: `${field}: only API keys, OWNERs and ADMINs may set it`,
           param: field,
         },
@@ -122,22 +122,22 @@ describe('customer_rate and margin on load writes', () => {
     expect(body.errors).toEqual([
       {
         index: 1,
-        code: 'forbidden',
+        code: 'insufficient_permissions',
         param: 'loads[1].margin',
         message: 'loads[1].margin: only API keys, OWNERs and ADMINs may set it',
       },
       {
         index: 3,
-        code: 'forbidden',
+        code: 'insufficient_permissions',
         param: 'loads[3].customer_rate',
         message: 'loads[3].customer_rate: only API keys, OWNERs and ADMINs may set it',
       },
     ]);
     expect(body.results.map((r: { error_code: string | null }) => r.error_code)).toEqual([
       null,
-      'forbidden',
+      'insufficient_permissions',
       null,
-      'forbidden',
+      'insufficient_permissions',
     ]);
     expect(body.summary).toMatchObject({ created: 1, updated: 1, failed: 2 });
     expect(await ratesOf(id)).toEqual({ customer_rate: 500, margin: 50, notes: 'fine' });
@@ -153,7 +153,7 @@ describe('customer_rate and margin on load writes', () => {
 
   it('documents the rule on both write operations in OpenAPI', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
-    expect(doc.paths['/api/v1/loads'].post.description).toMatch(/MEMBER who sends either .* 403 `forbidden`/);
+    expect(doc.paths['/api/v1/loads'].post.description).toMatch(/MEMBER who sends either .* 403 `insufficient_permissions`/);
     expect(doc.paths['/api/v1/loads/batch'].post.description).toMatch(/`loads\[3\]\.customer_rate`/);
   });
 });

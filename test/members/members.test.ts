@@ -154,7 +154,7 @@ describe('invitations', () => {
     const member = await createUser(t, orgId, 'MEMBER');
     const dup = await invite(t, owner.headers, { email: member.email, role: 'ADMIN' });
     expect(dup.statusCode).toBe(409);
-    expect(dup.json().error).toMatchObject({ code: 'conflict', param: 'email' });
+    expect(dup.json().error).toMatchObject({ code: 'already_exists', param: 'email' });
 
     const email = `twice-${unique()}@example.com`;
     expect((await invite(t, owner.headers, { email, role: 'MEMBER' })).statusCode).toBe(201);
@@ -358,7 +358,7 @@ describe('roles and removals', () => {
       expect(results.filter((r) => r.statusCode === 200).length).toBeGreaterThanOrEqual(1);
       for (const r of results.filter((x) => x.statusCode !== 200)) {
         expect([403, 409], r.body).toContain(r.statusCode);
-        expect(['last_owner', 'forbidden']).toContain(r.json().error.code);
+        expect(['last_owner', 'insufficient_permissions']).toContain(r.json().error.code);
       }
       expect(await ownersOf(t, orgId)).toHaveLength(1);
     }
@@ -376,7 +376,7 @@ describe('roles and removals', () => {
     ];
     for (const res of refused) {
       expect(res.statusCode, res.body).toBe(403);
-      expect(res.json().error).toMatchObject({ code: 'forbidden', param: 'role' });
+      expect(res.json().error).toMatchObject({ code: 'insufficient_permissions', param: 'role' });
     }
     // Everything else is an ADMIN's to do.
     expect(
@@ -414,7 +414,7 @@ describe('roles and removals', () => {
       ...(await Promise.all(calls(key.headers))),
     ]) {
       expect(res.statusCode, res.body).toBe(403);
-      expect(res.json().error.code).toBe('forbidden');
+      expect(res.json().error.code).toBe('insufficient_permissions');
     }
     for (const res of [
       await patchRole(t, other.user, member.id, 'ADMIN'),

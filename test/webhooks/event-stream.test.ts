@@ -83,7 +83,7 @@ describe('the live event stream', () => {
     // The ticket is spent: the same URL again is refused.
     const again = await stream(issued.stream_url);
     expect(again.status).toBe(401);
-    expect((await again.json()).error.code).toBe('unauthenticated');
+    expect((await again.json()).error.code).toBe('not_authenticated');
   });
 
   it('accepts the API key header directly, filters by type, and keeps organizations apart', async () => {

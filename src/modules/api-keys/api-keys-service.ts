@@ -91,12 +91,21 @@ export class ApiKeysService {
       const old = await findApiKey(tx, scope, id, true);
       if (!old) throw notFound('API key', id, 'id');
       if (!old.is_active)
-        throw stateConflict('conflict', `API key '${id}' is deactivated and cannot be regenerated`);
+        throw stateConflict(
+          'api_key_not_regenerable',
+          `API key '${id}' is deactivated and cannot be regenerated`,
+        );
       if (old.replaced_by_id) {
-        throw stateConflict('conflict', `API key '${id}' was already regenerated as '${old.replaced_by_id}'`);
+        throw stateConflict(
+          'api_key_not_regenerable',
+          `API key '${id}' was already regenerated as '${old.replaced_by_id}'`,
+        );
       }
       if (old.expires_at && old.expires_at.getTime() <= Date.now()) {
-        throw stateConflict('conflict', `API key '${id}' has expired and cannot be regenerated`);
+        throw stateConflict(
+          'api_key_not_regenerable',
+          `API key '${id}' has expired and cannot be regenerated`,
+        );
       }
       const replacementId = newId('apiKey');
       await markReplaced(tx, scope, id, replacementId, new Date(Date.now() + expireOldInSeconds * 1000));

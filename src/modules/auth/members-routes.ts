@@ -22,7 +22,7 @@ import type { MembersService } from './members-service.js';
 const managers = access.bearer('OWNER', 'ADMIN');
 const tags = ['members'];
 const OWNER_RULES =
-  'An ADMIN can neither make an OWNER nor change or remove one (403 `forbidden`, `param` `role`); the ' +
+  'An ADMIN can neither make an OWNER nor change or remove one (403 `insufficient_permissions`, `param` `role`); the ' +
   'last OWNER can be neither demoted nor removed (409 `last_owner`).';
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
@@ -109,7 +109,7 @@ function invitationRoutes(app: App, invitations: InvitationsService) {
           'E-mails a one-use invitation token (with a link when `DASHBOARD_URL` is set), valid for ' +
           '`INVITATION_TTL_SECONDS` (7 days by default); `POST /auth/accept-invitation` redeems it. A ' +
           'pending invitation of the same address is replaced. An address that is a member already is ' +
-          '409 `conflict` (`param` `email`); a user of another organization is invited the same way. ' +
+          '409 `already_exists` (`param` `email`); a user of another organization is invited the same way. ' +
           'Only an OWNER can invite an OWNER (403, `param` `role`). If the e-mail cannot be sent, ' +
           'nothing stays pending: 503.',
         body: inviteMemberBody,

@@ -154,7 +154,7 @@ export function planIngestion(items: IngestItem[], candidates: Candidate[]): Pla
         kind: 'fail',
         item,
         error: {
-          code: 'conflict',
+          code: 'already_exists',
           message: `${LABEL[clash]} '${c[clash]}' belongs to another carrier ('${defined(holders[clash].get(defined(c[clash], 'c[clash]')), 'holders[clash].get(c[clash])').id}')`,
           param: param(clash),
           status: 409,

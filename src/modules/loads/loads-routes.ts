@@ -24,7 +24,7 @@ const MiB = 1024 * 1024;
 
 const RATE_WRITE_RULE =
   '`customer_rate` and `margin` are written only by API keys, OWNERs and ADMINs, as they are the ' +
-  'only ones who read them. A MEMBER who sends either (even as null) gets 403 `forbidden` naming the ' +
+  'only ones who read them. A MEMBER who sends either (even as null) gets 403 `insufficient_permissions` naming the ' +
   'field in `param`, and nothing is written; leave both out to update the rest of the load.';
 
 const UNCHANGED_RULE =
@@ -93,7 +93,7 @@ function upsertRoutes(app: App, service: LoadsService) {
           'fails validation, conflicts, or repeats an identifier of an earlier item (`duplicate_in_batch`) ' +
           'is reported in `data[].error` and `errors[]`, naming the field from the body root ' +
           "(`loads[3].stops[0].type`); the others are applied. A MEMBER's item that sends " +
-          '`customer_rate` or `margin` fails with `error_code` `forbidden` and `param` ' +
+          '`customer_rate` or `margin` fails with `error_code` `insufficient_permissions` and `param` ' +
           '`loads[3].customer_rate`. ' +
           UNCHANGED_RULE,
         body: loadBatchBody,

@@ -92,7 +92,7 @@ export class LoadsService {
           error.message.replace(/^[^:]+: /, ''),
         );
       }
-      const status = error.code === 'conflict' ? 409 : error.code === 'forbidden' ? 403 : 422;
+      const status = error.code === 'already_exists' ? 409 : error.code === 'insufficient_permissions' ? 403 : 422;
       throw new AppError(status, error.code, error.message, error.param);
     }
     return {

@@ -148,7 +148,7 @@ export function screenItems(
           item.index,
           item.input,
           'failed',
-          itemError('forbidden', at(item.index, refused), 'only API keys, OWNERs and ADMINs may set it'),
+          itemError('insufficient_permissions', at(item.index, refused), 'only API keys, OWNERs and ADMINs may set it'),
         ),
       );
       continue;
@@ -247,7 +247,7 @@ function planWrites(
           index,
           input,
           'failed',
-          itemError('conflict', at(index, taken), `belongs to another load ('${owner.id}')`),
+          itemError('already_exists', at(index, taken), `belongs to another load ('${owner.id}')`),
         ),
       );
       continue;

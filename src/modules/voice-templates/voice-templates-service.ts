@@ -52,7 +52,7 @@ export function toVoiceTemplate(row: VoiceTemplateRow, ownDefaults: Set<VoicePur
 const readOnly = (id: string) =>
   new AppError(
     403,
-    'forbidden',
+    'insufficient_permissions',
     `Voice template '${id}' is built in and read-only: create your own with POST /voice-templates`,
     'template_id',
   );
