@@ -37,6 +37,7 @@ const ORDER = [
   'carrier.compliance_changed',
   'lane_preference.restricted',
   'lane_preference.unrestricted',
+  'lane_preference.updated',
   'offer.created',
   'offer.status_changed',
   'offer.countered',

@@ -6,9 +6,11 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { translatePgError } from '../db/pg-errors.js';
 import { AppError, isAppError, pathToParam, type ValidationIssue } from '../domain/errors.js';
 import { errorMessage } from '../lib/error-text.js';
+import { isJsonObject } from '../lib/json-object.js';
 import { internalError } from './errors.js';
 import { clientWentAway } from './request-log.js';
 import { RouteMethods } from './route-methods.js';
+import { ID_FORMAT_ISSUE } from './schemas.js';
 
 type Source = 'body' | 'query' | 'path' | 'header';
 
@@ -105,6 +107,24 @@ function validationError(items: ValidationIssue[]): AppError {
   return new AppError(422, 'validation_error', message, param, { detail: items });
 }
 
+/** An id of the wrong kind or form anywhere in the request part: 400 `invalid_id_format` naming it. */
+function invalidIdFormat(
+  items: FastifyValidationItem[],
+  source: Source,
+  request: FastifyRequest,
+): AppError | null {
+  const item = items.find((v) => {
+    const custom = v.params?.params;
+    return v.keyword === 'custom' && isJsonObject(custom) && typeof custom[ID_FORMAT_ISSUE] === 'string';
+  });
+  if (!item) return null;
+  const issue = { ...toIssue(item, source, request), type: ID_FORMAT_ISSUE };
+  const param = pathToParam(issue.loc.slice(1));
+  return new AppError(400, ID_FORMAT_ISSUE, param ? `${param}: ${issue.msg}` : issue.msg, param, {
+    detail: [issue],
+  });
+}
+
 function bodyError(msg: string, type: string): AppError {
   return validationError([{ loc: ['body'], msg, type }]);
 }
@@ -116,9 +136,11 @@ export function toAppError(err: unknown, request: FastifyRequest): AppError {
   const fe = err as FastifyError & { validationContext?: string };
   if (hasZodFastifySchemaValidationErrors(fe)) {
     const source = contextToSource[fe.validationContext ?? 'body'] ?? 'body';
-    return validationError(
-      // hasZodFastifySchemaValidationErrors checked that `validation` holds the type provider's items.
-      (fe.validation as unknown as FastifyValidationItem[]).map((v) => toIssue(v, source, request)),
+    // hasZodFastifySchemaValidationErrors checked that `validation` holds the type provider's items.
+    const items = fe.validation as unknown as FastifyValidationItem[];
+    return (
+      invalidIdFormat(items, source, request) ??
+      validationError(items.map((v) => toIssue(v, source, request)))
     );
   }
   switch (fe.code) {

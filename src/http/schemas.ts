@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type IdKind, idPattern, idPrefixes } from '../domain/ids.js';
 import { E164_PATTERN, PHONE_PATTERN, patternToE164 } from '../domain/phone.js';
 import { documentAs } from './openapi.js';
 
@@ -135,7 +136,34 @@ export const dateTime = () => z.date();
  */
 export const storedEnum = (values: readonly string[]) => z.string().meta({ enum: [...values] });
 
-/** A path identifier: any bounded string; an id that matches nothing is a 404, never a 422. */
+/** The `params` a wrongly formed id's issue carries, so the error handler answers 400 `invalid_id_format`. */
+export const ID_FORMAT_ISSUE = 'invalid_id_format';
+
+/**
+ * An identifier of one kind, in a path, a body or a query: `<prefix>_...`. Another kind's id
+ * (`car_...` where a `load_` id belongs) or a malformed one is 400 `invalid_id_format` naming the
+ * field; a well-formed id that matches nothing is a 404.
+ */
+export const prefixedId = (kind: IdKind) => {
+  const pattern = idPattern(kind);
+  const example = `${idPrefixes[kind]}_01920c5e-7f3a-7c4e-9b1d-2f6a8e4c0d15`;
+  return z
+    .string()
+    .max(100)
+    .superRefine((s, ctx) => {
+      if (!pattern.test(s)) {
+        ctx.addIssue({
+          code: 'custom',
+          input: s,
+          params: { [ID_FORMAT_ISSUE]: idPrefixes[kind] },
+          message: `Must be a ${idPrefixes[kind]}_ id`,
+        });
+      }
+    })
+    .meta({ pattern: pattern.source, example });
+};
+
+/** A path identifier of a kind without a typed prefix: any bounded string; matching nothing is a 404. */
 export const idParam = () => text(100);
 
 export const errorBody = z

@@ -138,8 +138,9 @@ describe('API keys', () => {
       url: `/api/v1/api-keys/${key.id}`,
       headers: user.headers,
     });
-    expect(del.statusCode).toBe(204);
-    expect(del.body).toBe('');
+    expect(del.statusCode).toBe(200);
+    expect(del.headers['content-type']).toMatch(/^application\/json/);
+    expect(del.json()).toEqual({});
     const refused = await probe(key.headers);
     expect(refused.statusCode).toBe(401);
     expect(refused.json().error).toEqual({
@@ -152,7 +153,8 @@ describe('API keys', () => {
       url: `/api/v1/api-keys/${key.id}`,
       headers: user.headers,
     });
-    expect(again.statusCode).toBe(204);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual({});
     const inactive = await t.app.inject({
       method: 'GET',
       url: '/api/v1/api-keys?is_active=false',

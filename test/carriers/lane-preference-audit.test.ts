@@ -63,6 +63,7 @@ describe('GET /carriers/{id}/lane-preferences/{preference_id}/audit-log', () => 
       payload: { reason: 'compliance' },
     });
     const res = await auditLog(c.id, c.id, user.headers);
-    expect(res.statusCode).toBe(404);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'invalid_id_format', param: 'preference_id' });
   });
 });

@@ -139,7 +139,9 @@ export async function seedCarriers(run: DemoRun): Promise<string[]> {
       ),
     );
   for (const p of toRestrict.slice(0, 5)) {
-    await carriersService.setRestricted(scope, p.carrier_id, p.id, true, { reason: 'rate_disagreement' });
+    await carriersService.lanes.setRestricted(scope, p.carrier_id, p.id, true, {
+      reason: 'rate_disagreement',
+    });
   }
   return carrierIds;
 }

@@ -146,10 +146,14 @@ export async function seedLoads(run: DemoRun, carrierIds: string[]) {
 
   // An admin_disabled preference from a load (disable-for-load) for three carriers.
   for (const [k, loadId] of idsOf('Open').slice(0, 3).entries()) {
-    await carriersService.disableForLoad(scope, defined(carrierIds[7 + k * 20], 'carrierIds[7 + k * 20]'), {
-      load_id: loadId,
-      reason: 'pause_on_lane',
-    });
+    await carriersService.lanes.disableForLoad(
+      scope,
+      defined(carrierIds[7 + k * 20], 'carrierIds[7 + k * 20]'),
+      {
+        load_id: loadId,
+        reason: 'pause_on_lane',
+      },
+    );
   }
   return { statuses, loadItems, loadIds, idsOf };
 }

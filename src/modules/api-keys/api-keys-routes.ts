@@ -74,13 +74,19 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeysService }> =
         operationId: 'deleteApiKey',
         tags,
         summary: 'Deactivate an API key (it stays listed with is_active false)',
+        description:
+          'Answers 200 with an empty object, as the hosted Envoy API does. Deactivating a key that is ' +
+          'already inactive answers the same; its credential stops working at once on every instance.',
         params: apiKeyIdParams,
-        response: { 204: z.null().describe('Deactivated'), ...errorResponses(401, 403, 404, 429) },
+        response: {
+          200: z.object({}).strict().meta({ description: 'Deactivated' }),
+          ...errorResponses(401, 403, 404, 429),
+        },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       await service.deactivate(scopeOf(request), request.params.id);
-      return reply.status(204).send(null);
+      return {};
     },
   );
 

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, dateTimeInput, nonEmptyText, optionalBody, queryBool, text } from '../../http/schemas.js';
+import {
+  dateTime,
+  dateTimeInput,
+  nonEmptyText,
+  optionalBody,
+  prefixedId,
+  queryBool,
+  text,
+} from '../../http/schemas.js';
 
 export const apiKeySchema = z
   .object({
@@ -44,4 +52,4 @@ export const regenerateApiKeyBody = optionalBody(
 
 export const listApiKeysQuery = pageQuery().extend({ is_active: queryBool().optional() });
 
-export const apiKeyIdParams = z.object({ id: text(100) });
+export const apiKeyIdParams = z.object({ id: prefixedId('apiKey') });

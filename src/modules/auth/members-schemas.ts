@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ROLES } from '../../domain/scope.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, emailInput, idParam, nonEmptyText, queryList, text } from '../../http/schemas.js';
+import { dateTime, emailInput, nonEmptyText, prefixedId, queryList, text } from '../../http/schemas.js';
 import { TEAM_STATUSES } from './members-repository.js';
 
 const role = z.enum(ROLES);
@@ -75,8 +75,8 @@ export const inviteMemberBody = z.object({
 
 export const changeRoleBody = z.object({ role });
 
-export const memberParams = z.object({ user_id: idParam() });
-export const invitationParams = z.object({ invitation_id: idParam() });
+export const memberParams = z.object({ user_id: prefixedId('user') });
+export const invitationParams = z.object({ invitation_id: prefixedId('invitation') });
 
 export const acceptInvitationBody = z.object({
   token: text(200).meta({ description: 'The invitation token from the e-mail (`envoy_inv_...`).' }),

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { CALL_STATUSES, CALL_TYPES } from '../../domain/calls.js';
 import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../../http/list-query.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateInput, dateTime, dateTimeInput, e164Input, queryList, text } from '../../http/schemas.js';
+import {
+  dateInput,
+  dateTime,
+  dateTimeInput,
+  e164Input,
+  prefixedId,
+  queryList,
+  text,
+} from '../../http/schemas.js';
 import { VOICE_PURPOSES } from '../../integrations/voice/voice-provider.js';
 import { CALL_DIRECTIONS, type calls } from './calls-tables.js';
 
@@ -57,8 +65,8 @@ export const e164 = e164Input;
 
 export const createCallBody = z.object({
   phone_number: e164(),
-  load_id: text(100).nullish(),
-  template_id: text(100).nullish().meta({
+  load_id: prefixedId('load').nullish(),
+  template_id: prefixedId('voiceTemplate').nullish().meta({
     description: 'A voice template (`vt_...`) visible to the organization whose purpose fits the call',
   }),
   voice_agent_id: text(100)
@@ -93,7 +101,7 @@ const callFilters = {
   status: queryList(z.enum(CALL_STATUSES)).optional(),
   call_type: queryList(z.enum(CALL_TYPES)).optional(),
   call_direction: queryList(z.enum(CALL_DIRECTIONS)).optional(),
-  load_id: text(100).optional(),
+  load_id: prefixedId('load').optional(),
   start_date: isoDate.optional().meta({ description: 'Calls placed on or after this UTC day' }),
   end_date: isoDate.optional().meta({ description: 'Calls placed on or before this UTC day' }),
   ...createdRangeShape,
@@ -124,7 +132,7 @@ export const callStatsSchema = z
   .meta({ id: 'CallStats' });
 export type CallStats = z.infer<typeof callStatsSchema>;
 
-export const callIdParams = z.object({ call_id: text(100) });
+export const callIdParams = z.object({ call_id: prefixedId('call') });
 
 export const transcriptMessageSchema = z
   .looseObject({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CALL_STATUSES } from '../../domain/calls.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, text } from '../../http/schemas.js';
+import { dateTime, prefixedId, text } from '../../http/schemas.js';
 import { digitsOnly } from '../carriers/index.js';
 import { e164, transcriptMessageSchema } from './calls-schemas.js';
 import { ELP_STATUSES, SCORING_STATUSES } from './elp-tables.js';
@@ -9,7 +9,7 @@ import { ELP_STATUSES, SCORING_STATUSES } from './elp-tables.js';
 export const startElpBody = z.object({
   phone_number: e164(),
   driver_name: text(200).nullish(),
-  carrier_id: text(100).nullish(),
+  carrier_id: prefixedId('carrier').nullish(),
   mc_number: text(30)
     .transform((v) => digitsOnly(v) || null)
     .nullish(),
@@ -20,7 +20,7 @@ export const listElpQuery = pageQuery().extend({
   mc_number: text(30)
     .transform((v) => digitsOnly(v))
     .optional(),
-  call_id: text(100).optional(),
+  call_id: prefixedId('call').optional(),
 });
 
 const score = () => z.number().int().nullable();
@@ -65,7 +65,7 @@ export const elpTestSchema = z
   })
   .meta({ id: 'ElpTest' });
 
-export const elpIdParams = z.object({ elp_test_id: text(100) });
+export const elpIdParams = z.object({ elp_test_id: prefixedId('elpTest') });
 
 /** One ELP test with the answers recorded, question by question, in the order they were given. */
 export const elpTestDetailSchema = elpTestSchema

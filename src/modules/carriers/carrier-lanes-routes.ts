@@ -11,6 +11,7 @@ import {
   disableForLoadBody,
   enableBody,
   lanePreferenceInput,
+  lanePreferencePatchBody,
   lanePreferenceSchema,
   listLanePreferencesQuery,
   preferenceParams,
@@ -40,7 +41,7 @@ export function lanePreferenceRoutes(app: App, service: CarriersService) {
       },
     },
     async (request) =>
-      service.listLanePreferences(scopeOf(request), request.params.carrier_id, request.query),
+      service.lanes.listLanePreferences(scopeOf(request), request.params.carrier_id, request.query),
   );
 
   app.post(
@@ -59,7 +60,9 @@ export function lanePreferenceRoutes(app: App, service: CarriersService) {
     async (request, reply) =>
       reply
         .status(201)
-        .send(await service.createLanePreference(scopeOf(request), request.params.carrier_id, request.body)),
+        .send(
+          await service.lanes.createLanePreference(scopeOf(request), request.params.carrier_id, request.body),
+        ),
   );
 
   app.post(
@@ -84,7 +87,7 @@ export function lanePreferenceRoutes(app: App, service: CarriersService) {
       },
     },
     async (request, reply) => {
-      const { created, preference } = await service.disableForLoad(
+      const { created, preference } = await service.lanes.disableForLoad(
         scopeOf(request),
         request.params.carrier_id,
         request.body,
@@ -103,7 +106,7 @@ export function lanePreferenceAdminRoutes(app: App, service: CarriersService) {
       schema: {
         operationId: 'getLanePreferenceAuditLog',
         tags,
-        summary: 'The audit trail of one lane preference, newest first',
+        summary: 'The audit trail of one lane preference, oldest first',
         params: preferenceParams,
         response: {
           200: z.object({ data: z.array(auditEntrySchema) }),
@@ -113,8 +116,34 @@ export function lanePreferenceAdminRoutes(app: App, service: CarriersService) {
     },
     async (request) => {
       const { carrier_id, preference_id } = request.params;
-      return { data: await service.lanePreferenceAudit(scopeOf(request), carrier_id, preference_id) };
+      return { data: await service.lanes.lanePreferenceAudit(scopeOf(request), carrier_id, preference_id) };
     },
+  );
+
+  app.patch(
+    '/carriers/:carrier_id/lane-preferences/:preference_id',
+    {
+      config: { access: admins, idempotent: true },
+      schema: {
+        operationId: 'updateLanePreference',
+        tags,
+        summary: "Switch a lane preference's is_active (audited)",
+        description:
+          'The carrier is worked on the lane only while `is_active` is true; its preference type and ' +
+          'any restriction stay as they are. A change writes an audit row (with the optional reason) ' +
+          'and sends lane_preference.updated; sending the current value changes nothing.',
+        params: preferenceParams,
+        body: lanePreferencePatchBody,
+        response: { 200: lanePreferenceSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) =>
+      service.lanes.setActive(
+        scopeOf(request),
+        request.params.carrier_id,
+        request.params.preference_id,
+        request.body,
+      ),
   );
 
   for (const [action, restricted] of [
@@ -137,7 +166,7 @@ export function lanePreferenceAdminRoutes(app: App, service: CarriersService) {
         },
       },
       async (request) =>
-        service.setRestricted(
+        service.lanes.setRestricted(
           scopeOf(request),
           request.params.carrier_id,
           request.params.preference_id,

@@ -37,6 +37,11 @@ export const carrierEvents = {
     description: 'A carrier restriction was lifted.',
     data: lanePreferenceSchema,
   },
+  'lane_preference.updated': {
+    description:
+      "A lane preference's is_active was switched (PATCH); the carrier is worked on the lane only while it is true.",
+    data: lanePreferenceSchema,
+  },
 } as const satisfies EventDefinitions<
   | 'carrier.created'
   | 'carrier.updated'
@@ -45,6 +50,7 @@ export const carrierEvents = {
   | 'carrier.compliance_changed'
   | 'lane_preference.restricted'
   | 'lane_preference.unrestricted'
+  | 'lane_preference.updated'
 >;
 
 /** Emitters of this module's events: a type it does not declare does not compile. */

@@ -11,9 +11,9 @@ import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { auditEntrySchema } from '../audit/index.js';
 import { lanePreferenceAdminRoutes, lanePreferenceRoutes } from './carrier-lanes-routes.js';
+import { batchResultSchema } from './carriers-batch-schemas.js';
 import {
   batchBody,
-  batchResultSchema,
   type Carrier,
   carrierIdParams,
   carrierInput,

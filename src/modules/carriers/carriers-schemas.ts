@@ -19,6 +19,7 @@ import {
   nonEmptyText,
   optionalBody,
   phoneInput,
+  prefixedId,
   queryBool,
   queryInt,
   queryList,
@@ -208,13 +209,22 @@ export const disableBody = reasonBody(true);
 /** POST /carriers/{id}/lane-preferences/disable-for-load: the load names the lane; a reason is optional. */
 export const disableForLoadBody = noteWithOther(
   z.object({
-    load_id: text(100),
+    load_id: prefixedId('load'),
     reason: auditReason.nullish(),
     reason_note: text(2000).nullish(),
   }),
 );
 export type DisableForLoadInput = z.output<typeof disableForLoadBody>;
 export const enableBody = optionalBody(reasonBody(false));
+
+/** PATCH /carriers/{id}/lane-preferences/{id}: the `is_active` switch, with an optional audit reason. */
+export const lanePreferencePatchBody = noteWithOther(
+  z.object({
+    is_active: z.boolean().meta({ description: 'Whether the carrier is worked on this lane' }),
+    reason: auditReason.nullish(),
+    reason_note: text(2000).nullish(),
+  }),
+);
 export const reasonCodes = AUDIT_REASONS;
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullable();
@@ -338,55 +348,8 @@ export type ListCarriersQuery = z.output<typeof listCarriersQuery>;
 
 export const listLanePreferencesQuery = pageQuery().extend({ is_active: queryBool().optional() });
 
-export const carrierIdParams = z.object({ carrier_id: text(100) });
-export const preferenceParams = z.object({ carrier_id: text(100), preference_id: text(100) });
-
-export const batchResultSchema = z
-  .object({
-    success: z.boolean(),
-    total: z.number().int(),
-    successful: z.number().int(),
-    failed: z.number().int(),
-    created: z.number().int(),
-    updated: z.number().int(),
-    processed_at: dateTime(),
-    results: z.array(
-      z.object({
-        identifier: z.string(),
-        success: z.boolean(),
-        carrier_id: z.string().nullable(),
-        operation: z.string().nullable(),
-        error: z.string().nullable(),
-        error_code: z.string().nullable(),
-        lanes_created: z.number().int(),
-      }),
-    ),
-    data: z.array(
-      z.object({
-        index: z.number().int(),
-        status: z.enum(['created', 'updated', 'skipped', 'failed']),
-        id: z.string().nullable(),
-        external_id: z.string().nullable(),
-        error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable() }).nullable(),
-      }),
-    ),
-    summary: z.object({
-      total: z.number().int(),
-      created: z.number().int(),
-      updated: z.number().int(),
-      skipped: z.number().int(),
-      failed: z.number().int(),
-    }),
-    errors: z
-      .array(
-        z.object({
-          index: z.number().int(),
-          code: z.string(),
-          message: z.string(),
-          param: z.string().nullable(),
-        }),
-      )
-      .optional(),
-  })
-  .meta({ id: 'CarrierBatchResult' });
-export type BatchResult = z.infer<typeof batchResultSchema>;
+export const carrierIdParams = z.object({ carrier_id: prefixedId('carrier') });
+export const preferenceParams = z.object({
+  carrier_id: prefixedId('carrier'),
+  preference_id: prefixedId('lanePreference'),
+});

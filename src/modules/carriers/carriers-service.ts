@@ -19,6 +19,7 @@ import { defined } from '../../lib/defined.js';
 import { cooperative } from '../../lib/yielding.js';
 import { auditOf, insertAudit } from '../audit/index.js';
 import { carrierPayload, toCarrier } from './carrier-shape.js';
+import type { BatchResult } from './carriers-batch-schemas.js';
 import { emitEvent } from './carriers-events.js';
 import { CarrierIngestion, type IngestItem, type ItemOutcome } from './carriers-ingestion.js';
 import {
@@ -33,7 +34,6 @@ import {
   type WritableColumn,
 } from './carriers-repository.js';
 import {
-  type BatchResult,
   batchItemInput,
   type Carrier,
   type CarrierInput,
@@ -118,7 +118,8 @@ export interface CarriersOptions {
 
 export class CarriersService {
   private readonly ingestion: CarrierIngestion;
-  private readonly lanes: CarrierLanePreferences;
+  /** A carrier's lane preferences: list, create, disable for a load, restrict, switch, audit. */
+  readonly lanes: CarrierLanePreferences;
 
   constructor(
     private readonly db: Db,
@@ -381,18 +382,6 @@ export class CarriersService {
   async audit(scope: OrgScope, id: string) {
     return auditOf(this.db, scope, id);
   }
-
-  // Lane preferences (CarrierLanePreferences)
-  readonly lanePreferenceAudit: CarrierLanePreferences['lanePreferenceAudit'] = (...args) =>
-    this.lanes.lanePreferenceAudit(...args);
-  readonly listLanePreferences: CarrierLanePreferences['listLanePreferences'] = (...args) =>
-    this.lanes.listLanePreferences(...args);
-  readonly createLanePreference: CarrierLanePreferences['createLanePreference'] = (...args) =>
-    this.lanes.createLanePreference(...args);
-  readonly disableForLoad: CarrierLanePreferences['disableForLoad'] = (...args) =>
-    this.lanes.disableForLoad(...args);
-  readonly setRestricted: CarrierLanePreferences['setRestricted'] = (...args) =>
-    this.lanes.setRestricted(...args);
 
   private async requireCarrier(scope: OrgScope, carrierId: string) {
     return requireCarrier(this.db, scope, carrierId);

@@ -213,21 +213,71 @@ export class CarrierLanePreferences {
   }
 
   /** Restrict (dnu on) or unrestrict (dnu off); a change is audited, a repeat returns the row as is. */
-  async setRestricted(
+  setRestricted(
     scope: OrgScope,
     carrierId: string,
     preferenceId: string,
     restricted: boolean,
     reason: Reason,
   ): Promise<LanePreference> {
+    return this.change(scope, carrierId, preferenceId, reason, (p) =>
+      p.dnu === restricted
+        ? null
+        : {
+            action: restricted ? 'restrict' : 'unrestrict',
+            event: restricted ? 'lane_preference.restricted' : 'lane_preference.unrestricted',
+            before: { dnu: p.dnu, dnu_reason: p.dnu_reason, dnu_set_at: p.dnu_set_at },
+            after: restricted
+              ? { dnu: true, dnu_reason: reason.reason ?? null, dnu_set_at: productNow }
+              : { dnu: false, dnu_reason: null, dnu_set_at: null },
+          },
+    );
+  }
+
+  /**
+   * PATCH .../lane-preferences/{id}: switches `is_active` (whether the carrier is worked on the
+   * lane); the preference type and any restriction stay. Audited; a repeat returns the row as is.
+   */
+  setActive(
+    scope: OrgScope,
+    carrierId: string,
+    preferenceId: string,
+    input: { is_active: boolean } & Reason,
+  ): Promise<LanePreference> {
+    return this.change(scope, carrierId, preferenceId, input, (p) =>
+      p.is_active === input.is_active
+        ? null
+        : {
+            action: input.is_active ? 'activate' : 'deactivate',
+            event: 'lane_preference.updated',
+            before: { is_active: p.is_active },
+            after: { is_active: input.is_active },
+          },
+    );
+  }
+
+  /**
+   * One audited change of a preference, locked: `plan` says what to write (null: nothing, the
+   * preference is already so), then the audit row and the event go in the same transaction.
+   */
+  private async change(
+    scope: OrgScope,
+    carrierId: string,
+    preferenceId: string,
+    reason: Reason,
+    plan: (current: typeof lanePreferences.$inferSelect) => {
+      action: string;
+      event: 'lane_preference.restricted' | 'lane_preference.unrestricted' | 'lane_preference.updated';
+      before: Record<string, unknown>;
+      after: Parameters<typeof setPreferenceFields>[3];
+    } | null,
+  ): Promise<LanePreference> {
     await this.db.transaction(async (tx) => {
       const current = await findPreference(tx, scope, carrierId, preferenceId, true);
       if (!current) throw notFound('Lane preference', preferenceId, 'preference_id');
-      if (current.preference.dnu === restricted) return;
-      const after = restricted
-        ? { dnu: true, dnu_reason: reason.reason ?? null, dnu_set_at: productNow }
-        : { dnu: false, dnu_reason: null, dnu_set_at: null };
-      await setPreferenceFields(tx, scope, preferenceId, after);
+      const change = plan(current.preference);
+      if (!change) return;
+      await setPreferenceFields(tx, scope, preferenceId, change.after);
       await insertAudit(
         tx,
         scope,
@@ -235,27 +285,17 @@ export class CarrierLanePreferences {
           {
             entity_type: 'lane_preference',
             entity_id: preferenceId,
-            action: restricted ? 'restrict' : 'unrestrict',
+            action: change.action,
             reason: reason.reason ?? null,
             reason_note: reason.reason_note ?? null,
-            before: {
-              dnu: current.preference.dnu,
-              dnu_reason: current.preference.dnu_reason,
-              dnu_set_at: current.preference.dnu_set_at,
-            },
-            after,
+            before: change.before,
+            after: change.after,
           },
         ],
         () => newId('audit'),
       );
-      await emitEvent(
-        tx,
-        scope.organizationId,
-        restricted ? 'lane_preference.restricted' : 'lane_preference.unrestricted',
-        async () =>
-          toLanePreference(
-            defined(await findPreference(tx, scope, carrierId, preferenceId), 'findPreference'),
-          ),
+      await emitEvent(tx, scope.organizationId, change.event, async () =>
+        toLanePreference(defined(await findPreference(tx, scope, carrierId, preferenceId), 'findPreference')),
       );
     });
     return toLanePreference(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { documentAs } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, nonEmptyText, text } from '../../http/schemas.js';
+import { dateTime, nonEmptyText, prefixedId } from '../../http/schemas.js';
 import { memberAt, objectOf } from '../../lib/json-object.js';
 import { loadFilters, loadFiltersShape } from '../loads/index.js';
 import { VIEW_VISIBILITIES } from './load-views-tables.js';
@@ -75,7 +75,7 @@ export const updateLoadViewBody = z.object({
 });
 
 export const listLoadViewsQuery = pageQuery();
-export const loadViewIdParams = z.object({ view_id: text(100) });
+export const loadViewIdParams = z.object({ view_id: prefixedId('loadView') });
 
 export const loadViewSchema = z
   .object({

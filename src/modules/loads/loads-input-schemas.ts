@@ -148,3 +148,21 @@ export const loadBatchBody = documentAs(
   z.object({ loads: z.array(anObject()).min(1).max(MAX_BATCH_LOADS) }),
   z.object({ loads: z.array(loadInputBody).min(1).max(MAX_BATCH_LOADS) }).meta({ title: 'LoadBatchRequest' }),
 );
+
+/**
+ * PATCH /loads/{load_id}: every field of a load as ingested, all optional; only those sent change.
+ * `load_number` and `equipment_type` may be changed but not cleared.
+ */
+export const loadPatchBody = loadInput
+  .partial()
+  .extend({
+    load_number: nonEmptyText(100).optional(),
+    equipment_type: z.enum(EQUIPMENT_TYPES).optional(),
+  })
+  .meta({
+    title: 'LoadPatch',
+    description:
+      'Fields left out keep their stored value; null clears a nullable field. `stops`, when sent, ' +
+      'replace the stored stops (stops sent exactly as stored keep their ids).',
+  });
+export type LoadPatch = z.output<typeof loadPatchBody>;

@@ -81,11 +81,11 @@ export const textArray = (values: string[]) => sql`${sql.param(values)}::text[]`
 const loadColumnNames = Object.values(storedLoadColumns).map((c) => c.name);
 const columnList = (names: string[]) => sql.raw(names.map((n) => `"${n}"`).join(', '));
 
-/** Loads of the organization carrying any of these identifiers, locked for the upsert. */
+/** Loads of the organization carrying any of these identifiers (or ids), locked in id order for the upsert. */
 export async function findLoadsByIdentifiers(
   db: DbOrTx,
   scope: OrgScope,
-  ids: { tmsLoadIds: string[]; externalIds: string[]; loadNumbers: string[] },
+  ids: { tmsLoadIds: string[]; externalIds: string[]; loadNumbers: string[]; loadIds?: string[] },
 ): Promise<LoadRow[]> {
   return db
     .select(storedLoadColumns)
@@ -93,7 +93,7 @@ export async function findLoadsByIdentifiers(
     .where(
       and(
         eq(loads.organization_id, scope.organizationId),
-        sql`(${loads.tms_load_id} = ANY(${textArray(ids.tmsLoadIds)}) OR ${loads.external_id} = ANY(${textArray(ids.externalIds)}) OR ${loads.load_number} = ANY(${textArray(ids.loadNumbers)}))`,
+        sql`(${loads.tms_load_id} = ANY(${textArray(ids.tmsLoadIds)}) OR ${loads.external_id} = ANY(${textArray(ids.externalIds)}) OR ${loads.load_number} = ANY(${textArray(ids.loadNumbers)}) OR ${loads.id} = ANY(${textArray(ids.loadIds ?? [])}))`,
       ),
     )
     .orderBy(loads.id)

@@ -5,7 +5,7 @@ import { scopeOf } from '../../http/authentication.js';
 import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
-import { loadBatchBody, loadInputBody } from './loads-input-schemas.js';
+import { loadBatchBody, loadInputBody, loadPatchBody } from './loads-input-schemas.js';
 import {
   carrierVerificationSchema,
   escalationSchema,
@@ -155,6 +155,30 @@ function listRoutes(app: App, service: LoadsService) {
 
 /** One load, and the records attached to it. */
 function loadRoutes(app: App, service: LoadsService) {
+  app.patch(
+    '/loads/:load_id',
+    {
+      config: { access: access.any, idempotent: true },
+      schema: {
+        operationId: 'updateLoad',
+        tags,
+        summary: 'Change some fields of one load (partial update)',
+        description:
+          'Only the fields sent change, validated as on ingestion; null clears a nullable field. ' +
+          'Answers the load as GET /loads/{load_id} does, and sends load.updated (and ' +
+          'load.status_changed when tms_status maps to another load_status) unless nothing changed. ' +
+          'The TMS owns what it sends: a field changed here is overwritten by the next POST /loads ' +
+          'that carries it, so change here what the TMS does not send (is_posted, ' +
+          'assigned_to_ai_agent, rates, notes). An identifier another load holds is 409 ' +
+          `\`already_exists\` on that field. ${RATE_WRITE_RULE}`,
+        params: loadIdParams,
+        body: loadPatchBody,
+        response: { 200: loadSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
+      },
+    },
+    async (request) => service.patch(scopeOf(request), request.params.load_id, request.body),
+  );
+
   app.get(
     '/loads/:load_id',
     {

@@ -8,6 +8,7 @@ import { pageQuery } from '../../http/pagination.js';
 import {
   dateInput,
   dateTime,
+  prefixedId,
   queryNumber as queryAmount,
   queryBool,
   queryInt,
@@ -129,7 +130,7 @@ export type LoadFilters = z.output<typeof loadFilters>;
 
 export const listLoadsQuery = pageQuery(10).extend({
   ...loadFiltersShape,
-  view_id: text(100)
+  view_id: prefixedId('loadView')
     .optional()
     .meta({ description: 'A saved load view; its filters stack with these (both narrow).' }),
 });
@@ -146,7 +147,7 @@ export const loadStatsQuery = listLoadsQuery.omit({
 // ---------------------------------------------------------------------------------------------
 // Output
 
-export const loadIdParams = z.object({ load_id: text(100) });
+export const loadIdParams = z.object({ load_id: prefixedId('load') });
 
 export const contactSchema = z
   .object({

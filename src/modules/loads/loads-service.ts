@@ -6,19 +6,20 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { UniqueConstraint } from '../../db/pg-errors.js';
-import { AppError, notFound, validationFailed } from '../../domain/errors.js';
+import { AppError, forbidden, notFound, validationFailed } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { Clock } from '../../lib/clock.js';
 import { defined } from '../../lib/defined.js';
 import { LOAD_ID_IN_PATH, requireLoad } from './load-queries.js';
 import type { LoadRelations } from './load-relations.js';
-import type { LoadInput } from './loads-input-schemas.js';
+import type { LoadInput, LoadPatch } from './loads-input-schemas.js';
 import { statusCounts, tabCounts } from './loads-list-counts.js';
 import { filterConditions, type LoadQuery, type TabRule, tabRules } from './loads-list-filters.js';
 import { LoadListReader } from './loads-list-reader.js';
+import { patchLoad } from './loads-patch.js';
 import { findLoadView, listLoadEscalations, listLoadVerifications } from './loads-repository.js';
-import { toLoad } from './loads-responses.js';
+import { forbiddenRateField, toLoad } from './loads-responses.js';
 import {
   type ListLoadsQuery,
   LOAD_TABS,
@@ -92,7 +93,8 @@ export class LoadsService {
           error.message.replace(/^[^:]+: /, ''),
         );
       }
-      const status = error.code === 'already_exists' ? 409 : error.code === 'insufficient_permissions' ? 403 : 422;
+      const status =
+        error.code === 'already_exists' ? 409 : error.code === 'insufficient_permissions' ? 403 : 422;
       throw new AppError(status, error.code, error.message, error.param);
     }
     return {
@@ -110,6 +112,15 @@ export class LoadsService {
     outcomes.push(...(await this.ingest(scope, valid, ['loads'])));
     outcomes.sort((a, b) => a.index - b.index);
     return batchResult(outcomes, this.clock.now());
+  }
+
+  /** PATCH /loads/{load_id}: only the fields sent change; answers the load as GET does. */
+  async patch(scope: OrgScope, id: string, input: LoadPatch): Promise<Load> {
+    const refused = forbiddenRateField(scope.principal, input);
+    if (refused) throw forbidden(`${refused}: only API keys, OWNERs and ADMINs may set it`, refused);
+    await patchLoad(this.db, scope, id, input, this.clock.now());
+    this.lists.purgeChangesNow();
+    return this.get(scope, id);
   }
 
   private async ingest(scope: OrgScope, items: Item[], prefix: (string | number)[]): Promise<ItemOutcome[]> {

@@ -47,7 +47,7 @@ type Path = (string | number)[];
 /** Where an item's field is named from: the body root of a batch (`loads[3].stops`), else the load. */
 type PathOf = (index: number, ...path: Path) => Path;
 
-const IDENTIFIERS = ['tms_load_id', 'external_id', 'load_number'] as const;
+export const IDENTIFIERS = ['tms_load_id', 'external_id', 'load_number'] as const;
 type Seen = Record<(typeof IDENTIFIERS)[number], Map<string, number>>;
 
 function itemError(code: string, path: Path, message: string): ItemError {
@@ -148,7 +148,11 @@ export function screenItems(
           item.index,
           item.input,
           'failed',
-          itemError('insufficient_permissions', at(item.index, refused), 'only API keys, OWNERs and ADMINs may set it'),
+          itemError(
+            'insufficient_permissions',
+            at(item.index, refused),
+            'only API keys, OWNERs and ADMINs may set it',
+          ),
         ),
       );
       continue;
@@ -182,7 +186,7 @@ export function screenItems(
 }
 
 /** The rows an upsert writes, with each item's outcome. */
-interface Plan {
+export interface Plan {
   /** Items refused once matched (identifier of another load, same load twice, too few stops). */
   refused: ItemOutcome[];
   results: ItemOutcome[];
@@ -305,7 +309,7 @@ function planWrites(
  * merged row equals what is stored is not written at all: its updated_at, its stop ids and its
  * events stay as they were (a TMS sync re-sending unchanged loads costs a read).
  */
-async function writePlan(tx: DbOrTx, scope: OrgScope, plan: Plan): Promise<void> {
+export async function writePlan(tx: DbOrTx, scope: OrgScope, plan: Plan): Promise<void> {
   const { created, updated, before } = plan;
   const written = updated.filter((row) => !sameLoad(row, defined(before.get(row.id), 'before.get(row.id)')));
   await insertLoads(tx, created);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../../http/list-query.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, queryList, storedEnum, text } from '../../http/schemas.js';
+import { dateTime, prefixedId, queryList, storedEnum, text } from '../../http/schemas.js';
 import { carrierSchema } from '../carriers/index.js';
 import { OFFER_CHANNELS, OFFER_SOURCES, OFFER_STATUSES } from './offers-tables.js';
 
@@ -49,10 +49,12 @@ export const offerSchema = z
 export type Offer = z.infer<typeof offerSchema>;
 
 export const createOfferBody = z.object({
-  load_id: text(100),
+  load_id: prefixedId('load'),
   offer_amount: z.number().positive().max(10_000_000),
-  carrier_id: text(100).nullish(),
-  contact_id: text(100).nullish().meta({ description: "One of the carrier's contacts (`con_...`)" }),
+  carrier_id: prefixedId('carrier').nullish(),
+  contact_id: prefixedId('contact')
+    .nullish()
+    .meta({ description: "One of the carrier's contacts (`con_...`)" }),
   notes: text(2000).nullish(),
   truck_number: text(50).nullish(),
   trailer_number: text(50).nullish(),
@@ -68,8 +70,8 @@ export const OFFER_SORT_FIELDS = ['created_at', 'updated_at', 'offer_amount', 'a
 export type OfferSortField = (typeof OFFER_SORT_FIELDS)[number];
 
 const { load_id: loadIdFilter, ...offerFiltersOfLoad } = {
-  load_id: text(100).optional(),
-  carrier_id: text(100).optional(),
+  load_id: prefixedId('load').optional(),
+  carrier_id: prefixedId('carrier').optional(),
   status: queryList(z.enum(OFFER_STATUSES)).optional(),
   channel: queryList(z.enum(OFFER_CHANNELS)).optional(),
   source: queryList(z.enum(OFFER_SOURCES)).optional(),
@@ -105,7 +107,7 @@ export const offerStatsSchema = z
   .meta({ id: 'OfferStats' });
 export type OfferStats = z.infer<typeof offerStatsSchema>;
 
-export const offerIdParams = z.object({ offer_id: text(100) });
+export const offerIdParams = z.object({ offer_id: prefixedId('offer') });
 /** An offer within max_buy_rate waiting for a rep's decision (GET /agent/reviews, its events). */
 export const offerReviewSchema = z
   .object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../../http/list-query.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, nonEmptyText, queryBool, queryList, text } from '../../http/schemas.js';
+import { dateTime, nonEmptyText, prefixedId, queryBool, queryList } from '../../http/schemas.js';
 import { carrierSchema } from '../carriers/index.js';
 import { OUTREACH_DIRECTIONS, OUTREACH_MODALITIES, OUTREACH_STATUSES } from './outreaches-tables.js';
 
@@ -35,8 +35,8 @@ export const outreachSchema = z
 export type Outreach = z.infer<typeof outreachSchema>;
 
 export const createOutreachBody = z.object({
-  carrier_id: text(100),
-  load_id: text(100),
+  carrier_id: prefixedId('carrier'),
+  load_id: prefixedId('load'),
   modality: z.enum(OUTREACH_MODALITIES).default('call'),
 });
 export type CreateOutreachInput = z.output<typeof createOutreachBody>;
@@ -46,8 +46,8 @@ export const OUTREACH_SORT_FIELDS = ['created_at', 'updated_at', 'status'] as co
 export type OutreachSortField = (typeof OUTREACH_SORT_FIELDS)[number];
 
 const outreachFilters = {
-  load_id: text(100).optional(),
-  carrier_id: text(100).optional(),
+  load_id: prefixedId('load').optional(),
+  carrier_id: prefixedId('carrier').optional(),
   modality: queryList(z.enum(OUTREACH_MODALITIES)).optional(),
   status: queryList(z.enum(OUTREACH_STATUSES)).optional(),
   is_automated: queryBool()
@@ -77,12 +77,12 @@ export const outreachStatsSchema = z
   .meta({ id: 'OutreachStats' });
 export type OutreachStats = z.infer<typeof outreachStatsSchema>;
 
-export const outreachIdParams = z.object({ outreach_id: text(100) });
+export const outreachIdParams = z.object({ outreach_id: prefixedId('outreach') });
 
 export const TRACKING_CHANNELS = ['voice', 'email', 'whatsapp'] as const;
 
 export const trackingPromptBody = z.object({
-  stop_id: text(100).nullish().meta({ description: 'A `stop_` of this load the check is about' }),
+  stop_id: prefixedId('stop').nullish().meta({ description: 'A `stop_` of this load the check is about' }),
   instructions: nonEmptyText(2000).meta({ description: 'What to ask or tell the driver or dispatcher' }),
   channel: z.enum(TRACKING_CHANNELS).default('voice'),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, idParam, nonEmptyText, phoneInput } from '../../http/schemas.js';
+import { dateTime, nonEmptyText, phoneInput, prefixedId } from '../../http/schemas.js';
 import type { voiceNumbers } from './voice-numbers-tables.js';
 
 type VoiceNumberRow = typeof voiceNumbers.$inferSelect;
@@ -29,7 +29,7 @@ export const voiceNumberSchema = z
   })
   .meta({ id: 'VoiceNumber' });
 
-export const voiceNumberIdParams = z.object({ voice_number_id: idParam() });
+export const voiceNumberIdParams = z.object({ voice_number_id: prefixedId('voiceNumber') });
 
 export const voiceHealthSchema = z
   .object({

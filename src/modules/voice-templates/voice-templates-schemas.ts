@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, nonEmptyText, queryBool, text } from '../../http/schemas.js';
+import { dateTime, nonEmptyText, prefixedId, queryBool } from '../../http/schemas.js';
 import { VAPI_MODEL_PROVIDERS, VAPI_VOICE_PROVIDERS } from '../../integrations/voice/vapi-assistant.js';
 import {
   CUSTOM_VOICE_PROVIDERS,
@@ -129,7 +129,7 @@ export const listVoiceTemplatesQuery = pageQuery().extend({
 });
 export type ListVoiceTemplatesQuery = z.output<typeof listVoiceTemplatesQuery>;
 
-export const voiceTemplateIdParams = z.object({ template_id: text(100) });
+export const voiceTemplateIdParams = z.object({ template_id: prefixedId('voiceTemplate') });
 
 export const voiceTemplateSchema = z
   .object({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkCreatedRange, createdRangeShape } from '../../http/list-query.js';
 import { documentAs } from '../../http/openapi.js';
 import { pageQuery } from '../../http/pagination.js';
-import { dateTime, queryList, storedEnum, text } from '../../http/schemas.js';
+import { dateTime, prefixedId, queryList, storedEnum, text } from '../../http/schemas.js';
 import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from './webhooks-tables.js';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -118,8 +118,8 @@ export const endpointWithSecretSchema = webhookEndpointSchema
   .meta({ id: 'WebhookEndpointWithSecret' });
 
 export const listEndpointsQuery = pageQuery().extend({ status: z.enum(ENDPOINT_STATUSES).optional() });
-export const endpointIdParams = z.object({ endpoint_id: text(100) });
-export const deliveryIdParams = z.object({ delivery_id: text(100) });
+export const endpointIdParams = z.object({ endpoint_id: prefixedId('webhookEndpoint') });
+export const deliveryIdParams = z.object({ delivery_id: prefixedId('delivery') });
 export const listAttemptsQuery = pageQuery();
 
 export const attemptSchema = z
@@ -188,7 +188,7 @@ const listDeliveriesQuery = (names: EventTypeNames) =>
       event_type: queryList(z.enum(names))
         .optional()
         .meta({ description: 'Event types from GET /webhooks/event-types' }),
-      endpoint_id: text(100)
+      endpoint_id: prefixedId('webhookEndpoint')
         .optional()
         .meta({ description: "One endpoint's deliveries (an id of another organization matches none)" }),
       ...createdRangeShape,
