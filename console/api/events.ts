@@ -26,6 +26,7 @@ const FOLLOWED = [
   'carrier.compliance_changed',
   'lane_preference.restricted',
   'lane_preference.unrestricted',
+  'lane_preference.updated',
   'elp_test.completed',
   'elp_test.scored',
 ] as const;
