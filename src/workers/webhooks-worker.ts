@@ -8,6 +8,7 @@ import {
   openSigningSecret,
   type PostResult,
   post,
+  RETRY_SCHEDULE_SECONDS,
   sign,
   webhookSecretBox,
 } from '../modules/webhooks/delivery.js';
@@ -16,8 +17,6 @@ import type { Worker } from './worker.js';
 
 const BATCH = 200;
 const CONCURRENCY = 50;
-/** Seconds before retry n (docs/design.md, "Webhooks"): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
-export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
 /** Auto-disable: every delivery failed for this long, with at least `DISABLE_MIN_FAILURES`. */
 export const DISABLE_AFTER_SECONDS = 5 * 24 * 3600;
 export const DISABLE_MIN_FAILURES = 10;

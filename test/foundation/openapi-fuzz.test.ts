@@ -936,6 +936,7 @@ describe('OpenAPI-driven fuzzing: no 5xx, the error body on every 4xx', () => {
       outreach_id: 'otr',
       elp_test_id: 'elp',
       delivery_id: 'dlv',
+      message_id: 'evt',
     };
     let checked = 0;
     for (const op of operations.filter((o) => o.method === 'GET' && o.pathParams.length > 0)) {

@@ -14,8 +14,13 @@ import {
   eventTypesSchema,
   listAttemptsQuery,
   listEndpointsQuery,
+  listMessagesQuery,
+  messageAttemptSchema,
+  messageIdParams,
   queuedDeliverySchema,
+  replayMessageBody,
   webhookEndpointSchema,
+  webhookMessageSchema,
 } from './webhooks-schemas.js';
 import type { WebhooksService } from './webhooks-service.js';
 
@@ -37,6 +42,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
   collectionRoutes(app, service, schemas);
   endpointRoutes(app, service, schemas);
   deliveryRoutes(app, service, schemas);
+  messageRoutes(app, service);
 };
 
 /** The event types; create and list endpoints. */
@@ -240,5 +246,76 @@ function deliveryRoutes(
     },
     async (request, reply) =>
       reply.status(202).send(await service.replay(scopeOf(request), request.params.delivery_id)),
+  );
+}
+
+const MESSAGE_NOTES =
+  'A message is one event as sent to one endpoint; its id is the event id, which the receiver gets as ' +
+  '`webhook-id` and as the body’s `id` on every attempt, retry and replay alike.';
+
+/** Webhook history by message: an endpoint's messages, a message's attempts, replaying one. */
+function messageRoutes(app: App, service: WebhooksService) {
+  app.get(
+    '/webhooks/endpoints/:endpoint_id/messages',
+    {
+      config: { access: manage },
+      schema: {
+        operationId: 'listWebhookMessages',
+        tags,
+        summary: 'The messages sent to an endpoint, newest first, each with its body',
+        description:
+          `${MESSAGE_NOTES} Each carries the status of its latest delivery, the attempts so far (replays ` +
+          'included), the status code of the latest attempt and the body delivered. Ordered by message id ' +
+          '(time-ordered); `total_count` is exact.',
+        params: endpointIdParams,
+        querystring: listMessagesQuery,
+        response: { 200: pageOf(webhookMessageSchema), ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => service.messages(scopeOf(request), request.params.endpoint_id, request.query),
+  );
+
+  app.get(
+    '/webhooks/messages/:message_id/attempts',
+    {
+      config: { access: manage },
+      schema: {
+        operationId: 'listWebhookMessageAttempts',
+        tags,
+        summary: 'Every HTTP attempt of a message, to each endpoint, oldest first, with the body sent',
+        description:
+          `${MESSAGE_NOTES} An array, not a page. A message queued but not yet attempted answers \`[]\`; ` +
+          'one never sent to an endpoint of the organization is 404.',
+        params: messageIdParams,
+        response: { 200: z.array(messageAttemptSchema), ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => service.messageAttempts(scopeOf(request), request.params.message_id),
+  );
+
+  app.post(
+    '/webhooks/messages/:message_id/replay',
+    {
+      config: { access: manage },
+      schema: {
+        operationId: 'replayWebhookMessage',
+        tags,
+        summary: 'Send a message again to an endpoint it was sent to, with its original id',
+        description:
+          `${MESSAGE_NOTES} Queues a new delivery of the same event to \`endpoint_id\`, due at once: the ` +
+          'receiver gets the same body and `webhook-id`, so it can deduplicate, and the attempt is recorded ' +
+          'as a new one. Answers the message as it stands (`latest_status` PENDING). 404 when the message, ' +
+          'or the endpoint, is not the organization’s, or the message was never sent to that endpoint.',
+        params: messageIdParams,
+        body: replayMessageBody,
+        response: { 202: webhookMessageSchema, ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(
+          await service.replayMessage(scopeOf(request), request.params.message_id, request.body.endpoint_id),
+        ),
   );
 }

@@ -121,6 +121,7 @@ export const listEndpointsQuery = pageQuery().extend({ status: z.enum(ENDPOINT_S
 export const endpointIdParams = z.object({ endpoint_id: prefixedId('webhookEndpoint') });
 export const deliveryIdParams = z.object({ delivery_id: prefixedId('delivery') });
 export const listAttemptsQuery = pageQuery();
+export const listMessagesQuery = pageQuery();
 
 export const attemptSchema = z
   .object({
@@ -142,6 +143,77 @@ export const attemptSchema = z
 export const queuedDeliverySchema = z
   .object({ delivery_id: z.string(), event_id: z.string(), endpoint_id: z.string() })
   .meta({ id: 'WebhookQueuedDelivery' });
+
+/** A message id: the event id a receiver gets as `webhook-id` and as the body's `id`. */
+export const messageIdParams = z.object({
+  message_id: prefixedId('event').meta({
+    description: 'The event id, as the receiver got it in `webhook-id` and in the body’s `id`',
+  }),
+});
+export const replayMessageBody = z.object({
+  endpoint_id: prefixedId('webhookEndpoint').meta({
+    description: 'The endpoint of the organization to send it to again',
+  }),
+});
+
+/** The body of every attempt of an event: `{id, type, created_at, organization_id, data}`. */
+const webhookPayloadSchema = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    created_at: z.string(),
+    organization_id: z.string(),
+    data: z.unknown(),
+  })
+  .meta({ id: 'WebhookPayload', description: 'The JSON body the receiver gets' });
+
+export const webhookMessageSchema = z
+  .object({
+    id: z.string().meta({ description: 'The message id: the event id, the `webhook-id` of every attempt' }),
+    endpoint_id: z.string(),
+    event_type: z.string(),
+    latest_status: z.enum(['PENDING', 'SUCCEEDED', 'DEAD']).meta({
+      description:
+        'Of the latest delivery: `PENDING` queued or waiting for a retry, `SUCCEEDED`, `DEAD` given up',
+    }),
+    attempt_count: z.number().int().meta({ description: 'HTTP attempts so far, replays included' }),
+    last_response_status_code: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Of the latest attempt; null before the first or when no answer came' }),
+    next_attempt_at: dateTime().nullable().meta({ description: 'When a PENDING message is due (again)' }),
+    created_at: dateTime().meta({ description: 'When the message was first queued for this endpoint' }),
+    updated_at: dateTime(),
+    payload: webhookPayloadSchema,
+  })
+  .meta({ id: 'WebhookMessage' });
+export type WebhookMessage = z.infer<typeof webhookMessageSchema>;
+
+export const messageAttemptSchema = z
+  .object({
+    id: z.string(),
+    message_id: z.string(),
+    endpoint_id: z.string(),
+    delivery_id: z.string().meta({ description: 'The delivery it belongs to (a replay is a new one)' }),
+    attempt: z.number().int().meta({ description: 'Its number within its delivery, from 1' }),
+    max_attempts: z.number().int().meta({ description: 'Attempts a delivery gets at most' }),
+    status: z.enum(['SUCCEEDED', 'FAILED', 'DEAD']).meta({
+      description: '`DEAD`: the last attempt of a delivery that was given up',
+    }),
+    next_attempt_at: dateTime()
+      .nullable()
+      .meta({ description: 'When the retry after this failed attempt is due; null if none is' }),
+    response_status_code: z.number().int().nullable().meta({ description: 'Null when no answer came' }),
+    response_body_excerpt: z.string().nullable().meta({ description: 'The first 1 KB of the answer' }),
+    error_message: z.string().nullable(),
+    duration_ms: z.number().int(),
+    delivered_at: dateTime().nullable().meta({ description: 'When it succeeded; null otherwise' }),
+    created_at: dateTime(),
+    payload: webhookPayloadSchema,
+  })
+  .meta({ id: 'WebhookMessageAttempt' });
+export type WebhookMessageAttempt = z.infer<typeof messageAttemptSchema>;
 
 export const eventTypesSchema = z.object({
   data: z.array(

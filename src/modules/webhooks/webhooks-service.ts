@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { and, count, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
-import type { Db } from '../../db/client.js';
+import type { Db, DbOrTx } from '../../db/client.js';
 import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import type { SecretBox } from '../../db/secret-box.js';
@@ -9,8 +9,10 @@ import { notFound, validationFailed } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { defined } from '../../lib/defined.js';
 import { listDeliveries } from './deliveries-repository.js';
 import { hostOf, newSigningSecret, nonPublicRange } from './delivery.js';
+import { findMessage, listMessageAttempts, listMessages, messageExists } from './messages-repository.js';
 import { type EventCatalogue, payloadSchema, typeNames } from './webhooks-events.js';
 import type {
   CreateEndpointInput,
@@ -80,6 +82,15 @@ export function validateTargetUrl(raw: string, production: boolean): string {
   // What the rules above leave is held to the document's pattern, so it says exactly what is refused.
   if (!WEBHOOK_URL.test(raw)) throw refuse('Must be an absolute http(s) URL', 'url_parsing');
   return url.toString();
+}
+
+/** A new pending delivery of an event to an endpoint, due at once; returns its id. */
+async function queueDelivery(db: DbOrTx, scope: OrgScope, endpointId: string, eventId: string) {
+  const id = newId('delivery');
+  await db
+    .insert(webhookDeliveries)
+    .values({ id, organization_id: scope.organizationId, endpoint_id: endpointId, event_id: eventId });
+  return id;
 }
 
 export class WebhooksService {
@@ -244,13 +255,7 @@ export class WebhooksService {
         type: 'ping',
         data: { endpoint_id: endpoint.id, message: 'Test event from Envoy' },
       });
-      const deliveryId = newId('delivery');
-      await tx.insert(webhookDeliveries).values({
-        id: deliveryId,
-        organization_id: scope.organizationId,
-        endpoint_id: endpoint.id,
-        event_id: eventId,
-      });
+      const deliveryId = await queueDelivery(tx, scope, endpoint.id, eventId);
       return { delivery_id: deliveryId, event_id: eventId, endpoint_id: endpoint.id };
     });
   }
@@ -267,14 +272,41 @@ export class WebhooksService {
         ),
       );
     if (!past) throw notFound('Webhook delivery', deliveryId, 'delivery_id');
-    const id = newId('delivery');
-    await this.db.insert(webhookDeliveries).values({
-      id,
-      organization_id: scope.organizationId,
-      endpoint_id: past.endpoint_id,
-      event_id: past.event_id,
-    });
+    const id = await queueDelivery(this.db, scope, past.endpoint_id, past.event_id);
     return { delivery_id: id, event_id: past.event_id, endpoint_id: past.endpoint_id };
+  }
+
+  /** GET /webhooks/endpoints/{id}/messages: the events sent to one endpoint, newest first. */
+  async messages(scope: OrgScope, id: string, q: { page: number; page_size: number }) {
+    await this.find(scope, id);
+    const { rows, total } = await listMessages(this.db, scope, id, q);
+    return { data: rows, pagination: pagination(q.page, q.page_size, total) };
+  }
+
+  /** GET /webhooks/messages/{id}/attempts: every HTTP attempt of a message, oldest first. */
+  async messageAttempts(scope: OrgScope, messageId: string) {
+    if (!(await messageExists(this.db, scope, messageId))) {
+      throw notFound('Webhook message', messageId, 'message_id');
+    }
+    return listMessageAttempts(this.db, scope, messageId);
+  }
+
+  /**
+   * Sends a message again to one endpoint it was sent to, as a new delivery of the same event (so
+   * the same `webhook-id` and body); returns the message as it stands then.
+   */
+  async replayMessage(scope: OrgScope, messageId: string, endpointId: string) {
+    if (!(await messageExists(this.db, scope, messageId))) {
+      throw notFound('Webhook message', messageId, 'message_id');
+    }
+    await this.find(scope, endpointId);
+    return this.db.transaction(async (tx) => {
+      if (!(await findMessage(tx, scope, messageId, endpointId))) {
+        throw notFound(`Webhook message '${messageId}' for endpoint`, endpointId, 'endpoint_id');
+      }
+      await queueDelivery(tx, scope, endpointId, messageId);
+      return defined(await findMessage(tx, scope, messageId, endpointId), 'the replayed message');
+    });
   }
 
   /** The type names of the catalogue, in its order. */
