@@ -28,6 +28,7 @@ const FOLLOWED = [
   'lane_preference.unrestricted',
   'elp_test.completed',
   'elp_test.scored',
+  'elp_test.failed',
 ] as const;
 
 type Followed = (typeof FOLLOWED)[number];

@@ -47,6 +47,7 @@ const EVENT_TYPES = [
   'outreach.status_changed',
   'elp_test.completed',
   'elp_test.scored',
+  'elp_test.failed',
   'ping',
 ] as const satisfies readonly EventType[];
 const allTypes: Exclude<EventType, (typeof EVENT_TYPES)[number] | '*'> extends never ? true : never = true;
