@@ -49,6 +49,7 @@ const ORDER = [
   'outreach.status_changed',
   'elp_test.completed',
   'elp_test.scored',
+  'elp_test.failed',
   'ping',
 ] as const satisfies readonly EventType[];
 // Every declared type is in ORDER (the `satisfies` above checks the converse).

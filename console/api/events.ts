@@ -29,6 +29,7 @@ const FOLLOWED = [
   'lane_preference.updated',
   'elp_test.completed',
   'elp_test.scored',
+  'elp_test.failed',
 ] as const;
 
 type Followed = (typeof FOLLOWED)[number];

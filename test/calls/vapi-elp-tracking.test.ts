@@ -7,12 +7,11 @@ import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
 import {
-  firstToolAnswer,
+  recordElpAnswer,
   scriptOf,
   sendVapi,
   statusUpdate,
   type ToolAnswer,
-  toolCalls,
   toolNamesOf,
   useVapiStandIn,
   vapiCall,
@@ -23,21 +22,6 @@ type Headers = Record<string, string>;
 
 const get = async (t: TestApp, headers: Headers, url: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers })).json();
-
-async function answer(t: TestApp, call: Vapi.Call, questionId: string, valid: boolean) {
-  const res = await sendVapi(
-    t,
-    toolCalls(call, [
-      {
-        id: `tc-${questionId}`,
-        name: 'record_elp_answer',
-        args: { question_id: questionId, answer: valid ? 'A clear answer.' : 'Yes okay.', valid },
-      },
-    ]),
-  );
-  expect(res.statusCode, res.body).toBe(200);
-  return firstToolAnswer(res);
-}
 
 function endOfCall(call: Vapi.Call, t0: number, seconds: number): Vapi.ServerMessage {
   return {
@@ -95,14 +79,14 @@ describe('ELP tests and tracking check calls on Vapi', () => {
     await sendVapi(t, statusUpdate(call, 'in-progress', t0 + 2000));
     for (const [i, q] of ELP_QUESTIONS.entries()) {
       const next = ELP_QUESTIONS[i + 1];
-      const result = await answer(t, call, q.id, q.id !== 'yield');
+      const result = await recordElpAnswer(t, call, q.id, q.id !== 'yield');
       expect(result.result).toBe(
         next
           ? `Recorded. Next question [${next.id}]: "${next.text}"`
           : 'Recorded. The test is over: thank the driver and end the call.',
       );
     }
-    const bad = await answer(t, call, 'nonsense', true);
+    const bad = await recordElpAnswer(t, call, 'nonsense', true);
     expect(bad.error).toMatch(/^Unknown question_id 'nonsense'/);
 
     await sendVapi(t, statusUpdate(call, 'ended', t0 + 300_000, 'assistant-ended-call'));
@@ -142,12 +126,12 @@ describe('ELP tests and tracking check calls on Vapi', () => {
     await sendVapi(t, statusUpdate(call, 'in-progress', t0));
     const interview = ELP_QUESTIONS.filter((q) => q.step === 'interview');
     let last: ToolAnswer | undefined;
-    for (const [i, q] of interview.entries()) last = await answer(t, call, q.id, i < 2);
+    for (const [i, q] of interview.entries()) last = await recordElpAnswer(t, call, q.id, i < 2);
     expect(defined(last, 'last').result).toBe(
       'Recorded. The test is over: thank the driver and end the call.',
     );
     expect(defined(last, 'last').metadata).toMatchObject({ test_over: true, next_question_id: null });
-    const late = await answer(t, call, 'stop_sign', true);
+    const late = await recordElpAnswer(t, call, 'stop_sign', true);
     expect(late).toMatchObject({
       result: 'The test is already over: thank the driver and end the call.',
       metadata: { recorded: false },

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Vapi } from '@vapi-ai/server-sdk';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { z } from 'zod';
 import { vapiSignature } from '../../src/integrations/voice/vapi-server-auth.js';
 import { defined } from '../../src/lib/defined.js';
@@ -275,6 +275,22 @@ export const toolAnswersOf = (res: { statusCode: number; body: string }): ToolAn
 /** The first result of the webhook's answer to a tool-calls message. */
 export const firstToolAnswer = (res: { statusCode: number; body: string }): ToolAnswer =>
   defined(toolAnswersOf(res)[0], 'the first tool-call result');
+
+/** The assistant records the driver's answer to an ELP question (record_elp_answer): the tool's result. */
+export async function recordElpAnswer(t: TestApp, call: Vapi.Call, questionId: string, valid: boolean) {
+  const res = await sendVapi(
+    t,
+    toolCalls(call, [
+      {
+        id: `tc-${questionId}`,
+        name: 'record_elp_answer',
+        args: { question_id: questionId, answer: valid ? 'A clear answer.' : 'Yes okay.', valid },
+      },
+    ]),
+  );
+  expect(res.statusCode, res.body).toBe(200);
+  return firstToolAnswer(res);
+}
 
 /** The OpenAI model of an assistant we sent (the one provider the app configures), else undefined. */
 export const openaiModel = (assistant: Vapi.CreateAssistantDto | undefined) =>

@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { expect } from 'vitest';
+import type { TestApp } from './app.js';
 import { portOf } from './listening.js';
 
 export interface Received {
@@ -47,4 +49,21 @@ export async function startReceiver(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Registers a webhook endpoint at `url` for `eventTypes` in the organization of `headers`: its body. */
+export async function subscribeEndpoint(
+  t: TestApp,
+  headers: Record<string, string>,
+  url: string,
+  eventTypes: string[],
+) {
+  const ep = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks/endpoints',
+    headers,
+    payload: { url, event_types: eventTypes },
+  });
+  expect(ep.statusCode, ep.body).toBe(201);
+  return ep.json();
 }

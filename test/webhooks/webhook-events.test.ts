@@ -4,7 +4,7 @@ import { drainWorker, useTestApp } from '../helpers/app.js';
 import { createCarrier, goodStanding, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { createLoad, loadPayload } from '../helpers/load-factories.js';
-import { startReceiver } from '../helpers/webhook-receiver.js';
+import { startReceiver, subscribeEndpoint } from '../helpers/webhook-receiver.js';
 
 const registry = registryFile([goodStanding('777001', '888001')]);
 
@@ -19,13 +19,7 @@ describe('events emitted by the resources', () => {
     const receiver = await rx;
     const { orgId, user } = await createTenant(t);
     const { headers } = await createApiKey(t, user.headers);
-    const ep = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/webhooks/endpoints',
-      headers,
-      payload: { url: receiver.url, event_types: ['*'] },
-    });
-    expect(ep.statusCode, ep.body).toBe(201);
+    await subscribeEndpoint(t, headers, receiver.url, ['*']);
     const types = () =>
       receiver.received.filter((r) => r.json.organization_id === orgId).map((r) => r.json.type);
 
@@ -122,6 +116,7 @@ describe('events emitted by the resources', () => {
       'call.created',
       'call.status_changed',
       'elp_test.completed',
+      'elp_test.failed',
     ];
     expect(types()).toEqual(expect.arrayContaining(expected));
     const byType = (type: string) =>
@@ -141,5 +136,13 @@ describe('events emitted by the resources', () => {
       previous_status: 'pending',
     });
     expect(byType('call.created').json.data).toMatchObject({ id: call.json().id });
+    // The ELP call was hung up before anyone answered: the test failed, and its event is the test.
+    expect(byType('elp_test.failed').json.data).toMatchObject({
+      id: elp.json().id,
+      elp_test_id: elp.json().id,
+      status: 'FAILED',
+      scoring_status: 'FAILED',
+      call: { id: elp.json().call_id },
+    });
   }, 30_000);
 });

@@ -6,9 +6,11 @@ import { productNow } from '../../db/columns.js';
 import { firstRow } from '../../db/rows.js';
 import type { CallStatus } from '../../domain/calls.js';
 import { newId } from '../../domain/ids.js';
-import { emitEvent } from './calls-events.js';
+import { systemScope } from '../../domain/scope.js';
+import { emitEvents } from './calls-events.js';
 import { scoreElp } from './elp-scoring.js';
 import { elpAnswers, elpTests } from './elp-tables.js';
+import { elpTestEventData } from './elp-view.js';
 
 type NewElpTest = Omit<typeof elpTests.$inferInsert, 'id'>;
 type NewElpAnswer = Omit<typeof elpAnswers.$inferInsert, 'id'>;
@@ -55,16 +57,25 @@ export async function recordElpAnswer(db: DbOrTx, values: NewElpAnswer) {
     .onConflictDoNothing();
 }
 
+type ElpState = Pick<typeof elpTests.$inferSelect, 'status' | 'scoring_status'>;
+
+/** A test that ended without being scored: its call never got an answer (see `scoreElp`). */
+const failed = (t: ElpState) => t.status === 'FAILED' || t.scoring_status === 'FAILED';
+
 /**
- * Scores a test once its call has ended, and emits elp_test.completed and elp_test.scored when the
- * test reaches them.
+ * Scores a test once its call has ended, and emits elp_test.completed, elp_test.scored and
+ * elp_test.failed as the test reaches them, each with the whole test (`elpTestEventData`). Safe to
+ * repeat (repeated or late provider events score again): the test row is locked, and an event is
+ * emitted only on the change into its state. A failed test has no answers and answers are never
+ * removed, so a test fails at most once.
  */
 export async function scoreElpTest(db: Db, testId: string, callStatus: CallStatus) {
-  const answers = await db.select().from(elpAnswers).where(eq(elpAnswers.elp_test_id, testId));
-  const outcome = scoreElp(answers, callStatus);
   await db.transaction(async (tx) => {
     const [current] = await tx.select().from(elpTests).where(eq(elpTests.id, testId)).for('update');
     if (!current) return;
+    // Read under the lock: a scoring that waited for it sees every answer the one before it saw.
+    const answers = await tx.select().from(elpAnswers).where(eq(elpAnswers.elp_test_id, testId));
+    const outcome = scoreElp(answers, callStatus);
     const updated = firstRow(
       await tx
         .update(elpTests)
@@ -86,18 +97,22 @@ export async function scoreElpTest(db: Db, testId: string, callStatus: CallStatu
         .returning(),
       'update of the ELP test',
     );
-    const data = {
-      elp_test_id: updated.id,
-      call_id: updated.call_id,
-      status: updated.status,
-      scoring_status: updated.scoring_status,
-      total_score: updated.total_score,
-    };
-    if (current.status === 'REQUESTED' && updated.status !== 'REQUESTED') {
-      await emitEvent(tx, updated.organization_id, 'elp_test.completed', data);
-    }
+    const types: ('elp_test.completed' | 'elp_test.scored' | 'elp_test.failed')[] = [];
+    if (current.status === 'REQUESTED' && updated.status !== 'REQUESTED') types.push('elp_test.completed');
     if (current.scoring_status !== 'SCORED' && updated.scoring_status === 'SCORED') {
-      await emitEvent(tx, updated.organization_id, 'elp_test.scored', data);
+      types.push('elp_test.scored');
     }
+    if (!failed(current) && failed(updated)) types.push('elp_test.failed');
+    // One read of the test for all its events, and none when no endpoint or stream takes them.
+    let body: ReturnType<typeof elpTestEventData> | undefined;
+    const data = () => {
+      body ??= elpTestEventData(tx, systemScope(updated.organization_id), updated.id);
+      return body;
+    };
+    await emitEvents(
+      tx,
+      updated.organization_id,
+      types.map((type) => ({ type, data })),
+    );
   });
 }
