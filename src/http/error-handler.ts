@@ -107,7 +107,10 @@ function validationError(items: ValidationIssue[]): AppError {
   return new AppError(422, 'validation_error', message, param, { detail: items });
 }
 
-/** An id of the wrong kind or form anywhere in the request part: 400 `invalid_id_format` naming it. */
+/**
+ * An id of the wrong kind or form anywhere in the request part: 400 `invalid_id_format` with
+ * `param` naming it. Like the other non-validation errors it carries no `detail`.
+ */
 function invalidIdFormat(
   items: FastifyValidationItem[],
   source: Source,
@@ -118,11 +121,9 @@ function invalidIdFormat(
     return v.keyword === 'custom' && isJsonObject(custom) && typeof custom[ID_FORMAT_ISSUE] === 'string';
   });
   if (!item) return null;
-  const issue = { ...toIssue(item, source, request), type: ID_FORMAT_ISSUE };
+  const issue = toIssue(item, source, request);
   const param = pathToParam(issue.loc.slice(1));
-  return new AppError(400, ID_FORMAT_ISSUE, param ? `${param}: ${issue.msg}` : issue.msg, param, {
-    detail: [issue],
-  });
+  return new AppError(400, ID_FORMAT_ISSUE, param ? `${param}: ${issue.msg}` : issue.msg, param);
 }
 
 function bodyError(msg: string, type: string): AppError {

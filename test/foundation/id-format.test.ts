@@ -50,7 +50,6 @@ describe('ids with the wrong prefix', () => {
     });
     expect(offer.statusCode, offer.body).toBe(400);
     expect(offer.json().error).toMatchObject({ code: 'invalid_id_format', param: 'load_id' });
-    expect(offer.json().detail[0].loc).toEqual(['body', 'load_id']);
 
     const list = await t.app.inject({
       method: 'GET',
@@ -59,7 +58,6 @@ describe('ids with the wrong prefix', () => {
     });
     expect(list.statusCode).toBe(400);
     expect(list.json().error).toMatchObject({ code: 'invalid_id_format', param: 'carrier_id' });
-    expect(list.json().detail[0].loc).toEqual(['query', 'carrier_id']);
   });
 
   it('documents each id parameter with its pattern in OpenAPI', async () => {

@@ -276,7 +276,8 @@ describe('webhook history by message', () => {
       const body = res.json();
       const code = status === 400 ? 'invalid_id_format' : 'validation_error';
       expect(body.error).toMatchObject({ code, param: loc[loc.length - 1] });
-      expect(defined(body.detail[0], 'detail[0]').loc).toEqual(loc);
+      if (status === 422) expect(defined(body.detail[0], 'detail[0]').loc).toEqual(loc);
+      else expect(body.detail).toBeUndefined();
     };
     const get = (url: string) => t.app.inject({ method: 'GET', url, headers: h });
     await refused(await get(`${BASE}/messages/dlv_nope/attempts`), ['path', 'message_id'], 400);
