@@ -48,8 +48,8 @@ export function newId(kind: IdKind): string {
 }
 
 /**
- * What an id of this kind looks like: its prefix, an underscore, then letters, digits and hyphens.
+ * What an id of this kind looks like: its prefix, an underscore, then letters, digits, `_` and `-`.
  * Every id Envoy issues is `<prefix>_<UUIDv7>`; the check is on the prefix, so another kind's id
  * (`car_...` where a `load_` id belongs) is told apart from one that matches nothing.
  */
-export const idPattern = (kind: IdKind) => new RegExp(`^${idPrefixes[kind]}_[0-9A-Za-z][0-9A-Za-z-]*$`);
+export const idPattern = (kind: IdKind) => new RegExp(`^${idPrefixes[kind]}_[0-9A-Za-z][0-9A-Za-z_-]*$`);

@@ -64,6 +64,6 @@ describe('ids with the wrong prefix', () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
     const params = doc.paths['/api/v1/loads/{load_id}'].get.parameters;
     const loadId = params.find((p: { name: string }) => p.name === 'load_id');
-    expect(loadId.schema.pattern).toBe('^load_[0-9A-Za-z][0-9A-Za-z-]*$');
+    expect(loadId.schema.pattern).toBe('^load_[0-9A-Za-z][0-9A-Za-z_-]*$');
   });
 });
