@@ -93,7 +93,10 @@ describe('POST /carriers/batch', () => {
       code: 'duplicate_in_batch',
       param: 'carriers[2].carrier.mc_number',
     });
-    expect(body.data[3].error).toMatchObject({ code: 'already_exists', param: 'carriers[3].carrier.dot_number' });
+    expect(body.data[3].error).toMatchObject({
+      code: 'already_exists',
+      param: 'carriers[3].carrier.dot_number',
+    });
     expect(body.data[4].error).toMatchObject({ code: 'validation_error', param: 'carriers[4].carrier' });
     expect(body.errors.map((e: { index: number }) => e.index)).toEqual([1, 2, 3, 4]);
     expect(body.results[1]).toMatchObject({

@@ -153,7 +153,9 @@ describe('customer_rate and margin on load writes', () => {
 
   it('documents the rule on both write operations in OpenAPI', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
-    expect(doc.paths['/api/v1/loads'].post.description).toMatch(/MEMBER who sends either .* 403 `insufficient_permissions`/);
+    expect(doc.paths['/api/v1/loads'].post.description).toMatch(
+      /MEMBER who sends either .* 403 `insufficient_permissions`/,
+    );
     expect(doc.paths['/api/v1/loads/batch'].post.description).toMatch(/`loads\[3\]\.customer_rate`/);
   });
 });

@@ -148,7 +148,11 @@ export function screenItems(
           item.index,
           item.input,
           'failed',
-          itemError('insufficient_permissions', at(item.index, refused), 'only API keys, OWNERs and ADMINs may set it'),
+          itemError(
+            'insufficient_permissions',
+            at(item.index, refused),
+            'only API keys, OWNERs and ADMINs may set it',
+          ),
         ),
       );
       continue;
