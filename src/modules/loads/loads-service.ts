@@ -17,7 +17,7 @@ import type { LoadInput } from './loads-input-schemas.js';
 import { statusCounts, tabCounts } from './loads-list-counts.js';
 import { filterConditions, type LoadQuery, type TabRule, tabRules } from './loads-list-filters.js';
 import { LoadListReader } from './loads-list-reader.js';
-import { findLoadView, listLoadEscalations, listLoadVerifications } from './loads-repository.js';
+import { findLoadView, listLoadVerifications } from './loads-repository.js';
 import { toLoad } from './loads-responses.js';
 import {
   type ListLoadsQuery,
@@ -92,7 +92,8 @@ export class LoadsService {
           error.message.replace(/^[^:]+: /, ''),
         );
       }
-      const status = error.code === 'already_exists' ? 409 : error.code === 'insufficient_permissions' ? 403 : 422;
+      const status =
+        error.code === 'already_exists' ? 409 : error.code === 'insufficient_permissions' ? 403 : 422;
       throw new AppError(status, error.code, error.message, error.param);
     }
     return {
@@ -201,19 +202,6 @@ export class LoadsService {
       status: v.status,
       reasons: v.reasons,
       created_at: v.created_at,
-    }));
-  }
-
-  async escalations(scope: OrgScope, loadId: string) {
-    await this.mustExist(scope, loadId);
-    return (await listLoadEscalations(this.db, scope, loadId)).map((e) => ({
-      id: e.id,
-      load_id: e.load_id,
-      status: e.status,
-      reason: e.reason,
-      resolved_at: e.resolved_at,
-      created_at: e.created_at,
-      updated_at: e.updated_at,
     }));
   }
 
