@@ -37,6 +37,7 @@ import { voiceWebhookRoutes } from './modules/calls/voice-webhook-routes.js';
 import { carriersRoutes } from './modules/carriers/carriers-routes.js';
 import { vettingPolicyRoutes } from './modules/carriers/vetting-policy-routes.js';
 import { loadViewsRoutes } from './modules/load-views/load-views-routes.js';
+import { escalationsRoutes } from './modules/loads/escalations-routes.js';
 import { loadsRoutes } from './modules/loads/loads-routes.js';
 import { statusMappingRoutes } from './modules/loads/status-mappings-routes.js';
 import { offersRoutes } from './modules/offers/offers-routes.js';
@@ -214,6 +215,7 @@ async function registerModules(api: FastifyInstance, { services: s, database, co
   await api.register(apiKeysRoutes, { apiKeys: s.apiKeys });
   await api.register(loadsRoutes, { loads: s.loads });
   await api.register(statusMappingRoutes, { mappings: s.statusMappings });
+  await api.register(escalationsRoutes, { escalations: s.escalations });
   await api.register(loadViewsRoutes, { loadViews: s.loadViews });
   await api.register(carriersRoutes, { carriers: s.carriers });
   await api.register(vettingPolicyRoutes, { compliance: s.compliance, db: database.db });

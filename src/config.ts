@@ -92,6 +92,7 @@ export function loadConfig(
       noResponseHours: env.OUTREACH_NO_RESPONSE_HOURS,
       sweepIntervalMs: env.OUTREACH_SWEEP_INTERVAL_MS,
     }),
+    escalations: Object.freeze({ timeoutMinutes: env.ESCALATION_TIMEOUT_MINUTES }),
     simulation: simulationConfig(env),
     voice: voiceConfig(env),
     agent: Object.freeze({

@@ -41,6 +41,7 @@ import { ComplianceService } from './modules/carriers/compliance-service.js';
 import { StopContactRequests } from './modules/carriers/stop-contact.js';
 import { loadRelations } from './modules/load-board/index.js';
 import { LoadViewsService } from './modules/load-views/load-views-service.js';
+import { EscalationsService } from './modules/loads/escalations-service.js';
 import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js';
 import { LoadsService, loadUniqueConstraints } from './modules/loads/loads-service.js';
 import { StatusMappings } from './modules/loads/status-mappings-service.js';
@@ -88,6 +89,7 @@ export interface Services {
   readonly apiKeys: ApiKeysService;
   readonly loads: LoadsService;
   readonly statusMappings: StatusMappings;
+  readonly escalations: EscalationsService;
   readonly loadViews: LoadViewsService;
   readonly compliance: ComplianceService;
   readonly carriers: CarriersService;
@@ -174,8 +176,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     ...teamOf(config, db, sessions, channels, log),
     apiKeys: new ApiKeysService(db, credentials),
     loads,
-    statusMappings: new StatusMappings(db),
-    loadViews: new LoadViewsService(db),
+    ...loadRecordsOf(config, db),
     compliance,
     carriers,
     offers: new OffersService(db),
@@ -297,6 +298,15 @@ function eventStreamOf(
   );
 }
 
+/** What is kept about loads besides the loads: status mappings, saved views, escalations. */
+function loadRecordsOf(config: Config, db: Db) {
+  return {
+    statusMappings: new StatusMappings(db),
+    loadViews: new LoadViewsService(db),
+    escalations: new EscalationsService(db, config.escalations.timeoutMinutes),
+  };
+}
+
 /** The team's services: members and roles, and invitations e-mailed through the e-mail channel. */
 function teamOf(
   config: Config,
@@ -381,7 +391,7 @@ function workersOf(
   log: FastifyBaseLogger,
   services: Pick<
     Services,
-    'idempotency' | 'sessions' | 'compliance' | 'calls' | 'agent' | 'eventStream' | 'clock'
+    'idempotency' | 'sessions' | 'compliance' | 'calls' | 'agent' | 'eventStream' | 'clock' | 'escalations'
   >,
 ): Worker[] {
   const { db } = database;
@@ -401,6 +411,8 @@ function workersOf(
     ),
     { name: 'scheduled-calls', intervalMs: pollMs, drain: () => services.calls.placeDue() },
     new OutreachSweeper(db, config.outreach.noResponseHours, paced(config.outreach.sweepIntervalMs), log),
+    // Escalations whose subject went away CANCELLED, those unanswered too long TIMED_OUT.
+    { name: 'escalations', intervalMs: paced(60_000), drain: () => services.escalations.sweep() },
     {
       name: 'event-stream-purge',
       intervalMs: EVENT_STREAM_PURGE_MS,

@@ -88,6 +88,8 @@ export interface Config {
   };
   /** E-mail and WhatsApp outreaches unanswered this long become no_response; swept this often. */
   readonly outreach: { readonly noResponseHours: number; readonly sweepIntervalMs: number };
+  /** An escalation ACTIVE this long without a response becomes TIMED_OUT. */
+  readonly escalations: { readonly timeoutMinutes: number };
   /**
    * The simulated market the in-process providers play (e-mail, WhatsApp and voice carriers), and
    * the simulated clock: `speed` null runs on the machine's clock; set, the whole product runs on a

@@ -118,6 +118,13 @@ export const envSchema = z.object({
     .max(24 * 365)
     .default(24),
   OUTREACH_SWEEP_INTERVAL_MS: positiveInt(60_000),
+  // An escalation ACTIVE this long without a response becomes TIMED_OUT.
+  ESCALATION_TIMEOUT_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(60 * 24 * 30)
+    .default(240),
   VOICE_PROVIDER: z.enum(['simulated', 'vapi']).default('simulated'),
   // Set: the whole product runs on a simulated clock this many times faster than the machine's.
   SIMULATION_SPEED: z.coerce.number().positive().max(10_000).optional(),

@@ -59,6 +59,7 @@ export const TAGS = [
   },
   { name: 'outreaches', description: 'Contacts with a carrier about a load by call, e-mail or WhatsApp.' },
   { name: 'tracking', description: 'Check calls and messages to the carrier hauling a load.' },
+  { name: 'escalations', description: 'Questions the agents put to a person about a load, and the answers.' },
   { name: 'agent', description: "The load-working agent's settings for the organization." },
   { name: 'webhooks', description: 'Endpoints that receive signed event deliveries, and their attempts.' },
   {

@@ -3,7 +3,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
-import { agentLoadStates, agentReviewItems } from '../../src/modules/agent/agent-tables.js';
+import { agentLoadStates } from '../../src/modules/agent/agent-tables.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { events } from '../../src/modules/webhooks/webhooks-tables.js';
 import {
@@ -20,6 +20,7 @@ import {
   outreachesOf,
   quietNowInChicago,
   reply,
+  reviewWaited,
   tenant,
 } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
@@ -644,10 +645,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect((await activity(h, loadId)).status).toBe('offers_pending_review');
 
     // Twenty minutes on: escalated once, however many rounds run.
-    await t.database.db
-      .update(agentReviewItems)
-      .set({ requested_at: sql`now() - interval '20 minutes'` })
-      .where(eq(agentReviewItems.offer_id, offerId));
+    await reviewWaited(t, offerId, 20);
     await agentRound(t);
     await agentRound(t);
     expect(await eventsOf('offer.review_escalated')).toHaveLength(1);

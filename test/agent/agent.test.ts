@@ -780,6 +780,7 @@ describe('an instance with the agent switched off', () => {
       'agent-outbox',
       'compliance',
       'compliance-monitor',
+      'escalations',
       'event-stream-purge',
       'idempotency-purge',
       'inbound-receipts-purge',

@@ -18,7 +18,7 @@ import {
   usDate,
   WEB_KEY,
 } from '../helpers/fmcsa-stand-in.js';
-import { createLoad } from '../helpers/load-factories.js';
+import { bookOn, createLoad, escalationBody } from '../helpers/load-factories.js';
 
 type Headers = Record<string, string>;
 type Signal = { code: string; action: string; evidence: string };
@@ -380,20 +380,7 @@ describe('continuous monitoring of carriers with loads in flight', () => {
     const carrier = await createCarrier(t, h, { dot_number: dot, mc_number: mc });
     expect(carrier.risk_level).toBe('low');
     const loadId = await createLoad(t, h, { posted_rate: 2000 });
-    const offer = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/offers',
-      headers: h,
-      payload: { load_id: loadId, carrier_id: carrier.id, offer_amount: 1900 },
-    });
-    expect(offer.statusCode, offer.body).toBe(201);
-    const accepted = await t.app.inject({
-      method: 'PATCH',
-      url: `/api/v1/offers/${offer.json().id}`,
-      headers: h,
-      payload: { status: 'accepted' },
-    });
-    expect(accepted.statusCode, accepted.body).toBe(200);
+    const offerId = await bookOn(t, h, loadId, carrier.id, 1900);
     // An idle carrier (no offer) is not monitored.
     const { dot: idleDot, mc: idleMc } = numbers();
     standIn.add({ dot: idleDot, mcs: [idleMc] });
@@ -439,7 +426,14 @@ describe('continuous monitoring of carriers with loads in flight', () => {
     );
     const escalations = await get(t, h, `/loads/${loadId}/escalations`);
     expect(escalations).toEqual([
-      expect.objectContaining({ status: 'active', reason: expect.stringContaining(carrier.id) }),
+      escalationBody({
+        load_id: loadId,
+        agent_type: 'CARRIER_VETTING',
+        escalation_type: 'carrier_high_risk',
+        message: expect.stringContaining(`booked with carrier ${carrier.id}, which turned high risk`),
+        offer_id: offerId,
+        reason: expect.stringContaining(carrier.id),
+      }),
     ]);
     // The guard refuses the carrier from now on.
     const contact = await t.app.inject({
@@ -452,5 +446,22 @@ describe('continuous monitoring of carriers with loads in flight', () => {
     // A second round finds nothing due, and the idle carrier was never re-checked.
     expect(await monitor.drain()).toBe(0);
     expect((await get(t, h, `/carriers/${idle.id}/compliance-checks`)).data).toHaveLength(1);
+    // The rep undoes the booking: that answers the escalation, as theirs.
+    const undone = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/offers/${offerId}`,
+      headers: h,
+      payload: { status: 'rejected' },
+    });
+    expect(undone.statusCode, undone.body).toBe(200);
+    expect(await get(t, h, `/loads/${loadId}/escalations`)).toEqual([]);
+    expect(await get(t, h, `/loads/${loadId}/escalations?status=RESPONDED`)).toEqual([
+      expect.objectContaining({
+        agent_type: 'CARRIER_VETTING',
+        status: 'RESPONDED',
+        response_message: 'Offer rejected (it was accepted)',
+        response_user_id: user.id,
+      }),
+    ]);
   });
 });

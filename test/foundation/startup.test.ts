@@ -82,7 +82,7 @@ describe('the first hour', () => {
     expect(lines.filter((l) => /^No carrier registry snapshot/.test(String(l.msg)))).toHaveLength(1);
     expect(ready.msg).toContain('chat model demo-model (127.0.0.1:9/v1)');
     expect(ready.msg).toContain(
-      'workers agent-outbox, compliance, compliance-monitor, event-stream-purge, idempotency-purge, inbound-receipts-purge, outreach-sweeper, scheduled-calls, sessions-purge, webhooks',
+      'workers agent-outbox, compliance, compliance-monitor, escalations, event-stream-purge, idempotency-purge, inbound-receipts-purge, outreach-sweeper, scheduled-calls, sessions-purge, webhooks',
     );
     expect(ready.startup).toMatchObject({
       clock: 'real (the machine’s)',
@@ -150,6 +150,7 @@ describe('the first hour', () => {
         'agent-outbox',
         'compliance',
         'compliance-monitor',
+        'escalations',
         'event-stream-purge',
         'idempotency-purge',
         'inbound-receipts-purge',

@@ -1,6 +1,6 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
-import { agentLoadStates } from '../../src/modules/agent/agent-tables.js';
+import { agentLoadStates, agentReviewItems } from '../../src/modules/agent/agent-tables.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { drainWorker, type TestApp } from './app.js';
 import { createCarrier, goodStanding, registryFile } from './carrier-factories.js';
@@ -146,6 +146,13 @@ export async function agentStateOf(t: TestApp, loadId: string) {
     .where(eq(agentLoadStates.load_id, loadId));
   return state;
 }
+
+/** The offer's review item raised `minutes` ago: as if it had waited that long for a rep. */
+export const reviewWaited = (t: TestApp, offerId: string, minutes: number) =>
+  t.database.db
+    .update(agentReviewItems)
+    .set({ requested_at: sql`now() - make_interval(mins => ${minutes})` })
+    .where(eq(agentReviewItems.offer_id, offerId));
 
 /**
  * Lets the wave wait pass at once: the next round plans the load's next wave. A second back, as

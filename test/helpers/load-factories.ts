@@ -152,13 +152,58 @@ export async function addEscalation(
   t: TestApp,
   orgId: string,
   loadId: string,
-  status: 'active' | 'resolved' = 'active',
+  status: 'ACTIVE' | 'RESPONDED' | 'TIMED_OUT' | 'CANCELLED' = 'ACTIVE',
 ) {
+  const id = newId('escalation');
   await t.database.db.insert(escalations).values({
-    id: newId('escalation'),
+    id,
     organization_id: orgId,
     load_id: loadId,
+    agent_type: 'CARRIER_SALES',
+    message: 'The carrier asked for a human',
     status,
     reason: 'Carrier asked for a human',
   });
+  return id;
 }
+
+/** A rep's offer from the carrier on the load (POST /offers), accepted (PATCH): the load booked on it. */
+export async function bookOn(
+  t: TestApp,
+  headers: Record<string, string>,
+  loadId: string,
+  carrierId: string,
+  amount: number,
+): Promise<string> {
+  const offer = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/offers',
+    headers,
+    payload: { load_id: loadId, carrier_id: carrierId, offer_amount: amount },
+  });
+  expect(offer.statusCode, offer.body).toBe(201);
+  const accepted = await t.app.inject({
+    method: 'PATCH',
+    url: `/api/v1/offers/${offer.json().id}`,
+    headers,
+    payload: { status: 'accepted' },
+  });
+  expect(accepted.statusCode, accepted.body).toBe(200);
+  return offer.json().id;
+}
+
+/** An escalation as the API answers it, not responded to: `fields` say the rest. */
+export const escalationBody = (fields: Record<string, unknown>) => ({
+  id: expect.stringMatching(/^esc_/),
+  escalation_type: null,
+  status: 'ACTIVE',
+  call_id: null,
+  offer_id: null,
+  response_message: null,
+  response_user_id: null,
+  responded_at: null,
+  resolved_at: null,
+  created_at: expect.any(String),
+  updated_at: expect.any(String),
+  ...fields,
+});

@@ -430,8 +430,8 @@ describe('GET /loads tabs, aggregates and related records', () => {
     const other = await createTenant(t);
     const key = (await createApiKey(t, other.user.headers)).headers;
     const id = await createLoad(t, key, {});
-    await addEscalation(t, other.orgId, id, 'active');
-    await addEscalation(t, other.orgId, id, 'resolved');
+    await addEscalation(t, other.orgId, id, 'ACTIVE');
+    await addEscalation(t, other.orgId, id, 'RESPONDED');
     const one = (await t.app.inject({ method: 'GET', url: `/api/v1/loads/${id}`, headers: key })).json();
     expect(one.active_escalation_count).toBe(1);
     const tab = await t.app.inject({

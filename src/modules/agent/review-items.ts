@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
+import { escalateOfferReviews } from '../loads/index.js';
 import { emitOfferEvents } from '../offers/index.js';
 import { workableSql } from './agent-repository.js';
 import { DEFAULT_AGENT_SETTINGS } from './agent-settings.js';
@@ -37,7 +38,8 @@ const asItem = (r: ReviewItem): ReviewItem => ({
 /**
  * Raises a review item for every offer the agent recorded within max_buy_rate that waits for a
  * rep (offer.review_requested, once per offer), and escalates those that waited longer than their
- * organization's review_escalation_minutes (offer.review_escalated, once); returns how many of each.
+ * organization's review_escalation_minutes (offer.review_escalated, once, and an ACTIVE
+ * `offer_review` escalation on its load); returns how many of each.
  */
 export async function sweepReviewItems(db: Db, log: FastifyBaseLogger, organizationId?: string) {
   return db.transaction(async (tx) => {
@@ -67,6 +69,7 @@ export async function sweepReviewItems(db: Db, log: FastifyBaseLogger, organizat
           FOR UPDATE OF r2 SKIP LOCKED)
         RETURNING *)
       SELECT ${itemColumns} FROM due r JOIN offers o ON o.id = r.offer_id`);
+    await escalateOfferReviews(tx, escalated.rows.map(asItem));
     for (const [type, rows] of [
       ['offer.review_requested', raised.rows],
       ['offer.review_escalated', escalated.rows],

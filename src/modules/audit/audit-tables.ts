@@ -3,8 +3,8 @@ import { productNow, tstz } from '../../db/columns.js';
 import { organizationId } from '../auth/auth-tables.js';
 
 /**
- * The organization's audit log: carrier, lane-preference and team changes, each row written in the
- * transaction of the change it records.
+ * The organization's audit log: carrier, lane-preference and team changes and responses to
+ * escalations, each row written in the transaction of the change it records.
  */
 export const auditLog = pgTable(
   'audit_log',

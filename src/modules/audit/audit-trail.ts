@@ -7,7 +7,13 @@ import type { OrgScope, Principal } from '../../domain/scope.js';
 import { auditLog } from './audit-tables.js';
 
 /** The kinds of resource the audit log records changes of. */
-export const AUDIT_ENTITY_TYPES = ['carrier', 'lane_preference', 'member', 'invitation'] as const;
+export const AUDIT_ENTITY_TYPES = [
+  'carrier',
+  'lane_preference',
+  'member',
+  'invitation',
+  'escalation',
+] as const;
 export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number];
 
 /** Who acted: a signed-in user, an API key, or the service itself. */

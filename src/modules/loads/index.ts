@@ -1,11 +1,16 @@
 /** What other modules use of the loads. */
 
-export { escalateLoadsBookedTo } from './carrier-escalations.js';
 export {
   type CarrierFacingLoad,
   type CarrierFacingStop,
   carrierFacingLoads,
 } from './carrier-facing-loads.js';
+export {
+  escalateLoadsBookedTo,
+  escalateOfferReviews,
+  type OfferReviewEscalation,
+  offerDecided,
+} from './escalations.js';
 export {
   findLoadFields,
   findStopOfLoad,

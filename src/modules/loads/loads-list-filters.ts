@@ -174,9 +174,9 @@ export function tabRules(
     },
     active_escalations: {
       name: 'active_escalations',
-      condition: sql`EXISTS (SELECT 1 FROM ${escalations} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'active')`,
+      condition: sql`EXISTS (SELECT 1 FROM ${escalations} x WHERE x.organization_id = ${loadsOrganizationId} AND x.load_id = ${loadsId} AND x.status = 'ACTIVE')`,
       countAlone: (o) =>
-        sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${escalations} WHERE organization_id = ${o} AND status = 'active') d`,
+        sql`SELECT count(*)::int AS n FROM (SELECT DISTINCT load_id FROM ${escalations} WHERE organization_id = ${o} AND status = 'ACTIVE') d`,
       source: 'escalations',
     },
   };

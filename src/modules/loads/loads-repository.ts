@@ -7,7 +7,7 @@ import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
-import { carrierVerifications, escalations, loadStatusMappings, loads } from './loads-tables.js';
+import { carrierVerifications, loadStatusMappings, loads } from './loads-tables.js';
 
 /** A load as written by the app: every column but the generated one. */
 export type LoadRow = Omit<typeof loads.$inferSelect, 'distance_key'>;
@@ -48,7 +48,7 @@ const loadSelection = {
   min_offer_amount: sql<
     number | null
   >`(SELECT min(o.offer_amount)::float8 FROM offers o WHERE o.load_id = ${loadsId})`,
-  active_escalation_count: sql<number>`(SELECT count(*)::int FROM escalations e WHERE e.load_id = ${loadsId} AND e.status = 'active')`,
+  active_escalation_count: sql<number>`(SELECT count(*)::int FROM escalations e WHERE e.load_id = ${loadsId} AND e.status = 'ACTIVE')`,
 };
 
 export type LoadView = Awaited<ReturnType<typeof selectLoads>>[number];
@@ -207,12 +207,4 @@ export function listLoadVerifications(db: DbOrTx, scope: OrgScope, loadId: strin
       ),
     )
     .orderBy(desc(carrierVerifications.created_at), desc(carrierVerifications.id));
-}
-
-export function listLoadEscalations(db: DbOrTx, scope: OrgScope, loadId: string) {
-  return db
-    .select()
-    .from(escalations)
-    .where(and(eq(escalations.organization_id, scope.organizationId), eq(escalations.load_id, loadId)))
-    .orderBy(desc(escalations.created_at), desc(escalations.id));
 }

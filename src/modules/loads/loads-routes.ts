@@ -8,7 +8,6 @@ import { errorResponses } from '../../http/schemas.js';
 import { loadBatchBody, loadInputBody, loadPatchBody } from './loads-input-schemas.js';
 import {
   carrierVerificationSchema,
-  escalationSchema,
   listLoadsQuery,
   loadBatchResultSchema,
   loadIdParams,
@@ -208,20 +207,5 @@ function loadRoutes(app: App, service: LoadsService) {
       },
     },
     async (request) => service.verifications(scopeOf(request), request.params.load_id),
-  );
-
-  app.get(
-    '/loads/:load_id/escalations',
-    {
-      config: { access: access.any },
-      schema: {
-        operationId: 'listLoadEscalations',
-        tags,
-        summary: 'Escalations of the load, newest first',
-        params: loadIdParams,
-        response: { 200: z.array(escalationSchema), ...errorResponses(401, 403, 404, 429) },
-      },
-    },
-    async (request) => service.escalations(scopeOf(request), request.params.load_id),
   );
 }

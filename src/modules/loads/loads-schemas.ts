@@ -16,13 +16,7 @@ import {
   storedEnum,
   text,
 } from '../../http/schemas.js';
-import {
-  CONTACT_TYPES,
-  EQUIPMENT_TYPES,
-  ESCALATION_STATUSES,
-  LOAD_MODES,
-  LOAD_STATUSES,
-} from './loads-tables.js';
+import { CONTACT_TYPES, EQUIPMENT_TYPES, LOAD_MODES, LOAD_STATUSES } from './loads-tables.js';
 
 // ---------------------------------------------------------------------------------------------
 // The list's filters
@@ -112,7 +106,7 @@ export const loadFiltersShape = {
       description:
         'Loads with: `active_notifications` an unread notification; `active_outreaches` an outreach ' +
         'pending or active; `all_calls` a call; `failed_verifications` a BLOCKED carrier verification; ' +
-        '`active_escalations` an active escalation; `active_offers` a pending offer and no accepted one ' +
+        '`active_escalations` an ACTIVE escalation; `active_offers` a pending offer and no accepted one ' +
         '(a booked load leaves it); `booked` an accepted offer (`booked_offer`), whatever its `load_status`.',
     }),
   order_by: z
@@ -355,15 +349,3 @@ export const carrierVerificationSchema = z
     created_at: dateTime(),
   })
   .meta({ id: 'CarrierVerification' });
-
-export const escalationSchema = z
-  .object({
-    id: z.string(),
-    load_id: z.string(),
-    status: storedEnum(ESCALATION_STATUSES),
-    reason: z.string().nullable(),
-    resolved_at: dateTime().nullable(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-  })
-  .meta({ id: 'Escalation' });

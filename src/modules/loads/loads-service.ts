@@ -18,7 +18,7 @@ import { statusCounts, tabCounts } from './loads-list-counts.js';
 import { filterConditions, type LoadQuery, type TabRule, tabRules } from './loads-list-filters.js';
 import { LoadListReader } from './loads-list-reader.js';
 import { patchLoad } from './loads-patch.js';
-import { findLoadView, listLoadEscalations, listLoadVerifications } from './loads-repository.js';
+import { findLoadView, listLoadVerifications } from './loads-repository.js';
 import { forbiddenRateField, toLoad } from './loads-responses.js';
 import {
   type ListLoadsQuery,
@@ -212,19 +212,6 @@ export class LoadsService {
       status: v.status,
       reasons: v.reasons,
       created_at: v.created_at,
-    }));
-  }
-
-  async escalations(scope: OrgScope, loadId: string) {
-    await this.mustExist(scope, loadId);
-    return (await listLoadEscalations(this.db, scope, loadId)).map((e) => ({
-      id: e.id,
-      load_id: e.load_id,
-      status: e.status,
-      reason: e.reason,
-      resolved_at: e.resolved_at,
-      created_at: e.created_at,
-      updated_at: e.updated_at,
     }));
   }
 

@@ -267,9 +267,17 @@ export const notifications = pgTable(
   ],
 );
 
-export const ESCALATION_STATUSES = ['active', 'resolved'] as const;
+/** ACTIVE waits for a person; the others are final (`resolved_at` says when it left ACTIVE). */
+export const ESCALATION_STATUSES = ['ACTIVE', 'RESPONDED', 'TIMED_OUT', 'CANCELLED'] as const;
+/** Which of Envoy's agents raised it: the one working carriers' offers, or carrier vetting. */
+export const ESCALATION_AGENT_TYPES = ['CARRIER_SALES', 'CARRIER_VETTING'] as const;
+/** What it asks about: an offer waiting for a rep, or a booked carrier that turned high risk. */
+export const ESCALATION_TYPES = ['offer_review', 'carrier_high_risk'] as const;
 
-/** A load handed to a human; `active_escalation_count` counts the active ones. */
+/**
+ * A question an agent put to a person about a load (`GET /loads/{id}/escalations`,
+ * `POST /escalations/{id}/respond`); `active_escalation_count` counts the ACTIVE ones.
+ */
 export const escalations = pgTable(
   'escalations',
   {
@@ -278,14 +286,26 @@ export const escalations = pgTable(
     load_id: text('load_id')
       .notNull()
       .references(() => loads.id, { onDelete: 'cascade' }),
-    status: text('status', { enum: ESCALATION_STATUSES }).notNull().default('active'),
+    agent_type: text('agent_type', { enum: ESCALATION_AGENT_TYPES }).notNull(),
+    escalation_type: text('escalation_type', { enum: ESCALATION_TYPES }),
+    /** What the person is asked to decide. */
+    message: text('message').notNull(),
+    status: text('status', { enum: ESCALATION_STATUSES }).notNull().default('ACTIVE'),
+    /** The call it was raised on; none of Envoy's agents raises one during a call yet. */
+    call_id: text('call_id'),
+    /** The offer it is about (no foreign key: offers' table refers to this file's). */
+    offer_id: text('offer_id'),
     reason: text('reason'),
+    response_message: text('response_message'),
+    response_user_id: text('response_user_id').references(() => users.id, { onDelete: 'set null' }),
+    responded_at: tstz('responded_at'),
     resolved_at: tstz('resolved_at'),
     ...timestamps,
   },
   (t) => [
     index('escalations_load_idx').on(t.load_id, t.created_at),
-    index('escalations_active_load_idx').on(t.organization_id, t.load_id).where(sql`${t.status} = 'active'`),
+    index('escalations_active_load_idx').on(t.organization_id, t.load_id).where(sql`${t.status} = 'ACTIVE'`),
+    index('escalations_active_offer_idx').on(t.offer_id).where(sql`${t.status} = 'ACTIVE'`),
   ],
 );
 

@@ -5,7 +5,7 @@ import { takesCarrierOffers } from '../../domain/freight.js';
 import { type RepCounterRefusal, repCounter } from '../../domain/negotiation.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
-import { LOAD_ID_IN_PATH, requireLoad } from '../loads/index.js';
+import { LOAD_ID_IN_PATH, offerDecided, requireLoad } from '../loads/index.js';
 import { contactRefusal } from '../outreaches/index.js';
 import { conversationOf, NEGOTIATED_LOAD_COLUMNS, saveConversation } from './negotiation-state.js';
 import type { CounterChannel, CounterConversation, OfferPolicy, SaidCounter } from './offer-types.js';
@@ -106,6 +106,7 @@ export class OfferCounters {
     return this.db.transaction(async (tx) => {
       const result = await this.shape(tx, scope, recorded);
       await emitEvent(tx, scope.organizationId, 'offer.countered', () => result);
+      await offerDecided(tx, scope, { ...offer, status: 'pending' }, `Countered at $${amount}`);
       this.log.info({ offerId, amount, round: recorded.round, messageId }, 'counter: sent by a rep');
       return result;
     });

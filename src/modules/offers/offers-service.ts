@@ -10,7 +10,7 @@ import { readBack, type Written } from '../../domain/written.js';
 import { defined } from '../../lib/defined.js';
 import { findUserById } from '../auth/index.js';
 import { contactsOf, findCarrier, findCarriers, findContactOfCarrier, toCarrier } from '../carriers/index.js';
-import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, requireLoad } from '../loads/index.js';
+import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, offerDecided, requireLoad } from '../loads/index.js';
 import { bookLoad, unbookLoad } from './offer-booking.js';
 import { emitEvent } from './offers-events.js';
 import {
@@ -213,6 +213,7 @@ export class OffersService {
         await emitOfferEvent(tx, scope, 'offer.status_changed', updated, { previous_status: current.status });
         if (updated.status === 'accepted') await bookLoad(tx, scope, updated);
         else if (current.status === 'accepted') await unbookLoad(tx, scope, current, updated.status);
+        await offerDecided(tx, scope, updated, `Offer ${updated.status} (it was ${current.status})`);
         return updated;
       });
       return readBack({ created: false, id }, () => this.one(scope, row));
