@@ -70,7 +70,16 @@ describe('POST /calls on the simulated voice platform', () => {
       call_id: created.id,
       recording_status: 'available',
       recording_url: expect.any(String),
+      content_type: null,
+      expires_at: null,
+      file_size_bytes: null,
     });
+    // The hosted API's names beside Envoy's: the same address, and the call's own times.
+    expect(recording.url).toBe(recording.recording_url);
+    expect(recording.recording_start_time).toBe(done.call_start_time);
+    expect(recording.duration_seconds).toBe(
+      (Date.parse(done.call_end_time) - Date.parse(done.call_start_time)) / 1000,
+    );
 
     const calls = (
       await t.app.inject({ method: 'GET', url: `/api/v1/loads/${loadId}/calls`, headers: user.headers })
@@ -352,7 +361,13 @@ describe('joining and ending live calls', () => {
       url: `/api/v1/calls/${early.id}/end`,
       headers: user.headers,
     });
-    expect(cancelled.json()).toMatchObject({ status: 'CANCELLED', previous_status: 'PENDING' });
+    expect(cancelled.json()).toMatchObject({
+      status: 'CANCELLED',
+      previous_status: 'PENDING',
+      success: true,
+      message: 'Call ended',
+      call_id: early.id,
+    });
 
     const live = (
       await startCall(t, user.headers, {
@@ -376,7 +391,13 @@ describe('joining and ending live calls', () => {
       headers: user.headers,
     });
     expect(repeat.statusCode).toBe(200);
-    expect(repeat.json()).toMatchObject({ status: 'COMPLETED', previous_status: 'COMPLETED' });
+    expect(repeat.json()).toMatchObject({
+      status: 'COMPLETED',
+      previous_status: 'COMPLETED',
+      success: true,
+      message: 'The call had already ended (COMPLETED)',
+      call_id: live.id,
+    });
     const join = await t.app.inject({
       method: 'POST',
       url: `/api/v1/calls/${live.id}/join`,

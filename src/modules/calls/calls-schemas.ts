@@ -199,8 +199,14 @@ export const callDetailSchema = callSchema
   })
   .meta({ id: 'CallDetail' });
 
+/** The call as it is now, plus the hosted API's end answer (`success`, `message`, `call_id`, `previous_status`). */
 export const endCallSchema = callSchema
-  .extend({ previous_status: z.enum(CALL_STATUSES) })
+  .extend({
+    success: z.boolean(),
+    message: z.string(),
+    call_id: z.string(),
+    previous_status: z.enum(CALL_STATUSES),
+  })
   .meta({ id: 'EndedCall' });
 
 export const joinResultSchema = z
@@ -212,6 +218,25 @@ export const recordingSchema = z
     call_id: z.string(),
     recording_status: z.string().nullable(),
     recording_url: z.string().nullable(),
+    url: z
+      .string()
+      .nullable()
+      .meta({ description: 'The same address as `recording_url`, as the hosted API names it' }),
+    content_type: z
+      .string()
+      .nullable()
+      .meta({ description: 'Not reported by the voice platform: always null' }),
+    expires_at: dateTime().nullable().meta({ description: 'The address does not expire here: always null' }),
+    duration_seconds: z
+      .number()
+      .nullable()
+      .meta({ description: 'From the call’s start and end, once it ended' }),
+    file_size_bytes: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Not reported by the voice platform: always null' }),
+    recording_start_time: dateTime().nullable().meta({ description: 'When the call was answered' }),
   })
   .meta({ id: 'CallRecording' });
 

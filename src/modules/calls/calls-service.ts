@@ -396,15 +396,30 @@ export class CallsService {
         at: this.clock.now(),
       });
     }
+    const ended = !TERMINAL_STATUSES.has(previous);
     return {
       ...toCall(defined(await findCall(this.db, scope, id), 'findCall')),
+      success: true,
+      message: ended ? 'Call ended' : `The call had already ended (${previous})`,
+      call_id: id,
       previous_status: previous,
     };
   }
 
   async recording(scope: OrgScope, id: string) {
     const call = await this.get(scope, id);
-    return { call_id: id, recording_status: call.recording_status, recording_url: call.recording_url };
+    const { call_start_time: start, call_end_time: end } = call;
+    return {
+      call_id: id,
+      recording_status: call.recording_status,
+      recording_url: call.recording_url,
+      url: call.recording_url,
+      content_type: null,
+      expires_at: null,
+      duration_seconds: start && end ? (end.getTime() - start.getTime()) / 1000 : null,
+      file_size_bytes: null,
+      recording_start_time: start,
+    };
   }
 
   /**
