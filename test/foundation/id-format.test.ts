@@ -28,9 +28,7 @@ describe('ids with the wrong prefix', () => {
         message: `${param}: Must be a ${prefix}_ id`,
         param,
       });
-      expect(body.detail).toEqual([
-        expect.objectContaining({ loc: ['path', param], type: 'invalid_id_format' }),
-      ]);
+      expect(body).not.toHaveProperty('detail');
     }
     const unknown = await t.app.inject({
       method: 'GET',

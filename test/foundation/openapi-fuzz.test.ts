@@ -937,6 +937,11 @@ describe('OpenAPI-driven fuzzing: no 5xx, the error body on every 4xx', () => {
       elp_test_id: 'elp',
       delivery_id: 'dlv',
       message_id: 'evt',
+      template_id: 'vt',
+      voice_number_id: 'vnum',
+      user_id: 'usr',
+      invitation_id: 'inv',
+      escalation_id: 'esc',
     };
     let checked = 0;
     for (const op of operations.filter((o) => o.method === 'GET' && o.pathParams.length > 0)) {

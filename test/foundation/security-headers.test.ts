@@ -199,7 +199,7 @@ describe('request hygiene', () => {
     }
     const byId = await t.app.inject({ method: 'TRACE', url: '/api/v1/loads/load_1/', headers: user.headers });
     expect(byId.statusCode).toBe(405);
-    expect(byId.headers.allow).toBe('GET, HEAD');
+    expect(byId.headers.allow).toBe('GET, HEAD, PATCH');
     const health = await t.app.inject({ method: 'TRACE', url: '/healthz' });
     expect(health.statusCode).toBe(405);
     expect(health.headers.allow).toBe('GET, HEAD');

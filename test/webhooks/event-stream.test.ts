@@ -200,7 +200,7 @@ describe('the live event stream', () => {
       url: `/api/v1/api-keys/${key.id}`,
       headers: user.headers,
     });
-    expect(res.statusCode).toBe(204);
+    expect(res.statusCode).toBe(200);
     const last = await s.next((m) => m.event === 'stream.closed', 4000);
     expect(JSON.parse(last.data)).toEqual({ reason: 'credential_revoked' });
     await s.closed();
