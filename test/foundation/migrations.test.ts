@@ -306,4 +306,63 @@ describe('migrations', () => {
       await t.close();
     }
   });
+
+  it('0033 gives escalations raised before it the hosted shape: vetting, their reason as message, active or responded', async () => {
+    const url = await upgradedFrom(
+      '0033_escalation_shape',
+      `INSERT INTO organizations (id, name) VALUES ('org_m33', 'Escalated Brokerage');
+         INSERT INTO carriers (id, organization_id, name) VALUES ('car_m33', 'org_m33', 'Risky Freight');
+         INSERT INTO loads (id, organization_id, load_number, equipment_type, load_status)
+           VALUES ('load_m33_1', 'org_m33', 'M-33-1', 'VAN', 'Dispatched'),
+                  ('load_m33_2', 'org_m33', 'M-33-2', 'VAN', 'Dispatched');
+         INSERT INTO offers (id, organization_id, load_id, offer_amount, status, source, carrier_id, accepted_at)
+           VALUES ('ofr_m33_1', 'org_m33', 'load_m33_1', 1900, 'accepted', 'api', 'car_m33', '2026-01-05T10:00:00Z');
+         INSERT INTO escalations (id, organization_id, load_id, status, reason, resolved_at, created_at, updated_at)
+           VALUES ('esc_m33_active', 'org_m33', 'load_m33_1', 'active', 'carrier_high_risk: out of service', NULL,
+                   '2026-01-05T11:00:00Z', '2026-01-05T11:00:00Z'),
+                  ('esc_m33_done', 'org_m33', 'load_m33_2', 'resolved', NULL, '2026-01-05T12:30:00Z',
+                   '2026-01-05T12:00:00Z', '2026-01-05T12:30:00Z');`,
+    );
+    const t = await buildTestApp({ databaseUrl: url });
+    try {
+      const { key } = await t.services.apiKeys.create(systemScope('org_m33'), { name: 'migration' });
+      const headers = { 'x-api-key': key };
+      const list = async (loadId: string, status?: string) => {
+        const q = status ? `?status=${status}` : '';
+        const res = await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/loads/${loadId}/escalations${q}`,
+          headers,
+        });
+        expect(res.statusCode, res.body).toBe(200);
+        return res.json();
+      };
+      expect(await list('load_m33_1')).toEqual([
+        expect.objectContaining({
+          id: 'esc_m33_active',
+          status: 'ACTIVE',
+          agent_type: 'CARRIER_VETTING',
+          escalation_type: 'carrier_high_risk',
+          message: 'carrier_high_risk: out of service',
+          offer_id: 'ofr_m33_1',
+          responded_at: null,
+        }),
+      ]);
+      expect(await list('load_m33_2')).toEqual([]);
+      expect(await list('load_m33_2', 'RESPONDED')).toEqual([
+        expect.objectContaining({
+          id: 'esc_m33_done',
+          status: 'RESPONDED',
+          message: 'The booked carrier turned high risk',
+          offer_id: null,
+          responded_at: '2026-01-05T12:30:00.000Z',
+          resolved_at: '2026-01-05T12:30:00.000Z',
+        }),
+      ]);
+      const stats = await t.app.inject({ method: 'GET', url: '/api/v1/loads/stats', headers });
+      expect(stats.json().by_tab).toMatchObject({ active_escalations: 1 });
+    } finally {
+      await t.close();
+    }
+  });
 });
