@@ -79,7 +79,7 @@ export const ORGANIZATION_PARAMETER = {
 };
 
 const ERROR_DESCRIPTIONS: Record<string, string> = {
-  400: 'Malformed request (`bad_request`): not valid HTTP, a path that is not valid percent-encoded UTF-8, or a Content-Length that does not match the body',
+  400: 'Malformed request (`bad_request`): not valid HTTP, a path that is not valid percent-encoded UTF-8, or a Content-Length that does not match the body; or an id of another kind where an id is taken (`invalid_id_format`, `param` naming the field)',
   401: 'Missing or invalid credentials (`not_authenticated`)',
   403: 'The credential or role may not do this, or X-Organization-ID names an organization you cannot act in (`insufficient_permissions`)',
   404: 'Not found, or owned by another organization (`not_found`)',

@@ -163,9 +163,6 @@ export const prefixedId = (kind: IdKind) => {
     .meta({ pattern: pattern.source, example });
 };
 
-/** A path identifier of a kind without a typed prefix: any bounded string; matching nothing is a 404. */
-export const idParam = () => text(100);
-
 export const errorBody = z
   .object({
     error: z.object({
@@ -188,7 +185,7 @@ export const errorBody = z
   .meta({ id: 'Error' });
 
 const errorDescriptions: Record<number, string> = {
-  400: 'Bad request',
+  400: 'Bad request (`invalid_id_format`: an id of another kind; `bad_request`: not valid HTTP)',
   401: 'Missing or invalid credentials (`not_authenticated`)',
   403: 'The credential or role may not do this (`insufficient_permissions`)',
   404: 'Not found, or owned by another organization (`not_found`)',
