@@ -5,10 +5,11 @@ import { fileDatabaseUrl } from '../helpers/app.js';
 /**
  * A brokerage trying Envoy from outside, at a size CI runs (the benchmark `npm run bench --
  * brokerage` runs it at full size): a fresh server (`npm start`'s entry point) in its default
- * simulation at 240x, an organization made with the admin CLI, then the HTTP API only: 128
+ * simulation at 120x, an organization made with the admin CLI, then the HTTP API only: 128
  * carriers on four lanes with tiers and a registry snapshot, 24 loads picked up 3 to 6 hours later
- * handed to the agent, six simulated hours (a minute and a half of wall time), and everything read
- * back through the API. No internal call, no database read.
+ * handed to the agent, six simulated hours (three minutes of wall time), and everything read back
+ * through the API. No internal call, no database read. At 240x a busy CI machine (two test runs
+ * and the benchmarks side by side) fell behind the simulated clock and booked 15 to 18 of 24.
  */
 describe('a brokerage trying Envoy from outside, over HTTP only', () => {
   it('books most of the loads its carriers could take that day, never against the rules or over the ceiling', async () => {
@@ -17,7 +18,7 @@ describe('a brokerage trying Envoy from outside, over HTTP only', () => {
       lanes: 4,
       loads: 24,
       hours: 6,
-      speed: 240,
+      speed: 120,
       seed: 45,
     });
     console.log(JSON.stringify(f));

@@ -239,11 +239,17 @@ export async function loadBody(t: TestApp, h: Headers, id: string) {
 
 /** The channel's id of the contact's first message (a WhatsApp template's `wamid`, an e-mail's Message-ID). */
 export async function externalIdOf(t: TestApp, outreachId: string): Promise<string> {
-  const { rows } = await t.database.pool.query<{ id: string | null }>(
-    'SELECT external_message_id AS id FROM outreaches WHERE id = $1',
-    [outreachId],
-  );
-  const id = rows[0]?.id;
+  // The contact turns active when it is sent; the channel's id is stored once the send answers.
+  const id = await waitFor(
+    async () =>
+      (
+        await t.database.pool.query<{ id: string | null }>(
+          'SELECT external_message_id AS id FROM outreaches WHERE id = $1',
+          [outreachId],
+        )
+      ).rows[0]?.id,
+    (found) => Boolean(found),
+  ).catch(() => null);
   if (!id) throw new Error(`outreach ${outreachId} has no message id: was it sent?`);
   return id;
 }
