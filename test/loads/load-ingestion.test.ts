@@ -172,7 +172,7 @@ describe('POST /loads', () => {
     });
   });
 
-  it('stores every kind of value as sent: quotes, backslashes and braces in text, fractions, nested jsonb', async () => {
+  it('stores every kind of value as sent: quotes, backslashes, braces, tabs and line breaks in text, fractions, nested jsonb', async () => {
     const { headers } = await keyedTenant(t);
     const odd = 'Dana "DJ" O\\Neil {ops}';
     const sent = {
@@ -181,10 +181,18 @@ describe('POST /loads', () => {
       tms_sales_rep_names: 'Ann {A}; B\\"C',
       weight: 1234.5,
       customer_rate: 1999.99,
-      custom_fields: { nested: { list: [1, 'two', null], quote: '"' } },
+      // What COPY's text format escapes (tab, line feed, carriage return, backslash) and its NULL.
+      notes: 'dock 4\tdoor 2\r\nno \\N here\\',
+      special_instructions: ['\\N', 'tab\there'],
+      custom_fields: { nested: { list: [1, 'two', null], quote: '"', text: 'a\tb\nc\\' } },
     };
     const id = await createLoad(t, headers, sent);
     expect((await get(headers, id)).json()).toMatchObject(sent);
+    // An update is written the same way, through another path.
+    const changed = { ...sent, notes: '\\N', commodity: 'line\nbreak\ttab' };
+    const res = await post(headers, { ...loadPayload(changed), stops: undefined });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await get(headers, id)).json()).toMatchObject(changed);
     // The rep names are filtered on as stored (lower-cased), each name one element.
     const list = (q: string) =>
       t.app.inject({ method: 'GET', url: `/api/v1/loads?${q}`, headers }).then((r) => r.json());

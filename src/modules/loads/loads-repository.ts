@@ -3,7 +3,8 @@
 // loads-list-repository, its counts and stats in loads-list-counts, its filters in loads-list-filters.
 
 import { and, desc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../../db/client.js';
+import type { Db, DbOrTx, Tx } from '../../db/client.js';
+import { type CopyColumn, type CopyType, copyRows } from '../../db/copy.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
@@ -100,89 +101,53 @@ export async function findLoadsByIdentifiers(
     .for('update');
 }
 
-/**
- * The stored columns in order, each with how PostgreSQL reads it back from its position in a row
- * of a JSON array: jsonb as it is (a JSON null is SQL NULL), text as text, other types cast from
- * their text (text[] is sent as an array literal).
- */
 const storedColumnList = Object.values(storedLoadColumns);
-const readColumn = (i: number) => {
-  const type = defined(storedColumnList[i], 'storedColumnList[i]').getSQLType();
-  if (type === 'jsonb') return `nullif(r->${i}, 'null')`;
-  if (type === 'text') return `r->>${i}`;
-  return `(r->>${i})::${type}`;
+
+/** How COPY writes a column of each SQL type loads has. */
+const COPY_TYPES: Record<string, CopyType> = {
+  text: 'text',
+  jsonb: 'jsonb',
+  boolean: 'boolean',
+  'text[]': 'text[]',
+  integer: 'number',
+  'double precision': 'number',
+  numeric: 'number',
+  'timestamp (3) with time zone': 'timestamp',
 };
 
-/** A text[] as an array literal: each element quoted, with its quotes and backslashes escaped. */
-const arrayLiteral = (values: readonly string[]) =>
-  `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+const copyColumns: CopyColumn[] = storedColumnList.map((c) => ({
+  name: c.name,
+  type: defined(COPY_TYPES[c.getSQLType()], `COPY type of loads.${c.name}`),
+}));
 
-const repNamesAt = loadColumnNames.indexOf('rep_names');
-
-/**
- * Rows as one JSON array of arrays, each a row's columns by position: PostgreSQL parses it into
- * jsonb once and reads each column from its position, with no column names to send or match, and
- * the jsonb columns (stops among them) copied out without being parsed again.
- */
-function rowsJson(rows: readonly object[]): SQL {
-  const out = new Array<unknown[]>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    // Load rows are read column by column, by name.
-    const row = rows[i] as Record<string, unknown>;
-    const values = new Array<unknown>(loadColumnNames.length);
-    for (let c = 0; c < loadColumnNames.length; c++) {
-      const value = row[defined(loadColumnNames[c], 'loadColumnNames[c]')];
-      values[c] =
-        value === undefined ? null : Array.isArray(value) && c === repNamesAt ? arrayLiteral(value) : value;
-    }
-    out[i] = values;
-  }
-  return sql`${JSON.stringify(out)}::jsonb`;
-}
-
-/**
- * Rows per statement: a 1,000-load batch of full TMS records is about 6 MiB of JSON, and
- * stringifying (then encoding) it in one piece held the event loop for tens of milliseconds; in
- * pieces of this many rows each piece is a few milliseconds, with the round trip in between.
- */
-const ROWS_PER_STATEMENT = 200;
-
-/** `rows` in pieces of ROWS_PER_STATEMENT, one statement each, one after another. */
-async function inPieces<T>(rows: readonly T[], write: (piece: readonly T[]) => Promise<unknown>) {
-  for (let at = 0; at < rows.length; at += ROWS_PER_STATEMENT) {
-    await write(rows.slice(at, at + ROWS_PER_STATEMENT));
-  }
-}
-
-/** Every column of every row is given: a statement over a JSON array per ROWS_PER_STATEMENT rows. */
-export async function insertLoads(db: DbOrTx, rows: LoadRow[]): Promise<void> {
-  await inPieces(rows, (piece) =>
-    db.execute(
-      sql`INSERT INTO loads (${columnList(loadColumnNames)}) SELECT ${sql.raw(loadColumnNames.map((_, i) => readColumn(i)).join(', '))} FROM jsonb_array_elements(${rowsJson(piece)}) AS r`,
-    ),
-  );
+/** New loads, every column given, written with COPY (one statement however many rows). */
+export async function insertLoads(tx: Tx, rows: LoadRow[]): Promise<void> {
+  await copyRows(tx, 'loads', copyColumns, rows);
 }
 
 /** A row to rewrite; without `stops`, the stored stops stay. */
 export type LoadUpdate = Omit<LoadRow, 'stops'> & { stops?: LoadRow['stops'] };
 
 /**
- * Rewrites whole rows (the service merged what was sent into what was stored). A row whose stops
- * did not change leaves them out, so they are neither sent nor parsed again.
+ * Rewrites whole rows (the service merged what was sent into what was stored): the rows are copied
+ * into a staging table of the transaction's own, then applied in one UPDATE. A row whose stops did
+ * not change leaves them out (NULL in the staging table), so they are neither sent nor rewritten.
  */
-export async function updateLoads(db: DbOrTx, scope: OrgScope, rows: LoadUpdate[]): Promise<void> {
-  const assigned = loadColumnNames
-    .map((n, i) => ({ n, i }))
-    .filter(({ n }) => n !== 'id' && n !== 'organization_id' && n !== 'created_at');
-  const values = assigned.map(({ n, i }) =>
-    n === 'stops' ? `coalesce(${readColumn(i)}, l."stops")` : readColumn(i),
+export async function updateLoads(tx: Tx, scope: OrgScope, rows: LoadUpdate[]): Promise<void> {
+  if (rows.length === 0) return;
+  const names = columnList(loadColumnNames);
+  // Dropped at commit at the latest; dropped here too, so a second upsert in the same transaction
+  // (a keyed request) starts from an empty one.
+  await tx.execute(
+    sql`CREATE TEMP TABLE load_updates ON COMMIT DROP AS SELECT ${names} FROM loads WITH NO DATA`,
   );
-  const idAt = loadColumnNames.indexOf('id');
-  await inPieces(rows, (piece) =>
-    db.execute(
-      sql`UPDATE loads l SET (${columnList(assigned.map((a) => a.n))}) = (${sql.raw(values.join(', '))}) FROM jsonb_array_elements(${rowsJson(piece)}) AS r WHERE l.id = r->>${sql.raw(String(idAt))} AND l.organization_id = ${scope.organizationId}`,
-    ),
+  await copyRows(tx, 'load_updates', copyColumns, rows);
+  const assigned = loadColumnNames.filter((n) => n !== 'id' && n !== 'organization_id' && n !== 'created_at');
+  const values = assigned.map((n) => (n === 'stops' ? 'coalesce(u."stops", l."stops")' : `u."${n}"`));
+  await tx.execute(
+    sql`UPDATE loads l SET (${columnList(assigned)}) = (${sql.raw(values.join(', '))}) FROM load_updates u WHERE l.id = u.id AND l.organization_id = ${scope.organizationId}`,
   );
+  await tx.execute(sql`DROP TABLE load_updates`);
 }
 
 export async function statusMappingsOf(db: DbOrTx, scope: OrgScope): Promise<Map<string, string>> {

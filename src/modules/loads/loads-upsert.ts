@@ -6,7 +6,7 @@ import { cooperative } from '../../lib/yielding.js';
  * written with its stops and webhook events in one transaction; then the batch result.
  */
 
-import type { Db, DbOrTx } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { locPath, pathToParam } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
@@ -309,7 +309,7 @@ function planWrites(
  * merged row equals what is stored is not written at all: its updated_at, its stop ids and its
  * events stay as they were (a TMS sync re-sending unchanged loads costs a read).
  */
-export async function writePlan(tx: DbOrTx, scope: OrgScope, plan: Plan): Promise<void> {
+export async function writePlan(tx: Tx, scope: OrgScope, plan: Plan): Promise<void> {
   const { created, updated, before } = plan;
   const written = updated.filter((row) => !sameLoad(row, defined(before.get(row.id), 'before.get(row.id)')));
   await insertLoads(tx, created);
