@@ -8,6 +8,7 @@ import { type CopyColumn, type CopyType, copyRows } from '../../db/copy.js';
 import { preparedFor } from '../../db/prepared.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
+import { loadFigures } from './load-figures-tables.js';
 import { carrierVerifications, loadStatusMappings, loads } from './loads-tables.js';
 
 /** A load as written by the app: every column but the generated one. */
@@ -37,31 +38,28 @@ const {
 const { distance_key: _generated, ...storedLoadColumns } = getTableColumns(loads);
 
 /**
- * A load (its stops included) with what the API derives in the database: the offer and escalation
- * aggregates. Used for a single load and for a page of them alike.
+ * A load (its stops included) with its offer and escalation figures, which triggers keep in
+ * load_figures (a load without a row there has none). Used for a single load and a page alike.
  */
 const loadSelection = {
   ...loadColumns,
-  offer_count: sql<number>`(SELECT count(DISTINCT o.carrier_id)::int FROM offers o WHERE o.load_id = ${loadsId})`,
-  max_offer_amount: sql<
-    number | null
-  >`(SELECT max(o.offer_amount)::float8 FROM offers o WHERE o.load_id = ${loadsId})`,
-  min_offer_amount: sql<
-    number | null
-  >`(SELECT min(o.offer_amount)::float8 FROM offers o WHERE o.load_id = ${loadsId})`,
-  active_escalation_count: sql<number>`(SELECT count(*)::int FROM escalations e WHERE e.load_id = ${loadsId} AND e.status = 'ACTIVE')`,
+  offer_count: sql<number>`coalesce(${loadFigures.offer_count}, 0)`,
+  max_offer_amount: loadFigures.max_offer_amount,
+  min_offer_amount: loadFigures.min_offer_amount,
+  active_escalation_count: sql<number>`coalesce(${loadFigures.active_escalation_count}, 0)`,
 };
 
 export type LoadView = Awaited<ReturnType<typeof selectLoads>>[number];
 
+const withFigures = (db: DbOrTx) =>
+  db.select(loadSelection).from(loads).leftJoin(loadFigures, eq(loadFigures.load_id, loads.id));
+
 export function selectLoads(db: DbOrTx, where: SQL | undefined) {
-  return db.select(loadSelection).from(loads).where(where);
+  return withFigures(db).where(where);
 }
 
 const loadById = preparedFor((db: Db) =>
-  db
-    .select(loadSelection)
-    .from(loads)
+  withFigures(db)
     .where(
       and(eq(loads.organization_id, sql.placeholder('organizationId')), eq(loads.id, sql.placeholder('id'))),
     )

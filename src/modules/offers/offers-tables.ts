@@ -70,7 +70,7 @@ export const offers = pgTable(
     ...timestamps,
   },
   (t) => [
-    // Serves the per-load aggregates (offer_count, max/min_offer_amount).
+    // Serves the load figures' refresh (offer_count, max/min_offer_amount; migration 0034).
     index('offers_load_idx').on(t.load_id, t.status),
     // Serves the active_offers tab and its count without touching the offers heap.
     index('offers_pending_load_idx').on(t.organization_id, t.load_id).where(sql`${t.status} = 'pending'`),
