@@ -141,6 +141,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     restarting: () => deps.embedded?.state() === 'restarting',
     ping: () => deps.database.pool.query('SELECT 1'),
     clock: services.clock,
+    listeners: () => services.listeners,
   });
   await app.register(
     async (api) => {

@@ -58,6 +58,8 @@ export function loadConfig(
       poolMax: env.DB_POOL_MAX,
       connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
       statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+      pooler: env.DB_POOLER,
+      directUrl: env.DATABASE_DIRECT_URL,
     }),
     jwt: Object.freeze({
       secret: jwtSecret,

@@ -9,7 +9,7 @@ import {
   ensureDatabase,
   startEmbeddedPostgres,
 } from './db/embedded.js';
-import { pendingMigrations, runMigrations } from './db/migrate.js';
+import { migrateDatabase, pendingMigrations } from './db/migrate.js';
 import { ClockModeError, startProductClock } from './db/product-clock.js';
 import { loggerOptions, prettyLogs } from './logger.js';
 import { buildServices } from './services.js';
@@ -21,7 +21,7 @@ import { describeStartup } from './startup.js';
  */
 async function migrateOrCheck(migrate: boolean, database: Database, logger: Logger): Promise<boolean> {
   if (migrate) {
-    await runMigrations(database.pool);
+    await migrateDatabase(database);
     return true;
   }
   const pending = await pendingMigrations(database.pool);

@@ -111,6 +111,8 @@ export interface Services {
   readonly webhooks: WebhooksService;
   /** The live event streams this instance holds (GET /events/stream). */
   readonly eventStream: EventStreamHub;
+  /** The notification listeners this instance trusts (readiness reports them). */
+  readonly listeners: readonly ChannelListener[];
   readonly audit: AuditLogService;
   /**
    * The background work of the service (the agent's only while AGENT_ENABLED). The app runs them
@@ -201,6 +203,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     webhooks: webhooksServiceOf(config, db),
     eventStream,
     audit: new AuditLogService(db),
+    listeners: [keyChanges, eventStream.listener],
   };
   return {
     ...services,
@@ -339,7 +342,7 @@ function credentialsOf(config: Config, database: Database, log: FastifyBaseLogge
   const tokens = new TokenService(config.jwt);
   const credentials = new ApiKeyCredentials(database.db);
   const keyChanges = new ChannelListener(
-    database.url,
+    database,
     API_KEY_CHANGES,
     { message: (id) => credentials.forget(id), connected: () => credentials.forgetAll() },
     log,

@@ -1,6 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +14,7 @@ import {
 import { defined } from '../../src/lib/defined.js';
 import { localMinutes, timeZoneOfState } from '../../src/lib/time-zones.js';
 import { negotiationPolicySchema } from '../../src/modules/agent/negotiation-settings.js';
+import { freePort } from '../../test/helpers/ports.js';
 
 /**
  * A brokerage trying Envoy from outside, as one evaluating it would: a fresh server in its default
@@ -188,19 +188,6 @@ export const marketLoadOf = (l: ScenarioLoad, handedAt: number, tier: number | n
   handedAt,
   tier,
 });
-
-/** A free TCP port on the loopback. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** `npm start`'s entry point (through the TypeScript loader), ready to answer. */
 export async function startServer(

@@ -8,7 +8,7 @@ import {
   ensureDatabase,
   startEmbeddedPostgres,
 } from '../db/embedded.js';
-import { pendingMigrations, runMigrations } from '../db/migrate.js';
+import { migrateDatabase, pendingMigrations } from '../db/migrate.js';
 
 /**
  * The database a command works on: DATABASE_URL; else the embedded one of a running `npm start`;
@@ -36,7 +36,7 @@ export async function openCommandDatabase(
   }
   const database = createDatabase(url, config.db);
   const applied = await pendingMigrations(database.pool);
-  await runMigrations(database.pool);
+  await migrateDatabase(database);
   return {
     database,
     applied,

@@ -15,6 +15,10 @@ export interface Config {
     readonly poolMax: number;
     readonly connectTimeoutMs: number;
     readonly statementTimeoutMs: number;
+    /** 'transaction' behind a transaction-mode pooler (see DatabaseOptions). */
+    readonly pooler: 'none' | 'transaction';
+    /** LISTEN's and migrations' own URL (DATABASE_DIRECT_URL); none: the pool's. */
+    readonly directUrl: string | undefined;
   };
   readonly jwt: {
     readonly secret: string;

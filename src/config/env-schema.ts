@@ -14,6 +14,27 @@ const boolFlag = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 
+/**
+ * A PostgreSQL URL node-postgres can use: one host. A URL listing several hosts (libpq's failover
+ * form, `host1,host2` with `target_session_attrs`) is refused with what to do instead, rather than
+ * read as one host named `host1,host2` and answered 503 forever.
+ */
+/** The host part of a URL as written: after the user and password, before the path. */
+const hostsOf = (url: string) => {
+  const authority = url.replace(/^[a-z]+:\/\//i, '').split(/[/?#]/)[0] ?? '';
+  return authority.slice(authority.lastIndexOf('@') + 1);
+};
+
+const postgresUrl = z
+  .string()
+  .refine((v) => !hostsOf(v).includes(','), {
+    message:
+      'lists several hosts, which the driver cannot use: point it at one address that follows the ' +
+      'primary (HAProxy with Patroni health checks, or PgBouncer in front of it; docs/operations.md, "Scaling out")',
+    abort: true,
+  })
+  .pipe(z.url({ protocol: /^postgres(ql)?$/ }));
+
 /** `https://app.example.com`: what a browser sends as `Origin` (no path, no trailing slash). */
 function isExactOrigin(value: string): boolean {
   try {
@@ -32,7 +53,12 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATABASE_URL: postgresUrl.optional(),
+  // LISTEN, migrations and their session lock need a session of their own: behind a pooler, the
+  // database's own address (else DATABASE_URL).
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
+  // 'transaction' when DATABASE_URL is a transaction-mode pooler (PgBouncer's pool_mode=transaction).
+  DB_POOLER: z.enum(['none', 'transaction']).default('none'),
   DATA_DIR: z.string().min(1).default('./.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DB_POOL_MAX: positiveInt(10),

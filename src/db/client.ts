@@ -13,8 +13,13 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
 
 export interface Database {
-  /** The connection URL, for a connection of its own (LISTEN). */
+  /** The pool's connection URL. */
   readonly url: string;
+  /**
+   * The URL of a session that is the database's own, not a pooler's: for LISTEN, migrations and
+   * their session lock. The pool's URL unless told otherwise.
+   */
+  readonly directUrl: string;
   readonly pool: pg.Pool;
   readonly db: Db;
   close(): Promise<void>;
@@ -24,19 +29,33 @@ export interface DatabaseOptions {
   poolMax: number;
   connectTimeoutMs: number;
   statementTimeoutMs: number;
+  /**
+   * 'transaction': the URL is a transaction-mode pooler (PgBouncer), which hands each transaction
+   * whichever server connection is free. Nothing session-scoped may then go through the pool: no
+   * startup parameters (the statement timeout and `jit` come from the role, docs/operations.md) and
+   * no named prepared statements.
+   */
+  pooler?: 'none' | 'transaction';
+  /** See Database.directUrl. */
+  directUrl?: string;
 }
 
 export function createDatabase(url: string, options: DatabaseOptions, logger?: Logger): Database {
+  const pooled = options.pooler === 'transaction';
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolMax,
     connectionTimeoutMillis: options.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
-    statement_timeout: options.statementTimeoutMs,
+    ...(pooled
+      ? { Client: UnnamedStatementsClient }
+      : {
+          statement_timeout: options.statementTimeoutMs,
+          // No JIT compilation: it pays off for long analytical queries, while the API's statements
+          // run in milliseconds and one with a high cost estimate spent up to a second compiling.
+          options: '-c jit=off',
+        }),
     application_name: 'envoy',
-    // No JIT compilation: it pays off for long analytical queries, while the API's statements run in
-    // milliseconds and one with a high cost estimate spent up to a second compiling (load list).
-    options: '-c jit=off',
   });
   // A client whose connection dies emits 'error'. The pool listens only while the client is idle;
   // a client checked out for a transaction has no listener, and an unhandled 'error' event would
@@ -70,6 +89,7 @@ export function createDatabase(url: string, options: DatabaseOptions, logger?: L
   let closed = false;
   return {
     url,
+    directUrl: options.directUrl ?? url,
     pool,
     db,
     async close() {
@@ -78,6 +98,29 @@ export function createDatabase(url: string, options: DatabaseOptions, logger?: L
       await pool.end();
     },
   };
+}
+
+/**
+ * A client that runs every statement unnamed. A named prepared statement lives in one server
+ * session, and a transaction-mode pooler gives the next transaction another one, where the name is
+ * missing (26000) or taken by another text (42P05). Unnamed, each statement is parsed and planned
+ * where it runs (docs/operations.md has what that costs).
+ */
+class UnnamedStatementsClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    const named = this.query;
+    const unnamed = (...args: unknown[]): unknown => {
+      const first = objectOf(args[0]);
+      // A query config with a name (drizzle's prepared statements); a submittable (COPY) as it is.
+      if (first && typeof first.name === 'string' && typeof first.submit !== 'function') {
+        const { name: _name, ...config } = first;
+        args[0] = config;
+      }
+      return Reflect.apply(named, this, args);
+    };
+    Object.defineProperty(this, 'query', { configurable: true, writable: true, value: unnamed });
+  }
 }
 
 /** SQLSTATEs and driver messages that mean the connection died, not that the statement failed. */

@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
-import type pg from 'pg';
+import pg from 'pg';
 import { z } from 'zod';
+import type { Database } from './client.js';
 
 export const migrationsFolder = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -34,6 +35,28 @@ export async function runMigrations(pool: pg.Pool): Promise<void> {
     }
   } finally {
     client.release();
+  }
+}
+
+/**
+ * Applies pending migrations on the database's own session (Database.directUrl): the migration
+ * lock is a session lock, which a transaction-mode pooler could take on one server session and
+ * release on another.
+ */
+export async function migrateDatabase(database: Database): Promise<void> {
+  if (database.directUrl === database.url) {
+    await runMigrations(database.pool);
+    return;
+  }
+  const direct = new pg.Pool({
+    connectionString: database.directUrl,
+    max: 1,
+    application_name: 'envoy-migrate',
+  });
+  try {
+    await runMigrations(direct);
+  } finally {
+    await direct.end();
   }
 }
 

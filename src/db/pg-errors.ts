@@ -131,6 +131,14 @@ export function translatePgError(err: unknown): AppError | null {
       return new AppError(422, 'validation_error', 'A date or time value is out of range');
     case '22P02':
       return new AppError(422, 'validation_error', 'A value has an invalid format');
+    // The server turned read-only (a primary demoted, or a standby behind the address) or a
+    // prepared statement is missing on the session a pooler handed out: both pass with a retry.
+    case '25006':
+      return serviceUnavailable('The database is read-only for the moment (a switch-over); retry shortly');
+    case '26000':
+    case '42P05':
+    case '53300':
+      return serviceUnavailable();
     case '57014':
       return serviceUnavailable('The request took too long and was cancelled; retry shortly');
     case '40001':

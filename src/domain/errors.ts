@@ -110,5 +110,6 @@ export const unprocessable = (
 export const stateConflict = (code: string, message: string, param: string | null = null) =>
   new AppError(409, code, message, param);
 
+/** A 503 says when to try again: a second, about as long as a restart or a switch-over takes to show. */
 export const serviceUnavailable = (message = 'The service is temporarily unavailable; retry shortly') =>
-  new AppError(503, 'service_unavailable', message);
+  new AppError(503, 'service_unavailable', message, null, { headers: { 'retry-after': '1' } });

@@ -5,7 +5,15 @@ import type { Clock } from '../lib/clock.js';
 import { errorResponses } from './schemas.js';
 
 const status = z.object({ status: z.literal('ok') });
-const readiness = status.extend({
+const readiness = z.object({
+  status: z.enum(['ok', 'degraded']).meta({
+    description:
+      '`degraded`: the service answers, but a notification channel is not heard (changes made on other ' +
+      'instances reach this one late: stream events on the next heartbeat, revoked API keys within seconds)',
+  }),
+  notifications: z
+    .array(z.object({ channel: z.string(), listening: z.boolean() }))
+    .meta({ description: 'Each channel this instance LISTENs on, and whether it hears it now' }),
   clock: z
     .object({
       kind: z.enum(['real', 'simulated', 'manual']).meta({
@@ -25,6 +33,8 @@ export interface HealthOptions {
   ping: () => Promise<unknown>;
   /** The product clock, reported by readiness. */
   clock: Clock;
+  /** The notification listeners, reported by readiness. */
+  listeners: () => readonly { channel: string; listening: boolean }[];
 }
 
 /**
@@ -33,7 +43,7 @@ export interface HealthOptions {
  */
 export const healthRoutes: FastifyPluginAsyncZod<HealthOptions> = async (
   app,
-  { restarting, ping, clock },
+  { restarting, ping, clock, listeners },
 ) => {
   app.get(
     '/healthz',
@@ -56,7 +66,7 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthOptions> = async (
       schema: {
         operationId: 'getReadiness',
         tags: ['health'],
-        summary: 'The database answers, and the clock the product runs on',
+        summary: 'The database answers; the notification channels heard, and the clock the product runs on',
         response: { 200: readiness, ...errorResponses(503) },
       },
     },
@@ -69,8 +79,10 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthOptions> = async (
       } catch {
         throw serviceUnavailable('The database is not reachable');
       }
+      const notifications = listeners().map((l) => ({ channel: l.channel, listening: l.listening }));
       return {
-        status: 'ok' as const,
+        status: notifications.every((n) => n.listening) ? ('ok' as const) : ('degraded' as const),
+        notifications,
         clock: { kind: clock.kind, speed: clock.speed, now: clock.now().toISOString() },
       };
     },

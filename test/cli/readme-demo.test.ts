@@ -72,7 +72,7 @@ describe.skipIf(!hasTools)('the README demo, pasted as it is', () => {
     const { stdout } = await run('bash', ['-c', script], {
       env: {
         ...process.env,
-        DATABASE_URL: t.database.url,
+        DATABASE_URL: t.database.directUrl,
         JWT_SECRET: 'x'.repeat(40),
         LOG_LEVEL: 'silent',
         DATA_DIR: dir,

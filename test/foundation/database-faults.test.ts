@@ -15,6 +15,7 @@ import { testConfig, useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 import { portOf } from '../helpers/listening.js';
 import { loadPayload } from '../helpers/load-factories.js';
+import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** How many of the app's connections to its database are running a statement or a transaction. */
@@ -136,15 +137,6 @@ describe('a database that drops its connections', () => {
     expect(after.statusCode).toBe(200);
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = portOf(s);
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the embedded PostgreSQL under supervision', () => {
   const cleanup: (() => Promise<void>)[] = [];

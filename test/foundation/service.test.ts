@@ -14,12 +14,31 @@ describe('health, readiness and documentation', () => {
     expect(health.json()).toEqual({ status: 'ok' });
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(200);
-    // Readiness says which clock the product runs on: the machine's here.
+    // Readiness says which clock the product runs on (the machine's here) and whether this
+    // instance hears its notification channels.
     expect(ready.json()).toEqual({
       status: 'ok',
+      notifications: [
+        { channel: 'envoy_api_key_changed', listening: true },
+        { channel: 'envoy_events', listening: true },
+      ],
       clock: { kind: 'real', speed: 1, now: expect.any(String) },
     });
     expect(Math.abs(Date.parse(ready.json().clock.now) - Date.now())).toBeLessThan(60_000);
+    // Each listener hears its own channel, notified through the pool.
+    const [keys, events] = t.services.listeners;
+    expect(await Promise.all([keys?.probe(), events?.probe()])).toEqual([true, true]);
+    // A listener that does not hear leaves the instance serving, degraded.
+    await keys?.stop();
+    const degraded = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(degraded.statusCode).toBe(200);
+    expect(degraded.json()).toMatchObject({
+      status: 'degraded',
+      notifications: [
+        { channel: 'envoy_api_key_changed', listening: false },
+        { channel: 'envoy_events', listening: true },
+      ],
+    });
   });
 
   it('serves an OpenAPI 3.1 document with the security schemes', async () => {

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { type App, type AppDeps, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
+import { createDatabase, type Database, type DatabaseOptions } from '../../src/db/client.js';
 import { startProductClock } from '../../src/db/product-clock.js';
 import { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
 import { realClock } from '../../src/lib/clock.js';
@@ -48,6 +48,8 @@ export interface TestAppOptions {
   env?: Record<string, string | undefined>;
   /** Share another app's database (several instances behind one load balancer). */
   databaseUrl?: string;
+  /** How the app reaches its database: behind a transaction-mode pooler, and LISTEN's own URL. */
+  database?: Pick<DatabaseOptions, 'pooler' | 'directUrl'>;
   captureLogs?: boolean;
   /** Registers extra routes before the app is ready: probes for the shared HTTP layer. */
   extend?: (app: App, deps: AppDeps) => void | Promise<void>;
@@ -73,12 +75,35 @@ export async function dropFileDatabase(): Promise<void> {
   if (created) await (await created).drop();
 }
 
+/**
+ * The run's PgBouncer address for the database at `url` (TEST_POOLER=pgbouncer), or none. Only the
+ * app goes through it; tests reading the database themselves use the direct URL.
+ */
+function poolerFor(url: string): string | null {
+  const pooler = inject('poolerUrl');
+  if (!pooler) return null;
+  const through = new URL(url);
+  const bouncer = new URL(pooler);
+  through.hostname = bouncer.hostname;
+  through.port = bouncer.port;
+  return through.toString();
+}
+
 /** The real app on a real, migrated database; driven with `app.inject`. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const url = options.databaseUrl ?? (await fileDatabaseUrl());
   const logs: Record<string, unknown>[] = [];
   const config = testConfig({ ...(options.captureLogs ? { LOG_LEVEL: 'debug' } : {}), ...options.env });
-  const database = createDatabase(url, { poolMax: 5, connectTimeoutMs: 5000, statementTimeoutMs: 30_000 });
+  // A test that says how to reach the database is taken at its word; the others go through the
+  // run's pooler when there is one.
+  const pooled = options.database ? null : poolerFor(url);
+  const database = createDatabase(pooled ?? url, {
+    poolMax: 5,
+    connectTimeoutMs: 5000,
+    statementTimeoutMs: 30_000,
+    ...(pooled ? { pooler: 'transaction', directUrl: url } : {}),
+    ...options.database,
+  });
   const logger = options.captureLogs
     ? pino(
         loggerOptions('debug'),

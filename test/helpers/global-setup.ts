@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -9,12 +8,19 @@ import { startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { errorMessage } from '../../src/lib/error-text.js';
 import { databaseUrl, dropDatabase } from './pg-admin.js';
+import { startPgBouncer } from './pgbouncer.js';
+import { freePort } from './ports.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     adminUrl: string;
     templateDatabase: string;
     runId: string;
+    /**
+     * With TEST_POOLER=pgbouncer: a URL of PgBouncer (transaction mode) in front of the server;
+     * the apps of the tests then reach their databases through it (test/helpers/app.ts).
+     */
+    poolerUrl: string | null;
   }
 }
 
@@ -44,12 +50,18 @@ export default async function setup(project: TestProject) {
   } finally {
     await template.close();
   }
-  console.log(`test database: ${server.kind}`);
+  const pooler =
+    process.env.TEST_POOLER === 'pgbouncer' ? await startPgBouncer(server.url, { poolSize: 10 }) : null;
+  console.log(
+    `test database: ${server.kind}${pooler ? ', the apps behind PgBouncer in transaction mode' : ''}`,
+  );
   project.provide('adminUrl', server.url);
+  project.provide('poolerUrl', pooler ? pooler.pooled(server.url) : null);
   project.provide('templateDatabase', templateDatabase);
   project.provide('runId', runId);
 
   return async () => {
+    await pooler?.stop();
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
     try {
@@ -114,18 +126,4 @@ async function adminQuery(url: string, sql: string) {
   } finally {
     await client.end();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }

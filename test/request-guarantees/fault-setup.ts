@@ -25,7 +25,7 @@ export function faultSetup(): FaultSetup {
     setup.headers = (await createApiKey(setup.t, user.headers)).headers;
     for (const name of ['admin', 'locker'] as const) {
       setup[name] = new pg.Client({
-        connectionString: setup.t.database.url,
+        connectionString: setup.t.database.directUrl,
         application_name: 'fault-injector',
       });
       await setup[name].connect();

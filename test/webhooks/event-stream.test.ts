@@ -302,7 +302,7 @@ describe('streams across instances', () => {
   // below only bounds a lost event, on a machine that may be busy with other work.
   it('delivers each event written on one instance to a stream held on another', async () => {
     const one = await listening();
-    const two = await listening({ databaseUrl: one.t.database.url });
+    const two = await listening({ databaseUrl: one.t.database.directUrl });
     try {
       const { user } = await createTenant(one.t);
       const key = await createApiKey(one.t, user.headers);

@@ -1,13 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import { drainWorker, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
-import { portOf } from '../helpers/listening.js';
+import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -18,14 +17,6 @@ function guideExample(): string {
   const section = /<!-- verify-example -->\s*```js\n([\s\S]*?)```\s*<!-- \/verify-example -->/.exec(guide);
   if (!section) throw new Error('docs/api-guide.md has no verify-example block');
   return defined(section[1], 'section[1]');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = portOf(server);
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 describe('API guide: verifying a delivery', () => {

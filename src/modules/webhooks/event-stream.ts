@@ -96,7 +96,8 @@ const notice = (name: string, data: object) => `event: ${name}\ndata: ${JSON.str
  */
 export class EventStreamHub {
   private readonly streams = new Map<string, LiveStream>();
-  private readonly listener: ChannelListener;
+  /** The LISTEN that wakes this instance's streams (readiness reports whether it hears). */
+  readonly listener: ChannelListener;
   private heartbeat: NodeJS.Timeout | undefined;
   private stopped = false;
   /** This process among the instances sharing the database. */
@@ -110,7 +111,7 @@ export class EventStreamHub {
     private readonly log: Pick<FastifyBaseLogger, 'warn' | 'info' | 'debug'>,
   ) {
     this.listener = new ChannelListener(
-      database.url,
+      database,
       EVENT_NOTIFICATIONS,
       {
         message: (organizationId) => this.wake(organizationId),
