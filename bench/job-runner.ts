@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import type { Config } from '../src/config.js';
 import type { Database } from '../src/db/client.js';
 import { systemScope } from '../src/domain/scope.js';
-import { emitEvents } from '../src/modules/webhooks/events.js';
+import { emitEvents } from '../src/modules/webhooks/event-emitting.js';
 import { type ClaimedDelivery, WebhooksWorker } from '../src/workers/webhooks-worker.js';
 import { portOf } from '../test/helpers/listening.js';
 import { agentWorkload } from './lib/agent-jobs.js';

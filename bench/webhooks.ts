@@ -5,7 +5,7 @@ import pino from 'pino';
 import { systemScope } from '../src/domain/scope.js';
 import { eventCatalogue } from '../src/event-catalogue.js';
 import { webhookSecretBox } from '../src/modules/webhooks/delivery.js';
-import { emitEvents } from '../src/modules/webhooks/events.js';
+import { emitEvents } from '../src/modules/webhooks/event-emitting.js';
 import { WebhooksService } from '../src/modules/webhooks/webhooks-service.js';
 import { WebhooksWorker } from '../src/workers/webhooks-worker.js';
 import { portOf } from '../test/helpers/listening.js';

@@ -101,6 +101,7 @@ export function loadConfig(
       enabled: env.AGENT_ENABLED,
       batchSize: env.AGENT_BATCH_SIZE,
       rankingTtlMs: env.AGENT_RANKING_TTL_MS,
+      planningLanes: env.AGENT_PLANNING_LANES,
     }),
     channels: channelsConfig(env),
     publicBaseUrl: env.PUBLIC_BASE_URL,

@@ -35,7 +35,7 @@ import type { CodeSender } from './modules/calls/caller-identity.js';
 import { CallsService } from './modules/calls/calls-service.js';
 import { carrierEnrollment } from './modules/calls/carrier-enrollment.js';
 import { ElpService } from './modules/calls/elp-service.js';
-import { VoiceTools } from './modules/calls/voice-tools.js';
+import { VoiceTools } from './modules/calls/voice-tool-handlers.js';
 import { CarriersService } from './modules/carriers/carriers-service.js';
 import { ComplianceService } from './modules/carriers/compliance-service.js';
 import { StopContactRequests } from './modules/carriers/stop-contact.js';
@@ -378,6 +378,7 @@ function agentOf(
     clock,
     config.agent.batchSize,
     config.agent.rankingTtlMs,
+    config.agent.planningLanes,
   );
   // The simulated carriers answer through the handlers of the webhooks real answers come to.
   channels.market?.attach({

@@ -123,7 +123,13 @@ export interface Config {
     } | null;
   };
   /** The load-working agent: a worker loop in every instance unless switched off. */
-  readonly agent: { readonly enabled: boolean; readonly batchSize: number; readonly rankingTtlMs: number };
+  readonly agent: {
+    readonly enabled: boolean;
+    readonly batchSize: number;
+    readonly rankingTtlMs: number;
+    /** Lanes planned at once in a round (AGENT_PLANNING_LANES). */
+    readonly planningLanes: number;
+  };
   /** E-mail, WhatsApp and the optional chat model the agent talks through. */
   readonly channels: {
     readonly email: {

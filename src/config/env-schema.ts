@@ -180,6 +180,8 @@ export const envSchema = z.object({
   AGENT_ENABLED: boolFlag(true),
   AGENT_BATCH_SIZE: positiveInt(200),
   AGENT_RANKING_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  // Lanes planned at once in a round: about the database's cores (planning is its work).
+  AGENT_PLANNING_LANES: z.coerce.number().int().min(1).max(64).default(2),
   SIMULATION_PROFILE: z.enum(['realistic', 'cooperative', 'silent']).default('realistic'),
   EMAIL_TRANSPORT: z.enum(['simulated', 'smtp']).default('simulated'),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),

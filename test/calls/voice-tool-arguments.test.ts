@@ -5,7 +5,7 @@ import type { Vapi } from '@vapi-ai/server-sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
-import { ALL_TOOLS } from '../../src/modules/calls/call-tools.js';
+import { ALL_TOOLS } from '../../src/modules/calls/voice-tool-declarations.js';
 import { useTestApp } from '../helpers/app.js';
 import { registryFile } from '../helpers/carrier-factories.js';
 import { firstToolAnswer, sendVapi, toolCalls, useVapiStandIn, vapiEnv } from '../helpers/vapi-stand-in.js';

@@ -73,6 +73,18 @@ export class FmcsaStandIn {
   private readonly failures = new Map<string, number>();
   /** Paths answered this many milliseconds late. */
   readonly slow = new Map<string, number>();
+  /** Paths whose answers wait until `release()`; how many such answers wait now. */
+  readonly held = new Set<string>();
+  private waiting: (() => void)[] = [];
+  get heldAnswers(): number {
+    return this.waiting.length;
+  }
+  /** Sends every answer held so far. */
+  release() {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const answer of waiting) answer();
+  }
   private server: Server | undefined;
   url = '';
 
@@ -117,7 +129,8 @@ export class FmcsaStandIn {
         res.end('<html><body><h1>Not Found</h1></body></html>');
       };
       const delay = this.slow.get(url.pathname);
-      if (delay) setTimeout(answer, delay);
+      if (this.held.has(url.pathname)) this.waiting.push(answer);
+      else if (delay) setTimeout(answer, delay);
       else answer();
     });
     await new Promise<void>((resolve) => defined(this.server, 'this.server').listen(0, '127.0.0.1', resolve));

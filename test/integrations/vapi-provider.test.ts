@@ -15,7 +15,7 @@ import {
 import type { AssistantSpec, PlaceCallRequest } from '../../src/integrations/voice/voice-provider.js';
 import { defined } from '../../src/lib/defined.js';
 import { objectOf } from '../../src/lib/json-object.js';
-import { toolsFor } from '../../src/modules/calls/call-tools.js';
+import { toolsFor } from '../../src/modules/calls/voice-tool-declarations.js';
 import { instanceOf } from '../helpers/narrow.js';
 import {
   hmacPlan,

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emitEvents } from '../../src/modules/webhooks/events.js';
+import { emitEvents } from '../../src/modules/webhooks/event-emitting.js';
 import { buildTestApp, fileDatabaseUrl } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { waitFor } from '../helpers/wait.js';

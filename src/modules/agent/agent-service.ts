@@ -50,12 +50,13 @@ export class AgentService {
     clock: Clock,
     batchSize = 50,
     rankingTtlMs = 30_000,
+    planningLanes = 2,
   ) {
     this.db = db;
     this.log = log;
     this.clock = clock;
     const messenger = new AgentMessenger(db, channels);
-    this.planner = new WavePlanner(db, log, batchSize, rankingTtlMs, clock);
+    this.planner = new WavePlanner(db, log, batchSize, rankingTtlMs, clock, planningLanes);
     this.dispatcher = new ContactDispatcher(db, calls, messenger, log, batchSize);
     this.offers = rules.offers;
     this.outbox = new AgentOutbox(db, messenger, channels.chatModel, log);

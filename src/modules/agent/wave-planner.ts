@@ -70,6 +70,8 @@ export class WavePlanner {
     private readonly batchSize: number,
     private readonly rankingTtlMs: number,
     private readonly clock: Clock,
+    /** Lanes planned at once (AGENT_PLANNING_LANES: about the database's cores). */
+    private readonly lanesAtOnce = 2,
   ) {}
 
   /** Withdraws queued automated outreaches whose load is no longer worked; returns how many. */
@@ -114,8 +116,9 @@ export class WavePlanner {
         )
       ).map((l) => [l.id, l]),
     );
-    // Two lanes at a time (the database has two cores), a lane's loads one after the other: loads
-    // of one lane want the same carriers, and would only wait on each other's carrier locks.
+    // `lanesAtOnce` lanes at a time (planning is the database's work), a lane's loads one after
+    // the other: loads of one lane want the same carriers, and would only wait on each other's
+    // carrier locks.
     const byLane = new Map<string, Leased[]>();
     for (const row of leased) {
       const lane = laneOf.get(row.load_id);
@@ -141,7 +144,7 @@ export class WavePlanner {
         }
       }
     };
-    await Promise.all([worker(), worker()]);
+    await Promise.all(Array.from({ length: this.lanesAtOnce }, () => worker()));
     return leased.length;
   }
 

@@ -6,8 +6,8 @@ import { claimAnalysis } from './call-control-repository.js';
 import type { CallRow } from './calls-repository.js';
 import { elpAnswersOf, elpTestIdOfCall, recordElpAnswer } from './elp-queries.js';
 import { elpQuestion, nextElpQuestion } from './elp-questions.js';
-import { elpAnswerOf } from './voice-tool-support.js';
-import type { VoiceTools } from './voice-tools.js';
+import type { VoiceTools } from './voice-tool-handlers.js';
+import { elpAnswerOf } from './voice-tool-wording.js';
 
 /**
  * What the platform's post-call analysis adds once a call has ended, applied once per call: an

@@ -8,10 +8,10 @@ import { carrierNameOf } from '../carriers/index.js';
 import type { CarrierFacingLoad, Load, LoadReader } from '../loads/index.js';
 import { loadsOfCall } from '../outreaches/index.js';
 import { renderScript, type VoiceTemplateRow, type VoiceVariables } from '../voice-templates/index.js';
-import { toolsFor } from './call-tools.js';
 import type { CallRow } from './calls-repository.js';
 import { elpNamesOfCall } from './elp-queries.js';
 import { ELP_QUESTIONS, ELP_RUBRIC, INTERVIEW_PASS } from './elp-questions.js';
+import { toolsFor } from './voice-tool-declarations.js';
 
 const usd = (n: number) => `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
 const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 10) : null);

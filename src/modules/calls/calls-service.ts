@@ -19,7 +19,6 @@ import { LOAD_ID_IN_BODY, LOAD_ID_IN_PATH, type LoadReader, requireLoad } from '
 import { attachCallToOutreaches, contactRefusal, openCallOutreach } from '../outreaches/index.js';
 import { outboundNumberId } from '../voice-numbers/index.js';
 import type { VoiceTemplateRow, VoiceTemplatesService } from '../voice-templates/index.js';
-import { CallEvents } from './call-events.js';
 import { listLoadCalls } from './call-queries.js';
 import { assistantFor, callVariables, purposeOf } from './call-script.js';
 import type { CallContext } from './call-starter.js';
@@ -44,7 +43,8 @@ import {
 } from './calls-schemas.js';
 import { CALL_DIRECTIONS, calls } from './calls-tables.js';
 import { requestElpTest } from './elp-queries.js';
-import type { VoiceTools } from './voice-tools.js';
+import { CallEvents } from './provider-events.js';
+import type { VoiceTools } from './voice-tool-handlers.js';
 
 const JOINABLE = new Set(['AGENT_ASSIGNED', 'IN_PROGRESS']);
 

@@ -1,7 +1,7 @@
 import { toE164 } from '../../domain/phone.js';
 import type { ComplianceProvider } from '../../integrations/compliance/compliance-provider.js';
 import { type CarrierCreator, carrierInput } from '../carriers/index.js';
-import type { CarrierEnrollment } from './voice-tools.js';
+import type { CarrierEnrollment } from './voice-tool-handlers.js';
 
 /**
  * Makes a carrier of an unknown caller the way POST /carriers does: created (named as the census

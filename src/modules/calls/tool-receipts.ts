@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type AmbientScope, runInScope } from '../../db/ambient.js';
 import type { Db } from '../../db/client.js';
 import { claimReceipt, receiptOutcome, settleReceipt } from '../outreaches/index.js';
-import type { Outcome } from './voice-tool-support.js';
+import type { Outcome } from './voice-tool-wording.js';
 
 /** The inbound receipts' provider of the voice assistant's tool calls. */
 const PROVIDER = 'vapi_tool';

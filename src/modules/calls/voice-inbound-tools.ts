@@ -8,10 +8,10 @@ import { carrierFacingLoads, findLoadsByNumber, openLoadsOnLane } from '../loads
 import { loadNotBooked } from '../offers/index.js';
 import { recordInboundCallOutreach } from '../outreaches/index.js';
 import { sayableLoad } from './call-script.js';
-import { type ToolArguments, toolError } from './call-tools.js';
 import { type CodeSender, callerNumberMatches, checkCode, issueCode } from './caller-identity.js';
 import { type CallRow, linkCall } from './calls-repository.js';
-import { NOT_AVAILABLE, type Outcome } from './voice-tool-support.js';
+import { type ToolArguments, toolError } from './voice-tool-declarations.js';
+import { NOT_AVAILABLE, type Outcome } from './voice-tool-wording.js';
 import { callGate, claimCarrier, laneOnly, linkVerifiedCarrier, refusalOf } from './voice-vetting.js';
 
 /**

@@ -32,9 +32,9 @@ const UNCHANGED_RULE =
   'stored keep their `stop_` ids; stops that differ in anything replace them, with new ids.';
 
 /**
- * The hot reads skip re-validating their response with zod before JSON.stringify (PERFORMANCE.md:
- * about half of a page's serialization cost). Safe because toLoad (loads-responses) builds every
- * field explicitly from the row with the schema's type; OpenAPI still documents the response schema.
+ * The hot reads skip re-validating their response with zod before JSON.stringify (about half of a
+ * page's serialization cost). Safe because toLoad (loads-responses) builds every field explicitly
+ * from the row with the schema's type; OpenAPI still documents the response schema.
  */
 const plainJson = () => (data: unknown) => JSON.stringify(data);
 

@@ -7,6 +7,7 @@ import type { Database } from '../../db/client.js';
 import { ChannelListener } from '../../db/notifications.js';
 import { AppError } from '../../domain/errors.js';
 import { errorMessage } from '../../lib/error-text.js';
+import { EVENT_NOTIFICATIONS, eventEnvelope } from './event-emitting.js';
 import {
   closeStream,
   cursorAfter,
@@ -22,7 +23,6 @@ import {
   touchStreams,
   useTicket,
 } from './event-stream-repository.js';
-import { EVENT_NOTIFICATIONS, eventEnvelope } from './events.js';
 
 export type { TicketGrant };
 

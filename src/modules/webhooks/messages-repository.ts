@@ -7,7 +7,7 @@ import type { DbOrTx } from '../../db/client.js';
 import { offsetOf } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { MAX_ATTEMPTS_PER_DELIVERY } from './delivery.js';
-import { eventEnvelope } from './events.js';
+import { eventEnvelope } from './event-emitting.js';
 import type { WebhookMessage, WebhookMessageAttempt } from './webhooks-schemas.js';
 
 /** A timestamp as a raw query returns it (text from the driver, or a Date). */

@@ -17,13 +17,19 @@ import { type CarrierFacingLoad, carrierFacingLoads } from '../loads/index.js';
 import { type OfferReceiver, offerOfCallExists } from '../offers/index.js';
 import { loadsOfCall } from '../outreaches/index.js';
 import { sayableLoad } from './call-script.js';
-import { isToolName, READ_ONLY_TOOLS, readArguments, type ToolArguments, toolError } from './call-tools.js';
 import type { CodeSender } from './caller-identity.js';
 import { type CallRow, findCall } from './calls-repository.js';
 import { elpAnswersOf, elpTestIdOfCall, recordElpAnswer } from './elp-queries.js';
 import { ELP_QUESTIONS, elpQuestion, nextElpQuestion } from './elp-questions.js';
 import { answerOnce } from './tool-receipts.js';
 import { type Answered, type CarrierEnrollment, InboundVoiceTools } from './voice-inbound-tools.js';
+import {
+  isToolName,
+  READ_ONLY_TOOLS,
+  readArguments,
+  type ToolArguments,
+  toolError,
+} from './voice-tool-declarations.js';
 import {
   elpAnswerOf,
   loadFactsOf,
@@ -32,7 +38,7 @@ import {
   NOT_AVAILABLE,
   type Outcome,
   sameLoadNumber,
-} from './voice-tool-support.js';
+} from './voice-tool-wording.js';
 import { callGate, laneOnly, refusalOf, VETTING_PENDING } from './voice-vetting.js';
 
 export type { CarrierEnrollment };

@@ -38,7 +38,7 @@ import {
 import { toCall } from './calls-schemas.js';
 import { calls } from './calls-tables.js';
 import { findElpTestOfCall, scoreElpTest } from './elp-queries.js';
-import type { VoiceTools } from './voice-tools.js';
+import type { VoiceTools } from './voice-tool-handlers.js';
 
 /** What the voice platform reports about calls, applied; and what it asks, answered. */
 export class CallEvents {
