@@ -2,8 +2,10 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
+import { createDatabase } from '../src/db/client.js';
 import { systemScope } from '../src/domain/scope.js';
 import { defined } from '../src/lib/defined.js';
+import { type PgBouncer, pgBouncerInstalled, startPgBouncer } from '../test/helpers/pgbouncer.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 
 const EVENTS = sized('BENCH_EVENTS', 1000, 20);
@@ -36,31 +38,74 @@ function openStream(url: string, headers: Record<string, string>, onEvent: (data
  * stream held on the second, loads written through the first (POST /loads, one transaction and
  * one load.created event each). For each event, the time from sending the write to the event's
  * arrival on the stream, beside the write's own round trip (the baseline the stream adds to).
- * Sequential writes first, then CONCURRENCY writers at once.
+ * Sequential writes first, then CONCURRENCY writers at once. Measured with both instances
+ * straight on PostgreSQL, then (when PgBouncer is installed) both behind PgBouncer in
+ * transaction mode with DB_POOLER=transaction, their listeners on the database's own address.
  */
 export async function run() {
   const db = await benchDatabase();
   const config = benchConfig({ WORKERS_ENABLED: 'false' });
-  const writer = await listenApp(db.database, config);
-  const reader = await listenApp(db.database, config);
-  const org = await writer.services.auth.createOrganization('Bench streams');
-  const { key } = await writer.services.apiKeys.create(systemScope(org.id), { name: 'bench' });
+  const direct = [await listenApp(db.database, config), await listenApp(db.database, config)] as const;
+  const org = await direct[0].services.auth.createOrganization('Bench streams');
+  const { key } = await direct[0].services.apiKeys.create(systemScope(org.id), { name: 'bench' });
   const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+  const closers: (() => Promise<unknown>)[] = [];
+  let bouncer: PgBouncer | undefined;
+  try {
+    console.log(`\n### Event stream: write on instance 1, stream on instance 2 (${EVENTS} events each)\n`);
+    console.log(
+      '| instances | writes | events | write p50 ms | write p99 ms | delivered p50 ms | delivered p99 ms | max ms |',
+    );
+    console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    await measureStreams('straight to PostgreSQL', direct[0].url, direct[1].url, headers, 0);
+    if (pgBouncerInstalled) {
+      bouncer = await startPgBouncer(db.url, { poolSize: 8 });
+      const pooled = async () => {
+        const database = createDatabase(bouncer?.pooled(db.url) ?? db.url, {
+          poolMax: 10,
+          connectTimeoutMs: 10_000,
+          statementTimeoutMs: 60_000,
+          pooler: 'transaction',
+          directUrl: db.url,
+        });
+        const started = await listenApp(database, config);
+        closers.push(async () => {
+          await started.app.close();
+          await database.close();
+        });
+        return started.url;
+      };
+      await measureStreams('behind PgBouncer', await pooled(), await pooled(), headers, 10 * EVENTS);
+    } else {
+      console.log('\n(PgBouncer is not installed: the pooled rows are left out)');
+    }
+  } finally {
+    for (const close of closers.reverse()) await close();
+    await bouncer?.stop();
+    for (const app of direct) await app.app.close();
+    await db.close();
+  }
+}
+
+/** One table's rows for a writer and a reader instance; load numbers start at `from`. */
+async function measureStreams(
+  label: string,
+  writerUrl: string,
+  readerUrl: string,
+  headers: Record<string, string>,
+  from: number,
+) {
   const sentAt = new Map<string, number>();
   const arrivals: number[] = [];
   let waiting: (() => void) | null = null;
-  const stream = await openStream(
-    `${reader.url}/api/v1/events/stream?types=load.created`,
-    headers,
-    (data) => {
-      const event = z.object({ data: z.object({ load_number: z.string() }) }).parse(JSON.parse(data));
-      const sent = sentAt.get(event.data.load_number);
-      if (sent !== undefined) arrivals.push(performance.now() - sent);
-      waiting?.();
-    },
-  );
+  const stream = await openStream(`${readerUrl}/api/v1/events/stream?types=load.created`, headers, (data) => {
+    const event = z.object({ data: z.object({ load_number: z.string() }) }).parse(JSON.parse(data));
+    const sent = sentAt.get(event.data.load_number);
+    if (sent !== undefined) arrivals.push(performance.now() - sent);
+    waiting?.();
+  });
   const write = async (n: number) => {
-    const loadNumber = `BENCH-${n}`;
+    const loadNumber = `BENCH-${from + n}`;
     const body = JSON.stringify({
       load_number: loadNumber,
       equipment_type: 'VAN',
@@ -71,7 +116,7 @@ export async function run() {
     });
     const started = performance.now();
     sentAt.set(loadNumber, started);
-    const res = await fetch(`${writer.url}/api/v1/loads`, { method: 'POST', headers, body });
+    const res = await fetch(`${writerUrl}/api/v1/loads`, { method: 'POST', headers, body });
     if (res.status !== 201) throw new Error(`write answered ${res.status}: ${await res.text()}`);
     return performance.now() - started;
   };
@@ -87,7 +132,7 @@ export async function run() {
   };
   const report = (title: string, writes: number[], delivered: number[]) => {
     console.log(
-      `| ${title} | ${delivered.length} | ${percentile(writes, 50).toFixed(1)} | ${percentile(writes, 99).toFixed(1)} | ` +
+      `| ${label} | ${title} | ${delivered.length} | ${percentile(writes, 50).toFixed(1)} | ${percentile(writes, 99).toFixed(1)} | ` +
         `${percentile(delivered, 50).toFixed(1)} | ${percentile(delivered, 99).toFixed(1)} | ${Math.max(...delivered).toFixed(1)} |`,
     );
   };
@@ -95,12 +140,6 @@ export async function run() {
     for (let i = 0; i < 20; i++) await write(-1 - i); // warm-up: plans, connections
     await allArrived(20);
     arrivals.length = 0;
-
-    console.log(`\n### Event stream: write on instance 1, stream on instance 2 (${EVENTS} events each)\n`);
-    console.log(
-      '| writes | events | write p50 ms | write p99 ms | delivered p50 ms | delivered p99 ms | max ms |',
-    );
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     const sequential: number[] = [];
     for (let i = 0; i < EVENTS; i++) {
       sequential.push(await write(i));
@@ -119,8 +158,5 @@ export async function run() {
     report(`${CONCURRENCY} writers at once`, concurrent, arrivals.splice(0));
   } finally {
     stream.destroy();
-    await reader.app.close();
-    await writer.app.close();
-    await db.close();
   }
 }
