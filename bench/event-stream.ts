@@ -2,11 +2,10 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
-import { createDatabase } from '../src/db/client.js';
 import { systemScope } from '../src/domain/scope.js';
 import { defined } from '../src/lib/defined.js';
 import { type PgBouncer, pgBouncerInstalled, startPgBouncer } from '../test/helpers/pgbouncer.js';
-import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
+import { benchConfig, benchDatabase, listenApp, listenAppOn, sized } from './lib/harness.js';
 
 const EVENTS = sized('BENCH_EVENTS', 1000, 20);
 const CONCURRENCY = sized('BENCH_WRITERS', 8, 2);
@@ -61,18 +60,8 @@ export async function run() {
     if (pgBouncerInstalled) {
       bouncer = await startPgBouncer(db.url, { poolSize: 8 });
       const pooled = async () => {
-        const database = createDatabase(bouncer?.pooled(db.url) ?? db.url, {
-          poolMax: 10,
-          connectTimeoutMs: 10_000,
-          statementTimeoutMs: 60_000,
-          pooler: 'transaction',
-          directUrl: db.url,
-        });
-        const started = await listenApp(database, config);
-        closers.push(async () => {
-          await started.app.close();
-          await database.close();
-        });
+        const started = await listenAppOn(bouncer?.pooled(db.url) ?? db.url, db.url, 'transaction', config);
+        closers.push(() => started.close());
         return started.url;
       };
       await measureStreams('behind PgBouncer', await pooled(), await pooled(), headers, 10 * EVENTS);

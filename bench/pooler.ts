@@ -1,10 +1,10 @@
-import { createDatabase } from '../src/db/client.js';
 import { systemScope } from '../src/domain/scope.js';
 import { type PgBouncer, pgBouncerInstalled, startPgBouncer } from '../test/helpers/pgbouncer.js';
 import {
   benchConfig,
   benchDatabase,
   listenApp,
+  listenAppOn,
   type Measurement,
   measure,
   optionsFromEnv,
@@ -51,18 +51,8 @@ export async function run() {
     if (!loadId) throw new Error('pooler: no load ingested');
 
     const instance = async (url: string, pooler: 'none' | 'transaction') => {
-      const database = createDatabase(url, {
-        poolMax: 10,
-        connectTimeoutMs: 10_000,
-        statementTimeoutMs: 60_000,
-        pooler,
-        directUrl: db.url,
-      });
-      const started = await listenApp(database, config);
-      closers.push(async () => {
-        await started.app.close();
-        await database.close();
-      });
+      const started = await listenAppOn(url, db.url, pooler, config);
+      closers.push(() => started.close());
       return started.url;
     };
     bouncer = await startPgBouncer(db.url, { poolSize: 8 });

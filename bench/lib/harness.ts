@@ -126,6 +126,33 @@ export async function listenApp(
   return { app, url: await listen(app), services };
 }
 
+/**
+ * An instance on a connection pool of its own to `url` (`pooler: 'transaction'` behind PgBouncer),
+ * its listeners on `directUrl`; `close` stops the app and its pool.
+ */
+export async function listenAppOn(
+  url: string,
+  directUrl: string,
+  pooler: 'none' | 'transaction',
+  config = benchConfig(),
+): Promise<{ url: string; close(): Promise<void> }> {
+  const database = createDatabase(url, {
+    poolMax: 10,
+    connectTimeoutMs: 10_000,
+    statementTimeoutMs: 60_000,
+    pooler,
+    directUrl,
+  });
+  const started = await listenApp(database, config);
+  return {
+    url: started.url,
+    async close() {
+      await started.app.close();
+      await database.close();
+    },
+  };
+}
+
 export async function listen(app: FastifyInstance): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = portOf(app.server);
