@@ -54,13 +54,7 @@ export function loadConfig(
     databaseUrl: env.DATABASE_URL,
     dataDir: path.resolve(env.DATA_DIR),
     embeddedPgPort: env.EMBEDDED_PG_PORT,
-    db: Object.freeze({
-      poolMax: env.DB_POOL_MAX,
-      connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
-      statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
-      pooler: env.DB_POOLER,
-      directUrl: env.DATABASE_DIRECT_URL,
-    }),
+    db: dbConfig(env, warn),
     jwt: Object.freeze({
       secret: jwtSecret,
       issuer: env.JWT_ISSUER,
@@ -124,6 +118,21 @@ export function loadConfig(
     }),
     docsEnabled: env.DOCS_ENABLED ?? env.NODE_ENV !== 'production',
     console: consoleConfig(env),
+  });
+}
+
+function dbConfig(env: ParsedEnv, warn: (message: string) => void): Config['db'] {
+  if (env.DB_POOLER === 'transaction' && !env.DATABASE_DIRECT_URL) {
+    warn(
+      'DB_POOLER=transaction without DATABASE_DIRECT_URL: LISTEN and migrations go through the pooler, where notifications are not heard (readiness shows degraded); set DATABASE_DIRECT_URL to the database itself',
+    );
+  }
+  return Object.freeze({
+    poolMax: env.DB_POOL_MAX,
+    connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+    pooler: env.DB_POOLER,
+    directUrl: env.DATABASE_DIRECT_URL,
   });
 }
 

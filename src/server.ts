@@ -31,6 +31,19 @@ async function migrateOrCheck(migrate: boolean, database: Database, logger: Logg
 }
 
 /**
+ * Behind a transaction-mode pooler the statement timeout is not sent at connection: it must come
+ * from the role (docs/operations.md, "Scaling out"). Says so when the server has none.
+ */
+async function warnIfUncapped(database: Database, logger: Logger) {
+  const { rows } = await database.pool.query<{ statement_timeout: string }>('SHOW statement_timeout');
+  if (rows[0]?.statement_timeout === '0') {
+    logger.warn(
+      "DB_POOLER=transaction and the database role has no statement_timeout: statements run uncapped; set it on the role (ALTER ROLE ... SET statement_timeout = '30s')",
+    );
+  }
+}
+
+/**
  * The product clock this server runs on (the machine's, or a simulation's); exits when the
  * database runs another mode on a live server.
  */
@@ -113,6 +126,7 @@ async function main() {
     await embedded?.stop();
     process.exit(1);
   }
+  if (config.db.pooler === 'transaction') await warnIfUncapped(database, logger);
   const productClock = await clockOrExit(config, database, embedded, logger);
   const { clock } = productClock;
   const services = buildServices({ config, database, log: logger, clock });

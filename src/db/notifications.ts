@@ -58,6 +58,8 @@ export class ChannelListener {
 
   async start(): Promise<void> {
     await this.connect();
+    // The first check right away (not awaited): a listener behind a pooler shows within seconds.
+    void this.probe();
     this.probeTimer = setInterval(() => void this.probe(), PROBE_EVERY_MS);
     this.probeTimer.unref();
   }
@@ -83,6 +85,7 @@ export class ChannelListener {
     const heard = new Promise<boolean>((resolve) => {
       this.echoes.set(token, () => resolve(true));
       timer = setTimeout(() => resolve(false), timeoutMs);
+      timer.unref();
     });
     try {
       await this.database.pool.query('SELECT pg_notify($1, $2)', [this.channel, token]);

@@ -73,6 +73,39 @@ describe('configuration', () => {
     }
   });
 
+  it('refuses a DATABASE_URL listing several hosts, saying what to set instead', () => {
+    const secret = 'x'.repeat(32);
+    for (const url of [
+      'postgres://envoy@db1:5432,db2:5432/envoy?target_session_attrs=read-write',
+      'postgres://envoy:secret@db1,db2/envoy',
+    ]) {
+      expect(() => loadConfig({ DATABASE_URL: url, JWT_SECRET: secret }, () => {})).toThrowError(
+        /DATABASE_URL: lists several hosts.*HAProxy/,
+      );
+    }
+    // A comma in the password is no second host.
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://envoy:a,b@db1/envoy', JWT_SECRET: secret }, () => {})
+        .databaseUrl,
+    ).toBe('postgres://envoy:a,b@db1/envoy');
+  });
+
+  it('reads the pooler settings, and warns when LISTEN would go through the pooler', () => {
+    const warnings: string[] = [];
+    const base = { JWT_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://envoy@pgbouncer:6432/envoy' };
+    const pooled = loadConfig({ ...base, DB_POOLER: 'transaction' }, (m) => warnings.push(m));
+    expect(pooled.db).toMatchObject({ pooler: 'transaction', directUrl: undefined });
+    expect(warnings).toEqual([expect.stringMatching(/^DB_POOLER=transaction without DATABASE_DIRECT_URL/)]);
+    warnings.length = 0;
+    const direct = loadConfig(
+      { ...base, DB_POOLER: 'transaction', DATABASE_DIRECT_URL: 'postgres://envoy@db1:5432/envoy' },
+      (m) => warnings.push(m),
+    );
+    expect(direct.db).toMatchObject({ pooler: 'transaction', directUrl: 'postgres://envoy@db1:5432/envoy' });
+    expect(warnings).toEqual([]);
+    expect(() => loadConfig({ ...base, DB_POOLER: 'session' }, () => {})).toThrowError(/DB_POOLER/);
+  });
+
   it('requires JWT_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' }, () => {})).toThrowError(/JWT_SECRET: required/);
   });
