@@ -14,17 +14,17 @@ const boolFlag = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 
-/**
- * A PostgreSQL URL node-postgres can use: one host. A URL listing several hosts (libpq's failover
- * form, `host1,host2` with `target_session_attrs`) is refused with what to do instead, rather than
- * read as one host named `host1,host2` and answered 503 forever.
- */
 /** The host part of a URL as written: after the user and password, before the path. */
 const hostsOf = (url: string) => {
   const authority = url.replace(/^[a-z]+:\/\//i, '').split(/[/?#]/)[0] ?? '';
   return authority.slice(authority.lastIndexOf('@') + 1);
 };
 
+/**
+ * A PostgreSQL URL node-postgres can use: one host. A URL listing several hosts (libpq's failover
+ * form, `host1,host2` with `target_session_attrs`) is refused with what to do instead, rather than
+ * read as one host named `host1,host2` and answered 503 forever.
+ */
 const postgresUrl = z
   .string()
   .refine((v) => !hostsOf(v).includes(','), {

@@ -53,6 +53,8 @@ export async function migrateDatabase(database: Database): Promise<void> {
     max: 1,
     application_name: 'envoy-migrate',
   });
+  // An idle connection that dies fails the migration's next statement, not the process.
+  direct.on('error', () => {});
   try {
     await runMigrations(direct);
   } finally {

@@ -128,3 +128,37 @@ describe.skipIf(!pgBouncerInstalled)('behind PgBouncer in transaction mode', () 
     }
   });
 });
+
+describe('a database that turned read-only (a demoted primary, a standby behind the address)', () => {
+  it('answers a write 503 with Retry-After, not 500', async () => {
+    const first = await buildTestApp();
+    const { rows } = await first.database.pool.query<{ name: string }>('SELECT current_database() AS name');
+    const name = rows[0]?.name ?? '';
+    try {
+      const { user } = await createTenant(first);
+      // New sessions of this database start read-only, as on a standby.
+      await first.database.pool.query(`ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
+      // Straight to the database: a pooler would hand out sessions opened before the change.
+      const readOnly = await buildTestApp({
+        databaseUrl: first.database.directUrl,
+        database: { pooler: 'none' },
+      });
+      try {
+        const write = await readOnly.app.inject({
+          method: 'POST',
+          url: '/api/v1/loads',
+          headers: user.headers,
+          payload: loadPayload({ load_number: 'RO-1' }),
+        });
+        expect(write.statusCode, write.body).toBe(503);
+        expect(write.headers['retry-after']).toBe('1');
+        expect(write.json().error.code).toBe('service_unavailable');
+      } finally {
+        await readOnly.close();
+      }
+    } finally {
+      await first.database.pool.query(`ALTER DATABASE "${name}" RESET default_transaction_read_only`);
+      await first.close();
+    }
+  });
+});

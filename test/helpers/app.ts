@@ -11,6 +11,7 @@ import { defined } from '../../src/lib/defined.js';
 import { loggerOptions } from '../../src/logger.js';
 import { buildServices, type Services } from '../../src/services.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { atAddressOf } from './pgbouncer.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-signing';
 
@@ -81,12 +82,7 @@ export async function dropFileDatabase(): Promise<void> {
  */
 function poolerFor(url: string): string | null {
   const pooler = inject('poolerUrl');
-  if (!pooler) return null;
-  const through = new URL(url);
-  const bouncer = new URL(pooler);
-  through.hostname = bouncer.hostname;
-  through.port = bouncer.port;
-  return through.toString();
+  return pooler ? atAddressOf(url, pooler) : null;
 }
 
 /** The real app on a real, migrated database; driven with `app.inject`. */

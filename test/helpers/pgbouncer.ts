@@ -10,6 +10,15 @@ const BINARY = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((p) => existsS
 
 export const pgBouncerInstalled = BINARY !== undefined;
 
+/** `databaseUrl` (its user, password, database and parameters) at the host and port of `at`. */
+export function atAddressOf(databaseUrl: string, at: string): string {
+  const url = new URL(databaseUrl);
+  const address = new URL(at);
+  url.hostname = address.hostname;
+  url.port = address.port;
+  return url.toString();
+}
+
 export interface PgBouncer {
   /** `databaseUrl` with its host and port replaced by the pooler's. */
   pooled(databaseUrl: string): string;
@@ -88,12 +97,7 @@ export async function startPgBouncer(
     throw new Error(`${String(err)}: ${stderr.slice(-2000)}`);
   }
   return {
-    pooled(databaseUrl) {
-      const url = new URL(databaseUrl);
-      url.hostname = '127.0.0.1';
-      url.port = String(port);
-      return url.toString();
-    },
+    pooled: (databaseUrl) => atAddressOf(databaseUrl, `postgres://127.0.0.1:${port}`),
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
