@@ -8,6 +8,7 @@ import type { Database } from './db/client.js';
 import type { EmbeddedDatabase } from './db/embedded.js';
 import { access } from './http/access.js';
 import { authentication, enforceAccess } from './http/authentication.js';
+import { BodyWorkers } from './http/body-workers.js';
 import { capConnectionsPerAddress, serverTimeouts } from './http/connections.js';
 import { serveConsole } from './http/console.js';
 import { cors } from './http/cors.js';
@@ -207,6 +208,8 @@ async function registerReference(app: FastifyInstance, config: Config) {
 
 /** One plugin per module, each given the services it uses and nothing else. */
 async function registerModules(api: FastifyInstance, { services: s, database, config }: AppDeps) {
+  const bodyWorkers = new BodyWorkers(config.bodyWorkerThreads, api.log);
+  api.addHook('onClose', () => bodyWorkers.close());
   await api.register(authRoutes, {
     auth: s.auth,
     sessions: s.sessions,
@@ -214,11 +217,11 @@ async function registerModules(api: FastifyInstance, { services: s, database, co
   });
   await api.register(membersRoutes, { members: s.members, invitations: s.invitations });
   await api.register(apiKeysRoutes, { apiKeys: s.apiKeys });
-  await api.register(loadsRoutes, { loads: s.loads });
+  await api.register(loadsRoutes, { loads: s.loads, bodyWorkers });
   await api.register(statusMappingRoutes, { mappings: s.statusMappings });
   await api.register(escalationsRoutes, { escalations: s.escalations });
   await api.register(loadViewsRoutes, { loadViews: s.loadViews });
-  await api.register(carriersRoutes, { carriers: s.carriers });
+  await api.register(carriersRoutes, { carriers: s.carriers, bodyWorkers });
   await api.register(vettingPolicyRoutes, { compliance: s.compliance, db: database.db });
   await api.register(callsRoutes, { calls: s.calls, elp: s.elp });
   await api.register(outreachesRoutes, { outreaches: s.outreaches });

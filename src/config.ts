@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config/config-types.js';
@@ -79,6 +80,7 @@ export function loadConfig(
     secretsEncryptionKey: env.SECRETS_ENCRYPTION_KEY ?? jwtSecret,
     compliance: complianceConfig(env),
     workers: Object.freeze({ enabled: env.WORKERS_ENABLED, pollMs: env.WORKER_POLL_MS }),
+    bodyWorkerThreads: env.BODY_WORKER_THREADS ?? Math.max(1, availableParallelism() - 1),
     webhooks: Object.freeze({
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryScale: env.WEBHOOK_RETRY_SCALE,

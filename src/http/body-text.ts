@@ -39,21 +39,61 @@ export const textPiecesOf = (request: FastifyRequest, body: string): readonly st
  * The pieces (in order, none empty) are never joined here: copying 16 MiB into one string holds
  * the event loop for 15-50 ms on a busy machine, in one go, so large bodies are read piece by piece.
  */
-export function readBodyPieces(request: FastifyRequest, payload: Payload): Promise<string[]> {
+export async function readBodyPieces(request: FastifyRequest, payload: Payload): Promise<string[]> {
+  const decoder = new StringDecoder('utf8');
+  const parts: string[] = [];
+  await collectBody(request, payload, DECODE_PIECE, (bytes) => {
+    const piece = decoder.write(bytes);
+    if (piece !== '') parts.push(piece);
+  });
+  const rest = decoder.end();
+  if (rest !== '') parts.push(rest);
+  return parts;
+}
+
+/** A request body's bytes, read as readBodyPieces reads them (the same limits and errors). */
+export async function readBodyBytes(request: FastifyRequest, payload: Payload): Promise<Buffer> {
+  let body: Buffer = Buffer.alloc(0);
+  await collectBody(request, payload, Number.POSITIVE_INFINITY, (bytes) => {
+    body = bytes;
+  });
+  return body;
+}
+
+/** Bytes read whole (readBodyBytes) as the pieces readBodyPieces would have decoded. */
+export function decodePieces(bytes: Buffer): string[] {
+  const decoder = new StringDecoder('utf8');
+  const parts: string[] = [];
+  for (let at = 0; at < bytes.length; at += DECODE_PIECE) {
+    const piece = decoder.write(bytes.subarray(at, at + DECODE_PIECE));
+    if (piece !== '') parts.push(piece);
+  }
+  const rest = decoder.end();
+  if (rest !== '') parts.push(rest);
+  return parts;
+}
+
+/**
+ * The body's bytes handed to `flush` in order, `flushAt` bytes or more at a time (the last time,
+ * whatever is left; nothing for an empty body); resolves once the whole body is read.
+ */
+function collectBody(
+  request: FastifyRequest,
+  payload: Payload,
+  flushAt: number,
+  flush: (bytes: Buffer) => void,
+): Promise<void> {
   const limit = request.routeOptions.bodyLimit;
   const contentLength = Number(request.headers['content-length']);
   if (contentLength > limit) return Promise.reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
   return new Promise((resolve, reject) => {
-    const decoder = new StringDecoder('utf8');
-    const parts: string[] = [];
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let received = 0;
-    const decodePending = () => {
+    const flushPending = () => {
       const [first] = pending;
       if (!first) return;
-      const piece = decoder.write(pending.length === 1 ? first : Buffer.concat(pending, pendingBytes));
-      if (piece !== '') parts.push(piece);
+      flush(pending.length === 1 ? first : Buffer.concat(pending, pendingBytes));
       pending = [];
       pendingBytes = 0;
     };
@@ -72,7 +112,7 @@ export function readBodyPieces(request: FastifyRequest, payload: Payload): Promi
       }
       pending.push(chunk);
       pendingBytes += chunk.length;
-      if (pendingBytes >= DECODE_PIECE) decodePending();
+      if (pendingBytes >= flushAt) flushPending();
     }
     function onEnd(err?: Error & { statusCode?: number }) {
       stop();
@@ -85,10 +125,8 @@ export function readBodyPieces(request: FastifyRequest, payload: Payload): Promi
         reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
         return;
       }
-      decodePending();
-      const rest = decoder.end();
-      if (rest !== '') parts.push(rest);
-      resolve(parts);
+      flushPending();
+      resolve();
     }
     payload.on('data', onData);
     payload.on('end', onEnd);

@@ -1,7 +1,8 @@
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { cooperative } from '../lib/yielding.js';
-import { readBodyPieces } from './body-text.js';
+import { decodePieces, readBodyBytes, readBodyPieces } from './body-text.js';
+import type { BodyWorkers } from './body-workers.js';
 import { forbiddenJsonKey, jsonNestingExceeds, jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.js';
 import { outlineJson, PiecedText } from './json-outline.js';
 
@@ -19,14 +20,27 @@ type ParseJson = ReturnType<FastifyInstance['getDefaultJsonParser']>;
  * a 6 MiB batch in one JSON.parse holds every other request for a quarter of a second or more.
  * Such a body is read from the pieces it was decoded in, never joined into one string (joining
  * 6 MiB took 10-25 ms in one go).
+ *
+ * With `workers`, a large body on a route that names a body worker (`config.bodyWorker`) is
+ * handed to one as bytes instead, and its items come back checked (body-workers.ts); a body the
+ * worker leaves to this thread (one it would refuse) is read here as above.
  */
-export function parseLargeJsonCooperatively(app: FastifyInstance) {
+export function parseLargeJsonCooperatively(app: FastifyInstance, workers?: BodyWorkers) {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
     'application/json',
     async (request: FastifyRequest, payload: Parameters<typeof readBodyPieces>[1]) => {
-      const pieces = new PiecedText(await readBodyPieces(request, payload));
+      const kind = request.routeOptions.config.bodyWorker;
+      let read: string[];
+      if (workers?.takes(request) && kind) {
+        const checked = await workers.check(request, kind, await readBodyBytes(request, payload));
+        if ('body' in checked) return checked.body;
+        read = decodePieces(checked.bytes);
+      } else {
+        read = await readBodyPieces(request, payload);
+      }
+      const pieces = new PiecedText(read);
       if (pieces.length === 0) return undefined;
       if (pieces.length >= LARGE_BODY) {
         const parsed = await parseInPieces(request, pieces, parseJson);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { runInScope } from '../db/ambient.js';
 import type { HeldTransaction } from '../db/held-transaction.js';
 import { AppError, stateConflict, unprocessable, validationFailed } from '../domain/errors.js';
+import { canonicalJson } from '../lib/canonical-json.js';
 import { scopeOf } from './authentication.js';
 import { renderError } from './error-handler.js';
 import type { Claim, IdempotencyStore } from './idempotency-store.js';
@@ -39,18 +40,6 @@ const KEY_FORMAT = /^[\x21-\x7E][\x20-\x7E]{0,254}$/;
 const KEY_RULE = 'Must be 1 to 255 printable ASCII characters, not starting with a space';
 /** Response headers worth replaying; rate-limit and request-id headers belong to the retry. */
 const STORED_HEADERS = ['content-type', 'location'];
-
-/** JSON with object keys sorted at every level, so key order does not change a fingerprint. */
-export function canonicalJson(value: unknown): string {
-  if (value === undefined) return '';
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value))
-    return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const entries = Object.entries(value)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
 
 const headerDoc = z
   .string()
@@ -87,7 +76,7 @@ const claimOrReplay = (store: IdempotencyStore) => async (request: FastifyReques
     key,
     principal: principalOf(request),
     fingerprint: createHash('sha256')
-      .update(`${request.method}\n${path}\n${canonicalJson(request.body)}`)
+      .update(`${request.method}\n${path}\n${request.canonicalBody ?? canonicalJson(request.body)}`)
       .digest('hex'),
   };
   const held = await store.hold(claim);

@@ -215,13 +215,16 @@ describe('GET /loads plans', () => {
 
   async function planOf(statement: { text: string; values: unknown[] }) {
     const client: pg.PoolClient = await t.database.pool.connect();
+    // In one transaction with SET LOCAL: behind a transaction-mode pooler, statements outside a
+    // transaction may each run on another server connection.
     try {
-      await client.query('SET enable_sort = off');
-      await client.query('SET enable_seqscan = off');
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_sort = off');
+      await client.query('SET LOCAL enable_seqscan = off');
       const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
       return defined(objectOf(objectsOf(rows[0]?.['QUERY PLAN'])[0]?.Plan), 'the plan');
     } finally {
-      await client.query('RESET ALL');
+      await client.query('ROLLBACK');
       client.release();
     }
   }

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { access } from '../../src/http/access.js';
 import { scopeOf } from '../../src/http/authentication.js';
-import { canonicalJson } from '../../src/http/idempotency.js';
 import { idempotencyKeys } from '../../src/http/idempotency-tables.js';
+import { canonicalJson } from '../../src/lib/canonical-json.js';
 import { defined } from '../../src/lib/defined.js';
 import { buildTestApp, drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
@@ -177,10 +177,12 @@ describe('Idempotency-Key', () => {
     expect(await t.database.db.select().from(idempotencyKeys).where(claim)).toEqual([]);
     expect((await send()).statusCode).toBe(409);
     // The request's connection dies (its backend is terminated): its transaction and lock go with
-    // it, and the retry runs at once.
+    // it, and the retry runs at once. Its backend is the one holding the key's advisory lock (a
+    // request that just ended may still be idle in its transaction for a moment).
     const { rows } = await t.database.pool.query(
-      `SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity
-        WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`,
+      `SELECT pg_terminate_backend(a.pid) AS gone FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid
+        WHERE a.datname = current_database() AND a.state = 'idle in transaction' AND a.pid <> pg_backend_pid()
+          AND l.locktype = 'advisory' AND l.granted`,
     );
     expect(rows.length).toBe(1);
     const retry = await send();

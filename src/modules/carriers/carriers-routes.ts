@@ -4,13 +4,15 @@ import { z } from 'zod';
 import type { Written } from '../../domain/written.js';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
-import { readTextBody, textPiecesOf } from '../../http/body-text.js';
+import { textPiecesOf } from '../../http/body-text.js';
+import { type BodyWorkers, checkedItemsOf, csvItemsParser } from '../../http/body-workers.js';
 import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { auditEntrySchema } from '../audit/index.js';
 import { lanePreferenceAdminRoutes, lanePreferenceRoutes } from './carrier-lanes-routes.js';
+import { type CarrierBatchBody, carrierItemsChecked } from './carriers-batch-items.js';
 import { batchResultSchema } from './carriers-batch-schemas.js';
 import {
   batchBody,
@@ -37,12 +39,13 @@ const answer = (request: FastifyRequest, reply: FastifyReply, written: Written<C
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
-export const carriersRoutes: FastifyPluginAsyncZod<{ carriers: CarriersService }> = async (
-  app,
-  { carriers: service },
-) => {
-  parseLargeJsonCooperatively(app); // batches of several MiB of JSON; CSV uploads arrive as text
-  app.addContentTypeParser('text/csv', readTextBody);
+export const carriersRoutes: FastifyPluginAsyncZod<{
+  carriers: CarriersService;
+  bodyWorkers: BodyWorkers;
+}> = async (app, { carriers: service, bodyWorkers }) => {
+  // Batches of several MiB of JSON; CSV uploads arrive as text. Large ones go to a body worker.
+  parseLargeJsonCooperatively(app, bodyWorkers);
+  app.addContentTypeParser('text/csv', csvItemsParser(bodyWorkers));
 
   upsertRoutes(app, service);
   readRoutes(app, service);
@@ -82,7 +85,7 @@ function upsertRoutes(app: App, service: CarriersService) {
     '/carriers/batch',
     {
       bodyLimit: 16 * MiB,
-      config: { access: access.any, idempotent: true },
+      config: { access: access.any, idempotent: true, bodyWorker: 'carriers' },
       schema: {
         operationId: 'batchCarriers',
         tags,
@@ -101,8 +104,14 @@ function upsertRoutes(app: App, service: CarriersService) {
     },
     async (request, reply) => {
       const { body } = request;
+      const checked = checkedItemsOf(request);
+      const method = typeof body === 'string' ? 'csv' : 'batch';
       // A CSV upload is read from the pieces it arrived in, never joined into one string.
-      const upload = typeof body === 'string' ? { csv: textPiecesOf(request, body) } : body;
+      const upload: CarrierBatchBody = checked
+        ? { checked: carrierItemsChecked(checked), method }
+        : typeof body === 'string'
+          ? { csv: textPiecesOf(request, body) }
+          : body;
       const result = await service.batch(scopeOf(request), upload);
       return reply.status(result.success ? 200 : 207).send(result);
     },

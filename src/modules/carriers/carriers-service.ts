@@ -1,27 +1,20 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { batchEnvelope } from '../../domain/batch-envelope.js';
-import {
-  AppError,
-  conflict,
-  notFound,
-  pathToParam,
-  unprocessable,
-  validationFailed,
-} from '../../domain/errors.js';
+import { AppError, conflict, notFound, unprocessable, validationFailed } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { readBack, resultOf, type Written } from '../../domain/written.js';
 import type { Clock } from '../../lib/clock.js';
-import { parseCsvCooperatively } from '../../lib/csv.js';
 import { defined } from '../../lib/defined.js';
 import { cooperative } from '../../lib/yielding.js';
 import { auditOf, insertAudit } from '../audit/index.js';
 import { carrierPayload, toCarrier } from './carrier-shape.js';
+import { type CarrierBatchBody, carrierItemsFromCsv, validateCarrierItems } from './carriers-batch-items.js';
 import type { BatchResult } from './carriers-batch-schemas.js';
 import { emitEvent } from './carriers-events.js';
-import { CarrierIngestion, type IngestItem, type ItemOutcome } from './carriers-ingestion.js';
+import { CarrierIngestion, type ItemOutcome } from './carriers-ingestion.js';
 import {
   complianceChecksOf,
   contactsOf,
@@ -33,83 +26,18 @@ import {
   WRITABLE_COLUMNS,
   type WritableColumn,
 } from './carriers-repository.js';
-import {
-  batchItemInput,
-  type Carrier,
-  type CarrierInput,
-  type CarrierPatch,
-  carrierInput,
-  type ListCarriersQuery,
-  MAX_BATCH,
-} from './carriers-schemas.js';
+import type { Carrier, CarrierInput, CarrierPatch, ListCarriersQuery } from './carriers-schemas.js';
 import type { ComplianceService } from './compliance-service.js';
 import { CarrierLanePreferences, type LoadLaneReader, requireCarrier } from './lane-preferences.js';
 import type { StopContactRequests } from './stop-contact.js';
 
 type Reason = { reason?: string | null; reason_note?: string | null };
 
-/**
- * A refused item's name as its identifier, cut to the longest name a carrier may have: a CSV field
- * left open runs to the end of the upload, and the answer should not echo 16 MiB of it.
- */
-const shortened = (name: string) => (name.length > 200 ? `${name.slice(0, 200)}…` : name);
-
 /** Turns a failed item's error into the AppError a single create answers with. */
 const itemError = (o: ItemOutcome) => {
   const { status, code, message, param } = defined(o.error, `error of failed item ${o.index}`);
   return new AppError(status, code, message, param);
 };
-
-const CSV_BOOLEAN: Record<string, boolean> = {
-  true: true,
-  false: false,
-  yes: true,
-  no: false,
-  '1': true,
-  '0': false,
-};
-const CSV_NUMBERS = new Set([
-  'on_time_delivery_pct',
-  'on_time_pickup_pct',
-  'tracking_compliance_pct',
-  'avg_response_time_min',
-  'total_loads_hauled',
-  'routing_guide_tier',
-]);
-const CSV_BOOLEANS = new Set(['is_onboarded', 'is_active', 'w9_on_file']);
-
-/** CSV rows to `{carrier}` items: header names are CarrierCreateRequest fields; empty cells are absent. */
-async function itemsFromCsv(text: readonly string[]): Promise<unknown[]> {
-  const [header, ...rows] = await parseCsvCooperatively(text);
-  if (!header) throw validationFailed('body', [], 'The CSV upload has no header row', 'csv_invalid');
-  const names = header.map((h) => h.trim());
-  const known = new Set(Object.keys(carrierInput.shape));
-  const unknown = names.filter((n) => !known.has(n));
-  if (unknown.length) {
-    throw validationFailed(
-      'body',
-      [],
-      `Unknown CSV column${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
-      'csv_invalid',
-    );
-  }
-  return rows.map((cells) => {
-    const carrier: Record<string, unknown> = {};
-    names.forEach((name, i) => {
-      const raw = (cells[i] ?? '').trim();
-      if (raw === '') return;
-      if (CSV_NUMBERS.has(name)) carrier[name] = Number.isNaN(Number(raw)) ? raw : Number(raw);
-      else if (CSV_BOOLEANS.has(name)) carrier[name] = CSV_BOOLEAN[raw.toLowerCase()] ?? raw;
-      else if (name === 'equipment_types')
-        carrier[name] = raw
-          .split(/[;|]/)
-          .map((s) => s.trim())
-          .filter(Boolean);
-      else carrier[name] = raw;
-    });
-    return { carrier };
-  });
-}
 
 export interface CarriersOptions {
   inlineBudgetMs: number;
@@ -170,57 +98,23 @@ export class CarriersService {
     return readBack({ created: outcome.status === 'created', id }, () => this.view(scope, id));
   }
 
-  /** POST /carriers/batch: JSON items or a CSV upload (its text in pieces); every item gets an outcome. */
-  async batch(
-    scope: OrgScope,
-    body: { carriers: unknown[] } | { csv: readonly string[] },
-  ): Promise<BatchResult> {
-    const csv = 'csv' in body;
-    const raw = csv ? await itemsFromCsv(body.csv) : body.carriers;
-    if (raw.length === 0)
-      throw validationFailed('body', ['carriers'], 'At least one carrier is required', 'too_small');
-    if (raw.length > MAX_BATCH) {
-      throw validationFailed('body', ['carriers'], `At most ${MAX_BATCH} carriers per request`, 'too_big');
-    }
-    const valid: IngestItem[] = [];
-    const invalid = new Map<number, ItemOutcome>();
+  /**
+   * POST /carriers/batch: JSON items or a CSV upload (its text in pieces), or the items as a body
+   * worker already checked them (http/body-workers.ts); every item gets an outcome.
+   */
+  async batch(scope: OrgScope, body: CarrierBatchBody): Promise<BatchResult> {
+    const method = 'checked' in body ? body.method : 'csv' in body ? 'csv' : 'batch';
     const turns = cooperative();
-    for (const [index, entry] of raw.entries()) {
-      await turns.pause();
-      const parsed = batchItemInput.safeParse(entry);
-      if (parsed.success) {
-        valid.push({
-          index,
-          path: ['carriers', index, 'carrier'],
-          carrier: parsed.data.carrier,
-          lanes: parsed.data.lanes ?? [],
-        });
-        continue;
-      }
-      const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
-      const path = ['carriers', index, ...issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k))];
-      const missing = issue.code === 'invalid_type' && issue.message.includes('received undefined');
-      // The raw batch item, any JSON value: its members are read as optional and checked with typeof below.
-      const maybe = (entry as { carrier?: { name?: unknown; mc_number?: unknown } } | null)?.carrier;
-      invalid.set(index, {
-        index,
-        status: 'failed',
-        id: null,
-        identifier: typeof maybe?.name === 'string' ? shortened(maybe.name) : `#${index}`,
-        external_id: null,
-        lanes_created: 0,
-        error: {
-          code: 'validation_error',
-          message: missing ? 'Field required' : issue.message,
-          param: pathToParam(path),
-          status: 422,
-        },
-      });
-    }
-    const applied = valid.length
-      ? await this.ingestion.ingest(scope, valid, { method: csv ? 'csv' : 'batch' })
-      : [];
-    const outcomes = [...applied, ...invalid.values()].sort((a, b) => a.index - b.index);
+    const pause = () => turns.pause();
+    const { valid, invalid } =
+      'checked' in body
+        ? body.checked
+        : await validateCarrierItems(
+            'csv' in body ? await carrierItemsFromCsv(body.csv, pause) : body.carriers,
+            pause,
+          );
+    const applied = valid.length ? await this.ingestion.ingest(scope, valid, { method }) : [];
+    const outcomes = [...applied, ...invalid].sort((a, b) => a.index - b.index);
     return this.envelope(outcomes);
   }
 

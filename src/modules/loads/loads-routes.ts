@@ -2,9 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
+import { type BodyWorkers, checkedItemsOf } from '../../http/body-workers.js';
 import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
+import { loadItemsChecked } from './loads-batch-items.js';
 import { loadBatchBody, loadInputBody, loadPatchBody } from './loads-input-schemas.js';
 import {
   carrierVerificationSchema,
@@ -40,12 +42,12 @@ const plainJson = () => (data: unknown) => JSON.stringify(data);
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
-export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService }> = async (
+export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService; bodyWorkers: BodyWorkers }> = async (
   app,
-  { loads: service },
+  { loads: service, bodyWorkers },
 ) => {
-  // A batch of a thousand loads is several MiB of JSON.
-  parseLargeJsonCooperatively(app);
+  // A batch of a thousand loads is several MiB of JSON: large ones go to a body worker.
+  parseLargeJsonCooperatively(app, bodyWorkers);
   upsertRoutes(app, service);
   listRoutes(app, service);
   loadRoutes(app, service);
@@ -80,7 +82,7 @@ function upsertRoutes(app: App, service: LoadsService) {
     '/loads/batch',
     {
       bodyLimit: 16 * MiB,
-      config: { access: access.any, idempotent: true },
+      config: { access: access.any, idempotent: true, bodyWorker: 'loads' },
       // batchResult (loads-upsert) builds every field with the schema's type, as toLoad does.
       serializerCompiler: plainJson,
       schema: {
@@ -104,7 +106,12 @@ function upsertRoutes(app: App, service: LoadsService) {
       },
     },
     async (request, reply) => {
-      const result = await service.upsertBatch(scopeOf(request), request.body.loads);
+      const checked = checkedItemsOf(request);
+      const result = await service.upsertBatch(
+        scopeOf(request),
+        request.body.loads,
+        checked ? loadItemsChecked(checked) : undefined,
+      );
       return reply.status(result.success ? 200 : 207).send(result);
     },
   );

@@ -11,8 +11,10 @@ import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { Clock } from '../../lib/clock.js';
 import { defined } from '../../lib/defined.js';
+import { cooperative } from '../../lib/yielding.js';
 import { LOAD_ID_IN_PATH, requireLoad } from './load-queries.js';
 import type { LoadRelations } from './load-relations.js';
+import { type Item, type ItemOutcome, type ValidatedItems, validateBatchItems } from './loads-batch-items.js';
 import type { LoadInput, LoadPatch } from './loads-input-schemas.js';
 import { statusCounts, tabCounts } from './loads-list-counts.js';
 import { filterConditions, type LoadQuery, type TabRule, tabRules } from './loads-list-filters.js';
@@ -31,15 +33,7 @@ import {
   type loadStatsQuery,
 } from './loads-schemas.js';
 import { LOAD_STATUSES } from './loads-tables.js';
-import {
-  applyItems,
-  batchResult,
-  type Item,
-  type ItemOutcome,
-  parseBatch,
-  pathOf,
-  screenItems,
-} from './loads-upsert.js';
+import { applyItems, batchResult, pathOf, screenItems } from './loads-upsert.js';
 
 /** The unique constraints whose violation is a 409 on the field named (registered by buildServices). */
 export const loadUniqueConstraints: readonly UniqueConstraint[] = [
@@ -107,8 +101,17 @@ export class LoadsService {
   }
 
   /** POST /loads/batch: each item validated and applied on its own, in one transaction; `raw` is emptied as it is validated. */
-  async upsertBatch(scope: OrgScope, raw: Record<string, unknown>[]): Promise<LoadBatchResult> {
-    const { outcomes, valid } = await parseBatch(raw);
+  /**
+   * `checked`: the items as a body worker already validated them (http/body-workers.ts); else they
+   * are validated here, with other requests given turns in between.
+   */
+  async upsertBatch(
+    scope: OrgScope,
+    raw: Record<string, unknown>[],
+    checked?: ValidatedItems,
+  ): Promise<LoadBatchResult> {
+    const turns = cooperative();
+    const { outcomes, valid } = checked ?? (await validateBatchItems(raw, () => turns.pause()));
     outcomes.push(...(await this.ingest(scope, valid, ['loads'])));
     outcomes.sort((a, b) => a.index - b.index);
     return batchResult(outcomes, this.clock.now());

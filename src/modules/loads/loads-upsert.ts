@@ -1,5 +1,4 @@
 import { batchEnvelope } from '../../domain/batch-envelope.js';
-import { cooperative } from '../../lib/yielding.js';
 /**
  * The upsert of loads behind POST /loads and POST /loads/batch: each item screened on its own
  * (rate fields, identifiers repeated within the request), matched to its stored load, merged, and
@@ -7,12 +6,19 @@ import { cooperative } from '../../lib/yielding.js';
  */
 
 import type { Db, Tx } from '../../db/client.js';
-import { locPath, pathToParam } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
+import {
+  type Item,
+  type ItemError,
+  type ItemOutcome,
+  type ItemStatus,
+  itemError,
+  type Path,
+} from './loads-batch-items.js';
 import { emitEvents } from './loads-events.js';
 import { derivedColumns, loadIdentifier, mergeLoad, storedStops } from './loads-ingestion.js';
-import { type LoadInput, loadInput } from './loads-input-schemas.js';
+import type { LoadInput } from './loads-input-schemas.js';
 import {
   findLoadsByIdentifiers,
   insertLoads,
@@ -24,36 +30,11 @@ import { forbiddenRateField } from './loads-responses.js';
 import type { LoadBatchResult } from './loads-schemas.js';
 import { sameLoad, sameStops } from './loads-unchanged.js';
 
-export type ItemStatus = 'created' | 'updated' | 'skipped' | 'failed';
-export interface ItemError {
-  code: string;
-  message: string;
-  param: string | null;
-}
-export interface ItemOutcome {
-  index: number;
-  status: ItemStatus;
-  id: string | null;
-  externalId: string | null;
-  identifier: string | null;
-  error: ItemError | null;
-}
-export interface Item {
-  index: number;
-  input: LoadInput;
-}
-
-type Path = (string | number)[];
 /** Where an item's field is named from: the body root of a batch (`loads[3].stops`), else the load. */
 type PathOf = (index: number, ...path: Path) => Path;
 
 export const IDENTIFIERS = ['tms_load_id', 'external_id', 'load_number'] as const;
 type Seen = Record<(typeof IDENTIFIERS)[number], Map<string, number>>;
-
-function itemError(code: string, path: Path, message: string): ItemError {
-  const param = pathToParam(path);
-  return { code, message: param ? `${param}: ${message}` : message, param };
-}
 
 const refusal = (index: number, input: LoadInput, status: ItemStatus, error: ItemError): ItemOutcome => ({
   index,
@@ -72,51 +53,6 @@ const loadEventData = (r: LoadRow) => ({
   load_number: r.load_number,
   load_status: r.load_status,
 });
-
-/** What parseBatch leaves in place of a raw item it has validated. */
-const RELEASED: Record<string, unknown> = Object.freeze({});
-
-/**
- * The items of a batch body validated one by one: the valid ones, and an outcome for each other.
- * `raw` is emptied as it goes (each entry replaced once validated): the caller must not read it
- * afterwards.
- */
-export async function parseBatch(
-  raw: Record<string, unknown>[],
-): Promise<{ outcomes: ItemOutcome[]; valid: Item[] }> {
-  const outcomes: ItemOutcome[] = [];
-  const valid: Item[] = [];
-  // Validating a thousand loads takes a while: other requests get turns in between.
-  const turns = cooperative();
-  for (const [index, item] of raw.entries()) {
-    await turns.pause();
-    const parsed = loadInput.safeParse(item);
-    // The parsed JSON is done with once validated: let it go rather than hold it, beside its
-    // validated copy, until the whole batch is written.
-    raw[index] = RELEASED;
-    if (parsed.success) {
-      valid.push({ index, input: parsed.data });
-      continue;
-    }
-    const issue = defined(parsed.error.issues[0], 'parsed.error.issues[0]');
-    outcomes.push({
-      index,
-      status: 'failed',
-      id: null,
-      externalId: textOrNull(item.external_id),
-      // The item failed validation, so any of its identifiers may be of the wrong type.
-      identifier: loadIdentifier({
-        tms_load_id: textOrNull(item.tms_load_id),
-        external_id: textOrNull(item.external_id),
-        load_number: item.load_number,
-      }),
-      error: itemError('validation_error', ['loads', index, ...locPath(issue.path)], issue.message),
-    });
-  }
-  return { outcomes, valid };
-}
-
-const textOrNull = (v: unknown) => (typeof v === 'string' ? v : null);
 
 /** `prefix` is ['loads'] for a batch (fields named from the body root), [] for a single load. */
 export const pathOf =
