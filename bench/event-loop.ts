@@ -17,6 +17,8 @@ import { StallTracer } from './lib/stall-tracer.js';
  *
  * The server runs on the main thread; the client (bodies built beforehand, large and small
  * requests) in a worker thread, so only the server's work shows in the main thread's loop delay.
+ * Run twice, same process: large bodies read on the main thread (BODY_WORKER_THREADS=0, the
+ * baseline), then in body workers (the default count).
  *
  * BENCH_SMOKE=1: one round of a 100-load batch and 1 MiB CSVs. STALLS=1: also lists each stall of
  * the main thread over 50 ms while the large requests arrive, with the functions its profiler
@@ -24,28 +26,40 @@ import { StallTracer } from './lib/stall-tracer.js';
  */
 export async function run() {
   const db = await benchDatabase();
-  const { app, url, services } = await listenApp(
-    db.database,
-    benchConfig({ WORKERS_ENABLED: 'false', RATE_LIMIT_UPLOADS_PER_MINUTE: '100000000' }),
-  );
   try {
-    const org = await services.auth.createOrganization('Bench');
-    const { key } = await services.apiKeys.create(systemScope(org.id), { name: 'bench' });
-    const options: ClientOptions = {
-      api: `${url}/api/v1`,
-      headers: { 'x-api-key': key },
-      rounds: sized('ROUNDS', 3, 1),
-      batchLoads: sized('BATCH_LOADS', 1000, 100),
-      csvBytes: sized('CSV_BYTES', 16 * 1024 * 1024 - 4096, 1024 * 1024),
-      idleMs: sized('IDLE_MS', 3000, 300),
-    };
-    const stalls = process.env.STALLS === '1' ? new StallTracer() : undefined;
-    const { result, idleLoop, busyLoop, gc } = await runClient(options, stalls);
-    report(options, result, idleLoop, busyLoop);
-    console.log(`main-thread GC pauses while they arrive: ${gc.summary()}`);
-    if (stalls) console.log(`\nstalls over 50 ms:\n${(await stalls.stop()).join('\n')}`);
+    // The same requests with their bodies read on the main thread (the baseline), then in body workers.
+    for (const threads of [0, benchConfig().bodyWorkerThreads]) {
+      const { app, url, services } = await listenApp(
+        db.database,
+        benchConfig({
+          WORKERS_ENABLED: 'false',
+          RATE_LIMIT_UPLOADS_PER_MINUTE: '100000000',
+          BODY_WORKER_THREADS: String(threads),
+        }),
+      );
+      try {
+        const org = await services.auth.createOrganization(`Bench ${threads}`);
+        const { key } = await services.apiKeys.create(systemScope(org.id), { name: 'bench' });
+        const options: ClientOptions = {
+          api: `${url}/api/v1`,
+          headers: { 'x-api-key': key },
+          rounds: sized('ROUNDS', 3, 1),
+          batchLoads: sized('BATCH_LOADS', 1000, 100),
+          csvBytes: sized('CSV_BYTES', 16 * 1024 * 1024 - 4096, 1024 * 1024),
+          idleMs: sized('IDLE_MS', 3000, 300),
+        };
+        const stalls = process.env.STALLS === '1' ? new StallTracer() : undefined;
+        const { result, idleLoop, busyLoop, gc } = await runClient(options, stalls);
+        const where =
+          threads === 0 ? 'bodies read on the main thread' : `bodies read in ${threads} body worker(s)`;
+        report(options, result, idleLoop, busyLoop, where);
+        console.log(`main-thread GC pauses while they arrive: ${gc.summary()}`);
+        if (stalls) console.log(`\nstalls over 50 ms:\n${(await stalls.stop()).join('\n')}`);
+      } finally {
+        await app.close();
+      }
+    }
   } finally {
-    await app.close();
     await db.close();
   }
 }
@@ -123,11 +137,11 @@ function runClient(
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const ms = (ns: number) => (ns / 1e6).toFixed(0);
 
-function report(o: ClientOptions, result: ClientResult, idleLoop: Loop, busyLoop: Loop) {
+function report(o: ClientOptions, result: ClientResult, idleLoop: Loop, busyLoop: Loop, where: string) {
   const failed = result.large.filter((l) => l.status >= 500);
   if (failed.length) throw new Error(`large requests answered ${failed.map((f) => f.status).join(', ')}`);
   console.log(
-    `\n### event-loop (${o.rounds} rounds of 2 x ${o.batchLoads}-load batches of ${mib(result.sizes.batch)}, a ${mib(result.sizes.csv)} carrier CSV and a ${mib(o.csvBytes)} unterminated quoted field; ${result.large.length} large requests)\n`,
+    `\n### event-loop, ${where} (${o.rounds} rounds of 2 x ${o.batchLoads}-load batches of ${mib(result.sizes.batch)}, a ${mib(result.sizes.csv)} carrier CSV and a ${mib(o.csvBytes)} unterminated quoted field; ${result.large.length} large requests)\n`,
   );
   console.log('| small requests | n | p50 ms | p99 ms | max ms | loop delay p99 ms | loop delay max ms |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');

@@ -109,6 +109,8 @@ export function benchConfig(env: Record<string, string> = {}): Config {
       RATE_LIMIT_GENERAL_PER_MINUTE: '100000000',
       RATE_LIMIT_AUTH_PER_MINUTE: '100000000',
       RATE_LIMIT_API_KEYS_PER_MINUTE: '100000000',
+      // Any benchmark can be run with its large bodies read on the main thread (0) or in N threads.
+      ...(process.env.BODY_WORKER_THREADS ? { BODY_WORKER_THREADS: process.env.BODY_WORKER_THREADS } : {}),
       ...env,
     },
     () => {},
