@@ -28,7 +28,7 @@ export async function run() {
   const db = await benchDatabase();
   try {
     // The same requests with their bodies read on the main thread (the baseline), then in body workers.
-    for (const threads of [0, benchConfig().bodyWorkerThreads]) {
+    for (const threads of [0, benchConfig().bodyWorkers.threads]) {
       const { app, url, services } = await listenApp(
         db.database,
         benchConfig({

@@ -138,6 +138,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(queryParams);
 
   // Stage 3: routes.
+  const bodyWorkers = new BodyWorkers({ ...config.bodyWorkers, log: app.log });
+  bodyWorkers.track(app);
+  app.addHook('onClose', () => bodyWorkers.close());
   await app.register(healthRoutes, {
     restarting: () => deps.embedded?.state() === 'restarting',
     ping: () => deps.database.pool.query('SELECT 1'),
@@ -149,7 +152,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       api.get('/openapi.json', { schema: { hide: true }, config: { access: access.public } }, async () =>
         app.swagger(),
       );
-      await registerModules(api, deps);
+      await registerModules(api, deps, bodyWorkers);
     },
     { prefix: API_PREFIX },
   );
@@ -207,9 +210,11 @@ async function registerReference(app: FastifyInstance, config: Config) {
 }
 
 /** One plugin per module, each given the services it uses and nothing else. */
-async function registerModules(api: FastifyInstance, { services: s, database, config }: AppDeps) {
-  const bodyWorkers = new BodyWorkers(config.bodyWorkerThreads, api.log);
-  api.addHook('onClose', () => bodyWorkers.close());
+async function registerModules(
+  api: FastifyInstance,
+  { services: s, database, config }: AppDeps,
+  bodyWorkers: BodyWorkers,
+) {
   await api.register(authRoutes, {
     auth: s.auth,
     sessions: s.sessions,

@@ -80,7 +80,10 @@ export function loadConfig(
     secretsEncryptionKey: env.SECRETS_ENCRYPTION_KEY ?? jwtSecret,
     compliance: complianceConfig(env),
     workers: Object.freeze({ enabled: env.WORKERS_ENABLED, pollMs: env.WORKER_POLL_MS }),
-    bodyWorkerThreads: env.BODY_WORKER_THREADS ?? Math.max(1, availableParallelism() - 1),
+    bodyWorkers: Object.freeze({
+      threads: env.BODY_WORKER_THREADS ?? Math.max(1, availableParallelism() - 1),
+      use: env.BODY_WORKER_USE,
+    }),
     webhooks: Object.freeze({
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryScale: env.WEBHOOK_RETRY_SCALE,

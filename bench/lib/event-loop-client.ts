@@ -1,7 +1,7 @@
-import { request } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { z } from 'zod';
 import { loadPayload } from './load-payloads.js';
+import { postBytes } from './post-bytes.js';
 
 /**
  * The client side of bench/event-loop.ts, in a worker thread of its own: building 16 MiB bodies,
@@ -65,31 +65,9 @@ export function carriersCsv(bytes: number, round: number): string {
   return lines.join('\n');
 }
 
-/**
- * A large body sent as the bytes it was encoded into beforehand, through node:http: fetch encodes a
- * string body (and copies a byte one) on every request, 16 MiB at a time on this thread, and that
- * work held up the timing of the small requests here, not the server.
- */
-function post(o: ClientOptions, path: string, type: string, body: Buffer) {
-  const started = performance.now();
-  const url = new URL(`${o.api}${path}`);
-  return new Promise<{ status: number; ms: number }>((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...o.headers, 'content-type': type, 'content-length': String(body.length) },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** A large body sent as the bytes it was encoded into beforehand (postBytes). */
+const post = (o: ClientOptions, path: string, type: string, body: Buffer) =>
+  postBytes(`${o.api}${path}`, o.headers, type, body);
 
 /** Small requests one after another, each timed, until `until` settles. */
 async function smallRequests(o: ClientOptions, until: Promise<unknown>): Promise<number[]> {

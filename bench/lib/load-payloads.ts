@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { EQUIPMENT_TYPES, LOAD_MODES } from '../../src/domain/freight.js';
 import { defined } from '../../src/lib/defined.js';
+import { postBytes } from './post-bytes.js';
 
 /**
  * Loads as a TMS would send them to POST /loads/batch, numbered: load i of a prefix is always the
@@ -182,17 +183,11 @@ export async function postBatch(
   headers: Record<string, string>,
   loads: Record<string, unknown>[],
 ): Promise<number> {
-  const body = JSON.stringify({ loads });
-  const t0 = performance.now();
-  const res = await fetch(`${apiUrl}/loads/batch`, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body,
-  });
-  const text = await res.text();
-  const ms = performance.now() - t0;
-  if (res.status !== 200) throw new Error(`POST /loads/batch answered ${res.status}: ${text.slice(0, 500)}`);
-  return ms;
+  const body = Buffer.from(JSON.stringify({ loads }));
+  const res = await postBytes(`${apiUrl}/loads/batch`, headers, 'application/json', body);
+  if (res.status !== 200)
+    throw new Error(`POST /loads/batch answered ${res.status}: ${res.text.slice(0, 500)}`);
+  return res.ms;
 }
 
 export function percentile(values: number[], p: number): number {

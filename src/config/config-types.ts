@@ -81,8 +81,8 @@ export interface Config {
   };
   /** Background loops (compliance re-checks, ...) run inside the server unless switched off. */
   readonly workers: { readonly enabled: boolean; readonly pollMs: number };
-  /** Threads that read and check large batch bodies (0: none, the request thread does it). */
-  readonly bodyWorkerThreads: number;
+  /** Threads that read and check large batch bodies (0: none), and when a body goes to them. */
+  readonly bodyWorkers: { readonly threads: number; readonly use: 'shared' | 'always' };
   /**
    * Webhook delivery: the per-attempt timeout and a factor applied to the retry schedule (tests
    * shrink it); `publicOnly` (production) refuses http and private targets.

@@ -138,6 +138,8 @@ export const envSchema = z.object({
   WORKERS_ENABLED: boolFlag(true),
   // Threads that read and check large batch bodies; unset: one less than the cores (at least one).
   BODY_WORKER_THREADS: z.coerce.number().int().min(0).max(64).optional(),
+  // shared: a large body goes to a worker only while other requests are being served; always.
+  BODY_WORKER_USE: z.enum(['shared', 'always']).default('shared'),
   WEBHOOK_TIMEOUT_MS: positiveInt(15_000),
   WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
   OUTREACH_NO_RESPONSE_HOURS: z.coerce

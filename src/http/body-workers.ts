@@ -1,5 +1,5 @@
 import { deserialize } from 'node:v8';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Piscina } from 'piscina';
 import { AppError, serviceUnavailable } from '../domain/errors.js';
 import { cooperative } from '../lib/yielding.js';
@@ -53,6 +53,8 @@ export type BodyResult =
       valid: Uint8Array[];
     };
 
+const isLarge = (request: FastifyRequest) => Number(request.headers['content-length']) >= WORKER_BODY;
+
 /** A batch's items once checked: an outcome for each failed one, and the valid ones, in order. */
 export interface CheckedItems {
   failed: unknown[];
@@ -69,32 +71,56 @@ const workerFile = new URL(
 );
 
 /**
+ * When a large body goes to a worker: `shared`, only when the thread serving requests has served
+ * other requests in the last SHARED_WINDOW_MS (a worker costs more CPU in all, the items being
+ * serialized back, and pays only when others are waiting for the thread); `always`, every one.
+ */
+export type BodyWorkerUse = 'shared' | 'always';
+
+export interface BodyWorkersOptions {
+  /** 0: no pool, and the routes read their bodies on the main thread (cooperative-json.ts). */
+  threads: number;
+  use: BodyWorkerUse;
+  log: FastifyBaseLogger;
+  /** The worker's entry (a test points it elsewhere). */
+  file?: URL;
+  /** Milliseconds on a monotonic clock (a test sets its own). */
+  now?: () => number;
+}
+
+/** How recently another request must have been served for a large body to go to a worker. */
+export const SHARED_WINDOW_MS = 1000;
+
+/**
  * A pool of worker threads that read a large batch body (its bytes, handed over without a copy),
  * parse it and check each item against its schema, so that the thread serving requests is not
  * held for the tens of milliseconds a thousand loads take to validate. The items come back
  * serialized in parts of a hundred, each read back in a turn of its own.
  *
- * Threads start on the first large body and stop after a minute idle. `threads` 0: no pool, and
- * the routes read their bodies on the main thread, a piece at a time (cooperative-json.ts).
+ * Threads start on the first large body and stop after a minute idle.
  */
 export class BodyWorkers {
   private readonly pool: Piscina<BodyTask, BodyResult> | null;
+  private readonly use: BodyWorkerUse;
+  private readonly log: FastifyBaseLogger;
   /** Set when a thread fails outside a task (it cannot start, say): no body goes to the pool again. */
   private broken = false;
   private readonly stopped = new AbortController();
+  private readonly now: () => number;
+  /** When a request that is not a large body last arrived or ended (`track`). */
+  private lastOtherAt = Number.NEGATIVE_INFINITY;
 
-  /** `file`: the worker's entry (a test points it elsewhere). */
-  constructor(
-    threads: number,
-    private readonly log: FastifyBaseLogger,
-    file: URL = workerFile,
-  ) {
+  constructor(options: BodyWorkersOptions) {
+    const file = options.file ?? workerFile;
+    this.use = options.use;
+    this.log = options.log;
+    this.now = options.now ?? (() => performance.now());
     this.pool =
-      threads > 0
+      options.threads > 0
         ? new Piscina({
             filename: file.href,
             minThreads: 0,
-            maxThreads: threads,
+            maxThreads: options.threads,
             idleTimeout: 60_000,
             execArgv: file.pathname.endsWith('.ts') ? [...process.execArgv, '--import', 'tsx'] : undefined,
           })
@@ -109,13 +135,23 @@ export class BodyWorkers {
     });
   }
 
+  /** Notes when `app` serves requests that are not large bodies, for the `shared` use. */
+  track(app: FastifyInstance): void {
+    const seen = async (request: FastifyRequest) => {
+      if (!isLarge(request)) this.lastOtherAt = this.now();
+    };
+    app.addHook('onRequest', seen);
+    app.addHook('onResponse', seen);
+  }
+
   /** Whether this request's body goes to a worker: the route takes one and the body is large. */
   takes(request: FastifyRequest): boolean {
     return (
       this.pool !== null &&
       !this.broken &&
       request.routeOptions.config.bodyWorker !== undefined &&
-      Number(request.headers['content-length']) >= WORKER_BODY
+      isLarge(request) &&
+      (this.use === 'always' || this.now() - this.lastOtherAt < SHARED_WINDOW_MS)
     );
   }
 

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { BodyWorkers } from '../../src/http/body-workers.js';
+import { BodyWorkers, SHARED_WINDOW_MS } from '../../src/http/body-workers.js';
 import { parseLargeJsonCooperatively } from '../../src/http/cooperative-json.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
@@ -44,7 +44,10 @@ const comparable = (body: Record<string, unknown>) =>
   JSON.parse(JSON.stringify(body, (k, v) => (IDS_AND_TIMES.has(k) ? '' : v)));
 
 describe('large batch bodies in a body worker', () => {
-  const worker = useTestApp({ env: { ...env, BODY_WORKER_THREADS: '1' }, captureLogs: true });
+  const worker = useTestApp({
+    env: { ...env, BODY_WORKER_THREADS: '1', BODY_WORKER_USE: 'always' },
+    captureLogs: true,
+  });
   const main = useTestApp({ env: { ...env, BODY_WORKER_THREADS: '0' }, captureLogs: true });
 
   it('answers a load batch with bad items as the main thread does, the items checked in the worker', async () => {
@@ -229,7 +232,12 @@ describe('a body worker that cannot start', () => {
   it('serves the body on the main thread, now and after, and logs the failure once', async () => {
     const logged: unknown[] = [];
     const log = pino({ level: 'error' }, { write: (line: string) => logged.push(JSON.parse(line)) });
-    const workers = new BodyWorkers(1, log, new URL('./no-such-worker.ts', import.meta.url));
+    const workers = new BodyWorkers({
+      threads: 1,
+      use: 'always',
+      log,
+      file: new URL('./no-such-worker.ts', import.meta.url),
+    });
     const app = Fastify({ bodyLimit: 16 * 1024 * 1024 });
     await app.register(async (scoped) => {
       parseLargeJsonCooperatively(scoped, workers);
@@ -248,6 +256,42 @@ describe('a body worker that cannot start', () => {
       }
       expect(logged).toHaveLength(1);
       expect(logged[0]).toMatchObject({ msg: expect.stringContaining('body worker thread failed') });
+    } finally {
+      await app.close();
+      await workers.close();
+    }
+  });
+});
+
+describe('body workers used while the thread is shared', () => {
+  it('reads a batch in a worker only while other requests have been served within the last second', async () => {
+    let now = 1_000_000;
+    const workers = new BodyWorkers({
+      threads: 1,
+      use: 'shared',
+      log: pino({ level: 'silent' }),
+      now: () => now,
+    });
+    const app = Fastify({ bodyLimit: 16 * 1024 * 1024 });
+    workers.track(app);
+    await app.register(async (scoped) => {
+      parseLargeJsonCooperatively(scoped, workers);
+      scoped.post('/batch', { config: { bodyWorker: 'loads' } }, async (request) => ({
+        checked: request.checkedItems !== undefined,
+      }));
+      scoped.get('/small', async () => ({ ok: true }));
+    });
+    const batch = async () => {
+      const payload = { loads: Array.from({ length: 700 }, () => loadPayload({ notes: NOTE })) };
+      return (await app.inject({ method: 'POST', url: '/batch', payload })).json().checked;
+    };
+    try {
+      expect(await batch()).toBe(false);
+      expect((await app.inject({ method: 'GET', url: '/small' })).statusCode).toBe(200);
+      now += SHARED_WINDOW_MS - 1;
+      expect(await batch()).toBe(true);
+      now += 2;
+      expect(await batch()).toBe(false);
     } finally {
       await app.close();
       await workers.close();
