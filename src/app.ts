@@ -138,9 +138,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await app.register(queryParams);
 
   // Stage 3: routes.
-  const bodyWorkers = new BodyWorkers({ ...config.bodyWorkers, log: app.log });
-  bodyWorkers.track(app);
-  app.addHook('onClose', () => bodyWorkers.close());
+  const bodyWorkers = watchRequests(app, deps);
   await app.register(healthRoutes, {
     restarting: () => deps.embedded?.state() === 'restarting',
     ping: () => deps.database.pool.query('SELECT 1'),
@@ -207,6 +205,24 @@ async function registerReference(app: FastifyInstance, config: Config) {
       transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
     });
   }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * What the server learns from the requests it serves: whether others wait while a large body
+ * arrives (body workers), and which credentials just wrote (their reads stay on the primary until
+ * a replica has the write).
+ */
+function watchRequests(app: FastifyInstance, { config, database }: AppDeps): BodyWorkers {
+  const bodyWorkers = new BodyWorkers({ ...config.bodyWorkers, log: app.log });
+  bodyWorkers.track(app);
+  app.addHook('onClose', () => bodyWorkers.close());
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.principal && !SAFE_METHODS.has(request.method)) database.reads.noteWrite(request.principal);
+    return payload;
+  });
+  return bodyWorkers;
 }
 
 /** One plugin per module, each given the services it uses and nothing else. */

@@ -138,6 +138,11 @@ function dbConfig(env: ParsedEnv, warn: (message: string) => void): Config['db']
     statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
     pooler: env.DB_POOLER,
     directUrl: env.DATABASE_DIRECT_URL,
+    replicas: Object.freeze({
+      urls: env.DATABASE_READ_URLS,
+      maxLagMs: env.DB_REPLICA_MAX_LAG_MS,
+      probeMs: env.DB_REPLICA_PROBE_MS,
+    }),
   });
 }
 

@@ -132,6 +132,19 @@ const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
 const EVENT_STREAM_PURGE_MS = 60_000;
 const SESSIONS_PURGE_MS = 60 * 60_000;
 
+/** Outreaches, their lists read where database.reads sends them. */
+function outreachesOf(
+  database: Database,
+  calls: CallsService,
+  messenger: ConstructorParameters<typeof OutreachesService>[2],
+  clock: Clock,
+) {
+  const { db, reads } = database;
+  const acceptedOffer: ConstructorParameters<typeof OutreachesService>[3] = (scope, loadId) =>
+    acceptedOfferOfLoad(db, scope, loadId);
+  return new OutreachesService(db, calls, messenger, acceptedOffer, clock, reads);
+}
+
 /**
  * The composition root: builds the configured providers, every service and the workers from the
  * configuration, one database and one logger. The server, the admin CLI, the benchmarks and the
@@ -164,6 +177,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     new VoiceTools(db, enroll, offerIntake, stopContact, log, codeSenderOf(channels, config)),
     log,
     clock,
+    database.reads,
   );
   const rules = { offers: offerIntake, stopContact };
   const agent = agentOf(config, database, calls, { ...channels, market }, rules, log, clock);
@@ -181,7 +195,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     ...loadRecordsOf(config, db),
     compliance,
     carriers,
-    offers: new OffersService(db),
+    offers: new OffersService(db, database.reads),
     offerCounters: new OfferCounters(db, agentOfferPolicy(db), agent.repCounters, log),
     voiceProvider,
     market,
@@ -189,20 +203,14 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     voiceTemplates,
     voiceNumbers: new VoiceNumbersService(db, voiceProvider),
     calls,
-    elp: new ElpService(db, calls),
+    elp: new ElpService(db, calls, database.reads),
     channels,
     agent,
     agentResults: new AgentResultsService(db, database.pool, clock),
-    outreaches: new OutreachesService(
-      db,
-      calls,
-      agent,
-      (scope, loadId) => acceptedOfferOfLoad(db, scope, loadId),
-      clock,
-    ),
+    outreaches: outreachesOf(database, calls, agent, clock),
     webhooks: webhooksServiceOf(config, db),
     eventStream,
-    audit: new AuditLogService(db),
+    audit: new AuditLogService(db, database.reads),
     listeners: [keyChanges, eventStream.listener],
   };
   return {

@@ -19,6 +19,12 @@ export interface Config {
     readonly pooler: 'none' | 'transaction';
     /** LISTEN's and migrations' own URL (DATABASE_DIRECT_URL); none: the pool's. */
     readonly directUrl: string | undefined;
+    /** Read replicas (DATABASE_READ_URLS) and how far behind one may be. */
+    readonly replicas: {
+      readonly urls: readonly string[];
+      readonly maxLagMs: number;
+      readonly probeMs: number;
+    };
   };
   readonly jwt: {
     readonly secret: string;

@@ -59,6 +59,19 @@ export const envSchema = z.object({
   DATABASE_DIRECT_URL: postgresUrl.optional(),
   // 'transaction' when DATABASE_URL is a transaction-mode pooler (PgBouncer's pool_mode=transaction).
   DB_POOLER: z.enum(['none', 'transaction']).default('none'),
+  // Streaming standbys for the reads that tolerate lag, comma-separated (docs/operations.md).
+  DATABASE_READ_URLS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(postgresUrl)),
+  DB_REPLICA_MAX_LAG_MS: positiveInt(5000),
+  DB_REPLICA_PROBE_MS: positiveInt(1000),
   DATA_DIR: z.string().min(1).default('./.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DB_POOL_MAX: positiveInt(10),

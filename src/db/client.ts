@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { objectOf } from '../lib/json-object.js';
 import { scopedDb } from './ambient.js';
+import { ReadReplicas, type ReplicaOptions } from './replicas.js';
 
 export type Db = NodePgDatabase;
 
@@ -22,6 +23,8 @@ export interface Database {
   readonly directUrl: string;
   readonly pool: pg.Pool;
   readonly db: Db;
+  /** Where the reads that tolerate a little lag run (the primary when no replica is configured). */
+  readonly reads: ReadReplicas;
   close(): Promise<void>;
 }
 
@@ -38,6 +41,8 @@ export interface DatabaseOptions {
   pooler?: 'none' | 'transaction';
   /** See Database.directUrl. */
   directUrl?: string;
+  /** Streaming standbys for the reads that tolerate lag (src/db/replicas.ts). */
+  replicas?: Pick<ReplicaOptions, 'urls' | 'maxLagMs' | 'probeMs' | 'now'>;
 }
 
 export function createDatabase(url: string, options: DatabaseOptions, logger?: Logger): Database {
@@ -86,15 +91,31 @@ export function createDatabase(url: string, options: DatabaseOptions, logger?: L
   pool.on('error', () => {});
   retryReadsOnFreshConnection(pool);
   const db = scopedDb(drizzle({ client: pool }));
+  const reads = new ReadReplicas(
+    { pool, db },
+    {
+      urls: [],
+      maxLagMs: 5000,
+      probeMs: 1000,
+      ...options.replicas,
+      poolMax: options.poolMax,
+      connectTimeoutMs: options.connectTimeoutMs,
+      statementTimeoutMs: options.statementTimeoutMs,
+    },
+    logger,
+  );
+  reads.start();
   let closed = false;
   return {
     url,
     directUrl: options.directUrl ?? url,
     pool,
     db,
+    reads,
     async close() {
       if (closed) return;
       closed = true;
+      await reads.close();
       await pool.end();
     },
   };

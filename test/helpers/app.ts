@@ -50,7 +50,7 @@ export interface TestAppOptions {
   /** Share another app's database (several instances behind one load balancer). */
   databaseUrl?: string;
   /** How the app reaches its database: behind a transaction-mode pooler, and LISTEN's own URL. */
-  database?: Pick<DatabaseOptions, 'pooler' | 'directUrl'>;
+  database?: Pick<DatabaseOptions, 'pooler' | 'directUrl' | 'replicas'>;
   captureLogs?: boolean;
   /** Registers extra routes before the app is ready: probes for the shared HTTP layer. */
   extend?: (app: App, deps: AppDeps) => void | Promise<void>;
@@ -97,6 +97,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     poolMax: 5,
     connectTimeoutMs: 5000,
     statementTimeoutMs: 30_000,
+    replicas: config.db.replicas,
     ...(pooled ? { pooler: 'transaction', directUrl: url } : {}),
     ...options.database,
   });

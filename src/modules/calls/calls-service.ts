@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { afterCommit } from '../../db/ambient.js';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { tally } from '../../db/list-sql.js';
+import { type LaggedReads, onPrimary } from '../../db/replicas.js';
 import { CALL_STATUSES, CALL_TYPES, type CallType, TERMINAL_STATUSES } from '../../domain/calls.js';
 import { AppError, notFound, stateConflict, unprocessable, validationFailed } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -66,6 +67,7 @@ export class CallsService {
     tools: VoiceTools,
     private readonly log: FastifyBaseLogger,
     private readonly clock: Clock,
+    private readonly reads: LaggedReads = onPrimary(db),
   ) {
     this.events = new CallEvents(db, provider, templates, tools, log, clock, (call) =>
       this.assistantOf(call),
@@ -309,7 +311,9 @@ export class CallsService {
   async list(scope: OrgScope, q: ListCallsQuery) {
     const { page, page_size, order_by, order_desc, ...filters } = q;
     const sort = { field: order_by ?? 'call_time', desc: order_desc ?? true };
-    const { rows, total } = await listCalls(this.db, scope, filters, sort, { page, page_size });
+    const { rows, total } = await this.reads.read(scope, (db) =>
+      listCalls(db, scope, filters, sort, { page, page_size }),
+    );
     return { data: rows.map(toCall), pagination: pagination(page, page_size, total) };
   }
 
@@ -321,7 +325,7 @@ export class CallsService {
 
   /** GET /calls/stats: the list's matches counted per status, call type and direction. */
   async stats(scope: OrgScope, q: CallFilters): Promise<CallStats> {
-    const rows = await callCounts(this.db, scope, q);
+    const rows = await this.reads.read(scope, (db) => callCounts(db, scope, q));
     return {
       total_count: rows.reduce((sum, r) => sum + r.n, 0),
       by_status: tally(CALL_STATUSES, rows, (r) => r.status),

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { type LaggedReads, onPrimary } from '../../db/replicas.js';
 import { notFound } from '../../domain/errors.js';
 import { offsetOf, pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
@@ -12,6 +13,7 @@ export class ElpService {
   constructor(
     private readonly db: Db,
     private readonly calls: CallStarter,
+    private readonly reads: LaggedReads = onPrimary(db),
   ) {}
 
   /** Starts an ELP test: an ELP call to the driver, with its test REQUESTED. */
@@ -48,16 +50,18 @@ export class ElpService {
     if (q.mc_number) conditions.push(eq(elpTests.mc_number, q.mc_number));
     if (q.call_id) conditions.push(eq(elpTests.call_id, q.call_id));
     const where = and(...conditions);
-    const [rows, [total]] = await Promise.all([
-      this.db
-        .select()
-        .from(elpTests)
-        .where(where)
-        .orderBy(desc(elpTests.created_at), desc(elpTests.id))
-        .limit(q.page_size)
-        .offset(offsetOf(q.page, q.page_size)),
-      this.db.select({ n: count() }).from(elpTests).where(where),
-    ]);
+    const [rows, [total]] = await this.reads.read(scope, (db) =>
+      Promise.all([
+        db
+          .select()
+          .from(elpTests)
+          .where(where)
+          .orderBy(desc(elpTests.created_at), desc(elpTests.id))
+          .limit(q.page_size)
+          .offset(offsetOf(q.page, q.page_size)),
+        db.select({ n: count() }).from(elpTests).where(where),
+      ]),
+    );
     return {
       data: await elpTestViews(this.db, scope, rows),
       pagination: pagination(q.page, q.page_size, total?.n ?? 0),

@@ -1,6 +1,7 @@
 import type { Db, DbOrTx } from '../../db/client.js';
 import { tally } from '../../db/list-sql.js';
 import { violatesUnique } from '../../db/pg-errors.js';
+import { type LaggedReads, onPrimary } from '../../db/replicas.js';
 import { notFound, stateConflict, unprocessable } from '../../domain/errors.js';
 import { isBookable } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
@@ -107,7 +108,10 @@ export async function emitOfferEvent(
 }
 
 export class OffersService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly reads: LaggedReads = onPrimary(db),
+  ) {}
 
   private async one(scope: OrgScope, row: OfferRow): Promise<Offer> {
     return defined((await toOffers(this.db, scope, [row]))[0], 'toOffers');
@@ -229,11 +233,10 @@ export class OffersService {
   async list(scope: OrgScope, q: ListOffersQuery) {
     const { page, page_size, order_by, order_desc, ...filters } = q;
     const sort = { field: order_by ?? 'created_at', desc: order_desc ?? true };
-    const { rows, total } = await listOffers(this.db, scope, filters, sort, { page, page_size });
-    return {
-      data: await toOffers(this.db, scope, rows),
-      pagination: pagination(page, page_size, total),
-    };
+    return this.reads.read(scope, async (db) => {
+      const { rows, total } = await listOffers(db, scope, filters, sort, { page, page_size });
+      return { data: await toOffers(db, scope, rows), pagination: pagination(page, page_size, total) };
+    });
   }
 
   async forLoad(scope: OrgScope, loadId: string, q: ListLoadOffersQuery) {

@@ -1,6 +1,7 @@
 import { afterCommit } from '../../db/ambient.js';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { tally } from '../../db/list-sql.js';
+import { type LaggedReads, onPrimary } from '../../db/replicas.js';
 import { notFound, stateConflict, unprocessable, validationFailed } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
@@ -108,6 +109,7 @@ export class OutreachesService {
     private readonly messenger: { sendOrFail(outreach: OutreachRow): Promise<void> },
     private readonly acceptedOffer: AcceptedOfferReader,
     private readonly clock: Clock,
+    private readonly reads: LaggedReads = onPrimary(db),
   ) {}
 
   private async one(scope: OrgScope, row: OutreachRow): Promise<Outreach> {
@@ -123,13 +125,15 @@ export class OutreachesService {
   async list(scope: OrgScope, q: ListOutreachesQuery) {
     const { page, page_size, order_by, order_desc, ...filters } = q;
     const sort = { field: order_by ?? 'created_at', desc: order_desc ?? true };
-    const { rows, total } = await listOutreaches(this.db, scope, filters, sort, { page, page_size });
-    return { data: await toOutreaches(this.db, scope, rows), pagination: pagination(page, page_size, total) };
+    return this.reads.read(scope, async (db) => {
+      const { rows, total } = await listOutreaches(db, scope, filters, sort, { page, page_size });
+      return { data: await toOutreaches(db, scope, rows), pagination: pagination(page, page_size, total) };
+    });
   }
 
   /** GET /outreaches/stats: the list's matches counted per status and modality. */
   async stats(scope: OrgScope, q: OutreachFilters): Promise<OutreachStats> {
-    const rows = await outreachCounts(this.db, scope, q);
+    const rows = await this.reads.read(scope, (db) => outreachCounts(db, scope, q));
     return {
       total_count: rows.reduce((sum, r) => sum + r.n, 0),
       by_status: tally(OUTREACH_STATUSES, rows, (r) => r.status),
