@@ -139,7 +139,7 @@ function dbConfig(env: ParsedEnv, warn: (message: string) => void): Config['db']
     pooler: env.DB_POOLER,
     directUrl: env.DATABASE_DIRECT_URL,
     replicas: Object.freeze({
-      urls: env.DATABASE_READ_URLS,
+      urls: env.DATABASE_READ_URLS ?? [],
       maxLagMs: env.DB_REPLICA_MAX_LAG_MS,
       probeMs: env.DB_REPLICA_PROBE_MS,
     }),

@@ -206,7 +206,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     elp: new ElpService(db, calls, database.reads),
     channels,
     agent,
-    agentResults: new AgentResultsService(db, database.pool, clock),
+    agentResults: new AgentResultsService(db, database.pool, clock, database.reads),
     outreaches: outreachesOf(database, calls, agent, clock),
     webhooks: webhooksServiceOf(config, db),
     eventStream,

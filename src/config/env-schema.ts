@@ -62,14 +62,14 @@ export const envSchema = z.object({
   // Streaming standbys for the reads that tolerate lag, comma-separated (docs/operations.md).
   DATABASE_READ_URLS: z
     .string()
-    .optional()
     .transform((v) =>
-      (v ?? '')
+      v
         .split(',')
         .map((u) => u.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(postgresUrl)),
+    .pipe(z.array(postgresUrl))
+    .optional(),
   DB_REPLICA_MAX_LAG_MS: positiveInt(5000),
   DB_REPLICA_PROBE_MS: positiveInt(1000),
   DATA_DIR: z.string().min(1).default('./.data'),

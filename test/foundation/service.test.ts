@@ -106,6 +106,34 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...base, DB_POOLER: 'session' }, () => {})).toThrowError(/DB_POOLER/);
   });
 
+  it('reads the replicas and the body workers, refusing a replica URL it cannot use by name', () => {
+    const base = { JWT_SECRET: 'x'.repeat(32) };
+    expect(loadConfig(base, () => {}).db.replicas).toEqual({ urls: [], maxLagMs: 5000, probeMs: 1000 });
+    const read = loadConfig(
+      {
+        ...base,
+        DATABASE_READ_URLS: ' postgres://envoy@r1/envoy, postgres://envoy@r2/envoy ',
+        DB_REPLICA_MAX_LAG_MS: '2000',
+      },
+      () => {},
+    );
+    expect(read.db.replicas).toEqual({
+      urls: ['postgres://envoy@r1/envoy', 'postgres://envoy@r2/envoy'],
+      maxLagMs: 2000,
+      probeMs: 1000,
+    });
+    expect(() =>
+      loadConfig({ ...base, DATABASE_READ_URLS: 'postgres://envoy@r1/envoy,http://r2' }, () => {}),
+    ).toThrowError(/DATABASE_READ_URLS/);
+    expect(loadConfig({ ...base, BODY_WORKER_THREADS: '0' }, () => {}).bodyWorkers).toEqual({
+      threads: 0,
+      use: 'shared',
+    });
+    expect(() => loadConfig({ ...base, BODY_WORKER_USE: 'sometimes' }, () => {})).toThrowError(
+      /BODY_WORKER_USE/,
+    );
+  });
+
   it('requires JWT_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' }, () => {})).toThrowError(/JWT_SECRET: required/);
   });

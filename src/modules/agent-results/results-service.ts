@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Db } from '../../db/client.js';
+import { type LaggedReads, onPrimary } from '../../db/replicas.js';
 import { notFound, unprocessable } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { Clock } from '../../lib/clock.js';
@@ -114,6 +115,7 @@ export class AgentResultsService {
     private readonly db: Db,
     private readonly pool: pg.Pool,
     private readonly clock: Clock,
+    private readonly reads: LaggedReads = onPrimary(db),
   ) {}
 
   async results(scope: OrgScope, q: ResultsQuery) {
@@ -143,9 +145,11 @@ export class AgentResultsService {
   }
 
   async activity(scope: OrgScope, loadId: string): Promise<Activity> {
-    const standing = await loadStanding(this.db, scope.organizationId, loadId);
+    const [standing, rows] = await this.reads.read(scope, async (db) => [
+      await loadStanding(db, scope.organizationId, loadId),
+      await timelineRows(db, scope.organizationId, loadId, TIMELINE_LIMIT),
+    ]);
     if (!standing) throw notFound('Load', loadId, 'load_id');
-    const rows = await timelineRows(this.db, scope.organizationId, loadId, TIMELINE_LIMIT);
     const timeline: TimelineEntry[] = rows.map((r) => ({
       at: new Date(r.at),
       kind: r.kind,

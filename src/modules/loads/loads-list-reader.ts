@@ -31,16 +31,8 @@ const PAGE_CACHE_MAX = 2_000;
  */
 const PAGE_MAX_CHANGES = 300;
 /**
- * Bringing a kept count up to date costs about this much per changed load (re-testing it as it is
- * and as it was): in `npm run bench -- loads` at 1,000,000 loads, PostgreSQL's slow-statement log
- * showed eight such statements over about 7,000 changed loads each finishing in 500-700 ms side
- * by side on two cores, about 0.02-0.03 ms of one core a load. A list whose fresh
- * count took less than the changes would cost is counted afresh instead: a filter counted on a
- * covering index recounts in milliseconds, a substring search reads its matches from the table.
- * Both sides are PostgreSQL's own time for the statement (countLoads reads it in the statement),
- * as the slow-statement log measures it: the time this process sees also holds the wait for a
- * pooled connection, the round trip and its own event loop, which grow with the load on the
- * machine and not with the list (a count of ten loads took over 9 ms that way on a busy machine).
+ * PostgreSQL's own time to bring a kept count up to date, per changed load (measured at a million
+ * loads, docs/performance.md). A list whose fresh count costs less than that is counted afresh.
  */
 const DELTA_MS_PER_CHANGE = 0.03;
 /** Bounds on how many changed loads a kept count is brought up to date over. */
