@@ -24,6 +24,9 @@ import { ingest } from './lib/load-payloads.js';
  * - one instance through PgBouncer (pool_mode=transaction, 8 server connections);
  * - four instances through the same PgBouncer, each given a quarter of the connections (in this
  *   process: they share its event loop, so this shows the pooler's cost, not four machines).
+ * Then 50 clients of mixed reads and writes (create, read, patch, list, a keyed create, a carrier
+ * created and listed) for MIXED_SECONDS (default 60; smoke 3) through the four pooled instances:
+ * any 5xx fails the benchmark.
  * Needs Debian's pgbouncer (`.ci/run` installs it); without it the benchmark says so and ends.
  */
 export async function run() {
@@ -100,9 +103,72 @@ export async function run() {
         `${path}: direct, named statements`,
       );
     }
+    await mixedTraffic(pooled, headers, 50, sized('MIXED_SECONDS', 60, 3));
   } finally {
     for (const close of closers.reverse()) await close();
     await bouncer?.stop();
     await db.close();
   }
+}
+
+/** `clients` loops of mixed requests over the instances for `seconds`; throws on any 5xx. */
+async function mixedTraffic(
+  urls: string[],
+  headers: Record<string, string>,
+  clients: number,
+  seconds: number,
+) {
+  const statuses = new Map<number, number>();
+  const until = Date.now() + seconds * 1000;
+  const call = async (
+    base: string,
+    method: string,
+    path: string,
+    body?: object,
+    extra?: Record<string, string>,
+  ) => {
+    const res = await fetch(`${base}/api/v1${path}`, {
+      method,
+      headers: { ...headers, ...extra, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+    return { status: res.status, text };
+  };
+  const load = (n: string) => ({
+    load_number: n,
+    equipment_type: 'VAN',
+    stops: [
+      { type: 'Pickup', location: { city: 'Chicago', state: 'IL' }, expected_date: '2026-12-01T14:00:00Z' },
+      { type: 'Dropoff', location: { city: 'Dallas', state: 'TX' }, expected_date: '2026-12-03T18:00:00Z' },
+    ],
+  });
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      const base = urls[c % urls.length] ?? '';
+      for (let r = 0; Date.now() < until; r++) {
+        const tag = `MX-${c}-${r}`;
+        const created = await call(base, 'POST', '/loads', load(tag));
+        // A 201 of POST /loads is its upsert result, whose load_id is a string.
+        const id = created.status === 201 ? (JSON.parse(created.text) as { load_id: string }).load_id : null;
+        if (id) {
+          await call(base, 'GET', `/loads/${id}`);
+          await call(base, 'PATCH', `/loads/${id}`, { notes: `round ${r}` });
+        }
+        await call(base, 'GET', '/loads?order_by=created_at&order_desc=true');
+        await call(base, 'POST', '/loads', load(`${tag}-k`), { 'idempotency-key': `key-${tag}` });
+        await call(base, 'POST', '/carriers', { name: `Carrier ${tag}` });
+        await call(base, 'GET', '/carriers');
+      }
+    }),
+  );
+  const total = [...statuses.values()].reduce((a, b) => a + b, 0);
+  const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`);
+  console.log(
+    `\nmixed reads and writes, ${clients} clients for ${seconds} s through PgBouncer (4 instances): ` +
+      `${total} requests (${(total / seconds).toFixed(0)}/s); by status ${byStatus.join(', ')}`,
+  );
+  const failed = [...statuses].filter(([s]) => s >= 500);
+  if (failed.length) throw new Error(`mixed traffic answered 5xx: ${JSON.stringify(failed)}`);
 }
