@@ -139,7 +139,7 @@ export class ReadReplicas implements LaggedReads {
     }
   }
 
-  /** Each replica's state, for readiness: up, and how old its data is (ms). */
+  /** Each replica's state: up, and how old its data is (ms). */
   status(): { replica: string; up: boolean; lag_ms: number | null }[] {
     const now = this.now();
     return this.replicas.map((r) => ({
@@ -157,10 +157,6 @@ export class ReadReplicas implements LaggedReads {
       (r) =>
         r.up && now - r.caughtUpAt <= this.options.maxLagMs && (wrote === undefined || r.caughtUpAt > wrote),
     );
-    if (wrote !== undefined && fit.length === this.replicas.filter((r) => r.up).length && fit.length > 0) {
-      // Every live replica has the reader's write: it need not be remembered any longer.
-      if (reader) this.lastWriteAt.delete(reader);
-    }
     if (fit.length === 0) return null;
     this.next = (this.next + 1) % fit.length;
     return fit[this.next] ?? null;
@@ -179,6 +175,9 @@ export class ReadReplicas implements LaggedReads {
       return;
     }
     this.samples.push({ at, lsn });
+    // A write older than the lag bound is on every replica fit to read: it need not be remembered.
+    for (const [reader, wrote] of this.lastWriteAt)
+      if (wrote < at - this.options.maxLagMs) this.lastWriteAt.delete(reader);
     // Samples older than the lag bound can no longer make a replica fit.
     const horizon = at - this.options.maxLagMs - this.options.probeMs;
     while (this.samples.length > 1 && (this.samples[0]?.at ?? at) < horizon) this.samples.shift();
