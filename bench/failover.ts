@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,8 +25,9 @@ const script = fileURLToPath(new URL('../scripts/ha-topology.sh', import.meta.ur
  * longest stretch with no write answered, from the kill on), the 503s the clients saw, and checks that every acknowledged
  * write is present once and none twice.
  *
- * RUNS (default 3; BENCH_SMOKE=1: 1). Needs root or the packages installed (the script installs
- * patroni, etcd-server, haproxy and pgbouncer with apt-get); skipped, saying so, where neither.
+ * RUNS (default 3; BENCH_SMOKE=1: 1). Needs Debian's PostgreSQL, and root or the packages installed
+ * (the script installs patroni, etcd-server, haproxy and pgbouncer with apt-get); skipped, saying
+ * so, where not.
  */
 export async function run() {
   if (!(await usable())) {
@@ -45,6 +47,8 @@ export async function run() {
 }
 
 async function usable(): Promise<boolean> {
+  // Patroni runs the machine's own PostgreSQL (Debian's /usr/lib/postgresql/<version>/bin).
+  if (!existsSync('/usr/lib/postgresql')) return false;
   if (os.userInfo().uid === 0) return true;
   try {
     await run_('sh', ['-c', 'command -v patroni && command -v etcd && command -v haproxy']);

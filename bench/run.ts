@@ -11,7 +11,14 @@ const available = readdirSync(here)
 const name = process.argv[2];
 // `smoke` runs every benchmark at its smoke size, one after another (CI does, so none can rot).
 if (name === 'smoke') process.env.BENCH_SMOKE = '1';
-const chosen = name === 'smoke' ? available : name && available.includes(name) ? [name] : [];
+// BENCH_SKIP (comma-separated names) leaves some out of `smoke` (CI runs the failover on its own).
+const skipped = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
+const chosen =
+  name === 'smoke'
+    ? available.filter((b) => !skipped.has(b))
+    : name && available.includes(name)
+      ? [name]
+      : [];
 if (chosen.length === 0) {
   console.error(`usage: npm run bench -- <${[...available, 'smoke'].join('|')}>`);
   process.exit(name ? 1 : 0);
