@@ -180,11 +180,17 @@ describe('Idempotency-Key', () => {
     // it, and the retry runs at once. Its backend is the one holding the key's advisory lock (a
     // request that just ended may still be idle in its transaction for a moment).
     const { rows } = await t.database.pool.query(
-      `SELECT pg_terminate_backend(a.pid) AS gone FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid
+      `SELECT a.pid, pg_terminate_backend(a.pid) AS gone FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid
         WHERE a.datname = current_database() AND a.state = 'idle in transaction' AND a.pid <> pg_backend_pid()
           AND l.locktype = 'advisory' AND l.granted`,
     );
     expect(rows.length).toBe(1);
+    // Terminating only signals the backend: its lock goes when it has exited.
+    while (
+      (await t.database.pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [rows[0].pid])).rowCount
+    ) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const retry = await send();
     expect(retry.statusCode).toBe(201);
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
