@@ -10,7 +10,7 @@ import { createDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { systemScope } from '../src/domain/scope.js';
 import { benchConfig, listenApp, listenAppOn, sized } from './lib/harness.js';
-import { percentile } from './lib/load-payloads.js';
+import { minimalLoad, percentile } from './lib/load-payloads.js';
 
 const run_ = promisify(execFile);
 const haEnv = { env: { ...process.env, HA_BASE_PORT: process.env.HA_BASE_PORT ?? '25400' } };
@@ -178,22 +178,7 @@ async function write(url: string, key: string, number: string): Promise<number> 
     const res = await fetch(`${url}/api/v1/loads`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'idempotency-key': number, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        load_number: number,
-        equipment_type: 'VAN',
-        stops: [
-          {
-            type: 'Pickup',
-            location: { city: 'Chicago', state: 'IL' },
-            expected_date: '2026-12-01T14:00:00Z',
-          },
-          {
-            type: 'Dropoff',
-            location: { city: 'Dallas', state: 'TX' },
-            expected_date: '2026-12-03T18:00:00Z',
-          },
-        ],
-      }),
+      body: JSON.stringify(minimalLoad(number)),
       signal: AbortSignal.timeout(10_000),
     });
     await res.arrayBuffer();

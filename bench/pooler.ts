@@ -11,7 +11,7 @@ import {
   printTable,
   sized,
 } from './lib/harness.js';
-import { ingest } from './lib/load-payloads.js';
+import { ingest, minimalLoad } from './lib/load-payloads.js';
 
 /**
  * Reads through a transaction-mode pooler against reads straight from PostgreSQL, same run.
@@ -136,20 +136,12 @@ async function mixedTraffic(
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     return { status: res.status, text };
   };
-  const load = (n: string) => ({
-    load_number: n,
-    equipment_type: 'VAN',
-    stops: [
-      { type: 'Pickup', location: { city: 'Chicago', state: 'IL' }, expected_date: '2026-12-01T14:00:00Z' },
-      { type: 'Dropoff', location: { city: 'Dallas', state: 'TX' }, expected_date: '2026-12-03T18:00:00Z' },
-    ],
-  });
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
       const base = urls[c % urls.length] ?? '';
       for (let r = 0; Date.now() < until; r++) {
         const tag = `MX-${c}-${r}`;
-        const created = await call(base, 'POST', '/loads', load(tag));
+        const created = await call(base, 'POST', '/loads', minimalLoad(tag));
         // A 201 of POST /loads is its upsert result, whose load_id is a string.
         const id = created.status === 201 ? (JSON.parse(created.text) as { load_id: string }).load_id : null;
         if (id) {
@@ -157,7 +149,7 @@ async function mixedTraffic(
           await call(base, 'PATCH', `/loads/${id}`, { notes: `round ${r}` });
         }
         await call(base, 'GET', '/loads?order_by=created_at&order_desc=true');
-        await call(base, 'POST', '/loads', load(`${tag}-k`), { 'idempotency-key': `key-${tag}` });
+        await call(base, 'POST', '/loads', minimalLoad(`${tag}-k`), { 'idempotency-key': `key-${tag}` });
         await call(base, 'POST', '/carriers', { name: `Carrier ${tag}` });
         await call(base, 'GET', '/carriers');
       }

@@ -99,6 +99,16 @@ export function pickupAt(i: number): number {
   return PICKUP_EPOCH + i * 30_000 + ((i * 7919) % 240) * 3_600_000;
 }
 
+/** The smallest load POST /loads takes: a number, VAN, Chicago to Dallas. */
+export const minimalLoad = (loadNumber: string) => ({
+  load_number: loadNumber,
+  equipment_type: 'VAN',
+  stops: [
+    { type: 'Pickup', location: { city: 'Chicago', state: 'IL' }, expected_date: '2026-12-01T14:00:00Z' },
+    { type: 'Dropoff', location: { city: 'Dallas', state: 'TX' }, expected_date: '2026-12-03T18:00:00Z' },
+  ],
+});
+
 export function loadPayload(prefix: string, i: number, rateBump = 0): Record<string, unknown> {
   const origin = defined(CITIES[(i * 7919) % CITIES.length], 'CITIES[(i * 7919) % CITIES.length]');
   let d = (i * 104729 + 17) % CITIES.length;
