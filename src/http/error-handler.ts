@@ -7,7 +7,7 @@ import { translatePgError } from '../db/pg-errors.js';
 import { AppError, isAppError, pathToParam, type ValidationIssue } from '../domain/errors.js';
 import { errorMessage } from '../lib/error-text.js';
 import { isJsonObject } from '../lib/json-object.js';
-import { internalError } from './errors.js';
+import { internalError } from './http-errors.js';
 import { clientWentAway } from './request-log.js';
 import { RouteMethods } from './route-methods.js';
 import { ID_FORMAT_ISSUE } from './schemas.js';

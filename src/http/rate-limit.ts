@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
-import { rateLimitExceeded } from './errors.js';
+import { rateLimitExceeded } from './http-errors.js';
 import { CircuitBreaker, resilientStoreClass } from './rate-limit-store.js';
 
 export type RateCategory = 'auth' | 'apiKeys' | 'uploads' | 'general';

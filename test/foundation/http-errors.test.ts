@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Database } from '../../src/db/client.js';
 import { access } from '../../src/http/access.js';
-import { pageQuery } from '../../src/http/pagination.js';
+import { pageQuery } from '../../src/http/page-query.js';
 import { errorResponses, int32, text } from '../../src/http/schemas.js';
 import { useTestApp } from '../helpers/app.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import {
   dateTime,
   dateTimeInput,

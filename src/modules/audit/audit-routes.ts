@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../http/page-query.js';
 import { errorResponses } from '../../http/schemas.js';
 import { auditEntrySchema, listAuditLogQuery } from './audit-schemas.js';
 import type { AuditLogService } from './audit-service.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import { dateTime, dateTimeInput, queryList, storedEnum, text } from '../../http/schemas.js';
 import { AUDIT_ACTOR_TYPES, AUDIT_ENTITY_TYPES } from './audit-trail.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../../domain/scope.js';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import { dateTime, emailInput, nonEmptyText, prefixedId, queryList, text } from '../../http/schemas.js';
 import { TEAM_STATUSES } from './members-repository.js';
 

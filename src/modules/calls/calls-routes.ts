@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { mapWritten } from '../../domain/written.js';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../http/page-query.js';
 import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { loadIdParams } from '../loads/index.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CALL_STATUSES, CALL_TYPES } from '../../domain/calls.js';
 import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../../http/list-query.js';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import {
   dateInput,
   dateTime,

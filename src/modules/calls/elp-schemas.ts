@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CALL_STATUSES } from '../../domain/calls.js';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import { dateTime, prefixedId, text } from '../../http/schemas.js';
 import { digitsOnly } from '../carriers/index.js';
 import { e164, transcriptMessageSchema } from './calls-schemas.js';

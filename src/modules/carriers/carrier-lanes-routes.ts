@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../http/page-query.js';
 import { errorResponses } from '../../http/schemas.js';
 import { auditEntrySchema } from '../audit/index.js';
 import {

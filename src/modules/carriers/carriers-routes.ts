@@ -7,7 +7,7 @@ import { scopeOf } from '../../http/authentication.js';
 import { textPiecesOf } from '../../http/body-text.js';
 import { type BodyWorkers, checkedItemsOf, csvItemsParser } from '../../http/body-workers.js';
 import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../http/page-query.js';
 import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { auditEntrySchema } from '../audit/index.js';

@@ -8,7 +8,7 @@ import {
   equipmentType,
 } from '../../domain/freight.js';
 import { documentAs, documentMedia } from '../../http/openapi.js';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import {
   dateTime,
   dateTimeInput,

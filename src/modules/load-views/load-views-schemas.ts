@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { documentAs } from '../../http/openapi.js';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import { dateTime, nonEmptyText, prefixedId } from '../../http/schemas.js';
 import { memberAt, objectOf } from '../../lib/json-object.js';
 import { loadFilters, loadFiltersShape } from '../loads/index.js';

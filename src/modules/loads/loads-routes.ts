@@ -4,7 +4,7 @@ import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { type BodyWorkers, checkedItemsOf } from '../../http/body-workers.js';
 import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../http/page-query.js';
 import { errorResponses } from '../../http/schemas.js';
 import { loadItemsChecked } from './loads-batch-items.js';
 import { loadBatchBody, loadInputBody, loadPatchBody } from './loads-input-schemas.js';

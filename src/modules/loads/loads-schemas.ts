@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { BOOKED_BY } from '../../domain/freight.js';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import {
   dateInput,
   dateTime,

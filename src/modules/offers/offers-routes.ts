@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
-import { pageOf } from '../../http/pagination.js';
+import { pageOf } from '../../http/page-query.js';
 import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { loadIdParams } from '../loads/index.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../../http/list-query.js';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import { dateTime, prefixedId, queryList, storedEnum, text } from '../../http/schemas.js';
 import { carrierSchema } from '../carriers/index.js';
 import { OFFER_CHANNELS, OFFER_SOURCES, OFFER_STATUSES } from './offers-tables.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkCreatedRange, countsBy, createdRangeShape, sortShape } from '../../http/list-query.js';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import { dateTime, nonEmptyText, prefixedId, queryBool, queryList } from '../../http/schemas.js';
 import { carrierSchema } from '../carriers/index.js';
 import { OUTREACH_DIRECTIONS, OUTREACH_MODALITIES, OUTREACH_STATUSES } from './outreaches-tables.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import { dateTime, nonEmptyText, prefixedId, queryBool } from '../../http/schemas.js';
 import { VAPI_MODEL_PROVIDERS, VAPI_VOICE_PROVIDERS } from '../../integrations/voice/vapi-assistant.js';
 import {

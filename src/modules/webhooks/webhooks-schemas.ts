@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkCreatedRange, createdRangeShape } from '../../http/list-query.js';
 import { documentAs } from '../../http/openapi.js';
-import { pageQuery } from '../../http/pagination.js';
+import { pageQuery } from '../../http/page-query.js';
 import { dateTime, prefixedId, queryList, storedEnum, text } from '../../http/schemas.js';
 import { DELIVERY_STATUSES, ENDPOINT_STATUSES } from './webhooks-tables.js';
 
