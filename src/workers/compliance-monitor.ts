@@ -1,8 +1,7 @@
-import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.js';
-import { UNBOOKABLE_LOAD_STATUSES } from '../domain/freight.js';
 import type { ComplianceService } from '../modules/carriers/compliance-service.js';
+import { claimCarriersInFlight } from '../modules/carriers/index.js';
 import type { Worker } from './worker.js';
 
 const BATCH = 20;
@@ -29,32 +28,18 @@ export class ComplianceMonitor implements Worker {
   /** Checks every carrier due; returns how many were checked. */
   async drain(signal?: AbortSignal): Promise<number> {
     let total = 0;
-    const finished = sql.raw(UNBOOKABLE_LOAD_STATUSES.map((s) => `'${s}'`).join(', '));
     for (;;) {
       if (signal?.aborted) return total;
-      const claimed = await this.db.execute<{ id: string; organization_id: string }>(sql`
-        UPDATE carriers SET last_verified_at = envoy_now()
-        WHERE id IN (
-          SELECT c.id FROM carriers c
-          WHERE (c.last_verified_at IS NULL
-                 OR c.last_verified_at < envoy_now() - make_interval(hours => ${this.intervalHours}))
-            AND EXISTS (SELECT 1 FROM offers o JOIN loads l ON l.id = o.load_id
-                        WHERE o.organization_id = c.organization_id AND o.carrier_id = c.id
-                          AND (o.status = 'pending'
-                               OR (o.status = 'accepted' AND coalesce(l.load_status, '') NOT IN (${finished}))))
-          ORDER BY c.last_verified_at NULLS FIRST
-          LIMIT ${BATCH}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING id, organization_id`);
-      if (claimed.rows.length === 0) return total;
-      for (const c of claimed.rows) {
+      const claimed = await claimCarriersInFlight(this.db, this.intervalHours, BATCH);
+      if (claimed.length === 0) return total;
+      for (const c of claimed) {
         try {
           await this.service.check(c.organization_id, c.id, AbortSignal.timeout(CHECK_TIMEOUT_MS));
         } catch (err) {
           this.log.warn({ err, carrierId: c.id }, 'compliance monitoring check failed');
         }
       }
-      total += claimed.rows.length;
+      total += claimed.length;
     }
   }
 }

@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.js';
 import type { ComplianceService } from '../modules/carriers/compliance-service.js';
+import { claimDueChecks } from '../modules/carriers/index.js';
 import type { Worker } from './worker.js';
 
 const BATCH = 20;
@@ -28,17 +28,9 @@ export class ComplianceWorker implements Worker {
     let total = 0;
     for (;;) {
       if (signal?.aborted) return total;
-      const claimed = await this.db.execute<{ id: string; organization_id: string }>(sql`
-        UPDATE carriers SET compliance_check_due_at = envoy_now() + interval '5 minutes'
-        WHERE id IN (
-          SELECT id FROM carriers
-          WHERE compliance_check_due_at <= envoy_now()
-          ORDER BY compliance_check_due_at
-          LIMIT ${BATCH}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING id, organization_id`);
-      if (claimed.rows.length === 0) return total;
-      const queue = [...claimed.rows];
+      const claimed = await claimDueChecks(this.db, BATCH);
+      if (claimed.length === 0) return total;
+      const queue = [...claimed];
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async () => {
           for (let next = queue.shift(); next; next = queue.shift()) {
@@ -50,7 +42,7 @@ export class ComplianceWorker implements Worker {
           }
         }),
       );
-      total += claimed.rows.length;
+      total += claimed.length;
     }
   }
 }

@@ -1,45 +1,27 @@
-import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { newId } from '../domain/ids.js';
 import { defined } from '../lib/defined.js';
 import {
   openSigningSecret,
-  type PostResult,
   post,
   RETRY_SCHEDULE_SECONDS,
   sign,
   webhookSecretBox,
 } from '../modules/webhooks/delivery.js';
-import { eventEnvelope } from '../modules/webhooks/index.js';
+import {
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  type DeliverySuccess,
+  eventEnvelope,
+  recordFailure,
+  recordSuccesses,
+  sealedSecretsOf,
+} from '../modules/webhooks/index.js';
 import type { Worker } from './worker.js';
 
 const BATCH = 200;
 const CONCURRENCY = 50;
-/** Auto-disable: every delivery failed for this long, with at least `DISABLE_MIN_FAILURES`. */
-export const DISABLE_AFTER_SECONDS = 5 * 24 * 3600;
-export const DISABLE_MIN_FAILURES = 10;
-
-interface Success {
-  row: ClaimedDelivery;
-  result: PostResult;
-}
-
-/** A delivery as a round claims it: with its endpoint's url and headers and its event. */
-export interface ClaimedDelivery {
-  [key: string]: unknown;
-  id: string;
-  attempt_count: number;
-  endpoint_id: string;
-  event_id: string;
-  organization_id: string;
-  url: string;
-  headers: Record<string, string> | null;
-  type: string;
-  data: unknown;
-  event_created_at: Date | string;
-}
 
 /**
  * Delivers pending webhook deliveries. Safe with several instances: a round claims due rows with
@@ -67,22 +49,10 @@ export class WebhooksWorker implements Worker {
     const leaseSeconds = Math.ceil(this.config.webhooks.timeoutMs / 1000) + 60;
     for (;;) {
       if (signal?.aborted) return total;
-      const claimed = await this.db.execute<ClaimedDelivery>(sql`
-        WITH due AS (
-          SELECT d.id FROM webhook_deliveries d
-          JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.status = 'ACTIVE'
-          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-          ORDER BY d.next_attempt_at
-          LIMIT ${BATCH}
-          FOR UPDATE OF d SKIP LOCKED)
-        UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
-        FROM due, webhook_endpoints e, events ev
-        WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
-        RETURNING d.id, d.attempt_count, d.endpoint_id, d.event_id, d.organization_id, e.url, e.headers,
-          ev.type, ev.data, ev.created_at AS event_created_at`);
-      if (claimed.rows.length === 0) return total;
-      await this.deliverClaimed(claimed.rows);
-      total += claimed.rows.length;
+      const claimed = await claimDueDeliveries(this.db, BATCH, leaseSeconds);
+      if (claimed.length === 0) return total;
+      await this.deliverClaimed(claimed);
+      total += claimed.length;
     }
   }
 
@@ -93,15 +63,9 @@ export class WebhooksWorker implements Worker {
   async deliverClaimed(rows: readonly ClaimedDelivery[]): Promise<string[]> {
     if (rows.length === 0) return [];
     const endpointIds = [...new Set(rows.map((r) => r.endpoint_id))];
-    const secrets = await this.db.execute<{ endpoint_id: string; secret: string }>(sql`
-      SELECT endpoint_id, secret FROM webhook_secrets
-      WHERE endpoint_id IN (${sql.join(
-        endpointIds.map((id) => sql`${id}`),
-        sql`, `,
-      )}) AND (expires_at IS NULL OR expires_at > now())
-      ORDER BY created_at DESC`);
+    const secrets = await sealedSecretsOf(this.db, endpointIds);
     const secretsOf = new Map<string, string[]>();
-    for (const s of secrets.rows) {
+    for (const s of secrets) {
       const secret = openSigningSecret(this.secretBox, s.secret, s.endpoint_id);
       if (secret === null) {
         // Sealed under another key: SECRETS_ENCRYPTION_KEY (or JWT_SECRET) changed. Rotating the
@@ -112,7 +76,7 @@ export class WebhooksWorker implements Worker {
       secretsOf.set(s.endpoint_id, [...(secretsOf.get(s.endpoint_id) ?? []), secret]);
     }
     const queue = [...rows];
-    const succeeded: Success[] = [];
+    const succeeded: DeliverySuccess[] = [];
     await Promise.all(
       Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
         for (let next = queue.shift(); next; next = queue.shift()) {
@@ -126,7 +90,7 @@ export class WebhooksWorker implements Worker {
       }),
     );
     try {
-      await this.recordSuccesses(succeeded);
+      await recordSuccesses(this.db, succeeded);
     } catch (err) {
       this.log.warn({ err }, 'webhook deliveries failed to record; they will be sent again');
       return [];
@@ -134,43 +98,8 @@ export class WebhooksWorker implements Worker {
     return succeeded.map((s) => s.row.id);
   }
 
-  /** Successes of a round, recorded set-based in one transaction (the common case, kept cheap). */
-  private async recordSuccesses(list: Success[]) {
-    if (list.length === 0) return;
-    await this.db.transaction(async (tx) => {
-      const updated = await tx.execute<{ id: string }>(sql`
-        UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
-          next_attempt_at = NULL, updated_at = now()
-        WHERE id IN (${sql.join(
-          list.map((s) => sql`${s.row.id}`),
-          sql`, `,
-        )}) RETURNING id`);
-      const kept = new Set(updated.rows.map((r) => r.id));
-      const rows = list.filter((s) => kept.has(s.row.id));
-      if (rows.length === 0) return;
-      await tx.execute(sql`
-        INSERT INTO webhook_attempts (id, organization_id, endpoint_id, delivery_id, event_id, event_type,
-          attempt_number, succeeded, status_code, duration_ms, response_body, error)
-        VALUES ${sql.join(
-          rows.map(
-            ({ row, result }) => sql`(${newId('deliveryAttempt')}, ${row.organization_id}, ${row.endpoint_id},
-              ${row.id}, ${row.event_id}, ${row.type}, ${row.attempt_count + 1}, true, ${result.statusCode},
-              ${result.durationMs}, ${result.body}, NULL)`,
-          ),
-          sql`, `,
-        )}`);
-      const endpoints = [...new Set(rows.map((r) => r.row.endpoint_id))];
-      await tx.execute(sql`
-        UPDATE webhook_endpoints SET failing_since = NULL, failures_since_success = 0
-        WHERE id IN (${sql.join(
-          endpoints.map((id) => sql`${id}`),
-          sql`, `,
-        )}) AND (failing_since IS NOT NULL OR failures_since_success > 0)`);
-    });
-  }
-
   /** Sends one delivery; a success is returned to be recorded with the round, a failure is recorded now. */
-  private async deliver(row: ClaimedDelivery, secrets: string[]): Promise<Success | null> {
+  private async deliver(row: ClaimedDelivery, secrets: string[]): Promise<DeliverySuccess | null> {
     const body = JSON.stringify(
       eventEnvelope({
         id: row.event_id,
@@ -209,38 +138,7 @@ export class WebhooksWorker implements Worker {
           this.config.webhooks.retryScale *
           (0.9 + Math.random() * 0.2);
     const status = gone || exhausted ? 'failed' : 'pending';
-    await this.db.transaction(async (tx) => {
-      const updated = await tx.execute(sql`
-        UPDATE webhook_deliveries SET status = ${status}, attempt_count = ${attempt}, updated_at = now(),
-          next_attempt_at = ${status === 'pending' ? sql`now() + make_interval(secs => ${delayMs / 1000})` : sql`NULL`}
-        WHERE id = ${row.id} RETURNING id`);
-      if (updated.rows.length === 0) return; // the endpoint was deleted meanwhile
-      await tx.execute(sql`
-        INSERT INTO webhook_attempts (id, organization_id, endpoint_id, delivery_id, event_id, event_type,
-          attempt_number, succeeded, status_code, duration_ms, response_body, error)
-        VALUES (${newId('deliveryAttempt')}, ${row.organization_id}, ${row.endpoint_id}, ${row.id}, ${row.event_id},
-          ${row.type}, ${attempt}, false, ${result.statusCode}, ${result.durationMs}, ${result.body}, ${result.error})`);
-      if (gone) {
-        await tx.execute(sql`
-          UPDATE webhook_endpoints SET status = 'DISABLED', updated_at = envoy_now(),
-            disabled_reason = 'The endpoint answered 410 Gone'
-          WHERE id = ${row.endpoint_id} AND status <> 'DISABLED'`);
-      } else {
-        await tx.execute(sql`
-          UPDATE webhook_endpoints SET
-            failing_since = coalesce(failing_since, now()),
-            failures_since_success = failures_since_success + 1,
-            status = CASE WHEN status = 'ACTIVE' AND failures_since_success + 1 >= ${DISABLE_MIN_FAILURES}
-                AND coalesce(failing_since, now()) <= now() - make_interval(secs => ${DISABLE_AFTER_SECONDS})
-              THEN 'DISABLED' ELSE status END,
-            disabled_reason = CASE WHEN status = 'ACTIVE' AND failures_since_success + 1 >= ${DISABLE_MIN_FAILURES}
-                AND coalesce(failing_since, now()) <= now() - make_interval(secs => ${DISABLE_AFTER_SECONDS})
-              THEN 'Every delivery failed for 5 days (' || (failures_since_success + 1) || ' failed attempts)'
-              ELSE disabled_reason END,
-            updated_at = envoy_now()
-          WHERE id = ${row.endpoint_id}`);
-      }
-    });
+    await recordFailure(this.db, row, { attempt, status, delayMs, gone, result });
     return null;
   }
 }

@@ -2,11 +2,13 @@ import type pg from 'pg';
 import type { Db } from '../../db/client.js';
 import { type LaggedReads, onPrimary } from '../../db/replicas.js';
 import { notFound, unprocessable } from '../../domain/errors.js';
+import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import type { OrgScope } from '../../domain/scope.js';
 import type { Clock } from '../../lib/clock.js';
 import { formatCsv } from '../../lib/csv.js';
-import { isOpenStatus, type LoadStanding, loadStanding, timelineRows } from './activity-repository.js';
-import { type ResultSums, readerAgreement, resultSums, ZERO_SUMS } from './results-repository.js';
+import { readerAgreement } from '../agent/index.js';
+import { type LoadStanding, loadStanding, timelineRows } from '../read-side/index.js';
+import { type ResultSums, resultSums, ZERO_SUMS } from './results-repository.js';
 import type {
   Activity,
   ActivityStatus,
@@ -147,7 +149,7 @@ export class AgentResultsService {
   async activity(scope: OrgScope, loadId: string): Promise<Activity> {
     const [standing, rows] = await this.reads.read(scope, async (db) => [
       await loadStanding(db, scope.organizationId, loadId),
-      await timelineRows(db, scope.organizationId, loadId, TIMELINE_LIMIT),
+      await timelineRows<TimelineEntry['kind']>(db, scope.organizationId, loadId, TIMELINE_LIMIT),
     ]);
     if (!standing) throw notFound('Load', loadId, 'load_id');
     const timeline: TimelineEntry[] = rows.map((r) => ({
@@ -196,6 +198,10 @@ const status = (s: ActivityStatus, reason: string | null, extra: Partial<Status>
   paused_until: null,
   ...extra,
 });
+
+/** Whether the load is in a status the agent works. */
+const isOpenStatus = (status: string | null) =>
+  status !== null && OPEN_LOAD_STATUSES.some((open) => open === status);
 
 /** Where the agent stands on the load, most decisive fact first. */
 function statusOf(s: LoadStanding, now: Date): Status {

@@ -2,7 +2,6 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
-import { toE164 } from '../../domain/phone.js';
 import { callerVerifications } from './calls-tables.js';
 
 /** How long a one-time code is good for, and how many tries it allows. */
@@ -11,30 +10,6 @@ export const CODE_MAX_ATTEMPTS = 3;
 
 /** Sends a one-time code to a carrier's census e-mail or phone (the composition picks the channel). */
 export type CodeSender = (to: { email: string | null; phone: string | null }, text: string) => Promise<void>;
-
-/**
- * Whether `from` is a number the carrier is known by: its census phone, or (for a carrier on file
- * before this call: a caller's own number proves nothing) its phone, dispatcher phone or a contact's.
- */
-export async function callerNumberMatches(
-  db: DbOrTx,
-  organizationId: string,
-  carrierId: string,
-  from: string | null,
-  includeOnFile: boolean,
-): Promise<boolean> {
-  const number = from ? toE164(from) : null;
-  if (!number) return false;
-  const rows = await db.execute(sql`
-    SELECT 1 FROM carriers c
-    WHERE c.organization_id = ${organizationId} AND c.id = ${carrierId}
-      AND (c.census_phone = ${number}
-        OR (${includeOnFile} AND (c.phone = ${number} OR c.dispatcher_phone = ${number}
-          OR EXISTS (SELECT 1 FROM carrier_contacts cc
-                     WHERE cc.organization_id = c.organization_id AND cc.carrier_id = c.id AND cc.phone = ${number}))))
-    LIMIT 1`);
-  return rows.rows.length > 0;
-}
 
 const hash = (callId: string, code: string) => createHash('sha256').update(`${callId}:${code}`).digest('hex');
 

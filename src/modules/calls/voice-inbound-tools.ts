@@ -1,14 +1,19 @@
-import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { type OrgScope, systemScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
-import { carrierNameOf, digitsOnly, findCarrierIdByNumber } from '../carriers/index.js';
+import {
+  callerNumberMatches,
+  carrierCensusContact,
+  carrierNameOf,
+  digitsOnly,
+  findCarrierIdByNumber,
+} from '../carriers/index.js';
 import { carrierFacingLoads, findLoadsByNumber, openLoadsOnLane } from '../loads/index.js';
 import { loadNotBooked } from '../offers/index.js';
 import { recordInboundCallOutreach } from '../outreaches/index.js';
 import { sayableLoad } from './call-script.js';
-import { type CodeSender, callerNumberMatches, checkCode, issueCode } from './caller-identity.js';
+import { type CodeSender, checkCode, issueCode } from './caller-identity.js';
 import { type CallRow, linkCall } from './calls-repository.js';
 import { type ToolArguments, toolError } from './voice-tool-declarations.js';
 import { NOT_AVAILABLE, type Outcome } from './voice-tool-wording.js';
@@ -188,7 +193,7 @@ export class InboundVoiceTools {
     if (!call.claimed_carrier_id || call.carrier_id)
       throw toolError('Call identify_carrier first; a caller already verified needs no code');
     if (!this.sendCode) throw toolError('Codes cannot be sent here: transfer the caller to a rep');
-    const to = await censusContactOf(this.db, call.organization_id, call.claimed_carrier_id);
+    const to = await carrierCensusContact(this.db, call.organization_id, call.claimed_carrier_id);
     if (!to || (!to.email && !to.phone))
       return {
         result: 'The carrier has no e-mail or phone on file with FMCSA: transfer the caller to a rep.',
@@ -230,11 +235,4 @@ export class InboundVoiceTools {
       });
     });
   }
-}
-
-async function censusContactOf(db: Db, organizationId: string, carrierId: string) {
-  const rows = await db.execute<{ email: string | null; phone: string | null; name: string }>(sql`
-    SELECT census_email AS email, census_phone AS phone, name FROM carriers
-    WHERE organization_id = ${organizationId} AND id = ${carrierId}`);
-  return rows.rows[0] ?? null;
 }

@@ -1,7 +1,9 @@
-// The carrier reads other modules use: one carrier, several, a load's hauler, and their contacts.
+// The carrier reads other modules use: one carrier, several, a load's hauler, their contacts, and
+// whether a number is one the carrier is known by.
 
 import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
+import { toE164 } from '../../domain/phone.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { defined } from '../../lib/defined.js';
 import { carrierContacts, carriers } from './carriers-tables.js';
@@ -168,4 +170,36 @@ export async function carrierNamesOf(db: DbOrTx, scope: OrgScope, ids: string[])
     .where(and(eq(carriers.organization_id, scope.organizationId), inArray(carriers.id, ids)));
   for (const r of rows) out.set(r.id, { name: r.name, mc_number: r.mc_number });
   return out;
+}
+
+/**
+ * Whether `from` is a number the carrier is known by: its census phone, or (for a carrier on file
+ * before this call: a caller's own number proves nothing) its phone, dispatcher phone or a contact's.
+ */
+export async function callerNumberMatches(
+  db: DbOrTx,
+  organizationId: string,
+  carrierId: string,
+  from: string | null,
+  includeOnFile: boolean,
+): Promise<boolean> {
+  const number = from ? toE164(from) : null;
+  if (!number) return false;
+  const rows = await db.execute(sql`
+    SELECT 1 FROM carriers c
+    WHERE c.organization_id = ${organizationId} AND c.id = ${carrierId}
+      AND (c.census_phone = ${number}
+        OR (${includeOnFile} AND (c.phone = ${number} OR c.dispatcher_phone = ${number}
+          OR EXISTS (SELECT 1 FROM carrier_contacts cc
+                     WHERE cc.organization_id = c.organization_id AND cc.carrier_id = c.id AND cc.phone = ${number}))))
+    LIMIT 1`);
+  return rows.rows.length > 0;
+}
+
+/** The e-mail and phone the carrier has on file with FMCSA, and its name. */
+export async function carrierCensusContact(db: DbOrTx, organizationId: string, carrierId: string) {
+  const rows = await db.execute<{ email: string | null; phone: string | null; name: string }>(sql`
+    SELECT census_email AS email, census_phone AS phone, name FROM carriers
+    WHERE organization_id = ${organizationId} AND id = ${carrierId}`);
+  return rows.rows[0] ?? null;
 }

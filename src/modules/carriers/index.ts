@@ -3,6 +3,8 @@ export type { CarrierCreator } from './carrier-creator.js';
 export {
   type CarrierRow,
   calleeById,
+  callerNumberMatches,
+  carrierCensusContact,
   carrierNameOf,
   carrierNamesOf,
   carriersAtNumber,
@@ -16,7 +18,7 @@ export {
 export { toCarrier } from './carrier-shape.js';
 export { carrierEvents } from './carriers-events.js';
 export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
-export { makeCheckDue } from './compliance-due.js';
+export { claimCarriersInFlight, claimDueChecks, makeCheckDue } from './compliance-due.js';
 export { isFreeMail } from './fraud-signals.js';
 export type { QueuedContacts, StopContactRequests } from './stop-contact.js';
 export {

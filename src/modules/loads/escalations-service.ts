@@ -3,6 +3,7 @@ import type { Db, DbOrTx } from '../../db/client.js';
 import { notFound, stateConflict } from '../../domain/errors.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { insertAudit } from '../audit/index.js';
+import { loadHasAcceptedOffer, offerAwaitsReview, offerIsAccepted } from '../read-side/index.js';
 import { responderOf } from './escalations.js';
 import type { Escalation } from './escalations-schemas.js';
 import { LOAD_ID_IN_PATH, requireLoad } from './load-queries.js';
@@ -110,11 +111,9 @@ export class EscalationsService {
       WHERE e.status = 'ACTIVE' AND l.id = e.load_id AND (
         l.load_status = 'Cancelled'
         OR (e.escalation_type = 'offer_review' AND (
-              NOT EXISTS (SELECT 1 FROM offers o WHERE o.id = e.offer_id
-                            AND o.status = 'pending' AND o.counter_amount IS NULL)
-              OR EXISTS (SELECT 1 FROM offers b WHERE b.load_id = e.load_id AND b.status = 'accepted')))
+              NOT ${offerAwaitsReview(sql`e.offer_id`)} OR ${loadHasAcceptedOffer(sql`e.load_id`)}))
         OR (e.escalation_type = 'carrier_high_risk' AND e.offer_id IS NOT NULL
-            AND NOT EXISTS (SELECT 1 FROM offers o WHERE o.id = e.offer_id AND o.status = 'accepted')))`);
+            AND NOT ${offerIsAccepted(sql`e.offer_id`)}))`);
     const timedOut = await this.db.execute(sql`
       UPDATE escalations SET status = 'TIMED_OUT', resolved_at = envoy_now(), updated_at = envoy_now()
       WHERE status = 'ACTIVE' AND created_at <= envoy_now() - make_interval(mins => ${this.timeoutMinutes})`);

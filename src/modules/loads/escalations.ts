@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import type { OrgScope } from '../../domain/scope.js';
+import { bookingsToEscalate } from '../read-side/index.js';
 
 /** An offer whose review item waited too long for a rep (the agent's review sweep). */
 export interface OfferReviewEscalation {
@@ -54,15 +55,8 @@ export async function escalateLoadsBookedTo(
   carrierId: string,
   reason: string,
 ): Promise<string[]> {
-  const rows = await tx.execute<{ load_id: string; offer_id: string; load_number: string | null }>(sql`
-    SELECT DISTINCT ON (o.load_id) o.load_id, o.id AS offer_id, l.load_number
-    FROM offers o JOIN loads l ON l.id = o.load_id
-    WHERE o.organization_id = ${organizationId} AND o.carrier_id = ${carrierId} AND o.status = 'accepted'
-      AND NOT EXISTS (SELECT 1 FROM escalations e
-                      WHERE e.organization_id = o.organization_id AND e.load_id = o.load_id
-                        AND e.status = 'ACTIVE' AND e.reason = ${reason})
-    ORDER BY o.load_id, o.id`);
-  for (const r of rows.rows) {
+  const rows = await bookingsToEscalate(tx, organizationId, carrierId, reason);
+  for (const r of rows) {
     const message =
       `Load ${r.load_number ?? r.load_id} is booked with carrier ${carrierId}, which turned high risk: ` +
       'keep the booking or book another carrier.';
@@ -71,7 +65,7 @@ export async function escalateLoadsBookedTo(
       VALUES (${newId('escalation')}, ${organizationId}, ${r.load_id}, 'CARRIER_VETTING', 'carrier_high_risk',
               ${message}, ${r.offer_id}, ${reason})`);
   }
-  return rows.rows.map((r) => r.load_id);
+  return rows.map((r) => r.load_id);
 }
 
 /**

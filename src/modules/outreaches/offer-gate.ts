@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { passesVetting, readVettingPolicy } from '../carriers/index.js';
-import { type ContactRefusal, type RefusalReason, refusalMessage, refusalSql } from './contact-guard.js';
+import { loadGateRows } from '../read-side/index.js';
+import { type ContactRefusal, type RefusalReason, refusalMessage } from './contact-guard.js';
 
 /**
  * What the gate says of a carrier's words about one load, before any of them becomes an offer:
@@ -15,15 +15,6 @@ export type GateVerdict =
   | { kind: 'held'; reason: 'vetting_pending' };
 
 export type GateReason = RefusalReason | 'vetting_pending';
-
-type Row = {
-  load_id: string;
-  name: string;
-  refusal: string | null;
-  insurance_expiration: string | null;
-  compliance_status: string;
-  risk_level: string | null;
-};
 
 /**
  * THE gate of every channel (an e-mail or WhatsApp reply, a voice tool, an offer released after
@@ -40,15 +31,8 @@ export async function offerGate(
 ): Promise<Map<string, GateVerdict>> {
   const out = new Map<string, GateVerdict>();
   if (loadIds.length === 0) return out;
-  const rows = await db.execute<Row>(sql`
-    SELECT ld.id AS load_id, c.name, c.compliance_status, c.risk_level,
-           ${refusalSql(scope.organizationId, { carrier: sql.identifier('c'), load: sql.identifier('ld') })} AS refusal,
-           c.insurance_expiration::text AS insurance_expiration
-    FROM carriers c
-    JOIN loads ld ON ld.organization_id = ${scope.organizationId} AND ld.id = ANY(${sql.param([...loadIds])}::text[])
-    WHERE c.organization_id = ${scope.organizationId} AND c.id = ${carrierId}`);
   let strict: boolean | null = null;
-  for (const r of rows.rows) {
+  for (const r of await loadGateRows(db, scope.organizationId, carrierId, loadIds)) {
     if (r.refusal) {
       // refusalSql writes `<reason>` or `<reason>:<lane preference id>`, from RefusalReason's values.
       const [reason, lanePreferenceId] = r.refusal.split(':') as [RefusalReason, string | undefined];

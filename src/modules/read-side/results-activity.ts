@@ -1,10 +1,9 @@
 // What one load's agent activity reads: the load's standing with the agent, and the records of
-// the agent's work on it (planning entries, contacts, offers), each with its carrier's name.
+// the agent's work on it (planning entries, contacts, offers), each with its carrier's name. Both
+// join the load, its offers and outreaches, the agent's state and its results.
 
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
-import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
-import type { TIMELINE_KINDS } from './results-schemas.js';
 
 export type LoadStanding = {
   assigned: boolean;
@@ -54,14 +53,11 @@ export async function loadStanding(
   };
 }
 
-/** Whether the load is in a status the agent works. */
-export const isOpenStatus = (status: string | null) =>
-  status !== null && OPEN_LOAD_STATUSES.some((open) => open === status);
-
-export type TimelineRow = {
+/** A timeline entry; `Kind` is the reader's name for the kinds the SQL below writes. */
+export type TimelineRow<Kind extends string = string> = {
   at: string;
   /** agent_activity's kind (its column's enum), or the literal of the union's other branches. */
-  kind: (typeof TIMELINE_KINDS)[number];
+  kind: Kind;
   wave: number | null;
   carrier_id: string | null;
   carrier_name: string | null;
@@ -74,13 +70,13 @@ export type TimelineRow = {
 };
 
 /** Every record of the agent's work on the load, oldest first (at most `limit`). */
-export async function timelineRows(
+export async function timelineRows<Kind extends string>(
   db: DbOrTx,
   organizationId: string,
   loadId: string,
   limit: number,
-): Promise<TimelineRow[]> {
-  const result = await db.execute<TimelineRow>(sql`
+): Promise<TimelineRow<Kind>[]> {
+  const result = await db.execute<TimelineRow<Kind>>(sql`
     SELECT * FROM (
       SELECT a.created_at AS at, a.kind, a.wave, a.carrier_id, c.name AS carrier_name, a.channel, a.tier,
         a.reason, a.outreach_id, NULL::text AS offer_id, NULL::numeric AS amount, a.id AS seq
