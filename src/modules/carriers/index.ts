@@ -18,6 +18,8 @@ export { carrierEvents } from './carriers-events.js';
 export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
 export { makeCheckDue } from './compliance-due.js';
 export { isFreeMail } from './fraud-signals.js';
+export { lanePreferenceStamps } from './lane-preference-stamps.js';
+export { carrierAtPhoneDigits } from './market-carriers.js';
 export type { QueuedContacts, StopContactRequests } from './stop-contact.js';
 export {
   heldByStrictMode,
