@@ -96,6 +96,14 @@ module.exports = {
       },
     },
     {
+      name: 'read-side-imports-no-module',
+      comment:
+        "modules/read-side/ holds reads joining several modules' tables (docs/decisions/0006-table-owners.md); any module may use it, so it uses none.",
+      severity: 'error',
+      from: { path: '^src/modules/read-side/' },
+      to: { path: '^src/modules/', pathNot: '^src/modules/read-side/' },
+    },
+    {
       name: 'entry-hides-tables-and-repository',
       comment:
         'An index.ts that re-exported its tables or repository would hand other modules the very internals the entry rule hides.',

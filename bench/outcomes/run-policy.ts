@@ -10,7 +10,7 @@ import type { Database } from '../../src/db/client.js';
 import type { MarketEvent } from '../../src/integrations/simulation/market.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import { defined } from '../../src/lib/defined.js';
-import { workableSql } from '../../src/modules/agent/agent-repository.js';
+import { workableSql } from '../../src/modules/read-side/index.js';
 import { buildServices, type Services } from '../../src/services.js';
 import { benchConfig, smoke } from '../lib/harness.js';
 import type { Market, SimCarrier, SimLoad } from './market.js';

@@ -1,60 +1,27 @@
-import { and, asc, desc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.js';
 import { productNow } from '../../db/columns.js';
-import { OPEN_LOAD_STATUSES } from '../../domain/freight.js';
 import { newId } from '../../domain/ids.js';
 import type { LoadSummary } from '../../domain/negotiation.js';
 import type { OrgScope } from '../../domain/scope.js';
 import { findLoadFields } from '../loads/index.js';
+import { type ChannelModality, type OutreachRow, outreachOfMessageIds } from '../outreaches/index.js';
 import {
-  type ChannelModality,
-  type OutreachRow,
-  outreachOfMessageIds,
-  refusalSql,
-} from '../outreaches/index.js';
+  type DueOutreach,
+  dueOutreachRows,
+  dueWorkableLoadsSql,
+  pendingJoinsOf as pendingJoinRows,
+  workableLoadsToEnrolSql,
+} from '../read-side/index.js';
 import { agentActivity, agentLoadStates, agentMessages, type PlanningOutcome } from './agent-tables.js';
-import type { LoadLane } from './carrier-selection.js';
-
-const OPEN_STATUSES = sql.raw(OPEN_LOAD_STATUSES.map((s) => `'${s}'`).join(', '));
-
-/**
- * A load the agent may work, as SQL over the `loads` row the caller names (`load`: an alias such
- * as sql.identifier('l'), or the table): handed to the agent, in an open status, no accepted
- * offer, and the organization has not switched the agent off.
- */
-export function workableSql(load: SQLWrapper): SQL {
-  return sql`(${load}.assigned_to_ai_agent
-  AND ${load}.load_status IN (${OPEN_STATUSES})
-  AND NOT EXISTS (SELECT 1 FROM offers booked WHERE booked.load_id = ${load}.id AND booked.status = 'accepted')
-  AND NOT EXISTS (SELECT 1 FROM agent_settings agent_off
-                  WHERE agent_off.organization_id = ${load}.organization_id AND NOT agent_off.enabled))`;
-}
-
-const l = sql.identifier('l');
-const c = sql.identifier('c');
 
 // ------------------------------------------------------------------------------------ planning
-
-/** Queued automated outreaches whose load the agent no longer works, locked for withdrawal. */
-export async function unworkableQueued(tx: DbOrTx): Promise<string[]> {
-  const stale = await tx.execute<{ id: string }>(sql`
-    SELECT o.id FROM outreaches o JOIN loads l ON l.id = o.load_id
-    WHERE o.is_automated AND o.status = 'pending' AND NOT ${workableSql(l)}
-    FOR UPDATE OF o SKIP LOCKED`);
-  return stale.rows.map((r) => r.id);
-}
-
-/** Only this organization's rows (`column` names its organization_id), or every organization's. */
-const ofOrganization = (column: SQL, organizationId?: string) =>
-  organizationId ? sql`AND ${column} = ${organizationId}` : sql``;
 
 /** Gives every workable load without one a planning state, due at `now`. */
 export async function enrolWorkableLoads(db: DbOrTx, now: Date, organizationId?: string) {
   await db.execute(sql`
     INSERT INTO agent_load_states (load_id, organization_id, next_wave_at)
-    SELECT l.id, l.organization_id, ${now} FROM loads l
-    WHERE ${workableSql(l)} AND NOT EXISTS (SELECT 1 FROM agent_load_states s WHERE s.load_id = l.id)
-      ${ofOrganization(sql`l.organization_id`, organizationId)}
+    ${workableLoadsToEnrolSql(now, organizationId)}
     ON CONFLICT DO NOTHING`);
 }
 
@@ -62,37 +29,9 @@ export async function enrolWorkableLoads(db: DbOrTx, now: Date, organizationId?:
 export async function leaseDueLoads(db: DbOrTx, now: Date, limit: number, organizationId?: string) {
   const leased = await db.execute<{ load_id: string; organization_id: string }>(sql`
     UPDATE agent_load_states SET lease_until = now() + interval '2 minutes'
-    WHERE load_id IN (
-      SELECT s.load_id FROM agent_load_states s JOIN loads l ON l.id = s.load_id
-      WHERE s.next_wave_at <= ${now} AND (s.lease_until IS NULL OR s.lease_until < now()) AND ${workableSql(l)}
-        ${ofOrganization(sql`s.organization_id`, organizationId)}
-      ORDER BY s.next_wave_at LIMIT ${limit}
-      FOR UPDATE OF s SKIP LOCKED)
+    WHERE load_id IN (${dueWorkableLoadsSql(now, limit, organizationId)})
     RETURNING load_id, organization_id`);
   return leased.rows;
-}
-
-/** The lanes of these loads. */
-export async function lanesOf(db: DbOrTx, loadIds: string[]) {
-  if (loadIds.length === 0) return [];
-  const lanes = await db.execute<LoadLane & { organization_id: string }>(sql`
-    SELECT id, organization_id, origin_city, origin_state, destination_city, destination_state, equipment_type
-    FROM loads WHERE id = ANY(${sql.param(loadIds)}::text[])`);
-  return lanes.rows;
-}
-
-/**
- * Each organization's lane preferences as a stamp (how many, the latest change): a carrier joining
- * or leaving a lane, or its lane tier changing, changes the stamp, so cached lane rankings are
- * renewed at once rather than when they expire.
- */
-export async function lanePreferenceStamps(db: DbOrTx, organizationIds: string[]) {
-  if (organizationIds.length === 0) return new Map<string, string>();
-  const rows = await db.execute<{ organization_id: string; stamp: string }>(sql`
-    SELECT organization_id, count(*) || '|' || coalesce(max(updated_at)::text, '') AS stamp
-    FROM lane_preferences WHERE organization_id = ANY(${sql.param(organizationIds)}::text[])
-    GROUP BY organization_id`);
-  return new Map(rows.rows.map((r) => [r.organization_id, r.stamp]));
 }
 
 /**
@@ -169,7 +108,7 @@ export async function agentLoadOf(
 
 // ---------------------------------------------------------------------------------- dispatching
 
-export type DueOutreach = { id: string; refusal: string | null; workable: boolean; late_join: boolean };
+export type { DueOutreach };
 
 /**
  * Queued automated outreaches whose time has come, locked (SKIP LOCKED: another instance takes
@@ -182,21 +121,8 @@ export async function dueOutreaches(
   limit: number,
   organizationId?: string,
 ): Promise<DueOutreach[]> {
-  const due = await tx.execute<DueOutreach & { bundle: string }>(sql`
-    SELECT o.id, coalesce(o.bundle_id, o.id) AS bundle, ${refusalSql(sql`o.organization_id`, { carrier: c, load: l })} AS refusal,
-           ${workableSql(l)} AS workable,
-           EXISTS (SELECT 1 FROM outreaches p
-                   WHERE p.id = o.bundle_id AND p.status <> 'pending' AND p.cancelled_at IS NULL) AS late_join
-    FROM outreaches o
-    JOIN carriers c ON c.id = o.carrier_id
-    JOIN loads l ON l.id = o.load_id
-    WHERE o.is_automated AND o.status = 'pending' AND o.send_after <= envoy_now()
-      ${ofOrganization(sql`o.organization_id`, organizationId)}
-    -- A bundle's outreaches share send_after: kept together in one batch.
-    ORDER BY o.send_after, coalesce(o.bundle_id, o.id) LIMIT ${limit}
-    FOR UPDATE OF o SKIP LOCKED`);
+  const rows = await dueOutreachRows(tx, limit, organizationId);
   // A bundle cut by the limit waits whole for the next batch: its loads go out in one message.
-  const rows = due.rows;
   const last = rows.at(-1)?.bundle;
   const whole = rows.length < limit || rows.every((r) => r.bundle === last);
   return (whole ? rows : rows.filter((r) => r.bundle !== last)).map(({ bundle: _b, ...r }) => r);
@@ -207,18 +133,8 @@ export async function dueOutreaches(
  * go with it: the guard lets the carrier be offered the load and the load is still worked. Locked
  * (SKIP LOCKED: one another instance holds is left to it).
  */
-export async function pendingJoinsOf(tx: DbOrTx, bundleIds: readonly string[]): Promise<string[]> {
-  if (bundleIds.length === 0) return [];
-  const rows = await tx.execute<{ id: string }>(sql`
-    SELECT o.id FROM outreaches o
-    JOIN carriers c ON c.id = o.carrier_id
-    JOIN loads l ON l.id = o.load_id
-    WHERE o.bundle_id = ANY(${sql.param([...bundleIds])}::text[]) AND o.status = 'pending'
-      AND o.cancelled_at IS NULL AND ${workableSql(l)}
-      AND ${refusalSql(sql`o.organization_id`, { carrier: c, load: l })} IS NULL
-    FOR UPDATE OF o SKIP LOCKED`);
-  return rows.rows.map((r) => r.id);
-}
+export const pendingJoinsOf = (tx: DbOrTx, bundleIds: readonly string[]): Promise<string[]> =>
+  pendingJoinRows(tx, bundleIds);
 
 /** One message of a conversation, either way. */
 export async function insertMessage(

@@ -1,23 +1,13 @@
-import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { amountOf, intentOf, replyText } from '../../domain/negotiation.js';
 import { systemScope } from '../../domain/scope.js';
 import { findCarrier } from '../carriers/index.js';
-import type { OfferReceiver } from '../offers/index.js';
+import { endVettingHold, lockHeldForVetting, type OfferReceiver } from '../offers/index.js';
 import { latestOutreachOnChannel, offerGate } from '../outreaches/index.js';
+import { heldOffersOfPassedCarriers } from '../read-side/index.js';
 import type { AgentOutbox } from './agent-outbox.js';
 import { agentLoadOf, insertMessage } from './agent-repository.js';
-
-type Held = {
-  id: string;
-  organization_id: string;
-  load_id: string;
-  carrier_id: string;
-  offer_amount: number;
-  channel: 'voice' | 'email' | 'messaging';
-  email_conversation_id: string | null;
-};
 
 /**
  * Quotes held for vetting whose carrier has passed since (compliance PASSED, risk low): each goes
@@ -32,26 +22,17 @@ export async function releaseHeldOffers(
   log: FastifyBaseLogger,
   limit = 50,
 ): Promise<number> {
-  const due = await db.execute<Held>(sql`
-    SELECT o.id, o.organization_id, o.load_id, o.carrier_id, o.offer_amount::float8 AS offer_amount,
-           o.channel, o.email_conversation_id
-    FROM offers o JOIN carriers c ON c.organization_id = o.organization_id AND c.id = o.carrier_id
-    WHERE o.held_for = 'vetting' AND o.status = 'pending'
-      AND c.compliance_status = 'PASSED' AND coalesce(c.risk_level, 'low') = 'low'
-    ORDER BY o.created_at LIMIT ${limit}`);
+  const due = await heldOffersOfPassedCarriers(db, limit);
   let released = 0;
-  for (const held of due.rows) {
+  for (const held of due) {
     const scope = systemScope(held.organization_id);
     const sent = await db.transaction(async (tx) => {
       // Still held (a rep or another instance may have decided it meanwhile)?
-      const still = await tx.execute(
-        sql`SELECT 1 FROM offers WHERE id = ${held.id} AND held_for = 'vetting' AND status = 'pending' FOR UPDATE`,
-      );
-      if (still.rows.length === 0) return null;
+      if (!(await lockHeldForVetting(tx, held.id))) return null;
       const verdict = (await offerGate(tx, scope, held.carrier_id, [held.load_id])).get(held.load_id);
       if (verdict?.kind !== 'open') {
         // Refused meanwhile (or held again): the quote stays with a rep, no longer waiting on vetting.
-        await tx.execute(sql`UPDATE offers SET held_for = NULL WHERE id = ${held.id}`);
+        await endVettingHold(tx, held.id);
         return null;
       }
       const policy = await offers.policyOf(held.organization_id);

@@ -8,16 +8,14 @@ import { newId } from '../../domain/ids.js';
 import { defined } from '../../lib/defined.js';
 import { DEFAULT_TIME_ZONE, timeZoneOfState } from '../../lib/time-zones.js';
 import type { NewOutreach } from '../outreaches/index.js';
+import {
+  type ContactState as ContactStateOf,
+  contactStatesOf,
+  planningFactsRow,
+} from '../read-side/index.js';
 import type { AgentLoad } from './agent-repository.js';
 import type { AgentSettings } from './agent-settings.js';
-import {
-  type Candidate,
-  type ContactWindow,
-  contactCountsSql,
-  offeredWithinSql,
-  openBundleSql,
-  URGENT_PICKUP_HOURS,
-} from './carrier-selection.js';
+import { type Candidate, type ContactWindow, MOST_LOADS, URGENT_PICKUP_HOURS } from './carrier-selection.js';
 import type { ContactRules, OpenBundle } from './contact-plan.js';
 import type { PickedCandidate } from './wave-pick.js';
 
@@ -83,26 +81,14 @@ export type PlanningFacts = {
 
 /** What the planner reads of the load before it picks. */
 export async function loadPlanningFacts(tx: DbOrTx, loadId: string): Promise<PlanningFacts> {
-  const result = await tx.execute<{ queued_from: string | null; unreachable: string[] | null }>(sql`
-    SELECT (SELECT min(send_after) FROM outreaches
-            WHERE load_id = ${loadId} AND is_automated AND status = 'pending' AND cancelled_at IS NULL) AS queued_from,
-           (SELECT array_agg(DISTINCT carrier_id) FROM agent_activity
-            WHERE load_id = ${loadId} AND kind = 'carrier_skipped' AND carrier_id IS NOT NULL
-              AND reason LIKE 'unreachable%') AS unreachable`);
-  const row = defined(result.rows[0], 'result.rows[0]');
+  const row = defined(await planningFactsRow(tx, loadId), 'planning facts');
   return {
     queuedFrom: row.queued_from ? new Date(row.queued_from) : null,
     unreachable: new Set(row.unreachable ?? []),
   };
 }
 
-export type ContactState = {
-  n: number;
-  last_at: string | null;
-  open_bundle: OpenBundle | null;
-  /** Contacted (outbound) about this load within the re-contact window: offered it with another. */
-  offered: boolean;
-};
+export type ContactState = ContactStateOf<OpenBundle>;
 
 /**
  * Takes the carriers' planning locks until the transaction ends, in one order (two transactions
@@ -129,13 +115,8 @@ export async function lockedContactStates(
   window: ContactWindow,
 ) {
   const sorted = await lockCarriers(tx, ids);
-  const rows = await tx.execute<ContactState & { carrier_id: string }>(sql`
-    SELECT c.id AS carrier_id, n.n, n.last_at, (${openBundleSql(organizationId, sql`c.id`, sql`ld.id`)}) AS open_bundle,
-           ${offeredWithinSql(sql`c.id`, sql`ld.id`, window)} AS offered
-    FROM unnest(${sql.param(sorted)}::text[]) AS c(id)
-    CROSS JOIN (SELECT id FROM loads WHERE id = ${loadId}) ld
-    CROSS JOIN LATERAL (${contactCountsSql(organizationId, sql`c.id`)}) n`);
-  return new Map(rows.rows.map((r) => [r.carrier_id, r]));
+  const rows = await contactStatesOf<OpenBundle>(tx, organizationId, loadId, sorted, window, MOST_LOADS);
+  return new Map(rows.map((r) => [r.carrier_id, r]));
 }
 
 /** The outreach a picked carrier gets: a contact of its own, or a place in its queued message. */

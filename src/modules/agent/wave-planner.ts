@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { defined } from '../../lib/defined.js';
+import { lanePreferenceStamps } from '../carriers/index.js';
+import { lanesOf } from '../loads/index.js';
 import { acceptablePendingOffer } from '../offers/index.js';
 import {
   cancelAutomatedOutreaches,
@@ -9,17 +11,15 @@ import {
   insertOutreaches,
   outreachEventData,
 } from '../outreaches/index.js';
+import { unworkableQueued } from '../read-side/index.js';
 import {
   type ActivityEntry,
   type AgentLoad,
   agentLoadOf,
   enrolWorkableLoads,
-  lanePreferenceStamps,
-  lanesOf,
   leaseDueLoads,
   recordActivity,
   recordDecision,
-  unworkableQueued,
 } from './agent-repository.js';
 import { type AgentSettings, contactWindowOf, readAgentSettings } from './agent-settings.js';
 import {

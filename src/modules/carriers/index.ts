@@ -20,6 +20,7 @@ export { carrierEvents } from './carriers-events.js';
 export { carrierInput, carrierSchema, digitsOnly, lanePreferenceSchema } from './carriers-schemas.js';
 export { claimCarriersInFlight, claimDueChecks, makeCheckDue } from './compliance-due.js';
 export { isFreeMail } from './fraud-signals.js';
+export { lanePreferenceStamps } from './lane-preference-stamps.js';
 export type { QueuedContacts, StopContactRequests } from './stop-contact.js';
 export {
   heldByStrictMode,

@@ -11,6 +11,7 @@ export {
   type OfferReviewEscalation,
   offerDecided,
 } from './escalations.js';
+export { lanesOf, loadLane } from './load-lanes.js';
 export {
   findLoadFields,
   findStopOfLoad,

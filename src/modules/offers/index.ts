@@ -29,3 +29,4 @@ export {
   offerSchema,
 } from './offers-schemas.js';
 export { offersById } from './offers-service.js';
+export { endVettingHold, lockHeldForVetting } from './vetting-holds.js';

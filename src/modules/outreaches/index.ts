@@ -1,5 +1,4 @@
 /** What other modules use of the outreaches. */
-export { refusalSql } from '../read-side/index.js';
 export { contactRefusal, type RefusalReason } from './contact-guard.js';
 export { claimReceipt, purgeReceipts, receiptOutcome, settleReceipt } from './inbound-receipts.js';
 export { type GateReason, type GateVerdict, gateReason, offerGate } from './offer-gate.js';
