@@ -78,7 +78,8 @@ export function writeResults(file: ResultsFile) {
  * smoke size the figures mean nothing and nothing is written.
  */
 export async function recordResults(benchmark: string, figures: Figure[]): Promise<void> {
-  if (smoke || figures.length === 0) return;
+  // Read again here too: a run at smoke size must never overwrite the figures.
+  if (smoke || process.env.BENCH_SMOKE === '1' || figures.length === 0) return;
   const measured = new Date().toISOString().slice(0, 10);
   const command = commandOf(benchmark);
   // A figure that could not be read (CPU where /proc is missing) is left as it was.
