@@ -1,4 +1,5 @@
 import { sized, smoke } from './lib/harness.js';
+import { type Figure, recordResults } from './lib/results.js';
 import { simServer } from './outcomes/databases.js';
 import { type Figures, figuresOf } from './outcomes/figures.js';
 import { buildMarket, type Market } from './outcomes/market.js';
@@ -150,6 +151,10 @@ export async function run() {
     await server.close();
   }
   printTable(market, results);
+  await recordResults(
+    'agent-outcomes',
+    results.flatMap((r) => headline(`${r.policy.name} (${market.loads.length} loads)`, r.figures)),
+  );
   for (const r of results) {
     console.log(
       `\n${r.policy.name}: last planning outcome of uncovered loads ${JSON.stringify(r.figures.diagnostics.uncoveredOutcomes)}`,
@@ -189,6 +194,37 @@ export async function run() {
   }
   if (forbidden.length) throw new Error(`forbidden contacts: ${forbidden.join('; ')}`);
   if (smoke && failures.length) throw new Error('the service refused some of the carriers’ answers');
+}
+
+/** A policy's headline figures; a figure the run could not compute (no booking) is left out. */
+function headline(policy: string, f: Figures): Figure[] {
+  const n = (v: number | null) => v ?? Number.NaN;
+  return [
+    { name: `${policy}: booked before pickup`, value: 100 * f.coverage, unit: '%' },
+    { name: `${policy}: time to cover p50 (simulated)`, value: n(f.ttcP50Min), unit: 'min' },
+    { name: `${policy}: time to cover p90 (simulated)`, value: n(f.ttcP90Min), unit: 'min' },
+    { name: `${policy}: booked rate / ceiling, median`, value: 100 * n(f.rateToCeilingP50), unit: '%' },
+    { name: `${policy}: booked rate / ceiling, p90`, value: 100 * n(f.rateToCeilingP90), unit: '%' },
+    { name: `${policy}: contacts per booking`, value: n(f.contactsPerBooking), unit: '' },
+    { name: `${policy}: loads offered per contact`, value: n(f.loadsPerContact), unit: '' },
+    {
+      name: `${policy}: most conversations one carrier got in 10 minutes`,
+      value: f.maxConversations10Min,
+      unit: '',
+    },
+    {
+      name: `${policy}: uncovered loads with a reachable carrier never contacted`,
+      value: f.leftUncontacted,
+      unit: '',
+      target: '0',
+    },
+    {
+      name: `${policy}: forbidden contacts`,
+      value: Object.values(f.forbidden).reduce((a, b) => a + b, 0),
+      unit: '',
+      target: '0',
+    },
+  ];
 }
 
 const pctText = (n: number | null) => (n === null ? 'n/a' : `${(n * 100).toFixed(1)}%`);

@@ -12,6 +12,7 @@ import {
   type Scenario,
   sized,
 } from './lib/harness.js';
+import { type Figure, recordResults } from './lib/results.js';
 
 const LOADS = sized('BENCH_LOADS', 1_000_000, 2_000);
 /** One load in ten is handed to the agent. */
@@ -114,6 +115,7 @@ export async function run() {
       },
     ];
     // A dashboard asks one at a time; four at once shows what concurrent dashboards cost.
+    const figures: Figure[] = [];
     for (const connections of CONNECTIONS) {
       const measured = await measure(scenarios, { durationSeconds: 5, ...optionsFromEnv(), connections });
       printTable(
@@ -121,7 +123,14 @@ export async function run() {
         measured,
         defined(scenarios[0], 'scenarios[0]').name,
       );
+      figures.push(
+        ...measured.flatMap((m) => [
+          { name: `${m.name}, ${connections} connection(s): p50`, value: m.p50, unit: 'ms' },
+          { name: `${m.name}, ${connections} connection(s): p99`, value: m.p99, unit: 'ms' },
+        ]),
+      );
     }
+    await recordResults('agent-results', figures);
   } finally {
     await app.close();
     await db.close();

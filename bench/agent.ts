@@ -22,6 +22,7 @@ import { insertOrganization } from '../src/modules/auth/auth-repository.js';
 import { buildServices, type Services } from '../src/services.js';
 import { statementsDuring } from '../test/helpers/statements.js';
 import { benchConfig, benchDatabase, sized, smoke } from './lib/harness.js';
+import { type Figure, recordResults } from './lib/results.js';
 
 /**
  * The load-working agent at scale: one organization with ~40 lanes, 20,000 carriers with ~3 lane
@@ -281,7 +282,13 @@ function sample<T>(items: T[], n: number, seedValue: number): T[] {
   return a.slice(0, n);
 }
 
-async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: SelectionRules) {
+async function measureSelection(
+  db: Db,
+  pool: pg.Pool,
+  orgId: string,
+  rules: SelectionRules,
+  figures: Figure[],
+) {
   const { rows } = await pool.query<LoadLane>(
     `SELECT id, origin_city, origin_state, destination_city, destination_state, equipment_type
      FROM loads WHERE organization_id = $1 AND assigned_to_ai_agent ORDER BY id`,
@@ -352,6 +359,17 @@ async function measureSelection(db: Db, pool: pg.Pool, orgId: string, rules: Sel
     if (!coldP95) coldP95 = m('p95');
     console.log(
       `| ${label} | ${fmt(m('p50'))} | **${fmt(m('p95'))}** | ${fmt(m('p99'))} | ${fmt(m('max'))} |`,
+    );
+    const what = label.replace(/ \(.*\)$/, '');
+    figures.push(
+      { name: `one load's selection, ${what}: p50`, value: m('p50'), unit: 'ms' },
+      {
+        name: `one load's selection, ${what}: p95`,
+        value: m('p95'),
+        unit: 'ms',
+        // The target is the cold selection's, the first measured.
+        ...(figures.length === 0 ? { target: `≤ ${SELECTION_TARGET_MS}` } : {}),
+      },
     );
   }
   const p95 = coldP95;
@@ -461,7 +479,7 @@ async function planAll(agent: AgentService, pool: pg.Pool) {
   return { rounds, leased, maxRoundMs };
 }
 
-async function measurePlanning(database: Database, pool: pg.Pool, log: FastifyBaseLogger) {
+async function measurePlanning(database: Database, pool: pg.Pool, log: FastifyBaseLogger, figures: Figure[]) {
   // The agent as the service builds it, with fast, silent simulated channels and no workers.
   const agentWith = (batch: number) =>
     buildServices({
@@ -547,6 +565,12 @@ async function measurePlanning(database: Database, pool: pg.Pool, log: FastifyBa
     console.log(
       `\nbatch ${batch}: median ${fmt(s)} s (${Math.round(LOADS / s)} loads/s) vs target ${PLANNING_TARGET_S} s: ${s < PLANNING_TARGET_S ? 'MET' : 'MISSED'}`,
     );
+    figures.push({
+      name: `planning the first wave of ${LOADS.toLocaleString('en-US')} loads, ${batch} a round`,
+      value: s,
+      unit: 's',
+      target: `≤ ${PLANNING_TARGET_S}`,
+    });
   }
 }
 
@@ -586,8 +610,10 @@ export async function run() {
       contactWindow: contactWindowOf(settings),
       dailyCapPerCarrier: settings.daily_cap_per_carrier,
     };
-    await measureSelection(db.database.db, pool, org.id, rules);
-    await measurePlanning(db.database, pool, log);
+    const figures: Figure[] = [];
+    await measureSelection(db.database.db, pool, org.id, rules, figures);
+    await measurePlanning(db.database, pool, log, figures);
+    await recordResults('agent', figures);
     const after = await readAgentSettings(db.database.db, org.id);
     if (after.channel_order.join() !== 'email') throw new Error('settings changed under the bench');
   } finally {

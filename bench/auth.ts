@@ -5,6 +5,7 @@ import { defined } from '../src/lib/defined.js';
 import { findUserById, listMemberships, membershipsForAuth } from '../src/modules/auth/auth-repository.js';
 import { contactsOf, findCarrier } from '../src/modules/carriers/carriers-repository.js';
 import { benchDatabase, listen, listenApp, measure, optionsFromEnv, printTable } from './lib/harness.js';
+import { measuredFigures, recordResults } from './lib/results.js';
 
 /**
  * GET /api/v1/auth/me with a bearer token, and GET /api/v1/carriers/{id} with an API key, each
@@ -72,6 +73,7 @@ export async function run() {
     );
     printTable('auth: bearer', rows.slice(0, 2), 'bare Fastify, same 3 queries');
     printTable('auth: API key', rows.slice(2), 'bare Fastify, carrier + contacts');
+    await recordResults('auth', measuredFigures(rows));
   } finally {
     await app.close();
     await bare.close();

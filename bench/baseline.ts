@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { benchDatabase, listen, listenApp, measure, optionsFromEnv, printTable } from './lib/harness.js';
+import { measuredFigures, recordResults } from './lib/results.js';
 
 /** The app's /readyz (one SELECT 1 through the full stack) against a bare Fastify route doing the same. */
 export async function run() {
@@ -20,6 +21,7 @@ export async function run() {
       optionsFromEnv(),
     );
     printTable('baseline', rows, 'bare Fastify + SELECT 1');
+    await recordResults('baseline', measuredFigures(rows));
   } finally {
     await app.close();
     await bare.close();

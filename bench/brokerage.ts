@@ -4,6 +4,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { defined } from '../src/lib/defined.js';
 import { type BrokerageFigures, runBrokerage } from './lib/brokerage.js';
 import { sized } from './lib/harness.js';
+import { recordResults } from './lib/results.js';
 
 /**
  * A brokerage evaluating Envoy from outside (bench/lib/brokerage.ts): a fresh server in its default
@@ -32,6 +33,21 @@ export async function run() {
     const forbidden = Object.entries(f.forbidden).filter(([, n]) => n > 0);
     if (forbidden.length)
       throw new Error(`forbidden contacts: ${JSON.stringify(forbidden)}\n${f.examples.join('\n')}`);
+    const n = (v: number | null) => v ?? Number.NaN;
+    await recordResults('brokerage', [
+      { name: `loads booked before pickup, of ${f.loads}`, value: f.booked, unit: '' },
+      { name: 'booked of the coverable loads', value: 100 * f.coverageOfCoverable, unit: '%' },
+      { name: 'time to cover p50 (simulated)', value: n(f.ttcP50Min), unit: 'min' },
+      { name: 'booked rate / ceiling, median', value: 100 * n(f.rateToCeilingP50), unit: '%' },
+      { name: 'contacts per booking', value: n(f.contactsPerBooking), unit: '' },
+      { name: 'most contacts one carrier got', value: f.contactsPerCarrierMax, unit: '' },
+      {
+        name: 'forbidden contacts',
+        value: Object.values(f.forbidden).reduce((a, b) => a + b, 0),
+        unit: '',
+        target: '0',
+      },
+    ]);
   } finally {
     await close();
   }

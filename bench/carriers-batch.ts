@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { systemScope } from '../src/domain/scope.js';
 import { defined } from '../src/lib/defined.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
+import { recordResults } from './lib/results.js';
 
 const ITEMS = 1000;
 const REQUESTS = sized('BENCH_REQUESTS', 20, 2);
@@ -92,6 +93,12 @@ export async function run() {
         `| ${name} | ${percentile(values, 50).toFixed(0)} | ${percentile(values, 95).toFixed(0)} | ${Math.min(...values).toFixed(0)} | ${Math.max(...values).toFixed(0)} |`,
       );
     }
+    await recordResults('carriers-batch', [
+      { name: '1000 new carriers: p50', value: percentile(created, 50), unit: 'ms', target: '≤ 150' },
+      { name: '1000 new carriers: p95', value: percentile(created, 95), unit: 'ms' },
+      { name: 'the same 1000 as updates: p50', value: percentile(updated, 50), unit: 'ms', target: '≤ 150' },
+      { name: 'the same 1000 as updates: p95', value: percentile(updated, 95), unit: 'ms' },
+    ]);
   } finally {
     await app.close();
     await db.close();

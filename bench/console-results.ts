@@ -6,7 +6,8 @@ import { buildConsole } from '../scripts/build-console.mjs';
 import { systemScope } from '../src/domain/scope.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/console/console-harness.js';
 import { benchConfig, benchDatabase, listenApp, sized, smoke } from './lib/harness.js';
-import { loadPayload, postBatch } from './lib/load-payloads.js';
+import { loadPayload, percentile, postBatch } from './lib/load-payloads.js';
+import { recordResults } from './lib/results.js';
 
 /**
  * The console's results screen in a real browser with GROUPS groups (default 1,000; BENCH_SMOKE=1:
@@ -27,7 +28,12 @@ export async function run() {
     `console: initial download ${kib(built.initial.gzip)} gzip, ${kib(built.initial.brotli)} brotli; ` +
       `loaded with the results screen: ${kib(built.lazy.gzip)} gzip, ${kib(built.lazy.brotli)} brotli`,
   );
+  const download = [
+    { name: 'initial download, gzip', value: built.initial.gzip / 1024, unit: 'KiB' },
+    { name: 'loaded when Results is first opened, gzip', value: built.lazy.gzip / 1024, unit: 'KiB' },
+  ];
   if (!existsSync(CHROMIUM)) {
+    await recordResults('console-results', download);
     console.log(`no Chromium at ${CHROMIUM}: the browser measurement is skipped`);
     rmSync(built.outDir, { recursive: true, force: true });
     return;
@@ -105,6 +111,12 @@ export async function run() {
         `click to the last row ${shown.map(ms).join(', ')}` +
         (smoke ? ' (smoke size: the figures mean nothing)' : ''),
     );
+    const at = `${groups.toLocaleString('en-US')} groups, ${renders} renders`;
+    await recordResults('console-results', [
+      ...download,
+      { name: `longest task, ${at}`, value: Math.max(...longest), unit: 'ms', target: '< 200' },
+      { name: `click to the table's last row, ${at}, median`, value: percentile(shown, 50), unit: 'ms' },
+    ]);
     if (!smoke && Math.max(...longest) >= 200) process.exitCode = 1;
   } finally {
     await browser.close();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { defined } from '../src/lib/defined.js';
 import { benchConfig, benchDatabase, listenApp, sized, smoke } from './lib/harness.js';
+import { recordResults } from './lib/results.js';
 
 const ROUNDS = sized('BENCH_ROUNDS', 7, 1);
 const SECRET = 'bench-inbound-secret-long-enough';
@@ -89,4 +90,11 @@ export async function run() {
       `| ${r.name} | ${r.bytes.toLocaleString('en-US')} | ${r.p50.toFixed(1)} | ${r.max.toFixed(1)} | ${(r.p50 / base.p50).toFixed(1)}x | ${r.stall.toFixed(0)} |`,
     );
   }
+  await recordResults(
+    'email-inbound',
+    rows.flatMap((r) => [
+      { name: `${r.name}: p50`, value: r.p50, unit: 'ms' },
+      { name: `${r.name}: longest event-loop stall`, value: r.stall, unit: 'ms' },
+    ]),
+  );
 }

@@ -4,6 +4,7 @@ import { systemScope } from '../src/domain/scope.js';
 import type { ClientMessage, ClientOptions, ClientResult } from './lib/event-loop-client.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
 import { percentile } from './lib/load-payloads.js';
+import { type Figure, recordResults } from './lib/results.js';
 import { StallTracer } from './lib/stall-tracer.js';
 
 /**
@@ -26,6 +27,7 @@ import { StallTracer } from './lib/stall-tracer.js';
  */
 export async function run() {
   const db = await benchDatabase();
+  const figures: Figure[] = [];
   try {
     // The same requests with their bodies read on the main thread (the baseline), then in body workers.
     for (const threads of [0, benchConfig().bodyWorkers.threads]) {
@@ -53,6 +55,7 @@ export async function run() {
         const where =
           threads === 0 ? 'bodies read on the main thread' : `bodies read in ${threads} body worker(s)`;
         report(options, result, idleLoop, busyLoop, where);
+        figures.push(...headline(result, busyLoop, threads === 0 ? 'main thread' : 'body workers'));
         console.log(`main-thread GC pauses while they arrive: ${gc.summary()}`);
         if (stalls) console.log(`\nstalls over 50 ms:\n${(await stalls.stop()).join('\n')}`);
       } finally {
@@ -62,6 +65,23 @@ export async function run() {
   } finally {
     await db.close();
   }
+  await recordResults('event-loop', figures);
+}
+
+/** While the large requests arrive: what the small requests and the loop saw, and the large ones took. */
+function headline(result: ClientResult, busyLoop: Loop, where: string): Figure[] {
+  const byName = new Map<string, number[]>();
+  for (const l of result.large) byName.set(l.name, [...(byName.get(l.name) ?? []), l.ms]);
+  return [
+    { name: `${where}: small requests served`, value: result.busy.length, unit: '' },
+    { name: `${where}: small requests p99`, value: percentile(result.busy, 99), unit: 'ms' },
+    { name: `${where}: longest event-loop delay`, value: busyLoop.max / 1e6, unit: 'ms' },
+    ...[...byName].map(([n, t]) => ({
+      name: `${where}: ${n}, median`,
+      value: percentile(t, 50),
+      unit: 'ms',
+    })),
+  ];
 }
 
 type Loop = ReturnType<typeof monitorEventLoopDelay>;

@@ -6,6 +6,7 @@ import { systemScope } from '../src/domain/scope.js';
 import { defined } from '../src/lib/defined.js';
 import { type PgBouncer, pgBouncerInstalled, startPgBouncer } from '../test/helpers/pgbouncer.js';
 import { benchConfig, benchDatabase, listenApp, listenAppOn, sized } from './lib/harness.js';
+import { type Figure, recordResults } from './lib/results.js';
 
 const EVENTS = sized('BENCH_EVENTS', 1000, 20);
 const CONCURRENCY = sized('BENCH_WRITERS', 8, 2);
@@ -50,13 +51,16 @@ export async function run() {
   const headers = { 'x-api-key': key, 'content-type': 'application/json' };
   const closers: (() => Promise<unknown>)[] = [];
   let bouncer: PgBouncer | undefined;
+  const figures: Figure[] = [];
   try {
     console.log(`\n### Event stream: write on instance 1, stream on instance 2 (${EVENTS} events each)\n`);
     console.log(
       '| instances | writes | events | write p50 ms | write p99 ms | delivered p50 ms | delivered p99 ms | max ms |',
     );
     console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
-    await measureStreams('straight to PostgreSQL', direct[0].url, direct[1].url, headers, 0);
+    figures.push(
+      ...(await measureStreams('straight to PostgreSQL', direct[0].url, direct[1].url, headers, 0)),
+    );
     if (pgBouncerInstalled) {
       bouncer = await startPgBouncer(db.url, { poolSize: 8 });
       const pooled = async () => {
@@ -64,7 +68,9 @@ export async function run() {
         closers.push(() => started.close());
         return started.url;
       };
-      await measureStreams('behind PgBouncer', await pooled(), await pooled(), headers, 10 * EVENTS);
+      figures.push(
+        ...(await measureStreams('behind PgBouncer', await pooled(), await pooled(), headers, 10 * EVENTS)),
+      );
     } else {
       console.log('\n(PgBouncer is not installed: the pooled rows are left out)');
     }
@@ -74,6 +80,7 @@ export async function run() {
     for (const app of direct) await app.app.close();
     await db.close();
   }
+  await recordResults('event-stream', figures);
 }
 
 /** One table's rows for a writer and a reader instance; load numbers start at `from`. */
@@ -83,7 +90,8 @@ async function measureStreams(
   readerUrl: string,
   headers: Record<string, string>,
   from: number,
-) {
+): Promise<Figure[]> {
+  const figures: Figure[] = [];
   const sentAt = new Map<string, number>();
   const arrivals: number[] = [];
   let waiting: (() => void) | null = null;
@@ -124,6 +132,13 @@ async function measureStreams(
       `| ${label} | ${title} | ${delivered.length} | ${percentile(writes, 50).toFixed(1)} | ${percentile(writes, 99).toFixed(1)} | ` +
         `${percentile(delivered, 50).toFixed(1)} | ${percentile(delivered, 99).toFixed(1)} | ${Math.max(...delivered).toFixed(1)} |`,
     );
+    const name = `${label}, ${title}`;
+    figures.push(
+      { name: `${name}: write p50`, value: percentile(writes, 50), unit: 'ms' },
+      { name: `${name}: write p99`, value: percentile(writes, 99), unit: 'ms' },
+      { name: `${name}: delivered p50`, value: percentile(delivered, 50), unit: 'ms' },
+      { name: `${name}: delivered p99`, value: percentile(delivered, 99), unit: 'ms' },
+    );
   };
   try {
     for (let i = 0; i < 20; i++) await write(-1 - i); // warm-up: plans, connections
@@ -148,4 +163,5 @@ async function measureStreams(
   } finally {
     stream.destroy();
   }
+  return figures;
 }

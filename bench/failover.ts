@@ -11,6 +11,7 @@ import { runMigrations } from '../src/db/migrate.js';
 import { systemScope } from '../src/domain/scope.js';
 import { benchConfig, listenApp, listenAppOn, sized } from './lib/harness.js';
 import { minimalLoad, percentile } from './lib/load-payloads.js';
+import { recordResults } from './lib/results.js';
 
 const run_ = promisify(execFile);
 const haEnv = { env: { ...process.env, HA_BASE_PORT: process.env.HA_BASE_PORT ?? '25400' } };
@@ -44,6 +45,18 @@ export async function run() {
     `\nwrite-unavailability window over ${runs} run(s): ${sorted.map((w) => (w / 1000).toFixed(1)).join(' / ')} s` +
       ` (median ${(percentile(sorted, 50) / 1000).toFixed(1)} s)`,
   );
+  await recordResults('failover', [
+    {
+      name: `write-unavailability window, median of ${runs} runs`,
+      value: percentile(sorted, 50) / 1000,
+      unit: 's',
+    },
+    {
+      name: `write-unavailability window, longest of ${runs} runs`,
+      value: (sorted.at(-1) ?? 0) / 1000,
+      unit: 's',
+    },
+  ]);
 }
 
 async function usable(): Promise<boolean> {

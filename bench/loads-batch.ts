@@ -4,6 +4,7 @@ import { AutovacuumStandIn } from './lib/autovacuum.js';
 import { cpuSince, cpuTimes, perThousand } from './lib/cpu.js';
 import { benchConfig, benchDatabase, listenApp, reusedBenchDatabase } from './lib/harness.js';
 import { ingest, percentile } from './lib/load-payloads.js';
+import { recordResults } from './lib/results.js';
 
 /**
  * Ingestion through POST /loads/batch: LOADS new loads (default 100,000; 1000 a request with 2-3
@@ -80,6 +81,28 @@ export async function run() {
         `| ${name} | ${t.batchMs.length} | ${percentile(t.batchMs, 50).toFixed(0)} | ${percentile(t.batchMs, 95).toFixed(0)} | ${percentile(t.batchMs, 99).toFixed(0)} | ${Math.round(t.loads / t.seconds)} | ${perThousand(c.nodeMs, t.loads)} | ${perThousand(c.postgresMs, t.loads)} |`,
       );
     }
+    await recordResults(
+      'loads-batch',
+      (
+        [
+          ['new loads', created, createdCpu],
+          ['re-sent, rate changed', updated, updatedCpu],
+          ['re-sent unchanged', unchanged, unchangedCpu],
+        ] as const
+      ).flatMap(([name, t, c]) => [
+        { name: `${name}: throughput`, value: Math.round(t.loads / t.seconds), unit: 'loads/s' },
+        {
+          name: `${name}: node CPU per 1,000 loads`,
+          value: Number(perThousand(c.nodeMs, t.loads)),
+          unit: 'ms',
+        },
+        {
+          name: `${name}: PostgreSQL CPU per 1,000 loads`,
+          value: Number(perThousand(c.postgresMs, t.loads)),
+          unit: 'ms',
+        },
+      ]),
+    );
   } finally {
     await autovacuum.stop();
     await app.close();

@@ -20,6 +20,7 @@ import {
   smoke,
 } from './lib/harness.js';
 import { ingest, loadPayload, percentile, pickupAt, postBatch } from './lib/load-payloads.js';
+import { type Figure, recordResults } from './lib/results.js';
 
 /**
  * The load list at a million loads while a TMS sync writes.
@@ -161,6 +162,7 @@ export async function run() {
     if (wrong.length) throw new Error(`total_count differs from a count in SQL: ${JSON.stringify(wrong)}`);
     const failed = [...quiet, ...busy].filter((m) => m.errors > 0 || m.non2xx > 0);
     if (failed.length) throw new Error(`requests failed: ${failed.map((m) => m.name).join(', ')}`);
+    await recordResults('loads', headline(ingestion, quiet, busy));
 
     const slowest = [...busy].filter((m) => m.name !== GET_BY_ID).sort((a, b) => b.p99 - a.p99)[0];
     // BENCH_EXPLAIN=all explains every scenario, not only the slowest.
@@ -489,6 +491,39 @@ function report(r: {
         `${(b.rps / base(r.busy)).toFixed(2)}x |`,
     );
   }
+}
+
+/** Ingestion, the slowest list scenario's p99 and a load by id, quiet and under writes. */
+function headline(ingestion: Ingestion | null, quiet: Measurement[], busy: Measurement[]): Figure[] {
+  const lists = (rows: Measurement[]) => rows.filter((m) => m.name !== GET_BY_ID);
+  const worst = (rows: Measurement[]) => Math.max(...lists(rows).map((m) => m.p99));
+  const byId = (rows: Measurement[]) => rows.find((m) => m.name === GET_BY_ID)?.p99 ?? Number.NaN;
+  const perK = (ms: number | null, loads: number) => (ms === null ? Number.NaN : (ms * 1000) / loads);
+  return [
+    ...(ingestion
+      ? [
+          {
+            name: 'ingestion through POST /loads/batch',
+            value: ingestion.loads / ingestion.seconds,
+            unit: 'loads/s',
+          },
+          {
+            name: 'ingestion, node CPU per 1,000 loads',
+            value: perK(ingestion.cpu.nodeMs, ingestion.loads),
+            unit: 'ms',
+          },
+          {
+            name: 'ingestion, PostgreSQL CPU per 1,000 loads',
+            value: perK(ingestion.cpu.postgresMs, ingestion.loads),
+            unit: 'ms',
+          },
+        ]
+      : []),
+    { name: 'slowest list scenario p99, quiet', value: worst(quiet), unit: 'ms' },
+    { name: 'slowest list scenario p99, under writes', value: worst(busy), unit: 'ms' },
+    { name: 'GET /loads/{id} p99, quiet', value: byId(quiet), unit: 'ms' },
+    { name: 'GET /loads/{id} p99, under writes', value: byId(busy), unit: 'ms' },
+  ];
 }
 
 /** Runs the scenario's request twice (a fresh count, then one brought up to date) and explains its SQL. */

@@ -12,6 +12,7 @@ import {
   sized,
 } from './lib/harness.js';
 import { ingest, minimalLoad } from './lib/load-payloads.js';
+import { recordResults } from './lib/results.js';
 
 /**
  * Reads through a transaction-mode pooler against reads straight from PostgreSQL, same run.
@@ -103,7 +104,15 @@ export async function run() {
         `${path}: direct, named statements`,
       );
     }
-    await mixedTraffic(pooled, headers, 50, sized('MIXED_SECONDS', 60, 3));
+    const mixed = await mixedTraffic(pooled, headers, 50, sized('MIXED_SECONDS', 60, 3));
+    await recordResults('pooler', [
+      ...rowsOut.map((r) => ({ name: r.name, value: Math.round(r.rps), unit: 'req/s' })),
+      {
+        name: 'mixed reads and writes, 50 clients through PgBouncer (4 instances)',
+        value: mixed,
+        unit: 'req/s',
+      },
+    ]);
   } finally {
     for (const close of closers.reverse()) await close();
     await bouncer?.stop();
@@ -117,7 +126,7 @@ async function mixedTraffic(
   headers: Record<string, string>,
   clients: number,
   seconds: number,
-) {
+): Promise<number> {
   const statuses = new Map<number, number>();
   const until = Date.now() + seconds * 1000;
   const call = async (
@@ -163,4 +172,5 @@ async function mixedTraffic(
   );
   const failed = [...statuses].filter(([s]) => s >= 500);
   if (failed.length) throw new Error(`mixed traffic answered 5xx: ${JSON.stringify(failed)}`);
+  return Math.round(total / seconds);
 }

@@ -4,8 +4,16 @@
 // reads. No database. BENCH_SMOKE=1 reads the corpus a few times only.
 import { performance } from 'node:perf_hooks';
 import { readReply } from '../src/modules/agent/reply-reading.js';
-import { contextOf, readCorpus, scoreCorpus, scoreTable } from '../test/helpers/reply-corpus.js';
+import {
+  contextOf,
+  FIELDS,
+  readCorpus,
+  scoreCorpus,
+  scoreTable,
+  type Tally,
+} from '../test/helpers/reply-corpus.js';
 import { sized, smoke } from './lib/harness.js';
+import { type Figure, recordResults } from './lib/results.js';
 
 export async function run() {
   const corpus = readCorpus();
@@ -37,6 +45,17 @@ export async function run() {
   console.log(
     `\nthroughput: ${read} replies in ${ms.toFixed(0)} ms: ${Math.round((read / ms) * 1000).toLocaleString('en-US')} replies/s, ${((ms / read) * 1000).toFixed(0)} µs per reply (mean ${chars.toFixed(0)} characters)${smoke ? ' [smoke: figures mean nothing]' : ''}`,
   );
+  const percent = (right: number, t: Tally): Figure['value'] => (100 * right) / t.total;
+  await recordResults('reply-reading', [
+    ...FIELDS.flatMap((f) => [
+      { name: `${f}, all ${score.total}`, value: percent(score.right[f], score), unit: '%', target: '≥ 97' },
+      { name: `${f}, held out`, value: percent(score.heldOut.right[f], score.heldOut), unit: '%' },
+    ]),
+    { name: `every field right, all ${score.total}`, value: percent(score.allRight, score), unit: '%' },
+    { name: 'every field right, held out', value: percent(score.heldOut.allRight, score.heldOut), unit: '%' },
+    { name: 'replies read as a wrong firm amount', value: score.wrongAmounts.length, unit: '', target: '0' },
+    { name: 'throughput', value: Math.round((read / ms) * 1000), unit: 'replies/s' },
+  ]);
   if (score.wrongAmounts.length > 0) {
     throw new Error(`${score.wrongAmounts.length} replies read as a wrong amount`);
   }

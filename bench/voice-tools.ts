@@ -10,6 +10,7 @@ import { objectOf } from '../src/lib/json-object.js';
 import { cpuSince, cpuTimes } from './lib/cpu.js';
 import { benchConfig, benchDatabase, listenApp, sized, smoke } from './lib/harness.js';
 import { ingest, percentile } from './lib/load-payloads.js';
+import { recordResults } from './lib/results.js';
 
 const LOADS = sized('BENCH_LOADS', 5000, 120);
 const CARRIERS = sized('BENCH_CARRIERS', 300, 20);
@@ -105,6 +106,19 @@ export async function run() {
     report(rounds, counted, decisions);
     console.log(`\nnode CPU per submit_offer (the app and this client): ${nodeMs.toFixed(1)} ms`);
     console.log(`\nload average (1 min) while measuring: ${load.toFixed(1)} on ${os.cpus().length} CPUs`);
+    const med = (xs: number[]) => percentile(xs, 50);
+    await recordResults('voice-tools', [
+      { name: 'submit_offer p50 (median of rounds)', value: med(rounds.map((r) => r.p50)), unit: 'ms' },
+      {
+        name: 'submit_offer p99 (median of rounds)',
+        value: med(rounds.map((r) => r.p99)),
+        unit: 'ms',
+        target: '≤ 300',
+      },
+      { name: 'submit_offer one at a time, p50', value: med(counted.oneAtATime), unit: 'ms' },
+      { name: 'SQL statements per submit_offer, median', value: med(counted.perRequest), unit: '' },
+      { name: 'node CPU per submit_offer', value: nodeMs, unit: 'ms' },
+    ]);
   } finally {
     await app.close();
     await db.close();

@@ -10,6 +10,7 @@ import { WebhooksService } from '../src/modules/webhooks/webhooks-service.js';
 import { WebhooksWorker } from '../src/workers/webhooks-worker.js';
 import { portOf } from '../test/helpers/listening.js';
 import { benchConfig, benchDatabase, listenApp, sized } from './lib/harness.js';
+import { recordResults } from './lib/results.js';
 
 const EVENTS = sized('BENCH_EVENTS', 2000, 50);
 const ENDPOINTS = 10;
@@ -70,6 +71,18 @@ export async function run() {
         `${Math.round(received / seconds)} deliveries/s, ${Math.round(EVENTS / seconds)} events/s ` +
         `(to all ${ENDPOINTS} endpoints); not succeeded: ${left?.n}`,
     );
+    await recordResults('webhooks', [
+      {
+        name: `${EVENTS} events to ${ENDPOINTS} endpoints: deliveries`,
+        value: Math.round(received / seconds),
+        unit: 'deliveries/s',
+      },
+      {
+        name: `${EVENTS} events to ${ENDPOINTS} endpoints: events delivered to all`,
+        value: Math.round(EVENTS / seconds),
+        unit: 'events/s',
+      },
+    ]);
   } finally {
     receiver.closeAllConnections();
     receiver.close();

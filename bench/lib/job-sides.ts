@@ -10,6 +10,7 @@ import { type Worker, WorkerRunner } from '../../src/workers/worker.js';
 import { cpuSince, cpuTimes } from './cpu.js';
 import { sized, smoke } from './harness.js';
 import { percentile } from './load-payloads.js';
+import { type Figure, recordResults } from './results.js';
 
 const RUNS = sized('BENCH_JOBS_RUNS', 3, 1);
 const INSTANCES = 2;
@@ -212,6 +213,18 @@ export function report(title: string, results: { current: SideResult[]; boss: Si
       `round trips/job ${ratio(b.roundTrips / b.jobs, c.roundTrips / c.jobs)}, ` +
       `CPU/job ${ratio(b.cpuMs / b.jobs, c.cpuMs / c.jobs)}; done twice: current ${c.doneTwice}, pg-boss ${b.doneTwice}`,
   );
+  return [...figuresOf(`${title}, our runner`, c), ...figuresOf(`${title}, pg-boss`, b)];
+}
+
+function figuresOf(name: string, r: SideResult): Figure[] {
+  return [
+    { name: `${name}: jobs/s`, value: r.jobs / r.seconds, unit: 'jobs/s' },
+    { name: `${name}: p50`, value: r.p50, unit: 'ms' },
+    { name: `${name}: p99`, value: r.p99, unit: 'ms' },
+    { name: `${name}: round trips per job`, value: r.roundTrips / r.jobs, unit: '' },
+    { name: `${name}: CPU per job`, value: r.cpuMs / r.jobs, unit: 'ms' },
+    { name: `${name}: done twice`, value: r.doneTwice, unit: '', target: '0' },
+  ];
 }
 
 /** Runs both sides RUNS times, alternating which goes first. */
@@ -228,5 +241,5 @@ export async function compare(
       console.log(`  ${title} run ${run + 1} ${name}: ${r.jobs} jobs in ${r.seconds.toFixed(2)} s`);
     }
   }
-  report(title, results);
+  await recordResults('job-runner', report(title, results));
 }
