@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { newId } from '../domain/ids.js';
 import { defined } from '../lib/defined.js';
+import { machineWallClock, type WallClock } from '../lib/wall-clock.js';
 import {
   openSigningSecret,
   type PostResult,
@@ -56,6 +57,8 @@ export class WebhooksWorker implements Worker {
     private readonly db: Db,
     private readonly config: Config,
     private readonly log: FastifyBaseLogger,
+    /** When deliveries are due, their leases and retries, and the signature's timestamp. */
+    private readonly wall: WallClock = machineWallClock,
   ) {
     this.intervalMs = config.workers.pollMs;
     this.secretBox = webhookSecretBox(config.secretsEncryptionKey);
@@ -67,15 +70,16 @@ export class WebhooksWorker implements Worker {
     const leaseSeconds = Math.ceil(this.config.webhooks.timeoutMs / 1000) + 60;
     for (;;) {
       if (signal?.aborted) return total;
+      const now = this.wall.now();
       const claimed = await this.db.execute<ClaimedDelivery>(sql`
         WITH due AS (
           SELECT d.id FROM webhook_deliveries d
           JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.status = 'ACTIVE'
-          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+          WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}::timestamptz
           ORDER BY d.next_attempt_at
           LIMIT ${BATCH}
           FOR UPDATE OF d SKIP LOCKED)
-        UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+        UPDATE webhook_deliveries d SET next_attempt_at = ${now}::timestamptz + make_interval(secs => ${leaseSeconds})
         FROM due, webhook_endpoints e, events ev
         WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
         RETURNING d.id, d.attempt_count, d.endpoint_id, d.event_id, d.organization_id, e.url, e.headers,
@@ -98,7 +102,7 @@ export class WebhooksWorker implements Worker {
       WHERE endpoint_id IN (${sql.join(
         endpointIds.map((id) => sql`${id}`),
         sql`, `,
-      )}) AND (expires_at IS NULL OR expires_at > now())
+      )}) AND (expires_at IS NULL OR expires_at > ${this.wall.now()}::timestamptz)
       ORDER BY created_at DESC`);
     const secretsOf = new Map<string, string[]>();
     for (const s of secrets.rows) {
@@ -180,7 +184,7 @@ export class WebhooksWorker implements Worker {
         data: row.data,
       }),
     );
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(this.wall.ms() / 1000);
     const headers: Record<string, string> = {
       ...(row.headers ?? {}),
       'content-type': 'application/json',
@@ -212,7 +216,7 @@ export class WebhooksWorker implements Worker {
     await this.db.transaction(async (tx) => {
       const updated = await tx.execute(sql`
         UPDATE webhook_deliveries SET status = ${status}, attempt_count = ${attempt}, updated_at = now(),
-          next_attempt_at = ${status === 'pending' ? sql`now() + make_interval(secs => ${delayMs / 1000})` : sql`NULL`}
+          next_attempt_at = ${status === 'pending' ? sql`${this.wall.now()}::timestamptz + make_interval(secs => ${delayMs / 1000})` : sql`NULL`}
         WHERE id = ${row.id} RETURNING id`);
       if (updated.rows.length === 0) return; // the endpoint was deleted meanwhile
       await tx.execute(sql`

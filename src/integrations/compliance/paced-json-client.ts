@@ -24,6 +24,10 @@ export interface PacedJsonClientOptions {
   cacheTtlMs: number;
   cacheMaxEntries?: number;
   headers?: Record<string, string>;
+  /**
+   * The machine's milliseconds by default: pacing waits on real timers, so it measures real time
+   * (a wall clock a test has set would make every wait look longer or shorter than it is).
+   */
   now?: () => number;
 }
 
@@ -145,7 +149,8 @@ export class PacedJsonClient {
       return {
         kind: 'retry',
         error: `${what} answered ${response.status}`,
-        retryAfterMs: response.status === 429 ? retryAfterMs(response.headers.get('retry-after')) : null,
+        retryAfterMs:
+          response.status === 429 ? retryAfterMs(response.headers.get('retry-after'), this.now()) : null,
       };
     }
     if (!response.ok) {
@@ -193,13 +198,13 @@ function failureName(err: unknown): string {
     : 'network error';
 }
 
-/** Retry-After as seconds or an HTTP date; a missing or unreadable one means one second. */
-function retryAfterMs(value: string | null): number {
+/** Retry-After as seconds or an HTTP date (from `now`); a missing or unreadable one means one second. */
+function retryAfterMs(value: string | null, now: number): number {
   if (!value) return 1000;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const at = Date.parse(value);
-  return Number.isNaN(at) ? 1000 : Math.max(0, at - Date.now());
+  return Number.isNaN(at) ? 1000 : Math.max(0, at - now);
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
