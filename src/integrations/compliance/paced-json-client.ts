@@ -29,6 +29,8 @@ export interface PacedJsonClientOptions {
    * (a wall clock a test has set would make every wait look longer or shorter than it is).
    */
   now?: () => number;
+  /** Waits `ms` of `now`'s time: a timer by default. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** A 2xx answer with a JSON body, or why there is none (never the URL: it may hold a key). */
@@ -53,9 +55,11 @@ export class PacedJsonClient {
   private readonly inflight = new Map<string, Promise<JsonAnswer>>();
   private readonly cache: LRUCache<string, { until: number; answer: JsonAnswer }>;
   private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: PacedJsonClientOptions) {
     this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? sleep;
     this.cache = new LRUCache({ max: options.cacheMaxEntries ?? 10_000 });
   }
 
@@ -180,7 +184,7 @@ export class PacedJsonClient {
     const now = this.now();
     const start = Math.max(now, this.nextStartAt);
     this.nextStartAt = start + this.options.minIntervalMs;
-    if (start > now) await sleep(start - now);
+    if (start > now) await this.sleep(start - now);
   }
 }
 
