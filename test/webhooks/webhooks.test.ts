@@ -70,10 +70,17 @@ function verify(secret: string, r: Received) {
 }
 
 /**
- * One round of the webhook worker: every due delivery is sent and its outcome recorded before it
- * returns. The apps here run no loop (WORKERS_ENABLED=false).
+ * Due times are the wall clock's. `deliver` stops it at the machine's time for one round of the
+ * webhook worker, so what became due before it goes and no retry comes due while the round runs;
+ * every due delivery is sent and its outcome recorded before it returns. A test that moves the
+ * clock itself runs the round with `drainWorker`. The apps here run no loop (WORKERS_ENABLED=false).
  */
-const deliver = (t: TestApp) => drainWorker(t, 'webhooks');
+const wall = new SettableWallClock();
+afterEach(() => wall.follow());
+const deliver = (t: TestApp) => {
+  wall.freeze();
+  return drainWorker(t, 'webhooks');
+};
 
 /** The state of an endpoint's deliveries, with the seconds until each is due again at `now`. */
 async function deliveriesOf(t: TestApp, endpointId: string, now = t.services.wallClock.now()) {
@@ -96,11 +103,7 @@ async function dueAt(t: TestApp, endpointId: string): Promise<number> {
 describe('webhooks', () => {
   // Generous, so that a receiver in this process answers in time on a busy machine; the timeout
   // itself is tested below with a short one.
-  // Due times are the wall clock's: a test stops it before a round, so no retry comes due while
-  // the round runs, and moves it to when a retry is due.
-  const wall = new SettableWallClock();
   const t = useTestApp({ env: { WORKERS_ENABLED: 'false', WEBHOOK_TIMEOUT_MS: '5000' }, wallClock: wall });
-  afterEach(() => wall.follow());
 
   it('delivers a real change (offer.created) signed with Standard Webhooks', async () => {
     const { orgId, headers } = await setup(t);
@@ -150,7 +153,6 @@ describe('webhooks', () => {
     });
     const ep = await createEndpoint(t, headers, { url: rx.url, event_types: ['*'] });
     expect((await ping(t, headers, ep.id)).statusCode).toBe(202);
-    wall.freeze();
     await deliver(t);
     expect(rx.received).toHaveLength(1);
     // The retry is due 5 s later (the schedule's first step, give or take its 10 % jitter).
@@ -161,10 +163,10 @@ describe('webhooks', () => {
     // Not a millisecond before it is due; then it goes.
     const retryAt = await dueAt(t, ep.id);
     wall.set(retryAt - 1);
-    await deliver(t);
+    await drainWorker(t, 'webhooks');
     expect(rx.received).toHaveLength(1);
     wall.set(retryAt);
-    await deliver(t);
+    await drainWorker(t, 'webhooks');
     expect(rx.received, JSON.stringify(await attempts(t, headers, ep.id))).toHaveLength(2);
     expect(defined(rx.received[1], 'rx.received[1]').headers['webhook-id']).toBe(
       defined(rx.received[0], 'rx.received[0]').headers['webhook-id'],
@@ -316,7 +318,7 @@ describe('webhooks', () => {
     );
     wall.set(Date.parse(defined(overlap.rows[0], 'the old secret').until));
     await ping(t, headers, ep.id);
-    await deliver(t);
+    await drainWorker(t, 'webhooks');
     expect(rx.received, JSON.stringify(await attempts(t, headers, ep.id))).toHaveLength(2);
     expect(
       defined(
@@ -405,7 +407,7 @@ describe('webhooks', () => {
 });
 
 describe('webhooks with a short timeout', () => {
-  const t = useTestApp({ env: { WORKERS_ENABLED: 'false', WEBHOOK_TIMEOUT_MS: '400' } });
+  const t = useTestApp({ env: { WORKERS_ENABLED: 'false', WEBHOOK_TIMEOUT_MS: '400' }, wallClock: wall });
 
   it('times out a receiver that never answers and counts a 3xx as a failure', async () => {
     const { headers } = await setup(t);
@@ -431,6 +433,7 @@ describe('webhooks with a short timeout', () => {
 describe('webhooks in production mode (server-side request forgery)', () => {
   const t = useTestApp({
     env: { NODE_ENV: 'production', WORKERS_ENABLED: 'false', WEBHOOK_TIMEOUT_MS: '1000' },
+    wallClock: wall,
   });
 
   it('refuses http, private, loopback and link-local targets, also after DNS resolution', async () => {
