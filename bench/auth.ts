@@ -42,7 +42,7 @@ export async function run() {
 
   const bare = Fastify();
   bare.get('/me', async () => {
-    const rows = await membershipsForAuth(db.database.db, user.id, sessionId);
+    const rows = await membershipsForAuth(db.database.db, user.id, sessionId, new Date());
     const found = await findUserById(db.database.db, user.id);
     const memberships = await listMemberships(db.database.db, user.id);
     return { rows, found, memberships };

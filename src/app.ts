@@ -132,6 +132,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     redisUrl: config.redisUrl,
     redisKeyPrefix: config.redisKeyPrefix,
     redisTimeouts: config.redisTimeouts,
+    wallClock: services.wallClock,
   });
   app.addHook('onRequest', enforceAccess);
   await app.register(idempotency, { store: services.idempotency });

@@ -18,6 +18,7 @@ import type { SimulatedMarket } from './integrations/simulation/market.js';
 import { voiceProviderFrom } from './integrations/voice/index.js';
 import type { VoiceProvider } from './integrations/voice/voice-provider.js';
 import { type Clock, realClock } from './lib/clock.js';
+import { machineWallClock, type WallClock } from './lib/wall-clock.js';
 import { AgentService } from './modules/agent/agent-service.js';
 import { agentOfferPolicy } from './modules/agent/agent-settings.js';
 import { marketDirectory } from './modules/agent/market-directory.js';
@@ -75,6 +76,11 @@ export interface ServiceDeps {
    * and for the agent. The machine's clock unless a simulation or a test sets another.
    */
   readonly clock?: Clock;
+  /**
+   * The wall clock (lib/wall-clock.ts): what credentials, invitations, webhook retries and rate
+   * limits are timed by, whatever the product clock. The machine's unless a test sets another.
+   */
+  readonly wallClock?: WallClock;
 }
 
 /** Every service of the application, built once and shared by the routes, the CLI and the workers. */
@@ -100,6 +106,8 @@ export interface Services {
   readonly market: SimulatedMarket | null;
   /** The product clock every service runs on. */
   readonly clock: Clock;
+  /** The wall clock credentials, retries and rate limits are timed by. */
+  readonly wallClock: WallClock;
   readonly voiceTemplates: VoiceTemplatesService;
   readonly voiceNumbers: VoiceNumbersService;
   readonly calls: CallsService;
@@ -153,20 +161,25 @@ function outreachesOf(
  */
 export function buildServices({ config, database, log, ...deps }: ServiceDeps): Services {
   const { db } = database;
-  const clock = deps.clock ?? realClock;
+  const { clock = realClock, wallClock = machineWallClock } = deps;
   registerModuleConstraints();
-  const { tokens, credentials, keyChanges } = credentialsOf(config, database, log);
-  const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds);
+  const { tokens, credentials, keyChanges } = credentialsOf(config, database, log, wallClock);
+  const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds, wallClock);
 
   const loads = new LoadsService(db, loadRelations(db), clock, log);
-  const registry = complianceProviderFrom(config.compliance);
+  const registry = complianceProviderFrom(config.compliance, wallClock);
   const compliance = complianceServiceOf(db, registry, config, clock);
   // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
   const stopContact = new StopContactRequests(db, queuedOutreaches);
   const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log, clock);
   const carriers = carriersOf(db, compliance, config, stopContact, clock);
 
-  const { market, voiceProvider, channels } = providersOf(config, clock, db, deps.voiceProvider);
+  const { market, voiceProvider, channels } = providersOf(
+    config,
+    { clock, wallClock },
+    db,
+    deps.voiceProvider,
+  );
   const voiceTemplates = new VoiceTemplatesService(db);
   const enroll = carrierEnrollment(carriers, registry, config.compliance.inlineBudgetMs);
   const calls = new CallsService(
@@ -189,8 +202,8 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     credentials,
     idempotency: idempotencyStoreOf(config, db),
     auth: new AuthService(db, sessions),
-    ...teamOf(config, db, sessions, channels, log),
-    apiKeys: new ApiKeysService(db, credentials),
+    ...teamOf(config, db, sessions, channels, log, wallClock),
+    apiKeys: new ApiKeysService(db, credentials, wallClock),
     loads,
     ...loadRecordsOf(config, db),
     compliance,
@@ -200,6 +213,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
     voiceProvider,
     market,
     clock,
+    wallClock,
     voiceTemplates,
     voiceNumbers: new VoiceNumbersService(db, voiceProvider),
     calls,
@@ -237,11 +251,16 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
  * The carrier-facing providers: the configured ones, else the in-process simulations, all playing
  * one simulated market on the product clock (integrations/simulation).
  */
-function providersOf(config: Config, clock: Clock, db: Db, voice: VoiceProvider | undefined) {
+function providersOf(
+  config: Config,
+  { clock, wallClock }: { clock: Clock; wallClock: WallClock },
+  db: Db,
+  voice: VoiceProvider | undefined,
+) {
   const market = simulatedMarketFrom(config, clock, marketDirectory(db));
   return {
     market,
-    voiceProvider: voice ?? voiceProviderFrom(config, clock, market),
+    voiceProvider: voice ?? voiceProviderFrom(config, clock, market, wallClock),
     channels: channelsFrom(config, market),
   };
 }
@@ -325,10 +344,11 @@ function teamOf(
   sessions: SessionsService,
   channels: Channels,
   log: FastifyBaseLogger,
+  wallClock: WallClock,
 ) {
   const { email } = config.channels;
   return {
-    members: new MembersService(db, sessions, insertAudit),
+    members: new MembersService(db, sessions, insertAudit, wallClock),
     invitations: new InvitationsService(
       db,
       sessions,
@@ -341,14 +361,15 @@ function teamOf(
       },
       log,
       insertAudit,
+      wallClock,
     ),
   };
 }
 
 /** Who signs tokens and checks API keys; keys revoked on any instance are forgotten through keyChanges. */
-function credentialsOf(config: Config, database: Database, log: FastifyBaseLogger) {
-  const tokens = new TokenService(config.jwt);
-  const credentials = new ApiKeyCredentials(database.db);
+function credentialsOf(config: Config, database: Database, log: FastifyBaseLogger, wallClock: WallClock) {
+  const tokens = new TokenService(config.jwt, wallClock);
+  const credentials = new ApiKeyCredentials(database.db, wallClock);
   const keyChanges = new ChannelListener(
     database,
     API_KEY_CHANGES,
@@ -403,7 +424,15 @@ function workersOf(
   log: FastifyBaseLogger,
   services: Pick<
     Services,
-    'idempotency' | 'sessions' | 'compliance' | 'calls' | 'agent' | 'eventStream' | 'clock' | 'escalations'
+    | 'idempotency'
+    | 'sessions'
+    | 'compliance'
+    | 'calls'
+    | 'agent'
+    | 'eventStream'
+    | 'clock'
+    | 'wallClock'
+    | 'escalations'
   >,
 ): Worker[] {
   const { db } = database;
@@ -412,7 +441,7 @@ function workersOf(
   const paced = (ms: number) =>
     services.clock.kind === 'simulated' ? Math.max(pollMs, Math.round(ms / services.clock.speed)) : ms;
   const workers: Worker[] = [
-    new WebhooksWorker(db, config, log),
+    new WebhooksWorker(db, config, log, services.wallClock),
     new ComplianceWorker(db, services.compliance, pollMs, log),
     new ComplianceMonitor(
       db,

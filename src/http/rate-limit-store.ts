@@ -2,6 +2,7 @@ import type { FastifyRateLimitOptions, FastifyRateLimitStore } from '@fastify/ra
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js';
 import type { Redis } from 'ioredis';
+import type { WallClock } from '../lib/wall-clock.js';
 
 type Result = { current: number; ttl: number };
 type Callback = (error: Error | null, result?: Result) => void;
@@ -20,6 +21,7 @@ export class CircuitBreaker {
   constructor(
     private readonly retryAfterMs: number,
     private readonly events: { opened(err: Error): void; closed(downMs: number): void },
+    private readonly wall: WallClock,
   ) {}
 
   private since = 0;
@@ -27,7 +29,7 @@ export class CircuitBreaker {
   /** Whether a call may go to the backend now. */
   allow(): boolean {
     if (!this.failing) return true;
-    if (this.probing || Date.now() < this.openUntil) return false;
+    if (this.probing || this.wall.ms() < this.openUntil) return false;
     this.probing = true;
     return true;
   }
@@ -36,15 +38,15 @@ export class CircuitBreaker {
     this.probing = false;
     if (!this.failing) return;
     this.failing = false;
-    this.events.closed(Date.now() - this.since);
+    this.events.closed(this.wall.ms() - this.since);
   }
 
   failed(err: Error): void {
     this.probing = false;
-    this.openUntil = Date.now() + this.retryAfterMs;
+    this.openUntil = this.wall.ms() + this.retryAfterMs;
     if (this.failing) return;
     this.failing = true;
-    this.since = Date.now();
+    this.since = this.wall.ms();
     this.events.opened(err);
   }
 

@@ -2,6 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
+import type { WallClock } from '../lib/wall-clock.js';
 import { rateLimitExceeded } from './http-errors.js';
 import { CircuitBreaker, resilientStoreClass } from './rate-limit-store.js';
 
@@ -45,6 +46,8 @@ export interface RateLimitOptions {
   /** Prefix of the counters' keys in Redis, so environments can share one server. */
   redisKeyPrefix: string;
   redisTimeouts: RedisTimeouts;
+  /** The breaker's retry time and the reset header's Unix time are read from it. */
+  wallClock: WallClock;
 }
 
 export interface RedisTimeouts {
@@ -79,14 +82,18 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions) {
     });
     // ioredis reports every failed reconnect; the breaker logs once per outage instead.
     redis.on('error', () => {});
-    const breaker = new CircuitBreaker(timeouts.retryMs, {
-      opened: (err) =>
-        app.log.warn(
-          { err: { message: err.message } },
-          'Redis is unavailable: rate limits are counted per instance until it answers again',
-        ),
-      closed: (downMs) => app.log.info({ downMs }, 'Redis answers again: rate limits are shared again'),
-    });
+    const breaker = new CircuitBreaker(
+      timeouts.retryMs,
+      {
+        opened: (err) =>
+          app.log.warn(
+            { err: { message: err.message } },
+            'Redis is unavailable: rate limits are counted per instance until it answers again',
+          ),
+        closed: (downMs) => app.log.info({ downMs }, 'Redis answers again: rate limits are shared again'),
+      },
+      opts.wallClock,
+    );
     // A server that accepted the connection and then went silent keeps it open forever; start a
     // new one so that a Redis back at the same address is found.
     const onStuck = () => {
@@ -143,7 +150,7 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions) {
     } finally {
       // The library reports seconds until the reset; the spec promises the Unix time of it.
       const seconds = Number(reply.getHeader(RESET));
-      if (Number.isFinite(seconds)) reply.header(RESET, Math.ceil(Date.now() / 1000) + seconds);
+      if (Number.isFinite(seconds)) reply.header(RESET, Math.ceil(opts.wallClock.ms() / 1000) + seconds);
     }
   });
 }

@@ -7,7 +7,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  *   working day in minutes on a live server);
  * - `manual`: a clock that moves only when its owner moves it (tests and the outcomes benchmark),
  *   firing what came due in time order.
- * Wall time (timeouts, leases, credentials' expiry) never goes through a Clock.
+ * Wall time (timeouts, leases, credentials' expiry) never goes through a Clock: it is a WallClock
+ * (wall-clock.ts), which a simulation does not speed up.
  */
 export interface Clock {
   readonly kind: 'real' | 'simulated' | 'manual';

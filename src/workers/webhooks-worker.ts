@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { defined } from '../lib/defined.js';
+import { machineWallClock, type WallClock } from '../lib/wall-clock.js';
 import {
   openSigningSecret,
   post,
@@ -38,6 +39,8 @@ export class WebhooksWorker implements Worker {
     private readonly db: Db,
     private readonly config: Config,
     private readonly log: FastifyBaseLogger,
+    /** When deliveries are due, their leases and retries, and the signature's timestamp. */
+    private readonly wall: WallClock = machineWallClock,
   ) {
     this.intervalMs = config.workers.pollMs;
     this.secretBox = webhookSecretBox(config.secretsEncryptionKey);
@@ -49,7 +52,7 @@ export class WebhooksWorker implements Worker {
     const leaseSeconds = Math.ceil(this.config.webhooks.timeoutMs / 1000) + 60;
     for (;;) {
       if (signal?.aborted) return total;
-      const claimed = await claimDueDeliveries(this.db, BATCH, leaseSeconds);
+      const claimed = await claimDueDeliveries(this.db, BATCH, leaseSeconds, this.wall.now());
       if (claimed.length === 0) return total;
       await this.deliverClaimed(claimed);
       total += claimed.length;
@@ -63,7 +66,7 @@ export class WebhooksWorker implements Worker {
   async deliverClaimed(rows: readonly ClaimedDelivery[]): Promise<string[]> {
     if (rows.length === 0) return [];
     const endpointIds = [...new Set(rows.map((r) => r.endpoint_id))];
-    const secrets = await sealedSecretsOf(this.db, endpointIds);
+    const secrets = await sealedSecretsOf(this.db, endpointIds, this.wall.now());
     const secretsOf = new Map<string, string[]>();
     for (const s of secrets) {
       const secret = openSigningSecret(this.secretBox, s.secret, s.endpoint_id);
@@ -109,7 +112,7 @@ export class WebhooksWorker implements Worker {
         data: row.data,
       }),
     );
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(this.wall.ms() / 1000);
     const headers: Record<string, string> = {
       ...(row.headers ?? {}),
       'content-type': 'application/json',
@@ -138,7 +141,7 @@ export class WebhooksWorker implements Worker {
           this.config.webhooks.retryScale *
           (0.9 + Math.random() * 0.2);
     const status = gone || exhausted ? 'failed' : 'pending';
-    await recordFailure(this.db, row, { attempt, status, delayMs, gone, result });
+    await recordFailure(this.db, row, { attempt, status, delayMs, gone, result, at: this.wall.now() });
     return null;
   }
 }

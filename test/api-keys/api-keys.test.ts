@@ -1,10 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SettableWallClock } from '../../src/lib/wall-clock.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
-import { waitFor } from '../helpers/wait.js';
 
 describe('API keys', () => {
-  const t = useTestApp();
+  const wall = new SettableWallClock();
+  const t = useTestApp({ wallClock: wall });
+  afterEach(() => wall.follow());
 
   /** A request the key authenticates (403: keys may not manage keys) or not (401). */
   const probe = (headers: Record<string, string>) =>
@@ -117,16 +119,14 @@ describe('API keys', () => {
       headers: user.headers,
     });
     expect(before.json().last_used_at).toBeNull();
-    const started = Date.now();
+    wall.freeze();
     expect((await probe(key.headers)).statusCode).toBe(403);
     const after = await t.app.inject({
       method: 'GET',
       url: `/api/v1/api-keys/${key.id}`,
       headers: user.headers,
     });
-    const stamped = Date.parse(after.json().last_used_at);
-    expect(stamped).toBeGreaterThanOrEqual(started - 1000);
-    expect(stamped).toBeLessThanOrEqual(Date.now() + 1000);
+    expect(Date.parse(after.json().last_used_at)).toBe(wall.ms());
   });
 
   it('refuses a deactivated key with 401 and keeps it listed as inactive', async () => {
@@ -166,22 +166,17 @@ describe('API keys', () => {
 
   it('refuses an expired key with 401', async () => {
     const { user } = await createTenant(t);
-    // Expiry is checked against the clock, also for a key the app holds in its cache: a key a
-    // second from expiring is used (and cached), then tried until it is refused.
-    const expiresAt = Date.now() + 1000;
+    // Expiry is checked against the clock, also for a key the app holds in its cache: a
+    // millisecond before its end the key is used (and cached), at its end it is refused.
+    wall.freeze();
+    const expiresAt = wall.ms() + 60_000;
     const key = await createApiKey(t, user.headers, { expires_at: new Date(expiresAt).toISOString() });
+    wall.set(expiresAt - 1);
     expect((await probe(key.headers)).statusCode).toBe(403);
-    const res = await waitFor(
-      async () => {
-        const r = await probe(key.headers);
-        return { status: r.statusCode, error: r.json().error };
-      },
-      (r) => r.status !== 403,
-      5000,
-    );
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
-    expect(res.status).toBe(401);
-    expect(res.error.message).toBe('The API key has expired');
+    wall.set(expiresAt);
+    const res = await probe(key.headers);
+    expect(res.statusCode).toBe(401);
+    expect(res.json().error.message).toBe('The API key has expired');
   });
 
   it('refuses unknown and malformed keys with 401', async () => {
@@ -195,6 +190,7 @@ describe('API keys', () => {
   it('keeps the old key working after regenerate until its new expiry', async () => {
     const { user } = await createTenant(t);
     const old = await createApiKey(t, user.headers, { name: 'rotating', description: 'd' });
+    wall.freeze();
     const res = await t.app.inject({
       method: 'POST',
       url: `/api/v1/api-keys/${old.id}/regenerate`,
@@ -210,9 +206,7 @@ describe('API keys', () => {
     const oldRecord = (
       await t.app.inject({ method: 'GET', url: `/api/v1/api-keys/${old.id}`, headers: user.headers })
     ).json();
-    const expiresIn = Date.parse(oldRecord.expires_at) - Date.now();
-    expect(expiresIn).toBeGreaterThan(86_400_000 - 60_000);
-    expect(expiresIn).toBeLessThanOrEqual(86_400_000);
+    expect(Date.parse(oldRecord.expires_at)).toBe(wall.ms() + 86_400_000);
 
     const twice = await t.app.inject({
       method: 'POST',
@@ -220,6 +214,14 @@ describe('API keys', () => {
       headers: user.headers,
     });
     expect(twice.statusCode).toBe(409);
+    // The old key works to the last millisecond of its day, and not after.
+    wall.set(Date.parse(oldRecord.expires_at) - 1);
+    expect((await probe(old.headers)).statusCode).toBe(403);
+    wall.set(Date.parse(oldRecord.expires_at));
+    const ended = await probe(old.headers);
+    expect(ended.statusCode).toBe(401);
+    expect(ended.json().error.message).toBe('The API key has expired');
+    expect((await probe({ 'x-api-key': replacement.key })).statusCode).toBe(403);
   });
 
   it('retires the old key at once with expire_old_in_seconds 0', async () => {

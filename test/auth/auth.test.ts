@@ -1,6 +1,8 @@
 import { SignJWT } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
+import { SettableWallClock } from '../../src/lib/wall-clock.js';
+import { TOKEN_CLOCK_SKEW_SECONDS } from '../../src/modules/auth/tokens.js';
 import { TEST_JWT_SECRET, useTestApp } from '../helpers/app.js';
 import { createApiKey, createOrg, createTenant, createUser, login } from '../helpers/factories.js';
 
@@ -26,7 +28,9 @@ const sessionOf = (token: string): string =>
   JSON.parse(Buffer.from(defined(token.split('.')[1], "token.split('.')[1]"), 'base64url').toString()).sid;
 
 describe('login and bearer tokens', () => {
-  const t = useTestApp();
+  const wall = new SettableWallClock();
+  const t = useTestApp({ wallClock: wall });
+  afterEach(() => wall.follow());
 
   it('returns a 15-minute access token of a new session and a 30-day refresh token for the right password', async () => {
     const { user } = await createTenant(t);
@@ -138,23 +142,31 @@ describe('login and bearer tokens', () => {
     const { user } = await createTenant(t);
     const other = await createTenant(t);
     const sid = sessionOf(user.token);
-    const past = Math.floor(Date.now() / 1000) - 10;
-    const future = Math.floor(Date.now() / 1000) + 3600;
+    wall.freeze();
+    const now = Math.floor(wall.ms() / 1000);
+    // Expired beyond the tolerated skew; a second later it would still pass (below).
+    const past = now - TOKEN_CLOCK_SKEW_SECONDS;
+    const future = now + 3600;
     const tokens = {
-      expired: await signToken({ sub: user.id, exp: past, sid }),
+      expired: await signToken({ sub: user.id, exp: past, iat: now - 60, sid }),
       otherSecret: await signToken(
-        { sub: user.id, exp: future, sid },
+        { sub: user.id, exp: future, iat: now, sid },
         'another-secret-that-is-also-long-enough!!',
       ),
-      otherAudience: await signToken({ sub: user.id, exp: future, sid }, TEST_JWT_SECRET, {
+      otherAudience: await signToken({ sub: user.id, exp: future, iat: now, sid }, TEST_JWT_SECRET, {
         aud: 'someone-else',
       }),
-      algNone: `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: user.id, iss: 'envoy', aud: 'envoy-api', exp: future, sid })}.`,
+      algNone: `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: user.id, iss: 'envoy', aud: 'envoy-api', exp: future, iat: now, sid })}.`,
       garbage: 'not.a.token',
       // Signed as before sessions existed: no sid claim.
-      withoutSession: await signToken({ sub: user.id, exp: future }),
-      unknownSession: await signToken({ sub: user.id, exp: future, sid: 'ses_nope' }),
-      anotherUsersSession: await signToken({ sub: user.id, exp: future, sid: sessionOf(other.user.token) }),
+      withoutSession: await signToken({ sub: user.id, exp: future, iat: now }),
+      unknownSession: await signToken({ sub: user.id, exp: future, iat: now, sid: 'ses_nope' }),
+      anotherUsersSession: await signToken({
+        sub: user.id,
+        exp: future,
+        iat: now,
+        sid: sessionOf(other.user.token),
+      }),
     };
     const none = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me' });
     expect(none.statusCode).toBe(401);
@@ -168,19 +180,22 @@ describe('login and bearer tokens', () => {
       expect(res.statusCode, name).toBe(401);
       expect(res.json().error.code, name).toBe('not_authenticated');
     }
-    const valid = await signToken({ sub: user.id, exp: future, sid });
-    const ok = await t.app.inject({
-      method: 'GET',
-      url: '/api/v1/auth/me',
-      headers: { authorization: `Bearer ${valid}` },
-    });
-    expect(ok.statusCode).toBe(200);
+    for (const exp of [future, past + 1]) {
+      const valid = await signToken({ sub: user.id, exp, iat: now - 60, sid });
+      const ok = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/auth/me',
+        headers: { authorization: `Bearer ${valid}` },
+      });
+      expect(ok.statusCode, String(exp - now)).toBe(200);
+    }
   });
 
   it('caps a token at its issue time plus the configured TTL, whatever its exp says', async () => {
     const { user } = await createTenant(t);
     const sid = sessionOf(user.token);
-    const now = Math.floor(Date.now() / 1000);
+    wall.freeze();
+    const now = Math.floor(wall.ms() / 1000);
     const century = now + 100 * 365 * 86_400;
     const ttl = t.config.jwt.ttlSeconds;
     const me = (token: string) =>
@@ -195,8 +210,15 @@ describe('login and bearer tokens', () => {
     // Within the TTL (a little past it, inside the skew) the same far exp is accepted.
     const fresh = await me(await signToken({ sub: user.id, exp: century, sid, iat: now - ttl + 60 }));
     expect(fresh.statusCode).toBe(200);
-    const skewed = await me(await signToken({ sub: user.id, exp: century, sid, iat: now - ttl - 2 }));
+    // The skew's edge, to the second.
+    const skewed = await me(
+      await signToken({ sub: user.id, exp: century, sid, iat: now - ttl - TOKEN_CLOCK_SKEW_SECONDS }),
+    );
     expect(skewed.statusCode).toBe(200);
+    const past = await me(
+      await signToken({ sub: user.id, exp: century, sid, iat: now - ttl - TOKEN_CLOCK_SKEW_SECONDS - 1 }),
+    );
+    expect(past.statusCode).toBe(401);
   });
 
   it('refuses an API key on a bearer-only route with 403', async () => {

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { objectOf } from '../../src/lib/json-object.js';
+import { SettableWallClock } from '../../src/lib/wall-clock.js';
 import { type TestApp, useTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 
@@ -160,10 +161,13 @@ describe('a browser session behind HTTPS', () => {
 });
 
 describe("a session's fixed end", () => {
-  const t = useTestApp();
+  const wall = new SettableWallClock();
+  const t = useTestApp({ wallClock: wall });
+  afterEach(() => wall.follow());
 
   it('is set at sign-in and no refresh moves it', async () => {
     const { user } = await createTenant(t);
+    wall.freeze();
     const login = await t.app.inject({
       method: 'POST',
       url: '/api/v1/auth/login',
@@ -171,10 +175,11 @@ describe("a session's fixed end", () => {
     });
     const ends = await sessionEnd(t, user.id);
     let token: string = login.json().refresh_token;
-    for (let i = 0; i < 3; i++) {
+    for (let i = 1; i <= 3; i++) {
+      wall.advance(3_600_000);
       const res = await t.app.inject({ method: 'POST', url: REFRESH, payload: { refresh_token: token } });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json().refresh_expires_in).toBeLessThanOrEqual(2_592_000);
+      expect(res.json().refresh_expires_in).toBe(2_592_000 - i * 3600);
       token = res.json().refresh_token;
     }
     expect((await sessionEnd(t, user.id)).sort()).toEqual(ends.sort());
@@ -188,28 +193,35 @@ describe("a session's fixed end", () => {
 
   it('stops the refresh token and the access tokens once the end has passed', async () => {
     const { user } = await createTenant(t);
+    wall.freeze();
+    const endsAt = wall.ms() + 2_592_000_000;
     const login = await t.app.inject({
       method: 'POST',
       url: '/api/v1/auth/login',
       payload: { email: user.email, password: user.password },
     });
-    const { access_token, refresh_token } = login.json();
-    // The end comes: the session was started 30 days ago.
-    await t.database.db.execute(
-      sql`UPDATE auth_sessions SET expires_at = now() - interval '1 second' WHERE user_id = ${user.id}`,
-    );
-    await t.database.db.execute(sql`
-      UPDATE refresh_tokens SET expires_at = now() - interval '1 second'
-      WHERE session_id IN (SELECT id FROM auth_sessions WHERE user_id = ${user.id})`);
+    // A minute before the end: a refresh gives an access token good for 15 minutes on its own.
+    wall.set(endsAt - 60_000);
+    const last = await t.app.inject({
+      method: 'POST',
+      url: REFRESH,
+      payload: { refresh_token: login.json().refresh_token },
+    });
+    expect(last.statusCode, last.body).toBe(200);
+    const { access_token, refresh_token } = last.json();
+    const me = () =>
+      t.app.inject({
+        method: 'GET',
+        url: '/api/v1/auth/me',
+        headers: { authorization: `Bearer ${access_token}` },
+      });
+    expect((await me()).statusCode).toBe(200);
+    // The end comes: both stop with the session.
+    wall.set(endsAt);
     const res = await t.app.inject({ method: 'POST', url: REFRESH, payload: { refresh_token } });
     expect(res.statusCode).toBe(401);
     expect(res.json().error.code).toBe('invalid_refresh_token');
-    const me = await t.app.inject({
-      method: 'GET',
-      url: '/api/v1/auth/me',
-      headers: { authorization: `Bearer ${access_token}` },
-    });
-    expect(me.statusCode).toBe(401);
+    expect((await me()).statusCode).toBe(401);
   });
 });
 

@@ -8,6 +8,7 @@ import { startProductClock } from '../../src/db/product-clock.js';
 import { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
 import { realClock } from '../../src/lib/clock.js';
 import { defined } from '../../src/lib/defined.js';
+import type { WallClock } from '../../src/lib/wall-clock.js';
 import { loggerOptions } from '../../src/logger.js';
 import { buildServices, type Services } from '../../src/services.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -52,6 +53,11 @@ export interface TestAppOptions {
   /** How the app reaches its database: behind a transaction-mode pooler, and LISTEN's own URL. */
   database?: Pick<DatabaseOptions, 'pooler' | 'directUrl' | 'replicas'>;
   captureLogs?: boolean;
+  /**
+   * The wall clock credentials, invitations, webhook retries and rate limits are timed by (a
+   * SettableWallClock the test moves); the machine's without one.
+   */
+  wallClock?: WallClock;
   /** Registers extra routes before the app is ready: probes for the shared HTTP layer. */
   extend?: (app: App, deps: AppDeps) => void | Promise<void>;
 }
@@ -121,7 +127,13 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         start: config.simulation.start,
       })
     : null;
-  const services = buildServices({ config, database, log: logger, clock: simulated?.clock ?? realClock });
+  const services = buildServices({
+    config,
+    database,
+    log: logger,
+    clock: simulated?.clock ?? realClock,
+    ...(options.wallClock ? { wallClock: options.wallClock } : {}),
+  });
   const deps: AppDeps = { config, database, services };
   const app = await buildApp(deps, { logger });
   await options.extend?.(app, deps);

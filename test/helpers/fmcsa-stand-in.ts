@@ -47,7 +47,6 @@ export interface StandInCarrier {
 export interface StandInRequest {
   path: string;
   query: URLSearchParams;
-  at: number;
 }
 
 const retrievalDate = () => new Date().toISOString().replace('Z', '+0000');
@@ -111,7 +110,7 @@ export class FmcsaStandIn {
   async start() {
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://stand-in');
-      this.requests.push({ path: url.pathname, query: url.searchParams, at: performance.now() });
+      this.requests.push({ path: url.pathname, query: url.searchParams });
       const send = (status: number, body: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { OutboundEmail } from '../../src/integrations/email/email-channel.js';
 import { defined } from '../../src/lib/defined.js';
+import { SettableWallClock } from '../../src/lib/wall-clock.js';
 import { buildTestApp, simulatedEmail, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
 import {
@@ -64,7 +65,9 @@ async function ownersOf(t: TestApp, orgId: string): Promise<string[]> {
 }
 
 describe('invitations', () => {
-  const t = useTestApp({ env: { DASHBOARD_URL: `${DASHBOARD}/` } });
+  const wall = new SettableWallClock();
+  const t = useTestApp({ env: { DASHBOARD_URL: `${DASHBOARD}/` }, wallClock: wall });
+  afterEach(() => wall.follow());
 
   it('takes a new address from invitation to first login', async () => {
     const { orgId, user: owner } = await createTenant(t);
@@ -195,17 +198,21 @@ describe('invitations', () => {
     expect(revoked.json().error.code).toBe('invitation_revoked');
 
     const late = `late-${unique()}@example.com`;
+    wall.freeze();
+    const endsAt = wall.ms() + t.config.invitations.ttlSeconds * 1000;
     await invite(t, owner.headers, { email: late, role: 'MEMBER' });
-    await t.database.db.execute(
-      sql`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE email = ${late}`,
-    );
-    const listed = await t.app.inject({ method: 'GET', url: '/api/v1/members', headers: owner.headers });
-    expect(listed.json().data).toContainEqual(expect.objectContaining({ email: late, status: 'expired' }));
+    // The owner signs in again when the invitation is about to end: the first access token is long over.
+    wall.set(endsAt - 1000);
+    const headers = { authorization: `Bearer ${await login(t, owner.email, owner.password)}` };
+    const team = async () =>
+      (await t.app.inject({ method: 'GET', url: '/api/v1/members', headers })).json().data;
+    expect(await team()).toContainEqual(expect.objectContaining({ email: late, status: 'invited' }));
+    wall.set(endsAt);
+    expect(await team()).toContainEqual(expect.objectContaining({ email: late, status: 'expired' }));
     const expired = await accept(t, { token: tokenSentTo(t, late), password: 'a long enough passphrase' });
     expect(expired.statusCode).toBe(401);
     expect(expired.json().error.code).toBe('invitation_expired');
-    const members = await t.app.inject({ method: 'GET', url: '/api/v1/members', headers: owner.headers });
-    expect(members.json().data.filter((m: { status: string }) => m.status === 'active')).toHaveLength(1);
+    expect((await team()).filter((m: { status: string }) => m.status === 'active')).toHaveLength(1);
   });
 
   it('replays an invitation retried with the same Idempotency-Key instead of e-mailing it again', async () => {

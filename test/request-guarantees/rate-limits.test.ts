@@ -1,16 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SettableWallClock } from '../../src/lib/wall-clock.js';
 import { useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
+
+/** The wall clock stands still through each test: the reset times are read against it. */
+const wall = new SettableWallClock();
+const nowSeconds = () => Math.ceil(wall.ms() / 1000);
 
 function expectRateHeaders(res: { headers: Record<string, unknown> }, limit: number, remaining?: number) {
   expect(res.headers['x-ratelimit-limit']).toBe(String(limit));
   if (remaining !== undefined) expect(res.headers['x-ratelimit-remaining']).toBe(String(remaining));
   const reset = Number(res.headers['x-ratelimit-reset']);
-  const now = Date.now() / 1000;
   // A Unix timestamp inside the one-minute window, not a number of seconds.
-  expect(reset).toBeGreaterThan(now - 1);
-  expect(reset).toBeLessThanOrEqual(now + 61);
+  expect(reset).toBeGreaterThanOrEqual(nowSeconds());
+  expect(reset).toBeLessThanOrEqual(nowSeconds() + 60);
 }
 
 // With REDIS_URL (CI's second leg) the counters live in Redis, under a namespace of this file's own.
@@ -26,7 +30,10 @@ describe(`rate limits (${process.env.REDIS_URL ? 'Redis' : 'in-process'} counter
       RATE_LIMIT_API_KEYS_PER_MINUTE: '8',
       ...redis,
     },
+    wallClock: wall,
   });
+  beforeEach(() => wall.freeze());
+  afterEach(() => wall.follow());
 
   it('puts the headers on 200, 401, 404, 422 and 429 responses', async () => {
     // api-keys category for a fresh user: 8 a minute.
@@ -86,7 +93,7 @@ describe(`rate limits (${process.env.REDIS_URL ? 'Redis' : 'in-process'} counter
         param: null,
       },
     });
-    expect(Number(limited.headers['x-ratelimit-reset'])).toBeCloseTo(Date.now() / 1000 + retryAfter, -1);
+    expect(Number(limited.headers['x-ratelimit-reset'])).toBe(nowSeconds() + retryAfter);
   });
 
   it('counts each credential separately', async () => {

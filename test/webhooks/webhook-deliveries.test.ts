@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
+import { SettableWallClock } from '../../src/lib/wall-clock.js';
 import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
 import { expectQueryError, getJson } from '../helpers/list-helpers.js';
@@ -74,7 +74,7 @@ const deliveryPage = z.object({
  * 500 (pending, to retry), a 200 (succeeded), a 410 (failed), a refused connection (pending, with
  * an error and no status code); then a ping to the second endpoint, not yet sent.
  */
-async function dataset(t: TestApp) {
+async function dataset(t: TestApp, wall: SettableWallClock) {
   const { orgId, user } = await createTenant(t);
   const key = await createApiKey(t, user.headers);
   const headers = key.headers;
@@ -91,6 +91,8 @@ async function dataset(t: TestApp) {
     payload: { load_id: loadId, offer_amount: 1800 },
   });
   expect(offer.statusCode, offer.body).toBe(201);
+  // Stopped for the round: the 500's and the refused connection's retries cannot come due in it.
+  wall.freeze();
   await drainWorker(t, 'webhooks');
   const queued = await ping(t, headers, e200.id);
   return { orgId, user, headers, e500, e200, e410, eRefused, queued };
@@ -100,10 +102,12 @@ const list = async (t: TestApp, headers: Headers, qs = '') =>
   deliveryPage.parse(await getJson(t, headers, `${BASE}/deliveries${qs ? `?${qs}` : ''}`));
 
 describe('GET /webhooks/deliveries', () => {
-  const t = useTestApp({ env: { WORKERS_ENABLED: 'false', WEBHOOK_TIMEOUT_MS: '1000' } });
+  const wall = new SettableWallClock();
+  const t = useTestApp({ env: { WORKERS_ENABLED: 'false', WEBHOOK_TIMEOUT_MS: '1000' }, wallClock: wall });
+  afterEach(() => wall.follow());
 
   it('lists the organization’s deliveries across its endpoints, newest first, with the last attempt', async () => {
-    const d = await dataset(t);
+    const d = await dataset(t, wall);
     const { data, pagination } = await list(t, d.headers);
     expect(pagination.total_count).toBe(5);
     // The ping is newest; the four of the one event share created_at and break the tie on id.
@@ -164,11 +168,10 @@ describe('GET /webhooks/deliveries', () => {
   });
 
   it('shows the last of several attempts, and a replay as a new delivery of the same event', async () => {
-    const d = await dataset(t);
-    // The 500 endpoint's retry is brought forward and fails again: attempt 2 is the last.
-    await t.database.db.execute(
-      sql`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = ${d.e500.id}`,
-    );
+    const d = await dataset(t, wall);
+    // The clock moves to the 500 endpoint's retry, which fails again: attempt 2 is the last.
+    const [pending] = (await list(t, d.headers, `endpoint_id=${d.e500.id}`)).data;
+    wall.set(Date.parse(defined(pending?.next_attempt_at, 'the retry time')));
     await drainWorker(t, 'webhooks');
     const retried = (await list(t, d.headers, `endpoint_id=${d.e500.id}`)).data;
     expect(retried).toHaveLength(1);
@@ -213,7 +216,7 @@ describe('GET /webhooks/deliveries', () => {
   });
 
   it('filters on status, event_type, endpoint_id and the created range', async () => {
-    const d = await dataset(t);
+    const d = await dataset(t, wall);
     const ids = async (qs: string) => (await list(t, d.headers, qs)).data.map((x) => x.endpoint_id);
     expect(await ids('status=failed')).toEqual([d.e410.id]);
     expect(await ids('status=succeeded')).toEqual([d.e200.id]);
@@ -263,7 +266,7 @@ describe('GET /webhooks/deliveries', () => {
   });
 
   it('never shows another organization’s deliveries, and needs the webhook managers’ access', async () => {
-    const a = await dataset(t);
+    const a = await dataset(t, wall);
     const { orgId: otherOrg, user: otherOwner } = await createTenant(t);
     const rx = await receiver(200);
     const theirs = await endpoint(t, otherOwner.headers, rx.url, ['ping']);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { WallClock } from '../../lib/wall-clock.js';
 import type { CensusContact, LiabilityInsurance, SharedContact } from './compliance-provider.js';
 import { legacyFilingRow, liabilityOf, motusFilingRow, motusHistoryRow } from './insurance-filings.js';
 import {
@@ -99,6 +100,7 @@ export class FmcsaOpenData {
   constructor(
     private readonly client: PacedJsonClient,
     private readonly options: OpenDataOptions,
+    private readonly wall: WallClock,
   ) {}
 
   async factsFor(dot: string, signal: AbortSignal): Promise<OpenDataAnswer> {
@@ -125,14 +127,14 @@ export class FmcsaOpenData {
     const row = census[0];
     const where = row ? sharedContactWhere(dot, row) : null;
     const shared = where ? await this.rows(o.censusDataset, where, 25, censusRow, signal) : [];
-    const today = new Date().toISOString().slice(0, 10);
+    const today = this.wall.now().toISOString().slice(0, 10);
     return {
       phone: row?.phone?.trim() || null,
       registered_at: toIsoDate(row?.add_date),
       authority_granted_at: grantDate(legacyAuthority, motusAuthority),
       census: row ? censusContactOf(row) : null,
       liability: liabilityOf({ motus, history, legacy: o.legacyInsuranceDataset ? legacy : null }, today),
-      out_of_service: standingOrder(orders),
+      out_of_service: standingOrder(orders, today),
       shared_with: row ? sharedContactsOf(row, shared) : null,
       raw: {
         census,

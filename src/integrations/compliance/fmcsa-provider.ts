@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { WallClock } from '../../lib/wall-clock.js';
 import type { CensusRecord, ComplianceProvider, LookupResult } from './compliance-provider.js';
 import { FmcsaOpenData, type OpenDataOptions } from './fmcsa-open-data.js';
 import { type JsonAnswer, PacedJsonClient } from './paced-json-client.js';
@@ -16,6 +17,8 @@ export interface FmcsaProviderOptions {
     timeoutMs: number;
     cacheTtlMs: number;
   };
+  /** What day it is for the insurance and out-of-service records: real carriers' real dates. */
+  wall: WallClock;
 }
 
 // QCMobile answers `{content, retrievalDate, _links}`; field names as FMCSA publishes them.
@@ -71,7 +74,7 @@ export class FmcsaProvider implements ComplianceProvider {
       ...options.pacing,
       headers: options.openData.appToken ? { 'X-App-Token': options.openData.appToken } : {},
     });
-    this.openData = new FmcsaOpenData(openDataClient, options.openData);
+    this.openData = new FmcsaOpenData(openDataClient, options.openData, options.wall);
   }
 
   async lookup(

@@ -1,10 +1,14 @@
 import type { Config } from '../../config.js';
 import { defined } from '../../lib/defined.js';
+import { machineWallClock, type WallClock } from '../../lib/wall-clock.js';
 import type { ComplianceProvider } from './compliance-provider.js';
 import { FmcsaProvider } from './fmcsa-provider.js';
 import { RegistryProvider } from './registry-provider.js';
 
-export function complianceProviderFrom(config: Config['compliance']): ComplianceProvider {
+export function complianceProviderFrom(
+  config: Config['compliance'],
+  wall: WallClock = machineWallClock,
+): ComplianceProvider {
   if (config.provider === 'fmcsa') {
     const f = config.fmcsa;
     return new FmcsaProvider({
@@ -28,6 +32,7 @@ export function complianceProviderFrom(config: Config['compliance']): Compliance
         timeoutMs: f.timeoutMs,
         cacheTtlMs: f.cacheTtlSeconds * 1000,
       },
+      wall,
     });
   }
   return new RegistryProvider(config.registryFile);

@@ -99,10 +99,7 @@ export function sharedContactsOf(r: CensusFields, others: CensusFields[]): Share
  * The order in force: the latest not rescinded. An order is lifted on its rescind date (empty while
  * it stands; `status` describes the USDOT number, not the order), or when its status says so.
  */
-export function standingOrder(
-  rows: z.output<typeof oosRow>[],
-  today = new Date().toISOString().slice(0, 10),
-): OutOfServiceOrder | null {
+export function standingOrder(rows: z.output<typeof oosRow>[], today: string): OutOfServiceOrder | null {
   const lifted = (r: z.output<typeof oosRow>) => {
     const rescinded = toIsoDate(r.oos_rescind_date);
     return (rescinded !== null && rescinded <= today) || /RESCIND|LIFTED/i.test(r.status ?? '');

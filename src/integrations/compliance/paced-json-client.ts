@@ -24,7 +24,13 @@ export interface PacedJsonClientOptions {
   cacheTtlMs: number;
   cacheMaxEntries?: number;
   headers?: Record<string, string>;
+  /**
+   * The machine's milliseconds by default: pacing waits on real timers, so it measures real time
+   * (a wall clock a test has set would make every wait look longer or shorter than it is).
+   */
   now?: () => number;
+  /** Waits `ms` of `now`'s time: a timer by default. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** A 2xx answer with a JSON body, or why there is none (never the URL: it may hold a key). */
@@ -49,9 +55,11 @@ export class PacedJsonClient {
   private readonly inflight = new Map<string, Promise<JsonAnswer>>();
   private readonly cache: LRUCache<string, { until: number; answer: JsonAnswer }>;
   private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: PacedJsonClientOptions) {
     this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? sleep;
     this.cache = new LRUCache({ max: options.cacheMaxEntries ?? 10_000 });
   }
 
@@ -145,7 +153,8 @@ export class PacedJsonClient {
       return {
         kind: 'retry',
         error: `${what} answered ${response.status}`,
-        retryAfterMs: response.status === 429 ? retryAfterMs(response.headers.get('retry-after')) : null,
+        retryAfterMs:
+          response.status === 429 ? retryAfterMs(response.headers.get('retry-after'), this.now()) : null,
       };
     }
     if (!response.ok) {
@@ -175,7 +184,7 @@ export class PacedJsonClient {
     const now = this.now();
     const start = Math.max(now, this.nextStartAt);
     this.nextStartAt = start + this.options.minIntervalMs;
-    if (start > now) await sleep(start - now);
+    if (start > now) await this.sleep(start - now);
   }
 }
 
@@ -193,13 +202,13 @@ function failureName(err: unknown): string {
     : 'network error';
 }
 
-/** Retry-After as seconds or an HTTP date; a missing or unreadable one means one second. */
-function retryAfterMs(value: string | null): number {
+/** Retry-After as seconds or an HTTP date (from `now`); a missing or unreadable one means one second. */
+function retryAfterMs(value: string | null, now: number): number {
   if (!value) return 1000;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const at = Date.parse(value);
-  return Number.isNaN(at) ? 1000 : Math.max(0, at - Date.now());
+  return Number.isNaN(at) ? 1000 : Math.max(0, at - now);
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

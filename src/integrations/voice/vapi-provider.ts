@@ -1,6 +1,7 @@
 import type { Vapi } from '@vapi-ai/server-sdk';
 import pRetry from 'p-retry';
 import { errorName } from '../../lib/error-text.js';
+import { machineWallClock, type WallClock } from '../../lib/wall-clock.js';
 import { vapiAssistant } from './vapi-assistant.js';
 import { obj, parseVapiMessage, str } from './vapi-messages.js';
 import { type VapiServerAuth, vapiAuthFailure } from './vapi-server-auth.js';
@@ -65,7 +66,11 @@ function retryableRefusal(status: number, text: string): boolean {
 export class VapiProvider implements VoiceProvider {
   readonly name = 'vapi';
 
-  constructor(private readonly options: VapiOptions) {}
+  constructor(
+    private readonly options: VapiOptions,
+    /** What a signed message's timestamp is held against. */
+    private readonly wall: WallClock = machineWallClock,
+  ) {}
 
   attach(): void {
     // Events arrive over HTTP at POST /api/v1/integrations/voice/events.
@@ -161,7 +166,7 @@ export class VapiProvider implements VoiceProvider {
 
   /** Why a server message is not from Vapi under our credential, or null when it is. */
   authFailure(headers: Record<string, string | string[] | undefined>, rawBody: string): string | null {
-    return vapiAuthFailure(this.options.serverAuth, headers, rawBody);
+    return vapiAuthFailure(this.options.serverAuth, headers, rawBody, this.wall.ms());
   }
 
   /**

@@ -2,6 +2,7 @@ import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
+import type { WallClock } from '../../lib/wall-clock.js';
 import { apiKeys } from './api-keys-tables.js';
 import { hashKeySecret, KEY_FORMAT } from './key-secrets.js';
 
@@ -28,7 +29,7 @@ export async function announceApiKeyChange(db: DbOrTx, id: string): Promise<void
   await db.execute(sql`SELECT pg_notify(${API_KEY_CHANGES}, ${id})`);
 }
 const CACHE_MAX = 10_000;
-// last_used_at is written at most this often per key.
+// last_used_at is written at most this often per key, at the wall clock's time.
 const STAMP_INTERVAL_MS = 60_000;
 
 /** What a credential check needs of a key row. */
@@ -59,11 +60,14 @@ const byId = preparedFor((db) =>
 const stamp = preparedFor((db) =>
   db
     .update(apiKeys)
-    .set({ last_used_at: sql`now()` })
+    .set({ last_used_at: sql`${sql.placeholder('now')}::timestamptz` })
     .where(
       and(
         eq(apiKeys.id, sql.placeholder('id')),
-        or(isNull(apiKeys.last_used_at), lt(apiKeys.last_used_at, sql`now() - interval '60 seconds'`)),
+        or(
+          isNull(apiKeys.last_used_at),
+          lt(apiKeys.last_used_at, sql`${sql.placeholder('now')}::timestamptz - interval '60 seconds'`),
+        ),
       ),
     )
     .prepare('api_key_stamp_last_used'),
@@ -79,7 +83,10 @@ export class ApiKeyCredentials {
   /** Whether changes announced by other instances reach this one now. */
   private hearsAnnouncements: () => boolean = () => false;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly wall: WallClock,
+  ) {}
 
   /** Called once the announcement listener exists. */
   listenWith(listening: () => boolean): void {
@@ -89,7 +96,7 @@ export class ApiKeyCredentials {
   async verify(secret: string): Promise<VerifyResult> {
     if (!KEY_FORMAT.test(secret)) return { ok: false, reason: 'The API key is not valid' };
     const hash = hashKeySecret(secret);
-    const now = Date.now();
+    const now = this.wall.ms();
     let entry = this.cache.get(hash);
     if (!entry || entry.until <= now) {
       const [row] = await byHash(this.db).execute({ hash });
@@ -113,7 +120,7 @@ export class ApiKeyCredentials {
    */
   async activeById(id: string): Promise<ApiKeyCredential | null> {
     const [row] = await byId(this.db).execute({ id });
-    if (!row?.isActive || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return null;
+    if (!row?.isActive || (row.expiresAt && row.expiresAt.getTime() <= this.wall.ms())) return null;
     return row;
   }
 
@@ -132,6 +139,6 @@ export class ApiKeyCredentials {
     const last = this.stampedAt.get(id);
     if (last !== undefined && now - last < STAMP_INTERVAL_MS) return;
     this.stampedAt.set(id, now);
-    await stamp(this.db).execute({ id });
+    await stamp(this.db).execute({ id, now: new Date(now) });
   }
 }

@@ -34,6 +34,8 @@ export const createApiKeyBody = z.object({
   name: nonEmptyText(100),
   description: text(1000).nullish(),
   expires_at: dateTimeInput()
+    // The machine's clock, not the injected one: the schema is built once, at load; the credential
+    // checks themselves (api-key-credentials.ts) are on the injected wall clock.
     .refine((d) => d.getTime() > Date.now(), { message: 'Must be in the future' })
     .nullish(),
 });

@@ -4,6 +4,7 @@ import { notFound, stateConflict } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope } from '../../domain/scope.js';
+import type { WallClock } from '../../lib/wall-clock.js';
 import { type ApiKeyCredentials, announceApiKeyChange } from './api-key-credentials.js';
 import {
   type ApiKeyRow,
@@ -43,6 +44,7 @@ export class ApiKeysService {
   constructor(
     private readonly db: Db,
     private readonly credentials: ApiKeyCredentials,
+    private readonly wall: WallClock,
   ) {}
 
   async create(
@@ -101,14 +103,14 @@ export class ApiKeysService {
           `API key '${id}' was already regenerated as '${old.replaced_by_id}'`,
         );
       }
-      if (old.expires_at && old.expires_at.getTime() <= Date.now()) {
+      if (old.expires_at && old.expires_at.getTime() <= this.wall.ms()) {
         throw stateConflict(
           'api_key_not_regenerable',
           `API key '${id}' has expired and cannot be regenerated`,
         );
       }
       const replacementId = newId('apiKey');
-      await markReplaced(tx, scope, id, replacementId, new Date(Date.now() + expireOldInSeconds * 1000));
+      await markReplaced(tx, scope, id, replacementId, new Date(this.wall.ms() + expireOldInSeconds * 1000));
       await announceApiKeyChange(tx, id);
       return insertApiKey(tx, scope, {
         id: replacementId,

@@ -11,6 +11,7 @@ export { findUserById } from './user-queries.js';
 
 // The one query of a bearer request: the session must be the user's and live, so a session ended
 // on any instance refuses its access tokens from the next request on, at no extra round trip.
+// `now` is the wall clock's (lib/wall-clock.ts).
 const membershipsForAuthStatement = preparedFor((db) =>
   db
     .select({ user_id: users.id, organization_id: memberships.organization_id, role: memberships.role })
@@ -22,7 +23,7 @@ const membershipsForAuthStatement = preparedFor((db) =>
         eq(authSessions.user_id, users.id),
         isNull(authSessions.revoked_at),
         // Its fixed end: an access token signed shortly before it stops with the session.
-        sql`${authSessions.expires_at} > now()`,
+        sql`${authSessions.expires_at} > ${sql.placeholder('now')}::timestamptz`,
       ),
     )
     .leftJoin(memberships, eq(memberships.user_id, users.id))
@@ -35,8 +36,8 @@ const membershipsForAuthStatement = preparedFor((db) =>
  * The user's memberships, oldest first; no rows when the user does not exist or the session is
  * not theirs or has ended.
  */
-export function membershipsForAuth(db: Db, userId: string, sessionId: string) {
-  return membershipsForAuthStatement(db).execute({ userId, sessionId });
+export function membershipsForAuth(db: Db, userId: string, sessionId: string, now: Date) {
+  return membershipsForAuthStatement(db).execute({ userId, sessionId, now });
 }
 
 export async function findUserByEmail(db: DbOrTx, email: string) {

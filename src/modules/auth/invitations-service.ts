@@ -13,6 +13,7 @@ import { newId } from '../../domain/ids.js';
 import type { OrgScope, Role } from '../../domain/scope.js';
 import type { EmailSender } from '../../integrations/email/email-channel.js';
 import { defined } from '../../lib/defined.js';
+import type { WallClock } from '../../lib/wall-clock.js';
 import { findOrganization, findUserByEmail, findUserById, insertUser } from './auth-repository.js';
 import {
   addMembership,
@@ -49,8 +50,9 @@ export interface InvitationSettings {
   replyDomain: string;
 }
 
-export function toInvitation(row: InvitationRow) {
-  const expired = row.status === 'pending' && row.expires_at.getTime() <= Date.now();
+/** The invitation as the API answers it, expired once the wall clock reached its end (`nowMs`). */
+export function toInvitation(row: InvitationRow, nowMs: number) {
+  const expired = row.status === 'pending' && row.expires_at.getTime() <= nowMs;
   return {
     id: row.id,
     organization_id: row.organization_id,
@@ -89,6 +91,7 @@ export class InvitationsService {
     private readonly settings: InvitationSettings,
     private readonly log: FastifyBaseLogger,
     private readonly audit: AuditWriter,
+    private readonly wall: WallClock,
   ) {}
 
   private auditInvitation(tx: Tx, scope: OrgScope, id: string, action: string, after?: unknown) {
@@ -121,7 +124,7 @@ export class InvitationsService {
         role: input.role,
         token_hash: hashSecret(token),
         invited_by_id: scope.principal.userId,
-        expires_at: new Date(Date.now() + this.settings.ttlSeconds * 1000),
+        expires_at: new Date(this.wall.ms() + this.settings.ttlSeconds * 1000),
       });
       await this.auditInvitation(tx, scope, created.id, 'invite', {
         email: created.email,
@@ -145,7 +148,7 @@ export class InvitationsService {
         'The invitation e-mail could not be sent, so no invitation is pending; try again',
       );
     }
-    return toInvitation(row);
+    return toInvitation(row, this.wall.ms());
   }
 
   /** Withdraws a pending invitation; a withdrawn one stays so (204 again), an accepted one is a 409. */
@@ -174,7 +177,7 @@ export class InvitationsService {
   }): Promise<SessionTokens> {
     if (!isSecretOf(INVITATION_TOKEN_PREFIX, input.token)) throw refusal(null);
     const found = await findInvitationByTokenHash(this.db, hashSecret(input.token));
-    if (found?.status !== 'pending' || found.expires_at.getTime() <= Date.now()) {
+    if (found?.status !== 'pending' || found.expires_at.getTime() <= this.wall.ms()) {
       throw refusal(found);
     }
     const existing = await findUserByEmail(this.db, found.email);
@@ -186,7 +189,7 @@ export class InvitationsService {
       ? null
       : await hashPassword(defined(input.password, 'password of a new account'));
     const started = await this.db.transaction(async (tx) => {
-      const claimed = await claimInvitation(tx, found.id);
+      const claimed = await claimInvitation(tx, found.id, this.wall.now());
       if (!claimed) throw refusal(await findInvitation(tx, found.organization_id, found.id));
       const user =
         existing ??

@@ -26,8 +26,11 @@ export interface TeamRow {
   invitation_expires_at: Date | null;
 }
 
-/** Members (oldest first), then pending invitations (oldest first), as one list. */
-const team = (organizationId: string) => sql`
+/**
+ * Members (oldest first), then pending invitations (oldest first), as one list; an invitation is
+ * expired once the wall clock's `now` reached its end.
+ */
+const team = (organizationId: string, now: Date) => sql`
   WITH team AS (
     SELECT 'active' AS status, 0 AS rank, m.created_at AS at, m.id AS tie,
            u.id AS user_id, NULL::text AS invitation_id, u.email, u.name, u.phone, m.role,
@@ -36,7 +39,7 @@ const team = (organizationId: string) => sql`
       FROM ${memberships} m JOIN ${users} u ON u.id = m.user_id
      WHERE m.organization_id = ${organizationId}
     UNION ALL
-    SELECT CASE WHEN i.expires_at > now() THEN 'invited' ELSE 'expired' END, 1, i.created_at, i.id,
+    SELECT CASE WHEN i.expires_at > ${now}::timestamptz THEN 'invited' ELSE 'expired' END, 1, i.created_at, i.id,
            NULL, i.id, i.email, i.name, NULL, i.role, NULL, i.created_at, i.expires_at
       FROM ${invitations} i
      WHERE i.organization_id = ${organizationId} AND i.status = 'pending'
@@ -48,6 +51,7 @@ export async function listTeam(
   statuses: TeamStatus[] | undefined,
   page: number,
   pageSize: number,
+  now: Date,
 ) {
   const filter = statuses?.length
     ? sql`WHERE status IN (${sql.join(
@@ -56,13 +60,15 @@ export async function listTeam(
       )})`
     : sql``;
   const [rows, counted] = await Promise.all([
-    db.execute<TeamRow & Record<string, unknown>>(sql`${team(organizationId)}
+    db.execute<TeamRow & Record<string, unknown>>(sql`${team(organizationId, now)}
       SELECT status, user_id, invitation_id, email, name, phone, role, joined_at, invited_at,
              invitation_expires_at
         FROM team ${filter}
        ORDER BY rank, at, tie
        LIMIT ${pageSize} OFFSET ${offsetOf(page, pageSize)}`),
-    db.execute<{ n: number }>(sql`${team(organizationId)} SELECT count(*)::int AS n FROM team ${filter}`),
+    db.execute<{ n: number }>(
+      sql`${team(organizationId, now)} SELECT count(*)::int AS n FROM team ${filter}`,
+    ),
   ]);
   // Raw statements bypass drizzle's column mapping: timestamps arrive as text.
   const at = (v: unknown) => (v === null ? null : new Date(v as string));
@@ -173,15 +179,20 @@ export async function findInvitationByTokenHash(db: DbOrTx, tokenHash: string) {
 }
 
 /**
- * Marks the invitation accepted if it is still pending and unexpired. Of two acceptances with one
- * token, the second waits for the first's row lock, finds it accepted and gets null.
+ * Marks the invitation accepted if it is still pending and unexpired at `now` (the wall clock's).
+ * Of two acceptances with one token, the second waits for the first's row lock, finds it accepted
+ * and gets null.
  */
-export async function claimInvitation(tx: Tx, id: string) {
+export async function claimInvitation(tx: Tx, id: string, now: Date) {
   const [row] = await tx
     .update(invitations)
-    .set({ status: 'accepted', accepted_at: sql`now()`, updated_at: sql`now()` })
+    .set({ status: 'accepted', accepted_at: now, updated_at: sql`now()` })
     .where(
-      and(eq(invitations.id, id), eq(invitations.status, 'pending'), sql`${invitations.expires_at} > now()`),
+      and(
+        eq(invitations.id, id),
+        eq(invitations.status, 'pending'),
+        sql`${invitations.expires_at} > ${now}::timestamptz`,
+      ),
     )
     .returning();
   return row ?? null;

@@ -2,6 +2,7 @@ import type { Db, DbOrTx, Tx } from '../../db/client.js';
 import { forbidden, notFound, stateConflict, unauthenticated } from '../../domain/errors.js';
 import { pagination } from '../../domain/pagination.js';
 import type { OrgScope, Role } from '../../domain/scope.js';
+import type { WallClock } from '../../lib/wall-clock.js';
 import {
   deleteMembership,
   findMember,
@@ -64,10 +65,18 @@ export class MembersService {
     private readonly db: Db,
     private readonly sessions: SessionsService,
     private readonly audit: AuditWriter,
+    private readonly wall: WallClock,
   ) {}
 
   async list(scope: OrgScope, q: { page: number; page_size: number; status?: TeamStatus[] | undefined }) {
-    const { rows, total } = await listTeam(this.db, scope.organizationId, q.status, q.page, q.page_size);
+    const { rows, total } = await listTeam(
+      this.db,
+      scope.organizationId,
+      q.status,
+      q.page,
+      q.page_size,
+      this.wall.now(),
+    );
     return { data: rows, pagination: pagination(q.page, q.page_size, total) };
   }
 

@@ -3,11 +3,12 @@ import type { Db, DbOrTx, Tx } from '../../db/client.js';
 import { newId } from '../../domain/ids.js';
 import { authSessions, refreshTokens, type SessionEndReason } from './sessions-tables.js';
 
-// An ended session also expires now, so the purge finds it by expires_at alone.
-const ended = (reason: SessionEndReason) => ({
-  revoked_at: sql`now()`,
+// An ended session also expires now, so the purge finds it by expires_at alone. `now` is the
+// wall clock's (lib/wall-clock.ts), as is every time these statements compare against.
+const ended = (reason: SessionEndReason, now: Date) => ({
+  revoked_at: now,
   revoke_reason: reason,
-  expires_at: sql`least(${authSessions.expires_at}, now())`,
+  expires_at: sql`least(${authSessions.expires_at}, ${now}::timestamptz)`,
 });
 
 /** A new session with its first refresh token; both or neither, so `tx` is a transaction. */
@@ -25,19 +26,19 @@ export async function insertSession(tx: Tx, userId: string, tokenHash: string, e
  * session and user. The conditional UPDATE decides races: of two refreshes with one token, the
  * second waits for the first's row lock, finds `used_at` set and gets no row.
  */
-export async function useRefreshToken(tx: Tx, tokenHash: string) {
+export async function useRefreshToken(tx: Tx, tokenHash: string, now: Date) {
   const [row] = await tx
     .update(refreshTokens)
-    .set({ used_at: sql`now()` })
+    .set({ used_at: now })
     .from(authSessions)
     .where(
       and(
         eq(refreshTokens.token_hash, tokenHash),
         isNull(refreshTokens.used_at),
-        sql`${refreshTokens.expires_at} > now()`,
+        sql`${refreshTokens.expires_at} > ${now}::timestamptz`,
         eq(authSessions.id, refreshTokens.session_id),
         isNull(authSessions.revoked_at),
-        sql`${authSessions.expires_at} > now()`,
+        sql`${authSessions.expires_at} > ${now}::timestamptz`,
       ),
     )
     .returning({
@@ -79,20 +80,26 @@ export async function findRefreshToken(db: DbOrTx, tokenHash: string) {
 }
 
 /** Ends the session (a repeat keeps the first end); `userId` guards against ending another's. */
-export async function revokeSession(db: DbOrTx, sessionId: string, userId: string, reason: SessionEndReason) {
+export async function revokeSession(
+  db: DbOrTx,
+  sessionId: string,
+  userId: string,
+  reason: SessionEndReason,
+  now: Date,
+) {
   await db
     .update(authSessions)
-    .set(ended(reason))
+    .set(ended(reason, now))
     .where(
       and(eq(authSessions.id, sessionId), eq(authSessions.user_id, userId), isNull(authSessions.revoked_at)),
     );
 }
 
 /** Ends every live session of the user; returns how many. */
-export async function revokeSessionsOfUser(db: DbOrTx, userId: string, reason: SessionEndReason) {
+export async function revokeSessionsOfUser(db: DbOrTx, userId: string, reason: SessionEndReason, now: Date) {
   const rows = await db
     .update(authSessions)
-    .set(ended(reason))
+    .set(ended(reason, now))
     .where(and(eq(authSessions.user_id, userId), isNull(authSessions.revoked_at)))
     .returning({ id: authSessions.id });
   return rows.length;
@@ -103,8 +110,8 @@ export async function revokeSessionsOfUser(db: DbOrTx, userId: string, reason: S
  * refresh tokens with them), and expired refresh tokens of live sessions. Until then an ended
  * session's tokens are refused as ended rather than as unknown.
  */
-export async function purgeSessions(db: Db, keepSeconds: number) {
-  const cutoff = sql`now() - make_interval(secs => ${keepSeconds})`;
+export async function purgeSessions(db: Db, keepSeconds: number, now: Date) {
+  const cutoff = sql`${now}::timestamptz - make_interval(secs => ${keepSeconds})`;
   const sessions = await db
     .delete(authSessions)
     .where(lt(authSessions.expires_at, cutoff))

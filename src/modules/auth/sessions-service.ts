@@ -1,5 +1,6 @@
 import type { Db, DbOrTx, Tx } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
+import type { WallClock } from '../../lib/wall-clock.js';
 import { membershipsForAuth } from './auth-repository.js';
 import { generateSecret, hashSecret, isSecretOf, REFRESH_TOKEN_PREFIX } from './opaque-secrets.js';
 import {
@@ -48,6 +49,7 @@ export class SessionsService {
     private readonly db: Db,
     private readonly tokens: TokenService,
     private readonly refreshTtlSeconds: number,
+    private readonly wall: WallClock,
   ) {}
 
   /**
@@ -55,13 +57,13 @@ export class SessionsService {
    * of none); none when the session ended. What every bearer request is checked against.
    */
   memberships(userId: string, sessionId: string) {
-    return membershipsForAuth(this.db, userId, sessionId);
+    return membershipsForAuth(this.db, userId, sessionId, this.wall.now());
   }
 
   /** Starts a session for the user in the caller's transaction. */
   async start(tx: Tx, userId: string): Promise<StartedSession> {
     const refreshToken = generateSecret(REFRESH_TOKEN_PREFIX);
-    const endsAt = new Date(Date.now() + this.refreshTtlSeconds * 1000);
+    const endsAt = new Date(this.wall.ms() + this.refreshTtlSeconds * 1000);
     const sessionId = await insertSession(tx, userId, hashSecret(refreshToken), endsAt);
     return { userId, sessionId, refreshToken, endsAt };
   }
@@ -79,7 +81,7 @@ export class SessionsService {
       token_type: 'bearer',
       expires_in: access.expiresIn,
       refresh_token: started.refreshToken,
-      refresh_expires_in: Math.max(0, Math.round((started.endsAt.getTime() - Date.now()) / 1000)),
+      refresh_expires_in: Math.max(0, Math.round((started.endsAt.getTime() - this.wall.ms()) / 1000)),
     };
   }
 
@@ -95,7 +97,7 @@ export class SessionsService {
     const hash = hashSecret(refreshToken);
     const next = generateSecret(REFRESH_TOKEN_PREFIX);
     const rotated = await this.db.transaction(async (tx) => {
-      const used = await useRefreshToken(tx, hash);
+      const used = await useRefreshToken(tx, hash, this.wall.now());
       if (used) await insertNextRefreshToken(tx, used.sessionId, hashSecret(next), used.sessionEndsAt);
       return used;
     });
@@ -105,7 +107,7 @@ export class SessionsService {
     if (!found) throw invalidRefreshToken('The refresh token is not valid');
     if (found.revokedAt) throw invalidRefreshToken('The session of this refresh token has ended');
     if (found.usedAt) {
-      await revokeSession(this.db, found.sessionId, found.userId, 'refresh_token_reuse');
+      await revokeSession(this.db, found.sessionId, found.userId, 'refresh_token_reuse', this.wall.now());
       throw new AppError(
         401,
         'refresh_token_reused',
@@ -125,20 +127,21 @@ export class SessionsService {
         ? await findRefreshToken(this.db, hashSecret(refreshToken))
         : null;
     await this.db.transaction(async (tx) => {
-      await revokeSession(tx, sessionId, userId, 'logout');
+      const now = this.wall.now();
+      await revokeSession(tx, sessionId, userId, 'logout', now);
       if (other && other.userId === userId && other.sessionId !== sessionId) {
-        await revokeSession(tx, other.sessionId, userId, 'logout');
+        await revokeSession(tx, other.sessionId, userId, 'logout', now);
       }
     });
   }
 
   /** Ends every session of the user, in the caller's transaction. */
   endAll(db: DbOrTx, userId: string, reason: SessionEndReason) {
-    return revokeSessionsOfUser(db, userId, reason);
+    return revokeSessionsOfUser(db, userId, reason, this.wall.now());
   }
 
   /** Deletes sessions and refresh tokens that can no longer be used; how many rows went. */
   purgeExpired(): Promise<number> {
-    return purgeSessions(this.db, KEEP_ENDED_SECONDS);
+    return purgeSessions(this.db, KEEP_ENDED_SECONDS, this.wall.now());
   }
 }

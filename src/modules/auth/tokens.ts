@@ -1,5 +1,6 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
 import type { Config } from '../../config.js';
+import { machineWallClock, type WallClock } from '../../lib/wall-clock.js';
 
 const ALGORITHM = 'HS256';
 /** Clock difference tolerated between the instances that sign and verify tokens. */
@@ -18,19 +19,23 @@ export interface TokenSubject {
 
 export class TokenService {
   private readonly key: Uint8Array;
-  constructor(private readonly jwt: Config['jwt']) {
+  constructor(
+    private readonly jwt: Config['jwt'],
+    private readonly wall: WallClock = machineWallClock,
+  ) {
     this.key = new TextEncoder().encode(jwt.secret);
   }
 
   /** An access token of the session: `sub` the user, `sid` the session. */
   async issue(userId: string, sessionId: string): Promise<IssuedToken> {
+    const now = this.wall.ms();
     const token = await new SignJWT({ sid: sessionId })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(this.jwt.issuer)
       .setAudience(this.jwt.audience)
-      .setIssuedAt()
-      .setExpirationTime(`${this.jwt.ttlSeconds}s`)
+      .setIssuedAt(new Date(now))
+      .setExpirationTime(new Date(now + this.jwt.ttlSeconds * 1000))
       .sign(this.key);
     return { token, expiresIn: this.jwt.ttlSeconds };
   }
@@ -50,6 +55,7 @@ export class TokenService {
         requiredClaims: ['sub', 'exp', 'iat', 'sid'],
         maxTokenAge: this.jwt.ttlSeconds,
         clockTolerance: TOKEN_CLOCK_SKEW_SECONDS,
+        currentDate: this.wall.now(),
       });
       const { sub, sid } = payload;
       return typeof sub === 'string' && typeof sid === 'string' && sid.length <= 100

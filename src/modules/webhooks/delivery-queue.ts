@@ -39,16 +39,17 @@ export async function claimDueDeliveries(
   db: Db,
   batch: number,
   leaseSeconds: number,
+  now: Date,
 ): Promise<ClaimedDelivery[]> {
   const claimed = await db.execute<ClaimedDelivery>(sql`
     WITH due AS (
       SELECT d.id FROM webhook_deliveries d
       JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.status = 'ACTIVE'
-      WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}::timestamptz
       ORDER BY d.next_attempt_at
       LIMIT ${batch}
       FOR UPDATE OF d SKIP LOCKED)
-    UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+    UPDATE webhook_deliveries d SET next_attempt_at = ${now}::timestamptz + make_interval(secs => ${leaseSeconds})
     FROM due, webhook_endpoints e, events ev
     WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
     RETURNING d.id, d.attempt_count, d.endpoint_id, d.event_id, d.organization_id, e.url, e.headers,
@@ -60,13 +61,14 @@ export async function claimDueDeliveries(
 export async function sealedSecretsOf(
   db: Db,
   endpointIds: string[],
+  now: Date,
 ): Promise<{ endpoint_id: string; secret: string }[]> {
   const secrets = await db.execute<{ endpoint_id: string; secret: string }>(sql`
     SELECT endpoint_id, secret FROM webhook_secrets
     WHERE endpoint_id IN (${sql.join(
       endpointIds.map((id) => sql`${id}`),
       sql`, `,
-    )}) AND (expires_at IS NULL OR expires_at > now())
+    )}) AND (expires_at IS NULL OR expires_at > ${now}::timestamptz)
     ORDER BY created_at DESC`);
   return secrets.rows;
 }
@@ -117,6 +119,8 @@ export interface DeliveryFailure {
   /** The endpoint answered 410 Gone: it is disabled. */
   gone: boolean;
   result: PostResult;
+  /** The worker's wall time when the attempt ended: the retry is `delayMs` after it. */
+  at: Date;
 }
 
 /**
@@ -125,11 +129,11 @@ export interface DeliveryFailure {
  * streak extended. Nothing when the delivery was deleted meanwhile.
  */
 export async function recordFailure(db: Db, row: ClaimedDelivery, failure: DeliveryFailure): Promise<void> {
-  const { attempt, status, delayMs, gone, result } = failure;
+  const { attempt, status, delayMs, gone, result, at } = failure;
   await db.transaction(async (tx) => {
     const updated = await tx.execute(sql`
       UPDATE webhook_deliveries SET status = ${status}, attempt_count = ${attempt}, updated_at = now(),
-        next_attempt_at = ${status === 'pending' ? sql`now() + make_interval(secs => ${delayMs / 1000})` : sql`NULL`}
+        next_attempt_at = ${status === 'pending' ? sql`${at}::timestamptz + make_interval(secs => ${delayMs / 1000})` : sql`NULL`}
       WHERE id = ${row.id} RETURNING id`);
     if (updated.rows.length === 0) return; // the endpoint was deleted meanwhile
     await tx.execute(sql`
