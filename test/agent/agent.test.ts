@@ -23,9 +23,8 @@ import {
   QUIET_NIGHT,
   reply,
   tenant,
-  waitFor,
 } from '../helpers/agent-factories.js';
-import { type TestApp, useTestApp } from '../helpers/app.js';
+import { manualClockOf, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
 import { createTenant, createUser } from '../helpers/factories.js';
 import { createLoad, stopPayload } from '../helpers/load-factories.js';
@@ -663,8 +662,13 @@ describe('replies to the agent', () => {
   });
 });
 
+// On a manual clock at a working morning in Chicago (10:00 CST), which the test moves for the
+// simulated carriers to answer.
 describe('end to end on the simulated channels', () => {
-  const t = useTestApp({ env: { ...env, SIMULATION_PROFILE: 'cooperative', SIMULATION_SPEED: '400' } });
+  const t = useTestApp({
+    env: { ...env, SIMULATION_PROFILE: 'cooperative' },
+    clock: new Date('2026-11-17T16:00:00Z'),
+  });
 
   it('covers an assigned load: outreaches go out, carriers answer, an offer books the load', async () => {
     const { h } = await tenant(t, {
@@ -680,18 +684,24 @@ describe('end to end on the simulated channels', () => {
     const contacted = await afterRound(t, h, loadId);
     expect(contacted.map((o) => o.carrier_id).sort()).toEqual([...carriers].sort());
     expect(contacted.map((o) => o.modality).sort()).toEqual(['email', 'whatsapp']);
-    const booked = await waitFor(
-      async () =>
-        (
-          await t.app.inject({
-            method: 'GET',
-            url: `/api/v1/loads/${loadId}/offers?status=accepted`,
-            headers: h,
-          })
-        ).json<{ data: { carrier_id: string; channel: string; offer_amount: number }[] }>().data,
-      (l) => l.length === 1,
-      15_000,
-    );
+    const accepted = async () =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/loads/${loadId}/offers?status=accepted`,
+          headers: h,
+        })
+      ).json<{ data: { carrier_id: string; channel: string; offer_amount: number }[] }>().data;
+    // The clock moves a minute at a time, the agent's round after each, until an offer books the load.
+    const clock = manualClockOf(t);
+    let booked = await accepted();
+    for (let minutes = 0; booked.length === 0; minutes++) {
+      expect(minutes, 'minutes before an offer booked the load').toBeLessThan(240);
+      await clock.advanceTo(clock.ms() + 60_000);
+      await agentRound(t);
+      booked = await accepted();
+    }
+    expect(booked).toHaveLength(1);
     expect(carriers).toContain(defined(booked[0], 'booked[0]').carrier_id);
     expect(['email', 'messaging']).toContain(defined(booked[0], 'booked[0]').channel);
     expect(defined(booked[0], 'booked[0]').offer_amount).toBeLessThanOrEqual(2000);
