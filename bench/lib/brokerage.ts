@@ -229,7 +229,7 @@ export async function startServer(
 }
 
 /** The admin CLI, as an operator runs it: one JSON object on stdout. */
-async function admin(env: Record<string, string>, ...args: string[]) {
+export async function admin(env: Record<string, string>, ...args: string[]) {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
     env: { ...process.env, ...env },
   });
@@ -272,7 +272,7 @@ const carrierStopSchema = z.object({ id: z.string(), stop_contact_requested_at: 
 /** One of the lanes, by its index. */
 const laneAt = (i: number) => defined(LANES[i], 'lane');
 
-function client(url: string, headers: Record<string, string>) {
+export function client(url: string, headers: Record<string, string>) {
   const call = async (method: string, route: string, body?: unknown): Promise<Json> => {
     const res = await fetch(`${url}/api/v1${route}`, {
       method,
@@ -294,6 +294,18 @@ function client(url: string, headers: Record<string, string>) {
     }
   };
   return { call, all, url };
+}
+
+export type Api = ReturnType<typeof client>;
+
+/**
+ * How time passes for the brokerage: it waits for its carriers' first compliance checks, then for
+ * the server's clock to reach an instant. On a server's own clock (`wallPace`) it polls the API;
+ * on a manual clock the runner moves the clock and runs the server's work itself.
+ */
+export interface Pace {
+  vetted(api: Api, count: number): Promise<void>;
+  until(api: Api, at: number, size: BrokerageSize): Promise<void>;
 }
 
 /** Waits (a minute at most) until every carrier of the organization has had its first compliance check. */
@@ -346,10 +358,36 @@ const pct = (values: number[], p: number) => {
  * what the API shows after `size.hours` simulated hours.
  */
 export async function runBrokerage(databaseUrl: string, size: BrokerageSize): Promise<BrokerageFigures> {
-  const started = Date.now();
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'envoy-brokerage-'));
   // Tomorrow 13:00 UTC: 07:00 or 08:00 in Chicago, a working day ahead of the carriers.
   const start = new Date(Math.ceil(Date.now() / (24 * HOUR)) * 24 * HOUR + 13 * HOUR);
+  return inScenario(databaseUrl, size, start, async (env) => {
+    const server = await startServer({
+      ...env,
+      SIMULATION_SPEED: String(size.speed),
+      SIMULATION_START: start.toISOString(),
+      WORKER_POLL_MS: '250',
+    });
+    return { url: server.url, pace: wallPace, stop: server.stop };
+  });
+}
+
+/** A server for the brokerage, on `env` (its database, data folder, registry, seed), and how its time passes. */
+export type Serve = (
+  env: Record<string, string>,
+) => Promise<{ url: string; pace: Pace; stop: () => Promise<void> }>;
+
+/**
+ * The brokerage's scenario from `start` on a server `serve` starts against `databaseUrl`: an
+ * organization made with the admin CLI, then the HTTP API only.
+ */
+export async function inScenario(
+  databaseUrl: string,
+  size: BrokerageSize,
+  start: Date,
+  serve: Serve,
+): Promise<BrokerageFigures> {
+  const started = Date.now();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'envoy-brokerage-'));
   const s = scenario(size, start);
   const registry = path.join(dir, 'registry.json');
   writeFileSync(registry, JSON.stringify(s.census));
@@ -360,12 +398,9 @@ export async function runBrokerage(databaseUrl: string, size: BrokerageSize): Pr
     LOG_LEVEL: 'warn',
     NODE_ENV: 'development',
     COMPLIANCE_REGISTRY_FILE: registry,
-    SIMULATION_SPEED: String(size.speed),
-    SIMULATION_START: start.toISOString(),
     SIMULATION_SEED: String(size.seed),
-    WORKER_POLL_MS: '250',
   };
-  const server = await startServer(env);
+  const server = await serve(env);
   try {
     const org = await admin(env, 'create-org', '--name', `Blackbox Brokerage ${size.seed}`);
     const email = `owner-${size.seed}-${Date.now()}@blackbox.example`;
@@ -386,14 +421,14 @@ export async function runBrokerage(databaseUrl: string, size: BrokerageSize): Pr
     const bearer = client(server.url, { authorization: `Bearer ${String(login.access_token)}` });
     const key = await bearer.call('POST', '/api-keys', { name: 'blackbox' });
     const api = client(server.url, { 'x-api-key': String(key.key) });
-    return await work(api, s, size, started);
+    return await work(api, s, size, started, server.pace);
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function work(api: ReturnType<typeof client>, s: Scenario, size: BrokerageSize, started: number) {
+async function work(api: Api, s: Scenario, size: BrokerageSize, started: number, pace: Pace) {
   const settings = settingsSchema.parse(
     await api.call('PATCH', '/agent/settings', {
       auto_accept_at_or_under_posted_rate: true,
@@ -421,7 +456,7 @@ async function work(api: ReturnType<typeof client>, s: Scenario, size: Brokerage
   }
   // As a brokerage would, it hands its loads once its carriers have been vetted (the carriers page
   // shows each one's first check): one out of service is then known BLOCKED before any contact.
-  await vetted(api, carrierIds.length);
+  await pace.vetted(api, carrierIds.length);
   const handed = await api.call('POST', '/loads/batch', {
     loads: s.loads.map((l) => {
       const [oc, os_, dc, ds] = laneAt(l.lane);
@@ -451,18 +486,24 @@ async function work(api: ReturnType<typeof client>, s: Scenario, size: Brokerage
     }),
   });
   const loadIds = idsOf.parse(handed).results.map((r) => defined(r.load_id, 'load_id'));
-  // The server's clock runs on its own; the brokerage checks the time the API says.
-  const until = s.start.getTime() + size.hours * HOUR;
-  for (;;) {
-    const ready = readiness.parse(await fetch(`${api.url}/readyz`).then((r) => r.json()));
-    const now = Date.parse(ready.clock.now);
-    if (now >= until) break;
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.min(2000, Math.max(100, (until - now) / size.speed))),
-    );
-  }
+  await pace.until(api, s.start.getTime() + size.hours * HOUR, size);
   return figuresOf(api, s, settings, carrierIds, loadIds, size, started);
 }
+
+/** A server's own clock: the brokerage checks the time the API says until it is there. */
+const wallPace: Pace = {
+  vetted,
+  async until(api, until, size) {
+    for (;;) {
+      const ready = readiness.parse(await fetch(`${api.url}/readyz`).then((r) => r.json()));
+      const now = Date.parse(ready.clock.now);
+      if (now >= until) return;
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(2000, Math.max(100, (until - now) / size.speed))),
+      );
+    }
+  },
+};
 
 /** The organization's negotiation policy as GET/PATCH /agent/settings shows it. */
 const policyOf = (settings: Settings): NegotiationPolicy =>

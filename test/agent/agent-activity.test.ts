@@ -4,16 +4,18 @@ import {
   agentEnv,
   agentLoad,
   agentRound,
+  CHICAGO_EVENING,
+  CHICAGO_MORNING,
   carrierEmail,
   type Headers,
   laneCarrier,
   nextWaveNow,
   outreachesOf,
-  quietNowInChicago,
+  QUIET_NIGHT,
   reply,
   tenant,
 } from '../helpers/agent-factories.js';
-import { useTestApp } from '../helpers/app.js';
+import { manualClockOf, useTestApp } from '../helpers/app.js';
 import { goodStanding, registryFile } from '../helpers/carrier-factories.js';
 
 interface Entry {
@@ -27,8 +29,10 @@ interface Entry {
 
 const blockedMc = '630001';
 
+// On a manual clock at an evening in Chicago: quiet hours hold there, and the times shown are exact.
 describe('a load’s agent activity', () => {
   const t = useTestApp({
+    clock: CHICAGO_EVENING,
     env: {
       ...agentEnv,
       WORKERS_ENABLED: 'false',
@@ -132,8 +136,10 @@ describe('a load’s agent activity', () => {
       [uninsured]: 'insurance_expired',
     });
 
-    // The next wave: the carrier contacted is not contacted again within the window.
+    // The next wave, a second later (its entries come after the first round's on the timeline): the
+    // carrier contacted is not contacted again within the window.
     await nextWaveNow(t, loadId);
+    await manualClockOf(t).advanceTo(t.clock.ms() + 1000);
     await agentRound(t);
     const second = await activity(h, loadId);
     expect(skipped(second, 2)).toMatchObject({ [chosen]: 'recently_contacted' });
@@ -237,26 +243,23 @@ describe('a load’s agent activity', () => {
     expect(exhausted.status).toBe('exhausted');
     expect(exhausted.status_reason).toBe('every carrier on this lane was contacted or refused');
 
-    const quiet = quietNowInChicago();
     const { h: h2 } = await tenant(t, {
       daily_cap_per_carrier: 100,
-      quiet_hours_start: quiet.start,
-      quiet_hours_end: quiet.end,
+      quiet_hours_start: QUIET_NIGHT.start,
+      quiet_hours_end: QUIET_NIGHT.end,
     });
     await laneCarrier(t, h2, { home_state: 'IL' });
     const night = await agentLoad(t, h2);
     await agentRound(t);
     const paused = await activity(h2, night);
     expect(paused.status).toBe('paused');
-    expect(new Date(defined(paused.paused_until, 'paused.paused_until')).getTime()).toBeGreaterThan(
-      Date.now(),
-    );
+    expect(paused.paused_until).toBe(CHICAGO_MORNING.toISOString());
     expect(
       defined(
         paused.timeline.find((e) => e.kind === 'carrier_chosen'),
         "paused.timeline.find((e) => e.kind === 'carrier_chosen')",
       ).reason,
-    ).toMatch(/queued until quiet hours end/);
+    ).toMatch(`queued until quiet hours end at ${CHICAGO_MORNING.toISOString()}`);
   });
 
   it('is 404 for another organization’s load', async () => {

@@ -1,22 +1,22 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
-import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import {
   afterRound,
   agentEnv,
   agentLoad,
   agentRound,
+  CHICAGO_EVENING,
+  CHICAGO_MORNING,
   laneCarrier,
   outreachesOf,
-  quietNowInChicago,
+  QUIET_NIGHT,
   reply,
   tenant,
 } from '../helpers/agent-factories.js';
-import { buildTestApp, fileDatabaseUrl, type TestApp, useTestApp } from '../helpers/app.js';
+import { buildTestApp, fileDatabaseUrl, manualClockOf, type TestApp, useTestApp } from '../helpers/app.js';
 import { signWhatsApp, whatsappStandIn, whatsappWebhook } from '../helpers/whatsapp-stand-in.js';
 
 // No loop runs the agent here: each test runs its rounds with `agentRound` and asserts what one did.
@@ -155,13 +155,15 @@ describe('the agent on WhatsApp (Cloud API)', () => {
   });
 });
 
+// Two instances on one database, each on a manual clock at an evening in Chicago (quiet hours
+// there); the test moves both together.
 describe('the agent across instances and at send time', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
     const databaseUrl = await fileDatabaseUrl();
-    a = await buildTestApp({ databaseUrl, env: drivenEnv });
-    b = await buildTestApp({ databaseUrl, env: drivenEnv });
+    a = await buildTestApp({ databaseUrl, env: drivenEnv, clock: CHICAGO_EVENING });
+    b = await buildTestApp({ databaseUrl, env: drivenEnv, clock: CHICAGO_EVENING });
   });
   afterAll(async () => {
     await a?.close();
@@ -192,8 +194,10 @@ describe('the agent across instances and at send time', () => {
   // A stop-contact request withdraws queued contacts at once (test/agent/stop-contact.test.ts); a
   // carrier disabled after its contact was queued is caught by the guard at send time.
   it('re-checks the guard when a queued contact comes due: a carrier disabled meanwhile is not contacted', async () => {
-    const { start, end } = quietNowInChicago();
-    const { h, user } = await tenant(a, { quiet_hours_start: start, quiet_hours_end: end });
+    const { h, user } = await tenant(a, {
+      quiet_hours_start: QUIET_NIGHT.start,
+      quiet_hours_end: QUIET_NIGHT.end,
+    });
     const stays = await laneCarrier(a, h);
     const stops = await laneCarrier(a, h);
     const loadId = await agentLoad(a, h);
@@ -207,11 +211,13 @@ describe('the agent across instances and at send time', () => {
     });
     expect(disable.statusCode).toBe(200);
     expect((await outreachesOf(a, h, loadId)).map((o) => o.status)).toEqual(['pending', 'pending']);
+    expect(queued.map((o) => o.send_after)).toEqual([
+      CHICAGO_MORNING.toISOString(),
+      CHICAGO_MORNING.toISOString(),
+    ]);
     // Quiet hours end.
-    await a.database.db
-      .update(outreaches)
-      .set({ send_after: sql`now()` })
-      .where(eq(outreaches.load_id, loadId));
+    await manualClockOf(a).advanceTo(CHICAGO_MORNING);
+    await manualClockOf(b).advanceTo(CHICAGO_MORNING);
     // The other instance's next round sends one and withdraws the other.
     const done = await afterRound(b, h, loadId);
     const byCarrier = new Map(done.map((o) => [o.carrier_id, o]));

@@ -11,6 +11,8 @@ import {
   agentLoad,
   agentRound,
   agentStateOf,
+  CHICAGO_EVENING,
+  CHICAGO_MORNING,
   carrierEmail,
   type Headers,
   hoursBegin,
@@ -18,7 +20,7 @@ import {
   messagesOf,
   nextWaveNow,
   outreachesOf,
-  quietNowInChicago,
+  QUIET_NIGHT,
   reply,
   reviewWaited,
   tenant,
@@ -32,8 +34,10 @@ const env = { ...agentEnv, WORKERS_ENABLED: 'false' };
 
 type Entry = { kind: string; wave: number | null; carrier_id: string | null; reason: string | null };
 
+// On a manual clock at an evening in Chicago: quiet hours hold there, and every time the agent
+// sets is exact (the clock stands still unless a test moves it).
 describe('the agent plans around the clock, one conversation per carrier', () => {
-  const t = useTestApp({ env });
+  const t = useTestApp({ env, clock: CHICAGO_EVENING });
   const rx = startReceiver();
   afterAll(async () => (await rx).close());
 
@@ -52,7 +56,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
   const sentAgo = (loadId: string, ago: string) =>
     t.database.db
       .update(outreaches)
-      .set({ sent_at: sql`now() - ${ago}::interval`, created_at: sql`now() - ${ago}::interval` })
+      .set({ sent_at: sql`envoy_now() - ${ago}::interval`, created_at: sql`envoy_now() - ${ago}::interval` })
       .where(eq(outreaches.load_id, loadId));
   const loadNumber = () => `PL${randomBytes(3).toString('hex').toUpperCase()}`;
   const numbersOf = (h: Headers, ids: string[]) =>
@@ -65,7 +69,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
             .load_number,
       ),
     );
-  const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
+  const inHours = (hours: number) => new Date(t.clock.ms() + hours * 3_600_000).toISOString();
   /** A load of the lane picked up `hours` from now, delivered 90 hours from now. */
   const pickingUpIn = (h: Headers, hours: number) =>
     agentLoad(t, h, {
@@ -129,17 +133,19 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
   });
 
   it('contacts carriers in their hours in the same round while the first-ranked wait out quiet hours', async () => {
-    const { start, end } = quietNowInChicago();
-    const { h } = await tenant(t, { quiet_hours_start: start, quiet_hours_end: end, wave_size: 2 });
+    const { h } = await tenant(t, {
+      quiet_hours_start: QUIET_NIGHT.start,
+      quiet_hours_end: QUIET_NIGHT.end,
+      wave_size: 2,
+    });
     const quiet = [
       await laneCarrier(t, h, { home_state: 'IL', routing_guide_tier: 1 }),
       await laneCarrier(t, h, { home_state: 'IL', routing_guide_tier: 1 }),
     ];
-    // Four hours or more behind Chicago: outside the three quiet hours there.
+    // 18:30 in Honolulu: in its hours.
     const awake = await laneCarrier(t, h, { home_state: 'HI', routing_guide_tier: 2 });
     const later = await laneCarrier(t, h, { home_state: 'HI', routing_guide_tier: 2 });
     const loadId = await agentLoad(t, h);
-    const before = Date.now();
     await agentRound(t);
     const list = await automated(h, loadId);
     const byCarrier = new Map(list.map((o) => [o.carrier_id, o]));
@@ -148,15 +154,11 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(byCarrier.get(later)).toMatchObject({ status: 'active' });
     for (const id of quiet) {
       expect(byCarrier.get(id)).toMatchObject({ status: 'pending' });
-      expect(
-        Date.parse(
-          defined(defined(byCarrier.get(id), 'byCarrier.get(id)').send_after, 'byCarrier.get(id).send_after'),
-        ),
-      ).toBeGreaterThan(Date.now());
+      expect(byCarrier.get(id)?.send_after).toBe(CHICAGO_MORNING.toISOString());
     }
     // The load is not held behind the queued contacts: the next wave is due after the wave wait.
     const state = await agentStateOf(t, loadId);
-    expect(defined(state, 'state').next_wave_at.getTime()).toBeLessThanOrEqual(before + 30 * 60_000 + 5_000);
+    expect(defined(state, 'state').next_wave_at).toEqual(new Date(CHICAGO_EVENING.getTime() + 30 * 60_000));
     expect((await activity(h, loadId)).status).toBe('contacting');
 
     // A later round while the contacts still wait adds carriers in their hours, no second waiting wave.
@@ -322,10 +324,9 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
   });
 
   it('adds a load to the queued message of a carrier at its daily cap: joining is no new contact', async () => {
-    const { start, end } = quietNowInChicago();
     const { h } = await tenant(t, {
-      quiet_hours_start: start,
-      quiet_hours_end: end,
+      quiet_hours_start: QUIET_NIGHT.start,
+      quiet_hours_end: QUIET_NIGHT.end,
       daily_cap_per_carrier: 1,
     });
     const carrier = await laneCarrier(t, h, { home_state: 'IL' });
@@ -346,7 +347,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     // Once that contact has gone out, the cap holds: the next load is not offered to the carrier.
     await t.database.db
       .update(outreaches)
-      .set({ status: 'active', sent_at: sql`now()` })
+      .set({ status: 'active', sent_at: sql`envoy_now()` })
       .where(eq(outreaches.carrier_id, carrier));
     const third = await agentLoad(t, h);
     await agentRound(t);
@@ -356,8 +357,11 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
   });
 
   it('adds to a queued message, as it goes out, a load of the lane that came in after it was planned', async () => {
-    const { start, end } = quietNowInChicago();
-    const { h } = await tenant(t, { quiet_hours_start: start, quiet_hours_end: end, wave_size: 1 });
+    const { h } = await tenant(t, {
+      quiet_hours_start: QUIET_NIGHT.start,
+      quiet_hours_end: QUIET_NIGHT.end,
+      wave_size: 1,
+    });
     const second = await laneCarrier(t, h, { home_state: 'IL', routing_guide_tier: 2 });
     const first = await agentLoad(t, h);
     await agentRound(t);
@@ -424,7 +428,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(await automated(h, unheard)).toEqual([]);
     const notDue = await t.database.db
       .update(agentLoadStates)
-      .set({ next_wave_at: sql`now() + interval '1 hour'` })
+      .set({ next_wave_at: sql`envoy_now() + interval '1 hour'` })
       .where(eq(agentLoadStates.load_id, unheard))
       .returning();
     expect(notDue).toHaveLength(1);
@@ -469,7 +473,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     expect(await automated(h, afterFree)).toEqual([]);
     await t.database.db
       .update(agentLoadStates)
-      .set({ next_wave_at: sql`now() + interval '1 hour'` })
+      .set({ next_wave_at: sql`envoy_now() + interval '1 hour'` })
       .where(eq(agentLoadStates.load_id, afterFree));
     await sentAgo(earlier, '20 hours');
     // A load picked up in two hours: the call names it and the three loads picked up before the
@@ -484,7 +488,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
         and(
           eq(outreaches.carrier_id, phoneOnly),
           eq(outreaches.is_automated, true),
-          sql`${outreaches.created_at} > now() - interval '1 hour'`,
+          sql`${outreaches.created_at} > envoy_now() - interval '1 hour'`,
         ),
       );
     expect(called.filter((o) => o.bundle === null).map((o) => o.load)).toEqual([first]);
@@ -545,7 +549,7 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     // picked up later than twelve hours from now.
     const { h } = await tenant(t, { carrier_min_gap_minutes: 30, daily_cap_per_carrier: 3 });
     const carrier = await laneCarrier(t, h);
-    const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+    const inDays = (days: number) => new Date(t.clock.ms() + days * 86_400_000).toISOString();
     const onLane = (pickup: string) =>
       agentLoad(t, h, {
         stops: [stopPayload('Pickup', { date: pickup }), stopPayload('Dropoff', { date: inDays(4) })],
@@ -565,11 +569,10 @@ describe('the agent plans around the clock, one conversation per carrier', () =>
     const state = defined(await agentStateOf(t, later), 'state');
     expect(state.last_outcome).toBe('deferred');
     // Planned again when the pace lets the carrier be contacted: 8 hours after its contact.
-    const due = defined(state.next_wave_at, 'next_wave_at').getTime() - Date.now();
-    expect(due).toBeGreaterThan(7 * 3_600_000);
-    expect(due).toBeLessThan(8 * 3_600_000);
+    const due = defined(state.next_wave_at, 'next_wave_at').getTime() - t.clock.ms();
+    expect(due).toBe(8 * 3_600_000 - 31 * 60_000);
     // A load picked up in six hours is not held to the pace: its contact offers the other one too.
-    const soon = await onLane(new Date(Date.now() + 6 * 3_600_000).toISOString());
+    const soon = await onLane(new Date(t.clock.ms() + 6 * 3_600_000).toISOString());
     await agentRound(t);
     const [urgent] = await automated(h, soon);
     expect(urgent).toMatchObject({ carrier_id: carrier, status: 'active' });

@@ -8,6 +8,8 @@ import {
   agentLoad,
   agentRound,
   agentStateOf,
+  CHICAGO_EVENING,
+  CHICAGO_MORNING,
   carrierEmail,
   type Headers,
   inbound,
@@ -18,12 +20,11 @@ import {
   nextWaveNow,
   outreachesOf,
   passing,
-  quietNowInChicago,
+  QUIET_NIGHT,
   reply,
   tenant,
-  waitFor,
 } from '../helpers/agent-factories.js';
-import { type TestApp, useTestApp } from '../helpers/app.js';
+import { manualClockOf, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
 import { createTenant, createUser } from '../helpers/factories.js';
 import { createLoad, stopPayload } from '../helpers/load-factories.js';
@@ -31,16 +32,18 @@ import { createLoad, stopPayload } from '../helpers/load-factories.js';
 // No loop runs the agent here: each test runs its rounds with `agentRound` and asserts what one did.
 const env = { ...agentEnv, WORKERS_ENABLED: 'false' };
 
-/** A load's stops: picked up `hours` from now, delivered a day later. */
-const pickingUpIn = (hours: number) => {
-  const at = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
+/** A load's stops: picked up `hours` after `now`, delivered a day later. */
+const pickingUpIn = (now: Date, hours: number) => {
+  const at = (h: number) => new Date(now.getTime() + h * 3_600_000).toISOString();
   return {
     stops: [stopPayload('Pickup', { date: at(hours) }), stopPayload('Dropoff', { date: at(hours + 24) })],
   };
 };
 
+// On a manual clock at an evening in Chicago: quiet hours hold there, and every time the agent
+// sets is exact (the clock stands still unless a test moves it).
 describe('the load-working agent', () => {
-  const t = useTestApp({ env });
+  const t = useTestApp({ env, clock: CHICAGO_EVENING });
 
   it('contacts only carriers the guard allows, on the lane, with the load’s equipment', async () => {
     const { h, user } = await tenant(t);
@@ -141,13 +144,13 @@ describe('the load-working agent', () => {
     expect(offered.statusCode, offered.body).toBe(201);
 
     // Picked up in three days: its waves keep to one tier.
-    const loadId = await agentLoad(t, h, pickingUpIn(72));
+    const loadId = await agentLoad(t, h, pickingUpIn(t.clock.now(), 72));
     const wave1 = await afterRound(t, h, loadId);
     expect(wave1.map((o) => o.carrier_id).sort()).toEqual([tier1Best, laneTier1].sort());
     // The next wave is due after the wave wait (30 minutes): a round before then plans nothing more.
     const planned = defined(await agentStateOf(t, loadId), '(await agentStateOf(t, loadId))');
     expect(planned.waves_planned).toBe(1);
-    expect(planned.next_wave_at.getTime()).toBeGreaterThan(Date.now() + 25 * 60_000);
+    expect(planned.next_wave_at).toEqual(new Date(t.clock.ms() + 30 * 60_000));
     expect(await afterRound(t, h, loadId)).toHaveLength(2);
     expect(defined(await agentStateOf(t, loadId), '(await agentStateOf(t, loadId))').waves_planned).toBe(1);
 
@@ -197,7 +200,7 @@ describe('the load-working agent', () => {
     const tier2 = await laneCarrier(t, h, { routing_guide_tier: 2 });
     const tier3 = await laneCarrier(t, h, { routing_guide_tier: 3 });
     const fourth = await laneCarrier(t, h, { routing_guide_tier: 3 });
-    const soon = await agentLoad(t, h, pickingUpIn(6));
+    const soon = await agentLoad(t, h, pickingUpIn(t.clock.now(), 6));
     // One wave of three, best tier first, whatever the tiers: the fourth waits for the next wave.
     const wave = await afterRound(t, h, soon);
     expect(wave.map((o) => o.carrier_id).sort()).toEqual([tier1, tier2, tier3].sort());
@@ -209,26 +212,25 @@ describe('the load-working agent', () => {
   it('plans a load picked up soon again when a carrier at its daily cap frees, not after the wave wait', async () => {
     const { h } = await tenant(t, { daily_cap_per_carrier: 1, group_lane_loads: false });
     const carrier = await laneCarrier(t, h);
-    const first = await agentLoad(t, h, pickingUpIn(48));
+    const first = await agentLoad(t, h, pickingUpIn(t.clock.now(), 48));
     expect((await afterRound(t, h, first)).map((o) => o.carrier_id)).toEqual([carrier]);
     // Its one contact of the day went out 23 h 50 min ago: the cap frees in ten minutes.
     await t.database.db
       .update(outreaches)
       .set({
-        created_at: sql`now() - interval '23 hours 50 minutes'`,
-        sent_at: sql`now() - interval '23 hours 50 minutes'`,
+        created_at: sql`envoy_now() - interval '23 hours 50 minutes'`,
+        sent_at: sql`envoy_now() - interval '23 hours 50 minutes'`,
       })
       .where(eq(outreaches.carrier_id, carrier));
-    const soon = await agentLoad(t, h, pickingUpIn(3));
-    const later = await agentLoad(t, h, pickingUpIn(72));
-    const before = Date.now();
+    const soon = await agentLoad(t, h, pickingUpIn(t.clock.now(), 3));
+    const later = await agentLoad(t, h, pickingUpIn(t.clock.now(), 72));
+    const now = t.clock.ms();
     expect(await afterRound(t, h, soon)).toEqual([]);
     const nextOf = async (id: string) =>
       defined(await agentStateOf(t, id), 'the load’s state').next_wave_at.getTime();
     // Picked up in three hours: planned again as the cap frees. In three days: after the wave wait.
-    expect(await nextOf(soon)).toBeGreaterThan(before + 9 * 60_000);
-    expect(await nextOf(soon)).toBeLessThan(Date.now() + 10 * 60_000 + 5_000);
-    expect(await nextOf(later)).toBeGreaterThan(before + 29 * 60_000);
+    expect(await nextOf(soon)).toBe(now + 10 * 60_000);
+    expect(await nextOf(later)).toBe(now + 30 * 60_000);
   });
 
   it('offers a load picked up before its next wave could go out to every carrier it can still reach', async () => {
@@ -236,7 +238,7 @@ describe('the load-working agent', () => {
     const scene = async (hours: number) => {
       const { h } = await tenant(t, { wave_size: 1, group_lane_loads: false });
       const carriers = [await laneCarrier(t, h), await laneCarrier(t, h), await laneCarrier(t, h)];
-      const load = await agentLoad(t, h, pickingUpIn(hours));
+      const load = await agentLoad(t, h, pickingUpIn(t.clock.now(), hours));
       return { h, carriers, load };
     };
     // Picked up in 15 minutes, before the 30-minute wave wait ends: now or never, for all three.
@@ -295,7 +297,7 @@ describe('the load-working agent', () => {
     // A day later the cap and the window have passed: the next wave may contact them again.
     await t.database.db
       .update(outreaches)
-      .set({ created_at: sql`now() - interval '25 hours'` })
+      .set({ created_at: sql`envoy_now() - interval '25 hours'` })
       .where(
         sql`${outreaches.load_id} IN (${sql.join(
           loadIds.map((id) => sql`${id}`),
@@ -305,19 +307,21 @@ describe('the load-working agent', () => {
     await nextWaveNow(t, first);
     const again = await afterRound(t, h, first);
     const fresh = again.filter(
-      (o) => o.is_automated && Date.now() - Date.parse(defined(o.send_after, 'o.send_after')) < 60_000,
+      (o) => o.is_automated && Date.parse(defined(o.send_after, 'o.send_after')) === t.clock.ms(),
     );
     expect(fresh.map((o) => o.carrier_id)).toContain(manual);
   });
 
   it('waits out quiet hours in the carrier’s local time, from its state', async () => {
-    const { start, end } = quietNowInChicago();
-    const { h } = await tenant(t, { quiet_hours_start: start, quiet_hours_end: end });
+    const { h } = await tenant(t, {
+      quiet_hours_start: QUIET_NIGHT.start,
+      quiet_hours_end: QUIET_NIGHT.end,
+    });
     const chicago = await laneCarrier(t, h, { home_state: 'IL' });
     const honolulu = await laneCarrier(t, h, { home_state: 'hi' });
     const loadId = await agentLoad(t, h);
-    // One round plans both and sends what is due: Honolulu is four hours behind Chicago, outside
-    // the window there, so its e-mail went out in the round that kept Chicago's queued.
+    // One round plans both and sends what is due: 22:30 in Chicago is quiet, 18:30 in Honolulu is
+    // not, so its e-mail went out in the round that kept Chicago's queued until 07:00.
     const list = await afterRound(t, h, loadId);
     expect(list).toHaveLength(2);
     const byCarrier = new Map(list.map((o) => [o.carrier_id, o]));
@@ -327,22 +331,17 @@ describe('the load-working agent', () => {
     const queued = defined(byCarrier.get(chicago), 'byCarrier.get(chicago)');
     expect(queued.status).toBe('pending');
     expect(queued.sent_at).toBeNull();
-    const sendAfter = new Date(defined(queued.send_after, 'queued.send_after'));
-    const localEnd = new Intl.DateTimeFormat('en-US', {
-      timeZone: 'America/Chicago',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    }).format(sendAfter);
-    expect(localEnd).toBe(`${String(end).padStart(2, '0')}:00`);
-    expect(sendAfter.getTime() - Date.now()).toBeGreaterThan(0);
-    expect(sendAfter.getTime() - Date.now()).toBeLessThanOrEqual(2 * 3600_000);
+    expect(queued.send_after).toBe(CHICAGO_MORNING.toISOString());
+    expect(hawaii.sent_at).toBe(CHICAGO_EVENING.toISOString());
   });
 
   it('stops working a load once it is booked, re-covered in the TMS or unassigned, withdrawing queued contacts', async () => {
-    // Quiet hours in Chicago right now (the load's origin; the carriers name no state): contacts stay queued.
-    const { start, end } = quietNowInChicago();
-    const { h } = await tenant(t, { quiet_hours_start: start, quiet_hours_end: end });
+    // Quiet hours in Chicago at the clock's evening (the load's origin; the carriers name no
+    // state): contacts stay queued.
+    const { h } = await tenant(t, {
+      quiet_hours_start: QUIET_NIGHT.start,
+      quiet_hours_end: QUIET_NIGHT.end,
+    });
     const a = await laneCarrier(t, h);
     await laneCarrier(t, h);
     const booked = await agentLoad(t, h);
@@ -663,8 +662,13 @@ describe('replies to the agent', () => {
   });
 });
 
+// On a manual clock at a working morning in Chicago (10:00 CST), which the test moves for the
+// simulated carriers to answer.
 describe('end to end on the simulated channels', () => {
-  const t = useTestApp({ env: { ...env, SIMULATION_PROFILE: 'cooperative', SIMULATION_SPEED: '400' } });
+  const t = useTestApp({
+    env: { ...env, SIMULATION_PROFILE: 'cooperative' },
+    clock: new Date('2026-11-17T16:00:00Z'),
+  });
 
   it('covers an assigned load: outreaches go out, carriers answer, an offer books the load', async () => {
     const { h } = await tenant(t, {
@@ -680,18 +684,24 @@ describe('end to end on the simulated channels', () => {
     const contacted = await afterRound(t, h, loadId);
     expect(contacted.map((o) => o.carrier_id).sort()).toEqual([...carriers].sort());
     expect(contacted.map((o) => o.modality).sort()).toEqual(['email', 'whatsapp']);
-    const booked = await waitFor(
-      async () =>
-        (
-          await t.app.inject({
-            method: 'GET',
-            url: `/api/v1/loads/${loadId}/offers?status=accepted`,
-            headers: h,
-          })
-        ).json<{ data: { carrier_id: string; channel: string; offer_amount: number }[] }>().data,
-      (l) => l.length === 1,
-      15_000,
-    );
+    const accepted = async () =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/loads/${loadId}/offers?status=accepted`,
+          headers: h,
+        })
+      ).json<{ data: { carrier_id: string; channel: string; offer_amount: number }[] }>().data;
+    // The clock moves a minute at a time, the agent's round after each, until an offer books the load.
+    const clock = manualClockOf(t);
+    let booked = await accepted();
+    for (let minutes = 0; booked.length === 0; minutes++) {
+      expect(minutes, 'minutes before an offer booked the load').toBeLessThan(240);
+      await clock.advanceTo(clock.ms() + 60_000);
+      await agentRound(t);
+      booked = await accepted();
+    }
+    expect(booked).toHaveLength(1);
     expect(carriers).toContain(defined(booked[0], 'booked[0]').carrier_id);
     expect(['email', 'messaging']).toContain(defined(booked[0], 'booked[0]').channel);
     expect(defined(booked[0], 'booked[0]').offer_amount).toBeLessThanOrEqual(2000);

@@ -8,11 +8,13 @@ import {
   agentEnv,
   agentLoad,
   agentRound,
+  CHICAGO_EVENING,
+  CHICAGO_MORNING,
   type Headers,
   hoursBegin,
   laneCarrier,
   outreachesOf,
-  quietNowInChicago,
+  QUIET_NIGHT,
   tenant,
 } from '../helpers/agent-factories.js';
 import { useTestApp } from '../helpers/app.js';
@@ -34,9 +36,10 @@ const offerList = z.object({
   data: z.array(z.object({ load_id: z.string(), offer_amount: z.number(), call_id: z.string().nullable() })),
 });
 
+// On a manual clock at an evening in Chicago: quiet hours hold there for the test that needs them.
 describe('one call offers a carrier the open loads of its lanes', () => {
   const standIn = useVapiStandIn();
-  const t = useTestApp({ env: vapiEnv(standIn, env) });
+  const t = useTestApp({ env: vapiEnv(standIn, env), clock: CHICAGO_EVENING });
 
   const numberOf = async (h: Headers, id: string) =>
     z
@@ -210,11 +213,10 @@ describe('one call offers a carrier the open loads of its lanes', () => {
   });
 
   it('adds a load due while the carrier’s call waits for its hours to that call', async () => {
-    const quiet = quietNowInChicago();
     const { h } = await tenant(t, {
       channel_order: ['call'],
-      quiet_hours_start: quiet.start,
-      quiet_hours_end: quiet.end,
+      quiet_hours_start: QUIET_NIGHT.start,
+      quiet_hours_end: QUIET_NIGHT.end,
     });
     const carrier = await laneCarrier(t, h, { phone: '+14155550944', email: null, home_state: 'IL' });
     await alsoGeorgia(h, carrier);
@@ -222,7 +224,12 @@ describe('one call offers a carrier the open loads of its lanes', () => {
     const before = standIn.callBodies().length;
     await agentRound(t);
     const [queued] = await outreachesOf(t, h, texas);
-    expect(queued).toMatchObject({ modality: 'call', status: 'pending', call_id: null });
+    expect(queued).toMatchObject({
+      modality: 'call',
+      status: 'pending',
+      call_id: null,
+      send_after: CHICAGO_MORNING.toISOString(),
+    });
 
     // A load of the carrier's other lane arrives overnight: it joins the queued call.
     const georgia = await agentLoad(t, h, toGeorgia);
@@ -265,8 +272,8 @@ describe('one call offers a carrier the open loads of its lanes', () => {
       status: 'pending',
       call_id: null,
       sent_at: null,
-      send_after: sql`now()`,
-      created_at: sql`now()`,
+      send_after: sql`envoy_now()`,
+      created_at: sql`envoy_now()`,
     });
     await agentRound(t);
     expect(standIn.callBodies()).toHaveLength(before);

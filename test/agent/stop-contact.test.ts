@@ -7,19 +7,21 @@ import {
   afterRound,
   agentEnv,
   agentLoad,
+  CHICAGO_EVENING,
+  CHICAGO_MORNING,
   type Headers,
   laneCarrier,
   nextEmail,
   type Outreach,
   outreachesOf,
-  quietNowInChicago,
+  QUIET_NIGHT,
   reply,
   SECRET,
   tenant,
   waitFor,
   waitForWave,
 } from '../helpers/agent-factories.js';
-import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
+import { drainWorker, manualClockOf, type TestApp, useTestApp } from '../helpers/app.js';
 import { postmarkSpamComplaint } from '../helpers/postmark-payloads.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { signWhatsApp, whatsappStandIn, whatsappWebhook } from '../helpers/whatsapp-stand-in.js';
@@ -51,17 +53,21 @@ async function carrierWithQueuedContact(t: TestApp, receiverUrl: string, channel
     (l) =>
       l.length === 1 && defined(l[0], 'l[0]').status === 'active' && defined(l[0], 'l[0]').sent_at !== null,
   );
-  const { start, end } = quietNowInChicago();
   const quiet = await t.app.inject({
     method: 'PATCH',
     url: '/api/v1/agent/settings',
     headers: h,
-    payload: { quiet_hours_start: start, quiet_hours_end: end },
+    payload: { quiet_hours_start: QUIET_NIGHT.start, quiet_hours_end: QUIET_NIGHT.end },
   });
   expect(quiet.statusCode, quiet.body).toBe(200);
   const secondLoad = await agentLoad(t, h);
   const [queued] = await waitForWave(t, h, secondLoad, 1);
-  expect(queued).toMatchObject({ carrier_id: carrierId, status: 'pending', is_automated: true });
+  expect(queued).toMatchObject({
+    carrier_id: carrierId,
+    status: 'pending',
+    is_automated: true,
+    send_after: CHICAGO_MORNING.toISOString(),
+  });
   return {
     h,
     email,
@@ -132,8 +138,9 @@ async function expectHonoured(
 
 describe("a carrier's stop-contact request, by every path", () => {
   // No loop runs here: the agent's and the webhooks' rounds are run by the test.
-  // A simulated clock, so the simulated call in the voice test rings and talks in about a second.
-  const t = useTestApp({ env: { ...agentEnv, WORKERS_ENABLED: 'false', SIMULATION_SPEED: '60' } });
+  // A manual clock at an evening in Chicago (quiet hours hold there): the voice test moves it for
+  // the simulated call to ring and talk.
+  const t = useTestApp({ env: { ...agentEnv, WORKERS_ENABLED: 'false' }, clock: CHICAGO_EVENING });
   const rx = startReceiver();
   afterAll(async () => (await rx).close());
 
@@ -172,11 +179,15 @@ describe("a carrier's stop-contact request, by every path", () => {
       },
     });
     expect(call.statusCode, call.body).toBe(201);
-    await waitFor(
-      async () =>
-        (await t.app.inject({ method: 'GET', url: `/api/v1/calls/${call.json().id}`, headers: s.h })).json(),
-      (c) => c.status === 'COMPLETED',
-    );
+    // The simulated call rings and talks on the product clock: moved a minute at a time until it ends.
+    const clock = manualClockOf(t);
+    const statusOf = async () =>
+      (await t.app.inject({ method: 'GET', url: `/api/v1/calls/${call.json().id}`, headers: s.h })).json()
+        .status;
+    for (let minutes = 0; (await statusOf()) !== 'COMPLETED'; minutes++) {
+      expect(minutes, 'minutes before the simulated call ended').toBeLessThan(60);
+      await clock.advanceTo(clock.ms() + 60_000);
+    }
     await expectHonoured(t, receiver, s, 'asked on a call');
   });
 
@@ -209,7 +220,7 @@ describe("a carrier's stop-contact request, by every path", () => {
 
 describe("a carrier's stop-contact request on WhatsApp", async () => {
   const whatsapp = await whatsappStandIn();
-  const t = useTestApp({ env: { ...whatsapp.env, WORKERS_ENABLED: 'false' } });
+  const t = useTestApp({ env: { ...whatsapp.env, WORKERS_ENABLED: 'false' }, clock: CHICAGO_EVENING });
   const rx = startReceiver();
   afterAll(async () => (await rx).close());
 

@@ -6,11 +6,13 @@ import {
   afterRound,
   agentEnv,
   agentLoad,
+  CHICAGO_EVENING,
+  CHICAGO_MORNING,
   laneCarrier,
   messagesOf,
   nextEmail,
   outreachesOf,
-  quietNowInChicago,
+  QUIET_NIGHT,
   reply,
   tenant,
   waitForWave,
@@ -158,8 +160,9 @@ describe('strict mode on e-mail and WhatsApp replies', () => {
   });
 });
 
+// On a manual clock at an evening in Chicago, where quiet hours hold.
 describe('monitoring withdraws the queued contacts of a carrier turning high', () => {
-  const t = useTestApp({ env });
+  const t = useTestApp({ env, clock: CHICAGO_EVENING });
 
   it('cancels the queued contact when the registry shows the liability insurance gone', async () => {
     const { h } = await tenant(t, { channel_order: ['email'], carrier_min_gap_minutes: 0 });
@@ -174,20 +177,25 @@ describe('monitoring withdraws the queued contacts of a carrier turning high', (
       payload: { load_id: firstLoad, carrier_id: carrierId, offer_amount: 2100 },
     });
     expect(offer.statusCode, offer.body).toBe(201);
-    const { start, end } = quietNowInChicago();
-    await t.app.inject({
+    const quiet = await t.app.inject({
       method: 'PATCH',
       url: '/api/v1/agent/settings',
       headers: h,
-      payload: { quiet_hours_start: start, quiet_hours_end: end },
+      payload: { quiet_hours_start: QUIET_NIGHT.start, quiet_hours_end: QUIET_NIGHT.end },
     });
+    expect(quiet.statusCode, quiet.body).toBe(200);
     const secondLoad = await agentLoad(t, h);
     const [queued] = await waitForWave(t, h, secondLoad, 1);
-    expect(queued).toMatchObject({ carrier_id: carrierId, status: 'pending', is_automated: true });
+    expect(queued).toMatchObject({
+      carrier_id: carrierId,
+      status: 'pending',
+      is_automated: true,
+      send_after: CHICAGO_MORNING.toISOString(),
+    });
 
     writeFileSync(registry, JSON.stringify([{ ...insured, liability_usd: 0 }]));
     await t.database.db.execute(
-      sql`UPDATE carriers SET last_verified_at = now() - interval '2 days' WHERE id = ${carrierId}`,
+      sql`UPDATE carriers SET last_verified_at = envoy_now() - interval '2 days' WHERE id = ${carrierId}`,
     );
     expect(await drainWorker(t, 'compliance-monitor')).toBe(1);
     const carrier = (

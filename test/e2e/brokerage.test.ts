@@ -1,26 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { runBrokerage } from '../../bench/lib/brokerage.js';
+import { runBrokerageOnManualClock } from '../../bench/lib/brokerage-manual.js';
 import { fileDatabaseUrl } from '../helpers/app.js';
 
 /**
  * A brokerage trying Envoy from outside, at a size CI runs (the benchmark `npm run bench --
- * brokerage` runs it at full size): a fresh server (`npm start`'s entry point) in its default
- * simulation at 120x, an organization made with the admin CLI, then the HTTP API only: 128
+ * brokerage` runs it at full size, on a server's simulated clock): the real app with its default
+ * simulated carriers, an organization made with the admin CLI, then the HTTP API only: 128
  * carriers on four lanes with tiers and a registry snapshot, 24 loads picked up 3 to 6 hours later
- * handed to the agent, six simulated hours (three minutes of wall time), and everything read back
- * through the API. No internal call, no database read. At 240x a busy CI machine (two test runs
- * and the benchmarks side by side) fell behind the simulated clock and booked 15 to 18 of 24.
+ * handed to the agent, six simulated hours, and everything read back through the API. No internal
+ * call, no database read. The product clock is a manual one the run moves (bench/lib/brokerage-
+ * manual.ts), from a fixed Tuesday morning in Chicago: what the agent books depends on the
+ * scenario, never on how busy the machine is (on a simulated clock at 120x a loaded CI machine fell
+ * behind it and booked 19 of 24).
  */
 describe('a brokerage trying Envoy from outside, over HTTP only', () => {
-  it('books most of the loads its carriers could take that day, never against the rules or over the ceiling', async () => {
-    const f = await runBrokerage(await fileDatabaseUrl(), {
-      carriers: 128,
-      lanes: 4,
-      loads: 24,
-      hours: 6,
-      speed: 120,
-      seed: 45,
-    });
+  it('books the loads its carriers could take that day, never against the rules or over the ceiling', async () => {
+    const f = await runBrokerageOnManualClock(
+      await fileDatabaseUrl(),
+      { carriers: 128, lanes: 4, loads: 24, hours: 6, speed: 120, seed: 45 },
+      // 07:00 CST on Tuesday 1 December 2026.
+      new Date('2026-12-01T13:00:00Z'),
+    );
     console.log(JSON.stringify(f));
     expect(f.forbidden).toEqual({
       stop_contact: 0,
@@ -30,10 +30,13 @@ describe('a brokerage trying Envoy from outside, over HTTP only', () => {
       gap: 0,
       above_ceiling: 0,
     });
-    expect(f.coverable).toBeGreaterThanOrEqual(20);
-    expect(f.booked / f.coverable).toBeGreaterThanOrEqual(0.8);
+    // Every load has a carrier willing under what the policy lets the agent pay.
+    expect(f.coverable).toBe(24);
+    // 22 or 23 of 24 in runs on an idle and on a loaded machine alike: the clock no longer sets it
+    // apart, but something else in a run still does (not pinned down; ids and work run side by
+    // side within a step are candidates), so a floor one under the least seen, not one number.
+    expect(f.booked).toBeGreaterThanOrEqual(21);
     expect(f.rateToCeilingMax ?? 0).toBeLessThanOrEqual(1);
     expect(f.contactsPerCarrierMax).toBeLessThanOrEqual(3);
-    // A server started through the TypeScript loader, the CLI twice, then a minute of simulation.
   }, 600_000);
 });

@@ -147,22 +147,25 @@ export async function agentStateOf(t: TestApp, loadId: string) {
   return state;
 }
 
-/** The offer's review item raised `minutes` ago: as if it had waited that long for a rep. */
+/**
+ * The offer's review item raised `minutes` ago, on the product clock: as if it had waited that
+ * long for a rep.
+ */
 export const reviewWaited = (t: TestApp, offerId: string, minutes: number) =>
   t.database.db
     .update(agentReviewItems)
-    .set({ requested_at: sql`now() - make_interval(mins => ${minutes})` })
+    .set({ requested_at: sql`envoy_now() - make_interval(mins => ${minutes})` })
     .where(eq(agentReviewItems.offer_id, offerId));
 
 /**
- * Lets the wave wait pass at once: the next round plans the load's next wave. A second back, as
- * the column keeps milliseconds rounded: now() itself can land half a millisecond after the
- * round's clock.
+ * Lets the wave wait pass at once: the next round plans the load's next wave. A second back on the
+ * product clock, as the column keeps milliseconds rounded: on the machine's clock envoy_now() can
+ * land half a millisecond after the round's clock.
  */
 export const nextWaveNow = (t: TestApp, loadId: string) =>
   t.database.db
     .update(agentLoadStates)
-    .set({ next_wave_at: sql`now() - interval '1 second'` })
+    .set({ next_wave_at: sql`envoy_now() - interval '1 second'` })
     .where(eq(agentLoadStates.load_id, loadId));
 
 export const inbound = (t: TestApp, body: Record<string, unknown>, secret = SECRET) =>
@@ -197,17 +200,17 @@ export const carrierEmail = async (t: TestApp, h: Headers, id: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${id}`, headers: h })).json<{ email: string }>()
     .email;
 
-/** Quiet hours that hold now in Chicago: from the hour before to two hours ahead. */
-export function quietNowInChicago() {
-  const hour = Number(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone: 'America/Chicago',
-      hour: '2-digit',
-      hourCycle: 'h23',
-    }).format(new Date()),
-  );
-  return { start: (hour + 23) % 24, end: (hour + 2) % 24 };
-}
+/**
+ * An evening in Chicago for the tests of quiet hours: 22:30 CST on Tuesday 17 November 2026. Such a
+ * test runs its app on a manual clock standing there (`clock: CHICAGO_EVENING`), where QUIET_NIGHT
+ * holds in Chicago (and New York, 23:30) until CHICAGO_MORNING, but not in Los Angeles (20:30) or
+ * Honolulu (18:30); the machine's time of day plays no part.
+ */
+export const CHICAGO_EVENING = new Date('2026-11-18T04:30:00Z');
+/** Quiet hours from 21:00 to 07:00 local time. */
+export const QUIET_NIGHT = { start: 21, end: 7 } as const;
+/** 07:00 CST after CHICAGO_EVENING: when QUIET_NIGHT ends in Chicago. */
+export const CHICAGO_MORNING = new Date('2026-11-18T13:00:00Z');
 
 /**
  * Morning for carriers whose contacts wait out quiet hours: the organization's quiet hours end
@@ -223,7 +226,7 @@ export async function hoursBegin(t: TestApp, h: Headers, carrierIds: string[]) {
   expect(res.statusCode, res.body).toBe(200);
   await t.database.db
     .update(outreaches)
-    .set({ send_after: sql`now()` })
+    .set({ send_after: sql`envoy_now()` })
     .where(inArray(outreaches.carrier_id, carrierIds));
 }
 

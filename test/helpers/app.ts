@@ -4,9 +4,9 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { type App, type AppDeps, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database, type DatabaseOptions } from '../../src/db/client.js';
-import { startProductClock } from '../../src/db/product-clock.js';
+import { manualProductClock, startProductClock } from '../../src/db/product-clock.js';
 import { SimulatedEmailSender } from '../../src/integrations/email/simulated-email-sender.js';
-import { realClock } from '../../src/lib/clock.js';
+import { type Clock, ManualClock, realClock } from '../../src/lib/clock.js';
 import { defined } from '../../src/lib/defined.js';
 import type { WallClock } from '../../src/lib/wall-clock.js';
 import { loggerOptions } from '../../src/logger.js';
@@ -41,6 +41,8 @@ export interface TestApp {
   config: Config;
   /** The app's own services (the composition root's), for setup a test does not drive over HTTP. */
   services: Services;
+  /** The product clock the app runs on (a ManualClock when the test asked for one). */
+  clock: Clock;
   /** Log lines written by the app, parsed; present when `captureLogs` was asked for. */
   logs: Record<string, unknown>[];
   close(): Promise<void>;
@@ -60,6 +62,12 @@ export interface TestAppOptions {
   wallClock?: WallClock;
   /** Registers extra routes before the app is ready: probes for the shared HTTP layer. */
   extend?: (app: App, deps: AppDeps) => void | Promise<void>;
+  /**
+   * Runs the app on a manual clock standing at this instant, which only the test moves
+   * (`manualClockOf`): the app and the database's envoy_now() read it. The file's database goes
+   * back to the machine's clock when the app closes.
+   */
+  clock?: Date;
 }
 
 /**
@@ -127,11 +135,13 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         start: config.simulation.start,
       })
     : null;
+  const manual = options.clock ? await manualProductClock(database.pool, options.clock) : null;
+  const clock = manual ?? simulated?.clock ?? realClock;
   const services = buildServices({
     config,
     database,
     log: logger,
-    clock: simulated?.clock ?? realClock,
+    clock,
     ...(options.wallClock ? { wallClock: options.wallClock } : {}),
   });
   const deps: AppDeps = { config, database, services };
@@ -143,11 +153,12 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     database,
     config,
     services,
+    clock,
     logs,
     async close() {
       await app.close();
-      if (simulated) {
-        await simulated.stop();
+      await simulated?.stop();
+      if (simulated || manual) {
         // The file's next app finds the database on the machine's clock again.
         await (await startProductClock(database.pool, null, { takeOver: true })).stop();
       }
@@ -182,11 +193,22 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     get services() {
       return current().services;
     },
+    get clock() {
+      return current().clock;
+    },
     get logs() {
       return current().logs;
     },
     close: () => current().close(),
   };
+}
+
+/** The manual clock of an app built with `clock` set, for the test to move. */
+export function manualClockOf(t: TestApp): ManualClock {
+  const clock = t.clock;
+  if (!(clock instanceof ManualClock))
+    throw new Error(`the app runs on a ${clock.kind} clock, not a manual one`);
+  return clock;
 }
 
 /**

@@ -53,7 +53,7 @@ const closedTo = (into: readonly PickedCandidate[], tier: number | null, rules: 
  * pick (unreachable, the time a gap opens or a cap frees) and in `refused` where that holds for
  * every load of the lane.
  */
-function verdict(
+export function verdict(
   c: Checked,
   contact: ContactRules,
   now: Date,
