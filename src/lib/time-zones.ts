@@ -95,5 +95,9 @@ export function nextContactTime(now: Date, timeZone: string, start: number, end:
   const wait = (end * 60 - minute + 24 * 60) % (24 * 60);
   const at = new Date(now.getTime() + wait * 60_000);
   at.setUTCSeconds(0, 0);
-  return at;
+  // A night across a clock change is 23 or 25 hours long: move by the hour the count missed, unless
+  // the end hour does not exist that night (spring forward at it), when the time counted is the first after it.
+  const drift = ((end * 60 - localMinutes(at, timeZone) + 36 * 60) % (24 * 60)) - 12 * 60;
+  const moved = new Date(at.getTime() + drift * 60_000);
+  return drift !== 0 && localMinutes(moved, timeZone) === end * 60 ? moved : at;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { nextContactTime } from '../../src/lib/time-zones.js';
 import {
   type ContactRules,
   channelsOf,
@@ -128,18 +129,24 @@ describe('openTime: quiet hours in the carrier’s home state', () => {
     expect(openTime('IL', rules(), at('2026-11-01T07:30:00Z'))).toEqual(at('2026-11-01T13:00:00Z'));
   });
 
-  // The wait is counted in local minutes as if the night had 24 hours: across the spring change it
-  // ends an hour late, across the autumn change an hour early, inside quiet hours. Kept failing
-  // until nextContactTime (src/lib/time-zones.ts) counts in local time; see the report.
-  it.fails('a night crossing the autumn change in Chicago ends at 07:00 CST, not in quiet hours', () => {
+  // A night across a clock change is 23 or 25 hours long: the end of quiet hours is the local hour.
+  it('a night crossing the autumn change in Chicago ends at 07:00 CST, not in quiet hours', () => {
     // 23:00 CDT on Sat 31 October 2026 = 04:00 UTC Sun 1 November; 07:00 CST = 13:00 UTC (now:
     // 12:00 UTC, 06:00 CST, still quiet).
     expect(openTime('IL', rules(), at('2026-11-01T04:00:00Z'))).toEqual(at('2026-11-01T13:00:00Z'));
   });
 
-  it.fails('a night crossing the spring change in Chicago ends at 07:00 CDT, not an hour later', () => {
+  it('a night crossing the spring change in Chicago ends at 07:00 CDT, not an hour later', () => {
     // 23:00 CST on Sat 7 March 2026 = 05:00 UTC Sun 8; 07:00 CDT = 12:00 UTC (now: 13:00 UTC).
     expect(openTime('IL', rules(), at('2026-03-08T05:00:00Z'))).toEqual(at('2026-03-08T12:00:00Z'));
+  });
+
+  it('quiet hours ending at the hour the spring change skips end at the first local time after it', () => {
+    // Quiet 00:00-02:00; 01:30 CST on Sun 8 March 2026 (07:30 UTC); 02:00 does not exist that night,
+    // so the first time out of quiet hours is 03:00 CDT (08:00 UTC), not 01:00 CST.
+    expect(nextContactTime(at('2026-03-08T07:30:00Z'), 'America/Chicago', 0, 2)).toEqual(
+      at('2026-03-08T08:00:00Z'),
+    );
   });
 });
 
