@@ -1,13 +1,12 @@
-import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
-import { defined } from '../../src/lib/defined.js';
-import { drainWorker, type TestApp, useTestApp } from '../helpers/app.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { advanceUntil, drainWorker, manualClockOf, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant, createUser, setStrictMode } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
-import { waitFor } from '../helpers/wait.js';
 
 const registry = registryFile([]);
+/** The instant each app's manual clock starts at; the simulated platform plays a call only as a test moves it. */
+const START = new Date('2026-11-17T16:00:00Z');
 
 const getCall = async (t: TestApp, headers: Record<string, string>, id: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/v1/calls/${id}`, headers })).json();
@@ -15,8 +14,21 @@ const getCall = async (t: TestApp, headers: Record<string, string>, id: string) 
 const startCall = (t: TestApp, headers: Record<string, string>, body: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: '/api/v1/calls', headers, payload: body });
 
+/** Reads the call, moving the clock a second at a time, until `done` holds. */
+const playUntil = (
+  t: TestApp,
+  headers: Record<string, string>,
+  id: string,
+  done: (call: Record<string, unknown>) => boolean,
+) =>
+  advanceUntil(
+    t,
+    () => getCall(t, headers, id),
+    (c) => done(c),
+  );
+
 describe('POST /calls on the simulated voice platform', () => {
-  const t = useTestApp({ env: { SIMULATION_SPEED: '40', COMPLIANCE_REGISTRY_FILE: registry } });
+  const t = useTestApp({ env: { COMPLIANCE_REGISTRY_FILE: registry }, clock: START });
 
   it('creates the call PENDING and follows it to COMPLETED with its transcript, offer and outreach', async () => {
     const { user } = await createTenant(t);
@@ -43,11 +55,17 @@ describe('POST /calls on the simulated voice platform', () => {
       created_by_id: user.id,
     });
     // The terminal status can arrive before the end-of-call report, as on the real platform.
-    const done = await waitFor(
-      () => getCall(t, user.headers, created.id),
-      (c) => c.status === 'COMPLETED' && c.transcript.length > 0,
+    const placedAt = t.clock.ms();
+    const done = await playUntil(
+      t,
+      user.headers,
+      created.id,
+      (c) => c.status === 'COMPLETED' && Array.isArray(c.transcript) && c.transcript.length > 0,
     );
-    expect(Date.parse(done.call_start_time)).toBeLessThanOrEqual(Date.parse(done.call_end_time));
+    // The carrier picks up after the call was placed, and the call ends at or before the clock's time.
+    expect(Date.parse(done.call_start_time)).toBeGreaterThan(placedAt);
+    expect(Date.parse(done.call_start_time)).toBeLessThan(Date.parse(done.call_end_time));
+    expect(Date.parse(done.call_end_time)).toBeLessThanOrEqual(t.clock.ms());
     const toolNames = done.transcript.flatMap((m: { tool_calls?: { function: { name: string } }[] | null }) =>
       (m.tool_calls ?? []).map((c) => c.function.name),
     );
@@ -116,10 +134,7 @@ describe('POST /calls on the simulated voice platform', () => {
       load_id: loadId,
       template_variables: { simulate_outcome: 'completed', simulate_stop_contact: true },
     });
-    await waitFor(
-      () => getCall(t, user.headers, res.json().id),
-      (c) => c.status === 'COMPLETED',
-    );
+    await playUntil(t, user.headers, res.json().id, (c) => c.status === 'COMPLETED');
     const after = (
       await t.app.inject({ method: 'GET', url: `/api/v1/carriers/${carrier.id}`, headers: user.headers })
     ).json();
@@ -132,18 +147,24 @@ describe('POST /calls on the simulated voice platform', () => {
     const { user } = await createTenant(t);
     await createCarrier(t, user.headers, { phone: '+14155550122' });
     const loadId = await createLoad(t, user.headers);
-    const expected = { voicemail: 'VOICEMAIL', no_answer: 'NO_RESPONSE', failed: 'FAILED' } as const;
-    for (const [outcome, status] of Object.entries(expected)) {
+    // How long after placing it the platform ends each: a failed call at 500 ms, an unanswered one
+    // at 20 s, a voicemail 8 s after the pick-up (at 0.6-2 s).
+    const expected = [
+      ['voicemail', 'VOICEMAIL', 8_600, 10_000],
+      ['no_answer', 'NO_RESPONSE', 20_000, 20_000],
+      ['failed', 'FAILED', 500, 500],
+    ] as const;
+    for (const [outcome, status, earliest, latest] of expected) {
       const res = await startCall(t, user.headers, {
         phone_number: '+14155550122',
         load_id: loadId,
         template_variables: { simulate_outcome: outcome },
       });
-      const ended = await waitFor(
-        () => getCall(t, user.headers, res.json().id),
-        (c) => c.status === status,
-      );
-      expect(ended.call_end_time).not.toBeNull();
+      const placedAt = t.clock.ms();
+      const ended = await playUntil(t, user.headers, res.json().id, (c) => c.status === status);
+      const after = Date.parse(ended.call_end_time) - placedAt;
+      expect(after, outcome).toBeGreaterThanOrEqual(earliest);
+      expect(after, outcome).toBeLessThanOrEqual(latest);
     }
     const loadView = (
       await t.app.inject({ method: 'GET', url: '/api/v1/loads?tab=active_outreaches', headers: user.headers })
@@ -198,7 +219,7 @@ describe('POST /calls on the simulated voice platform', () => {
         .data.map((c: { id: string }) => c.id);
     expect((await list('call_type=ELP')).sort()).toEqual([elp.id]);
     expect((await list('')).sort()).toEqual([elp.id, plain.id].sort());
-    const today = new Date().toISOString().slice(0, 10);
+    const today = t.clock.now().toISOString().slice(0, 10);
     expect((await list(`start_date=${today}&end_date=${today}`)).length).toBe(2);
     expect(await list('end_date=2020-01-01')).toEqual([]);
     expect(
@@ -219,13 +240,14 @@ describe('POST /calls on the simulated voice platform', () => {
 describe('scheduled calls', () => {
   // No loop places scheduled calls here: a test runs the scheduled-calls worker's round.
   const t = useTestApp({
-    env: { SIMULATION_SPEED: '40', WORKERS_ENABLED: 'false', COMPLIANCE_REGISTRY_FILE: registry },
+    env: { WORKERS_ENABLED: 'false', COMPLIANCE_REGISTRY_FILE: registry },
+    clock: START,
   });
 
   it('waits SCHEDULED until its time, then is placed and runs its course', async () => {
     const { user } = await createTenant(t);
-    const schedule = async (phone: string) => {
-      const at = new Date(Date.now() + 3_600_000).toISOString();
+    const schedule = async (phone: string, inMs: number) => {
+      const at = new Date(t.clock.ms() + inMs).toISOString();
       const res = await startCall(t, user.headers, {
         phone_number: phone,
         scheduled_at: at,
@@ -235,24 +257,22 @@ describe('scheduled calls', () => {
       expect(res.json()).toMatchObject({ status: 'SCHEDULED', scheduled_at: at });
       return res.json<{ id: string }>().id;
     };
-    const due = await schedule('+14155550191');
-    const notYet = await schedule('+14155550194');
-    // `due`'s time comes (moved into the past rather than waited for): the worker's round places
-    // it and leaves the other call, whose time has not come, SCHEDULED.
-    const moved = await t.database.db.execute<{ scheduled_at: string }>(
-      sql`UPDATE calls SET scheduled_at = now() - interval '1 second' WHERE id = ${due} RETURNING scheduled_at`,
-    );
+    const dueAt = t.clock.ms() + 3_600_000;
+    const due = await schedule('+14155550191', 3_600_000);
+    const notYet = await schedule('+14155550194', 7_200_000);
+    // A millisecond before its time, the worker's round leaves it SCHEDULED.
+    const clock = manualClockOf(t);
+    await clock.advanceTo(dueAt - 1);
     await drainWorker(t, 'scheduled-calls');
-    expect((await getCall(t, user.headers, due)).status).not.toBe('SCHEDULED');
+    expect((await getCall(t, user.headers, due)).status).toBe('SCHEDULED');
+    // At its time, the round places it and leaves the other call, whose time has not come, SCHEDULED.
+    await clock.advanceTo(dueAt);
+    await drainWorker(t, 'scheduled-calls');
+    expect((await getCall(t, user.headers, due)).status).toBe('PENDING');
     expect((await getCall(t, user.headers, notYet)).status).toBe('SCHEDULED');
-    // The simulated platform then plays the call on its own timers.
-    const done = await waitFor(
-      () => getCall(t, user.headers, due),
-      (c) => c.status === 'COMPLETED',
-    );
-    expect(Date.parse(done.call_start_time)).toBeGreaterThanOrEqual(
-      new Date(defined(moved.rows[0], 'moved.rows[0]').scheduled_at).getTime(),
-    );
+    // The simulated platform then plays the call on the product clock.
+    const done = await playUntil(t, user.headers, due, (c) => c.status === 'COMPLETED');
+    expect(Date.parse(done.call_start_time)).toBeGreaterThan(dueAt);
   });
 
   it('refuses a time in the past, and cancels a scheduled call that is ended', async () => {
@@ -266,7 +286,7 @@ describe('scheduled calls', () => {
     const later = (
       await startCall(t, user.headers, {
         phone_number: '+14155550193',
-        scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+        scheduled_at: new Date(t.clock.ms() + 3_600_000).toISOString(),
       })
     ).json();
     const ended = await t.app.inject({
@@ -279,8 +299,11 @@ describe('scheduled calls', () => {
 });
 
 describe('joining and ending live calls', () => {
-  // Slow enough to catch a call mid-conversation: its carrier picks up 10-25 simulated seconds in.
-  const t = useTestApp({ env: { SIMULATION_SPEED: '6', COMPLIANCE_REGISTRY_FILE: registry } });
+  // The clock stands still between the test's moves: a call caught IN_PROGRESS stays so.
+  const t = useTestApp({ env: { COMPLIANCE_REGISTRY_FILE: registry }, clock: START });
+  // A carrier's script stopped mid-pause learns of the hang-up when its pause ends: the clock moves
+  // on so that it does (the app's close waits for the simulated carriers' work).
+  afterEach(() => manualClockOf(t).advanceTo(t.clock.ms() + 10 * 60_000));
 
   it('transfers an in-progress call to the caller’s phone and marks it TRANSFERRED', async () => {
     const { orgId } = await createTenant(t);
@@ -291,10 +314,7 @@ describe('joining and ending live calls', () => {
         template_variables: { simulate_outcome: 'completed' },
       })
     ).json();
-    await waitFor(
-      () => getCall(t, rep.headers, call.id),
-      (c) => c.status === 'IN_PROGRESS',
-    );
+    await playUntil(t, rep.headers, call.id, (c) => c.status === 'IN_PROGRESS');
     const res = await t.app.inject({
       method: 'POST',
       url: `/api/v1/calls/${call.id}/join`,
@@ -326,10 +346,7 @@ describe('joining and ending live calls', () => {
         template_variables: { simulate_outcome: 'completed' },
       })
     ).json();
-    await waitFor(
-      () => getCall(t, user.headers, call.id),
-      (c) => c.status === 'AGENT_ASSIGNED' || c.status === 'IN_PROGRESS',
-    );
+    await playUntil(t, user.headers, call.id, (c) => c.status === 'AGENT_ASSIGNED');
     const noPhone = await t.app.inject({
       method: 'POST',
       url: `/api/v1/calls/${call.id}/join`,
@@ -375,10 +392,7 @@ describe('joining and ending live calls', () => {
         template_variables: { simulate_outcome: 'completed' },
       })
     ).json();
-    await waitFor(
-      () => getCall(t, user.headers, live.id),
-      (c) => c.status === 'IN_PROGRESS',
-    );
+    await playUntil(t, user.headers, live.id, (c) => c.status === 'IN_PROGRESS');
     const ended = await t.app.inject({
       method: 'POST',
       url: `/api/v1/calls/${live.id}/end`,

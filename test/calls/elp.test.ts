@@ -3,27 +3,28 @@ import { describe, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import { objectOf, objectsOf } from '../../src/lib/json-object.js';
 import { elpAnswers } from '../../src/modules/calls/elp-tables.js';
-import { type TestApp, useTestApp } from '../helpers/app.js';
+import { advanceUntil, manualClockOf, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createTenant } from '../helpers/factories.js';
-import { waitFor } from '../helpers/wait.js';
 
 const registry = registryFile([]);
+/** The instant each app's manual clock starts at; the simulated platform plays a call only as a test moves it. */
+const START = new Date('2026-11-17T16:00:00Z');
 
 const elpTest = async (t: TestApp, headers: Record<string, string>, id: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/v1/elp/tests/${id}`, headers })).json();
 
-/** Reads the ELP test until `done` holds: the simulated platform plays the call on its own timers. */
-const waitForTest = (
+/** Reads the ELP test, moving the clock a second at a time (the simulated platform plays the call on it), until `done` holds. */
+const playUntil = (
   t: TestApp,
   headers: Record<string, string>,
   id: string,
   done: (x: Record<string, unknown>) => boolean,
 ) =>
-  waitFor(
+  advanceUntil(
+    t,
     () => elpTest(t, headers, id),
     (x) => done(x),
-    10_000,
   );
 
 function expectConsistentScores(test: Record<string, number | null>) {
@@ -48,9 +49,8 @@ function expectConsistentScores(test: Record<string, number | null>) {
 }
 
 describe('an ELP test started through POST /elp/tests', () => {
-  // At a tenth of real speed the simulated driver takes 6-20 s to pick up: the test hangs up long
-  // before that, whatever the machine's load.
-  const t = useTestApp({ env: { SIMULATION_SPEED: '0.1', COMPLIANCE_REGISTRY_FILE: registry } });
+  // The clock stands still: the call is hung up before the simulated driver could pick up.
+  const t = useTestApp({ env: { COMPLIANCE_REGISTRY_FILE: registry }, clock: START });
 
   it('starts REQUESTED with its ELP call; hung up before the driver answers, it ends FAILED, unscored', async () => {
     const { user } = await createTenant(t);
@@ -81,8 +81,7 @@ describe('an ELP test started through POST /elp/tests', () => {
       headers: user.headers,
     });
     expect(hungUp.statusCode, hungUp.body).toBe(200);
-    expect(hungUp.json()).toMatchObject({ status: 'CANCELLED' });
-    expect(hungUp.json().previous_status).not.toBe('IN_PROGRESS');
+    expect(hungUp.json()).toMatchObject({ status: 'CANCELLED', previous_status: 'PENDING' });
     expect(await elpTest(t, user.headers, started.id)).toMatchObject({
       status: 'FAILED',
       scoring_status: 'FAILED',
@@ -94,7 +93,7 @@ describe('an ELP test started through POST /elp/tests', () => {
 });
 
 describe('ELP tests', () => {
-  const t = useTestApp({ env: { SIMULATION_SPEED: '40', COMPLIANCE_REGISTRY_FILE: registry } });
+  const t = useTestApp({ env: { COMPLIANCE_REGISTRY_FILE: registry }, clock: START });
 
   it('scores a test that ran to its end from the answers the agent recorded', async () => {
     const { user } = await createTenant(t);
@@ -118,7 +117,7 @@ describe('ELP tests', () => {
       })
     ).json().data;
     // Scores come from the recorded answers; the transcript follows with the end-of-call report.
-    const scored = await waitForTest(
+    const scored = await playUntil(
       t,
       user.headers,
       created.id,
@@ -155,7 +154,13 @@ describe('ELP tests', () => {
       })
     ).json();
     expect(list.data).toHaveLength(1);
-    const failed = await waitForTest(t, user.headers, list.data[0].id, (x) => x.status !== 'REQUESTED');
+    // Nobody picks up: the platform gives up 20 s after placing the call, not a millisecond before.
+    const clock = manualClockOf(t);
+    const placedAt = clock.ms();
+    await clock.advanceTo(placedAt + 19_999);
+    expect(await elpTest(t, user.headers, list.data[0].id)).toMatchObject({ status: 'REQUESTED' });
+    await clock.advanceTo(placedAt + 20_000);
+    const failed = await elpTest(t, user.headers, list.data[0].id);
     expect(failed).toMatchObject({
       status: 'FAILED',
       scoring_status: 'FAILED',
@@ -204,7 +209,7 @@ describe('ELP tests', () => {
 });
 
 describe('an ELP call cut short', () => {
-  const t = useTestApp({ env: { SIMULATION_SPEED: '4', COMPLIANCE_REGISTRY_FILE: registry } });
+  const t = useTestApp({ env: { COMPLIANCE_REGISTRY_FILE: registry }, clock: START });
 
   it('is INCOMPLETE and still scored on the answers it got', async () => {
     const { user } = await createTenant(t);
@@ -228,11 +233,15 @@ describe('an ELP call cut short', () => {
         headers: user.headers,
       })
     ).json().data[0];
-    // The driver answers the first two questions (the simulated platform's pace), then we hang up.
-    const answered = await waitFor(
+    // The driver answers the first two questions (the simulated platform's pace), then we hang up
+    // with the clock standing still, so no third answer comes in between.
+    const answered = await advanceUntil(
+      t,
       () => t.database.db.select().from(elpAnswers).where(eq(elpAnswers.elp_test_id, started.id)),
       (rows) => rows.length >= 2,
+      { stepMs: 100 },
     );
+    expect(answered).toHaveLength(2);
     const hungUp = await t.app.inject({
       method: 'POST',
       url: `/api/v1/calls/${started.call_id}/end`,
@@ -241,8 +250,7 @@ describe('an ELP call cut short', () => {
     expect(hungUp.json()).toMatchObject({ status: 'COMPLETED', previous_status: 'IN_PROGRESS' });
     const ended = await elpTest(t, user.headers, started.id);
     expect(ended).toMatchObject({ status: 'INCOMPLETE', scoring_status: 'SCORED' });
-    expect(ended.questions_answered).toBeGreaterThanOrEqual(answered.length);
-    expect(ended.questions_answered).toBeLessThan(5);
+    expect(ended.questions_answered).toBe(2);
     expectConsistentScores(ended);
   });
 });

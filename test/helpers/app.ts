@@ -230,3 +230,28 @@ export function simulatedEmail(t: TestApp): SimulatedEmailSender {
   }
   return email;
 }
+
+/**
+ * Moves the app's manual clock `stepMs` at a time (firing what comes due, as `advanceTo` does)
+ * until `done` holds for what `probe` reads, and returns that reading; fails once `withinMs` of
+ * product time has passed without it. For what the simulated providers play on the product clock.
+ */
+export async function advanceUntil<T>(
+  t: TestApp,
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  { stepMs = 1000, withinMs = 3_600_000 }: { stepMs?: number; withinMs?: number } = {},
+): Promise<T> {
+  const clock = manualClockOf(t);
+  const until = clock.ms() + withinMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (clock.ms() >= until) {
+      throw new Error(
+        `not done within ${withinMs} ms of product time; last value: ${JSON.stringify(value).slice(0, 800)}`,
+      );
+    }
+    await clock.advanceTo(Math.min(until, clock.ms() + stepMs));
+  }
+}

@@ -3,7 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { OutboundEmail } from '../../src/integrations/email/email-channel.js';
 import { defined } from '../../src/lib/defined.js';
 import { SettableWallClock } from '../../src/lib/wall-clock.js';
-import { buildTestApp, simulatedEmail, type TestApp, useTestApp } from '../helpers/app.js';
+import {
+  advanceUntil,
+  buildTestApp,
+  manualClockOf,
+  simulatedEmail,
+  type TestApp,
+  useTestApp,
+} from '../helpers/app.js';
 import { createCarrier } from '../helpers/carrier-factories.js';
 import {
   createApiKey,
@@ -14,7 +21,6 @@ import {
   type TestUser,
 } from '../helpers/factories.js';
 import { createLoad } from '../helpers/load-factories.js';
-import { waitFor } from '../helpers/wait.js';
 
 const DASHBOARD = 'https://app.envoy.example';
 const TOKEN = /envoy_inv_[0-9A-Za-z]{40}/;
@@ -462,7 +468,11 @@ describe('roles and removals', () => {
 
 describe('invitation e-mail', () => {
   it('never draws a simulated carrier reply', async () => {
-    const t = await buildTestApp({ env: { SIMULATION_PROFILE: 'cooperative', SIMULATION_SPEED: '10000' } });
+    // The simulated carriers answer on the product clock, a manual one the test moves.
+    const t = await buildTestApp({
+      env: { SIMULATION_PROFILE: 'cooperative', WORKERS_ENABLED: 'false' },
+      clock: new Date('2026-11-17T16:00:00Z'),
+    });
     try {
       const said: string[] = [];
       defined(t.services.market, 't.services.market').observer = (e) => {
@@ -476,7 +486,7 @@ describe('invitation e-mail', () => {
         'outbox(t).findLast((m) => m.to === address)',
       );
       expect(invitation.outreachId ?? null).toBeNull();
-      // The same simulation answers a carrier's e-mail about a load: it is on, and quick.
+      // The same simulation answers a carrier's e-mail about a load: it is on.
       await setStrictMode(t, owner.headers, false);
       const carrier = await createCarrier(t, owner.headers, {
         email: `dispatch-${unique()}@carrier.example`,
@@ -492,11 +502,14 @@ describe('invitation e-mail', () => {
         payload: { carrier_id: carrier.id, load_id: loadId, modality: 'email' },
       });
       expect(sent.statusCode, sent.body).toBe(201);
-      await waitFor(
+      await advanceUntil(
+        t,
         async () => said.length,
         (n) => n >= 1,
-        5000,
+        { stepMs: 60_000, withinMs: 2 * 86_400_000 },
       );
+      // A day more, for any word that would come later.
+      await manualClockOf(t).advanceTo(t.clock.ms() + 86_400_000);
       // Every word the market said is about the load: none answers the invitation.
       expect(new Set(said)).toEqual(new Set([load.load_number]));
     } finally {

@@ -5,11 +5,10 @@ import { z } from 'zod';
 import { defined } from '../../src/lib/defined.js';
 import { outreaches } from '../../src/modules/outreaches/outreaches-tables.js';
 import { OutreachSweeper } from '../../src/workers/outreach-sweeper.js';
-import { type TestApp, useTestApp } from '../helpers/app.js';
+import { advanceUntil, drainWorker, manualClockOf, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, goodStanding, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant } from '../helpers/factories.js';
 import { createLoad, stopPayload } from '../helpers/load-factories.js';
-import { waitFor } from '../helpers/wait.js';
 
 const registry = registryFile([
   goodStanding('610001', '710001'),
@@ -54,8 +53,11 @@ async function lanePreference(
 }
 
 describe('outreaches', () => {
+  // On a manual clock the test moves: the simulated platform plays a call, and outreaches age, only
+  // as it does. No loop runs: the sweeper's round is the test's.
   const t = useTestApp({
-    env: { SIMULATION_SPEED: '40', COMPLIANCE_REGISTRY_FILE: registry, OUTREACH_SWEEP_INTERVAL_MS: '50' },
+    env: { COMPLIANCE_REGISTRY_FILE: registry, WORKERS_ENABLED: 'false' },
+    clock: new Date('2026-11-17T16:00:00Z'),
   });
 
   it('starts a call outreach that follows its call, with the full nested carrier', async () => {
@@ -84,7 +86,8 @@ describe('outreaches', () => {
       await t.app.inject({ method: 'GET', url: `/api/v1/calls/${created.call_id}`, headers: user.headers })
     ).json();
     expect(call).toMatchObject({ to_number: carrier.phone, load_id: loadId, call_type: 'LOAD_BOOKING' });
-    const ended = await waitFor(
+    const ended = await advanceUntil(
+      t,
       () => getOutreach(t, user.headers, created.id),
       (o) => ['completed', 'failed', 'no_response'].includes(o.status),
     );
@@ -384,21 +387,20 @@ describe('outreaches', () => {
   });
 
   describe('the no_response sweeper', () => {
-    it('runs inside the server on its interval', async () => {
+    it("is one of the server's loops, and its round moves an e-mail unanswered for a day", async () => {
       const { user, carrier, loadId } = await setup(t);
       const id = (
         await postOutreach(t, user.headers, { carrier_id: carrier.id, load_id: loadId, modality: 'email' })
       ).json().id;
-      await t.database.db
-        .update(outreaches)
-        .set({ created_at: sql`now() - interval '2 days'`, sent_at: sql`now() - interval '2 days'` })
-        .where(eq(outreaches.id, id));
-      const swept = await waitFor(
-        () => getOutreach(t, user.headers, id),
-        (o) => o.status === 'no_response',
-        3000,
-      );
-      expect(swept.status).toBe('no_response');
+      // The window is OUTREACH_NO_RESPONSE_HOURS (24 by default) from the send, exclusive.
+      const clock = manualClockOf(t);
+      const sentAt = clock.ms();
+      await clock.advanceTo(sentAt + 24 * 3_600_000);
+      await drainWorker(t, 'outreach-sweeper');
+      expect((await getOutreach(t, user.headers, id)).status).toBe('active');
+      await clock.advanceTo(sentAt + 24 * 3_600_000 + 1);
+      expect(await drainWorker(t, 'outreach-sweeper')).toBeGreaterThanOrEqual(1);
+      expect((await getOutreach(t, user.headers, id)).status).toBe('no_response');
     });
   });
 
