@@ -237,10 +237,11 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
       await eventStream.start();
     },
     async close() {
+      // The platform first: it ends its live calls, so the market's carriers paused in them stop.
+      await voiceProvider.close();
       await market?.close();
       await eventStream.stop();
       await keyChanges.stop();
-      await voiceProvider.close();
       await channels.email.close();
       await channels.whatsapp.close();
     },

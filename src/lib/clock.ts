@@ -22,8 +22,8 @@ export interface Clock {
    * On a manual clock the work `fn` starts counts as running until its promise settles.
    */
   after(delayMs: number, fn: () => unknown): () => void;
-  /** Resolves once `delayMs` of this clock's time has passed. */
-  sleep(delayMs: number): Promise<void>;
+  /** Resolves once `delayMs` of this clock's time has passed, or at once when `signal` aborts. */
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** setTimeout's longest delay; a longer one would fire at once. */
@@ -51,9 +51,16 @@ abstract class TimerClock implements Clock {
     return () => clearTimeout(timer);
   }
 
-  sleep(delayMs: number): Promise<void> {
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      setTimeout(resolve, Math.min(MAX_TIMER_MS, Math.max(0, delayMs / this.speed)));
+      if (signal?.aborted) return resolve();
+      const wake = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, Math.min(MAX_TIMER_MS, Math.max(0, delayMs / this.speed)));
+      signal?.addEventListener('abort', wake, { once: true });
     });
   }
 }
@@ -133,18 +140,25 @@ export class ManualClock implements Clock {
     };
   }
 
-  sleep(delayMs: number): Promise<void> {
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
     const inWork = this.work.getStore() === true;
     return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
       if (inWork) this.park();
-      this.push(
-        this.at + Math.max(0, delayMs),
-        () => {
-          if (inWork) this.running++;
-          resolve();
-        },
-        false,
-      );
+      const wake = () => {
+        signal?.removeEventListener('abort', abort);
+        if (inWork) this.running++;
+        resolve();
+      };
+      const timer = this.push(this.at + Math.max(0, delayMs), wake, false);
+      // Aborted before its time: the timer goes, and the work wakes now, running again.
+      const abort = () => {
+        const i = this.timers.indexOf(timer);
+        if (i < 0) return;
+        this.timers.splice(i, 1);
+        wake();
+      };
+      signal?.addEventListener('abort', abort, { once: true });
     });
   }
 

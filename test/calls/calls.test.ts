@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { advanceUntil, drainWorker, manualClockOf, type TestApp, useTestApp } from '../helpers/app.js';
 import { createCarrier, registryFile } from '../helpers/carrier-factories.js';
 import { createApiKey, createTenant, createUser, setStrictMode } from '../helpers/factories.js';
@@ -301,9 +301,6 @@ describe('scheduled calls', () => {
 describe('joining and ending live calls', () => {
   // The clock stands still between the test's moves: a call caught IN_PROGRESS stays so.
   const t = useTestApp({ env: { COMPLIANCE_REGISTRY_FILE: registry }, clock: START });
-  // A carrier's script stopped mid-pause learns of the hang-up when its pause ends: the clock moves
-  // on so that it does (the app's close waits for the simulated carriers' work).
-  afterEach(() => manualClockOf(t).advanceTo(t.clock.ms() + 10 * 60_000));
 
   it('transfers an in-progress call to the caller’s phone and marks it TRANSFERRED', async () => {
     const { orgId } = await createTenant(t);

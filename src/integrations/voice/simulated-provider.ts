@@ -174,10 +174,7 @@ export class SimulatedVoiceProvider implements VoiceProvider {
         if (result?.result && !/^[[{]/.test(result.result)) this.say(call, 'assistant', result.result);
         return result;
       },
-      pause: async (ms) => {
-        await this.clock.sleep(ms);
-        if (call.ended) throw new CallEnded();
-      },
+      pause: (ms) => this.pause(call, ms),
       end: (status) => this.end(call, status),
     };
   }
@@ -185,6 +182,19 @@ export class SimulatedVoiceProvider implements VoiceProvider {
   private drawOutcome(callId: string): SimulatedOutcome {
     const r = chance(callId, 'outcome');
     return r < 0.6 ? 'completed' : r < 0.75 ? 'voicemail' : r < 0.9 ? 'no_answer' : 'failed';
+  }
+
+  /**
+   * Waits `ms` of the clock in the call, or until the call ends (hung up, or the platform closes),
+   * then throws CallEnded: a script paused on a manual clock no one moves still ends with its call.
+   */
+  private async pause(call: Live, ms: number): Promise<void> {
+    const stop = new AbortController();
+    const abort = () => stop.abort();
+    call.cancels.add(abort);
+    await this.clock.sleep(ms, stop.signal);
+    call.cancels.delete(abort);
+    if (call.ended) throw new CallEnded();
   }
 
   private after(call: Live, ms: number, step: () => unknown) {
@@ -229,10 +239,7 @@ export class SimulatedVoiceProvider implements VoiceProvider {
   private async converse(call: Live) {
     const seed = call.request.callId;
     const turnMs = 1000 + chance(seed, 'pace') * 1500;
-    const pause = async () => {
-      await this.clock.sleep(turnMs);
-      if (call.ended) throw new CallEnded();
-    };
+    const pause = () => this.pause(call, turnMs);
     const assistant = call.request.assistant;
     this.say(call, 'assistant', assistant.firstMessage);
     if (assistant.questions) {
