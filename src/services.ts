@@ -237,8 +237,7 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
       await eventStream.start();
     },
     async close() {
-      // The platform first: it ends its live calls, so the market's carriers paused in them stop.
-      await voiceProvider.close();
+      await voiceProvider.close(); // first: it ends its live calls, so the market's carriers in them stop
       await market?.close();
       await eventStream.stop();
       await keyChanges.stop();
