@@ -38,7 +38,7 @@ import { type Policy, runPolicy } from './outcomes/run-policy.js';
  * - "new-wider" (only when named in BENCH_OUTCOMES_POLICIES): "new" with the earlier default
  *   concession schedule (3/6/10/15% instead of 2/4/6/10%), the comparison the default rests on.
  * - "new-later" (only when named): "new" conceding nothing until 12 hours before pickup, then 4%,
- *   8% from 6 hours: a lower booked rate for fewer loads covered (see docs/performance.md).
+ *   8% from 6 hours: a lower booked rate for fewer loads covered (its row in docs/performance.md).
  */
 export const POLICIES: Policy[] = [
   {

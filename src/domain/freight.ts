@@ -49,7 +49,7 @@ export const LOAD_MODES = ['FTL', 'PTL', 'LTL', 'DED', 'RAIL', 'PASS'] as const;
  */
 export const OPEN_LOAD_STATUSES = ['Created', 'Unassigned', 'Quotes Received'] as const;
 
-/** Load statuses in which no offer can be accepted, by a rep or automatically (docs/design.md, "Loads and the TMS"). */
+/** Load statuses in which no offer can be accepted, by a rep or automatically (docs/decisions/0018-tms-owns-load-status.md). */
 export const UNBOOKABLE_LOAD_STATUSES = ['Cancelled', 'Delivered'] as const;
 
 /** Whether a carrier's offer on a load in this status is taken (no status: still open). */

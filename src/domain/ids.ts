@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 
-/** Identifier prefixes, one per kind of resource (docs/design.md, "Identifiers"). */
+/** Identifier prefixes, one per kind of resource (docs/decisions/0010-prefixed-time-ordered-ids.md). */
 export const idPrefixes = {
   apiKey: 'key',
   organization: 'org',

@@ -40,8 +40,8 @@ export const DEFAULT_NEGOTIATION_POLICY: NegotiationPolicy = Object.freeze({
   target_basis: 'posted_rate',
   opening_ask_pct: 95,
   max_rounds: 3,
-  // Measured in the outcomes benchmark against 3/6/10/15: as many loads covered, less paid (see
-  // docs/performance.md); with a carrier offered its whole lane, more carriers quote each load.
+  // Against 3/6/10/15: as many loads covered, less paid (docs/decisions/0034-negotiation.md); with
+  // a carrier offered its whole lane, more carriers quote each load.
   concession_schedule: [
     { min_hours_to_pickup: 72, max_concession_pct: 2 },
     { min_hours_to_pickup: 24, max_concession_pct: 4 },

@@ -2,7 +2,7 @@
  * Negotiation inside the load's numbers, as one pure decision used by every channel (e-mail,
  * WhatsApp, the voice tool). The agent says the posted rate and its own asks, nothing else: the
  * customer rate, the margin and the max buy rate (the ceiling) are never in a reply, and an offer
- * over the ceiling is answered exactly as an offer over the current ask under it (see docs/design.md).
+ * over the ceiling is answered exactly as an offer over the current ask under it (see docs/decisions/0034-negotiation.md).
  */
 import {
   boundsOf,

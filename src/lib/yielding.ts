@@ -3,8 +3,7 @@
  * does not hold up every other request for its whole run. `pause()` resolves at once until
  * `budgetMs` of work has gone by since the last pause, then after one turn of the event loop.
  * Every large request in flight takes one such slice per turn, so a turn lasts about the budget
- * times their number: with four at once, 5 ms (against 10) cut the small requests' p99 from
- * about 470 to 270 ms in the event-loop benchmark (docs/performance.md).
+ * times their number (docs/decisions/0015-large-requests-a-piece-at-a-time.md has the measurement).
  */
 export function cooperative(budgetMs = 5): { pause(): Promise<void> | undefined } {
   let since = performance.now();

@@ -923,7 +923,7 @@ describe('OpenAPI-driven fuzzing: no 5xx, the error body on every 4xx', () => {
   });
 
   it('answers 404 for a well-formed id that names nothing, in every path position of every GET', async () => {
-    // What an id of each path parameter looks like (docs/design.md, "Identifiers").
+    // What an id of each path parameter looks like (docs/decisions/0010-prefixed-time-ordered-ids.md).
     const prefix: Record<string, string> = {
       id: 'key',
       load_id: 'load',

@@ -3,7 +3,7 @@ import { useTestApp } from '../helpers/app.js';
 import { createApiKey, createOrg, createUser, type TestUser } from '../helpers/factories.js';
 import { createLoad, loadPayload } from '../helpers/load-factories.js';
 
-// docs/design.md, "Tenancy" (rates by role): customer_rate and margin are written only by those who may read them.
+// docs/decisions/0013-tenancy-and-rates-by-role.md (rates by role): customer_rate and margin are written only by those who may read them.
 describe('customer_rate and margin on load writes', () => {
   const t = useTestApp();
   let orgId: string;

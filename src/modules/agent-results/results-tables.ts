@@ -19,7 +19,7 @@ import { loads } from '../loads/loads-tables.js';
  * What the agent did for one load it was handed, and what came of it: one row per load, kept by
  * database triggers on the tables the agent's work writes (loads, outreaches, offers, calls,
  * agent_load_states) in the same transaction as each change, so results are exact at any moment
- * whatever path made the change (see migrations/0021 and docs/design.md, "Agent results").
+ * whatever path made the change (see migrations/0021 and docs/decisions/0028-agent-results-ledger.md).
  */
 export const agentLoadResults = pgTable(
   'agent_load_results',

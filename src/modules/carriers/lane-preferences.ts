@@ -136,7 +136,7 @@ export class CarrierLanePreferences {
   }
 
   /**
-   * docs/design.md, "Contact rules": an `admin_disabled` preference on the load's lane: the load's first pickup
+   * docs/decisions/0020-one-contact-guard.md: an `admin_disabled` preference on the load's lane: the load's first pickup
    * and last drop-off (cities and states) and its equipment, the narrowest lane the load names. A
    * preference the carrier already holds on that lane turns admin_disabled (and active); audited.
    */

@@ -4,7 +4,7 @@ import type { LoadInput, StopInput } from './loads-input-schemas.js';
 import type { LoadRow } from './loads-repository.js';
 import type { LoadStatus, StoredContact, StoredStop } from './loads-tables.js';
 
-/** docs/design.md, "Loads and the TMS": the default tms_status -> load_status table (keys lower-cased). */
+/** docs/decisions/0018-tms-owns-load-status.md: the default tms_status -> load_status table (keys lower-cased). */
 export const DEFAULT_STATUS_MAP: ReadonlyMap<string, LoadStatus> = new Map<string, LoadStatus>([
   ['open', 'Unassigned'],
   ['available', 'Unassigned'],

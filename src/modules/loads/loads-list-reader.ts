@@ -32,7 +32,7 @@ const PAGE_CACHE_MAX = 2_000;
 const PAGE_MAX_CHANGES = 300;
 /**
  * PostgreSQL's own time to bring a kept count up to date, per changed load (measured at a million
- * loads, docs/performance.md). A list whose fresh count costs less than that is counted afresh.
+ * loads: docs/decisions/0017-load-list-counts-and-pages.md). A list whose fresh count costs less than that is counted afresh.
  */
 const DELTA_MS_PER_CHANGE = 0.03;
 /** Bounds on how many changed loads a kept count is brought up to date over. */

@@ -9,7 +9,7 @@ import type { BookedOffer, Load, Stop } from './loads-schemas.js';
 import type { StoredStop } from './loads-tables.js';
 
 /**
- * docs/design.md, "Tenancy" (rates by role): customer_rate and margin are read and written only by API keys,
+ * docs/decisions/0013-tenancy-and-rates-by-role.md (rates by role): customer_rate and margin are read and written only by API keys,
  * OWNERs and ADMINs (and the service itself).
  */
 const seesRates = (p: Principal) => !(p.kind === 'bearer' && p.role === 'MEMBER');

@@ -10,7 +10,7 @@ import type { StatusMapping } from './status-mappings-schemas.js';
 
 /**
  * The tms_status -> load_status table an organization works with: the default table
- * (docs/design.md, "Loads and the TMS"), extended or overridden by its own entries. A change also remaps the organization's loads that carry that
+ * (docs/decisions/0018-tms-owns-load-status.md), extended or overridden by its own entries. A change also remaps the organization's loads that carry that
  * TMS status, in the same statement, so lists and counts agree at once.
  */
 export class StatusMappings {

@@ -7,7 +7,7 @@ import ipaddr from 'ipaddr.js';
 import { Webhook } from 'standardwebhooks';
 import { SecretBox } from '../../db/secret-box.js';
 
-/** Seconds before retry n (docs/design.md, "Webhooks"): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/** Seconds before retry n (docs/decisions/0022-webhooks-outbox.md): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
 /** HTTP attempts one delivery gets at most: the first and one per retry. */
 export const MAX_ATTEMPTS_PER_DELIVERY = RETRY_SCHEDULE_SECONDS.length + 1;

@@ -10,7 +10,7 @@ export const webhookEvents = {
 } as const satisfies EventDefinitions<'ping'>;
 
 /**
- * The event catalogue (docs/design.md, "Webhooks"): every type, in catalogue order, with what it
+ * The event catalogue (docs/decisions/0022-webhooks-outbox.md): every type, in catalogue order, with what it
  * means and the shape of `data`. Each module declares its own events; the catalogue is put
  * together where every module is in sight (src/event-catalogue.ts) and handed to this module.
  */

@@ -29,7 +29,7 @@ import {
   webhookSecrets,
 } from './webhooks-tables.js';
 
-/** How long a rotated-out secret keeps signing (docs/design.md, "Webhooks"). */
+/** How long a rotated-out secret keeps signing (docs/decisions/0022-webhooks-outbox.md). */
 const ROTATION_OVERLAP_SECONDS = 24 * 3600;
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
