@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { EmbeddedDatabase } from './db/embedded.js';
+import type { HandleServices } from './handle-services.js';
 import { access } from './http/access.js';
 import { authentication, enforceAccess } from './http/authentication.js';
 import { BodyWorkers } from './http/body-workers.js';
@@ -22,6 +23,7 @@ import { healthRoutes } from './http/health-routes.js';
 import { idempotency } from './http/idempotency.js';
 import { forbiddenJsonKey, jsonNestingExceeds, jsonTooDeep } from './http/json-depth.js';
 import { swaggerOptions } from './http/openapi.js';
+import type { PerRequest } from './http/per-request.js';
 import { queryParams } from './http/query-params.js';
 import { rateLimits } from './http/rate-limit.js';
 import { RequestLogController } from './http/request-log.js';
@@ -226,38 +228,66 @@ function watchRequests(app: FastifyInstance, { config, database }: AppDeps): Bod
   return bodyWorkers;
 }
 
+/**
+ * The services a request uses: over its own transaction when it holds one (a keyed write), built
+ * once per request; else the ones over the pool.
+ */
+function perRequest(s: Services) {
+  const onTransaction = new WeakMap<FastifyRequest, HandleServices>();
+  const of = (request: FastifyRequest): HandleServices => {
+    const held = request.idempotencyTx;
+    if (!held) return s;
+    let services = onTransaction.get(request);
+    if (!services) {
+      services = s.on(held.tx, held.commitQueue.afterCommit);
+      onTransaction.set(request, services);
+    }
+    return services;
+  };
+  return <K extends keyof HandleServices>(name: K): PerRequest<HandleServices[K]> =>
+    (request) =>
+      of(request)[name];
+}
+
 /** One plugin per module, each given the services it uses and nothing else. */
 async function registerModules(
   api: FastifyInstance,
   { services: s, database, config }: AppDeps,
   bodyWorkers: BodyWorkers,
 ) {
+  const per = perRequest(s);
   await api.register(authRoutes, {
     auth: s.auth,
     sessions: s.sessions,
     refreshPath: `${API_PREFIX}/auth/refresh`,
   });
-  await api.register(membersRoutes, { members: s.members, invitations: s.invitations });
-  await api.register(apiKeysRoutes, { apiKeys: s.apiKeys });
-  await api.register(loadsRoutes, { loads: s.loads, bodyWorkers });
+  await api.register(membersRoutes, { members: per('members'), invitations: per('invitations') });
+  await api.register(apiKeysRoutes, { apiKeys: per('apiKeys') });
+  await api.register(loadsRoutes, { loads: per('loads'), bodyWorkers });
   await api.register(statusMappingRoutes, { mappings: s.statusMappings });
-  await api.register(escalationsRoutes, { escalations: s.escalations });
-  await api.register(loadViewsRoutes, { loadViews: s.loadViews });
-  await api.register(carriersRoutes, { carriers: s.carriers, bodyWorkers });
+  await api.register(escalationsRoutes, { escalations: per('escalations') });
+  await api.register(loadViewsRoutes, { loadViews: per('loadViews') });
+  await api.register(carriersRoutes, { carriers: per('carriers'), bodyWorkers });
   await api.register(vettingPolicyRoutes, { compliance: s.compliance, db: database.db });
-  await api.register(callsRoutes, { calls: s.calls, elp: s.elp });
-  await api.register(outreachesRoutes, { outreaches: s.outreaches });
+  await api.register(callsRoutes, { calls: per('calls'), elp: per('elp') });
+  await api.register(outreachesRoutes, { outreaches: per('outreaches') });
   await api.register(agentRoutes, {
     agent: s.agent,
     db: database.db,
     channelSettings: config.channels,
   });
   await api.register(agentResultsRoutes, { results: s.agentResults });
-  await api.register(voiceTemplatesRoutes, { templates: s.voiceTemplates });
-  await api.register(voiceNumbersRoutes, { numbers: s.voiceNumbers });
+  await api.register(voiceTemplatesRoutes, {
+    templates: per('voiceTemplates'),
+    syncBuiltins: () => s.voiceTemplates.syncBuiltins(),
+  });
+  await api.register(voiceNumbersRoutes, { numbers: per('voiceNumbers') });
   await api.register(voiceWebhookRoutes, { calls: s.calls, provider: s.voiceProvider });
-  await api.register(offersRoutes, { offers: s.offers, counters: s.offerCounters });
-  await api.register(webhooksRoutes, { webhooks: s.webhooks });
+  await api.register(offersRoutes, { offers: per('offers'), counters: per('offerCounters') });
+  await api.register(webhooksRoutes, {
+    webhooks: per('webhooks'),
+    eventTypes: s.webhooks.eventTypeNames(),
+  });
   await api.register(eventStreamRoutes, {
     hub: s.eventStream,
     apiPrefix: API_PREFIX,

@@ -1,18 +1,26 @@
-// The composition root: every service, provider and worker, built once from the config and database.
-// Size: the one place where each service's collaborators are visible; split, the wiring would hide.
+// The composition root: every provider and worker, and the services over the pool, built once from
+// the config and database (the services over a handle are put together in handle-services.ts).
+// Size: the one place where each shared part's collaborators are visible; split, the wiring would hide.
 
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
+import type { AfterCommit } from './db/after-commit.js';
 import type { Database, Db } from './db/client.js';
 import { ChannelListener } from './db/notifications.js';
 import { registerUniqueConstraints } from './db/pg-errors.js';
 import { SecretBox } from './db/secret-box.js';
 import { newId } from './domain/ids.js';
-import { eventCatalogue } from './event-catalogue.js';
+import {
+  coreOn,
+  type HandleServices,
+  poolHandle,
+  type SharedParts,
+  servicesOn,
+  transactionHandle,
+} from './handle-services.js';
 import { principalOfGrant } from './http/authentication.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { type Channels, channelsFrom, simulatedMarketFrom } from './integrations/channels.js';
-import type { ComplianceProvider } from './integrations/compliance/compliance-provider.js';
 import { complianceProviderFrom } from './integrations/compliance/index.js';
 import type { SimulatedMarket } from './integrations/simulation/market.js';
 import { voiceProviderFrom } from './integrations/voice/index.js';
@@ -20,45 +28,23 @@ import type { VoiceProvider } from './integrations/voice/voice-provider.js';
 import { type Clock, realClock } from './lib/clock.js';
 import { machineWallClock, type WallClock } from './lib/wall-clock.js';
 import { AgentService } from './modules/agent/agent-service.js';
-import { agentOfferPolicy } from './modules/agent/agent-settings.js';
 import { marketDirectory } from './modules/agent/market-directory.js';
 import { AgentResultsService } from './modules/agent-results/index.js';
 import { API_KEY_CHANGES, ApiKeyCredentials } from './modules/api-keys/api-key-credentials.js';
-import { ApiKeysService, apiKeyUniqueConstraints } from './modules/api-keys/api-keys-service.js';
+import { apiKeyUniqueConstraints } from './modules/api-keys/api-keys-service.js';
 import { AuditLogService } from './modules/audit/audit-service.js';
-import { insertAudit } from './modules/audit/index.js';
 import { AuthService, userUniqueConstraints } from './modules/auth/auth-service.js';
-import { InvitationsService, invitationUniqueConstraints } from './modules/auth/invitations-service.js';
-import { MembersService } from './modules/auth/members-service.js';
+import { invitationUniqueConstraints } from './modules/auth/invitations-service.js';
 import { SessionsService } from './modules/auth/sessions-service.js';
 import { TokenService } from './modules/auth/tokens.js';
 import type { CodeSender } from './modules/calls/caller-identity.js';
-import { CallsService } from './modules/calls/calls-service.js';
-import { carrierEnrollment } from './modules/calls/carrier-enrollment.js';
-import { ElpService } from './modules/calls/elp-service.js';
-import { VoiceTools } from './modules/calls/voice-tool-handlers.js';
-import { CarriersService } from './modules/carriers/carriers-service.js';
-import { ComplianceService } from './modules/carriers/compliance-service.js';
-import { StopContactRequests } from './modules/carriers/stop-contact.js';
-import { loadRelations } from './modules/load-board/index.js';
-import { LoadViewsService } from './modules/load-views/load-views-service.js';
-import { EscalationsService } from './modules/loads/escalations-service.js';
-import { escalateLoadsBookedTo, requireLoadLane } from './modules/loads/index.js';
-import { LoadsService, loadUniqueConstraints } from './modules/loads/loads-service.js';
-import { StatusMappings } from './modules/loads/status-mappings-service.js';
-import { acceptedOfferOfLoad } from './modules/offers/index.js';
-import { OfferCounters } from './modules/offers/offer-counter.js';
-import { OfferIntake } from './modules/offers/offer-intake.js';
-import { OffersService } from './modules/offers/offers-service.js';
+import type { CallsService } from './modules/calls/calls-service.js';
+import type { StopContactRequests } from './modules/carriers/stop-contact.js';
+import { loadUniqueConstraints } from './modules/loads/loads-service.js';
+import type { OfferIntake } from './modules/offers/offer-intake.js';
 import { purgeReceipts } from './modules/outreaches/index.js';
-import { queuedOutreaches } from './modules/outreaches/outreaches-repository.js';
-import { OutreachesService } from './modules/outreaches/outreaches-service.js';
-import { VoiceNumbersService } from './modules/voice-numbers/index.js';
 import { voiceNumberUniqueConstraints } from './modules/voice-numbers/voice-numbers-tables.js';
-import { VoiceTemplatesService } from './modules/voice-templates/index.js';
-import { webhookSecretBox } from './modules/webhooks/delivery.js';
 import { EventStreamHub } from './modules/webhooks/index.js';
-import { WebhooksService } from './modules/webhooks/webhooks-service.js';
 import { ComplianceMonitor } from './workers/compliance-monitor.js';
 import { ComplianceWorker } from './workers/compliance-worker.js';
 import { OutreachSweeper } from './workers/outreach-sweeper.js';
@@ -84,23 +70,12 @@ export interface ServiceDeps {
 }
 
 /** Every service of the application, built once and shared by the routes, the CLI and the workers. */
-export interface Services {
+export interface Services extends HandleServices {
   readonly tokens: TokenService;
   readonly sessions: SessionsService;
   readonly credentials: ApiKeyCredentials;
   readonly idempotency: IdempotencyStore;
   readonly auth: AuthService;
-  readonly members: MembersService;
-  readonly invitations: InvitationsService;
-  readonly apiKeys: ApiKeysService;
-  readonly loads: LoadsService;
-  readonly statusMappings: StatusMappings;
-  readonly escalations: EscalationsService;
-  readonly loadViews: LoadViewsService;
-  readonly compliance: ComplianceService;
-  readonly carriers: CarriersService;
-  readonly offers: OffersService;
-  readonly offerCounters: OfferCounters;
   readonly voiceProvider: VoiceProvider;
   /** The simulated market the in-process providers play (null when every channel is real). */
   readonly market: SimulatedMarket | null;
@@ -108,20 +83,19 @@ export interface Services {
   readonly clock: Clock;
   /** The wall clock credentials, retries and rate limits are timed by. */
   readonly wallClock: WallClock;
-  readonly voiceTemplates: VoiceTemplatesService;
-  readonly voiceNumbers: VoiceNumbersService;
-  readonly calls: CallsService;
-  readonly elp: ElpService;
   readonly channels: Channels;
   readonly agent: AgentService;
   readonly agentResults: AgentResultsService;
-  readonly outreaches: OutreachesService;
-  readonly webhooks: WebhooksService;
   /** The live event streams this instance holds (GET /events/stream). */
   readonly eventStream: EventStreamHub;
   /** The notification listeners this instance trusts (readiness reports them). */
   readonly listeners: readonly ChannelListener[];
   readonly audit: AuditLogService;
+  /**
+   * The services over the records built over a transaction `tx`: a keyed request's routes use
+   * these, and what must wait for its commit goes to `afterCommit`.
+   */
+  on(tx: Db, afterCommit: AfterCommit): HandleServices;
   /**
    * The background work of the service (the agent's only while AGENT_ENABLED). The app runs them
    * unless WORKERS_ENABLED=false; a test or a CLI calls a worker's `drain` itself.
@@ -140,24 +114,12 @@ const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
 const EVENT_STREAM_PURGE_MS = 60_000;
 const SESSIONS_PURGE_MS = 60 * 60_000;
 
-/** Outreaches, their lists read where database.reads sends them. */
-function outreachesOf(
-  database: Database,
-  calls: CallsService,
-  messenger: ConstructorParameters<typeof OutreachesService>[2],
-  clock: Clock,
-) {
-  const { db, reads } = database;
-  const acceptedOffer: ConstructorParameters<typeof OutreachesService>[3] = (scope, loadId) =>
-    acceptedOfferOfLoad(db, scope, loadId);
-  return new OutreachesService(db, calls, messenger, acceptedOffer, clock, reads);
-}
-
 /**
  * The composition root: builds the configured providers, every service and the workers from the
  * configuration, one database and one logger. The server, the admin CLI, the benchmarks and the
  * test helpers all build the application through it, so each service exists once per process
- * and its collaborators are visible here rather than inside route plugins.
+ * and its collaborators are visible here rather than inside route plugins. The services over the
+ * records are built over the pool here, and over a keyed request's transaction by `on`.
  */
 export function buildServices({ config, database, log, ...deps }: ServiceDeps): Services {
   const { db } = database;
@@ -165,73 +127,53 @@ export function buildServices({ config, database, log, ...deps }: ServiceDeps): 
   registerModuleConstraints();
   const { tokens, credentials, keyChanges } = credentialsOf(config, database, log, wallClock);
   const sessions = new SessionsService(db, tokens, config.sessions.refreshTtlSeconds, wallClock);
-
-  const loads = new LoadsService(db, loadRelations(db), clock, log);
   const registry = complianceProviderFrom(config.compliance, wallClock);
-  const compliance = complianceServiceOf(db, registry, config, clock);
-  // One owner for each rule several channels share: a carrier's stop-contact request, an offer.
-  const stopContact = new StopContactRequests(db, queuedOutreaches);
-  const offerIntake = new OfferIntake(db, agentOfferPolicy(db), log, clock);
-  const carriers = carriersOf(db, compliance, config, stopContact, clock);
-
   const { market, voiceProvider, channels } = providersOf(
     config,
     { clock, wallClock },
     db,
     deps.voiceProvider,
   );
-  const voiceTemplates = new VoiceTemplatesService(db);
-  const enroll = carrierEnrollment(carriers, registry, config.compliance.inlineBudgetMs);
-  const calls = new CallsService(
-    db,
-    voiceProvider,
-    loads,
-    voiceTemplates,
-    new VoiceTools(db, enroll, offerIntake, stopContact, log, codeSenderOf(channels, config)),
-    log,
-    clock,
-    database.reads,
-  );
-  const rules = { offers: offerIntake, stopContact };
-  const agent = agentOf(config, database, calls, { ...channels, market }, rules, log, clock);
+  const shared: SharedParts = {
+    ...{ config, log, clock, wallClock, registry, voiceProvider, channels, sessions, credentials },
+    sendCode: codeSenderOf(channels, config),
+  };
+  const pool = poolHandle(db, database.reads);
+  const core = coreOn(pool, shared);
+  // The platform's events about a call (status, transcript, tool calls) come to the pool's service.
+  voiceProvider.attach((event) => core.calls.applyEvent(event));
+  const rules = { offers: core.offerIntake, stopContact: core.stopContact };
+  const agent = agentOf(config, database, core.calls, { ...channels, market }, rules, log, clock);
+  const pooled = servicesOn(pool, shared, agent, core);
   const eventStream = eventStreamOf(config, database, credentials, sessions, log);
 
   const services = {
+    ...pooled,
     tokens,
     sessions,
     credentials,
     idempotency: idempotencyStoreOf(config, db),
     auth: new AuthService(db, sessions),
-    ...teamOf(config, db, sessions, channels, log, wallClock),
-    apiKeys: new ApiKeysService(db, credentials, wallClock),
-    loads,
-    ...loadRecordsOf(config, db),
-    compliance,
-    carriers,
-    offers: new OffersService(db, database.reads),
-    offerCounters: new OfferCounters(db, agentOfferPolicy(db), agent.repCounters, log),
     voiceProvider,
     market,
     clock,
     wallClock,
-    voiceTemplates,
-    voiceNumbers: new VoiceNumbersService(db, voiceProvider),
-    calls,
-    elp: new ElpService(db, calls, database.reads),
     channels,
     agent,
     agentResults: new AgentResultsService(db, database.pool, clock, database.reads),
-    outreaches: outreachesOf(database, calls, agent, clock),
-    webhooks: webhooksServiceOf(config, db),
     eventStream,
     audit: new AuditLogService(db, database.reads),
     listeners: [keyChanges, eventStream.listener],
+    on(tx: Db, afterCommit: AfterCommit) {
+      const handle = transactionHandle(tx, afterCommit);
+      return servicesOn(handle, shared, agent, coreOn(handle, shared, core.calls));
+    },
   };
   return {
     ...services,
     workers: workersOf(config, database, log, services),
     async start() {
-      const warning = await compliance.readiness();
+      const warning = await core.compliance.readiness();
       if (warning) log.warn({ registryFile: config.compliance.registryFile }, warning);
       await keyChanges.start();
       await eventStream.start();
@@ -276,31 +218,6 @@ function registerModuleConstraints() {
   ]);
 }
 
-/** Webhook endpoints and deliveries, handed the event catalogue every module's events make up. */
-const webhooksServiceOf = (config: Config, db: Db) =>
-  new WebhooksService(
-    db,
-    config.webhooks.publicOnly,
-    webhookSecretBox(config.secretsEncryptionKey),
-    eventCatalogue,
-  );
-
-/** Carriers, handed the load's lane through a port (loads sits above carriers). */
-const carriersOf = (
-  db: Db,
-  compliance: ComplianceService,
-  config: Config,
-  stopContact: StopContactRequests,
-  clock: Clock,
-) =>
-  new CarriersService(
-    db,
-    compliance,
-    { inlineBudgetMs: config.compliance.inlineBudgetMs, clock },
-    stopContact,
-    (scope, loadId) => requireLoadLane(db, scope, loadId),
-  );
-
 const idempotencyStoreOf = (config: Config, db: Db) =>
   new IdempotencyStore(
     db,
@@ -326,44 +243,6 @@ function eventStreamOf(
     async (owner) => (await ownerOf(owner)) !== null,
     log,
   );
-}
-
-/** What is kept about loads besides the loads: status mappings, saved views, escalations. */
-function loadRecordsOf(config: Config, db: Db) {
-  return {
-    statusMappings: new StatusMappings(db),
-    loadViews: new LoadViewsService(db),
-    escalations: new EscalationsService(db, config.escalations.timeoutMinutes),
-  };
-}
-
-/** The team's services: members and roles, and invitations e-mailed through the e-mail channel. */
-function teamOf(
-  config: Config,
-  db: Db,
-  sessions: SessionsService,
-  channels: Channels,
-  log: FastifyBaseLogger,
-  wallClock: WallClock,
-) {
-  const { email } = config.channels;
-  return {
-    members: new MembersService(db, sessions, insertAudit, wallClock),
-    invitations: new InvitationsService(
-      db,
-      sessions,
-      channels.email,
-      {
-        ttlSeconds: config.invitations.ttlSeconds,
-        dashboardUrl: config.invitations.dashboardUrl,
-        from: email.from,
-        replyDomain: email.replyDomain,
-      },
-      log,
-      insertAudit,
-      wallClock,
-    ),
-  };
 }
 
 /** Who signs tokens and checks API keys; keys revoked on any instance are forgotten through keyChanges. */
@@ -511,19 +390,4 @@ function codeSenderOf(channels: Channels, config: Config): CodeSender {
       await channels.whatsapp.sendText(to.phone, text);
     }
   };
-}
-
-/** The compliance service, with what follows a carrier turning high risk: its queued contacts
- * withdrawn and the loads booked to it escalated. */
-function complianceServiceOf(db: Database['db'], registry: ComplianceProvider, config: Config, clock: Clock) {
-  return new ComplianceService(
-    db,
-    registry,
-    config.compliance.minAuthorityDays,
-    clock,
-    async (tx, organizationId, carrierId, why) => {
-      await queuedOutreaches.withdrawForCarrier(tx, organizationId, carrierId, `cancelled: ${why}`);
-      await escalateLoadsBookedTo(tx, organizationId, carrierId, `The booked carrier ${carrierId}: ${why}`);
-    },
-  );
 }

@@ -2,7 +2,6 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { objectOf } from '../lib/json-object.js';
-import { scopedDb } from './ambient.js';
 import { ReadReplicas, type ReplicaOptions } from './replicas.js';
 
 export type Db = NodePgDatabase;
@@ -90,7 +89,7 @@ export function createDatabase(url: string, options: DatabaseOptions, logger?: L
   // Idle clients report here too; the client's own listener has logged it already.
   pool.on('error', () => {});
   retryReadsOnFreshConnection(pool);
-  const db = scopedDb(drizzle({ client: pool }));
+  const db = drizzle({ client: pool });
   const reads = new ReadReplicas(
     { pool, db },
     {

@@ -1,8 +1,22 @@
-import type { AmbientScope } from './ambient.js';
+import { CommitQueue } from './after-commit.js';
 import type { Db, Tx } from './client.js';
 
 /** Thrown inside the transaction's callback to roll it back; never seen outside. */
 class RollBack extends Error {}
+
+const ended = () => {
+  throw new Error('a statement was sent on a request transaction that has ended');
+};
+
+/**
+ * Once a transaction has ended its connection is back in the pool, where another request may be
+ * using it: a late statement on the ended handle fails instead of landing there. drizzle's
+ * transaction sends every statement through its `session` member (not in its public types).
+ */
+function closeHandle(tx: Tx): void {
+  const session = { prepareQuery: ended, execute: ended, all: ended, count: ended, transaction: ended };
+  Object.defineProperty(tx, 'session', { value: session, configurable: true, writable: true });
+}
 
 /**
  * A transaction opened now and ended later by whoever holds it: `end(true)` commits, `end(false)`
@@ -10,7 +24,8 @@ class RollBack extends Error {}
  * callback-shaped `transaction()` cannot do on its own.
  */
 export class HeldTransaction {
-  readonly scope: AmbientScope;
+  /** Work that waits for this transaction to commit (see after-commit.ts). */
+  readonly commitQueue = new CommitQueue();
   /** The transaction's id once its holder asked for it: whether it committed can be read later. */
   xid: string | null = null;
   private ending: Promise<void> | null = null;
@@ -19,9 +34,7 @@ export class HeldTransaction {
     readonly tx: Tx,
     private readonly decide: (commit: boolean) => void,
     private readonly finished: Promise<void>,
-  ) {
-    this.scope = { tx, afterCommit: [] };
-  }
+  ) {}
 
   /** Opens a transaction on a connection of its own; resolves once BEGIN has run. */
   static async open(db: Db): Promise<HeldTransaction> {
@@ -48,17 +61,6 @@ export class HeldTransaction {
     return new HeldTransaction(await ready, decide, finished);
   }
 
-  /**
-   * Runs, one after the other, the work queued with `afterCommit` while the transaction was open;
-   * its holder calls it once it knows the transaction committed. Each job reports its own failures:
-   * one that throws is logged by `onError` and the next still runs. Later calls run nothing.
-   */
-  async runAfterCommit(onError: (err: unknown) => void): Promise<void> {
-    const jobs = this.scope.afterCommit ?? [];
-    this.scope.afterCommit = [];
-    for (const job of jobs) await job().catch(onError);
-  }
-
   get open(): boolean {
     return this.ending === null;
   }
@@ -70,12 +72,10 @@ export class HeldTransaction {
    */
   end(commit: boolean): Promise<void> {
     if (!this.ending) {
-      // Work the request left running falls back to the pool from now on.
-      this.scope.tx = null;
       // Rolled back: the work waiting for a commit never runs.
-      if (!commit) this.scope.afterCommit = [];
+      if (!commit) this.commitQueue.drop();
       this.decide(commit);
-      this.ending = this.finished;
+      this.ending = this.finished.finally(() => closeHandle(this.tx));
     }
     return this.ending;
   }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import type { PgDialect, PgSession } from 'drizzle-orm/pg-core';
-import { currentHandle } from './ambient.js';
 import type { Db, DbOrTx } from './client.js';
 
 /**
@@ -10,9 +9,8 @@ import type { Db, DbOrTx } from './client.js';
  */
 export function preparedFor<T>(build: (db: Db) => T): (db: Db) => T {
   const cache = new WeakMap<Db, T>();
-  return (given) => {
-    // A request's own transaction gets its own statement: one is bound to its connection.
-    const db = currentHandle(given);
+  // A transaction gets its own statement: one is bound to its connection.
+  return (db) => {
     let prepared = cache.get(db);
     if (!prepared) {
       prepared = build(db);

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
-import { runInScope } from '../db/ambient.js';
 import type { HeldTransaction } from '../db/held-transaction.js';
 import { AppError, stateConflict, unprocessable, validationFailed } from '../domain/errors.js';
 import { canonicalJson } from '../lib/canonical-json.js';
@@ -151,7 +150,7 @@ const recordResponse =
     try {
       await store.complete(claim, outcome.status, outcome.headers, outcome.body, held.tx);
       await held.end(true);
-      await held.runAfterCommit(afterCommitFailed(request));
+      await held.commitQueue.run(afterCommitFailed(request));
       return payload;
     } catch (err) {
       await held.end(false).catch(() => {});
@@ -208,9 +207,11 @@ async function settleUncertain(
     }
   }
   if (committed) {
-    await held.runAfterCommit(afterCommitFailed(request));
+    await held.commitQueue.run(afterCommitFailed(request));
     return payload;
   }
+  // Not committed, or not known: what waited for the commit is not sent (docs/reliability-and-security.md).
+  held.commitQueue.drop();
   if (committed === false && outcome.status >= 400) {
     await store.storeOutcome(claim, outcome).catch(() => false);
     return payload;
@@ -235,12 +236,6 @@ async function idempotencyPlugin(app: FastifyInstance, { store }: IdempotencyOpt
   });
 
   app.addHook('preValidation', claimOrReplay(store));
-  // The rest of a keyed request (validation, handler, response) runs in its transaction.
-  app.addHook('preValidation', (request, _reply, done) => {
-    const held = request.idempotencyTx;
-    if (!held) return done();
-    runInScope(held.scope, () => done());
-  });
 
   app.addHook('onSend', recordResponse(store));
   // A request that ended without its response being sent (the client went away) rolls back.

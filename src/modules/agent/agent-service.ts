@@ -38,8 +38,7 @@ export class AgentService {
   private readonly log: FastifyBaseLogger;
   /** The product clock: every round plans at its time. */
   readonly clock: Clock;
-  /** Where a rep's counter-offer is said: the offer's conversation, through the agent's messenger. */
-  readonly repCounters: RepCounterMessages;
+  private readonly channels: AgentChannels;
 
   constructor(
     db: Db,
@@ -62,7 +61,15 @@ export class AgentService {
     this.outbox = new AgentOutbox(db, messenger, channels.chatModel, log);
     const turns = new CarrierTurns(db, this.outbox, rules.offers, rules.stopContact, channels.chatModel, log);
     this.replies = new ReplyHandler(db, messenger, turns, rules.stopContact, log, clock);
-    this.repCounters = new RepCounterMessages(db, messenger);
+    this.channels = channels;
+  }
+
+  /**
+   * Where a rep's counter-offer is said (the offer's conversation, through the agent's messenger),
+   * writing on `db`: the pool, or the transaction of the request that counters.
+   */
+  repCountersOn(db: Db): RepCounterMessages {
+    return new RepCounterMessages(db, new AgentMessenger(db, this.channels));
   }
 
   /** One round of the worker; returns what it did. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   apiKeyIdParams,
@@ -17,7 +18,7 @@ import type { ApiKeysService } from './api-keys-service.js';
 const managers = access.bearer('OWNER', 'ADMIN');
 const tags = ['api-keys'];
 
-export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeysService }> = async (
+export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: PerRequest<ApiKeysService> }> = async (
   app,
   { apiKeys: service },
 ) => {
@@ -33,7 +34,8 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeysService }> =
         response: { 201: apiKeyWithSecretSchema, ...errorResponses(401, 403, 409, 422, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await service.create(scopeOf(request), request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await service(request).create(scopeOf(request), request.body)),
   );
 
   app.get(
@@ -48,7 +50,7 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeysService }> =
         response: { 200: pageOf(apiKeySchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => service.list(scopeOf(request), request.query),
+    async (request) => service(request).list(scopeOf(request), request.query),
   );
 
   app.get(
@@ -63,7 +65,7 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeysService }> =
         response: { 200: apiKeySchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => service.get(scopeOf(request), request.params.id),
+    async (request) => service(request).get(scopeOf(request), request.params.id),
   );
 
   app.delete(
@@ -85,7 +87,7 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeysService }> =
       },
     },
     async (request) => {
-      await service.deactivate(scopeOf(request), request.params.id);
+      await service(request).deactivate(scopeOf(request), request.params.id);
       return {};
     },
   );
@@ -107,7 +109,11 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeysService }> =
       reply
         .status(201)
         .send(
-          await service.regenerate(scopeOf(request), request.params.id, request.body.expire_old_in_seconds),
+          await service(request).regenerate(
+            scopeOf(request),
+            request.params.id,
+            request.body.expire_old_in_seconds,
+          ),
         ),
   );
 };

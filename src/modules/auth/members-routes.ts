@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorBody, errorResponses } from '../../http/schemas.js';
 import { sessionTokensSchema } from './auth-schemas.js';
 import type { InvitationsService } from './invitations-service.js';
@@ -28,15 +29,15 @@ const OWNER_RULES =
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
 export const membersRoutes: FastifyPluginAsyncZod<{
-  members: MembersService;
-  invitations: InvitationsService;
+  members: PerRequest<MembersService>;
+  invitations: PerRequest<InvitationsService>;
 }> = async (app, { members, invitations }) => {
   teamRoutes(app, members);
   invitationRoutes(app, invitations);
 };
 
 /** The members: the list, role changes, removals. */
-function teamRoutes(app: App, members: MembersService) {
+function teamRoutes(app: App, members: PerRequest<MembersService>) {
   app.get(
     '/members',
     {
@@ -52,7 +53,7 @@ function teamRoutes(app: App, members: MembersService) {
         response: { 200: pageOf(teamEntrySchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => members.list(scopeOf(request), request.query),
+    async (request) => members(request).list(scopeOf(request), request.query),
   );
 
   app.patch(
@@ -69,7 +70,8 @@ function teamRoutes(app: App, members: MembersService) {
         response: { 200: memberSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
       },
     },
-    async (request) => members.changeRole(scopeOf(request), request.params.user_id, request.body.role),
+    async (request) =>
+      members(request).changeRole(scopeOf(request), request.params.user_id, request.body.role),
   );
 
   app.delete(
@@ -88,14 +90,14 @@ function teamRoutes(app: App, members: MembersService) {
       },
     },
     async (request, reply) => {
-      await members.remove(scopeOf(request), request.params.user_id);
+      await members(request).remove(scopeOf(request), request.params.user_id);
       return reply.status(204).send(null);
     },
   );
 }
 
 /** Invitations: sending, withdrawing and accepting one. */
-function invitationRoutes(app: App, invitations: InvitationsService) {
+function invitationRoutes(app: App, invitations: PerRequest<InvitationsService>) {
   app.post(
     '/members',
     {
@@ -121,7 +123,7 @@ function invitationRoutes(app: App, invitations: InvitationsService) {
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await invitations.invite(scopeOf(request), request.body)),
+      reply.status(201).send(await invitations(request).invite(scopeOf(request), request.body)),
   );
 
   app.delete(
@@ -140,7 +142,7 @@ function invitationRoutes(app: App, invitations: InvitationsService) {
       },
     },
     async (request, reply) => {
-      await invitations.revoke(scopeOf(request), request.params.invitation_id);
+      await invitations(request).revoke(scopeOf(request), request.params.invitation_id);
       return reply.status(204).send(null);
     },
   );
@@ -163,6 +165,6 @@ function invitationRoutes(app: App, invitations: InvitationsService) {
         response: { 200: sessionTokensSchema, ...errorResponses(401, 409, 422, 429) },
       },
     },
-    async (request) => invitations.accept(request.body),
+    async (request) => invitations(request).accept(request.body),
   );
 }

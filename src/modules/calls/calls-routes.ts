@@ -4,6 +4,7 @@ import { mapWritten } from '../../domain/written.js';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { loadIdParams } from '../loads/index.js';
@@ -33,10 +34,10 @@ import type { ElpService } from './elp-service.js';
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
 /** Calls and ELP tests (an ELP test runs as a call). */
-export const callsRoutes: FastifyPluginAsyncZod<{ calls: CallsService; elp: ElpService }> = async (
-  app,
-  { calls, elp },
-) => {
+export const callsRoutes: FastifyPluginAsyncZod<{
+  calls: PerRequest<CallsService>;
+  elp: PerRequest<ElpService>;
+}> = async (app, { calls, elp }) => {
   callRoutes(app, calls);
   listRoutes(app, calls);
   liveCallRoutes(app, calls);
@@ -44,7 +45,7 @@ export const callsRoutes: FastifyPluginAsyncZod<{ calls: CallsService; elp: ElpS
 };
 
 /** Start and read calls, and a call's recording. */
-function callRoutes(app: App, calls: CallsService) {
+function callRoutes(app: App, calls: PerRequest<CallsService>) {
   app.post(
     '/calls',
     {
@@ -67,10 +68,15 @@ function callRoutes(app: App, calls: CallsService) {
       },
     },
     async (request, reply) =>
-      sendWritten(request, reply, mapWritten(await calls.start(scopeOf(request), request.body), toCall), {
-        object: 'call',
-        collection: '/api/v1/calls',
-      }),
+      sendWritten(
+        request,
+        reply,
+        mapWritten(await calls(request).start(scopeOf(request), request.body), toCall),
+        {
+          object: 'call',
+          collection: '/api/v1/calls',
+        },
+      ),
   );
 
   app.get(
@@ -85,7 +91,7 @@ function callRoutes(app: App, calls: CallsService) {
         response: { 200: callDetailSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => calls.detail(scopeOf(request), request.params.call_id),
+    async (request) => calls(request).detail(scopeOf(request), request.params.call_id),
   );
 
   app.get(
@@ -100,12 +106,12 @@ function callRoutes(app: App, calls: CallsService) {
         response: { 200: recordingSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => calls.recording(scopeOf(request), request.params.call_id),
+    async (request) => calls(request).recording(scopeOf(request), request.params.call_id),
   );
 }
 
 /** The call list and its stats. */
-function listRoutes(app: App, calls: CallsService) {
+function listRoutes(app: App, calls: PerRequest<CallsService>) {
   app.get(
     '/calls',
     {
@@ -125,7 +131,7 @@ function listRoutes(app: App, calls: CallsService) {
         response: { 200: pageOf(callSchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => calls.list(scopeOf(request), request.query),
+    async (request) => calls(request).list(scopeOf(request), request.query),
   );
 
   app.get(
@@ -140,7 +146,7 @@ function listRoutes(app: App, calls: CallsService) {
         response: { 200: z.array(callSchema), ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => calls.ofLoad(scopeOf(request), request.params.load_id),
+    async (request) => calls(request).ofLoad(scopeOf(request), request.params.load_id),
   );
 
   // A static segment outranks `:call_id` in the router, whatever the order of registration.
@@ -160,12 +166,12 @@ function listRoutes(app: App, calls: CallsService) {
         response: { 200: callStatsSchema, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => calls.stats(scopeOf(request), request.query),
+    async (request) => calls(request).stats(scopeOf(request), request.query),
   );
 }
 
 /** Join and end a live call. */
-function liveCallRoutes(app: App, calls: CallsService) {
+function liveCallRoutes(app: App, calls: PerRequest<CallsService>) {
   app.post(
     '/calls/:call_id/join',
     {
@@ -181,7 +187,7 @@ function liveCallRoutes(app: App, calls: CallsService) {
         response: { 200: joinResultSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
       },
     },
-    async (request) => calls.join(scopeOf(request), request.params.call_id),
+    async (request) => calls(request).join(scopeOf(request), request.params.call_id),
   );
 
   app.post(
@@ -196,12 +202,12 @@ function liveCallRoutes(app: App, calls: CallsService) {
         response: { 200: endCallSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => calls.end(scopeOf(request), request.params.call_id),
+    async (request) => calls(request).end(scopeOf(request), request.params.call_id),
   );
 }
 
 /** Start, list and read ELP tests. */
-function elpRoutes(app: App, elp: ElpService) {
+function elpRoutes(app: App, elp: PerRequest<ElpService>) {
   app.post(
     '/elp/tests',
     {
@@ -214,7 +220,8 @@ function elpRoutes(app: App, elp: ElpService) {
         response: { 201: elpTestSchema, ...errorResponses(401, 403, 409, 422, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await elp.start(scopeOf(request), request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await elp(request).start(scopeOf(request), request.body)),
   );
 
   app.get(
@@ -229,7 +236,7 @@ function elpRoutes(app: App, elp: ElpService) {
         response: { 200: pageOf(elpTestSchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => elp.list(scopeOf(request), request.query),
+    async (request) => elp(request).list(scopeOf(request), request.query),
   );
 
   app.get(
@@ -244,6 +251,6 @@ function elpRoutes(app: App, elp: ElpService) {
         response: { 200: elpTestDetailSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => elp.get(scopeOf(request), request.params.elp_test_id),
+    async (request) => elp(request).get(scopeOf(request), request.params.elp_test_id),
   );
 }

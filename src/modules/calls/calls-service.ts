@@ -1,7 +1,7 @@
 // Size: a call's whole life (create, place, join, end, provider events), sharing one provider and guard.
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import { afterCommit } from '../../db/ambient.js';
+import { type AfterCommit, runNow } from '../../db/after-commit.js';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { tally } from '../../db/list-sql.js';
 import { type LaggedReads, onPrimary } from '../../db/replicas.js';
@@ -68,11 +68,14 @@ export class CallsService {
     private readonly log: FastifyBaseLogger,
     private readonly clock: Clock,
     private readonly reads: LaggedReads = onPrimary(db),
+    /** When a call may be placed: after the commit of the handle's transaction (db/after-commit.ts). */
+    private readonly afterCommit: AfterCommit = runNow,
+    /** Who places it then: this service over the pool (a transaction's handle has ended by then). */
+    private readonly placer?: CallsService,
   ) {
     this.events = new CallEvents(db, provider, templates, tools, log, clock, (call) =>
       this.assistantOf(call),
     );
-    provider.attach((event) => this.applyEvent(event));
   }
 
   private readonly events: CallEvents;
@@ -133,7 +136,7 @@ export class CallsService {
     });
     // The provider is called after commit (of the keyed request's transaction too): never inside a
     // transaction. A scheduled call waits.
-    if (!input.scheduled_at) await afterCommit(() => this.place(call));
+    if (!input.scheduled_at) await this.afterCommit(() => (this.placer ?? this).place(call));
     return readBack({ created: true, id: call.id }, () => this.get(scope, call.id));
   }
 

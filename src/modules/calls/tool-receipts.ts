@@ -1,7 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import { type AmbientScope, runInScope } from '../../db/ambient.js';
-import type { Db } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { claimReceipt, receiptOutcome, settleReceipt } from '../outreaches/index.js';
 import type { Outcome } from './voice-tool-wording.js';
 
@@ -26,45 +24,28 @@ const fromText = (stored: unknown): unknown => {
 /**
  * A tool call the platform may deliver more than once (a delivery it found slow is sent again, with
  * the same id), answered once. The claim of its receipt, everything the tool writes and the answer
- * it stores are one transaction: the tool's own statements and transactions join it (the ambient
- * scope), and work queued with `afterCommit` runs once it has committed. A repeat, in a row or
- * concurrent (its claim waits on the first one's until that commits), answers the stored outcome
- * and does nothing else. A tool that fails rolls it all back, its claim too: a repeat runs it again.
+ * it stores are one transaction, handed to the tool: it runs its statements on it, and a
+ * transaction it opens becomes a savepoint. A repeat, in a row or concurrent (its claim waits on
+ * the first one's until that commits), answers the stored outcome and does nothing else. A tool
+ * that fails rolls it all back, its claim too: a repeat runs it again.
  */
-export async function answerOnce(
+export function answerOnce(
   db: Db,
   organizationId: string,
   key: string,
-  log: FastifyBaseLogger,
-  tool: () => Promise<Outcome>,
+  tool: (tx: Tx) => Promise<Outcome>,
 ): Promise<{ outcome: Outcome; repeated: boolean }> {
-  const scope: AmbientScope = { tx: null, afterCommit: [] };
-  let answer: { outcome: Outcome; repeated: boolean };
-  try {
-    answer = await db.transaction(async (tx) => {
-      scope.tx = tx;
-      return runInScope(scope, async () => {
-        if (!(await claimReceipt(tx, PROVIDER, key, organizationId))) {
-          const stored = storedOutcome.safeParse(fromText(await receiptOutcome(tx, PROVIDER, key)));
-          return {
-            outcome: stored.success ? stored.data : { error: 'This tool call was answered already' },
-            repeated: true,
-          };
-        }
-        const outcome = await tool();
-        // Kept as its JSON text: jsonb would reorder its keys, and a repeat answers it word for word.
-        await settleReceipt(tx, PROVIDER, key, JSON.stringify(outcome), organizationId);
-        return { outcome, repeated: false };
-      });
-    });
-  } finally {
-    // Work the tool left running falls back to the pool; rolled back, what waited for a commit never runs.
-    scope.tx = null;
-  }
-  const jobs = scope.afterCommit ?? [];
-  scope.afterCommit = [];
-  for (const job of jobs) {
-    await job().catch((err: unknown) => log.warn({ err, key }, 'voice tool: work after the commit failed'));
-  }
-  return answer;
+  return db.transaction(async (tx) => {
+    if (!(await claimReceipt(tx, PROVIDER, key, organizationId))) {
+      const stored = storedOutcome.safeParse(fromText(await receiptOutcome(tx, PROVIDER, key)));
+      return {
+        outcome: stored.success ? stored.data : { error: 'This tool call was answered already' },
+        repeated: true,
+      };
+    }
+    const outcome = await tool(tx);
+    // Kept as its JSON text: jsonb would reorder its keys, and a repeat answers it word for word.
+    await settleReceipt(tx, PROVIDER, key, JSON.stringify(outcome), organizationId);
+    return { outcome, repeated: false };
+  });
 }

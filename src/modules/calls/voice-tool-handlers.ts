@@ -75,7 +75,9 @@ export class VoiceTools {
     private readonly offers: OfferReceiver,
     private readonly stopContact: StopContactRequests,
     private readonly log: FastifyBaseLogger,
-    sendCode: CodeSender | null = null,
+    sendCode: CodeSender | null,
+    /** These tools with every collaborator writing on `tx`: a tool that writes runs in its receipt's transaction. */
+    private readonly on: (tx: Db) => VoiceTools,
   ) {
     this.inbound = new InboundVoiceTools(db, enroll, log, sendCode);
   }
@@ -109,8 +111,8 @@ export class VoiceTools {
     if (!toolCall.id || READ_ONLY_TOOLS.has(name) || !isToolName(name)) return this.spoken(call, toolCall);
     let changed: CallRow | undefined;
     const key = deliveryKey(call, toolCall);
-    const { outcome, repeated } = await answerOnce(this.db, call.organization_id, key, this.log, async () => {
-      const out = await this.spoken(call, toolCall);
+    const { outcome, repeated } = await answerOnce(this.db, call.organization_id, key, async (tx) => {
+      const out = await this.on(tx).spoken(call, toolCall);
       changed = out.call;
       return out.outcome;
     });

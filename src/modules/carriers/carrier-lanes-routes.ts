@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import { auditEntrySchema } from '../audit/index.js';
 import {
@@ -26,7 +27,7 @@ const admins = access.bearer('OWNER', 'ADMIN');
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
 /** List and create lane preferences; disable a carrier for a load's lane. */
-export function lanePreferenceRoutes(app: App, service: CarriersService) {
+export function lanePreferenceRoutes(app: App, service: PerRequest<CarriersService>) {
   app.get(
     '/carriers/:carrier_id/lane-preferences',
     {
@@ -41,7 +42,7 @@ export function lanePreferenceRoutes(app: App, service: CarriersService) {
       },
     },
     async (request) =>
-      service.lanes.listLanePreferences(scopeOf(request), request.params.carrier_id, request.query),
+      service(request).lanes.listLanePreferences(scopeOf(request), request.params.carrier_id, request.query),
   );
 
   app.post(
@@ -61,7 +62,11 @@ export function lanePreferenceRoutes(app: App, service: CarriersService) {
       reply
         .status(201)
         .send(
-          await service.lanes.createLanePreference(scopeOf(request), request.params.carrier_id, request.body),
+          await service(request).lanes.createLanePreference(
+            scopeOf(request),
+            request.params.carrier_id,
+            request.body,
+          ),
         ),
   );
 
@@ -87,7 +92,7 @@ export function lanePreferenceRoutes(app: App, service: CarriersService) {
       },
     },
     async (request, reply) => {
-      const { created, preference } = await service.lanes.disableForLoad(
+      const { created, preference } = await service(request).lanes.disableForLoad(
         scopeOf(request),
         request.params.carrier_id,
         request.body,
@@ -98,7 +103,7 @@ export function lanePreferenceRoutes(app: App, service: CarriersService) {
 }
 
 /** A lane preference's audit log, restrict and unrestrict. */
-export function lanePreferenceAdminRoutes(app: App, service: CarriersService) {
+export function lanePreferenceAdminRoutes(app: App, service: PerRequest<CarriersService>) {
   app.get(
     '/carriers/:carrier_id/lane-preferences/:preference_id/audit-log',
     {
@@ -116,7 +121,9 @@ export function lanePreferenceAdminRoutes(app: App, service: CarriersService) {
     },
     async (request) => {
       const { carrier_id, preference_id } = request.params;
-      return { data: await service.lanes.lanePreferenceAudit(scopeOf(request), carrier_id, preference_id) };
+      return {
+        data: await service(request).lanes.lanePreferenceAudit(scopeOf(request), carrier_id, preference_id),
+      };
     },
   );
 
@@ -138,7 +145,7 @@ export function lanePreferenceAdminRoutes(app: App, service: CarriersService) {
       },
     },
     async (request) =>
-      service.lanes.setActive(
+      service(request).lanes.setActive(
         scopeOf(request),
         request.params.carrier_id,
         request.params.preference_id,
@@ -166,7 +173,7 @@ export function lanePreferenceAdminRoutes(app: App, service: CarriersService) {
         },
       },
       async (request) =>
-        service.lanes.setRestricted(
+        service(request).lanes.setRestricted(
           scopeOf(request),
           request.params.carrier_id,
           request.params.preference_id,

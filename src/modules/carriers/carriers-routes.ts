@@ -8,6 +8,7 @@ import { textPiecesOf } from '../../http/body-text.js';
 import { type BodyWorkers, checkedItemsOf, csvItemsParser } from '../../http/body-workers.js';
 import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { auditEntrySchema } from '../audit/index.js';
@@ -40,7 +41,7 @@ const answer = (request: FastifyRequest, reply: FastifyReply, written: Written<C
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
 export const carriersRoutes: FastifyPluginAsyncZod<{
-  carriers: CarriersService;
+  carriers: PerRequest<CarriersService>;
   bodyWorkers: BodyWorkers;
 }> = async (app, { carriers: service, bodyWorkers }) => {
   // Batches of several MiB of JSON; CSV uploads arrive as text. Large ones go to a body worker.
@@ -56,7 +57,7 @@ export const carriersRoutes: FastifyPluginAsyncZod<{
 };
 
 /** POST /carriers and POST /carriers/batch. */
-function upsertRoutes(app: App, service: CarriersService) {
+function upsertRoutes(app: App, service: PerRequest<CarriersService>) {
   app.post(
     '/carriers',
     {
@@ -78,7 +79,7 @@ function upsertRoutes(app: App, service: CarriersService) {
       },
     },
     async (request, reply) =>
-      sendWritten(request, reply, await service.write(scopeOf(request), request.body), WRITTEN),
+      sendWritten(request, reply, await service(request).write(scopeOf(request), request.body), WRITTEN),
   );
 
   app.post(
@@ -112,14 +113,14 @@ function upsertRoutes(app: App, service: CarriersService) {
         : typeof body === 'string'
           ? { csv: textPiecesOf(request, body) }
           : body;
-      const result = await service.batch(scopeOf(request), upload);
+      const result = await service(request).batch(scopeOf(request), upload);
       return reply.status(result.success ? 200 : 207).send(result);
     },
   );
 }
 
 /** List, read and patch carriers. */
-function readRoutes(app: App, service: CarriersService) {
+function readRoutes(app: App, service: PerRequest<CarriersService>) {
   app.get(
     '/carriers',
     {
@@ -136,7 +137,7 @@ function readRoutes(app: App, service: CarriersService) {
         response: { 200: pageOf(carrierSchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => service.list(scopeOf(request), request.query),
+    async (request) => service(request).list(scopeOf(request), request.query),
   );
 
   app.get(
@@ -151,7 +152,7 @@ function readRoutes(app: App, service: CarriersService) {
         response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => service.view(scopeOf(request), request.params.carrier_id),
+    async (request) => service(request).view(scopeOf(request), request.params.carrier_id),
   );
 
   app.patch(
@@ -172,12 +173,16 @@ function readRoutes(app: App, service: CarriersService) {
       },
     },
     async (request, reply) =>
-      answer(request, reply, await service.patch(scopeOf(request), request.params.carrier_id, request.body)),
+      answer(
+        request,
+        reply,
+        await service(request).patch(scopeOf(request), request.params.carrier_id, request.body),
+      ),
   );
 }
 
 /** Disable, enable and stop-contact. */
-function statusRoutes(app: App, service: CarriersService) {
+function statusRoutes(app: App, service: PerRequest<CarriersService>) {
   const switches = [
     { action: 'disable', operationId: 'disableCarrier', body: disableBody, active: false },
     { action: 'enable', operationId: 'enableCarrier', body: enableBody, active: true },
@@ -200,7 +205,7 @@ function statusRoutes(app: App, service: CarriersService) {
         answer(
           request,
           reply,
-          await service.setActive(scopeOf(request), request.params.carrier_id, active, request.body),
+          await service(request).setActive(scopeOf(request), request.params.carrier_id, active, request.body),
         ),
     );
   }
@@ -223,7 +228,11 @@ function statusRoutes(app: App, service: CarriersService) {
       },
     },
     async (request, reply) =>
-      answer(request, reply, await service.requestStopContact(scopeOf(request), request.params.carrier_id)),
+      answer(
+        request,
+        reply,
+        await service(request).requestStopContact(scopeOf(request), request.params.carrier_id),
+      ),
   );
 
   app.delete(
@@ -238,12 +247,12 @@ function statusRoutes(app: App, service: CarriersService) {
         response: { 200: carrierSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => service.clearStopContact(scopeOf(request), request.params.carrier_id),
+    async (request) => service(request).clearStopContact(scopeOf(request), request.params.carrier_id),
   );
 }
 
 /** The audit log and the compliance checks of a carrier. */
-function historyRoutes(app: App, service: CarriersService) {
+function historyRoutes(app: App, service: PerRequest<CarriersService>) {
   app.get(
     '/carriers/:carrier_id/audit-log',
     {
@@ -261,8 +270,8 @@ function historyRoutes(app: App, service: CarriersService) {
     },
     async (request) => {
       const scope = scopeOf(request);
-      await service.view(scope, request.params.carrier_id);
-      return { data: await service.audit(scope, request.params.carrier_id) };
+      await service(request).view(scope, request.params.carrier_id);
+      return { data: await service(request).audit(scope, request.params.carrier_id) };
     },
   );
 
@@ -284,7 +293,7 @@ function historyRoutes(app: App, service: CarriersService) {
       },
     },
     async (request) => ({
-      data: await service.complianceChecks(scopeOf(request), request.params.carrier_id),
+      data: await service(request).complianceChecks(scopeOf(request), request.params.carrier_id),
     }),
   );
 }

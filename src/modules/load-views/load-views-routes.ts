@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   createLoadViewBody,
@@ -15,7 +16,7 @@ import type { LoadViewsService } from './load-views-service.js';
 
 const tags = ['load-views'];
 
-export const loadViewsRoutes: FastifyPluginAsyncZod<{ loadViews: LoadViewsService }> = async (
+export const loadViewsRoutes: FastifyPluginAsyncZod<{ loadViews: PerRequest<LoadViewsService> }> = async (
   app,
   { loadViews: service },
 ) => {
@@ -31,7 +32,7 @@ export const loadViewsRoutes: FastifyPluginAsyncZod<{ loadViews: LoadViewsServic
         response: { 200: pageOf(loadViewSchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => service.list(scopeOf(request), request.query),
+    async (request) => service(request).list(scopeOf(request), request.query),
   );
 
   app.post(
@@ -46,7 +47,8 @@ export const loadViewsRoutes: FastifyPluginAsyncZod<{ loadViews: LoadViewsServic
         response: { 201: loadViewSchema, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await service.create(scopeOf(request), request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await service(request).create(scopeOf(request), request.body)),
   );
 
   app.get(
@@ -61,7 +63,7 @@ export const loadViewsRoutes: FastifyPluginAsyncZod<{ loadViews: LoadViewsServic
         response: { 200: loadViewSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => service.get(scopeOf(request), request.params.view_id),
+    async (request) => service(request).get(scopeOf(request), request.params.view_id),
   );
 
   app.patch(
@@ -77,7 +79,7 @@ export const loadViewsRoutes: FastifyPluginAsyncZod<{ loadViews: LoadViewsServic
         response: { 200: loadViewSchema, ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.update(scopeOf(request), request.params.view_id, request.body),
+    async (request) => service(request).update(scopeOf(request), request.params.view_id, request.body),
   );
 
   app.delete(
@@ -93,7 +95,7 @@ export const loadViewsRoutes: FastifyPluginAsyncZod<{ loadViews: LoadViewsServic
       },
     },
     async (request, reply) => {
-      await service.delete(scopeOf(request), request.params.view_id);
+      await service(request).delete(scopeOf(request), request.params.view_id);
       return reply.status(204).send(null);
     },
   );

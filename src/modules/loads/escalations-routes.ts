@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   escalationIdParams,
@@ -14,10 +15,9 @@ import { loadIdParams } from './loads-schemas.js';
 
 const tags = ['escalations'];
 
-export const escalationsRoutes: FastifyPluginAsyncZod<{ escalations: EscalationsService }> = async (
-  app,
-  { escalations: service },
-) => {
+export const escalationsRoutes: FastifyPluginAsyncZod<{
+  escalations: PerRequest<EscalationsService>;
+}> = async (app, { escalations: service }) => {
   app.get(
     '/loads/:load_id/escalations',
     {
@@ -34,7 +34,8 @@ export const escalationsRoutes: FastifyPluginAsyncZod<{ escalations: Escalations
         response: { 200: z.array(escalationSchema), ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.forLoad(scopeOf(request), request.params.load_id, request.query.status),
+    async (request) =>
+      service(request).forLoad(scopeOf(request), request.params.load_id, request.query.status),
   );
 
   app.post(
@@ -57,6 +58,6 @@ export const escalationsRoutes: FastifyPluginAsyncZod<{ escalations: Escalations
       },
     },
     async (request) =>
-      service.respond(scopeOf(request), request.params.escalation_id, request.body.response_message),
+      service(request).respond(scopeOf(request), request.params.escalation_id, request.body.response_message),
   );
 };

@@ -5,6 +5,7 @@ import { scopeOf } from '../../http/authentication.js';
 import { type BodyWorkers, checkedItemsOf } from '../../http/body-workers.js';
 import { parseLargeJsonCooperatively } from '../../http/cooperative-json.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import { loadItemsChecked } from './loads-batch-items.js';
 import { loadBatchBody, loadInputBody, loadPatchBody } from './loads-input-schemas.js';
@@ -42,10 +43,10 @@ const plainJson = () => (data: unknown) => JSON.stringify(data);
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
-export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService; bodyWorkers: BodyWorkers }> = async (
-  app,
-  { loads: service, bodyWorkers },
-) => {
+export const loadsRoutes: FastifyPluginAsyncZod<{
+  loads: PerRequest<LoadsService>;
+  bodyWorkers: BodyWorkers;
+}> = async (app, { loads: service, bodyWorkers }) => {
   // A batch of a thousand loads is several MiB of JSON: large ones go to a body worker.
   parseLargeJsonCooperatively(app, bodyWorkers);
   upsertRoutes(app, service);
@@ -54,7 +55,7 @@ export const loadsRoutes: FastifyPluginAsyncZod<{ loads: LoadsService; bodyWorke
 };
 
 /** POST /loads and POST /loads/batch. */
-function upsertRoutes(app: App, service: LoadsService) {
+function upsertRoutes(app: App, service: PerRequest<LoadsService>) {
   app.post(
     '/loads',
     {
@@ -73,7 +74,7 @@ function upsertRoutes(app: App, service: LoadsService) {
       },
     },
     async (request, reply) => {
-      const result = await service.upsertOne(scopeOf(request), request.body);
+      const result = await service(request).upsertOne(scopeOf(request), request.body);
       return reply.status(result.operation === 'created' ? 201 : 200).send(result);
     },
   );
@@ -107,7 +108,7 @@ function upsertRoutes(app: App, service: LoadsService) {
     },
     async (request, reply) => {
       const checked = checkedItemsOf(request);
-      const result = await service.upsertBatch(
+      const result = await service(request).upsertBatch(
         scopeOf(request),
         request.body.loads,
         checked ? loadItemsChecked(checked) : undefined,
@@ -118,7 +119,7 @@ function upsertRoutes(app: App, service: LoadsService) {
 }
 
 /** GET /loads and GET /loads/stats. */
-function listRoutes(app: App, service: LoadsService) {
+function listRoutes(app: App, service: PerRequest<LoadsService>) {
   app.get(
     '/loads',
     {
@@ -140,7 +141,7 @@ function listRoutes(app: App, service: LoadsService) {
         response: { 200: pageOf(loadSchema), ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.list(scopeOf(request), request.query),
+    async (request) => service(request).list(scopeOf(request), request.query),
   );
 
   app.get(
@@ -155,12 +156,12 @@ function listRoutes(app: App, service: LoadsService) {
         response: { 200: loadStatsSchema, ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.stats(scopeOf(request), request.query),
+    async (request) => service(request).stats(scopeOf(request), request.query),
   );
 }
 
 /** One load, and the records attached to it. */
-function loadRoutes(app: App, service: LoadsService) {
+function loadRoutes(app: App, service: PerRequest<LoadsService>) {
   app.patch(
     '/loads/:load_id',
     {
@@ -182,7 +183,7 @@ function loadRoutes(app: App, service: LoadsService) {
         response: { 200: loadSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
       },
     },
-    async (request) => service.patch(scopeOf(request), request.params.load_id, request.body),
+    async (request) => service(request).patch(scopeOf(request), request.params.load_id, request.body),
   );
 
   app.get(
@@ -198,7 +199,7 @@ function loadRoutes(app: App, service: LoadsService) {
         response: { 200: loadSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => service.get(scopeOf(request), request.params.load_id),
+    async (request) => service(request).get(scopeOf(request), request.params.load_id),
   );
 
   app.get(
@@ -213,6 +214,6 @@ function loadRoutes(app: App, service: LoadsService) {
         response: { 200: z.array(carrierVerificationSchema), ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => service.verifications(scopeOf(request), request.params.load_id),
+    async (request) => service(request).verifications(scopeOf(request), request.params.load_id),
   );
 }

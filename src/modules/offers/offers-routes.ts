@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { loadIdParams } from '../loads/index.js';
@@ -32,10 +33,10 @@ const LIST_NOTES =
   '`accepted_at` sort after the others both ways, and ties break on id, so pages are stable. ' +
   '`total_count` is exact.';
 
-export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService; counters: OfferCounters }> = async (
-  app,
-  { offers: service, counters },
-) => {
+export const offersRoutes: FastifyPluginAsyncZod<{
+  offers: PerRequest<OffersService>;
+  counters: PerRequest<OfferCounters>;
+}> = async (app, { offers: service, counters }) => {
   listRoutes(app, service);
   counterRoute(app, counters);
 
@@ -55,7 +56,7 @@ export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService; counte
       },
     },
     async (request, reply) =>
-      sendWritten(request, reply, await service.create(scopeOf(request), request.body), WRITTEN),
+      sendWritten(request, reply, await service(request).create(scopeOf(request), request.body), WRITTEN),
   );
 
   app.get(
@@ -70,7 +71,7 @@ export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService; counte
         response: { 200: offerSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => service.get(scopeOf(request), request.params.offer_id),
+    async (request) => service(request).get(scopeOf(request), request.params.offer_id),
   );
 
   app.patch(
@@ -102,14 +103,14 @@ export const offersRoutes: FastifyPluginAsyncZod<{ offers: OffersService; counte
       sendWritten(
         request,
         reply,
-        await service.setStatus(scopeOf(request), request.params.offer_id, request.body.status),
+        await service(request).setStatus(scopeOf(request), request.params.offer_id, request.body.status),
         WRITTEN,
       ),
   );
 };
 
 /** The offer lists and their stats. */
-function listRoutes(app: App, service: OffersService) {
+function listRoutes(app: App, service: PerRequest<OffersService>) {
   app.get(
     '/offers',
     {
@@ -123,7 +124,7 @@ function listRoutes(app: App, service: OffersService) {
         response: { 200: pageOf(offerSchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => service.list(scopeOf(request), request.query),
+    async (request) => service(request).list(scopeOf(request), request.query),
   );
 
   // A static segment outranks `:offer_id` in the router, whatever the order of registration.
@@ -142,7 +143,7 @@ function listRoutes(app: App, service: OffersService) {
         response: { 200: offerStatsSchema, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => service.stats(scopeOf(request), request.query),
+    async (request) => service(request).stats(scopeOf(request), request.query),
   );
 
   app.get(
@@ -159,12 +160,12 @@ function listRoutes(app: App, service: OffersService) {
         response: { 200: pageOf(offerSchema), ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.forLoad(scopeOf(request), request.params.load_id, request.query),
+    async (request) => service(request).forLoad(scopeOf(request), request.params.load_id, request.query),
   );
 }
 
 /** A rep's counter-offer, said in the offer's conversation. */
-function counterRoute(app: App, counters: OfferCounters) {
+function counterRoute(app: App, counters: PerRequest<OfferCounters>) {
   app.post(
     '/offers/:offer_id/counter',
     {
@@ -195,6 +196,7 @@ function counterRoute(app: App, counters: OfferCounters) {
         },
       },
     },
-    async (request) => counters.counter(scopeOf(request), request.params.offer_id, request.body.amount),
+    async (request) =>
+      counters(request).counter(scopeOf(request), request.params.offer_id, request.body.amount),
   );
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import { sendWritten, writeReceiptSchema } from '../../http/write-receipt.js';
 import { loadIdParams } from '../loads/index.js';
@@ -21,7 +22,7 @@ type App = Parameters<FastifyPluginAsyncZod>[0];
 const tags = ['outreaches'];
 const WRITTEN = { object: 'outreach', collection: '/api/v1/outreaches' };
 
-export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: OutreachesService }> = async (
+export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: PerRequest<OutreachesService> }> = async (
   app,
   { outreaches: service },
 ) => {
@@ -50,7 +51,7 @@ export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: OutreachesSer
       },
     },
     async (request, reply) =>
-      sendWritten(request, reply, await service.create(scopeOf(request), request.body), WRITTEN),
+      sendWritten(request, reply, await service(request).create(scopeOf(request), request.body), WRITTEN),
   );
 
   app.get(
@@ -65,7 +66,7 @@ export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: OutreachesSer
         response: { 200: outreachSchema, ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.get(scopeOf(request), request.params.outreach_id),
+    async (request) => service(request).get(scopeOf(request), request.params.outreach_id),
   );
 
   app.post(
@@ -90,12 +91,12 @@ export const outreachesRoutes: FastifyPluginAsyncZod<{ outreaches: OutreachesSer
     async (request, reply) =>
       reply
         .status(202)
-        .send(await service.trackingPrompt(scopeOf(request), request.params.load_id, request.body)),
+        .send(await service(request).trackingPrompt(scopeOf(request), request.params.load_id, request.body)),
   );
 };
 
 /** The outreach list and its stats. */
-function listRoutes(app: App, service: OutreachesService) {
+function listRoutes(app: App, service: PerRequest<OutreachesService>) {
   app.get(
     '/outreaches',
     {
@@ -113,7 +114,7 @@ function listRoutes(app: App, service: OutreachesService) {
         response: { 200: pageOf(outreachSchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => service.list(scopeOf(request), request.query),
+    async (request) => service(request).list(scopeOf(request), request.query),
   );
 
   // A static segment outranks `:outreach_id` in the router, whatever the order of registration.
@@ -132,6 +133,6 @@ function listRoutes(app: App, service: OutreachesService) {
         response: { 200: outreachStatsSchema, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => service.stats(scopeOf(request), request.query),
+    async (request) => service(request).stats(scopeOf(request), request.query),
   );
 }

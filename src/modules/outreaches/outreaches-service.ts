@@ -1,4 +1,4 @@
-import { afterCommit } from '../../db/ambient.js';
+import { type AfterCommit, runNow } from '../../db/after-commit.js';
 import type { Db, DbOrTx } from '../../db/client.js';
 import { tally } from '../../db/list-sql.js';
 import { type LaggedReads, onPrimary } from '../../db/replicas.js';
@@ -110,6 +110,8 @@ export class OutreachesService {
     private readonly acceptedOffer: AcceptedOfferReader,
     private readonly clock: Clock,
     private readonly reads: LaggedReads = onPrimary(db),
+    /** When a message may be sent: after the commit of the handle's transaction (db/after-commit.ts). */
+    private readonly afterCommit: AfterCommit = runNow,
   ) {}
 
   private async one(scope: OrgScope, row: OutreachRow): Promise<Outreach> {
@@ -301,7 +303,7 @@ export class OutreachesService {
       return inserted;
     });
     // Sent once the outreach is committed (a keyed request's too): never a message without its record.
-    await afterCommit(() => this.messenger.sendOrFail(row));
+    await this.afterCommit(() => this.messenger.sendOrFail(row));
     return readBack({ created: true, id: row.id }, async () =>
       defined(await findOutreach(this.db, scope, row.id), 'findOutreach'),
     );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   createVoiceNumberBody,
@@ -16,7 +17,7 @@ const tags = ['voice'];
 const managers = access.bearer('OWNER', 'ADMIN');
 
 /** The organization's numbers on the voice platform, and the platform's health. */
-export const voiceNumbersRoutes: FastifyPluginAsyncZod<{ numbers: VoiceNumbersService }> = async (
+export const voiceNumbersRoutes: FastifyPluginAsyncZod<{ numbers: PerRequest<VoiceNumbersService> }> = async (
   app,
   { numbers },
 ) => {
@@ -32,7 +33,7 @@ export const voiceNumbersRoutes: FastifyPluginAsyncZod<{ numbers: VoiceNumbersSe
         response: { 200: voiceHealthSchema, ...errorResponses(401, 403, 429) },
       },
     },
-    async (request) => numbers.health(scopeOf(request)),
+    async (request) => numbers(request).health(scopeOf(request)),
   );
   app.get(
     '/voice/numbers',
@@ -45,7 +46,7 @@ export const voiceNumbersRoutes: FastifyPluginAsyncZod<{ numbers: VoiceNumbersSe
         response: { 200: z.object({ data: z.array(voiceNumberSchema) }), ...errorResponses(401, 403, 429) },
       },
     },
-    async (request) => ({ data: (await numbers.list(scopeOf(request))).map(toVoiceNumber) }),
+    async (request) => ({ data: (await numbers(request).list(scopeOf(request))).map(toVoiceNumber) }),
   );
   app.post(
     '/voice/numbers',
@@ -64,7 +65,7 @@ export const voiceNumbersRoutes: FastifyPluginAsyncZod<{ numbers: VoiceNumbersSe
       },
     },
     async (request, reply) =>
-      reply.status(201).send(toVoiceNumber(await numbers.create(scopeOf(request), request.body))),
+      reply.status(201).send(toVoiceNumber(await numbers(request).create(scopeOf(request), request.body))),
   );
   app.delete(
     '/voice/numbers/:voice_number_id',
@@ -79,7 +80,7 @@ export const voiceNumbersRoutes: FastifyPluginAsyncZod<{ numbers: VoiceNumbersSe
       },
     },
     async (request, reply) => {
-      await numbers.remove(scopeOf(request), request.params.voice_number_id);
+      await numbers(request).remove(scopeOf(request), request.params.voice_number_id);
       return reply.status(204).send(null);
     },
   );

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   createVoiceTemplateBody,
@@ -25,16 +26,15 @@ const placeholders =
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
 /** Call scripts: the built-in one per purpose, and the organization's own. */
-export const voiceTemplatesRoutes: FastifyPluginAsyncZod<{ templates: VoiceTemplatesService }> = async (
-  app,
-  { templates },
-) => {
+export const voiceTemplatesRoutes: FastifyPluginAsyncZod<{
+  templates: PerRequest<VoiceTemplatesService>;
+  /** Writes the built-in templates (the service over the pool). */
+  syncBuiltins: () => Promise<void>;
+}> = async (app, { templates, syncBuiltins }) => {
   // A database that does not answer at start must not stop the server: the built-ins are written
   // again on the first call that needs one (VoiceTemplatesService.defaultFor).
   app.addHook('onReady', async () => {
-    await templates
-      .syncBuiltins()
-      .catch((err) => app.log.warn({ err }, 'voice templates: built-ins not synced'));
+    await syncBuiltins().catch((err) => app.log.warn({ err }, 'voice templates: built-ins not synced'));
   });
 
   collectionRoutes(app, templates);
@@ -42,7 +42,7 @@ export const voiceTemplatesRoutes: FastifyPluginAsyncZod<{ templates: VoiceTempl
 };
 
 /** List templates and variables; create a template. */
-function collectionRoutes(app: App, templates: VoiceTemplatesService) {
+function collectionRoutes(app: App, templates: PerRequest<VoiceTemplatesService>) {
   app.get(
     '/voice-templates',
     {
@@ -55,7 +55,7 @@ function collectionRoutes(app: App, templates: VoiceTemplatesService) {
         response: { 200: pageOf(voiceTemplateSchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => templates.list(scopeOf(request), request.query),
+    async (request) => templates(request).list(scopeOf(request), request.query),
   );
 
   app.get(
@@ -69,7 +69,7 @@ function collectionRoutes(app: App, templates: VoiceTemplatesService) {
         response: { 200: voiceVariablesSchema, ...errorResponses(401, 403, 429) },
       },
     },
-    async () => templates.variables(),
+    async (request) => templates(request).variables(),
   );
 
   app.post(
@@ -85,12 +85,13 @@ function collectionRoutes(app: App, templates: VoiceTemplatesService) {
         response: { 201: voiceTemplateSchema, ...errorResponses(401, 403, 409, 422, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await templates.create(scopeOf(request), request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await templates(request).create(scopeOf(request), request.body)),
   );
 }
 
 /** Read, update and delete one template. */
-function templateRoutes(app: App, templates: VoiceTemplatesService) {
+function templateRoutes(app: App, templates: PerRequest<VoiceTemplatesService>) {
   app.get(
     '/voice-templates/:template_id',
     {
@@ -103,7 +104,7 @@ function templateRoutes(app: App, templates: VoiceTemplatesService) {
         response: { 200: voiceTemplateSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => templates.get(scopeOf(request), request.params.template_id),
+    async (request) => templates(request).get(scopeOf(request), request.params.template_id),
   );
 
   app.patch(
@@ -120,7 +121,7 @@ function templateRoutes(app: App, templates: VoiceTemplatesService) {
         response: { 200: voiceTemplateSchema, ...errorResponses(401, 403, 404, 409, 422, 429) },
       },
     },
-    async (request) => templates.update(scopeOf(request), request.params.template_id, request.body),
+    async (request) => templates(request).update(scopeOf(request), request.params.template_id, request.body),
   );
 
   app.delete(
@@ -137,7 +138,7 @@ function templateRoutes(app: App, templates: VoiceTemplatesService) {
       },
     },
     async (request, reply) => {
-      await templates.delete(scopeOf(request), request.params.template_id);
+      await templates(request).delete(scopeOf(request), request.params.template_id);
       return reply.status(204).send(null);
     },
   );

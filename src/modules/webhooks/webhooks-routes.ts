@@ -3,10 +3,12 @@ import { z } from 'zod';
 import { access } from '../../http/access.js';
 import { scopeOf } from '../../http/authentication.js';
 import { pageOf } from '../../http/page-query.js';
+import type { PerRequest } from '../../http/per-request.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   attemptSchema,
   deliveryIdParams,
+  type EventTypeNames,
   type EventTypeSchemas,
   endpointIdParams,
   endpointWithSecretSchema,
@@ -34,11 +36,12 @@ const DELIVERY_NOTES =
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
 
-export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }> = async (
-  app,
-  { webhooks: service },
-) => {
-  const schemas = eventTypeSchemas(service.eventTypeNames());
+export const webhooksRoutes: FastifyPluginAsyncZod<{
+  webhooks: PerRequest<WebhooksService>;
+  /** The event catalogue's type names, which the endpoint bodies' schemas list. */
+  eventTypes: EventTypeNames;
+}> = async (app, { webhooks: service, eventTypes }) => {
+  const schemas = eventTypeSchemas(eventTypes);
   collectionRoutes(app, service, schemas);
   endpointRoutes(app, service, schemas);
   deliveryRoutes(app, service, schemas);
@@ -46,7 +49,11 @@ export const webhooksRoutes: FastifyPluginAsyncZod<{ webhooks: WebhooksService }
 };
 
 /** The event types; create and list endpoints. */
-function collectionRoutes(app: App, service: WebhooksService, { createEndpointBody }: EventTypeSchemas) {
+function collectionRoutes(
+  app: App,
+  service: PerRequest<WebhooksService>,
+  { createEndpointBody }: EventTypeSchemas,
+) {
   app.get(
     '/webhooks/event-types',
     {
@@ -59,7 +66,7 @@ function collectionRoutes(app: App, service: WebhooksService, { createEndpointBo
         response: { 200: eventTypesSchema, ...errorResponses(401, 403, 429) },
       },
     },
-    async () => service.eventTypes(),
+    async (request) => service(request).eventTypes(),
   );
 
   app.post(
@@ -81,7 +88,8 @@ function collectionRoutes(app: App, service: WebhooksService, { createEndpointBo
         response: { 201: endpointWithSecretSchema, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await service.create(scopeOf(request), request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await service(request).create(scopeOf(request), request.body)),
   );
 
   app.get(
@@ -96,12 +104,16 @@ function collectionRoutes(app: App, service: WebhooksService, { createEndpointBo
         response: { 200: pageOf(webhookEndpointSchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => service.list(scopeOf(request), request.query),
+    async (request) => service(request).list(scopeOf(request), request.query),
   );
 }
 
 /** Read, update and delete one endpoint. */
-function endpointRoutes(app: App, service: WebhooksService, { patchEndpointBody }: EventTypeSchemas) {
+function endpointRoutes(
+  app: App,
+  service: PerRequest<WebhooksService>,
+  { patchEndpointBody }: EventTypeSchemas,
+) {
   app.get(
     '/webhooks/endpoints/:endpoint_id',
     {
@@ -114,7 +126,7 @@ function endpointRoutes(app: App, service: WebhooksService, { patchEndpointBody 
         response: { 200: webhookEndpointSchema, ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.get(scopeOf(request), request.params.endpoint_id),
+    async (request) => service(request).get(scopeOf(request), request.params.endpoint_id),
   );
 
   app.patch(
@@ -133,7 +145,7 @@ function endpointRoutes(app: App, service: WebhooksService, { patchEndpointBody 
         response: { 200: webhookEndpointSchema, ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.update(scopeOf(request), request.params.endpoint_id, request.body),
+    async (request) => service(request).update(scopeOf(request), request.params.endpoint_id, request.body),
   );
 
   app.delete(
@@ -149,7 +161,7 @@ function endpointRoutes(app: App, service: WebhooksService, { patchEndpointBody 
       },
     },
     async (request, reply) => {
-      await service.remove(scopeOf(request), request.params.endpoint_id);
+      await service(request).remove(scopeOf(request), request.params.endpoint_id);
       return reply.status(204).send(null);
     },
   );
@@ -158,7 +170,7 @@ function endpointRoutes(app: App, service: WebhooksService, { patchEndpointBody 
 /** Rotate an endpoint's secret, its attempts, a test event, and replaying a delivery. */
 function deliveryRoutes(
   app: App,
-  service: WebhooksService,
+  service: PerRequest<WebhooksService>,
   { listDeliveriesQuery, deliverySchema }: EventTypeSchemas,
 ) {
   app.post(
@@ -175,7 +187,9 @@ function deliveryRoutes(
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await service.rotateSecret(scopeOf(request), request.params.endpoint_id)),
+      reply
+        .status(201)
+        .send(await service(request).rotateSecret(scopeOf(request), request.params.endpoint_id)),
   );
 
   app.get(
@@ -191,7 +205,7 @@ function deliveryRoutes(
         response: { 200: pageOf(attemptSchema), ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.attempts(scopeOf(request), request.params.endpoint_id, request.query),
+    async (request) => service(request).attempts(scopeOf(request), request.params.endpoint_id, request.query),
   );
 
   app.post(
@@ -207,7 +221,7 @@ function deliveryRoutes(
       },
     },
     async (request, reply) =>
-      reply.status(202).send(await service.test(scopeOf(request), request.params.endpoint_id)),
+      reply.status(202).send(await service(request).test(scopeOf(request), request.params.endpoint_id)),
   );
 
   // Its own path: `/webhooks/deliveries/{delivery_id}/replay` is two segments longer, so neither can
@@ -229,7 +243,7 @@ function deliveryRoutes(
         response: { 200: pageOf(deliverySchema), ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => service.deliveries(scopeOf(request), request.query),
+    async (request) => service(request).deliveries(scopeOf(request), request.query),
   );
 
   app.post(
@@ -245,7 +259,7 @@ function deliveryRoutes(
       },
     },
     async (request, reply) =>
-      reply.status(202).send(await service.replay(scopeOf(request), request.params.delivery_id)),
+      reply.status(202).send(await service(request).replay(scopeOf(request), request.params.delivery_id)),
   );
 }
 
@@ -254,7 +268,7 @@ const MESSAGE_NOTES =
   '`webhook-id` and as the body’s `id` on every attempt, retry and replay alike.';
 
 /** Webhook history by message: an endpoint's messages, a message's attempts, replaying one. */
-function messageRoutes(app: App, service: WebhooksService) {
+function messageRoutes(app: App, service: PerRequest<WebhooksService>) {
   app.get(
     '/webhooks/endpoints/:endpoint_id/messages',
     {
@@ -272,7 +286,7 @@ function messageRoutes(app: App, service: WebhooksService) {
         response: { 200: pageOf(webhookMessageSchema), ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.messages(scopeOf(request), request.params.endpoint_id, request.query),
+    async (request) => service(request).messages(scopeOf(request), request.params.endpoint_id, request.query),
   );
 
   app.get(
@@ -290,7 +304,7 @@ function messageRoutes(app: App, service: WebhooksService) {
         response: { 200: z.array(messageAttemptSchema), ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
-    async (request) => service.messageAttempts(scopeOf(request), request.params.message_id),
+    async (request) => service(request).messageAttempts(scopeOf(request), request.params.message_id),
   );
 
   app.post(
@@ -315,7 +329,11 @@ function messageRoutes(app: App, service: WebhooksService) {
       reply
         .status(202)
         .send(
-          await service.replayMessage(scopeOf(request), request.params.message_id, request.body.endpoint_id),
+          await service(request).replayMessage(
+            scopeOf(request),
+            request.params.message_id,
+            request.body.endpoint_id,
+          ),
         ),
   );
 }

@@ -222,7 +222,7 @@ export const eventTypesSchema = z.object({
 });
 
 /** The event type names of the catalogue the composition root hands the webhooks module. */
-type EventTypeNames = readonly [string, ...string[]];
+export type EventTypeNames = readonly [string, ...string[]];
 
 const eventTypesList = (names: EventTypeNames) =>
   z
