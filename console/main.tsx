@@ -48,6 +48,12 @@ function Screens() {
   const [location] = useLocation();
   useTitle();
   if (status === 'loading') return <p className="boot">Loading…</p>;
+  if (status === 'signing-out')
+    return (
+      <p className="boot" role="status">
+        Signing out…
+      </p>
+    );
   if (location.startsWith('/accept-invitation')) return <AcceptInvitationScreen />;
   if (status === 'signed-out') return <SignInScreen />;
   return (

@@ -1,16 +1,19 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { api, unwrap } from './api/client';
 import { ApiError } from './api/errors';
 import { session } from './api/session';
 
-type Status = 'loading' | 'signed-out' | 'signed-in';
+type Status = 'loading' | 'signed-out' | 'signed-in' | 'signing-out';
 
 interface SessionValue {
   status: Status;
   organizationId: string | null;
   signIn(email: string, password: string): Promise<void>;
   signOut(): Promise<void>;
+  /** Why the last sign-out failed (the session goes on); null once one succeeds or none failed. */
+  signOutProblem: unknown;
   switchOrganization(id: string): void;
 }
 
@@ -24,6 +27,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const client = useQueryClient();
   const [status, setStatus] = useState<Status>('loading');
   const [organizationId, setOrganizationId] = useState<string | null>(null);
+  const [signOutProblem, setSignOutProblem] = useState<unknown>(null);
 
   useEffect(() => {
     let live = true;
@@ -46,15 +50,26 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const signOut = useCallback(async () => {
+    // Nothing may reach the server with the token after the logout ends the session there: it
+    // would be refused (401) and retried by a refresh refused too. The screens and the event
+    // stream unmount first, queries are cancelled and requests still in flight aborted.
+    flushSync(() => setStatus('signing-out'));
+    await client.cancelQueries();
+    session.abortRequests();
     try {
       await unwrap(api.POST('/api/v1/auth/logout', { body: {} }));
     } catch (err) {
       // Signed out already (401): the session is over either way.
-      if (!(err instanceof ApiError) || err.status !== 401) throw err;
+      if (!(err instanceof ApiError) || err.status !== 401) {
+        setSignOutProblem(err);
+        setStatus('signed-in');
+        return;
+      }
     }
     session.clear();
     session.organizationId = null;
     setOrganizationId(null);
+    setSignOutProblem(null);
     client.clear();
     setStatus('signed-out');
   }, [client]);
@@ -69,8 +84,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   );
 
   const value = useMemo(
-    () => ({ status, organizationId, signIn, signOut, switchOrganization }),
-    [status, organizationId, signIn, signOut, switchOrganization],
+    () => ({ status, organizationId, signIn, signOut, signOutProblem, switchOrganization }),
+    [status, organizationId, signIn, signOut, signOutProblem, switchOrganization],
   );
   return <Session.Provider value={value}>{children}</Session.Provider>;
 }

@@ -13,26 +13,26 @@ function authorized(request: Request): Request {
   return request;
 }
 
+/** Sends a request with the session's credentials; aborted with the session's requests at sign-out. */
+async function send(request: Request): Promise<Response> {
+  try {
+    return await fetch(authorized(request), { signal: AbortSignal.any([request.signal, session.signal]) });
+  } catch {
+    throw networkError();
+  }
+}
+
 /**
  * Every call goes through here: with the access token, and on a 401 once more after a refresh by
  * cookie (an access token expires after 15 minutes; the session lives on).
  */
 async function sessionFetch(input: Request): Promise<Response> {
   const retry = input.clone();
-  let response: Response;
-  try {
-    response = await fetch(authorized(input));
-  } catch {
-    throw networkError();
-  }
+  const response = await send(input);
   const isAuthCall = new URL(input.url).pathname.startsWith('/api/v1/auth/');
   if (response.status !== 401 || isAuthCall || !session.token) return response;
   if (!(await session.refresh())) return response;
-  try {
-    return await fetch(authorized(retry));
-  } catch {
-    throw networkError();
-  }
+  return send(retry);
 }
 
 /** The API client, typed from the server's own OpenAPI document (generated at build time). */

@@ -21,6 +21,7 @@ class SessionStore {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private refreshing: Promise<boolean> | null = null;
   private listeners = new Set<Listener>();
+  private inflight = new AbortController();
   /** The organization the console acts in (X-Organization-ID); null: the user's first. */
   organizationId: string | null = null;
 
@@ -44,6 +45,21 @@ class SessionStore {
     const inMs = Math.max(10_000, (tokens.expires_in - 60) * 1000);
     this.timer = setTimeout(() => void this.refresh(), inMs);
     this.emit();
+  }
+
+  /** Ends when requests still in flight are aborted (see `abortRequests`). */
+  get signal() {
+    return this.inflight.signal;
+  }
+
+  /**
+   * Aborts every request still in flight, the refresh too. Sign-out does this before it ends the
+   * session on the server: a request that arrived after would be refused (401), then retried by a
+   * refresh that is refused as well.
+   */
+  abortRequests() {
+    this.inflight.abort();
+    this.inflight = new AbortController();
   }
 
   /** Forgets the access token (sign-out, or a session that ended). */
@@ -79,6 +95,7 @@ class SessionStore {
           credentials: 'same-origin',
           headers: { 'content-type': 'application/json' },
           body: '{}',
+          signal: this.inflight.signal,
         });
       } catch {
         throw networkError();

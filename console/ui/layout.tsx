@@ -4,6 +4,7 @@ import { useEventStream } from '../api/events';
 import { useMe } from '../api/me';
 import { useSession } from '../session-context';
 import { useAnnounce } from './announcer';
+import { Problem } from './problem';
 
 const AREAS = [
   { href: '/loads', label: 'Loads' },
@@ -17,7 +18,7 @@ const AREAS = [
 /** The frame of every signed-in screen: navigation, organization, sign-out, connection state. */
 export function Layout({ children }: { children: ReactNode }) {
   const [location] = useLocation();
-  const { organizationId, signOut, switchOrganization } = useSession();
+  const { organizationId, signOut, signOutProblem, switchOrganization } = useSession();
   const me = useMe(true);
   const announce = useAnnounce();
   const stream = useEventStream(true, organizationId, announce);
@@ -68,6 +69,8 @@ export function Layout({ children }: { children: ReactNode }) {
           Connection lost: reconnecting. Changes made meanwhile will appear once it is back.
         </p>
       ) : null}
+      {/* A sign-out that failed: the session goes on, and the rep is told why. */}
+      <Problem error={signOutProblem} />
       <main id="main" tabIndex={-1}>
         {children}
       </main>

@@ -6,6 +6,7 @@ import { createApiKey, createTenant, createUser } from '../helpers/factories.js'
 import { createLoad, stopPayload } from '../helpers/load-factories.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import {
+  besides,
   CHROMIUM,
   type ConsoleRig,
   expectAccessible,
@@ -17,9 +18,6 @@ import {
 const unique = () => Math.random().toString(36).slice(2, 8).toUpperCase();
 
 /** What the browser logs about a refusal the test asked for (the API's 4xx): nothing else may appear. */
-const besides = (errors: string[], ...statuses: number[]) =>
-  errors.filter((e) => !statuses.some((s) => e.includes(`${s}`)));
-
 describe.skipIf(!existsSync(CHROMIUM))("the broker's console, part 2, in a real browser", () => {
   let rig: ConsoleRig;
   beforeAll(async () => {

@@ -76,6 +76,10 @@ export async function openConsole(
   return { page, context, errors, close: () => context.close() };
 }
 
+/** The errors other than the responses of the given statuses a test provoked. */
+export const besides = (errors: string[], ...statuses: number[]) =>
+  errors.filter((e) => !statuses.some((s) => e.includes(`${s}`)));
+
 export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'password'>, at = '/loads') {
   await page.goto(at);
   await page.getByLabel('Email').fill(user.email);
