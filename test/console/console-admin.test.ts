@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import { drainWorker, simulatedEmail } from '../helpers/app.js';
 import { createApiKey, createTenant, createUser } from '../helpers/factories.js';
@@ -7,8 +6,8 @@ import { createLoad, stopPayload } from '../helpers/load-factories.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import {
   besides,
-  CHROMIUM,
   type ConsoleRig,
+  describeInBrowser,
   expectAccessible,
   openConsole,
   signIn,
@@ -18,7 +17,7 @@ import {
 const unique = () => Math.random().toString(36).slice(2, 8).toUpperCase();
 
 /** What the browser logs about a refusal the test asked for (the API's 4xx): nothing else may appear. */
-describe.skipIf(!existsSync(CHROMIUM))("the broker's console, part 2, in a real browser", () => {
+describeInBrowser("the broker's console, part 2, in a real browser", () => {
   let rig: ConsoleRig;
   beforeAll(async () => {
     rig = await startConsoleRig();

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { buildConsole } from '../../scripts/build-console.mjs';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import type { TestUser } from '../helpers/factories.js';
@@ -21,6 +21,15 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/**
+ * The console's scenarios, skipped without Chromium. A scenario's limit is a watchdog, not a
+ * measure: each step has its own (8 s, see `openConsole`) and names its locator when it fails, and
+ * twenty steps on a machine busy with a second test run and the benchmarks can pass 20 s in all
+ * without any step being slow.
+ */
+export const describeInBrowser = (name: string, scenarios: () => void) =>
+  describe.skipIf(!existsSync(CHROMIUM))(name, { timeout: 60_000 }, scenarios);
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

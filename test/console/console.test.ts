@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { defined } from '../../src/lib/defined.js';
 import {
   agentEnv,
@@ -17,8 +17,8 @@ import { createApiKey, createTenant, createUser } from '../helpers/factories.js'
 import { createLoad, stopPayload } from '../helpers/load-factories.js';
 import {
   besides,
-  CHROMIUM,
   type ConsoleRig,
+  describeInBrowser,
   expectAccessible,
   openConsole,
   signIn,
@@ -27,7 +27,7 @@ import {
 
 const unique = () => Math.random().toString(36).slice(2, 8).toUpperCase();
 
-describe.skipIf(!existsSync(CHROMIUM))("the broker's console in a real browser", () => {
+describeInBrowser("the broker's console in a real browser", () => {
   let rig: ConsoleRig;
   beforeAll(async () => {
     rig = await startConsoleRig(agentEnv);
