@@ -96,6 +96,9 @@ export function bossSide<T extends object>(
     async start(trips: RoundTrips) {
       for (let i = 0; i < INSTANCES; i++) {
         const pool = trips.watch(new pg.Pool({ connectionString: url, max: 10 }));
+        // An idle connection cut off (the database dropped at the end while a closing client was
+        // still attached: a CI run) emits 'error' on the pool; unheard, it would end the benchmark.
+        pool.on('error', (err) => console.error(`pg-boss pool: ${err.message}`));
         const boss = new PgBoss({
           db: { executeSql: (text, values) => pool.query(text, values), listen: listenOn(url) },
           schema: 'pgboss',
@@ -145,6 +148,7 @@ const listenOn =
   (url: string) =>
   async (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) => {
     const client = new pg.Client({ connectionString: url });
+    client.on('error', (err) => console.error(`pg-boss LISTEN: ${err.message}`));
     await client.connect();
     client.on('notification', (message) => {
       if (message.channel === channel) onNotification(message.payload ?? '');
