@@ -12,7 +12,7 @@ interface SessionValue {
   organizationId: string | null;
   signIn(email: string, password: string): Promise<void>;
   signOut(): Promise<void>;
-  /** Why the last sign-out failed (the session goes on); null once one succeeds or none failed. */
+  /** Why the last sign-out failed (the session goes on); null until then, and again at the next try. */
   signOutProblem: unknown;
   switchOrganization(id: string): void;
 }
@@ -53,7 +53,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     // Nothing may reach the server with the token after the logout ends the session there: it
     // would be refused (401) and retried by a refresh refused too. The screens and the event
     // stream unmount first, queries are cancelled and requests still in flight aborted.
-    flushSync(() => setStatus('signing-out'));
+    flushSync(() => {
+      setSignOutProblem(null);
+      setStatus('signing-out');
+    });
     await client.cancelQueries();
     session.abortRequests();
     try {
@@ -69,7 +72,6 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     session.clear();
     session.organizationId = null;
     setOrganizationId(null);
-    setSignOutProblem(null);
     client.clear();
     setStatus('signed-out');
   }, [client]);
