@@ -1,10 +1,10 @@
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
+import { ApiError } from '../api/errors';
 import { useEventStream } from '../api/events';
 import { useMe } from '../api/me';
 import { useSession } from '../session-context';
 import { useAnnounce } from './announcer';
-import { Problem } from './problem';
 
 const AREAS = [
   { href: '/loads', label: 'Loads' },
@@ -69,8 +69,15 @@ export function Layout({ children }: { children: ReactNode }) {
           Connection lost: reconnecting. Changes made meanwhile will appear once it is back.
         </p>
       ) : null}
-      {/* A sign-out that failed: the session goes on, and the rep is told why. */}
-      <Problem error={signOutProblem} />
+      {signOutProblem ? (
+        // A sign-out that failed: the session goes on, and the rep is told why.
+        <p role="alert" className="problem">
+          <strong>Still signed in.</strong>{' '}
+          {signOutProblem instanceof ApiError && !signOutProblem.offline
+            ? signOutProblem.message
+            : 'The server could not be reached: try signing out again.'}
+        </p>
+      ) : null}
       <main id="main" tabIndex={-1}>
         {children}
       </main>

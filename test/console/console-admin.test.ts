@@ -16,7 +16,6 @@ import {
 
 const unique = () => Math.random().toString(36).slice(2, 8).toUpperCase();
 
-/** What the browser logs about a refusal the test asked for (the API's 4xx): nothing else may appear. */
 describeInBrowser("the broker's console, part 2, in a real browser", () => {
   let rig: ConsoleRig;
   beforeAll(async () => {

@@ -85,7 +85,7 @@ export async function openConsole(
   return { page, context, errors, close: () => context.close() };
 }
 
-/** The errors other than the responses of the given statuses a test provoked. */
+/** What the browser logged, less the answers of these statuses that the test itself provoked. */
 export const besides = (errors: string[], ...statuses: number[]) =>
   errors.filter((e) => !statuses.some((s) => e.includes(`${s}`)));
 

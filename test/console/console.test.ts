@@ -287,7 +287,7 @@ describeInBrowser("the broker's console in a real browser", () => {
       }),
     );
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Try again shortly.' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Still signed in. Try again shortly.' }).waitFor();
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     await page.unroute('**/api/v1/auth/logout');
     // The board's list request after the reload is held in the browser until sign-out is over.
