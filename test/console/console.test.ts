@@ -292,10 +292,8 @@ describeInBrowser("the broker's console in a real browser", () => {
     await page.unroute('**/api/v1/auth/logout');
     // The board's list request after the reload is held in the browser until sign-out is over.
     const held: Route[] = [];
-    await page.route(
-      (url) => url.pathname === '/api/v1/loads',
-      (route) => void held.push(route),
-    );
+    const boardList = (url: URL) => url.pathname === '/api/v1/loads';
+    await page.route(boardList, (route) => void held.push(route));
     await page.reload();
     // A reload signs in again with the refresh cookie alone: no token in web storage.
     await page.getByRole('heading', { level: 1, name: 'Loads' }).waitFor();
@@ -310,7 +308,7 @@ describeInBrowser("the broker's console in a real browser", () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     // Sign-out aborted the held request: let go now, it never reaches the server with the ended session.
-    await page.unroute((url) => url.pathname === '/api/v1/loads');
+    await page.unroute(boardList);
     const late = await Promise.all(
       held.map(async (route) => {
         await route.continue().catch(() => undefined);
